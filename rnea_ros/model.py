@@ -1,0 +1,301 @@
+"""``RobotModel``: the public API. Names <-> indices, argument checks, preallocated workspace.
+
+A model is built once from URDF text (``urdf.parse_urdf``) and compiled kernels are warmed at
+construction, so the first dynamics call after loading costs no compilation. A model owns one
+scratch workspace: use one model per thread (``copy()`` gives an independent one), like
+Pinocchio's ``Data``. ``rnea_batch`` is thread-parallel internally and is safe to call anytime.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from rnea_ros import rnea as kernels
+from rnea_ros.errors import InputError
+from rnea_ros.tree import KinematicTree
+from rnea_ros.urdf import parse_urdf
+
+DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+
+
+def _vector(value, size: int, name: str) -> np.ndarray:
+    """A float64 C-contiguous copy of ``value``, checked for size and finiteness."""
+    try:
+        array = np.array(value, dtype=np.float64, order='C')
+    except (TypeError, ValueError):
+        raise InputError(f'{name}: expected {size} numbers, got {type(value).__name__}') \
+            from None
+    if array.shape != (size,):
+        raise InputError(f'{name}: expected shape ({size},), got {array.shape}')
+    bad = np.flatnonzero(~np.isfinite(array))
+    if bad.size:
+        raise InputError(f'{name}[{bad[0]}] is {array[bad[0]]}: values must be finite')
+    return array
+
+
+class RobotModel:
+    """Rigid-body dynamics of a URDF robot: inverse dynamics (RNEA), gravity, mass matrix.
+
+    Conventions
+    -----------
+    - ``joint_names``: the independent joints (revolute, continuous, prismatic, floating, planar;
+      not fixed, not mimic) in depth-first order from the root, the order of q, v and tau.
+      ``joints`` gives each one's slice of q and v (``idx_q``, ``nq``, ``idx_v``, ``nv``).
+    - Continuous joints are one angle. Fixed joints are folded into their parent body; their
+      links stay addressable by name (``link_names``) for ``f_ext``.
+    - Mimic joints are not in q: joint = multiplier * q_master + offset (v, a scaled), and their
+      torque is folded into the master: tau_master += multiplier * tau_mimic.
+    - ``floating_base=True`` adds a free-flyer joint 'root_joint' above the URDF root link:
+      q[:7] = [x y z qx qy qz qw] (root-link pose in the world), v[:6] = [linear; angular]
+      velocity of the root link in its own frame, a[:6] its time derivative, tau[:6] =
+      [force; torque] in the root frame (Pinocchio's free-flyer convention). A URDF
+      ``floating`` joint has the same layout, relative to its joint frame.
+    - ``f_ext``: mapping link name -> [fx fy fz tx ty tz], the wrench the environment applies on
+      the link, in the link frame about the link origin (batch: (N, 6) per link).
+    - ``gravity``: world-frame 3-vector, default (0, 0, -9.81) m/s^2. Units are SI.
+    """
+
+    def __init__(self, tree: KinematicTree, gravity=DEFAULT_GRAVITY):
+        self._tree = tree
+        self._gravity = _vector(gravity, 3, 'gravity')
+        self._model = kernels.pack_model(tree, self._gravity)
+        self._link_body, self._link_pose = kernels.pack_links(tree)
+        self._work = kernels.new_workspace(self._model)
+        self._link_index = {link.name: row for row, link in enumerate(tree.links)}
+        self._joint_index = {joint.name: joint for joint in tree.joints}
+        self._zeros_v = np.zeros(tree.nv)
+        self._zero_gravity = np.zeros(3)
+        self._no_fext = np.zeros((0, 6))
+        self._warm_up()
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_urdf_string(cls, xml: str, *, floating_base: bool = False,
+                         gravity=DEFAULT_GRAVITY) -> RobotModel:
+        """Build a model from URDF text; raises ``URDFError`` naming the bad element."""
+        return cls(parse_urdf(xml, floating_base=floating_base), gravity)
+
+    @classmethod
+    def from_urdf_file(cls, path: str | os.PathLike, *, floating_base: bool = False,
+                       gravity=DEFAULT_GRAVITY) -> RobotModel:
+        """Build a model from a URDF file (see ``from_urdf_string``)."""
+        return cls.from_urdf_string(Path(path).read_text(), floating_base=floating_base,
+                                    gravity=gravity)
+
+    def copy(self) -> RobotModel:
+        """An independent model (own workspace) for use in another thread."""
+        return RobotModel(self._tree, self._gravity)
+
+    def _warm_up(self) -> None:
+        """Run every kernel once so none compiles (or loads from cache) on the control path."""
+        q = self.neutral_configuration()
+        tau = np.zeros(self.nv)
+        kernels.rnea_default(self._model, self._work, q, self._zeros_v, self._zeros_v, tau)
+        fext = np.zeros((len(self._link_body), 6))
+        for wrenches in (self._no_fext, fext):
+            kernels.rnea_general(self._model, self._work, q, self._zeros_v, self._zeros_v,
+                                 self._gravity, self._link_body, self._link_pose, wrenches, tau)
+        self.rnea_batch(q[None], self._zeros_v[None], self._zeros_v[None])
+        self.rnea_batch(q[None], self._zeros_v[None], self._zeros_v[None],
+                        f_ext={self.link_names[0]: np.zeros((1, 6))})
+        kernels.crba(self._model, self._work, q)
+        # From now on a call with other argument types must not compile on the control path:
+        # it raises TypeError and RobotModel.rnea converts the arguments instead.
+        kernels.rnea_default.disable_compile()
+
+    # ------------------------------------------------------------------ description
+    @property
+    def name(self) -> str:
+        """The URDF robot name ('' when it has none)."""
+        return self._tree.name
+
+    @property
+    def tree(self) -> KinematicTree:
+        """The kinematic tree the kernels run on (bodies after folding fixed joints)."""
+        return self._tree
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        """Independent joints in the order of q, v and tau entries."""
+        return tuple(joint.name for joint in self._tree.joints)
+
+    @property
+    def joints(self) -> tuple:
+        """``tree.Joint`` records (kind, q/v slices, URDF limits) in ``joint_names`` order."""
+        return self._tree.joints
+
+    @property
+    def link_names(self) -> tuple[str, ...]:
+        """Every URDF link, fixed-joint links included, in document order."""
+        return tuple(link.name for link in self._tree.links)
+
+    @property
+    def nq(self) -> int:
+        return self._tree.nq
+
+    @property
+    def nv(self) -> int:
+        return self._tree.nv
+
+    @property
+    def floating_base(self) -> bool:
+        return self._tree.floating_base
+
+    @property
+    def gravity(self) -> np.ndarray:
+        """Default gravity (world frame, m/s^2), used when a call passes none."""
+        return self._gravity.copy()
+
+    @property
+    def effort_limits(self) -> np.ndarray:
+        """URDF ``<limit effort>`` per v entry (inf where none; free-flyer and planar: inf)."""
+        limits = np.full(self.nv, np.inf)
+        for joint in self._tree.joints:
+            if joint.nv == 1:
+                limits[joint.idx_v] = joint.effort_limit
+        return limits
+
+    def joint(self, name: str):
+        """The ``tree.Joint`` record of an independent joint; KeyError names unknown joints."""
+        try:
+            return self._joint_index[name]
+        except KeyError:
+            raise KeyError(f'unknown joint {name!r}; independent joints: '
+                           f'{list(self._joint_index)}') from None
+
+    def neutral_configuration(self) -> np.ndarray:
+        """q with every joint at zero and every quaternion the identity."""
+        q = np.zeros(self.nq)
+        for joint in self._tree.joints:
+            if joint.nq == 7:
+                q[joint.idx_q + 6] = 1.0
+        return q
+
+    # ------------------------------------------------------------------ dynamics
+    def rnea(self, q, v, a, f_ext: Mapping | None = None, gravity=None) -> np.ndarray:
+        """Inverse dynamics tau = M(q) a + C(q, v) v + g(q) - J^T f_ext, shape (nv,).
+
+        q (nq,), v (nv,), a (nv,) as in the class docstring; f_ext: link name -> 6-vector
+        [force; torque] in the link frame; gravity: world 3-vector (default ``self.gravity``).
+        Raises ``InputError`` for wrong sizes, non-finite values, an unknown link.
+        """
+        if f_ext is None and gravity is None:
+            tau = np.empty(self._tree.nv)
+            try:
+                kernels.rnea_default(self._model, self._work, q, v, a, tau)
+                return tau
+            except (TypeError, ValueError):
+                pass  # the checked path below converts the arguments or names the problem
+        q, v, a = self._checked_state(q, v, a)
+        g = self._gravity if gravity is None else _vector(gravity, 3, 'gravity')
+        tau = np.zeros(self.nv)
+        try:
+            kernels.rnea_general(self._model, self._work, q, v, a, g, self._link_body,
+                                 self._link_pose, self._wrenches(f_ext), tau)
+        except ValueError:
+            raise InputError('rnea: the torque is not finite (inputs too large?)') from None
+        return tau
+
+    def gravity_torques(self, q, gravity=None) -> np.ndarray:
+        """g(q) = rnea(q, 0, 0): the torques that hold the robot still against gravity."""
+        return self.rnea(q, self._zeros_v, self._zeros_v, gravity=gravity)
+
+    def velocity_product(self, q, v) -> np.ndarray:
+        """C(q, v) v = rnea(q, v, 0) without gravity: Coriolis and centrifugal torques."""
+        return self.rnea(q, v, self._zeros_v, gravity=self._zero_gravity)
+
+    def external_torques(self, q, f_ext: Mapping) -> np.ndarray:
+        """-J^T f_ext: the joint torques that the external wrenches alone require."""
+        return self.rnea(q, self._zeros_v, self._zeros_v, f_ext=f_ext,
+                         gravity=self._zero_gravity)
+
+    def mass_matrix(self, q) -> np.ndarray:
+        """Joint-space inertia M(q), (nv, nv), by the Composite Rigid Body Algorithm."""
+        q, _, _ = self._checked_state(q, self._zeros_v, self._zeros_v)
+        return kernels.crba(self._model, self._work, q)
+
+    def rnea_batch(self, Q, V, A, f_ext: Mapping | None = None, gravity=None,
+                   threads: int | None = None) -> np.ndarray:
+        """RNEA for N samples at once: Q (N, nq), V (N, nv), A (N, nv) -> tau (N, nv).
+
+        f_ext: link name -> (N, 6) wrenches (or a 6-vector applied at every sample). Runs on
+        ``threads`` threads (default: numba's thread count).
+        """
+        Q = self._matrix(Q, self.nq, 'Q')
+        n = Q.shape[0]
+        V = self._matrix(V, self.nv, 'V', n)
+        A = self._matrix(A, self.nv, 'A', n)
+        g = self._gravity if gravity is None else _vector(gravity, 3, 'gravity')
+        if f_ext:
+            wrenches = np.zeros((n, len(self._link_body), 6))
+            for link, value in f_ext.items():
+                row = self._link_row(link)
+                value = np.asarray(value, dtype=np.float64)
+                if value.shape not in ((6,), (n, 6)) or not np.all(np.isfinite(value)):
+                    raise InputError(f'f_ext[{link!r}]: expected finite shape (6,) or ({n}, 6), '
+                                     f'got {value.shape}')
+                wrenches[:, row, :] = value
+        else:
+            wrenches = np.zeros((1, 0, 6))
+        tau = np.zeros((n, self.nv))
+        if n == 0:
+            return tau
+        from numba import get_num_threads
+        chunks = max(1, min(n, threads or get_num_threads()))
+        try:
+            kernels.rnea_batch(self._model, Q, V, A, g, self._link_body, self._link_pose,
+                               wrenches, tau, chunks)
+        except ValueError:
+            for k in range(n):  # find the first bad sample and say which it is
+                try:
+                    self._checked_state(Q[k], V[k], A[k])
+                except InputError as exc:
+                    raise InputError(f'sample {k}: {exc}') from None
+            raise InputError('rnea_batch: non-finite torque (inputs too large?)') from None
+        return tau
+
+    # ------------------------------------------------------------------ checks
+    def _checked_state(self, q, v, a):
+        q = _vector(q, self.nq, 'q')
+        v = _vector(v, self.nv, 'v')
+        a = _vector(a, self.nv, 'a')
+        for joint in self._tree.joints:
+            if joint.nq == 7:
+                quaternion = q[joint.idx_q + 3:joint.idx_q + 7]
+                norm = float(np.linalg.norm(quaternion))
+                if abs(norm - 1.0) > kernels.QUATERNION_TOLERANCE:
+                    raise InputError(
+                        f'q[{joint.idx_q + 3}:{joint.idx_q + 7}] (quaternion of joint '
+                        f'{joint.name!r}) has norm {norm:.6g}: expected a unit quaternion')
+        return q, v, a
+
+    def _matrix(self, value, width: int, name: str, rows: int | None = None) -> np.ndarray:
+        array = np.ascontiguousarray(value, dtype=np.float64)
+        expected = f'({"N" if rows is None else rows}, {width})'
+        if array.ndim != 2 or array.shape[1] != width or (rows is not None
+                                                          and array.shape[0] != rows):
+            raise InputError(f'{name}: expected shape {expected}, got {array.shape}')
+        if not array.flags.writeable:
+            array = array.copy()
+        return array
+
+    def _link_row(self, link: str) -> int:
+        try:
+            return self._link_index[link]
+        except KeyError:
+            raise InputError(f'f_ext: unknown link {link!r}') from None
+
+    def _wrenches(self, f_ext: Mapping | None) -> np.ndarray:
+        if not f_ext:
+            return self._no_fext
+        wrenches = np.zeros((len(self._link_body), 6))
+        for link, value in f_ext.items():
+            wrenches[self._link_row(link)] = _vector(value, 6, f'f_ext[{link!r}]')
+        return wrenches
+
+    def __repr__(self) -> str:
+        return (f'RobotModel({self.name!r}, nq={self.nq}, nv={self.nv}, '
+                f'floating_base={self.floating_base}, joints={len(self.joint_names)})')

@@ -1,0 +1,368 @@
+"""Jitted Recursive Newton-Euler and CRBA kernels on the packed model arrays. No ROS, no names.
+
+The model is one flat float64 array (``pack_model``: a header [nb, nq, nv, gravity] then one
+``BODY_WIDTH`` record per body, offsets ``B_*``), the scratch one flat array (``new_workspace``,
+offsets ``W_*``): few arguments keep numba's call overhead small, and flat (buffer, offset)
+addressing keeps the passes free of slicing. Links: ``link_body`` (body of each URDF link, -1 for
+the world) and ``link_pose`` (12 floats per link: its placement in that body).
+
+External wrenches ``fext`` are (nl, 6) rows [fx fy fz tx ty tz] in each link's own frame about the
+link origin; an empty (0, 6) array means none. Gravity ``g`` is a world-frame 3-vector.
+
+Invalid inputs (wrong size, non-finite value, quaternion far from unit norm, non-finite result)
+raise ``ValueError`` from the kernel; the caller (model.py) turns that into a precise message.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from rnea_ros.spatial import (
+    JIT, JIT_INLINE, add_cross_force, add_cross_motion, add_force_to_parent, axis_angle_matrix, inertia_times,
+    mat3_mul, motion_to_child, quaternion_matrix)
+from rnea_ros.tree import FREE_FLYER, PRISMATIC, REVOLUTE, KinematicTree
+
+# The packed model is one flat float array: a header, then one record per body.
+H_NB, H_NQ, H_NV, H_GRAVITY = 0, 1, 2, 3
+HEADER = 6
+# Offsets in a body record (integers are stored as floats to keep the model one array).
+B_PARENT, B_TYPE, B_Q, B_V, B_PLACEMENT, B_AXIS, B_MULT, B_OFFSET, B_MASS, B_H, B_INERTIA = (
+    0, 1, 2, 3, 4, 16, 19, 20, 21, 22, 25)
+BODY_WIDTH = 34
+# Offsets in a body's scratch record: placement in the parent (R, p), velocity, acceleration,
+# force, joint velocity, a scratch vector, the joint rotation.
+W_PLACEMENT, W_VEL, W_ACC, W_FORCE, W_VJ, W_TMP, W_ROTJ = 0, 12, 18, 24, 30, 36, 42
+WORK_WIDTH = 51
+# How far a free-flyer quaternion may be from unit norm before it is refused (it is normalised).
+QUATERNION_TOLERANCE = 1e-3
+
+
+def pack_model(tree: KinematicTree, gravity) -> np.ndarray:
+    """The flat model array of a tree (see the module docstring and the B_* offsets)."""
+    nb = tree.n_bodies
+    model = np.zeros(HEADER + nb * BODY_WIDTH)
+    model[H_NB], model[H_NQ], model[H_NV] = nb, tree.nq, tree.nv
+    model[H_GRAVITY:H_GRAVITY + 3] = gravity
+    bodies = model[HEADER:].reshape(nb, BODY_WIDTH)
+    bodies[:, B_PARENT] = tree.parent
+    bodies[:, B_TYPE] = tree.joint_type
+    bodies[:, B_Q] = tree.q_index
+    bodies[:, B_V] = tree.v_index
+    bodies[:, B_PLACEMENT:B_PLACEMENT + 9] = tree.rot_tree.reshape(nb, 9)
+    bodies[:, B_PLACEMENT + 9:B_PLACEMENT + 12] = tree.pos_tree
+    bodies[:, B_AXIS:B_AXIS + 3] = tree.axis
+    bodies[:, B_MULT] = tree.multiplier
+    bodies[:, B_OFFSET] = tree.offset
+    bodies[:, B_MASS] = tree.mass
+    bodies[:, B_H:B_H + 3] = tree.first_moment
+    bodies[:, B_INERTIA:B_INERTIA + 9] = tree.inertia_origin.reshape(nb, 9)
+    return model
+
+
+def pack_links(tree: KinematicTree) -> tuple[np.ndarray, np.ndarray]:
+    """(link_body, link_pose): body of each link and its placement (12 floats) in that body."""
+    link_body = np.array([link.body for link in tree.links], dtype=np.int64)
+    link_pose = np.zeros((len(tree.links), 12))
+    for row, link in enumerate(tree.links):
+        link_pose[row, :9] = link.rotation.reshape(9)
+        link_pose[row, 9:] = link.translation
+    return link_body, link_pose.reshape(-1)
+
+
+def new_workspace(model: np.ndarray) -> np.ndarray:
+    """Scratch memory for one RNEA pass at a time on ``model``."""
+    return np.zeros(int(model[H_NB]) * WORK_WIDTH)
+
+
+@njit(**JIT_INLINE)
+def check_inputs(model, q, v, a):
+    """Raise ValueError unless q, v, a have the model's sizes and finite values."""
+    if q.shape[0] != int(model[H_NQ]) or v.shape[0] != int(model[H_NV]) \
+            or a.shape[0] != int(model[H_NV]):
+        raise ValueError('rnea: wrong argument size')
+    for k in range(q.shape[0]):
+        if not math.isfinite(q[k]):
+            raise ValueError('rnea: non-finite q')
+    for k in range(v.shape[0]):
+        if not (math.isfinite(v[k]) and math.isfinite(a[k])):
+            raise ValueError('rnea: non-finite v or a')
+
+
+@njit(**JIT_INLINE)
+def joint_placement(model, work, i, q):
+    """Write body i's placement in its parent (R, p) into its work record, for configuration q."""
+    b = HEADER + i * BODY_WIDTH
+    w = i * WORK_WIDTH
+    jtype = int(model[b + B_TYPE])
+    qi = int(model[b + B_Q])
+    tree = b + B_PLACEMENT
+    if jtype == REVOLUTE:
+        angle = model[b + B_MULT] * q[qi] + model[b + B_OFFSET]
+        axis_angle_matrix(model[b + B_AXIS], model[b + B_AXIS + 1], model[b + B_AXIS + 2], angle,
+                          work, w + W_ROTJ)
+        mat3_mul(model, tree, work, w + W_ROTJ, work, w + W_PLACEMENT)
+        for k in range(9, 12):
+            work[w + W_PLACEMENT + k] = model[tree + k]
+        return
+    if jtype == PRISMATIC:
+        d = model[b + B_MULT] * q[qi] + model[b + B_OFFSET]
+        tx, ty, tz = model[b + B_AXIS] * d, model[b + B_AXIS + 1] * d, model[b + B_AXIS + 2] * d
+        for k in range(9):
+            work[w + W_PLACEMENT + k] = model[tree + k]
+    else:
+        x, y, z, s = q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]
+        norm = math.sqrt(x * x + y * y + z * z + s * s)
+        if abs(norm - 1.0) > QUATERNION_TOLERANCE:
+            raise ValueError('rnea: quaternion not of unit norm')
+        quaternion_matrix(x / norm, y / norm, z / norm, s / norm, work, w + W_ROTJ)
+        mat3_mul(model, tree, work, w + W_ROTJ, work, w + W_PLACEMENT)
+        tx, ty, tz = q[qi], q[qi + 1], q[qi + 2]
+    for r in range(3):
+        work[w + W_PLACEMENT + 9 + r] = model[tree + 9 + r] + model[tree + 3 * r] * tx \
+            + model[tree + 3 * r + 1] * ty + model[tree + 3 * r + 2] * tz
+
+
+@njit(**JIT_INLINE)
+def joint_motion(model, i, x, out, oo):
+    """out = S_i x_i: the spatial motion of body i's joint for the generalized vector x."""
+    b = HEADER + i * BODY_WIDTH
+    jtype = int(model[b + B_TYPE])
+    vi = int(model[b + B_V])
+    if jtype == FREE_FLYER:
+        for k in range(3):
+            out[oo + k] = x[vi + 3 + k]
+            out[oo + 3 + k] = x[vi + k]
+        return
+    s = model[b + B_MULT] * x[vi]
+    lin = 0 if jtype == REVOLUTE else 3
+    for k in range(3):
+        out[oo + 3 - lin + k] = 0.0
+        out[oo + lin + k] = model[b + B_AXIS + k] * s
+
+
+@njit(**JIT_INLINE)
+def add_joint_force(model, i, f, fo, tau):
+    """tau += S_i^T f (times the mimic multiplier): project body i's force on its joint."""
+    b = HEADER + i * BODY_WIDTH
+    jtype = int(model[b + B_TYPE])
+    vi = int(model[b + B_V])
+    if jtype == FREE_FLYER:
+        for k in range(3):
+            tau[vi + k] += f[fo + 3 + k]
+            tau[vi + 3 + k] += f[fo + k]
+        return
+    lin = fo if jtype == REVOLUTE else fo + 3
+    tau[vi] += model[b + B_MULT] * (model[b + B_AXIS] * f[lin] + model[b + B_AXIS + 1]
+                                    * f[lin + 1] + model[b + B_AXIS + 2] * f[lin + 2])
+
+
+@njit(**JIT)
+def rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau):
+    """tau += RNEA(q, v, a, fext) with gravity g (tau is zeroed by the caller)."""
+    nb = int(model[H_NB])
+    check_inputs(model, q, v, a)
+    for i in range(nb):
+        b = HEADER + i * BODY_WIDTH
+        w = i * WORK_WIDTH
+        joint_placement(model, work, i, q)
+        parent = int(model[b + B_PARENT])
+        joint_motion(model, i, v, work, w + W_VJ)
+        joint_motion(model, i, a, work, w + W_TMP)
+        if parent < 0:
+            # The world does not move; gravity enters as a fictitious upward base acceleration.
+            for k in range(3):
+                work[w + W_VEL + k] = work[w + W_VJ + k]
+                work[w + W_VEL + 3 + k] = work[w + W_VJ + 3 + k]
+                work[w + W_ACC + k] = 0.0
+                work[w + W_ACC + 3 + k] = -g[k]
+            motion_to_child(work, w + W_PLACEMENT, work, w + W_ACC, work, w + W_ACC)
+        else:
+            wp = parent * WORK_WIDTH
+            motion_to_child(work, w + W_PLACEMENT, work, wp + W_VEL, work, w + W_VEL)
+            motion_to_child(work, w + W_PLACEMENT, work, wp + W_ACC, work, w + W_ACC)
+            for k in range(6):
+                work[w + W_VEL + k] += work[w + W_VJ + k]
+        for k in range(6):
+            work[w + W_ACC + k] += work[w + W_TMP + k]
+        add_cross_motion(work, w + W_VEL, work, w + W_VJ, work, w + W_ACC)
+        mass = model[b + B_MASS]
+        inertia_times(mass, model, b + B_H, model, b + B_INERTIA, work, w + W_ACC,
+                      work, w + W_FORCE)
+        inertia_times(mass, model, b + B_H, model, b + B_INERTIA, work, w + W_VEL,
+                      work, w + W_TMP)
+        add_cross_force(work, w + W_VEL, work, w + W_TMP, work, w + W_FORCE)
+    for link in range(fext.shape[0]):
+        body = link_body[link]
+        if body < 0:
+            continue
+        zero = True
+        for k in range(6):
+            zero = zero and fext[link, k] == 0.0
+        if zero:
+            continue
+        # Link wrench [f; n] -> body force [n; f], subtracted (the environment pushes the body).
+        w = body * WORK_WIDTH
+        for k in range(3):
+            work[w + W_TMP + k] = -fext[link, 3 + k]
+            work[w + W_TMP + 3 + k] = -fext[link, k]
+        add_force_to_parent(link_pose, 12 * link, work, w + W_TMP, work, w + W_FORCE)
+    for i in range(nb - 1, -1, -1):
+        w = i * WORK_WIDTH
+        add_joint_force(model, i, work, w + W_FORCE, tau)
+        parent = int(model[HEADER + i * BODY_WIDTH + B_PARENT])
+        if parent >= 0:
+            add_force_to_parent(work, w + W_PLACEMENT, work, w + W_FORCE, work,
+                                parent * WORK_WIDTH + W_FORCE)
+    for k in range(tau.shape[0]):
+        if not math.isfinite(tau[k]):
+            raise ValueError('rnea: non-finite result')
+
+
+# Empty link tables: "no external wrench" for the default entry point.
+NO_LINKS = np.zeros(0, dtype=np.int64)
+NO_POSES = np.zeros(0)
+NO_WRENCHES = np.zeros((0, 6))
+
+
+@njit(**JIT)
+def rnea_default(model, work, q, v, a, tau):
+    """tau = RNEA(q, v, a) with the model's default gravity and no external wrench."""
+    for k in range(tau.shape[0]):
+        tau[k] = 0.0
+    rnea_core(model, work, q, v, a, model[H_GRAVITY:H_GRAVITY + 3], NO_LINKS, NO_POSES,
+              NO_WRENCHES, tau)
+
+
+@njit(**JIT)
+def rnea_general(model, work, q, v, a, g, link_body, link_pose, fext, tau):
+    """tau = RNEA(q, v, a, fext) with explicit gravity and (nl, 6) link wrenches."""
+    for k in range(tau.shape[0]):
+        tau[k] = 0.0
+    rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau)
+
+
+@njit(cache=True, nogil=True, parallel=True, error_model='numpy')
+def rnea_batch(model, Q, V, A, g, link_body, link_pose, F, tau, chunks):
+    """tau[k] = RNEA(Q[k], V[k], A[k], F[k]) for every sample, in ``chunks`` parallel ranges.
+
+    F is (N, nl, 6), or (1, 0, 6) for no external wrench. Each chunk owns one workspace, so the
+    per-sample loop allocates nothing.
+    """
+    n = Q.shape[0]
+    nb = int(model[H_NB])
+    for c in prange(chunks):
+        work = np.zeros(nb * WORK_WIDTH)
+        for k in range(c * n // chunks, (c + 1) * n // chunks):
+            fext = F[k] if F.shape[0] == n else F[0]
+            tau[k, :] = 0.0
+            rnea_core(model, work, Q[k], V[k], A[k], g, link_body, link_pose, fext, tau[k])
+
+
+@njit(**JIT)
+def _matmul(a, b):
+    """a @ b for small 2-D arrays (numba's own @ needs SciPy's BLAS; this needs nothing)."""
+    out = np.zeros((a.shape[0], b.shape[1]))
+    for r in range(a.shape[0]):
+        for k in range(a.shape[1]):
+            ark = a[r, k]
+            if ark != 0.0:
+                for c in range(b.shape[1]):
+                    out[r, c] += ark * b[k, c]
+    return out
+
+
+@njit(**JIT)
+def _inertia_matrix(model, i, out):
+    """6x6 spatial inertia of body i, [angular; linear] order."""
+    b = HEADER + i * BODY_WIDTH
+    mass = model[b + B_MASS]
+    hx, hy, hz = model[b + B_H], model[b + B_H + 1], model[b + B_H + 2]
+    out[:] = 0.0
+    for r in range(3):
+        for c in range(3):
+            out[r, c] = model[b + B_INERTIA + 3 * r + c]
+        out[3 + r, 3 + r] = mass
+    # Upper right block: skew(h); lower left: skew(h)^T.
+    out[0, 4], out[0, 5] = -hz, hy
+    out[1, 3], out[1, 5] = hz, -hx
+    out[2, 3], out[2, 4] = -hy, hx
+    for r in range(3):
+        for c in range(3):
+            out[3 + r, c] = out[c, 3 + r]
+
+
+@njit(**JIT)
+def _transform_matrix(work, i, out):
+    """6x6 motion transform X (parent -> child) of body i's placement (R, p) in work."""
+    x = i * WORK_WIDTH + W_PLACEMENT
+    out[:] = 0.0
+    for r in range(3):
+        for c in range(3):
+            out[r, c] = work[x + 3 * c + r]
+            out[3 + r, 3 + c] = work[x + 3 * c + r]
+    # Lower left block: -E skew(p), with E = R^T.
+    px, py, pz = work[x + 9], work[x + 10], work[x + 11]
+    for r in range(3):
+        e0, e1, e2 = work[x + r], work[x + 3 + r], work[x + 6 + r]
+        out[3 + r, 0] = -(e1 * pz - e2 * py)
+        out[3 + r, 1] = -(e2 * px - e0 * pz)
+        out[3 + r, 2] = -(e0 * py - e1 * px)
+
+
+@njit(**JIT)
+def _subspace(model, i, out):
+    """Motion subspace S_i (6 x k, times the mimic multiplier) into out[:, :k]; returns k."""
+    b = HEADER + i * BODY_WIDTH
+    jtype = int(model[b + B_TYPE])
+    out[:] = 0.0
+    if jtype == FREE_FLYER:
+        for k in range(3):
+            out[3 + k, k] = 1.0
+            out[k, 3 + k] = 1.0
+        return 6
+    base = 0 if jtype == REVOLUTE else 3
+    for k in range(3):
+        out[base + k, 0] = model[b + B_MULT] * model[b + B_AXIS + k]
+    return 1
+
+
+@njit(**JIT)
+def crba(model, work, q):
+    """Joint-space mass matrix M(q) (nv x nv) by the Composite Rigid Body Algorithm.
+
+    Mimic joints enter through their multiplier, so M is the inertia seen by the independent
+    joints (M = G^T M_full G with G the mimic coupling). Allocates: not for the control path.
+    """
+    nb = int(model[H_NB])
+    nv = int(model[H_NV])
+    check_inputs(model, q, np.zeros(nv), np.zeros(nv))
+    composite = np.zeros((nb, 6, 6))
+    transforms = np.zeros((nb, 6, 6))
+    for i in range(nb):
+        joint_placement(model, work, i, q)
+        _inertia_matrix(model, i, composite[i])
+        _transform_matrix(work, i, transforms[i])
+    for i in range(nb - 1, -1, -1):
+        parent = int(model[HEADER + i * BODY_WIDTH + B_PARENT])
+        if parent >= 0:
+            composite[parent] += _matmul(_matmul(transforms[i].T, composite[i]), transforms[i])
+    mass_matrix = np.zeros((nv, nv))
+    s_i = np.zeros((6, 6))
+    s_j = np.zeros((6, 6))
+    for i in range(nb):
+        ki = _subspace(model, i, s_i)
+        vi = int(model[HEADER + i * BODY_WIDTH + B_V])
+        force = _matmul(composite[i], s_i[:, :ki])
+        mass_matrix[vi:vi + ki, vi:vi + ki] += _matmul(s_i[:, :ki].T, force)
+        j = i
+        while int(model[HEADER + j * BODY_WIDTH + B_PARENT]) >= 0:
+            force = _matmul(transforms[j].T, force)
+            j = int(model[HEADER + j * BODY_WIDTH + B_PARENT])
+            kj = _subspace(model, j, s_j)
+            vj = int(model[HEADER + j * BODY_WIDTH + B_V])
+            block = _matmul(s_j[:, :kj].T, force)
+            mass_matrix[vj:vj + kj, vi:vi + ki] += block
+            mass_matrix[vi:vi + ki, vj:vj + kj] += block.T
+    return mass_matrix

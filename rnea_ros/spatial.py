@@ -1,0 +1,145 @@
+"""Jitted spatial algebra on flat float buffers, Featherstone's conventions and names.
+
+Spatial motion and force vectors are 6 floats [angular; linear], expressed in a body frame about
+its origin. A placement (parent -> child transform) is 12 floats: R (row-major 3x3, the child
+frame's orientation in the parent) then p (the child origin in parent coordinates); in
+Featherstone's notation E = R^T and r = p.
+
+Every operand is passed as (buffer, offset) into a flat 1-D array, and every function writes into
+an output the caller owns: nothing here slices or allocates, which keeps a full RNEA pass free of
+reference counting and heap traffic. Outputs may alias inputs (all inputs are read first).
+"""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+JIT = dict(cache=True, error_model='numpy')
+JIT_INLINE = dict(JIT, inline='always')
+
+
+@njit(**JIT_INLINE)
+def mat3_mul(a, ao, b, bo, out, oo):
+    """out = a @ b for row-major 3x3 matrices (out must not alias a or b)."""
+    for r in range(3):
+        a0, a1, a2 = a[ao + 3 * r], a[ao + 3 * r + 1], a[ao + 3 * r + 2]
+        for c in range(3):
+            out[oo + 3 * r + c] = a0 * b[bo + c] + a1 * b[bo + 3 + c] + a2 * b[bo + 6 + c]
+
+
+@njit(**JIT_INLINE)
+def axis_angle_matrix(ux, uy, uz, angle, out, oo):
+    """Rotation by ``angle`` about the unit axis u (Rodrigues), row-major."""
+    c = math.cos(angle)
+    s = math.sin(angle)
+    t = 1.0 - c
+    out[oo + 0] = c + t * ux * ux
+    out[oo + 1] = t * ux * uy - s * uz
+    out[oo + 2] = t * ux * uz + s * uy
+    out[oo + 3] = t * ux * uy + s * uz
+    out[oo + 4] = c + t * uy * uy
+    out[oo + 5] = t * uy * uz - s * ux
+    out[oo + 6] = t * ux * uz - s * uy
+    out[oo + 7] = t * uy * uz + s * ux
+    out[oo + 8] = c + t * uz * uz
+
+
+@njit(**JIT_INLINE)
+def quaternion_matrix(x, y, z, w, out, oo):
+    """Rotation of the unit quaternion (x, y, z, w), row-major."""
+    out[oo + 0] = 1.0 - 2.0 * (y * y + z * z)
+    out[oo + 1] = 2.0 * (x * y - z * w)
+    out[oo + 2] = 2.0 * (x * z + y * w)
+    out[oo + 3] = 2.0 * (x * y + z * w)
+    out[oo + 4] = 1.0 - 2.0 * (x * x + z * z)
+    out[oo + 5] = 2.0 * (y * z - x * w)
+    out[oo + 6] = 2.0 * (x * z - y * w)
+    out[oo + 7] = 2.0 * (y * z + x * w)
+    out[oo + 8] = 1.0 - 2.0 * (x * x + y * y)
+
+
+@njit(**JIT_INLINE)
+def motion_to_child(x, xo, m, mo, out, oo):
+    """out = X m: a parent motion vector seen in the child frame (placement x).
+
+    w_c = R^T w,  v_c = R^T (v - p x w).
+    """
+    px, py, pz = x[xo + 9], x[xo + 10], x[xo + 11]
+    wx, wy, wz = m[mo], m[mo + 1], m[mo + 2]
+    vx = m[mo + 3] - (py * wz - pz * wy)
+    vy = m[mo + 4] - (pz * wx - px * wz)
+    vz = m[mo + 5] - (px * wy - py * wx)
+    r0, r1, r2, r3, r4, r5, r6, r7, r8 = (x[xo], x[xo + 1], x[xo + 2], x[xo + 3], x[xo + 4],
+                                          x[xo + 5], x[xo + 6], x[xo + 7], x[xo + 8])
+    out[oo] = r0 * wx + r3 * wy + r6 * wz
+    out[oo + 1] = r1 * wx + r4 * wy + r7 * wz
+    out[oo + 2] = r2 * wx + r5 * wy + r8 * wz
+    out[oo + 3] = r0 * vx + r3 * vy + r6 * vz
+    out[oo + 4] = r1 * vx + r4 * vy + r7 * vz
+    out[oo + 5] = r2 * vx + r5 * vy + r8 * vz
+
+
+@njit(**JIT_INLINE)
+def add_force_to_parent(x, xo, f, fo, out, oo):
+    """out += X^T f: a child force vector (child coordinates) expressed at the parent origin.
+
+    f_p = R f,  n_p = R n + p x f_p.
+    """
+    px, py, pz = x[xo + 9], x[xo + 10], x[xo + 11]
+    r0, r1, r2, r3, r4, r5, r6, r7, r8 = (x[xo], x[xo + 1], x[xo + 2], x[xo + 3], x[xo + 4],
+                                          x[xo + 5], x[xo + 6], x[xo + 7], x[xo + 8])
+    nx, ny, nz, gx, gy, gz = f[fo], f[fo + 1], f[fo + 2], f[fo + 3], f[fo + 4], f[fo + 5]
+    fx = r0 * gx + r1 * gy + r2 * gz
+    fy = r3 * gx + r4 * gy + r5 * gz
+    fz = r6 * gx + r7 * gy + r8 * gz
+    out[oo] += r0 * nx + r1 * ny + r2 * nz + py * fz - pz * fy
+    out[oo + 1] += r3 * nx + r4 * ny + r5 * nz + pz * fx - px * fz
+    out[oo + 2] += r6 * nx + r7 * ny + r8 * nz + px * fy - py * fx
+    out[oo + 3] += fx
+    out[oo + 4] += fy
+    out[oo + 5] += fz
+
+
+@njit(**JIT_INLINE)
+def add_cross_motion(v, vo, m, mo, out, oo):
+    """out += v x m (Featherstone's crm): [w x mw; w x mv + vl x mw]."""
+    w0, w1, w2, l0, l1, l2 = v[vo], v[vo + 1], v[vo + 2], v[vo + 3], v[vo + 4], v[vo + 5]
+    a0, a1, a2, b0, b1, b2 = m[mo], m[mo + 1], m[mo + 2], m[mo + 3], m[mo + 4], m[mo + 5]
+    out[oo] += w1 * a2 - w2 * a1
+    out[oo + 1] += w2 * a0 - w0 * a2
+    out[oo + 2] += w0 * a1 - w1 * a0
+    out[oo + 3] += w1 * b2 - w2 * b1 + l1 * a2 - l2 * a1
+    out[oo + 4] += w2 * b0 - w0 * b2 + l2 * a0 - l0 * a2
+    out[oo + 5] += w0 * b1 - w1 * b0 + l0 * a1 - l1 * a0
+
+
+@njit(**JIT_INLINE)
+def add_cross_force(v, vo, f, fo, out, oo):
+    """out += v x* f (Featherstone's crf): [w x n + vl x fl; w x fl]."""
+    w0, w1, w2, l0, l1, l2 = v[vo], v[vo + 1], v[vo + 2], v[vo + 3], v[vo + 4], v[vo + 5]
+    n0, n1, n2, f0, f1, f2 = f[fo], f[fo + 1], f[fo + 2], f[fo + 3], f[fo + 4], f[fo + 5]
+    out[oo] += w1 * n2 - w2 * n1 + l1 * f2 - l2 * f1
+    out[oo + 1] += w2 * n0 - w0 * n2 + l2 * f0 - l0 * f2
+    out[oo + 2] += w0 * n1 - w1 * n0 + l0 * f1 - l1 * f0
+    out[oo + 3] += w1 * f2 - w2 * f1
+    out[oo + 4] += w2 * f0 - w0 * f2
+    out[oo + 5] += w0 * f1 - w1 * f0
+
+
+@njit(**JIT_INLINE)
+def inertia_times(mass, h, ho, inertia, io, m, mo, out, oo):
+    """out = I m for the spatial inertia (mass, h = mass*com, 3x3 inertia about the origin).
+
+    n = I_o w + h x v,  f = mass v - h x w.
+    """
+    wx, wy, wz, vx, vy, vz = m[mo], m[mo + 1], m[mo + 2], m[mo + 3], m[mo + 4], m[mo + 5]
+    hx, hy, hz = h[ho], h[ho + 1], h[ho + 2]
+    out[oo] = inertia[io] * wx + inertia[io + 1] * wy + inertia[io + 2] * wz + hy * vz - hz * vy
+    out[oo + 1] = (inertia[io + 3] * wx + inertia[io + 4] * wy + inertia[io + 5] * wz
+                   + hz * vx - hx * vz)
+    out[oo + 2] = (inertia[io + 6] * wx + inertia[io + 7] * wy + inertia[io + 8] * wz
+                   + hx * vy - hy * vx)
+    out[oo + 3] = mass * vx - (hy * wz - hz * wy)
+    out[oo + 4] = mass * vy - (hz * wx - hx * wz)
+    out[oo + 5] = mass * vz - (hx * wy - hy * wx)

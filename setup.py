@@ -1,0 +1,31 @@
+"""ament_python package; also installs with plain pip into a virtual environment."""
+from glob import glob
+
+from setuptools import find_packages, setup
+
+package_name = 'rnea_ros'
+
+setup(
+    name=package_name,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*', 'bench']),
+    data_files=[
+        ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
+        ('share/' + package_name, ['package.xml']),
+        ('share/' + package_name + '/launch', glob('launch/*.launch.py')),
+        ('share/' + package_name + '/config', glob('config/*.yaml')),
+    ],
+    python_requires='>=3.10',
+    install_requires=['setuptools', 'numpy', 'numba'],
+    zip_safe=True,
+    maintainer='rnea_ros developers',
+    maintainer_email='rnea_ros@example.com',
+    description='URDF -> numba RNEA inverse dynamics, and a ROS 2 node publishing torques',
+    license='BSD-3-Clause',
+    tests_require=['pytest'],
+    entry_points={
+        'console_scripts': [
+            'rnea_demo = rnea_ros.demo:main',
+        ],
+    },
+)
