@@ -74,16 +74,22 @@ class RobotModel:
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_urdf_string(cls, xml: str, *, floating_base: bool = False,
-                         gravity=DEFAULT_GRAVITY) -> RobotModel:
-        """Build a model from URDF text; raises ``URDFError`` naming the bad element."""
-        return cls(parse_urdf(xml, floating_base=floating_base), gravity)
+                         gravity=DEFAULT_GRAVITY, inertia_check: str = 'error') -> RobotModel:
+        """Build a model from URDF text; raises ``URDFError`` naming the bad element.
+
+        ``inertia_check='warn'`` accepts bodies whose inertia is not physically consistent (not
+        positive semi-definite, or breaking the triangle inequality) with a ``ModelWarning``
+        instead of an error; some published URDFs need it. See ``urdf.parse_urdf``.
+        """
+        return cls(parse_urdf(xml, floating_base=floating_base, inertia_check=inertia_check),
+                   gravity)
 
     @classmethod
     def from_urdf_file(cls, path: str | os.PathLike, *, floating_base: bool = False,
-                       gravity=DEFAULT_GRAVITY) -> RobotModel:
+                       gravity=DEFAULT_GRAVITY, inertia_check: str = 'error') -> RobotModel:
         """Build a model from a URDF file (see ``from_urdf_string``)."""
         return cls.from_urdf_string(Path(path).read_text(), floating_base=floating_base,
-                                    gravity=gravity)
+                                    gravity=gravity, inertia_check=inertia_check)
 
     def copy(self) -> RobotModel:
         """An independent model (own workspace) for use in another thread."""

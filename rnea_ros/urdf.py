@@ -33,9 +33,11 @@ MOVING_TYPES = ('revolute', 'continuous', 'prismatic', 'floating', 'planar')
 KNOWN_TYPES = MOVING_TYPES + ('fixed',)
 ROOT_JOINT_NAME = 'root_joint'
 
-# Relative tolerance of the physical-consistency checks on inertia matrices: URDFs print their
-# numbers with 6-9 significant digits, so exact checks would refuse real robots.
+# Tolerances of the physical-consistency checks on inertia matrices: URDFs print their numbers
+# with 6-9 significant digits, so exact checks would refuse real robots.
 INERTIA_RTOL = 1e-6
+INERTIA_ATOL = 1e-12  # kg m^2
+INERTIA_CHECKS = ('error', 'warn')
 
 
 @dataclass
@@ -144,19 +146,22 @@ def _parse_inertial(link: ET.Element, name: str) -> _Inertial | None:
             _number(inertia_el, key, f'{where} <inertia>', 0.0)
             for key in ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'))
         local = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    _check_inertia(local, where)
     return _Inertial(mass, com, rotation @ local @ rotation.T)
 
 
-def _check_inertia(inertia: np.ndarray, where: str) -> None:
+def _inertia_problem(inertia: np.ndarray, scale: float) -> str | None:
+    """Why a rotational inertia about the centre of mass is not physical, or None.
+
+    ``scale`` bounds the round-off already in ``inertia`` (kg m^2).
+    """
     moments = np.linalg.eigvalsh(inertia)
-    tol = INERTIA_RTOL * max(float(np.abs(moments).max()), 1e-300)
+    tol = INERTIA_RTOL * max(float(np.abs(moments).max()), scale) + INERTIA_ATOL
     if moments[0] < -tol:
-        raise URDFError(f'{where}: inertia is not positive semi-definite '
-                        f'(principal moments {moments.tolist()})')
+        return f'inertia is not positive semi-definite (principal moments {moments.tolist()})'
     if moments[0] + moments[1] < moments[2] - tol:
-        raise URDFError(f'{where}: principal moments {moments.tolist()} break the triangle '
-                        'inequality (I1 + I2 >= I3): no rigid body has this inertia')
+        return (f'principal moments {moments.tolist()} break the triangle inequality '
+                '(I1 + I2 >= I3): no rigid body has this inertia')
+    return None
 
 
 def _parse_joint(element: ET.Element, index: int) -> _UrdfJoint:
@@ -204,8 +209,17 @@ def _parse_joint(element: ET.Element, index: int) -> _UrdfJoint:
     return joint
 
 
-def parse_urdf(xml: str, *, floating_base: bool = False) -> KinematicTree:
-    """Parse URDF text into a ``KinematicTree``; raise ``URDFError`` naming what is wrong."""
+def parse_urdf(xml: str, *, floating_base: bool = False, inertia_check: str = 'error'
+               ) -> KinematicTree:
+    """Parse URDF text into a ``KinematicTree``; raise ``URDFError`` naming what is wrong.
+
+    ``inertia_check``: what a rigid body (links joined by fixed joints) whose inertia is not
+    physical (not positive semi-definite, or breaking the triangle inequality) gets: 'error'
+    (default: ``URDFError``) or 'warn' (``ModelWarning``; the model computes the URDF's numbers
+    as they are, as Pinocchio does).
+    """
+    if inertia_check not in INERTIA_CHECKS:
+        raise ValueError(f'inertia_check must be one of {INERTIA_CHECKS}, got {inertia_check!r}')
     try:
         robot = ET.fromstring(xml)
     except ET.ParseError as exc:
@@ -247,19 +261,21 @@ def parse_urdf(xml: str, *, floating_base: bool = False) -> KinematicTree:
     if len(roots) > 1:
         raise URDFError(f'several root links {roots}: a URDF must be one tree')
     root = roots[0]
-    return _Builder(robot.get('name') or '', links, joints, children, root, floating_base).build()
+    return _Builder(robot.get('name') or '', links, joints, children, root, floating_base,
+                    inertia_check).build()
 
 
 class _Builder:
     """Depth-first walk from the root that folds fixed joints and numbers the bodies."""
 
-    def __init__(self, name, links, joints, children, root, floating_base):
+    def __init__(self, name, links, joints, children, root, floating_base, inertia_check):
         self.name = name
         self.links = links
         self.joints = joints
         self.children = children
         self.root = root
         self.floating_base = floating_base
+        self.inertia_check = inertia_check
         self.bodies: list[_Body] = []
         self.independent: list[Joint] = []
         self.link_frames: dict[str, LinkFrame] = {}
@@ -278,6 +294,7 @@ class _Builder:
             raise URDFError(f'links {unreached} are not reachable from root {self.root!r} '
                             '(their joints form a cycle)')
         self._couple_mimics()
+        self._check_bodies()
         self._warn_massless()
         return self._freeze()
 
@@ -387,6 +404,36 @@ class _Builder:
             master_body = body_of[current.name]
             body.q_index, body.v_index = master_body.q_index, master_body.v_index
             body.multiplier, body.offset = multiplier, offset
+
+    def _check_bodies(self):
+        """Check the inertia of each rigid body the dynamics uses (links folded together).
+
+        Checked per body, not per link: real URDFs give small fixed-joint links (sensor mounts,
+        antennas) inconsistent inertias, which are harmless once part of a larger body.
+        """
+        links_of = {index: [] for index in range(len(self.bodies))}
+        for frame in self.link_frames.values():
+            if frame.body >= 0:
+                links_of[frame.body].append(frame.name)
+        for index, body in enumerate(self.bodies):
+            if body.mass < 0:
+                continue
+            inertia = body.inertia_origin
+            scale = 0.0
+            if body.mass > 0:
+                com = body.first_moment / body.mass
+                shift = body.mass * (float(com @ com) * np.eye(3) - np.outer(com, com))
+                inertia = inertia - shift
+                scale = float(np.abs(shift).max())
+            problem = _inertia_problem(inertia, scale)
+            if problem is None:
+                continue
+            names = links_of[index]
+            message = (f'link {names[0]!r}' if len(names) == 1 else f'links {names}') + \
+                f' (the body moved by joint {body.name!r}) <inertial>: {problem}'
+            if self.inertia_check == 'error':
+                raise URDFError(message + " (load with inertia_check='warn' to accept it)")
+            warnings.warn(message, ModelWarning, stacklevel=5)
 
     def _warn_massless(self):
         subtree_mass = [body.mass for body in self.bodies]
