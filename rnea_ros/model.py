@@ -19,6 +19,8 @@ from rnea_ros.tree import KinematicTree
 from rnea_ros.urdf import parse_urdf
 
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+_empty = np.empty
+_rnea_default = kernels.rnea_default
 
 
 def _vector(value, size: int, name: str) -> np.ndarray:
@@ -61,9 +63,10 @@ class RobotModel:
     def __init__(self, tree: KinematicTree, gravity=DEFAULT_GRAVITY):
         self._tree = tree
         self._gravity = _vector(gravity, 3, 'gravity')
-        self._model = kernels.pack_model(tree, self._gravity)
+        self._state, self._model, self._work = kernels.new_state(
+            kernels.pack_model(tree, self._gravity))
+        self._nv = tree.nv
         self._link_body, self._link_pose = kernels.pack_links(tree)
-        self._work = kernels.new_workspace(self._model)
         self._link_index = {link.name: row for row, link in enumerate(tree.links)}
         self._joint_index = {joint.name: joint for joint in tree.joints}
         self._zeros_v = np.zeros(tree.nv)
@@ -99,7 +102,7 @@ class RobotModel:
         """Run every kernel once so none compiles (or loads from cache) on the control path."""
         q = self.neutral_configuration()
         tau = np.zeros(self.nv)
-        kernels.rnea_default(self._model, self._work, q, self._zeros_v, self._zeros_v, tau)
+        kernels.rnea_default(self._state, q, self._zeros_v, self._zeros_v, tau)
         fext = np.zeros((len(self._link_body), 6))
         for wrenches in (self._no_fext, fext):
             kernels.rnea_general(self._model, self._work, q, self._zeros_v, self._zeros_v,
@@ -110,7 +113,8 @@ class RobotModel:
         kernels.crba(self._model, self._work, q)
         # From now on a call with other argument types must not compile on the control path:
         # it raises TypeError and RobotModel.rnea converts the arguments instead.
-        kernels.rnea_default.disable_compile()
+        if hasattr(kernels.rnea_default, 'disable_compile'):  # absent with NUMBA_DISABLE_JIT
+            kernels.rnea_default.disable_compile()
 
     # ------------------------------------------------------------------ description
     @property
@@ -189,12 +193,14 @@ class RobotModel:
         Raises ``InputError`` for wrong sizes, non-finite values, an unknown link.
         """
         if f_ext is None and gravity is None:
-            tau = np.empty(self._tree.nv)
+            # Fast path: the kernel checks sizes and finiteness itself; any failure falls
+            # through to the checked path, which converts the arguments or names the problem.
+            tau = _empty(self._nv)
             try:
-                kernels.rnea_default(self._model, self._work, q, v, a, tau)
+                _rnea_default(self._state, q, v, a, tau)
                 return tau
             except (TypeError, ValueError):
-                pass  # the checked path below converts the arguments or names the problem
+                pass
         q, v, a = self._checked_state(q, v, a)
         g = self._gravity if gravity is None else _vector(gravity, 3, 'gravity')
         tau = np.zeros(self.nv)

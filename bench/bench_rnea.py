@@ -1,0 +1,103 @@
+"""Per-call cost of RobotModel.rnea / rnea_batch beside Pinocchio's, in the same process.
+
+Prints, per robot, the best-of-repeats time per call of
+- ``model.rnea(q, v, a)`` (the public API, argument checks included) vs ``pin.rnea``;
+- ``model.rnea_batch`` per sample vs ``pin.rneaInParallel`` with one thread, and, for
+  information, both with all cores.
+Ratios > 1 mean rnea_ros is faster. Timings interleave the two libraries repeat by repeat, so a
+noisy, shared machine slows both alike. Needs the test dependencies (pin, example-robot-data).
+
+    python bench/bench_rnea.py [--repeats 7] [--calls 20000] [--batch 4096]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test'))
+
+from oracle import Oracle, robot_path  # noqa: E402
+
+from rnea_ros import RobotModel  # noqa: E402
+
+ROBOTS = (('ur5', False), ('panda', False), ('solo12', True), ('talos_reduced', True))
+
+
+def best_per_call(function, args, calls: int) -> float:
+    start = time.perf_counter()
+    for _ in range(calls):
+        function(*args)
+    return (time.perf_counter() - start) / calls
+
+
+def compare(ours, theirs, repeats: int, calls: int) -> tuple[float, float]:
+    """Best time per call of each, measured alternately."""
+    best_ours = best_theirs = float('inf')
+    for _ in range(repeats):
+        best_ours = min(best_ours, best_per_call(*ours, calls))
+        best_theirs = min(best_theirs, best_per_call(*theirs, calls))
+    return best_ours, best_theirs
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--repeats', type=int, default=7)
+    parser.add_argument('--calls', type=int, default=20000, help='calls per repeat (single)')
+    parser.add_argument('--batch', type=int, default=4096, help='samples per batch call')
+    args = parser.parse_args(argv)
+    import pinocchio as pin
+
+    rng = np.random.default_rng(0)
+    print(f'pinocchio {pin.__version__}, numpy {np.__version__}, {os.cpu_count()} cpus')
+    header = (f'{"robot":15s} {"nv":>3s} | {"rnea ns":>8s} {"pin ns":>8s} {"ratio":>6s} | '
+              f'{"batch ns/s":>10s} {"pin 1thr":>9s} {"ratio":>6s} | {"batch all":>9s} '
+              f'{"pin all":>8s}')
+    print(header)
+    print('-' * len(header))
+    for name, floating in ROBOTS:
+        path = robot_path(name)
+        model = RobotModel.from_urdf_file(path, floating_base=floating)
+        oracle = Oracle(model, path, floating)
+        q, v, a = oracle.random_state(rng)
+        q_pin, v_pin, a_pin = oracle.q_to_pin(q), oracle.v_to_pin(v), oracle.v_to_pin(a)
+        assert np.allclose(model.rnea(q, v, a), oracle.rnea(q, v, a), atol=1e-9)
+        single, pin_single = compare((model.rnea, (q, v, a)),
+                                     (pin.rnea, (oracle.pm, oracle.pd, q_pin, v_pin, a_pin)),
+                                     args.repeats, args.calls)
+        n = args.batch
+        states = [oracle.random_state(rng) for _ in range(n)]
+        Q = np.array([s[0] for s in states])
+        V = np.array([s[1] for s in states])
+        A = np.array([s[2] for s in states])
+        Q_pin = np.asfortranarray(np.array([oracle.q_to_pin(x) for x in Q]).T)
+        V_pin = np.asfortranarray(np.array([oracle.v_to_pin(x) for x in V]).T)
+        A_pin = np.asfortranarray(np.array([oracle.v_to_pin(x) for x in A]).T)
+        tau_pin = np.zeros((oracle.pm.nv, n), order='F')
+        pool = pin.ModelPool(oracle.pm, os.cpu_count() or 1)
+        model.rnea_batch(Q, V, A, threads=1)
+        batch_calls = max(1, args.calls // (10 * n) + 3)
+        batch1, pin_batch1 = compare(
+            (lambda: model.rnea_batch(Q, V, A, threads=1), ()),
+            (lambda: pin.rneaInParallel(1, pool, Q_pin, V_pin, A_pin, tau_pin), ()),
+            args.repeats, batch_calls)
+        threads = os.cpu_count() or 1
+        batch_all, pin_batch_all = compare(
+            (lambda: model.rnea_batch(Q, V, A), ()),
+            (lambda: pin.rneaInParallel(threads, pool, Q_pin, V_pin, A_pin, tau_pin), ()),
+            args.repeats, batch_calls)
+        taus = model.rnea_batch(Q, V, A)
+        assert np.allclose(taus[:, :], tau_pin.T[:, oracle.v_perm], atol=1e-8)
+        print(f'{name:15s} {model.nv:3d} | {single * 1e9:8.0f} {pin_single * 1e9:8.0f} '
+              f'{pin_single / single:6.2f} | {batch1 / n * 1e9:10.0f} {pin_batch1 / n * 1e9:9.0f} '
+              f'{pin_batch1 / batch1:6.2f} | {batch_all / n * 1e9:9.0f} '
+              f'{pin_batch_all / n * 1e9:8.0f}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
