@@ -14,8 +14,8 @@ order; their q/v layout:
   child pose in the joint frame; v = [linear; angular] velocity of the child in its own frame
   (Pinocchio's free-flyer convention); 7 q, 6 v;
 - planar: q = v-integral = [x, y, theta]: translation along two in-plane axes b1, b2 of the joint
-  frame, then rotation theta about the URDF axis n (b1 = x axis projected on the plane, or y if x is
-  parallel to n; b2 = n x b1); tau = [force along b1, force along b2, torque about n].
+  frame, then rotation theta about the URDF axis n (b1 = x axis projected on the plane, or y if x
+  is parallel to n; b2 = n x b1); tau = [force along b1, force along b2, torque about n].
 """
 from __future__ import annotations
 
@@ -101,12 +101,13 @@ def _numbers(text: str | None, count: int, where: str, default: str | None = Non
             raise URDFError(f'{where}: missing')
         text = default
     parts = text.split()
+    expected = 'a number' if count == 1 else f'{count} numbers'
     if len(parts) != count:
-        raise URDFError(f'{where}: expected {count} numbers, got {text!r}')
+        raise URDFError(f'{where}: expected {expected}, got {text!r}')
     try:
         values = np.array([float(p) for p in parts])
     except ValueError:
-        raise URDFError(f'{where}: {text!r} is not a list of numbers') from None
+        raise URDFError(f'{where}: expected {expected}, got {text!r}') from None
     if not np.all(np.isfinite(values)):
         raise URDFError(f'{where}: non-finite value in {text!r}')
     return values
@@ -200,7 +201,11 @@ def _parse_joint(element: ET.Element, index: int) -> _UrdfJoint:
         if joint.effort < 0 or joint.velocity < 0:
             raise URDFError(f'{where} <limit>: effort and velocity limits must be >= 0')
     mimic = element.find('mimic')
-    if mimic is not None and kind in ('revolute', 'continuous', 'prismatic'):
+    if mimic is not None and kind in ('floating', 'planar'):
+        # Refused rather than ignored: the joint would silently become independent.
+        raise URDFError(f'{where} <mimic>: a {kind} joint cannot mimic another joint '
+                        '(expected revolute, continuous or prismatic)')
+    if mimic is not None and kind != 'fixed':  # real URDFs put <mimic> on fixed joints
         master = mimic.get('joint')
         if not master:
             raise URDFError(f'{where} <mimic>: missing joint attribute')
@@ -257,7 +262,13 @@ def parse_urdf(xml: str, *, floating_base: bool = False, inertia_check: str = 'e
 
     roots = [name for name in links if name not in parent_joint]
     if not roots:
-        raise URDFError('no root link: every link has a parent joint (the joints form a cycle)')
+        link, chain = next(iter(links)), []
+        while link not in chain:  # every link has a parent: walking up must come back
+            chain.append(link)
+            link = parent_joint[link].parent
+        cycle = ' <- '.join(repr(name) for name in chain[chain.index(link):] + [link])
+        raise URDFError(f'no root link: every link has a parent joint; the links {cycle} '
+                        '(child <- parent) form a cycle')
     if len(roots) > 1:
         raise URDFError(f'several root links {roots}: a URDF must be one tree')
     root = roots[0]
@@ -319,7 +330,11 @@ class _Builder:
             self._fold_inertia(self.bodies[body], inertial, rotation, translation)
         for joint in self.children[link]:
             joint_rotation = rotation @ joint.rotation
-            joint_translation = translation + rotation @ joint.translation
+            with np.errstate(over='ignore'):
+                joint_translation = translation + rotation @ joint.translation
+            if not np.all(np.isfinite(joint_translation)):
+                raise URDFError(f'joint {joint.name!r} <origin>: position overflows (finite '
+                                'coordinates too large)')
             if joint.kind == 'fixed':
                 self._visit(joint.child, body, joint_rotation, joint_translation)
                 continue
@@ -372,10 +387,11 @@ class _Builder:
         com = translation + rotation @ inertial.com
         inertia_com = rotation @ inertial.inertia @ rotation.T
         mass = inertial.mass
-        body.mass += mass
-        body.first_moment = body.first_moment + mass * com
-        body.inertia_origin = body.inertia_origin + inertia_com + mass * (
-            float(com @ com) * np.eye(3) - np.outer(com, com))
+        with np.errstate(over='ignore', invalid='ignore'):  # _check_bodies names an overflow
+            body.mass += mass
+            body.first_moment = body.first_moment + mass * com
+            body.inertia_origin = body.inertia_origin + inertia_com + mass * (
+                float(com @ com) * np.eye(3) - np.outer(com, com))
 
     def _couple_mimics(self):
         by_name = {joint.name: joint for joint in self.independent}
@@ -387,8 +403,10 @@ class _Builder:
             seen = [body.name]
             current = self.joints[body.name]
             while current.mimic is not None:
+                # q_current = factor * q_master + shift, so the composed map
+                # q_body = multiplier * q_current + offset gains multiplier * shift.
                 master, factor, shift = current.mimic
-                multiplier, offset = multiplier * factor, offset * factor + shift
+                multiplier, offset = multiplier * factor, offset + multiplier * shift
                 if master in seen:
                     raise URDFError(f'joint {body.name!r}: mimic chain {seen + [master]} is a '
                                     'cycle')
@@ -418,7 +436,13 @@ class _Builder:
         for index, body in enumerate(self.bodies):
             if body.mass < 0:
                 continue
+            names = links_of[index]
+            where = (f'link {names[0]!r}' if len(names) == 1 else f'links {names}') + \
+                f' (the body moved by joint {body.name!r}) <inertial>'
             inertia = body.inertia_origin
+            if not all(np.all(np.isfinite(x)) for x in (body.mass, body.first_moment, inertia)):
+                raise URDFError(f'{where}: mass, centre of mass or inertia too large (the '
+                                'inertia about the body origin overflows)')
             scale = 0.0
             if body.mass > 0:
                 com = body.first_moment / body.mass
@@ -428,9 +452,7 @@ class _Builder:
             problem = _inertia_problem(inertia, scale)
             if problem is None:
                 continue
-            names = links_of[index]
-            message = (f'link {names[0]!r}' if len(names) == 1 else f'links {names}') + \
-                f' (the body moved by joint {body.name!r}) <inertial>: {problem}'
+            message = f'{where}: {problem}'
             if self.inertia_check == 'error':
                 raise URDFError(message + " (load with inertia_check='warn' to accept it)")
             warnings.warn(message, ModelWarning, stacklevel=5)
