@@ -99,18 +99,15 @@ class RobotModel:
         return RobotModel(self._tree, self._gravity)
 
     def _warm_up(self) -> None:
-        """Run every kernel once so none compiles (or loads from cache) on the control path."""
+        """Run the per-call kernels once so none compiles (or loads from cache) on the control
+        path. The batch and mass-matrix kernels compile on first use: they serve offline work.
+        """
         q = self.neutral_configuration()
         tau = np.zeros(self.nv)
         kernels.rnea_default(self._state, q, self._zeros_v, self._zeros_v, tau)
-        fext = np.zeros((len(self._link_body), 6))
-        for wrenches in (self._no_fext, fext):
+        for wrenches in (self._no_fext, np.zeros((len(self._link_body), 6))):
             kernels.rnea_general(self._model, self._work, q, self._zeros_v, self._zeros_v,
                                  self._gravity, self._link_body, self._link_pose, wrenches, tau)
-        self.rnea_batch(q[None], self._zeros_v[None], self._zeros_v[None])
-        self.rnea_batch(q[None], self._zeros_v[None], self._zeros_v[None],
-                        f_ext={self.link_names[0]: np.zeros((1, 6))})
-        kernels.crba(self._model, self._work, q)
         # From now on a call with other argument types must not compile on the control path:
         # it raises TypeError and RobotModel.rnea converts the arguments instead.
         if hasattr(kernels.rnea_default, 'disable_compile'):  # absent with NUMBA_DISABLE_JIT
@@ -203,10 +200,12 @@ class RobotModel:
                 pass
         q, v, a = self._checked_state(q, v, a)
         g = self._gravity if gravity is None else _vector(gravity, 3, 'gravity')
+        # Outside the try: InputError is a ValueError, and its message must not be replaced.
+        wrenches = self._wrenches(f_ext)
         tau = np.zeros(self.nv)
         try:
             kernels.rnea_general(self._model, self._work, q, v, a, g, self._link_body,
-                                 self._link_pose, self._wrenches(f_ext), tau)
+                                 self._link_pose, wrenches, tau)
         except ValueError:
             raise InputError('rnea: the torque is not finite (inputs too large?)') from None
         return tau
@@ -257,16 +256,15 @@ class RobotModel:
             return tau
         from numba import get_num_threads
         chunks = max(1, min(n, threads or get_num_threads()))
-        try:
-            kernels.rnea_batch(self._model, Q, V, A, g, self._link_body, self._link_pose,
-                               wrenches, tau, chunks)
-        except ValueError:
-            for k in range(n):  # find the first bad sample and say which it is
-                try:
-                    self._checked_state(Q[k], V[k], A[k])
-                except InputError as exc:
-                    raise InputError(f'sample {k}: {exc}') from None
-            raise InputError('rnea_batch: non-finite torque (inputs too large?)') from None
+        # The kernel must not raise: numba loses exceptions raised in its worker threads
+        # (the call returns zeros, the next call fails). So check before and after it.
+        self._check_samples(Q, V, A)
+        kernels.rnea_batch(self._model, Q, V, A, g, self._link_body, self._link_pose,
+                           wrenches, tau, chunks)
+        finite = np.isfinite(tau).all(axis=1)
+        if not finite.all():
+            raise InputError(f'sample {int(np.argmin(finite))}: the torque is not finite '
+                             '(inputs too large?)')
         return tau
 
     # ------------------------------------------------------------------ checks
@@ -283,6 +281,22 @@ class RobotModel:
                         f'q[{joint.idx_q + 3}:{joint.idx_q + 7}] (quaternion of joint '
                         f'{joint.name!r}) has norm {norm:.6g}: expected a unit quaternion')
         return q, v, a
+
+    def _check_samples(self, Q, V, A) -> None:
+        """Raise InputError naming the first sample that ``_checked_state`` would refuse."""
+        ok = np.isfinite(Q).all(axis=1) & np.isfinite(V).all(axis=1) & np.isfinite(A).all(axis=1)
+        for joint in self._tree.joints:
+            if joint.nq == 7:
+                quaternion = Q[:, joint.idx_q + 3:joint.idx_q + 7]
+                norm = np.sqrt(np.einsum('ij,ij->i', quaternion, quaternion))
+                ok &= np.abs(norm - 1.0) <= kernels.QUATERNION_TOLERANCE
+        if ok.all():
+            return
+        k = int(np.argmin(ok))
+        try:
+            self._checked_state(Q[k], V[k], A[k])
+        except InputError as exc:
+            raise InputError(f'sample {k}: {exc}') from None
 
     def _matrix(self, value, width: int, name: str, rows: int | None = None) -> np.ndarray:
         array = np.ascontiguousarray(value, dtype=np.float64)

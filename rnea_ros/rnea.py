@@ -20,8 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from rnea_ros.spatial import (
-    JIT, JIT_INLINE, add_cross_force, add_cross_motion, add_force_to_parent, axis_angle_matrix, inertia_times,
-    mat3_mul, motion_to_child, quaternion_matrix)
+    JIT, JIT_INLINE, add_force_to_parent, axis_angle_matrix, mat3_mul, quaternion_matrix)
 from rnea_ros.tree import FREE_FLYER, PRISMATIC, REVOLUTE, KinematicTree
 
 # The packed model is one flat float array: a header, then one record per body.
@@ -143,24 +142,6 @@ def joint_placement(model, work, i, q):
     for r in range(3):
         work[w + W_PLACEMENT + 9 + r] = model[tree + 9 + r] + model[tree + 3 * r] * tx \
             + model[tree + 3 * r + 1] * ty + model[tree + 3 * r + 2] * tz
-
-
-@njit(**JIT_INLINE)
-def joint_motion(model, i, x, out, oo):
-    """out = S_i x_i: the spatial motion of body i's joint for the generalized vector x."""
-    b = HEADER + i * BODY_WIDTH
-    jtype = int(model[b + B_TYPE])
-    vi = int(model[b + B_V])
-    if jtype == FREE_FLYER:
-        for k in range(3):
-            out[oo + k] = x[vi + 3 + k]
-            out[oo + 3 + k] = x[vi + k]
-        return
-    s = model[b + B_MULT] * x[vi]
-    lin = 0 if jtype == REVOLUTE else 3
-    for k in range(3):
-        out[oo + 3 - lin + k] = 0.0
-        out[oo + lin + k] = model[b + B_AXIS + k] * s
 
 
 @njit(**JIT_INLINE)
@@ -326,7 +307,11 @@ def forward_pass(model, work, q, v, a, g):
 
 @njit(**JIT)
 def rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau):
-    """tau += RNEA(q, v, a, fext) with gravity g (tau is zeroed by the caller)."""
+    """tau += RNEA(q, v, a, fext) with gravity g (tau is zeroed by the caller).
+
+    The result is not checked here: the serial entry points call ``check_finite``, the batch
+    checks in model.py (numba loses an exception raised in a prange worker thread).
+    """
     nb = int(model[H_NB])
     check_inputs(model, q, v, a)
     forward_pass(model, work, q, v, a, g)
@@ -352,6 +337,11 @@ def rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau):
         if parent >= 0:
             add_force_to_parent(work, w + W_PLACEMENT, work, w + W_FORCE, work,
                                 parent * WORK_WIDTH + W_FORCE)
+
+
+@njit(**JIT_INLINE)
+def check_finite(tau):
+    """Raise ValueError if tau has a non-finite entry (inputs too large)."""
     for k in range(tau.shape[0]):
         if not math.isfinite(tau[k]):
             raise ValueError('rnea: non-finite result')
@@ -376,6 +366,7 @@ def rnea_default(state, q, v, a, tau):
         tau[k] = 0.0
     rnea_core(model, state[size:], q, v, a, model[H_GRAVITY:H_GRAVITY + 3], NO_LINKS, NO_POSES,
               NO_WRENCHES, tau)
+    check_finite(tau)
 
 
 @njit(**JIT)
@@ -384,6 +375,7 @@ def rnea_general(model, work, q, v, a, g, link_body, link_pose, fext, tau):
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau)
+    check_finite(tau)
 
 
 @njit(cache=True, nogil=True, parallel=True, error_model='numpy')
@@ -391,7 +383,9 @@ def rnea_batch(model, Q, V, A, g, link_body, link_pose, F, tau, chunks):
     """tau[k] = RNEA(Q[k], V[k], A[k], F[k]) for every sample, in ``chunks`` parallel ranges.
 
     F is (N, nl, 6), or (1, 0, 6) for no external wrench. Each chunk owns one workspace, so the
-    per-sample loop allocates nothing.
+    per-sample loop allocates nothing. The caller validates the samples first and checks tau
+    after: an exception raised in a prange worker thread is lost by numba (the call returns
+    and the next call of the function fails with SystemError).
     """
     n = Q.shape[0]
     nb = int(model[H_NB])

@@ -7,7 +7,8 @@ Featherstone's notation E = R^T and r = p.
 
 Every operand is passed as (buffer, offset) into a flat 1-D array, and every function writes into
 an output the caller owns: nothing here slices or allocates, which keeps a full RNEA pass free of
-reference counting and heap traffic. Outputs may alias inputs (all inputs are read first).
+reference counting and heap traffic. The RNEA forward pass (rnea.forward_pass) spells the motion
+transform, cross products and inertia product out on local scalars instead of calling helpers.
 """
 from __future__ import annotations
 
@@ -60,27 +61,6 @@ def quaternion_matrix(x, y, z, w, out, oo):
 
 
 @njit(**JIT_INLINE)
-def motion_to_child(x, xo, m, mo, out, oo):
-    """out = X m: a parent motion vector seen in the child frame (placement x).
-
-    w_c = R^T w,  v_c = R^T (v - p x w).
-    """
-    px, py, pz = x[xo + 9], x[xo + 10], x[xo + 11]
-    wx, wy, wz = m[mo], m[mo + 1], m[mo + 2]
-    vx = m[mo + 3] - (py * wz - pz * wy)
-    vy = m[mo + 4] - (pz * wx - px * wz)
-    vz = m[mo + 5] - (px * wy - py * wx)
-    r0, r1, r2, r3, r4, r5, r6, r7, r8 = (x[xo], x[xo + 1], x[xo + 2], x[xo + 3], x[xo + 4],
-                                          x[xo + 5], x[xo + 6], x[xo + 7], x[xo + 8])
-    out[oo] = r0 * wx + r3 * wy + r6 * wz
-    out[oo + 1] = r1 * wx + r4 * wy + r7 * wz
-    out[oo + 2] = r2 * wx + r5 * wy + r8 * wz
-    out[oo + 3] = r0 * vx + r3 * vy + r6 * vz
-    out[oo + 4] = r1 * vx + r4 * vy + r7 * vz
-    out[oo + 5] = r2 * vx + r5 * vy + r8 * vz
-
-
-@njit(**JIT_INLINE)
 def add_force_to_parent(x, xo, f, fo, out, oo):
     """out += X^T f: a child force vector (child coordinates) expressed at the parent origin.
 
@@ -99,47 +79,3 @@ def add_force_to_parent(x, xo, f, fo, out, oo):
     out[oo + 3] += fx
     out[oo + 4] += fy
     out[oo + 5] += fz
-
-
-@njit(**JIT_INLINE)
-def add_cross_motion(v, vo, m, mo, out, oo):
-    """out += v x m (Featherstone's crm): [w x mw; w x mv + vl x mw]."""
-    w0, w1, w2, l0, l1, l2 = v[vo], v[vo + 1], v[vo + 2], v[vo + 3], v[vo + 4], v[vo + 5]
-    a0, a1, a2, b0, b1, b2 = m[mo], m[mo + 1], m[mo + 2], m[mo + 3], m[mo + 4], m[mo + 5]
-    out[oo] += w1 * a2 - w2 * a1
-    out[oo + 1] += w2 * a0 - w0 * a2
-    out[oo + 2] += w0 * a1 - w1 * a0
-    out[oo + 3] += w1 * b2 - w2 * b1 + l1 * a2 - l2 * a1
-    out[oo + 4] += w2 * b0 - w0 * b2 + l2 * a0 - l0 * a2
-    out[oo + 5] += w0 * b1 - w1 * b0 + l0 * a1 - l1 * a0
-
-
-@njit(**JIT_INLINE)
-def add_cross_force(v, vo, f, fo, out, oo):
-    """out += v x* f (Featherstone's crf): [w x n + vl x fl; w x fl]."""
-    w0, w1, w2, l0, l1, l2 = v[vo], v[vo + 1], v[vo + 2], v[vo + 3], v[vo + 4], v[vo + 5]
-    n0, n1, n2, f0, f1, f2 = f[fo], f[fo + 1], f[fo + 2], f[fo + 3], f[fo + 4], f[fo + 5]
-    out[oo] += w1 * n2 - w2 * n1 + l1 * f2 - l2 * f1
-    out[oo + 1] += w2 * n0 - w0 * n2 + l2 * f0 - l0 * f2
-    out[oo + 2] += w0 * n1 - w1 * n0 + l0 * f1 - l1 * f0
-    out[oo + 3] += w1 * f2 - w2 * f1
-    out[oo + 4] += w2 * f0 - w0 * f2
-    out[oo + 5] += w0 * f1 - w1 * f0
-
-
-@njit(**JIT_INLINE)
-def inertia_times(mass, h, ho, inertia, io, m, mo, out, oo):
-    """out = I m for the spatial inertia (mass, h = mass*com, 3x3 inertia about the origin).
-
-    n = I_o w + h x v,  f = mass v - h x w.
-    """
-    wx, wy, wz, vx, vy, vz = m[mo], m[mo + 1], m[mo + 2], m[mo + 3], m[mo + 4], m[mo + 5]
-    hx, hy, hz = h[ho], h[ho + 1], h[ho + 2]
-    out[oo] = inertia[io] * wx + inertia[io + 1] * wy + inertia[io + 2] * wz + hy * vz - hz * vy
-    out[oo + 1] = (inertia[io + 3] * wx + inertia[io + 4] * wy + inertia[io + 5] * wz
-                   + hz * vx - hx * vz)
-    out[oo + 2] = (inertia[io + 6] * wx + inertia[io + 7] * wy + inertia[io + 8] * wz
-                   + hx * vy - hy * vx)
-    out[oo + 3] = mass * vx - (hy * wz - hz * wy)
-    out[oo + 4] = mass * vy - (hz * wx - hx * wz)
-    out[oo + 5] = mass * vz - (hx * wy - hy * wx)

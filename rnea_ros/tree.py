@@ -53,7 +53,7 @@ class Joint:
 
 @dataclass(frozen=True)
 class LinkFrame:
-    """Where a URDF link sits: body index (-1: fixed to the world) and pose in that body's frame."""
+    """Where a URDF link sits: its body (-1: fixed to the world) and its pose in that body."""
 
     name: str
     body: int

@@ -2,15 +2,23 @@
 
 Differences handled here: Pinocchio orders joints its own way, stores continuous joints as
 (cos, sin) and has a 'universe' joint; we store continuous joints as one angle.
+
+Mimic joints: with ``mimic=True`` Pinocchio couples them itself (they have no v entry). Some URDFs
+(a mimic joint listed before its master's subtree, e.g. romeo, talos_full_v2) only load with
+``mimic=False``, where every mimic joint is an independent Pinocchio joint; the oracle then
+imposes the coupling: v_pin = G v (G holds the mimic multipliers), tau = G^T tau_pin,
+M = G^T M_pin G, which is exactly the dynamics of the coupled system.
 """
 from __future__ import annotations
 
 import sysconfig
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 
-ROBOTS_DIR = Path(sysconfig.get_paths()['purelib']) / 'cmeel.prefix/share/example-robot-data/robots'
+ROBOTS_DIR = (Path(sysconfig.get_paths()['purelib'])
+              / 'cmeel.prefix/share/example-robot-data/robots')
 
 # Short names for the robots the tests and benchmarks use most.
 ROBOTS = {
@@ -24,11 +32,14 @@ ROBOTS = {
     'pr2': 'pr2_description/urdf/pr2.urdf',
     'romeo': 'romeo_description/urdf/romeo.urdf',
     'tiago': 'tiago_description/robots/tiago.urdf',
+    'tiago_pro': 'tiago_pro_description/robots/tiago_pro.urdf',
     'g1': 'g1_description/urdf/g1_29dof_rev_1_0.urdf',
     'double_pendulum_continuous':
         'double_pendulum_description/urdf/double_pendulum_continuous.urdf',
     'xarm7': 'xarm_description/urdf/xarm7.urdf',
     'kinova': 'kinova_description/robots/kinova.urdf',
+    'icub': 'icub_description/robots/icub.urdf',
+    'allegro': 'allegro_hand_description/urdf/allegro_right_hand.urdf',
 }
 
 
@@ -36,30 +47,75 @@ def robot_path(name: str) -> Path:
     return ROBOTS_DIR / ROBOTS[name]
 
 
-def load_pinocchio(path: Path | str, floating_base: bool):
+def load_pinocchio(path: Path | str | None, floating_base: bool, mimic: bool = True,
+                   xml: str | None = None):
+    """Pinocchio model of a URDF file (or of URDF text ``xml``, then ``path`` is ignored)."""
     import pinocchio as pin
-    if floating_base:
-        return pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer(), mimic=True)
-    return pin.buildModelFromUrdf(str(path), mimic=True)
+    root = [pin.JointModelFreeFlyer()] if floating_base else []
+    if xml is not None:
+        return pin.buildModelFromXML(xml, *root, mimic=mimic)
+    return pin.buildModelFromUrdf(str(path), *root, mimic=mimic)
+
+
+def urdf_mimics(xml: str, independent: dict) -> dict:
+    """Mimic joint name -> (independent master Joint, multiplier, offset), read from the URDF.
+
+    Read from the text, not from our model, so that the oracle does not inherit its mistakes.
+    Chains (a mimic of a mimic) are composed down to the independent joint.
+    """
+    direct = {}
+    for joint in ET.fromstring(xml).findall('joint'):
+        mimic = joint.find('mimic')
+        if mimic is not None and joint.get('type') in ('revolute', 'continuous', 'prismatic'):
+            direct[joint.get('name')] = (mimic.get('joint'),
+                                         float(mimic.get('multiplier', '1')),
+                                         float(mimic.get('offset', '0')))
+    resolved = {}
+    for name, (master, multiplier, offset) in direct.items():
+        while master not in independent:
+            master, factor, shift = direct[master]
+            multiplier, offset = multiplier * factor, offset * factor + shift
+        resolved[name] = (independent[master], multiplier, offset)
+    return resolved
 
 
 class Oracle:
-    """Pinocchio model of the same URDF, with maps between our layout and Pinocchio's."""
+    """Pinocchio model of the same URDF, with maps between our layout and Pinocchio's.
 
-    def __init__(self, model, path, floating_base: bool):
+    ``mimic=False`` loads Pinocchio without mimic coupling and imposes it here (see the module
+    docstring); ``xml`` gives the URDF text when there is no file.
+    """
+
+    def __init__(self, model, path, floating_base: bool, mimic: bool = True,
+                 xml: str | None = None):
         import pinocchio as pin
         self.pin = pin
         self.model = model
-        self.pm = load_pinocchio(path, floating_base)
+        self.pm = load_pinocchio(path, floating_base, mimic, xml)
         self.pd = self.pm.createData()
-        self.v_perm = []  # our v index k <-> Pinocchio v index v_perm[k]
+        self.v_perm = []  # our v index k <-> Pinocchio v index v_perm[k] (independent joints)
         self.joints = []
         for joint in model.joints:
             pin_joint = self.pm.joints[self.pm.getJointId(joint.name)]
             self.joints.append((joint, pin_joint))
             self.v_perm += range(pin_joint.idx_v, pin_joint.idx_v + joint.nv)
         self.v_perm = np.array(self.v_perm, dtype=np.int64)
-        assert sorted(self.v_perm) == list(range(self.pm.nv)), 'joint sets differ'
+        # v_pin = coupling @ v; without mimic joints in Pinocchio's v it is a permutation.
+        self.coupling = np.zeros((self.pm.nv, model.nv))
+        self.coupling[self.v_perm, np.arange(model.nv)] = 1.0
+        self.mimics = []  # (Pinocchio joint, our q index of the master, multiplier, offset)
+        independent = {joint.name: joint for joint in model.joints}
+        for name, (master, multiplier, offset) in urdf_mimics(
+                Path(path).read_text() if xml is None else xml, independent).items():
+            if not self.pm.existJointName(name):
+                continue
+            pin_joint = self.pm.joints[self.pm.getJointId(name)]
+            if pin_joint.nv != 1:
+                continue  # a mimic joint coupled by Pinocchio itself (nv 0 or a mimic model)
+            self.mimics.append((pin_joint, master.idx_q, multiplier, offset))
+            self.coupling[pin_joint.idx_v, master.idx_v] = multiplier
+        covered = np.flatnonzero(np.any(self.coupling != 0.0, axis=1))
+        assert covered.tolist() == list(range(self.pm.nv)), 'joint sets differ'
 
     def random_state(self, rng: np.random.Generator, scale: float = 1.0):
         """(q, v, a) in our layout, q within the joint limits where they are finite."""
@@ -87,16 +143,20 @@ class Oracle:
         q_pin = self.pin.neutral(self.pm)
         for joint, pin_joint in self.joints:
             src = q[joint.idx_q:joint.idx_q + joint.nq]
-            if joint.nq == 1 and pin_joint.nq == 2:
-                q_pin[pin_joint.idx_q:pin_joint.idx_q + 2] = np.cos(src[0]), np.sin(src[0])
-            else:
-                q_pin[pin_joint.idx_q:pin_joint.idx_q + pin_joint.nq] = src
+            self._set_q(q_pin, pin_joint, src)
+        for pin_joint, master, multiplier, offset in self.mimics:
+            self._set_q(q_pin, pin_joint, [multiplier * q[master] + offset])
         return q_pin
 
+    @staticmethod
+    def _set_q(q_pin, pin_joint, src):
+        if len(src) == 1 and pin_joint.nq == 2:  # continuous: angle -> (cos, sin)
+            q_pin[pin_joint.idx_q:pin_joint.idx_q + 2] = np.cos(src[0]), np.sin(src[0])
+        else:
+            q_pin[pin_joint.idx_q:pin_joint.idx_q + pin_joint.nq] = src
+
     def v_to_pin(self, v: np.ndarray) -> np.ndarray:
-        v_pin = np.zeros(self.pm.nv)
-        v_pin[self.v_perm] = v
-        return v_pin
+        return self.coupling @ np.asarray(v, dtype=float)
 
     def rnea(self, q, v, a, f_ext=None, gravity=None) -> np.ndarray:
         """pin.rnea on our layout; f_ext: link name -> [f; tau] in the link frame."""
@@ -112,7 +172,13 @@ class Oracle:
             tau = pin.rnea(*args)
         finally:
             pm.gravity.linear = saved
-        return np.asarray(tau)[self.v_perm]
+        return self.coupling.T @ np.asarray(tau)
+
+    def mass_matrix(self, q) -> np.ndarray:
+        """pin.crba on our layout (Pinocchio fills the upper triangle only)."""
+        upper = np.triu(np.asarray(self.pin.crba(self.pm, self.pd, self.q_to_pin(q))))
+        full = upper + np.triu(upper, 1).T
+        return self.coupling.T @ full @ self.coupling
 
     def pin_forces(self, q, f_ext):
         """Link wrenches -> Pinocchio's per-joint forces (in each joint frame)."""
