@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
+from numba import get_num_threads
 
 from rnea_ros import rnea as kernels
 from rnea_ros.errors import InputError
@@ -19,6 +20,8 @@ from rnea_ros.tree import KinematicTree
 from rnea_ros.urdf import parse_urdf
 
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+# rnea_batch gives each thread at least this many samples (fewer: it runs on the caller's thread).
+MIN_SAMPLES_PER_THREAD = 256
 _empty = np.empty
 _rnea_default = kernels.rnea_default
 
@@ -232,8 +235,9 @@ class RobotModel:
                    threads: int | None = None) -> np.ndarray:
         """RNEA for N samples at once: Q (N, nq), V (N, nv), A (N, nv) -> tau (N, nv).
 
-        f_ext: link name -> (N, 6) wrenches (or a 6-vector applied at every sample). Runs on
-        ``threads`` threads (default: numba's thread count).
+        f_ext: link name -> (N, 6) wrenches (or a 6-vector applied at every sample). Runs on at
+        most ``threads`` threads (default: numba's thread count), each taking at least
+        ``MIN_SAMPLES_PER_THREAD`` samples; shorter batches run on the calling thread.
         """
         Q = self._matrix(Q, self.nq, 'Q')
         n = Q.shape[0]
@@ -254,13 +258,18 @@ class RobotModel:
         tau = np.zeros((n, self.nv))
         if n == 0:
             return tau
-        from numba import get_num_threads
-        chunks = max(1, min(n, threads or get_num_threads()))
+        # Threads pay off only for long batches: waking the pool costs tens of microseconds,
+        # and much more when another process holds a core.
+        chunks = max(1, min(threads or get_num_threads(), n // MIN_SAMPLES_PER_THREAD))
         # The kernel must not raise: numba loses exceptions raised in its worker threads
         # (the call returns zeros, the next call fails). So check before and after it.
         self._check_samples(Q, V, A)
-        kernels.rnea_batch(self._model, Q, V, A, g, self._link_body, self._link_pose,
-                           wrenches, tau, chunks)
+        if chunks == 1:
+            kernels.rnea_batch_serial(self._model, Q, V, A, g, self._link_body,
+                                      self._link_pose, wrenches, tau)
+        else:
+            kernels.rnea_batch(self._model, Q, V, A, g, self._link_body, self._link_pose,
+                               wrenches, tau, chunks)
         finite = np.isfinite(tau).all(axis=1)
         if not finite.all():
             raise InputError(f'sample {int(np.argmin(finite))}: the torque is not finite '

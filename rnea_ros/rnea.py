@@ -29,11 +29,7 @@ HEADER = 6
 # Offsets in a body record (integers are stored as floats to keep the model one array).
 B_PARENT, B_TYPE, B_Q, B_V, B_PLACEMENT, B_AXIS, B_MULT, B_OFFSET, B_MASS, B_H, B_INERTIA = (
     0, 1, 2, 3, 4, 16, 19, 20, 21, 22, 25)
-# Precomputed rotation terms. Revolute: R(q) = T Rot(u, q) = B + cos(q) C + sin(q) A with
-# A = T [u]x, B = (T u) u^T, C = T - B (Rodrigues' formula folded into the tree rotation T).
-# Prismatic: B_ROT_A holds T u, the direction of travel in the parent frame.
-B_ROT_A, B_ROT_B, B_ROT_C = 34, 43, 52
-BODY_WIDTH = 61
+BODY_WIDTH = 34
 # Offsets in a body's scratch record: placement in the parent (R, p), velocity, acceleration,
 # force, joint velocity, a scratch vector, the joint rotation.
 W_PLACEMENT, W_VEL, W_ACC, W_FORCE, W_VJ, W_TMP, W_ROTJ = 0, 12, 18, 24, 30, 36, 42
@@ -42,9 +38,32 @@ WORK_WIDTH = 51
 QUATERNION_TOLERANCE = 1e-3
 
 
+def canonical_rotations(tree: KinematicTree) -> np.ndarray:
+    """Per body, the constant rotation Q from the URDF body frame to the kernels' body frame.
+
+    The kernels turn every revolute and prismatic body frame about its origin so that the joint
+    axis is its z axis (Q e_z = u): then R(q) = T' Rz(q) and S = e_z, which saves about a third
+    of the arithmetic of a general axis. Free-flyer bodies keep their frame (Q = I), so their
+    v and tau conventions are untouched. Every quantity tied to a body frame (tree placements,
+    inertia, link poses) is re-expressed with Q when packed.
+    """
+    rotations = np.tile(np.eye(3), (tree.n_bodies, 1, 1))
+    for i in range(tree.n_bodies):
+        if tree.joint_type[i] == FREE_FLYER:
+            continue
+        axis = tree.axis[i]
+        b1 = np.array([1.0, 0.0, 0.0]) - axis[0] * axis
+        if np.linalg.norm(b1) < 0.5:
+            b1 = np.array([0.0, 1.0, 0.0]) - axis[1] * axis
+        b1 /= np.linalg.norm(b1)
+        rotations[i] = np.column_stack([b1, np.cross(axis, b1), axis])
+    return rotations
+
+
 def pack_model(tree: KinematicTree, gravity) -> np.ndarray:
-    """The flat model array of a tree (see the module docstring and the B_* offsets)."""
+    """The flat model array of a tree, in canonical body frames (``canonical_rotations``)."""
     nb = tree.n_bodies
+    canonical = canonical_rotations(tree)
     model = np.zeros(HEADER + nb * BODY_WIDTH)
     model[H_NB], model[H_NQ], model[H_NV] = nb, tree.nq, tree.nv
     model[H_GRAVITY:H_GRAVITY + 3] = gravity
@@ -53,35 +72,31 @@ def pack_model(tree: KinematicTree, gravity) -> np.ndarray:
     bodies[:, B_TYPE] = tree.joint_type
     bodies[:, B_Q] = tree.q_index
     bodies[:, B_V] = tree.v_index
-    bodies[:, B_PLACEMENT:B_PLACEMENT + 9] = tree.rot_tree.reshape(nb, 9)
-    bodies[:, B_PLACEMENT + 9:B_PLACEMENT + 12] = tree.pos_tree
-    bodies[:, B_AXIS:B_AXIS + 3] = tree.axis
     bodies[:, B_MULT] = tree.multiplier
     bodies[:, B_OFFSET] = tree.offset
     bodies[:, B_MASS] = tree.mass
-    bodies[:, B_H:B_H + 3] = tree.first_moment
-    bodies[:, B_INERTIA:B_INERTIA + 9] = tree.inertia_origin.reshape(nb, 9)
     for i in range(nb):
-        rot, axis = tree.rot_tree[i], tree.axis[i]
-        if tree.joint_type[i] == REVOLUTE:
-            skew = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]],
-                             [-axis[1], axis[0], 0.0]])
-            outer = np.outer(rot @ axis, axis)
-            bodies[i, B_ROT_A:B_ROT_A + 9] = (rot @ skew).reshape(9)
-            bodies[i, B_ROT_B:B_ROT_B + 9] = outer.reshape(9)
-            bodies[i, B_ROT_C:B_ROT_C + 9] = (rot - outer).reshape(9)
-        elif tree.joint_type[i] == PRISMATIC:
-            bodies[i, B_ROT_A:B_ROT_A + 3] = rot @ axis
+        parent = tree.parent[i]
+        to_parent = canonical[parent].T if parent >= 0 else np.eye(3)
+        rot = canonical[i]
+        bodies[i, B_PLACEMENT:B_PLACEMENT + 9] = (to_parent @ tree.rot_tree[i] @ rot).reshape(9)
+        bodies[i, B_PLACEMENT + 9:B_PLACEMENT + 12] = to_parent @ tree.pos_tree[i]
+        bodies[i, B_AXIS:B_AXIS + 3] = rot.T @ tree.axis[i]  # e_z, or 0 for a free-flyer
+        bodies[i, B_H:B_H + 3] = rot.T @ tree.first_moment[i]
+        bodies[i, B_INERTIA:B_INERTIA + 9] = (rot.T @ tree.inertia_origin[i] @ rot).reshape(9)
     return model
 
 
 def pack_links(tree: KinematicTree) -> tuple[np.ndarray, np.ndarray]:
-    """(link_body, link_pose): body of each link and its placement (12 floats) in that body."""
+    """(link_body, link_pose): body of each link and its placement (12 floats) in that body's
+    canonical frame (``canonical_rotations``)."""
+    canonical = canonical_rotations(tree)
     link_body = np.array([link.body for link in tree.links], dtype=np.int64)
     link_pose = np.zeros((len(tree.links), 12))
     for row, link in enumerate(tree.links):
-        link_pose[row, :9] = link.rotation.reshape(9)
-        link_pose[row, 9:] = link.translation
+        to_body = canonical[link.body].T if link.body >= 0 else np.eye(3)
+        link_pose[row, :9] = (to_body @ link.rotation).reshape(9)
+        link_pose[row, 9:] = to_body @ link.translation
     return link_body, link_pose.reshape(-1)
 
 
@@ -97,11 +112,17 @@ def new_state(model: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @njit(**JIT_INLINE)
-def check_inputs(model, q, v, a):
-    """Raise ValueError unless q, v, a have the model's sizes and finite values."""
+def check_sizes(model, q, v, a):
+    """Raise ValueError unless q, v, a have the model's sizes."""
     if q.shape[0] != int(model[H_NQ]) or v.shape[0] != int(model[H_NV]) \
             or a.shape[0] != int(model[H_NV]):
         raise ValueError('rnea: wrong argument size')
+
+
+@njit(**JIT_INLINE)
+def check_inputs(model, q, v, a):
+    """Raise ValueError unless q, v, a have the model's sizes and finite values."""
+    check_sizes(model, q, v, a)
     for k in range(q.shape[0]):
         if not math.isfinite(q[k]):
             raise ValueError('rnea: non-finite q')
@@ -155,9 +176,8 @@ def add_joint_force(model, i, f, fo, tau):
             tau[vi + k] += f[fo + 3 + k]
             tau[vi + 3 + k] += f[fo + k]
         return
-    lin = fo if jtype == REVOLUTE else fo + 3
-    tau[vi] += model[b + B_MULT] * (model[b + B_AXIS] * f[lin] + model[b + B_AXIS + 1]
-                                    * f[lin + 1] + model[b + B_AXIS + 2] * f[lin + 2])
+    # Canonical frames: S = e_z (angular for revolute, linear for prismatic).
+    tau[vi] += model[b + B_MULT] * f[fo + 2 if jtype == REVOLUTE else fo + 5]
 
 
 @njit(**JIT_INLINE)
@@ -179,9 +199,8 @@ def forward_pass(model, work, q, v, a, g):
                                               model[t + 4], model[t + 5], model[t + 6],
                                               model[t + 7], model[t + 8])
         px, py, pz = model[t + 9], model[t + 10], model[t + 11]
-        # Placement in the parent (R, p); joint velocity [jw; jl] and acceleration [aw; al].
-        jw0 = jw1 = jw2 = jl0 = jl1 = jl2 = 0.0
-        aw0 = aw1 = aw2 = al0 = al1 = al2 = 0.0
+        # Placement in the parent (R, p).
+        rate = accel = 0.0
         if jtype == FREE_FLYER:
             x, y, z, s = q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]
             norm = math.sqrt(x * x + y * y + z * z + s * s)
@@ -204,38 +223,24 @@ def forward_pass(model, work, q, v, a, g):
             px += t0 * dx + t1 * dy + t2 * dz
             py += t3 * dx + t4 * dy + t5 * dz
             pz += t6 * dx + t7 * dy + t8 * dz
-            jl0, jl1, jl2, jw0, jw1, jw2 = v[vi], v[vi + 1], v[vi + 2], v[vi + 3], v[vi + 4], \
-                v[vi + 5]
-            al0, al1, al2, aw0, aw1, aw2 = a[vi], a[vi + 1], a[vi + 2], a[vi + 3], a[vi + 4], \
-                a[vi + 5]
         else:
+            # Canonical frames: the joint axis is the body's z axis.
             mult = model[b + B_MULT]
-            ux, uy, uz = model[b + B_AXIS], model[b + B_AXIS + 1], model[b + B_AXIS + 2]
             position = mult * q[qi] + model[b + B_OFFSET]
             rate = mult * v[vi]
             accel = mult * a[vi]
             if jtype == REVOLUTE:
+                # R = T Rz(q): the first two columns of T turn, the third stays.
                 c = math.cos(position)
                 sn = math.sin(position)
-                ra, rb, rc = b + B_ROT_A, b + B_ROT_B, b + B_ROT_C
-                r0 = model[rb] + c * model[rc] + sn * model[ra]
-                r1 = model[rb + 1] + c * model[rc + 1] + sn * model[ra + 1]
-                r2 = model[rb + 2] + c * model[rc + 2] + sn * model[ra + 2]
-                r3 = model[rb + 3] + c * model[rc + 3] + sn * model[ra + 3]
-                r4 = model[rb + 4] + c * model[rc + 4] + sn * model[ra + 4]
-                r5 = model[rb + 5] + c * model[rc + 5] + sn * model[ra + 5]
-                r6 = model[rb + 6] + c * model[rc + 6] + sn * model[ra + 6]
-                r7 = model[rb + 7] + c * model[rc + 7] + sn * model[ra + 7]
-                r8 = model[rb + 8] + c * model[rc + 8] + sn * model[ra + 8]
-                jw0, jw1, jw2 = ux * rate, uy * rate, uz * rate
-                aw0, aw1, aw2 = ux * accel, uy * accel, uz * accel
+                r0, r1, r2 = c * t0 + sn * t1, c * t1 - sn * t0, t2
+                r3, r4, r5 = c * t3 + sn * t4, c * t4 - sn * t3, t5
+                r6, r7, r8 = c * t6 + sn * t7, c * t7 - sn * t6, t8
             else:
                 r0, r1, r2, r3, r4, r5, r6, r7, r8 = t0, t1, t2, t3, t4, t5, t6, t7, t8
-                px += model[b + B_ROT_A] * position
-                py += model[b + B_ROT_A + 1] * position
-                pz += model[b + B_ROT_A + 2] * position
-                jl0, jl1, jl2 = ux * rate, uy * rate, uz * rate
-                al0, al1, al2 = ux * accel, uy * accel, uz * accel
+                px += t2 * position
+                py += t5 * position
+                pz += t8 * position
         work[w + 0], work[w + 1], work[w + 2] = r0, r1, r2
         work[w + 3], work[w + 4], work[w + 5] = r3, r4, r5
         work[w + 6], work[w + 7], work[w + 8] = r6, r7, r8
@@ -253,26 +258,55 @@ def forward_pass(model, work, q, v, a, g):
             vl0, vl1, vl2 = work[o + W_VEL + 3], work[o + W_VEL + 4], work[o + W_VEL + 5]
             cw0, cw1, cw2 = work[o + W_ACC], work[o + W_ACC + 1], work[o + W_ACC + 2]
             cl0, cl1, cl2 = work[o + W_ACC + 3], work[o + W_ACC + 4], work[o + W_ACC + 5]
-        # Into the child frame: w_c = R^T w, v_c = R^T (v - p x w); then add the joint motion.
+        # Into the child frame: w_c = R^T w, v_c = R^T (v - p x w).
         ex = vl0 - (py * vw2 - pz * vw1)
         ey = vl1 - (pz * vw0 - px * vw2)
         ez = vl2 - (px * vw1 - py * vw0)
-        w0 = r0 * vw0 + r3 * vw1 + r6 * vw2 + jw0
-        w1 = r1 * vw0 + r4 * vw1 + r7 * vw2 + jw1
-        w2 = r2 * vw0 + r5 * vw1 + r8 * vw2 + jw2
-        l0 = r0 * ex + r3 * ey + r6 * ez + jl0
-        l1 = r1 * ex + r4 * ey + r7 * ez + jl1
-        l2 = r2 * ex + r5 * ey + r8 * ez + jl2
+        w0 = r0 * vw0 + r3 * vw1 + r6 * vw2
+        w1 = r1 * vw0 + r4 * vw1 + r7 * vw2
+        w2 = r2 * vw0 + r5 * vw1 + r8 * vw2
+        l0 = r0 * ex + r3 * ey + r6 * ez
+        l1 = r1 * ex + r4 * ey + r7 * ez
+        l2 = r2 * ex + r5 * ey + r8 * ez
         ex = cl0 - (py * cw2 - pz * cw1)
         ey = cl1 - (pz * cw0 - px * cw2)
         ez = cl2 - (px * cw1 - py * cw0)
-        # a = X a_parent + S qdd + v x vJ, with v x vJ = [w x jw; w x jl + l x jw].
-        b0 = r0 * cw0 + r3 * cw1 + r6 * cw2 + aw0 + w1 * jw2 - w2 * jw1
-        b1 = r1 * cw0 + r4 * cw1 + r7 * cw2 + aw1 + w2 * jw0 - w0 * jw2
-        b2 = r2 * cw0 + r5 * cw1 + r8 * cw2 + aw2 + w0 * jw1 - w1 * jw0
-        m0 = r0 * ex + r3 * ey + r6 * ez + al0 + w1 * jl2 - w2 * jl1 + l1 * jw2 - l2 * jw1
-        m1 = r1 * ex + r4 * ey + r7 * ez + al1 + w2 * jl0 - w0 * jl2 + l2 * jw0 - l0 * jw2
-        m2 = r2 * ex + r5 * ey + r8 * ez + al2 + w0 * jl1 - w1 * jl0 + l0 * jw1 - l1 * jw0
+        b0 = r0 * cw0 + r3 * cw1 + r6 * cw2
+        b1 = r1 * cw0 + r4 * cw1 + r7 * cw2
+        b2 = r2 * cw0 + r5 * cw1 + r8 * cw2
+        m0 = r0 * ex + r3 * ey + r6 * ez
+        m1 = r1 * ex + r4 * ey + r7 * ez
+        m2 = r2 * ex + r5 * ey + r8 * ez
+        # Joint motion vJ = S qd = [jw; jl]: v = X v_parent + vJ and
+        # a = X a_parent + S qdd + v x vJ, where v x vJ = (X v_parent) x vJ
+        # = [w x jw; w x jl + l x jw]. Each joint type adds only its nonzero terms.
+        if jtype == REVOLUTE:  # vJ = [0 0 rate; 0 0 0]
+            b0 += w1 * rate
+            b1 -= w0 * rate
+            b2 += accel
+            m0 += l1 * rate
+            m1 -= l0 * rate
+            w2 += rate
+        elif jtype == PRISMATIC:  # vJ = [0 0 0; 0 0 rate]
+            m0 += w1 * rate
+            m1 -= w0 * rate
+            m2 += accel
+            l2 += rate
+        else:
+            jl0, jl1, jl2, jw0, jw1, jw2 = v[vi], v[vi + 1], v[vi + 2], v[vi + 3], v[vi + 4], \
+                v[vi + 5]
+            b0 += a[vi + 3] + w1 * jw2 - w2 * jw1
+            b1 += a[vi + 4] + w2 * jw0 - w0 * jw2
+            b2 += a[vi + 5] + w0 * jw1 - w1 * jw0
+            m0 += a[vi] + w1 * jl2 - w2 * jl1 + l1 * jw2 - l2 * jw1
+            m1 += a[vi + 1] + w2 * jl0 - w0 * jl2 + l2 * jw0 - l0 * jw2
+            m2 += a[vi + 2] + w0 * jl1 - w1 * jl0 + l0 * jw1 - l1 * jw0
+            w0 += jw0
+            w1 += jw1
+            w2 += jw2
+            l0 += jl0
+            l1 += jl1
+            l2 += jl2
         o = w + W_VEL
         work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4], work[o + 5] = \
             w0, w1, w2, l0, l1, l2
@@ -313,7 +347,10 @@ def rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau):
     checks in model.py (numba loses an exception raised in a prange worker thread).
     """
     nb = int(model[H_NB])
-    check_inputs(model, q, v, a)
+    # Sizes only: a non-finite q, v or a always reaches tau (NaN and inf propagate through
+    # every product, even by a zero mass), so the callers' check of tau catches it, and
+    # model.py then names the bad entry. That saves a pass over the inputs per call.
+    check_sizes(model, q, v, a)
     forward_pass(model, work, q, v, a, g)
     for link in range(fext.shape[0]):
         body = link_body[link]
@@ -378,6 +415,23 @@ def rnea_general(model, work, q, v, a, g, link_body, link_pose, fext, tau):
     check_finite(tau)
 
 
+@njit(**JIT_INLINE)
+def _batch_range(model, work, Q, V, A, g, link_body, link_pose, F, tau, start, stop):
+    """tau[k] = RNEA(Q[k], V[k], A[k], F[k]) for start <= k < stop (F: (N, nl, 6) or (1, 0, 6))."""
+    n = Q.shape[0]
+    for k in range(start, stop):
+        fext = F[k] if F.shape[0] == n else F[0]
+        tau[k, :] = 0.0
+        rnea_core(model, work, Q[k], V[k], A[k], g, link_body, link_pose, fext, tau[k])
+
+
+@njit(cache=True, nogil=True, error_model='numpy')
+def rnea_batch_serial(model, Q, V, A, g, link_body, link_pose, F, tau):
+    """``rnea_batch`` on the calling thread: no thread pool to wake for short batches."""
+    work = np.zeros(int(model[H_NB]) * WORK_WIDTH)
+    _batch_range(model, work, Q, V, A, g, link_body, link_pose, F, tau, 0, Q.shape[0])
+
+
 @njit(cache=True, nogil=True, parallel=True, error_model='numpy')
 def rnea_batch(model, Q, V, A, g, link_body, link_pose, F, tau, chunks):
     """tau[k] = RNEA(Q[k], V[k], A[k], F[k]) for every sample, in ``chunks`` parallel ranges.
@@ -388,13 +442,10 @@ def rnea_batch(model, Q, V, A, g, link_body, link_pose, F, tau, chunks):
     and the next call of the function fails with SystemError).
     """
     n = Q.shape[0]
-    nb = int(model[H_NB])
     for c in prange(chunks):
-        work = np.zeros(nb * WORK_WIDTH)
-        for k in range(c * n // chunks, (c + 1) * n // chunks):
-            fext = F[k] if F.shape[0] == n else F[0]
-            tau[k, :] = 0.0
-            rnea_core(model, work, Q[k], V[k], A[k], g, link_body, link_pose, fext, tau[k])
+        work = np.zeros(int(model[H_NB]) * WORK_WIDTH)
+        _batch_range(model, work, Q, V, A, g, link_body, link_pose, F, tau,
+                     c * n // chunks, (c + 1) * n // chunks)
 
 
 @njit(**JIT)
