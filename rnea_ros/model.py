@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 from numba import get_num_threads
 
+from rnea_ros import kinematics
 from rnea_ros import rnea as kernels
 from rnea_ros.errors import InputError
 from rnea_ros.tree import KinematicTree
@@ -70,6 +71,8 @@ class RobotModel:
             kernels.pack_model(tree, self._gravity))
         self._nv = tree.nv
         self._link_body, self._link_pose = kernels.pack_links(tree)
+        self._bodies = np.zeros(12 * tree.n_bodies)  # world placements, kinematics scratch
+        self._canonical = kernels.canonical_rotations(tree)
         self._link_index = {link.name: row for row, link in enumerate(tree.links)}
         self._joint_index = {joint.name: joint for joint in tree.joints}
         self._zeros_v = np.zeros(tree.nv)
@@ -276,6 +279,72 @@ class RobotModel:
                              '(inputs too large?)')
         return tau
 
+    # ------------------------------------------------------------------ kinematics
+    def link_placement(self, q, link: str) -> tuple[np.ndarray, np.ndarray]:
+        """World pose (R (3, 3), p (3,)) of a link frame for configuration q.
+
+        Fixed base: the URDF root link is the world frame. Floating base: q[:7] places it.
+        """
+        rotations, positions = self.link_placements(q, (link,))
+        return rotations[0], positions[0]
+
+    def link_placements(self, q, links) -> tuple[np.ndarray, np.ndarray]:
+        """World poses of several links at once: R (k, 3, 3), p (k, 3)."""
+        q, _, _ = self._checked_state(q, self._zeros_v, self._zeros_v)
+        rows = np.array([self._link_row(link, 'link') for link in links], dtype=np.int64)
+        out = np.zeros((len(rows), 12))
+        kinematics.link_placements(self._model, self._work, self._bodies, q, self._link_body,
+                                   self._link_pose, rows, out)
+        return kinematics.placement_matrices(out)
+
+    def link_jacobian(self, q, link: str, frame: str = 'local') -> np.ndarray:
+        """Jacobian (6, nv) of a link frame: its spatial velocity [linear; angular] = J v.
+
+        ``frame`` as Pinocchio's ReferenceFrame: 'local' (link axes, velocity of the link
+        origin), 'local_world_aligned' (world axes, velocity of the link origin), 'world'
+        (world axes, velocity of the point at the world origin).
+        """
+        if frame not in ('local', 'local_world_aligned', 'world'):
+            raise InputError(f"frame: expected 'local', 'local_world_aligned' or 'world', "
+                             f'got {frame!r}')
+        q, _, _ = self._checked_state(q, self._zeros_v, self._zeros_v)
+        row = self._link_row(link, 'link')
+        jac = np.zeros((6, self.nv))
+        placement = np.zeros(12)
+        kinematics.link_jacobian_world_aligned(self._model, self._work, self._bodies, q,
+                                               self._link_body, self._link_pose, row,
+                                               placement, jac)
+        rotation, position = kinematics.placement_matrices(placement)
+        if frame == 'local':
+            return np.vstack([rotation.T @ jac[:3], rotation.T @ jac[3:]])
+        if frame == 'world':
+            # Velocity of the point at the world origin: v_O = v_link - w x p_link.
+            jac[:3] -= np.cross(jac[3:].T, position).T
+        return jac
+
+    def joint_reaction_wrenches(self, q, v, a, f_ext: Mapping | None = None, gravity=None
+                                ) -> dict[str, np.ndarray]:
+        """The wrench each moving joint transmits, from inverse dynamics (q, v, a, f_ext).
+
+        For every revolute, continuous, prismatic, floating and planar joint (mimic joints and
+        'root_joint' included), by joint name: [force; torque] (N, N m) that the parent body
+        applies on the child body through the joint, in the child link frame about its origin
+        (what biomechanics calls joint forces and moments). Projected on the joint axis it
+        gives the joint's torque (before mimic folding). Fixed joints are folded into bodies
+        and have no entry.
+        """
+        self.rnea(q, v, a, f_ext=f_ext, gravity=gravity)  # leaves the body forces in work
+        start = kernels.W_FORCE
+        forces = self._work.reshape(-1, kernels.WORK_WIDTH)[:, start:start + 6]
+        wrenches = {}
+        for body, name in enumerate(self._tree.body_names):
+            if '[' in name:  # the inner bodies of a planar joint
+                continue
+            rotation = self._canonical[body]  # canonical body frame -> URDF child link frame
+            wrenches[name] = np.concatenate([rotation @ forces[body, 3:],
+                                             rotation @ forces[body, :3]])
+        return wrenches
+
     # ------------------------------------------------------------------ checks
     def _checked_state(self, q, v, a):
         q = _vector(q, self.nq, 'q')
@@ -317,11 +386,11 @@ class RobotModel:
             array = array.copy()
         return array
 
-    def _link_row(self, link: str) -> int:
+    def _link_row(self, link: str, field: str = 'f_ext') -> int:
         try:
             return self._link_index[link]
         except KeyError:
-            raise InputError(f'f_ext: unknown link {link!r}') from None
+            raise InputError(f'{field}: unknown link {link!r}') from None
 
     def _wrenches(self, f_ext: Mapping | None) -> np.ndarray:
         if not f_ext:
