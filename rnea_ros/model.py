@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from numba import get_num_threads
 
-from rnea_ros import kinematics
+from rnea_ros import crba, kinematics
 from rnea_ros import rnea as kernels
 from rnea_ros.errors import InputError
 from rnea_ros.tree import KinematicTree
@@ -232,7 +232,7 @@ class RobotModel:
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space inertia M(q), (nv, nv), by the Composite Rigid Body Algorithm."""
         q, _, _ = self._checked_state(q, self._zeros_v, self._zeros_v)
-        return kernels.crba(self._model, self._work, q)
+        return crba.crba(self._model, self._work, q)
 
     def rnea_batch(self, Q, V, A, f_ext: Mapping | None = None, gravity=None,
                    threads: int | None = None) -> np.ndarray:
