@@ -12,7 +12,7 @@ from numba import njit
 from rnea_ros.rnea import (
     B_MULT, B_PARENT, B_TYPE, B_V, BODY_WIDTH, H_NB, HEADER, W_PLACEMENT, WORK_WIDTH,
     joint_placement)
-from rnea_ros.spatial import JIT, mat3_mul
+from rnea_ros.spatial import JIT, compose_placements
 from rnea_ros.tree import FREE_FLYER, REVOLUTE
 
 
@@ -29,11 +29,7 @@ def body_placements(model, work, q, out):
             for k in range(12):
                 out[o + k] = work[w + k]
             continue
-        po = 12 * parent
-        mat3_mul(out, po, work, w, out, o)
-        for r in range(3):
-            out[o + 9 + r] = out[po + 9 + r] + out[po + 3 * r] * work[w + 9] \
-                + out[po + 3 * r + 1] * work[w + 10] + out[po + 3 * r + 2] * work[w + 11]
+        compose_placements(out, 12 * parent, work, w, out, o)
 
 
 @njit(**JIT)
@@ -44,12 +40,7 @@ def link_placement(bodies, body, link_pose, row, out, oo):
         for k in range(12):
             out[oo + k] = link_pose[lo + k]
         return
-    bo = 12 * body
-    mat3_mul(bodies, bo, link_pose, lo, out, oo)
-    for r in range(3):
-        out[oo + 9 + r] = bodies[bo + 9 + r] + bodies[bo + 3 * r] * link_pose[lo + 9] \
-            + bodies[bo + 3 * r + 1] * link_pose[lo + 10] \
-            + bodies[bo + 3 * r + 2] * link_pose[lo + 11]
+    compose_placements(bodies, 12 * body, link_pose, lo, out, oo)
 
 
 @njit(**JIT)

@@ -30,6 +30,15 @@ def mat3_mul(a, ao, b, bo, out, oo):
 
 
 @njit(**JIT_INLINE)
+def compose_placements(a, ao, b, bo, out, oo):
+    """out = a * b for 12-float placements: R = Ra Rb, p = pa + Ra pb (out must not alias)."""
+    mat3_mul(a, ao, b, bo, out, oo)
+    for r in range(3):
+        out[oo + 9 + r] = a[ao + 9 + r] + a[ao + 3 * r] * b[bo + 9] \
+            + a[ao + 3 * r + 1] * b[bo + 10] + a[ao + 3 * r + 2] * b[bo + 11]
+
+
+@njit(**JIT_INLINE)
 def axis_angle_matrix(ux, uy, uz, angle, out, oo):
     """Rotation by ``angle`` about the unit axis u (Rodrigues), row-major."""
     c = math.cos(angle)
