@@ -26,6 +26,7 @@ setup(
     entry_points={
         'console_scripts': [
             'rnea_demo = rnea_ros.demo:main',
+            'rnea_node = rnea_ros.node:main',
         ],
     },
 )

@@ -1,0 +1,127 @@
+"""Bookkeeping for the node's diagnostics, without ROS: cycle timing, rejections, throttling.
+
+Everything here is updated on the control path without allocating (fixed ring buffers, counters)
+and summarised once per diagnostics period, where allocation does not matter.
+"""
+from __future__ import annotations
+
+import gc
+import math
+import time
+
+import numpy as np
+
+
+class CycleStats:
+    """Compute times (ring buffer of the last ``window`` cycles) and timer-cycle regularity.
+
+    A timer cycle that starts more than 1.5 periods after the previous one counts the periods it
+    skipped as missed cycles. ``rate`` 0 (one cycle per joint_states message) counts none.
+    """
+
+    def __init__(self, rate: float, window: int = 4096):
+        self.period = 1.0 / rate if rate > 0 else 0.0
+        self._durations = np.zeros(window)
+        self._count = 0
+        self.cycles = 0
+        self.missed = 0
+        self.max_gap = 0.0
+        self._last_start = math.nan
+        self._window_start = time.monotonic()
+        self._window_cycles = 0
+
+    def start(self, now: float) -> None:
+        """A cycle starts at steady time ``now``."""
+        gap = now - self._last_start
+        if self.period and gap > 1.5 * self.period:  # nan (first cycle) compares False
+            self.missed += int(round(gap / self.period)) - 1
+        if gap > self.max_gap:
+            self.max_gap = gap
+        self._last_start = now
+
+    def finish(self, duration: float) -> None:
+        """The cycle's compute took ``duration`` seconds."""
+        self._durations[self._count % len(self._durations)] = duration
+        self._count += 1
+        self.cycles += 1
+        self._window_cycles += 1
+
+    def summary(self, now: float) -> dict[str, float]:
+        """Compute-time percentiles (µs) over the buffer and the rate since the last summary."""
+        durations = self._durations[:min(self._count, len(self._durations))]
+        elapsed = now - self._window_start
+        rate = self._window_cycles / elapsed if elapsed > 0 else 0.0
+        self._window_start, self._window_cycles = now, 0
+        if durations.size == 0:
+            return {'rate': rate}
+        p50, p99 = np.percentile(durations, (50, 99)) * 1e6
+        return {'rate': rate, 'p50': p50, 'p99': p99, 'max': durations.max() * 1e6}
+
+
+class Rejections:
+    """Counts of dropped input messages per (topic, reason), with a throttled warning per key."""
+
+    def __init__(self, throttle: float = 1.0):
+        self.counts: dict[tuple[str, str], int] = {}
+        self.last_detail: dict[str, str] = {}
+        self._throttle = throttle
+        self._last_warning: dict[tuple[str, str], float] = {}
+
+    def record(self, topic: str, reason: str, detail: str, now: float) -> str | None:
+        """Count a rejection; returns the warning text if one is due (at most 1 per throttle)."""
+        key = (topic, reason)
+        self.counts[key] = self.counts.get(key, 0) + 1
+        self.last_detail[topic] = detail
+        if now - self._last_warning.get(key, -math.inf) < self._throttle:
+            return None
+        self._last_warning[key] = now
+        count = self.counts[key]
+        return f'{topic}: message dropped ({reason}): {detail} [{count} so far]'
+
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+class GcMonitor:
+    """Counts garbage collections and their pauses (``gc.callbacks``); collects on request.
+
+    The node freezes the start-up heap (``gc.freeze``) and disables automatic collection, then
+    calls ``collect`` from the diagnostics timer, between two control cycles, so a collection
+    never lands inside one; this class measures that it is indeed short and that no automatic
+    collection happens.
+    """
+
+    def __init__(self):
+        self.collections = 0
+        self.max_pause = 0.0
+        self.last_pause = 0.0
+        self._start = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict) -> None:
+        if phase == 'start':
+            self._start = time.perf_counter()
+        else:
+            self.last_pause = time.perf_counter() - self._start
+            self.max_pause = max(self.max_pause, self.last_pause)
+            self.collections += 1
+
+    def freeze(self, collect: bool = True) -> None:
+        """Move everything alive now out of the collector's sight; stop automatic collection.
+
+        ``collect``: first a full collection (tens of ms: at start-up, before the first cycle).
+        Counters restart, so they describe the control phase only.
+        """
+        if collect:
+            gc.collect()
+        gc.freeze()  # cheap: no traversal
+        gc.disable()
+        self.collections, self.max_pause = 0, 0.0
+
+    @staticmethod
+    def collect() -> None:
+        gc.collect(1)
+
+    def close(self) -> None:
+        if self._callback in gc.callbacks:
+            gc.callbacks.remove(self._callback)

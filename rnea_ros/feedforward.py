@@ -1,0 +1,437 @@
+"""The node's control logic without ROS: inputs -> state -> torques, with the fault policy.
+
+``Feedforward`` owns one ``RobotModel`` and every array the control cycle touches, allocated
+once. The ROS node (``rnea_ros.node``) only converts messages to the calls below and copies the
+results into preallocated messages:
+
+- ``on_joint_states`` / ``on_odometry`` / ``on_base_acceleration`` / ``on_desired``: inputs;
+- ``cycle(now, ros_time)``: one control cycle; afterwards ``position``, ``velocity``, ``effort``
+  (the one-degree-of-freedom joints, model order) and ``command`` (``command_joints`` order) hold
+  what to publish, when it returns True;
+- ``trajectory_efforts``: efforts at every point of a trajectory;
+- ``status``: the diagnostics summary.
+
+State layout: q = [base pose (7, floating base only); joint positions], v = [base twist (6);
+joint velocities], following ``RobotModel``. Only one-degree-of-freedom joints can come from
+``sensor_msgs/JointState``, so a model with other multi-DoF joints (URDF ``floating``/``planar``)
+is refused. ``now`` is steady-clock seconds (watchdogs); ``ros_time`` is ROS time in seconds
+(trajectory sampling, which is defined in ROS time).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from rnea_ros.errors import InputError, RneaError
+from rnea_ros.joint_input import (
+    NEVER, NON_FINITE, BaseStateInput, JointStateInput, Rejected, base_spatial_acceleration)
+from rnea_ros.model import RobotModel
+from rnea_ros.safety import (
+    ERROR, FAULT_OUTPUTS, JOINT_STATES_MISSING, JOINT_STATES_STALE, MODEL_MISMATCH,
+    NON_FINITE_OUTPUT, OK, ODOMETRY_STALE, STATE_SOURCES, TORQUE_TERMS, VELOCITY_MISSING, WARN,
+    EffortLimiter, FaultState, all_finite, check_choice, fault_torques)
+from rnea_ros.trajectory import MISSING_FIELD, Trajectory, TrajectorySampler, point_derivatives
+
+UNKNOWN_JOINTS = 'unknown_joints'
+
+
+@dataclass
+class Settings:
+    """The node's parameters (see ``rnea_ros.node`` for their descriptions)."""
+
+    rate: float = 500.0
+    floating_base: bool = False
+    gravity: tuple[float, float, float] = (0.0, 0.0, -9.81)
+    command_joints: tuple[str, ...] = ()
+    state_source: str = 'measured'
+    input_timeout: float = 0.1
+    acceleration_timeout: float = 0.1
+    fault_output: str = 'zero'
+    effort_limit_scale: float = 1.0
+    torque_terms: str = 'full'
+    inertia_check: str = 'error'
+    extra: dict = field(default_factory=dict)
+
+    def validate(self) -> Settings:
+        """Raise ValueError naming the first parameter with an unusable value."""
+        check_choice('state_source', self.state_source, STATE_SOURCES)
+        check_choice('fault_output', self.fault_output, FAULT_OUTPUTS)
+        check_choice('torque_terms', self.torque_terms, TORQUE_TERMS)
+        check_choice('inertia_check', self.inertia_check, ('error', 'warn'))
+        for name in ('rate', 'input_timeout', 'acceleration_timeout', 'effort_limit_scale'):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f'parameter {name!r} is {value}: expected a finite value >= 0')
+        for name in ('input_timeout', 'acceleration_timeout'):
+            if getattr(self, name) == 0:
+                raise ValueError(f'parameter {name!r} must be > 0')
+        if len(self.gravity) != 3 or not all(math.isfinite(g) for g in self.gravity):
+            raise ValueError(f'parameter \'gravity\' is {list(self.gravity)}: expected 3 finite '
+                             f'numbers (world frame, m/s^2)')
+        if len(set(self.command_joints)) != len(self.command_joints):
+            raise ValueError('parameter \'command_joints\' repeats a joint')
+        return self
+
+
+class ModelRejected(RneaError):
+    """A robot_description the node cannot use; the message says why."""
+
+
+def load_model(xml: str, settings: Settings) -> RobotModel:
+    """Build and check a model for the node; raises ``ModelRejected`` with the reason."""
+    if not xml.strip():
+        raise ModelRejected('robot_description is empty')
+    try:
+        model = RobotModel.from_urdf_string(xml, floating_base=settings.floating_base,
+                                            gravity=settings.gravity,
+                                            inertia_check=settings.inertia_check)
+    except (RneaError, ValueError) as exc:
+        raise ModelRejected(f'invalid URDF: {exc}') from None
+    check_model(model, settings)
+    return model
+
+
+def check_model(model: RobotModel, settings: Settings) -> None:
+    """The model fits the node: 1-DoF joints (plus the free-flyer root) and the command joints."""
+    for k, joint in enumerate(model.joints):
+        if joint.nv == 1 or (k == 0 and joint.kind == 'free-flyer'):
+            continue
+        raise ModelRejected(f'joint {joint.name!r} is {joint.kind} ({joint.nv} DoF): the node '
+                            f'reads joints from sensor_msgs/JointState, one value per joint'
+                            + ('; for a floating robot use floating_base: true and a URDF '
+                               'without a floating joint' if joint.kind == 'floating' else ''))
+    names = set(model.joint_names)
+    missing = [name for name in settings.command_joints if name not in names]
+    if missing:
+        raise ModelRejected(f'command_joints {missing} are not independent joints of the model '
+                            f'(mimic and fixed joints cannot be commanded); joints: '
+                            f'{list(actuated_joints(model))}')
+
+
+def actuated_joints(model: RobotModel) -> tuple[str, ...]:
+    """The one-DoF independent joints in model order (all joints but the free-flyer root)."""
+    return tuple(joint.name for joint in model.joints if joint.nv == 1)
+
+
+class _Desired:
+    """The latest desired-motion message mapped onto the model's joints."""
+
+    def __init__(self, trajectory: Trajectory, index: dict[str, int], start: float, now: float):
+        known = [(k, index[name]) for k, name in enumerate(trajectory.joint_names)
+                 if name in index]
+        if not known:
+            raise Rejected(UNKNOWN_JOINTS, f'none of the joints {list(trajectory.joint_names)} '
+                                           f'is a joint of the model')
+        self.trajectory = trajectory
+        self.sampler = TrajectorySampler(trajectory)
+        n = len(trajectory.joint_names)
+        self.source = np.array([k for k, _ in known], dtype=np.int64)
+        self.target = np.array([j for _, j in known], dtype=np.int64)
+        self.identity = (len(known) == n and len(index) == n
+                         and all(k == j for k, j in known))
+        self.q, self.v, self.a = np.zeros(n), np.zeros(n), np.zeros(n)
+        self.gathered = np.zeros(len(known))
+        self.constant = trajectory.n_points == 1
+        self.has_positions = trajectory.positions is not None
+        self.has_velocities = trajectory.velocities is not None or not self.constant
+        self.start = start
+        self.received = now
+
+    def active(self, now: float, ros_time: float, timeout: float) -> bool:
+        if self.constant:
+            return now - self.received <= timeout
+        return ros_time - self.start <= self.sampler.end_time + timeout
+
+    def scatter(self, values: np.ndarray, out: np.ndarray) -> None:
+        """Write trajectory-ordered ``values`` into the joint-ordered ``out``."""
+        if self.identity:
+            out[:] = values
+        else:
+            np.take(values, self.source, out=self.gathered)
+            out[self.target] = self.gathered
+
+
+class Feedforward:
+    """Control state and torques for one model (see the module docstring)."""
+
+    def __init__(self, model: RobotModel, settings: Settings):
+        check_model(model, settings)
+        self.model = model
+        self.settings = settings
+        self.joint_names = actuated_joints(model)
+        floating = model.floating_base
+        self.q_offset, self.v_offset = (7, 6) if floating else (0, 0)
+        self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
+        # Measured state, written in place by the inputs; desired state; used state.
+        self.q = model.neutral_configuration()
+        self.v = np.zeros(model.nv)
+        self.q_desired = self.q.copy()
+        self.v_desired = np.zeros(model.nv)
+        self.a = np.zeros(model.nv)
+        self._zeros = np.zeros(model.nv)
+        self.tau = np.zeros(model.nv)
+        self.joints = JointStateInput(self.joint_names, self.q[self.q_offset:],
+                                      self.v[self.v_offset:])
+        self.base = BaseStateInput(self.q[:7], self.v[:6]) if floating else None
+        self.base_acceleration = np.zeros(6)
+        self.base_acceleration_time = NEVER
+        self.desired: _Desired | None = None
+        self.desired_ever = False
+        # Outputs: views of the used state and the torque (joint entries), and the command.
+        self.position = self.q[self.q_offset:]
+        self.velocity = self.v[self.v_offset:]
+        self.effort = self.tau[self.v_offset:]
+        command = settings.command_joints or self.joint_names
+        self.command_joints = tuple(command)
+        self._command_index = np.array([self.v_offset + self._joint_index[name]
+                                        for name in command], dtype=np.int64)
+        self._command_joint = self._command_index - self.v_offset
+        self.command = np.zeros(len(command))
+        self.limiter = EffortLimiter(model.effort_limits, settings.effort_limit_scale)
+        self.fault = FaultState()
+        self.model_mismatch: str | None = None
+        self.clipped_cycles = 0
+        self.non_finite_outputs = 0
+        # Compile (or load from the cache) every helper now, not in the first cycle.
+        all_finite(self.tau)
+        oldest(self.joints.position_time, self._command_joint)
+        gather(self.tau, self._command_index, self.command)
+        self.limiter.clip(self._zeros.copy())
+
+    # ------------------------------------------------------------------ inputs
+    def on_joint_states(self, names, position, velocity, effort, now: float, stamp=None) -> None:
+        """A sensor_msgs/JointState sample (raises ``Rejected``)."""
+        self.joints.update(names, position, velocity, effort, now, stamp)
+
+    def on_odometry(self, position, orientation, linear, angular, now: float,
+                    stamp=None) -> None:
+        """A nav_msgs/Odometry sample (see ``joint_input.BaseStateInput`` for frames)."""
+        if self.base is None:
+            return
+        self.base.update(position, orientation, linear, angular, now, stamp)
+
+    def on_base_acceleration(self, linear, angular, now: float) -> None:
+        """A geometry_msgs/Accel in the base frame (``joint_input.base_spatial_acceleration``)."""
+        values = (*linear, *angular)
+        for k, value in enumerate(values):
+            if not math.isfinite(value):
+                part = 'linear' if k < 3 else 'angular'
+                raise Rejected(NON_FINITE, f'accel.{part}.{"xyz"[k % 3]} is {value}')
+        self.base_acceleration[:] = values
+        self.base_acceleration_time = now
+
+    def on_desired(self, trajectory: Trajectory, start: float, now: float) -> None:
+        """A desired motion: ``start`` is the ROS time (s) of its time_from_start 0."""
+        self.desired = _Desired(trajectory, self._joint_index, start, now)
+        self.desired_ever = True
+
+    def take_state_from(self, other: Feedforward) -> None:
+        """Continue from another model's inputs (a new robot_description with the same joints)."""
+        self.joints.copy_state_from(other.joints)
+        if self.base is not None and other.base is not None:
+            self.base.copy_state_from(other.base)
+        self.base_acceleration[:] = other.base_acceleration
+        self.base_acceleration_time = other.base_acceleration_time
+        if other.desired is not None:
+            try:
+                self.on_desired(other.desired.trajectory, other.desired.start,
+                                other.desired.received)
+            except Rejected:
+                pass
+        self.desired_ever = other.desired_ever
+        self.clipped_cycles = other.clipped_cycles
+        self.non_finite_outputs = other.non_finite_outputs
+        self.fault = other.fault
+
+    # ------------------------------------------------------------------ the cycle
+    def input_fault(self, now: float) -> str | None:
+        """The fault code that holds for the inputs at steady time ``now`` (None: fine)."""
+        settings = self.settings
+        if self.model_mismatch is not None:
+            return MODEL_MISMATCH
+        oldest = self._oldest(self.joints.position_time)
+        if oldest == NEVER:
+            return JOINT_STATES_MISSING
+        if now - oldest > settings.input_timeout:
+            return JOINT_STATES_STALE
+        if settings.torque_terms != 'gravity' and settings.state_source == 'measured':
+            if now - self._oldest(self.joints.velocity_time) > settings.input_timeout:
+                return VELOCITY_MISSING
+        if self.base is not None and now - self.base.time > settings.input_timeout:
+            return ODOMETRY_STALE
+        return None
+
+    def _oldest(self, times: np.ndarray) -> float:
+        return oldest(times, self._command_joint)
+
+    def cycle(self, now: float, ros_time: float) -> bool:
+        """One control cycle; True if ``position``/``velocity``/``effort``/``command`` are to
+        be published (always finite and clipped), False if nothing is (fault_output 'none')."""
+        settings = self.settings
+        code = self.input_fault(now)
+        if code is None:
+            code = self._compute(now, ros_time)
+        self.fault.update(code, now)
+        if code is not None:
+            if code == NON_FINITE_OUTPUT:
+                self.non_finite_outputs += 1
+            self.position = self.q[self.q_offset:]
+            self.velocity = self.v[self.v_offset:]
+            if not fault_torques(settings.fault_output, self.tau, self._hold_gravity):
+                return False
+        if self.limiter.clip(self.tau):
+            self.clipped_cycles += 1
+        gather(self.tau, self._command_index, self.command)
+        return True
+
+    def _hold_gravity(self) -> np.ndarray:
+        return self.model.gravity_torques(self.q)
+
+    def _compute(self, now: float, ros_time: float) -> str | None:
+        settings = self.settings
+        terms = settings.torque_terms
+        q, v, a = self.q, self.v, self.a
+        desired = self.desired
+        if desired is not None and not desired.active(now, ros_time,
+                                                      settings.acceleration_timeout):
+            desired = None
+        if settings.state_source == 'desired':
+            q, v = self.q_desired, self.v_desired
+            q[:] = self.q
+            v[:] = self.v
+        if terms == 'full' or settings.state_source == 'desired':
+            a.fill(0.0)
+            if desired is not None:
+                desired.sampler.sample(ros_time - desired.start, desired.q, desired.v,
+                                       desired.a)
+                desired.scatter(desired.a, a[self.v_offset:])
+                if settings.state_source == 'desired':
+                    if desired.has_positions:
+                        desired.scatter(desired.q, q[self.q_offset:])
+                    if desired.has_velocities:
+                        desired.scatter(desired.v, v[self.v_offset:])
+            if self.base is not None and (now - self.base_acceleration_time
+                                          <= settings.acceleration_timeout):
+                base_spatial_acceleration(self.base_acceleration[:3],
+                                          self.base_acceleration[3:], self.v[:6], a)
+        self.position = q[self.q_offset:]
+        self.velocity = v[self.v_offset:]
+        if terms == 'gravity':
+            v = a = self._zeros
+        elif terms == 'gravity_coriolis':
+            a = self._zeros
+        try:
+            self.tau[:] = self.model.rnea(q, v, a)
+        except InputError:
+            return NON_FINITE_OUTPUT
+        if not all_finite(self.tau):
+            return NON_FINITE_OUTPUT
+        return None
+
+    # ------------------------------------------------------------------ trajectories
+    def trajectory_efforts(self, trajectory: Trajectory) -> np.ndarray:
+        """Efforts (N, n) at the points of ``trajectory`` (its joint order) by inverse dynamics.
+
+        Each point's positions/velocities/accelerations (missing ones from the splines, see
+        ``trajectory.point_derivatives``); joints the trajectory does not name stay at their
+        latest measured position at rest; a floating base at its latest odometry pose, at rest.
+        ``torque_terms`` and the effort limits apply. Raises ``Rejected``.
+        """
+        index = [self._joint_index.get(name) for name in trajectory.joint_names]
+        known = [k for k, j in enumerate(index) if j is not None]
+        if not known:
+            raise Rejected(UNKNOWN_JOINTS, f'none of the joints {list(trajectory.joint_names)} '
+                                           f'is a joint of the model')
+        if trajectory.positions is None:
+            raise Rejected(MISSING_FIELD, 'the points carry no positions')
+        q_points, v_points, a_points = point_derivatives(trajectory)
+        n_points = trajectory.n_points
+        q = np.repeat(self.q[None], n_points, axis=0)
+        v = np.zeros((n_points, self.model.nv))
+        a = np.zeros((n_points, self.model.nv))
+        columns = [index[k] for k in known]
+        q[:, [self.q_offset + j for j in columns]] = q_points[:, known]
+        if self.settings.torque_terms != 'gravity':
+            v[:, [self.v_offset + j for j in columns]] = v_points[:, known]
+        if self.settings.torque_terms == 'full':
+            a[:, [self.v_offset + j for j in columns]] = a_points[:, known]
+        try:
+            tau = self.model.rnea_batch(q, v, a)
+        except InputError as exc:
+            raise Rejected(NON_FINITE, f'inverse dynamics failed: {exc}') from None
+        for row in tau:
+            if not all_finite(row):
+                raise Rejected(NON_FINITE, 'the efforts are not finite')
+            self.limiter.clip(row)
+        efforts = np.zeros((n_points, len(trajectory.joint_names)))
+        efforts[:, known] = tau[:, [self.v_offset + j for j in columns]]
+        return efforts
+
+    # ------------------------------------------------------------------ diagnostics
+    def status(self, now: float, ros_time: float) -> tuple[int, str, dict[str, str]]:
+        """(level, message, key -> value) describing the inputs and the fault state."""
+        settings = self.settings
+        values: dict[str, str] = {}
+        level, messages = self.fault.level, [self.fault.text]
+        if self.fault.code == MODEL_MISMATCH and self.model_mismatch:
+            messages.append(self.model_mismatch)
+        command_index = list(self._command_joint)
+        values['joint_states age [s]'] = _age(now, self._oldest(self.joints.position_time))
+        missing = self.joints.names_never_received(command_index)
+        if missing:
+            values['commanded joints never received'] = ', '.join(missing)
+        stale = self.joints.names_older_than(now, settings.input_timeout, command_index)
+        if stale and not missing:
+            values['commanded joints stale'] = ', '.join(stale)
+        others = [k for k in range(len(self.joint_names)) if k not in set(command_index)]
+        assumed = self.joints.names_never_received(others)
+        if assumed:
+            values['joints never received (assumed at 0)'] = ', '.join(assumed)
+        values['joint velocity age [s]'] = _age(now, self._oldest(self.joints.velocity_time))
+        if self.base is not None:
+            values['odometry age [s]'] = _age(now, self.base.time)
+            values['base_acceleration age [s]'] = _age(now, self.base_acceleration_time)
+        desired = self.desired
+        if desired is None:
+            values['desired motion'] = 'none received: zero desired acceleration'
+        elif desired.active(now, ros_time, settings.acceleration_timeout):
+            trajectory = desired.trajectory
+            values['desired motion'] = (f'active: {trajectory.n_points} point(s), '
+                                        f'{trajectory.interpolation}')
+        else:
+            values['desired motion'] = 'timed out: zero desired acceleration'
+            if level == OK:
+                level = WARN
+                messages = ['desired accelerations timed out: gravity + velocity-product only']
+        values['desired age [s]'] = _age(now, desired.received if desired else NEVER)
+        values['clipped cycles'] = str(self.clipped_cycles)
+        values['non-finite torques replaced'] = str(self.non_finite_outputs)
+        values['fault cycles'] = str(self.fault.fault_cycles)
+        return level, '; '.join(messages), values
+
+
+@njit(cache=True, nogil=True)
+def oldest(times, indices) -> float:
+    """min(times[indices]) without a temporary array."""
+    result = np.inf
+    for k in indices:
+        if times[k] < result:
+            result = times[k]
+    return result
+
+
+@njit(cache=True, nogil=True)
+def gather(values, indices, out) -> None:
+    """out[:] = values[indices] without a temporary array."""
+    for k in range(indices.shape[0]):
+        out[k] = values[indices[k]]
+
+
+def _age(now: float, time: float) -> str:
+    return 'never' if time == NEVER else f'{now - time:.4f}'
+
+
+__all__ = ['ERROR', 'Feedforward', 'ModelRejected', 'Settings', 'load_model']

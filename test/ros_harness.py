@@ -1,0 +1,165 @@
+"""End-to-end test harness: the real ``rnea_node`` as a subprocess, rclpy in the test, Fast DDS.
+
+Each test gets its own ROS_DOMAIN_ID (derived from the pid and a counter, within 1..100) and its
+own rclpy context on that domain, so tests and concurrent test runs do not hear each other;
+discovery is limited to localhost. Waiting is always on events: spin until a message matching a
+predicate arrives, with a timeout whose failure message carries the node's stderr.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import rclpy
+from rclpy.context import Context
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+_domains = itertools.count()
+
+RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+BEST_EFFORT = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+
+
+def next_domain_id() -> int:
+    """A domain in 1..100 (Fast DDS ports stay valid), distinct for the next 100 tests."""
+    return 1 + (os.getpid() * 37 + next(_domains)) % 100
+
+
+class NodeProcess:
+    """The node under test, started with ``--ros-args --params-file``; stderr kept in a file."""
+
+    def __init__(self, params: dict, domain: int, tmp_path: Path, name: str = 'rnea',
+                 extra_args: tuple[str, ...] = ()):
+        self.params_file = tmp_path / f'{name}_params.yaml'
+        # JSON is YAML: no quoting problems for a URDF held in a string.
+        self.params_file.write_text(json.dumps({'rnea': {'ros__parameters': params}}))
+        self.stderr_path = tmp_path / f'{name}_stderr.txt'
+        env = dict(os.environ, ROS_DOMAIN_ID=str(domain),
+                   ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONUNBUFFERED='1',
+                   RCUTILS_LOGGING_BUFFERED_STREAM='0')
+        self._stderr = open(self.stderr_path, 'w')
+        command = [sys.executable, '-m', 'rnea_ros.node', '--ros-args', '--params-file',
+                   str(self.params_file), *extra_args]
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(command, env=env, stdout=self._stderr,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+    def output(self) -> str:
+        if not self._stderr.closed:
+            self._stderr.flush()
+        return self.stderr_path.read_text(errors='replace')
+
+    def stop(self, timeout: float = 5.0) -> int:
+        """SIGINT (clean shutdown), then SIGKILL if it does not exit; returns the exit code."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._stderr.close()
+        return self.proc.returncode
+
+
+class Collector:
+    """Keeps every message received on one topic."""
+
+    def __init__(self, node: Node, msg_type, topic: str, qos: QoSProfile):
+        self.messages: list = []
+        self.topic = topic
+        self.subscription = node.create_subscription(msg_type, topic, self.messages.append, qos)
+
+    def clear(self) -> None:
+        self.messages.clear()
+
+
+class RosHarness:
+    """rclpy on a private domain: publishers, collectors, spin-until-predicate, the node."""
+
+    def __init__(self, tmp_path: Path):
+        self.tmp_path = tmp_path
+        self.domain = next_domain_id()
+        os.environ['ROS_DOMAIN_ID'] = str(self.domain)
+        os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+        self.context = Context()
+        rclpy.init(context=self.context, domain_id=self.domain)
+        self.node = Node('rnea_test', context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.processes: list[NodeProcess] = []
+
+    # ------------------------------------------------------------------ the node under test
+    def start_node(self, params: dict, extra_args: tuple[str, ...] = ()) -> NodeProcess:
+        process = NodeProcess(params, self.domain, self.tmp_path, f'rnea{len(self.processes)}',
+                              extra_args)
+        self.processes.append(process)
+        return process
+
+    @property
+    def process(self) -> NodeProcess:
+        return self.processes[-1]
+
+    # ------------------------------------------------------------------ topics
+    def publisher(self, msg_type, topic: str, qos: QoSProfile = RELIABLE):
+        return self.node.create_publisher(msg_type, topic, qos)
+
+    def collect(self, msg_type, topic: str, qos: QoSProfile = RELIABLE) -> Collector:
+        return Collector(self.node, msg_type, topic, qos)
+
+    def spin_until(self, condition: Callable[[], object], timeout: float = 10.0,
+                   tick: Callable[[], None] | None = None, what: str = 'condition'):
+        """Spin (calling ``tick`` between spins) until ``condition()`` is truthy; return it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if tick is not None:
+                tick()
+            self.executor.spin_once(timeout_sec=0.01)
+            result = condition()
+            if result:
+                return result
+            for process in self.processes:
+                if process.proc.poll() is not None:
+                    raise AssertionError(f'rnea_node exited ({process.proc.returncode}) while '
+                                         f'waiting for {what}; its output:\n{process.output()}')
+            if time.monotonic() > deadline:
+                output = '\n'.join(p.output()[-6000:] for p in self.processes)
+                raise AssertionError(f'timed out after {timeout} s waiting for {what}; '
+                                     f'rnea_node output:\n{output}')
+
+    def wait_for(self, collector: Collector, predicate: Callable = lambda msg: True,
+                 timeout: float = 10.0, tick: Callable[[], None] | None = None,
+                 start: int | None = None):
+        """The first message (from index ``start``, default: new ones only) matching."""
+        first = len(collector.messages) if start is None else start
+        checked = [first]
+
+        def found():
+            messages = collector.messages
+            for k in range(checked[0], len(messages)):
+                if predicate(messages[k]):
+                    return messages[k]
+            checked[0] = len(messages)
+            return None
+        return self.spin_until(found, timeout, tick, f'a message on {collector.topic}')
+
+    def close(self) -> str:
+        output = []
+        for process in self.processes:
+            code = process.stop()
+            output.append(f'--- rnea_node (exit {code}) ---\n{process.output()}')
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
+        return '\n'.join(output)
