@@ -188,22 +188,28 @@ class RobotModel:
         return q
 
     # ------------------------------------------------------------------ dynamics
-    def rnea(self, q, v, a, f_ext: Mapping | None = None, gravity=None) -> np.ndarray:
+    def rnea(self, q, v, a, f_ext: Mapping | None = None, gravity=None, *, out=None
+             ) -> np.ndarray:
         """Inverse dynamics tau = M(q) a + C(q, v) v + g(q) - J^T f_ext, shape (nv,).
 
         q (nq,), v (nv,), a (nv,) as in the class docstring; f_ext: link name -> 6-vector
         [force; torque] in the link frame; gravity: world 3-vector (default ``self.gravity``).
+        ``out``: a float64 array of shape (nv,) to write tau into and return (no allocation,
+        for control loops); after an exception its content is unspecified.
         Raises ``InputError`` for wrong sizes, non-finite values, an unknown link.
         """
         if f_ext is None and gravity is None:
-            # Fast path: the kernel checks sizes and finiteness itself; any failure falls
+            # Fast path: the kernel checks sizes and the result's finiteness; any failure falls
             # through to the checked path, which converts the arguments or names the problem.
-            tau = _empty(self._nv)
+            tau = _empty(self._nv) if out is None else out
             try:
                 _rnea_default(self._state, q, v, a, tau)
                 return tau
             except (TypeError, ValueError):
                 pass
+        if out is not None and not (isinstance(out, np.ndarray) and out.dtype == np.float64
+                                    and out.shape == (self.nv,) and out.flags.writeable):
+            raise InputError(f'out: expected a writeable float64 array of shape ({self.nv},)')
         q, v, a = self._checked_state(q, v, a)
         g = self._gravity if gravity is None else _vector(gravity, 3, 'gravity')
         # Outside the try: InputError is a ValueError, and its message must not be replaced.
@@ -214,7 +220,10 @@ class RobotModel:
                                  self._link_pose, wrenches, tau)
         except ValueError:
             raise InputError('rnea: the torque is not finite (inputs too large?)') from None
-        return tau
+        if out is None:
+            return tau
+        out[:] = tau
+        return out
 
     def gravity_torques(self, q, gravity=None) -> np.ndarray:
         """g(q) = rnea(q, 0, 0): the torques that hold the robot still against gravity."""

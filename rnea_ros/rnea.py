@@ -399,6 +399,8 @@ def rnea_default(state, q, v, a, tau):
     """
     size = HEADER + int(state[H_NB]) * BODY_WIDTH
     model = state[:size]
+    if tau.shape[0] != int(model[H_NV]):  # tau may be the caller's ``out`` array
+        raise ValueError('rnea: wrong output size')
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     rnea_core(model, state[size:], q, v, a, model[H_GRAVITY:H_GRAVITY + 3], NO_LINKS, NO_POSES,

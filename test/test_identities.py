@@ -534,3 +534,28 @@ def test_identity_robots_load_without_warnings():
         with warnings.catch_warnings():
             warnings.simplefilter('error', ModelWarning)
             RobotModel.from_urdf_file(robot_path(name), floating_base=floating_base)
+
+
+def test_rnea_out_argument_is_filled_and_returned():
+    """``out=`` writes into the caller's array (no allocation) on the fast and checked paths."""
+    model = RobotModel.from_urdf_file(robot_path('panda'))
+    rng = np.random.default_rng(11)
+    q, v, a = rng.standard_normal((3, model.nv))
+    out = np.full(model.nv, np.nan)
+    assert model.rnea(q, v, a, out=out) is out
+    np.testing.assert_array_equal(out, model.rnea(q, v, a))
+    link = model.link_names[-1]
+    expected = model.rnea(q, v, a, f_ext={link: np.ones(6)}, gravity=[0, 0, -1.0])
+    assert model.rnea(q, v, a, f_ext={link: np.ones(6)}, gravity=[0, 0, -1.0], out=out) is out
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize('out', [np.zeros(3), np.zeros(9), np.zeros(8, dtype=np.float32),
+                                 [0.0] * 8, np.zeros((8, 1))],
+                         ids=['short', 'long', 'float32', 'list', '2d'])
+def test_rnea_refuses_a_bad_out_array(out):
+    model = RobotModel.from_urdf_file(robot_path('panda'))
+    q = model.neutral_configuration()
+    with pytest.raises(InputError, match=r'^out: expected a writeable float64 array of shape '
+                                         r'\(8,\)$'):
+        model.rnea(q, np.zeros(8), np.zeros(8), out=out)
