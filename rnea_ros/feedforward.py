@@ -324,7 +324,8 @@ class Feedforward:
         elif terms == 'gravity_coriolis':
             a = self._zeros
         try:
-            self.tau[:] = self.model.rnea(q, v, a)
+            # Into the preallocated tau; on failure the fault output overwrites it.
+            self.model.rnea(q, v, a, out=self.tau)
         except InputError:
             return NON_FINITE_OUTPUT
         if not all_finite(self.tau):
