@@ -16,7 +16,7 @@ setup(
         ('share/' + package_name + '/config', glob('config/*.yaml')),
     ],
     python_requires='>=3.10',
-    install_requires=['setuptools', 'numpy', 'numba'],
+    install_requires=['setuptools', 'numpy', 'numba', 'daqp'],
     zip_safe=True,
     maintainer='rnea_ros developers',
     maintainer_email='rnea_ros@example.com',
