@@ -7,6 +7,7 @@ Pinocchio's ``Data``. ``rnea_batch`` is thread-parallel internally and is safe t
 """
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -36,9 +37,10 @@ def _vector(value, size: int, name: str) -> np.ndarray:
             from None
     if array.shape != (size,):
         raise InputError(f'{name}: expected shape ({size},), got {array.shape}')
-    bad = np.flatnonzero(~np.isfinite(array))
-    if bad.size:
-        raise InputError(f'{name}[{bad[0]}] is {array[bad[0]]}: values must be finite')
+    values = array.tolist()  # Python floats: a cheaper finiteness test than numpy's for small n
+    if not all(map(math.isfinite, values)):
+        bad = next(k for k, x in enumerate(values) if not math.isfinite(x))
+        raise InputError(f'{name}[{bad}] is {array[bad]}: values must be finite')
     return array
 
 
@@ -118,6 +120,7 @@ class RobotModel:
         # it raises TypeError and RobotModel.rnea converts the arguments instead.
         if hasattr(kernels.rnea_default, 'disable_compile'):  # absent with NUMBA_DISABLE_JIT
             kernels.rnea_default.disable_compile()
+            kernels.rnea_general.disable_compile()
 
     # ------------------------------------------------------------------ description
     @property
@@ -207,13 +210,20 @@ class RobotModel:
                 return tau
             except (TypeError, ValueError):
                 pass
+        g = self._gravity if gravity is None else _vector(gravity, 3, 'gravity')
+        # Outside the try: InputError is a ValueError, and its message must not be replaced.
+        wrenches = self._wrenches(f_ext)
+        tau = np.zeros(self._nv) if out is None else out
+        try:
+            kernels.rnea_general(self._model, self._work, q, v, a, g, self._link_body,
+                                 self._link_pose, wrenches, tau)
+            return tau
+        except (TypeError, ValueError):
+            pass  # as on the fast path: convert the arguments or name the problem
         if out is not None and not (isinstance(out, np.ndarray) and out.dtype == np.float64
                                     and out.shape == (self.nv,) and out.flags.writeable):
             raise InputError(f'out: expected a writeable float64 array of shape ({self.nv},)')
         q, v, a = self._checked_state(q, v, a)
-        g = self._gravity if gravity is None else _vector(gravity, 3, 'gravity')
-        # Outside the try: InputError is a ValueError, and its message must not be replaced.
-        wrenches = self._wrenches(f_ext)
         tau = np.zeros(self.nv)
         try:
             kernels.rnea_general(self._model, self._work, q, v, a, g, self._link_body,

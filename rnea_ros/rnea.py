@@ -411,6 +411,8 @@ def rnea_default(state, q, v, a, tau):
 @njit(**JIT)
 def rnea_general(model, work, q, v, a, g, link_body, link_pose, fext, tau):
     """tau = RNEA(q, v, a, fext) with explicit gravity and (nl, 6) link wrenches."""
+    if tau.shape[0] != int(model[H_NV]) or g.shape[0] != 3:  # tau may be the caller's out
+        raise ValueError('rnea: wrong output or gravity size')
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau)
