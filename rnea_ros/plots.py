@@ -1,0 +1,148 @@
+"""PNG plots of a bag analysis (matplotlib, Agg backend: no display needed).
+
+Per joint group (up to ``GROUP_SIZE`` joints in model order; a free-flyer's forces and torques
+form two groups of their own), two figures with one panel per joint:
+
+- ``effort_<group>.png``: predicted torque and, when recorded, the measured effort over time;
+- ``decomposition_<group>.png``: the terms stacked, positive parts above zero and negative
+  parts below, with the total as a line.
+
+Long recordings are reduced to ``BINS`` time bins before plotting: lines keep each bin's
+minimum and maximum (peaks stay visible), stacked areas use each bin's mean.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+GROUP_SIZE = 4
+BINS = 2000
+TERM_STYLE = {  # term: (legend label, colour)
+    'inertial': ('inertial M(q)a', '#4c72b0'),
+    'velocity_product': ('velocity product C(q,v)v', '#dd8452'),
+    'gravity': ('gravity g(q)', '#55a868'),
+    'external': ('external -J^T f', '#c44e52'),
+}
+
+
+def groups(labels: Sequence[str]) -> list[tuple[str, list[int]]]:
+    """(name, column indices) of the plot groups."""
+    out: list[tuple[str, list[int]]] = []
+    singles: list[int] = []
+    bases: dict[str, list[int]] = {}
+    for k, label in enumerate(labels):
+        if '.' in label:
+            joint, axis = label.rsplit('.', 1)
+            kind = 'forces' if axis.startswith('f') else 'torques'
+            bases.setdefault(f'{joint}_{kind}', []).append(k)
+        else:
+            singles.append(k)
+    out += list(bases.items())
+    for g, first in enumerate(range(0, len(singles), GROUP_SIZE), start=1):
+        out.append((f'joints{g}', singles[first:first + GROUP_SIZE]))
+    return out
+
+
+def _bins(n: int) -> np.ndarray:
+    """Start indices of at most BINS contiguous bins over n samples."""
+    return np.unique(np.linspace(0, n, min(n, BINS) + 1).astype(np.int64)[:-1])
+
+
+def envelope(time: np.ndarray, values: np.ndarray):
+    """Min/max per bin, interleaved in time: lines that keep the peaks. values (N, J)."""
+    if time.size <= 2 * BINS:
+        return time, values
+    starts = _bins(time.size)
+    t = np.repeat(time[starts], 2)
+    v = np.empty((2 * starts.size, values.shape[1]))
+    v[0::2] = np.fmin.reduceat(values, starts, axis=0)  # fmin/fmax skip NaN (not measured)
+    v[1::2] = np.fmax.reduceat(values, starts, axis=0)
+    return t, v
+
+
+def means(time: np.ndarray, values: np.ndarray):
+    """Mean per bin (time and values (N, J)): for the stacked areas."""
+    if time.size <= 2 * BINS:
+        return time, values
+    starts = _bins(time.size)
+    counts = np.diff(np.append(starts, time.size))
+    return (np.add.reduceat(time, starts) / counts,
+            np.add.reduceat(values, starts, axis=0) / counts[:, None])
+
+
+def plot_all(directory: Path, time: np.ndarray, labels: Sequence[str], units: Sequence[str],
+             total: np.ndarray, terms: Mapping[str, np.ndarray],
+             measured: np.ndarray | None, title: str = '') -> list[Path]:
+    """Write the figures of every group into ``directory``; returns their paths.
+
+    ``time`` (N,) seconds from the bag start; ``total``, ``terms[...]``, ``measured`` (N, J)
+    in ``labels`` order (``measured`` NaN where not recorded, or None).
+    """
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    has_measured = measured is not None and np.isfinite(measured).any()
+    # Reduce once for every joint: (time, (n, J)) per curve.
+    lines = {'predicted': envelope(time, total)}
+    if has_measured:
+        lines['measured'] = envelope(time, measured)
+    areas = {term: means(time, values) for term, values in terms.items()}
+    areas['total'] = means(time, total)
+    paths = []
+    for name, columns in groups(labels):
+        for kind in ('effort', 'decomposition'):
+            height = 0.9 + 2.2 * len(columns)  # inches
+            fig, axes = plt.subplots(len(columns), 1, sharex=True, squeeze=False,
+                                     figsize=(10, height))
+            for ax, k in zip(axes[:, 0], columns):
+                if kind == 'effort':
+                    _effort_panel(ax, lines, k)
+                else:
+                    _decomposition_panel(ax, areas, k)
+                ax.set_ylabel(f'{labels[k]}\n[{units[k]}]', fontsize=9)
+                ax.grid(True, alpha=0.3)
+            axes[-1, 0].set_xlabel('time from bag start [s]')
+            handles, legend = axes[0, 0].get_legend_handles_labels()
+            top = 1.0 - 0.12 / height
+            fig.legend(handles, legend, loc='upper right', bbox_to_anchor=(0.995, top),
+                       ncol=min(5, len(legend)), fontsize=8, frameon=False)
+            heading = ('Predicted vs measured joint effort' if kind == 'effort'
+                       else 'Joint torque by term of the equation of motion')
+            fig.suptitle(f'{heading}{f" — {title}" if title else ""}', x=0.01, y=top,
+                         ha='left', va='top', fontsize=10)
+            fig.tight_layout()
+            fig.subplots_adjust(top=1.0 - 0.42 / height)  # room for the title and legend
+            path = directory / f'{kind}_{name}.png'
+            fig.savefig(path, dpi=90)
+            plt.close(fig)
+            paths.append(path)
+    return paths
+
+
+def _effort_panel(ax, lines, k: int) -> None:
+    t, v = lines['predicted']
+    ax.plot(t, v[:, k], color='#1f77b4', lw=1.0, label='predicted (RNEA)')
+    if 'measured' in lines:
+        t, v = lines['measured']
+        if np.isfinite(v[:, k]).any():
+            ax.plot(t, v[:, k], color='#d62728', lw=0.8, alpha=0.8, label='measured effort')
+
+
+def _decomposition_panel(ax, areas, k: int) -> None:
+    up = down = None
+    for term, (t, values) in areas.items():
+        if term == 'total' or not np.any(values[:, k]):
+            continue
+        v = values[:, k]
+        if up is None:
+            up, down = np.zeros_like(v), np.zeros_like(v)
+        label, colour = TERM_STYLE[term]
+        pos, neg = np.maximum(v, 0.0), np.minimum(v, 0.0)
+        ax.fill_between(t, up, up + pos, color=colour, alpha=0.75, lw=0, label=label)
+        ax.fill_between(t, down, down + neg, color=colour, alpha=0.75, lw=0)
+        up, down = up + pos, down + neg
+    t, v = areas['total']
+    ax.plot(t, v[:, k], color='black', lw=0.9, label='total')
