@@ -3,8 +3,9 @@
     tau = M(q) a + C(q, v) v + g(q) + tau_ext
         = inertial + velocity_product + gravity + external
 
-each term computed by ``RobotModel.rnea_batch`` (RNEA is linear in a, in gravity and in the
-wrenches, and its velocity part vanishes at v = 0):
+the first three from one kinematics sweep by ``RobotModel.rnea_terms_batch``, the external one
+by ``RobotModel.rnea_batch`` (RNEA is linear in a, in gravity and in the wrenches, and its
+velocity part vanishes at v = 0):
 
 - inertial          rnea(q, 0, a), gravity 0
 - velocity_product  rnea(q, v, 0), gravity 0 (Coriolis and centrifugal)
@@ -69,11 +70,8 @@ def decompose(model, q: np.ndarray, v: np.ndarray, a: np.ndarray,
         stop = min(n, start + CHUNK)
         rows = slice(start, stop)
         qc, zero = q[rows], zeros[:stop - start]
-        terms['inertial'][rows] = model.rnea_batch(qc, zero, a[rows], gravity=no_gravity,
-                                                   threads=threads)
-        terms['velocity_product'][rows] = model.rnea_batch(qc, v[rows], zero,
-                                                           gravity=no_gravity, threads=threads)
-        terms['gravity'][rows] = model.rnea_batch(qc, zero, zero, threads=threads)
+        (terms['inertial'][rows], terms['velocity_product'][rows],
+         terms['gravity'][rows]) = model.rnea_terms_batch(qc, v[rows], a[rows], threads=threads)
         if f_ext:
             wrenches = {link: np.asarray(w)[rows] for link, w in f_ext.items()}
             terms['external'][rows] = model.rnea_batch(qc, zero, zero, f_ext=wrenches,

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from numba import get_num_threads
 
-from rnea_ros import crba, kinematics
+from rnea_ros import crba, kinematics, terms
 from rnea_ros import rnea as kernels
 from rnea_ros.errors import InputError
 from rnea_ros.tree import KinematicTree
@@ -261,11 +261,8 @@ class RobotModel:
         most ``threads`` threads (default: numba's thread count), each taking at least
         ``MIN_SAMPLES_PER_THREAD`` samples; shorter batches run on the calling thread.
         """
-        Q = self._matrix(Q, self.nq, 'Q')
+        Q, V, A, g, chunks = self._batch_inputs(Q, V, A, gravity, threads)
         n = Q.shape[0]
-        V = self._matrix(V, self.nv, 'V', n)
-        A = self._matrix(A, self.nv, 'A', n)
-        g = self._gravity if gravity is None else _vector(gravity, 3, 'gravity')
         if f_ext:
             wrenches = np.zeros((n, len(self._link_body), 6))
             for link, value in f_ext.items():
@@ -280,23 +277,59 @@ class RobotModel:
         tau = np.zeros((n, self.nv))
         if n == 0:
             return tau
-        # Threads pay off only for long batches: waking the pool costs tens of microseconds,
-        # and much more when another process holds a core.
-        chunks = max(1, min(threads or get_num_threads(), n // MIN_SAMPLES_PER_THREAD))
-        # The kernel must not raise: numba loses exceptions raised in its worker threads
-        # (the call returns zeros, the next call fails). So check before and after it.
-        self._check_samples(Q, V, A)
         if chunks == 1:
             kernels.rnea_batch_serial(self._model, Q, V, A, g, self._link_body,
                                       self._link_pose, wrenches, tau)
         else:
             kernels.rnea_batch(self._model, Q, V, A, g, self._link_body, self._link_pose,
                                wrenches, tau, chunks)
+        self._check_batch_result(tau)
+        return tau
+
+    def rnea_terms_batch(self, Q, V, A, gravity=None, threads: int | None = None
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The terms of rnea_batch(Q, V, A): (M(q) a, C(q, v) v, g(q)), each (N, nv).
+
+        inertial + velocity_product + gravity = rnea_batch(Q, V, A, gravity=gravity) up to
+        rounding. One kinematics sweep serves the three terms (~1.7 RNEA passes, not 3); see
+        ``terms.py``. Threads as in ``rnea_batch``.
+        """
+        Q, V, A, g, chunks = self._batch_inputs(Q, V, A, gravity, threads)
+        inertial, velocity_product, gravity_term = np.zeros((3, Q.shape[0], self.nv))
+        if Q.shape[0] == 0:
+            return inertial, velocity_product, gravity_term
+        if chunks == 1:
+            terms.terms_serial(self._model, Q, V, A, g, inertial, velocity_product, gravity_term)
+        else:
+            terms.terms_batch(self._model, Q, V, A, g, inertial, velocity_product, gravity_term,
+                              chunks)
+        for result in (inertial, velocity_product, gravity_term):
+            self._check_batch_result(result)
+        return inertial, velocity_product, gravity_term
+
+    def _batch_inputs(self, Q, V, A, gravity, threads):
+        """Checked (Q, V, A, gravity) and the number of thread chunks for a batch kernel.
+
+        The kernels must not raise: numba loses exceptions raised in its worker threads (the
+        call returns zeros, the next call fails), so every sample is validated here first.
+        """
+        Q = self._matrix(Q, self.nq, 'Q')
+        n = Q.shape[0]
+        V = self._matrix(V, self.nv, 'V', n)
+        A = self._matrix(A, self.nv, 'A', n)
+        g = self._gravity if gravity is None else _vector(gravity, 3, 'gravity')
+        self._check_samples(Q, V, A)
+        # Threads pay off only for long batches: waking the pool costs tens of microseconds,
+        # and much more when another process holds a core.
+        chunks = max(1, min(threads or get_num_threads(), n // MIN_SAMPLES_PER_THREAD))
+        return Q, V, A, g, chunks
+
+    @staticmethod
+    def _check_batch_result(tau: np.ndarray) -> None:
         finite = np.isfinite(tau).all(axis=1)
         if not finite.all():
             raise InputError(f'sample {int(np.argmin(finite))}: the torque is not finite '
                              '(inputs too large?)')
-        return tau
 
     # ------------------------------------------------------------------ kinematics
     def link_placement(self, q, link: str) -> tuple[np.ndarray, np.ndarray]:

@@ -205,7 +205,9 @@ def forward_pass(model, work, q, v, a, g):
             x, y, z, s = q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]
             norm = math.sqrt(x * x + y * y + z * z + s * s)
             if abs(norm - 1.0) > QUATERNION_TOLERANCE:
-                raise ValueError('rnea: quaternion not of unit norm')
+                # Poison rather than raise (a raise would keep numba from running the batch
+                # loops in parallel): tau turns NaN, the callers refuse it and name the cause.
+                norm = math.nan
             x, y, z, s = x / norm, y / norm, z / norm, s / norm
             j0, j1, j2 = 1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * s), 2.0 * (x * z + y * s)
             j3, j4, j5 = 2.0 * (x * y + z * s), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * s)
@@ -343,14 +345,12 @@ def forward_pass(model, work, q, v, a, g):
 def rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau):
     """tau += RNEA(q, v, a, fext) with gravity g (tau is zeroed by the caller).
 
-    The result is not checked here: the serial entry points call ``check_finite``, the batch
-    checks in model.py (numba loses an exception raised in a prange worker thread).
+    Nothing here raises (numba loses exceptions raised in prange workers, and a raise keeps it
+    from running a loop in parallel): the serial entry points check sizes and the result, the
+    batch callers check in model.py. A non-finite q, v or a always reaches tau (NaN and inf
+    propagate through every product, even by a zero mass), so checking tau is enough; model.py
+    then names the bad entry.
     """
-    nb = int(model[H_NB])
-    # Sizes only: a non-finite q, v or a always reaches tau (NaN and inf propagate through
-    # every product, even by a zero mass), so the callers' check of tau catches it, and
-    # model.py then names the bad entry. That saves a pass over the inputs per call.
-    check_sizes(model, q, v, a)
     forward_pass(model, work, q, v, a, g)
     for link in range(fext.shape[0]):
         body = link_body[link]
@@ -367,13 +367,23 @@ def rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau):
             work[w + W_TMP + k] = -fext[link, 3 + k]
             work[w + W_TMP + 3 + k] = -fext[link, k]
         add_force_to_parent(link_pose, 12 * link, work, w + W_TMP, work, w + W_FORCE)
-    for i in range(nb - 1, -1, -1):
-        w = i * WORK_WIDTH
-        add_joint_force(model, i, work, w + W_FORCE, tau)
+    backward_pass(model, work, work, W_FORCE, WORK_WIDTH, tau)
+
+
+@njit(**JIT_INLINE)
+def backward_pass(model, work, forces, offset, stride, tau):
+    """From the leaves to the root: tau += S_i^T f_i, then f_parent += X_i^T f_i.
+
+    Body i's force is ``forces[i * stride + offset:][:6]``; placements are read from ``work``
+    (left there by ``forward_pass``).
+    """
+    for i in range(int(model[H_NB]) - 1, -1, -1):
+        f = i * stride + offset
+        add_joint_force(model, i, forces, f, tau)
         parent = int(model[HEADER + i * BODY_WIDTH + B_PARENT])
         if parent >= 0:
-            add_force_to_parent(work, w + W_PLACEMENT, work, w + W_FORCE, work,
-                                parent * WORK_WIDTH + W_FORCE)
+            add_force_to_parent(work, i * WORK_WIDTH + W_PLACEMENT, forces, f, forces,
+                                parent * stride + offset)
 
 
 @njit(**JIT_INLINE)
@@ -401,6 +411,7 @@ def rnea_default(state, q, v, a, tau):
     model = state[:size]
     if tau.shape[0] != int(model[H_NV]):  # tau may be the caller's ``out`` array
         raise ValueError('rnea: wrong output size')
+    check_sizes(model, q, v, a)
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     rnea_core(model, state[size:], q, v, a, model[H_GRAVITY:H_GRAVITY + 3], NO_LINKS, NO_POSES,
@@ -413,13 +424,14 @@ def rnea_general(model, work, q, v, a, g, link_body, link_pose, fext, tau):
     """tau = RNEA(q, v, a, fext) with explicit gravity and (nl, 6) link wrenches."""
     if tau.shape[0] != int(model[H_NV]) or g.shape[0] != 3:  # tau may be the caller's out
         raise ValueError('rnea: wrong output or gravity size')
+    check_sizes(model, q, v, a)
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau)
     check_finite(tau)
 
 
-@njit(**JIT_INLINE)
+@njit(**JIT)  # not inlined: numba would turn its array statements into nested parfors
 def _batch_range(model, work, Q, V, A, g, link_body, link_pose, F, tau, start, stop):
     """tau[k] = RNEA(Q[k], V[k], A[k], F[k]) for start <= k < stop (F: (N, nl, 6) or (1, 0, 6))."""
     n = Q.shape[0]

@@ -559,3 +559,41 @@ def test_rnea_refuses_a_bad_out_array(out):
     with pytest.raises(InputError, match=r'^out: expected a writeable float64 array of shape '
                                          r'\(8,\)$'):
         model.rnea(q, np.zeros(8), np.zeros(8), out=out)
+
+
+@pytest.mark.parametrize('name, floating', [('panda', False), ('solo12', True),
+                                            ('talos_reduced', True)])
+def test_rnea_terms_batch_splits_rnea_into_its_terms(name, floating):
+    """M a, C v, g from one sweep equal the separate RNEA calls, and sum to the torque."""
+    model = RobotModel.from_urdf_file(robot_path(name), floating_base=floating)
+    rng = np.random.default_rng(12)
+    n = 2 * 256 + 3  # long enough for two threads
+    Q = np.tile(model.neutral_configuration(), (n, 1))
+    for joint in model.joints:
+        if joint.nq == 1:
+            Q[:, joint.idx_q] = rng.uniform(-2, 2, n)
+    V, A = rng.standard_normal((2, n, model.nv))
+    zero = np.zeros_like(V)
+    gravity = (0.5, -1.0, -9.0)
+    for threads in (1, 2):
+        inertial, velocity, weight = model.rnea_terms_batch(Q, V, A, gravity=gravity,
+                                                            threads=threads)
+        np.testing.assert_allclose(inertial, model.rnea_batch(Q, zero, A, gravity=(0, 0, 0)),
+                                   rtol=0, atol=1e-12)
+        np.testing.assert_allclose(velocity, model.rnea_batch(Q, V, zero, gravity=(0, 0, 0)),
+                                   rtol=0, atol=1e-12)
+        np.testing.assert_allclose(weight, model.rnea_batch(Q, zero, zero, gravity=gravity),
+                                   rtol=0, atol=1e-12)
+        total = model.rnea_batch(Q, V, A, gravity=gravity)
+        np.testing.assert_allclose(inertial + velocity + weight, total,
+                                   atol=1e-11 * max(1.0, np.abs(total).max()))
+
+
+def test_rnea_terms_batch_names_a_bad_sample():
+    model = RobotModel.from_urdf_file(robot_path('panda'))
+    Q, V, A = np.zeros((3, 4, model.nv))
+    V[2, 5] = np.inf
+    with pytest.raises(InputError, match=r'^sample 2: v\[5\] is inf: values must be finite$'):
+        model.rnea_terms_batch(Q, V, A)
+    empty = model.rnea_terms_batch(Q[:0], V[:0], A[:0])
+    assert [term.shape for term in empty] == [(0, model.nv)] * 3
