@@ -123,12 +123,15 @@ def check_sizes(model, q, v, a):
 def check_inputs(model, q, v, a):
     """Raise ValueError unless q, v, a have the model's sizes and finite values."""
     check_sizes(model, q, v, a)
+    # x * 0 is 0 for finite x and NaN for NaN or inf (the compiler may not fold it: no
+    # fastmath), so one comparison after branch-free loops tests every entry.
+    poison = 0.0
     for k in range(q.shape[0]):
-        if not math.isfinite(q[k]):
-            raise ValueError('rnea: non-finite q')
+        poison += q[k] * 0.0
     for k in range(v.shape[0]):
-        if not (math.isfinite(v[k]) and math.isfinite(a[k])):
-            raise ValueError('rnea: non-finite v or a')
+        poison += v[k] * 0.0 + a[k] * 0.0
+    if poison != 0.0:
+        raise ValueError('rnea: non-finite input')
 
 
 @njit(**JIT_INLINE)
@@ -247,38 +250,39 @@ def forward_pass(model, work, q, v, a, g):
         work[w + 3], work[w + 4], work[w + 5] = r3, r4, r5
         work[w + 6], work[w + 7], work[w + 8] = r6, r7, r8
         work[w + 9], work[w + 10], work[w + 11] = px, py, pz
-        # Parent motion, in the parent frame.
+        # Parent motion into the child frame: w_c = R^T w, v_c = R^T (v - p x w).
         parent = int(model[b + B_PARENT])
         if parent < 0:
             # The world does not move; gravity enters as a fictitious upward base acceleration.
-            vw0 = vw1 = vw2 = vl0 = vl1 = vl2 = 0.0
-            cw0 = cw1 = cw2 = 0.0
-            cl0, cl1, cl2 = -g[0], -g[1], -g[2]
+            w0 = w1 = w2 = l0 = l1 = l2 = 0.0
+            b0 = b1 = b2 = 0.0
+            m0 = -(r0 * g[0] + r3 * g[1] + r6 * g[2])
+            m1 = -(r1 * g[0] + r4 * g[1] + r7 * g[2])
+            m2 = -(r2 * g[0] + r5 * g[1] + r8 * g[2])
         else:
             o = parent * WORK_WIDTH
             vw0, vw1, vw2 = work[o + W_VEL], work[o + W_VEL + 1], work[o + W_VEL + 2]
             vl0, vl1, vl2 = work[o + W_VEL + 3], work[o + W_VEL + 4], work[o + W_VEL + 5]
             cw0, cw1, cw2 = work[o + W_ACC], work[o + W_ACC + 1], work[o + W_ACC + 2]
             cl0, cl1, cl2 = work[o + W_ACC + 3], work[o + W_ACC + 4], work[o + W_ACC + 5]
-        # Into the child frame: w_c = R^T w, v_c = R^T (v - p x w).
-        ex = vl0 - (py * vw2 - pz * vw1)
-        ey = vl1 - (pz * vw0 - px * vw2)
-        ez = vl2 - (px * vw1 - py * vw0)
-        w0 = r0 * vw0 + r3 * vw1 + r6 * vw2
-        w1 = r1 * vw0 + r4 * vw1 + r7 * vw2
-        w2 = r2 * vw0 + r5 * vw1 + r8 * vw2
-        l0 = r0 * ex + r3 * ey + r6 * ez
-        l1 = r1 * ex + r4 * ey + r7 * ez
-        l2 = r2 * ex + r5 * ey + r8 * ez
-        ex = cl0 - (py * cw2 - pz * cw1)
-        ey = cl1 - (pz * cw0 - px * cw2)
-        ez = cl2 - (px * cw1 - py * cw0)
-        b0 = r0 * cw0 + r3 * cw1 + r6 * cw2
-        b1 = r1 * cw0 + r4 * cw1 + r7 * cw2
-        b2 = r2 * cw0 + r5 * cw1 + r8 * cw2
-        m0 = r0 * ex + r3 * ey + r6 * ez
-        m1 = r1 * ex + r4 * ey + r7 * ez
-        m2 = r2 * ex + r5 * ey + r8 * ez
+            ex = vl0 - (py * vw2 - pz * vw1)
+            ey = vl1 - (pz * vw0 - px * vw2)
+            ez = vl2 - (px * vw1 - py * vw0)
+            w0 = r0 * vw0 + r3 * vw1 + r6 * vw2
+            w1 = r1 * vw0 + r4 * vw1 + r7 * vw2
+            w2 = r2 * vw0 + r5 * vw1 + r8 * vw2
+            l0 = r0 * ex + r3 * ey + r6 * ez
+            l1 = r1 * ex + r4 * ey + r7 * ez
+            l2 = r2 * ex + r5 * ey + r8 * ez
+            ex = cl0 - (py * cw2 - pz * cw1)
+            ey = cl1 - (pz * cw0 - px * cw2)
+            ez = cl2 - (px * cw1 - py * cw0)
+            b0 = r0 * cw0 + r3 * cw1 + r6 * cw2
+            b1 = r1 * cw0 + r4 * cw1 + r7 * cw2
+            b2 = r2 * cw0 + r5 * cw1 + r8 * cw2
+            m0 = r0 * ex + r3 * ey + r6 * ez
+            m1 = r1 * ex + r4 * ey + r7 * ez
+            m2 = r2 * ex + r5 * ey + r8 * ez
         # Joint motion vJ = S qd = [jw; jl]: v = X v_parent + vJ and
         # a = X a_parent + S qdd + v x vJ, where v x vJ = (X v_parent) x vJ
         # = [w x jw; w x jl + l x jw]. Each joint type adds only its nonzero terms.
@@ -346,10 +350,9 @@ def rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau):
     """tau += RNEA(q, v, a, fext) with gravity g (tau is zeroed by the caller).
 
     Nothing here raises (numba loses exceptions raised in prange workers, and a raise keeps it
-    from running a loop in parallel): the serial entry points check sizes and the result, the
-    batch callers check in model.py. A non-finite q, v or a always reaches tau (NaN and inf
-    propagate through every product, even by a zero mass), so checking tau is enough; model.py
-    then names the bad entry.
+    from running a loop in parallel): the serial entry points check the inputs and the result,
+    the batch callers check in model.py. The inputs need their own check: not every entry
+    reaches tau (the root position of a floating base does not enter the dynamics at all).
     """
     forward_pass(model, work, q, v, a, g)
     for link in range(fext.shape[0]):
@@ -411,7 +414,7 @@ def rnea_default(state, q, v, a, tau):
     model = state[:size]
     if tau.shape[0] != int(model[H_NV]):  # tau may be the caller's ``out`` array
         raise ValueError('rnea: wrong output size')
-    check_sizes(model, q, v, a)
+    check_inputs(model, q, v, a)
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     rnea_core(model, state[size:], q, v, a, model[H_GRAVITY:H_GRAVITY + 3], NO_LINKS, NO_POSES,
@@ -424,7 +427,7 @@ def rnea_general(model, work, q, v, a, g, link_body, link_pose, fext, tau):
     """tau = RNEA(q, v, a, fext) with explicit gravity and (nl, 6) link wrenches."""
     if tau.shape[0] != int(model[H_NV]) or g.shape[0] != 3:  # tau may be the caller's out
         raise ValueError('rnea: wrong output or gravity size')
-    check_sizes(model, q, v, a)
+    check_inputs(model, q, v, a)
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau)
