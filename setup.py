@@ -27,6 +27,7 @@ setup(
         'console_scripts': [
             'rnea_demo = rnea_ros.demo:main',
             'rnea_node = rnea_ros.node:main',
+            'rnea_node_demo = rnea_ros.node_demo:main',
             'rnea_bag = rnea_ros.bag:main',
         ],
     },

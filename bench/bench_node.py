@@ -1,17 +1,22 @@
 """Benchmark of the rnea node over real DDS: added latency, 1 kHz regularity, start-up time.
 
     .venv/bin/python bench/bench_node.py [--samples 2000] [--duration 60]
+                                         [--parts latency rate startup]
 
 1. Added latency: one joint_states message at a time (ping-pong), time from publish to the
    receipt of the matching joint_torques (same stamp), for the node (``rate: 0``, answering each
-   message) and for an echo node that republishes joint_states on joint_torques without computing
-   (same executor, same QoS); added = node - echo, per percentile. Panda (7-DoF arm + finger) and
-   talos_reduced (38-DoF free-flyer humanoid).
-2. 1 kHz: the node at ``rate: 1000`` for ``--duration`` s with fresh joint_states: achieved rate
-   and missed cycles from its diagnostics, receive gaps, resident memory at start and end.
+   message) and for an echo node that republishes joint_states on joint_torques without computing,
+   taking them the same way as the node (``TakeLoop``, same priority, same QoS); added = node -
+   echo, per percentile. An echo through rclpy's executor is measured too, as a reference. The
+   targets are pinged in turn, in a random order, with a short quiet time after each ping
+   (``measure_latency``). Panda (7-DoF arm + finger) and talos_reduced (38-DoF free-flyer).
+2. 1 kHz: the node at ``rate: 1000`` for ``--duration`` s with joint_states at 200 Hz: achieved
+   rate and missed cycles from its diagnostics (a report before and one after the run), receive
+   gaps here, resident memory once per second.
 3. Start-up: process start to the first joint_torques, with the numba cache warm and cold (an
    empty NUMBA_CACHE_DIR).
-Each target runs on its own ROS_DOMAIN_ID, discovery limited to localhost.
+Each target runs on its own ROS_DOMAIN_ID, discovery limited to localhost. The load average is
+printed at the start and the end: the machine may be shared.
 """
 from __future__ import annotations
 
@@ -32,25 +37,39 @@ sys.path.insert(0, str(ROOT / 'test'))
 
 
 # ---------------------------------------------------------------------- the echo node
-def echo_main() -> int:
-    """Republish joint_states on joint_torques as they come: the cost of ROS alone."""
+def echo_main(mode: str, priority: int) -> int:
+    """Republish joint_states on joint_torques as they come: the cost of ROS alone.
+
+    ``take``: from a ``TakeLoop`` thread at the node's default priority, exactly as the node takes
+    joint_states, so node - echo is the node's own work. ``executor``: through rclpy's
+    SingleThreadedExecutor, the usual way to write a node (a reference for the absolute numbers).
+    ``priority``: the SCHED_FIFO priority of the ``TakeLoop`` (the node's default).
+    """
     import rclpy
     from rclpy.executors import ExternalShutdownException
     from rclpy.node import Node
     from sensor_msgs.msg import JointState
 
-    from rnea_ros.node import COMMAND_QOS, SENSOR_QOS, make_executor
+    from rnea_ros.node import COMMAND_QOS, SENSOR_QOS, TakeLoop, make_executor
     rclpy.init()
     node = Node('echo')
     publisher = node.create_publisher(JointState, 'joint_torques', COMMAND_QOS)
-    node.create_subscription(JointState, 'joint_states', publisher.publish, SENSOR_QOS)
-    executor = make_executor()  # the same executor as the node: only the computing differs
+    loop = None
+    if mode == 'take':
+        loop = TakeLoop(node, name='echo', priority=priority)
+        loop.add(JointState, 'joint_states', SENSOR_QOS, publisher.publish)
+        loop.start()
+    else:
+        node.create_subscription(JointState, 'joint_states', publisher.publish, SENSOR_QOS)
+    executor = make_executor()
     executor.add_node(node)
     try:
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
+        if loop is not None:
+            loop.stop()
         rclpy.try_shutdown()
     return 0
 
@@ -75,7 +94,7 @@ class Target:
                                      stderr=subprocess.STDOUT)
         self.context = Context()
         rclpy.init(context=self.context, domain_id=self.domain)
-        self.node = Node('bench', context=self.context)
+        self.node = Node(f'bench_{self.domain}', context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
 
@@ -168,67 +187,185 @@ class Streams:
 
 
 # ---------------------------------------------------------------------- measurements
-def measure_latency(command: list[str], robot: Robot, samples: int,
-                    in_node: dict | None = None) -> np.ndarray:
-    """Ping-pong latencies [us] of ``samples`` messages after a warm-up; ``in_node`` receives
-    the node's own compute-time percentiles (its diagnostics) when given."""
+class Pinger:
+    """Ping-pong on a target: publish joint_states, wait for the joint_torques with its stamp.
+
+    The reply is waited for on a wait set holding only that subscription (as the node's
+    ``TakeLoop`` does), not through this process's executor, so the measuring side adds little
+    and the same to every target.
+    """
+
+    def __init__(self, target: Target, robot: Robot):
+        from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        from sensor_msgs.msg import JointState
+
+        from rnea_ros.take_loop import NotByExecutor
+        self.target = target
+        node = target.node
+        reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+        self.js = JointState(name=robot.joints)
+        rng = np.random.default_rng(0)
+        self.js.position = rng.uniform(-1, 1, len(robot.joints)).tolist()
+        self.js.velocity = rng.uniform(-1, 1, len(robot.joints)).tolist()
+        self.publisher = node.create_publisher(JointState, 'joint_states', reliable)
+        self.subscription = node.create_subscription(JointState, 'joint_torques', lambda m: None,
+                                                     reliable, callback_group=NotByExecutor())
+        self.wait_set = _rclpy.WaitSet(1, 0, 0, 0, 0, 0, target.context.handle)
+        self.counter = 0
+        if robot.floating:  # the node needs odometry before it answers
+            from nav_msgs.msg import Odometry
+            odometry = Odometry()
+            odometry.pose.pose.orientation.w = 1.0
+            self.odometry = odometry
+            self.odom_pub = node.create_publisher(Odometry, 'odometry', reliable)
+        else:
+            self.odom_pub = None
+
+    def ping(self, timeout: float = 0.05) -> float | None:
+        """One round trip [s], or None if no reply came within ``timeout``."""
+        self.counter += 1
+        stamp = self.counter
+        if self.odom_pub is not None and stamp % 20 == 1:
+            self.odom_pub.publish(self.odometry)
+        self.js.header.stamp.nanosec = stamp
+        handle = self.subscription.handle
+        sent = time.perf_counter()
+        self.publisher.publish(self.js)
+        deadline = sent + timeout
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                return None
+            self.wait_set.clear_entities()
+            self.wait_set.add_subscription(handle)
+            self.wait_set.wait(int(remaining * 1e9))
+            while True:
+                taken = handle.take_message(self.subscription.msg_type, False)
+                if taken is None:
+                    break
+                if taken[0].header.stamp.nanosec == stamp:
+                    return time.perf_counter() - sent
+
+    def connect(self, timeout: float = 60.0) -> None:
+        """Ping until the first reply (discovery, the node's start-up)."""
+        deadline = time.perf_counter() + timeout
+        while self.ping(0.1) is None:
+            self.target.executor.spin_once(timeout_sec=0)
+            if time.perf_counter() > deadline or self.target.proc.poll() is not None:
+                self.target.log.seek(0)
+                raise RuntimeError(f'no reply; process output:\n{self.target.log.read()[-3000:]}')
+
+
+def measure_latency(commands: dict[str, list[str]], robot: Robot, samples: int,
+                    in_node: dict | None = None, settle: float = 1e-3) -> dict[str, np.ndarray]:
+    """Ping-pong latencies [us] of each target, ``samples`` each after a warm-up, interleaved
+    (one ping to each target per round, in a random order) so that load changes on the machine
+    hit all alike. Each ping is followed by ``settle`` s of quiet, so that what one target still
+    does after its reply (e.g. the executor echo's Python) does not slow the next one: each
+    sample sees an idle system, as joint_states at 1 kHz would. ``in_node`` receives the
+    compute-time percentiles of the 'node' target's diagnostics."""
     from diagnostic_msgs.msg import DiagnosticArray
-    target = Target(command)
+    targets = {}
     try:
-        streams = Streams(target, robot)
+        for label, command in commands.items():
+            targets[label] = Target(command)
+        pingers = {label: Pinger(target, robot) for label, target in targets.items()}
         reports = []
-        target.node.create_subscription(DiagnosticArray, '/diagnostics', reports.append, 10)
-        target.spin_until(lambda: streams.received, 60.0, streams.publish)
-        latencies = []
+        if 'node' in targets:
+            targets['node'].node.create_subscription(DiagnosticArray, '/diagnostics',
+                                                     reports.append, 10)
+        for pinger in pingers.values():
+            pinger.connect()
+        latencies = {label: [] for label in targets}
+        order = list(pingers)
+        rng = np.random.default_rng(1)
         for k in range(samples + 200):
-            sent = time.perf_counter()
-            stamp = streams.publish()
-            target.spin_until(lambda: streams.received and streams.received[-1] == stamp, 5.0)
-            if k >= 200:
-                latencies.append(streams.receive_times[-1] - sent)
-        if in_node is not None:
-            count = len(reports)
-            target.spin_until(lambda: len(reports) > count, 3.0)
+            rng.shuffle(order)
+            for label in order:
+                latency = pingers[label].ping(1.0)
+                if latency is None:
+                    raise RuntimeError(f'{label}: no reply within 1 s')
+                if k >= 200:
+                    latencies[label].append(latency)
+                time.sleep(settle)
+        if in_node is not None and 'node' in targets:
+            target = targets['node']
+            end = time.time()  # the first report stamped later covers every ping
+
+            def stamp(report):
+                return report.header.stamp.sec + 1e-9 * report.header.stamp.nanosec
+            target.spin_until(lambda: reports and stamp(reports[-1]) > end, 5.0)
             values = {kv.key: kv.value for kv in reports[-1].status[0].values}
             in_node.update(p50=values['compute time p50 [us]'],
-                           p99=values['compute time p99 [us]'])
-        return np.array(latencies) * 1e6
+                           p99=values['compute time p99 [us]'],
+                           scheduling=values.get('scheduling', '?'))
+        return {label: np.array(values) * 1e6 for label, values in latencies.items()}
     finally:
-        target.close()
+        for target in targets.values():
+            target.close()
 
 
-def measure_rate(robot: Robot, tmp: Path, duration: float) -> dict:
+def measure_rate(robot: Robot, tmp: Path, duration: float, settle: float = 3.0) -> dict:
+    """The node at 1 kHz with joint_states at 200 Hz for ``duration`` s (after ``settle`` s):
+    cycles, missed cycles and achieved rate from its diagnostics (differences between a report
+    before and one after the run), receive gaps here, resident memory once per second."""
     from diagnostic_msgs.msg import DiagnosticArray
     params = robot.params(rate=1000.0, input_timeout=0.5)
     target = Target(node_command(params, tmp))
+
+    def stamp(report) -> float:
+        return report.header.stamp.sec + 1e-9 * report.header.stamp.nanosec
+
+    def values(report) -> dict:
+        return {kv.key: kv.value for kv in report.status[0].values}
     try:
         streams = Streams(target, robot)
         reports = []
         target.node.create_subscription(DiagnosticArray, '/diagnostics', reports.append, 10)
-        target.spin_until(lambda: streams.received, 60.0, streams.publish)
-        rss_start = target.rss_kib()
-        first = len(streams.received)
-        start = time.perf_counter()
-        next_publish = start
-        while time.perf_counter() - start < duration:
+        next_publish = time.perf_counter()
+
+        def stream() -> None:
+            nonlocal next_publish
             if time.perf_counter() >= next_publish:
                 streams.publish()
                 next_publish += 0.005  # joint_states at 200 Hz keep the input fresh
+        target.spin_until(lambda: streams.received, 60.0, stream)
+        settled = time.time() + settle
+        target.spin_until(lambda: reports and stamp(reports[-1]) > settled, settle + 5.0,
+                          stream)
+        first_report = reports[-1]
+        first = len(streams.received)
+        rss = [target.rss_kib()]
+        start = time.perf_counter()
+        next_rss = start + 1.0
+        while time.perf_counter() - start < duration:
+            stream()
             target.executor.spin_once(timeout_sec=0.001)
+            if time.perf_counter() >= next_rss:
+                rss.append(target.rss_kib())
+                next_rss += 1.0
         elapsed = time.perf_counter() - start
         count = len(streams.received) - first
         gaps = np.diff(streams.receive_times[first:]) * 1e3
-        rss_end = target.rss_kib()
-        n_reports = len(reports)
-        target.spin_until(lambda: len(reports) > n_reports, 3.0)
-        values = {kv.key: kv.value for kv in reports[-1].status[0].values}
-        return dict(received_rate=count / elapsed, node_rate=float(values['rate [Hz]']),
-                    cycles=int(values['cycles']), missed=int(values['missed cycles']),
+        ended = time.time()
+        target.spin_until(lambda: stamp(reports[-1]) > ended, 5.0, stream)
+        before, after = values(first_report), values(reports[-1])
+        cycles = int(after['cycles']) - int(before['cycles'])
+        missed = int(after['missed cycles']) - int(before['missed cycles'])
+        rss_mib = np.array(rss) / 1024
+        return dict(received_rate=count / elapsed,
+                    node_rate=cycles / (stamp(reports[-1]) - stamp(first_report)),
+                    cycles=cycles, missed=missed,
+                    max_lateness_us=after.get('max lateness [us]'),
                     gap_p99_ms=float(np.percentile(gaps, 99)), gap_max_ms=float(gaps.max()),
-                    rss_start_mib=rss_start / 1024, rss_end_mib=rss_end / 1024,
-                    compute_p50=values.get('compute time p50 [us]'),
-                    compute_p99=values.get('compute time p99 [us]'),
-                    gc=values['gc collections'], gc_max=values['gc max pause [us]'])
+                    rss_start_mib=rss_mib[0], rss_end_mib=rss_mib[-1],
+                    rss_max_mib=rss_mib.max(),
+                    rss_growth_second_half_mib=rss_mib[-1] - rss_mib[len(rss_mib) // 2],
+                    compute_p50=after.get('compute time p50 [us]'),
+                    compute_p99=after.get('compute time p99 [us]'),
+                    gc=after['gc collections'], gc_max=after['gc max pause [us]'],
+                    scheduling=after.get('scheduling'))
     finally:
         target.close()
 
@@ -255,49 +392,75 @@ def percentiles(values: np.ndarray) -> tuple[float, float, float]:
     return p50, p99, float(values.max())
 
 
+def print_latency(robots: list[Robot], tmp: Path, samples: int) -> None:
+    print(f'Latency, joint_states publish -> joint_torques receipt, {samples} ping-pong samples '
+          f'per target, interleaved (us):')
+    print(f'{"robot":15} {"target":14} {"p50":>8} {"p99":>8} {"max":>8}')
+    script = str(Path(__file__).resolve())
+    for robot in robots:
+        commands = {
+            'node': node_command(robot.params(rate=0.0, input_timeout=1.0), tmp),
+            'echo': [sys.executable, script, '--echo', 'take'],
+            'executor echo': [sys.executable, script, '--echo', 'executor'],
+        }
+        in_node: dict = {}
+        results = measure_latency(commands, robot, samples, in_node)
+        for label, values in results.items():
+            p50, p99, peak = percentiles(values)
+            print(f'{robot.name:15} {label:14} {p50:8.1f} {p99:8.1f} {peak:8.1f}')
+        added = np.subtract(percentiles(results['node']), percentiles(results['echo']))
+        ratio = np.percentile(results['node'], 50) / np.percentile(results['echo'], 50)
+        print(f'{robot.name:15} {"added":14} {added[0]:8.1f} {added[1]:8.1f} {"":>8}'
+              f'   node/echo median ratio {ratio:.2f}')
+        print(f'{robot.name:15} in-node cycle (compute + 2 publishes), its diagnostics: '
+              f'p50 {in_node["p50"]} p99 {in_node["p99"]}; scheduling {in_node["scheduling"]}')
+
+
+def print_rate(robot: Robot, tmp: Path, duration: float) -> None:
+    print(f'1 kHz run, {duration:g} s, {robot.name}:')
+    result = measure_rate(robot, tmp, duration)
+    for key, value in result.items():
+        print(f'  {key:16} {value:.3f}' if isinstance(value, float) else f'  {key:16} {value}')
+    missed = 100 * result['missed'] / max(1, result['cycles'] + result['missed'])
+    print(f'  missed cycles    {missed:.3f} %, achieved rate {result["node_rate"]:.1f} Hz '
+          f'({100 * (result["node_rate"] / 1000 - 1):+.2f} %)')
+
+
+def print_startup(robots: list[Robot], tmp: Path) -> None:
+    print('Start-up, process start -> first joint_torques (s):')
+    for robot in robots:
+        warm = measure_startup(robot, tmp, cold=False)
+        cold = measure_startup(robot, tmp, cold=True)
+        print(f'  {robot.name:15} warm cache {warm:6.2f}   cold cache {cold:6.2f}   '
+              f'ratio {cold / warm:.1f}')
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--samples', type=int, default=2000)
-    parser.add_argument('--duration', type=float, default=10.0, help='1 kHz run length [s]')
-    parser.add_argument('--echo', action='store_true', help=argparse.SUPPRESS)
+    parser.add_argument('--duration', type=float, default=60.0, help='1 kHz run length [s]')
+    parser.add_argument('--parts', nargs='+', choices=('latency', 'rate', 'startup'),
+                        default=('latency', 'rate', 'startup'))
+    parser.add_argument('--echo', choices=('take', 'executor'), help=argparse.SUPPRESS)
+    parser.add_argument('--echo-priority', type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo:
-        return echo_main()
+        from rnea_ros.parameters import PARAMETERS
+        priority = args.echo_priority
+        return echo_main(args.echo, PARAMETERS['thread_priority'][0] if priority is None
+                         else priority)
+    print(f'load average {" ".join(f"{x:.2f}" for x in os.getloadavg())}, '
+          f'{os.cpu_count()} CPUs')
     robots = [Robot('panda', False), Robot('talos_reduced', True)]
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        print(f'Added latency, joint_states publish -> joint_torques receipt, {args.samples} '
-              f'ping-pong samples (us):')
-        print(f'{"robot":15} {"":6} {"p50":>8} {"p99":>8} {"max":>8}')
-        echo = [sys.executable, str(Path(__file__).resolve()), '--echo']
-        for robot in robots:
-            in_node: dict = {}
-            ours = measure_latency(node_command(robot.params(rate=0.0, input_timeout=1.0),
-                                                tmp), robot, args.samples, in_node)
-            base = measure_latency(echo, robot, args.samples)
-            rows = (('node', percentiles(ours)), ('echo', percentiles(base)))
-            for label, (p50, p99, peak) in rows:
-                print(f'{robot.name:15} {label:6} {p50:8.1f} {p99:8.1f} {peak:8.1f}')
-            added = np.subtract(percentiles(ours), percentiles(base))
-            ratio = np.percentile(ours, 50) / np.percentile(base, 50)
-            print(f'{robot.name:15} {"added":6} {added[0]:8.1f} {added[1]:8.1f} {"":>8}'
-                  f'   node/echo median ratio {ratio:.2f}')
-            print(f'{robot.name:15} {"in-node cycle (compute + 2 publishes), its diagnostics":}'
-                  f': p50 {in_node["p50"]} p99 {in_node["p99"]}')
-        print(f'\n1 kHz run, {args.duration:g} s, panda:')
-        result = measure_rate(robots[0], tmp, args.duration)
-        for key, value in result.items():
-            print(f'  {key:16} {value:.3f}' if isinstance(value, float) else
-                  f'  {key:16} {value}')
-        missed = 100 * result['missed'] / max(1, result['cycles'] + result['missed'])
-        print(f'  missed cycles    {missed:.3f} %, achieved rate {result["node_rate"]:.1f} Hz '
-              f'({100 * (result["node_rate"] / 1000 - 1):+.2f} %)')
-        print('\nStart-up, process start -> first joint_torques (s):')
-        for robot in robots:
-            warm = measure_startup(robot, tmp, cold=False)
-            cold = measure_startup(robot, tmp, cold=True)
-            print(f'  {robot.name:15} warm cache {warm:6.2f}   cold cache {cold:6.2f}   '
-                  f'ratio {cold / warm:.1f}')
+        if 'latency' in args.parts:
+            print_latency(robots, tmp, args.samples)
+        if 'rate' in args.parts:
+            print_rate(robots[0], tmp, args.duration)
+        if 'startup' in args.parts:
+            print_startup(robots, tmp)
+    print(f'load average {" ".join(f"{x:.2f}" for x in os.getloadavg())} (at the end)')
     return 0
 
 

@@ -13,10 +13,12 @@ import numpy as np
 
 
 class CycleStats:
-    """Compute times (ring buffer of the last ``window`` cycles) and timer-cycle regularity.
+    """Compute times of the last ``window`` cycles (ring buffer), cycle count, achieved rate.
 
-    A timer cycle that starts more than 1.5 periods after the previous one counts the periods it
-    skipped as missed cycles. ``rate`` 0 (one cycle per joint_states message) counts none.
+    ``record(duration)`` after each cycle, from the cycle's thread. Missed cycles are counted by
+    the loop that runs the cycles (``realtime.Deadlines``: a deadline skipped because the loop
+    woke more than one period after it); with ``rate`` 0 (one cycle per joint_states message)
+    there are no deadlines.
     """
 
     def __init__(self, rate: float, window: int = 4096):
@@ -24,34 +26,22 @@ class CycleStats:
         self._durations = np.zeros(window)
         self._count = 0
         self.cycles = 0
-        self.missed = 0
-        self.max_gap = 0.0
-        self._last_start = math.nan
         self._window_start = time.monotonic()
-        self._window_cycles = 0
+        self._window_first_cycle = 0
 
-    def start(self, now: float) -> None:
-        """A cycle starts at steady time ``now``."""
-        gap = now - self._last_start
-        if self.period and gap > 1.5 * self.period:  # nan (first cycle) compares False
-            self.missed += int(round(gap / self.period)) - 1
-        if gap > self.max_gap:
-            self.max_gap = gap
-        self._last_start = now
-
-    def finish(self, duration: float) -> None:
-        """The cycle's compute took ``duration`` seconds."""
+    def record(self, duration: float) -> None:
+        """A cycle ran; its compute (and publishing) took ``duration`` seconds."""
         self._durations[self._count % len(self._durations)] = duration
         self._count += 1
         self.cycles += 1
-        self._window_cycles += 1
 
     def summary(self, now: float) -> dict[str, float]:
         """Compute-time percentiles (µs) over the buffer and the rate since the last summary."""
         durations = self._durations[:min(self._count, len(self._durations))]
+        cycles = self.cycles  # read once: the cycle thread keeps counting meanwhile
         elapsed = now - self._window_start
-        rate = self._window_cycles / elapsed if elapsed > 0 else 0.0
-        self._window_start, self._window_cycles = now, 0
+        rate = (cycles - self._window_first_cycle) / elapsed if elapsed > 0 else 0.0
+        self._window_start, self._window_first_cycle = now, cycles
         if durations.size == 0:
             return {'rate': rate}
         p50, p99 = np.percentile(durations, (50, 99)) * 1e6
@@ -86,9 +76,9 @@ class GcMonitor:
     """Counts garbage collections and their pauses (``gc.callbacks``); collects on request.
 
     The node freezes the start-up heap (``gc.freeze``) and disables automatic collection, then
-    calls ``collect`` from the diagnostics timer, between two control cycles, so a collection
-    never lands inside one; this class measures that it is indeed short and that no automatic
-    collection happens.
+    calls ``collect`` (young generations only) once per second right after a cycle, on the
+    cycle's thread, so no collection lands inside a cycle. This class measures that the pause is
+    short and that no automatic collection happens.
     """
 
     def __init__(self):

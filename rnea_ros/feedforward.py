@@ -1,13 +1,16 @@
 """The node's control logic without ROS: inputs -> state -> torques, with the fault policy.
 
 ``Feedforward`` owns one ``RobotModel`` and every array the control cycle touches, allocated
-once. The ROS node (``rnea_ros.node``) only converts messages to the calls below and copies the
-results into preallocated messages:
+once. The ROS node (``rnea_ros.node``) only converts messages to the calls below, and binds the
+outputs to the arrays of its preallocated messages (``bind_outputs``), so a cycle writes them in
+place:
 
 - ``on_joint_states`` / ``on_odometry`` / ``on_base_acceleration`` / ``on_desired``: inputs;
 - ``cycle(now, ros_time)``: one control cycle; afterwards ``position``, ``velocity``, ``effort``
   (the one-degree-of-freedom joints, model order) and ``command`` (``command_joints`` order) hold
-  what to publish, when it returns True;
+  what to publish, when it returns True. Its numerical work is three compiled calls (input ages,
+  ``RobotModel.rnea`` into a preallocated tau, then clip + finiteness + outputs in one), so the
+  Python around it stays short: the node runs it on the latency path;
 - ``trajectory_efforts``: efforts at every point of a trajectory;
 - ``status``: the diagnostics summary.
 
@@ -53,6 +56,7 @@ class Settings:
     effort_limit_scale: float = 1.0
     torque_terms: str = 'full'
     inertia_check: str = 'error'
+    thread_priority: int = 50
     extra: dict = field(default_factory=dict)
 
     def validate(self) -> Settings:
@@ -71,6 +75,9 @@ class Settings:
         if len(self.gravity) != 3 or not all(math.isfinite(g) for g in self.gravity):
             raise ValueError(f'parameter \'gravity\' is {list(self.gravity)}: expected 3 finite '
                              f'numbers (world frame, m/s^2)')
+        if not 0 <= self.thread_priority <= 99:
+            raise ValueError(f'parameter \'thread_priority\' is {self.thread_priority}: '
+                             f'expected 0 (normal scheduling) to 99')
         if len(set(self.command_joints)) != len(self.command_joints):
             raise ValueError('parameter \'command_joints\' repeats a joint')
         return self
@@ -139,6 +146,7 @@ class _Desired:
         self.has_velocities = trajectory.velocities is not None or not self.constant
         self.start = start
         self.received = now
+        self.a_full: np.ndarray | None = None  # constant: the joint-space a, set by the owner
 
     def active(self, now: float, ros_time: float, timeout: float) -> bool:
         if self.constant:
@@ -180,10 +188,17 @@ class Feedforward:
         self.base_acceleration_time = NEVER
         self.desired: _Desired | None = None
         self.desired_ever = False
-        # Outputs: views of the used state and the torque (joint entries), and the command.
-        self.position = self.q[self.q_offset:]
-        self.velocity = self.v[self.v_offset:]
-        self.effort = self.tau[self.v_offset:]
+        # Views the cycle reads and writes through (no slicing per cycle).
+        self._base_linear = self.base_acceleration[:3]
+        self._base_angular = self.base_acceleration[3:]
+        self._base_twist = self.v[:6]
+        self._a_joints = self.a[self.v_offset:]
+        self._q_desired_joints = self.q_desired[self.q_offset:]
+        self._v_desired_joints = self.v_desired[self.v_offset:]
+        self._used_q, self._used_v = self.q, self.v
+        # Outputs (``bind_outputs`` may replace them with the arrays of outgoing messages).
+        n = len(self.joint_names)
+        self.position, self.velocity, self.effort = np.zeros(n), np.zeros(n), np.zeros(n)
         command = settings.command_joints or self.joint_names
         self.command_joints = tuple(command)
         self._command_index = np.array([self.v_offset + self._joint_index[name]
@@ -196,10 +211,22 @@ class Feedforward:
         self.clipped_cycles = 0
         self.non_finite_outputs = 0
         # Compile (or load from the cache) every helper now, not in the first cycle.
-        all_finite(self.tau)
-        oldest(self.joints.position_time, self._command_joint)
-        gather(self.tau, self._command_index, self.command)
+        input_ages(self.joints.position_time, self.joints.velocity_time, self._command_joint)
+        self._finish()
         self.limiter.clip(self._zeros.copy())
+
+    def bind_outputs(self, position: np.ndarray, velocity: np.ndarray, effort: np.ndarray,
+                     command: np.ndarray) -> None:
+        """Write the outputs of every cycle into these arrays (e.g. views of the buffers of
+        preallocated messages) instead of the ones of ``position``... ``command``."""
+        for name, array, size in (('position', position, len(self.joint_names)),
+                                  ('velocity', velocity, len(self.joint_names)),
+                                  ('effort', effort, len(self.joint_names)),
+                                  ('command', command, len(self.command_joints))):
+            if array.dtype != np.float64 or array.shape != (size,):
+                raise ValueError(f'{name}: expected a float64 array of shape ({size},)')
+        self.position, self.velocity, self.effort, self.command = (position, velocity, effort,
+                                                                   command)
 
     # ------------------------------------------------------------------ inputs
     def on_joint_states(self, names, position, velocity, effort, now: float, stamp=None) -> None:
@@ -225,7 +252,12 @@ class Feedforward:
 
     def on_desired(self, trajectory: Trajectory, start: float, now: float) -> None:
         """A desired motion: ``start`` is the ROS time (s) of its time_from_start 0."""
-        self.desired = _Desired(trajectory, self._joint_index, start, now)
+        desired = _Desired(trajectory, self._joint_index, start, now)
+        if desired.constant:  # the same accelerations at any time: scatter them once
+            desired.sampler.sample(0.0, desired.q, desired.v, desired.a)
+            desired.a_full = np.zeros(self.model.nv)
+            desired.scatter(desired.a, desired.a_full[self.v_offset:])
+        self.desired = desired
         self.desired_ever = True
 
     def take_state_from(self, other: Feedforward) -> None:
@@ -252,15 +284,18 @@ class Feedforward:
         settings = self.settings
         if self.model_mismatch is not None:
             return MODEL_MISMATCH
-        oldest = self._oldest(self.joints.position_time)
-        if oldest == NEVER:
+        joints = self.joints
+        position_time, velocity_time = input_ages(joints.position_time, joints.velocity_time,
+                                                  self._command_joint)
+        if position_time == NEVER:
             return JOINT_STATES_MISSING
-        if now - oldest > settings.input_timeout:
+        timeout = settings.input_timeout
+        if now - position_time > timeout:
             return JOINT_STATES_STALE
-        if settings.torque_terms != 'gravity' and settings.state_source == 'measured':
-            if now - self._oldest(self.joints.velocity_time) > settings.input_timeout:
-                return VELOCITY_MISSING
-        if self.base is not None and now - self.base.time > settings.input_timeout:
+        if (now - velocity_time > timeout and settings.torque_terms != 'gravity'
+                and settings.state_source == 'measured'):
+            return VELOCITY_MISSING
+        if self.base is not None and now - self.base.time > timeout:
             return ODOMETRY_STALE
         return None
 
@@ -270,55 +305,73 @@ class Feedforward:
     def cycle(self, now: float, ros_time: float) -> bool:
         """One control cycle; True if ``position``/``velocity``/``effort``/``command`` are to
         be published (always finite and clipped), False if nothing is (fault_output 'none')."""
-        settings = self.settings
         code = self.input_fault(now)
         if code is None:
             code = self._compute(now, ros_time)
+            if code is None:
+                clipped = self._finish()
+                if clipped >= 0:
+                    if clipped:
+                        self.clipped_cycles += 1
+                    self.fault.update(None, now)
+                    return True
+                code = NON_FINITE_OUTPUT
+        # A fault: the fault output at the measured state (finite by construction).
         self.fault.update(code, now)
-        if code is not None:
-            if code == NON_FINITE_OUTPUT:
-                self.non_finite_outputs += 1
-            self.position = self.q[self.q_offset:]
-            self.velocity = self.v[self.v_offset:]
-            if not fault_torques(settings.fault_output, self.tau, self._hold_gravity):
-                return False
-        if self.limiter.clip(self.tau):
+        if code == NON_FINITE_OUTPUT:
+            self.non_finite_outputs += 1
+        self._used_q, self._used_v = self.q, self.v
+        if not fault_torques(self.settings.fault_output, self.tau, self._hold_gravity):
+            return False
+        if self._finish() > 0:
             self.clipped_cycles += 1
-        gather(self.tau, self._command_index, self.command)
         return True
+
+    def _finish(self) -> int:
+        """Clip tau and write the outputs; -1 (nothing written) if tau is not finite."""
+        limiter = self.limiter
+        return finish_outputs(self.tau, limiter.lower, limiter.upper, limiter.scale > 0,
+                              self._command_index, self._used_q, self._used_v, self.q_offset,
+                              self.v_offset, self.position, self.velocity, self.effort,
+                              self.command)
 
     def _hold_gravity(self) -> np.ndarray:
         return self.model.gravity_torques(self.q)
 
     def _compute(self, now: float, ros_time: float) -> str | None:
+        """tau at the used state into ``self.tau``; NON_FINITE_OUTPUT if it cannot be had."""
         settings = self.settings
         terms = settings.torque_terms
+        from_desired = settings.state_source == 'desired'
         q, v, a = self.q, self.v, self.a
         desired = self.desired
         if desired is not None and not desired.active(now, ros_time,
                                                       settings.acceleration_timeout):
             desired = None
-        if settings.state_source == 'desired':
+        if from_desired:
             q, v = self.q_desired, self.v_desired
             q[:] = self.q
             v[:] = self.v
-        if terms == 'full' or settings.state_source == 'desired':
-            a.fill(0.0)
-            if desired is not None:
+        if terms == 'full' or from_desired:
+            if desired is None:
+                a.fill(0.0)
+            elif desired.a_full is not None and not from_desired:
+                a[:] = desired.a_full  # constant: scattered once on receipt
+            else:
+                a.fill(0.0)
                 desired.sampler.sample(ros_time - desired.start, desired.q, desired.v,
                                        desired.a)
-                desired.scatter(desired.a, a[self.v_offset:])
-                if settings.state_source == 'desired':
+                desired.scatter(desired.a, self._a_joints)
+                if from_desired:
                     if desired.has_positions:
-                        desired.scatter(desired.q, q[self.q_offset:])
+                        desired.scatter(desired.q, self._q_desired_joints)
                     if desired.has_velocities:
-                        desired.scatter(desired.v, v[self.v_offset:])
+                        desired.scatter(desired.v, self._v_desired_joints)
             if self.base is not None and (now - self.base_acceleration_time
                                           <= settings.acceleration_timeout):
-                base_spatial_acceleration(self.base_acceleration[:3],
-                                          self.base_acceleration[3:], self.v[:6], a)
-        self.position = q[self.q_offset:]
-        self.velocity = v[self.v_offset:]
+                base_spatial_acceleration(self._base_linear, self._base_angular,
+                                          self._base_twist, a)
+        self._used_q, self._used_v = q, v
         if terms == 'gravity':
             v = a = self._zeros
         elif terms == 'gravity_coriolis':
@@ -328,18 +381,19 @@ class Feedforward:
             self.model.rnea(q, v, a, out=self.tau)
         except InputError:
             return NON_FINITE_OUTPUT
-        if not all_finite(self.tau):
-            return NON_FINITE_OUTPUT
         return None
 
     # ------------------------------------------------------------------ trajectories
-    def trajectory_efforts(self, trajectory: Trajectory) -> np.ndarray:
+    def trajectory_efforts(self, trajectory: Trajectory,
+                           measured_q: np.ndarray | None = None) -> np.ndarray:
         """Efforts (N, n) at the points of ``trajectory`` (its joint order) by inverse dynamics.
 
         Each point's positions/velocities/accelerations (missing ones from the splines, see
         ``trajectory.point_derivatives``); joints the trajectory does not name stay at their
         latest measured position at rest; a floating base at its latest odometry pose, at rest.
-        ``torque_terms`` and the effort limits apply. Raises ``Rejected``.
+        ``torque_terms`` and the effort limits apply. ``measured_q``: the measured q to use
+        (a snapshot taken by a caller running beside the cycles), default the current one.
+        Raises ``Rejected``.
         """
         index = [self._joint_index.get(name) for name in trajectory.joint_names]
         known = [k for k, j in enumerate(index) if j is not None]
@@ -350,7 +404,7 @@ class Feedforward:
             raise Rejected(MISSING_FIELD, 'the points carry no positions')
         q_points, v_points, a_points = point_derivatives(trajectory)
         n_points = trajectory.n_points
-        q = np.repeat(self.q[None], n_points, axis=0)
+        q = np.repeat((self.q if measured_q is None else measured_q)[None], n_points, axis=0)
         v = np.zeros((n_points, self.model.nv))
         a = np.zeros((n_points, self.model.nv))
         columns = [index[k] for k in known]
@@ -425,10 +479,42 @@ def oldest(times, indices) -> float:
 
 
 @njit(cache=True, nogil=True)
-def gather(values, indices, out) -> None:
-    """out[:] = values[indices] without a temporary array."""
-    for k in range(indices.shape[0]):
-        out[k] = values[indices[k]]
+def input_ages(position_time, velocity_time, indices):
+    """(oldest position time, oldest velocity time) of the joints ``indices`` (inf if none)."""
+    position, velocity = np.inf, np.inf
+    for k in indices:
+        if position_time[k] < position:
+            position = position_time[k]
+        if velocity_time[k] < velocity:
+            velocity = velocity_time[k]
+    return position, velocity
+
+
+@njit(cache=True, nogil=True)
+def finish_outputs(tau, lower, upper, clip, command_index, q, v, q_offset, v_offset,
+                   position_out, velocity_out, effort_out, command_out) -> int:
+    """The end of a cycle in one call: unless tau holds a non-finite value (then -1, nothing
+    written), clip it to [lower, upper] when ``clip``, write the joint entries of q, v, tau
+    (from the offsets on) and tau[command_index]; returns 1 if an entry was clipped, else 0."""
+    for k in range(tau.shape[0]):
+        if not np.isfinite(tau[k]):
+            return -1
+    clipped = 0
+    if clip:
+        for k in range(tau.shape[0]):
+            if tau[k] >= upper[k]:
+                tau[k] = upper[k]
+                clipped = 1
+            elif tau[k] <= lower[k]:
+                tau[k] = lower[k]
+                clipped = 1
+    for k in range(effort_out.shape[0]):
+        position_out[k] = q[q_offset + k]
+        velocity_out[k] = v[v_offset + k]
+        effort_out[k] = tau[v_offset + k]
+    for k in range(command_index.shape[0]):
+        command_out[k] = tau[command_index[k]]
+    return clipped
 
 
 def _age(now: float, time: float) -> str:

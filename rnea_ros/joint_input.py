@@ -23,13 +23,14 @@ the pose (``pose.pose``, the base link in the odometry/world frame ``header.fram
 """
 from __future__ import annotations
 
+import array
 import math
 from collections.abc import Sequence
 
 import numpy as np
+from numba import njit
 
 from rnea_ros.rnea import QUATERNION_TOLERANCE
-from rnea_ros.safety import all_finite
 
 # Rejection reasons, the keys of the rejection counters in the diagnostics.
 LENGTH_MISMATCH = 'length_mismatch'
@@ -48,31 +49,55 @@ class Rejected(ValueError):
         self.reason = reason
 
 
-def _as_array(values) -> np.ndarray:
-    """A float64 view of a message array (``array.array('d')`` from rclpy: no copy)."""
-    if isinstance(values, np.ndarray):
+_EMPTY = np.empty(0)
+
+
+def _as_array(values):
+    """The message array as it is when numba takes it without a copy (``array.array('d')``, as
+    rclpy gives, or a float64 ndarray); anything else (lists) converted to an ndarray."""
+    kind = type(values)
+    if kind is array.array and values.typecode == 'd':
+        return values
+    if kind is np.ndarray and values.dtype == np.float64 and values.ndim == 1:
         return values
     if len(values) == 0:
-        return np.empty(0)
-    try:
-        return np.frombuffer(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        return np.asarray(values, dtype=np.float64)
+        return _EMPTY
+    return np.asarray(values, dtype=np.float64)
+
+
+@njit(cache=True, nogil=True)
+def merge(position, velocity, source, target, q, v, q_time, v_time, now) -> int:
+    """Write ``position[source]`` into ``q[target]`` (and velocity, unless empty) with their
+    times, if all those entries are finite; else write nothing and return the message index of
+    the first non-finite position, or ``len(position)`` + that of the first non-finite velocity.
+    Returns -1 when merged. ``position``/``velocity``: message arrays (buffers, no copy)."""
+    for i in range(source.shape[0]):
+        if not np.isfinite(position[source[i]]):
+            return source[i]
+    with_velocity = len(velocity) > 0
+    if with_velocity:
+        for i in range(source.shape[0]):
+            if not np.isfinite(velocity[source[i]]):
+                return len(position) + source[i]
+    for i in range(source.shape[0]):
+        j = target[i]
+        q[j] = position[source[i]]
+        q_time[j] = now
+        if with_velocity:
+            v[j] = velocity[source[i]]
+            v_time[j] = now
+    return -1
 
 
 class _NameMap:
     """Where the entries of one message name list go: positions in the message -> joint indices."""
 
-    __slots__ = ('names', 'source', 'target', 'identity', 'buffer')
+    __slots__ = ('names', 'source', 'target')
 
-    def __init__(self, names: list, source: list[int], target: list[int], n_joints: int):
+    def __init__(self, names: list, source: list[int], target: list[int]):
         self.names = list(names)
         self.source = np.array(source, dtype=np.int64)
         self.target = np.array(target, dtype=np.int64)
-        # The common case: the message holds exactly our joints in our order (copy, no gather).
-        self.identity = (len(names) == n_joints and source == list(range(n_joints))
-                         and target == list(range(n_joints)))
-        self.buffer = np.zeros(len(source))
 
 
 class JointStateInput:
@@ -101,58 +126,39 @@ class JointStateInput:
         self.accepted = 0
         self._maps: list[_NameMap | None] = []  # most recent first; None entries: duplicates
         self._map_names: list[list] = []
+        self._last_map: _NameMap | None = None
+        # Compile (or load from the cache) the merge for both kinds of message arrays now.
+        for kind in (np.zeros, lambda size: array.array('d', bytes(8 * size))):
+            merge(kind(1), kind(0), np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1),
+                  np.zeros(1), np.zeros(1), np.zeros(1), 0.0)
 
     # ------------------------------------------------------------------ updates
     def update(self, names: Sequence[str], position, velocity, effort, now: float,
                stamp=None) -> None:
         """Merge one JointState message received at steady time ``now``; raises ``Rejected``."""
         n = len(names)
-        for field, values in (('position', position), ('velocity', velocity),
-                              ('effort', effort)):
+        size = len(position)
+        if size != n:
+            raise Rejected(LENGTH_MISMATCH, f'position has {size} entries for {n} names '
+                                            f'(expected {n})')
+        for field, values in (('velocity', velocity), ('effort', effort)):
             size = len(values)
-            if size != n and (field == 'position' or size != 0):
-                allowed = f'{n}' if field == 'position' else f'0 or {n}'
+            if size != n and size != 0:
                 raise Rejected(LENGTH_MISMATCH,
-                               f'{field} has {size} entries for {n} names (expected {allowed})')
-        mapping = self._name_map(names)
-        pos = _as_array(position)
-        vel = _as_array(velocity) if len(velocity) else None
-        if mapping.identity:
-            self._check_finite(pos, vel, mapping, names, whole=True)
-            self.position[:] = pos
-            self.position_time.fill(now)
-            if vel is not None:
-                self.velocity[:] = vel
-                self.velocity_time.fill(now)
-        elif mapping.source.size:
-            self._check_finite(pos, vel, mapping, names, whole=False)
-            buffer = mapping.buffer
-            np.take(pos, mapping.source, out=buffer)
-            self.position[mapping.target] = buffer
-            self.position_time[mapping.target] = now
-            if vel is not None:
-                np.take(vel, mapping.source, out=buffer)
-                self.velocity[mapping.target] = buffer
-                self.velocity_time[mapping.target] = now
+                               f'{field} has {size} entries for {n} names (expected 0 or {n})')
+        # Publishers repeat their name list: compare with the last one before the cache.
+        mapping = self._last_map
+        if mapping is None or names != mapping.names:
+            mapping = self._name_map(names)
+            self._last_map = mapping
+        bad = merge(_as_array(position), _as_array(velocity), mapping.source, mapping.target,
+                    self.position, self.velocity, self.position_time, self.velocity_time, now)
+        if bad >= 0:
+            field, values, k = (('position', position, bad) if bad < n else
+                                ('velocity', velocity, bad - n))
+            raise Rejected(NON_FINITE, f'{field}[{k}] (joint {names[k]!r}) is {values[k]}')
         self.stamp = stamp
         self.accepted += 1
-
-    @staticmethod
-    def _check_finite(pos, vel, mapping: _NameMap, names, whole: bool) -> None:
-        for field, values in (('position', pos), ('velocity', vel)):
-            if values is None:
-                continue
-            if whole:
-                if all_finite(values):
-                    continue
-            else:
-                np.take(values, mapping.source, out=mapping.buffer)
-                if all_finite(mapping.buffer):
-                    continue
-            for k in mapping.source:  # only on rejection: find the entry to name it
-                if not math.isfinite(values[k]):
-                    raise Rejected(NON_FINITE,
-                                   f'{field}[{k}] (joint {names[k]!r}) is {values[k]}')
 
     def _name_map(self, names) -> _NameMap:
         """The cached map of this name list (publishers repeat theirs), built on first sight."""
@@ -171,7 +177,7 @@ class JointStateInput:
             if joint is not None:
                 source.append(k)
                 target.append(joint)
-        mapping = _NameMap(names, source, target, len(self.joint_names))
+        mapping = _NameMap(names, source, target)
         self._remember(names, mapping)
         return mapping
 

@@ -2,8 +2,8 @@
 
 Run: ``ros2 run rnea_ros rnea_node --ros-args --params-file config/rnea.yaml`` (or
 ``python -m rnea_ros.node ...``). This module only wires ROS to ``rnea_ros.feedforward``, which
-holds the logic: it declares the parameters, converts messages, and publishes preallocated
-messages. Topics are relative (remap them):
+holds the logic: it declares the parameters (``rnea_ros.parameters``), converts messages, and
+publishes preallocated messages. Topics are relative (remap them):
 
 subscriptions
   ``robot_description``      std_msgs/String, reliable + transient local, depth 1; only when the
@@ -24,42 +24,56 @@ Frames for a floating base (REP-105): odometry pose = base link in the (gravity-
 frame; odometry twist and base_acceleration in the base link frame (``child_frame_id``); the base
 acceleration is the classical one of the base origin, gravity excluded.
 
-Timing: with ``rate`` > 0 a steady-clock timer computes from the latest inputs; with ``rate`` 0
-each joint_states message is answered at once, and a steady-clock watchdog publishes the fault
-output when joint_states stop. Watchdogs use the steady clock, never ROS time, so ``use_sim_time``
-clock jumps cannot stall or trip them.
+Threads. The control inputs (joint_states, desired_accelerations, and odometry and
+base_acceleration for a floating base) are served by a thread of their own (``TakeLoop``): it
+waits on those subscriptions only and merges each message as it arrives, without going through
+the executor, whose per-message overhead is hundreds of µs of Python holding the GIL. With
+``rate`` 0 that thread also answers each joint_states message at once (compute, publish
+joint_torques, then feedforward_effort), and when no cycle ran for ``input_timeout`` it runs one,
+which publishes the fault output. With ``rate`` > 0 a control thread
+(``realtime.PeriodicThread``) sleeps to absolute steady-clock deadlines and runs one cycle per
+deadline from the latest inputs; a deadline it wakes more than one period late for is skipped and
+counted as a missed cycle (``realtime`` has the definitions). Both threads ask for SCHED_FIFO at
+``thread_priority`` and a 1 µs timer slack, and run without them when not permitted (said once in
+the log and in the diagnostics). The executor thread handles the rest: joint_trajectory,
+robot_description, parameters, diagnostics. One lock guards the control state, so a cycle never
+sees a half-merged message or a half-installed model. Watchdogs use the steady clock, never ROS
+time, so ``use_sim_time`` clock jumps cannot stall or trip them.
 """
 from __future__ import annotations
 
 import array
 import sys
+import threading
 import time
+import traceback
 
 import numpy as np
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import AccelStamped
 from nav_msgs.msg import Odometry
-from rcl_interfaces.msg import (
-    FloatingPointRange, ParameterDescriptor, ParameterType, SetParametersResult)
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
 from trajectory_msgs.msg import JointTrajectory
 
+from rnea_ros import realtime
 from rnea_ros import trajectory as trajectory_module
 from rnea_ros.diagnostics import CycleStats, GcMonitor, Rejections
 from rnea_ros.feedforward import Feedforward, ModelRejected, Settings, load_model
 from rnea_ros.joint_input import Rejected
-from rnea_ros.safety import (
-    ERROR, FAULT_OUTPUTS, OK, STATE_SOURCES, TORQUE_TERMS, check_choice)
+from rnea_ros.parameters import LIVE_PARAMETERS, PARAMETERS
+from rnea_ros.safety import ERROR, FAULT_OUTPUTS, OK, STATE_SOURCES, TORQUE_TERMS, check_choice
+from rnea_ros.take_loop import TakeLoop
 from rnea_ros.trajectory import Trajectory
 
 NODE_NAME = 'rnea'
+GC_PERIOD = 1.0  # s between two young-generation garbage collections (see GcMonitor)
 STATUS_NAME = 'rnea: feed-forward torques'
 
 SENSOR_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
@@ -75,106 +89,64 @@ DESCRIPTION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                              reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
-# Parameters changed live are applied between two cycles; the others need a restart.
-LIVE_PARAMETERS = ('state_source', 'input_timeout', 'acceleration_timeout', 'fault_output',
-                   'effort_limit_scale', 'torque_terms')
-
-
-def _range(low: float, high: float) -> list[FloatingPointRange]:
-    return [FloatingPointRange(from_value=low, to_value=high, step=0.0)]
-
-
-def _choices(choices) -> str:
-    return 'one of: ' + ', '.join(choices)
-
-
-PARAMETERS = {  # name: (default or type, descriptor keywords)
-    'robot_description': ('', dict(
-        type=ParameterType.PARAMETER_STRING, read_only=True,
-        description='URDF text of the robot. Empty: wait for it on the robot_description topic '
-                    '(transient local), where later descriptions replace the model live.')),
-    'rate': (500.0, dict(
-        type=ParameterType.PARAMETER_DOUBLE, read_only=True, floating_point_range=_range(0, 1e4),
-        description='Publishing rate [Hz] of a steady-clock timer computing from the latest '
-                    'inputs. 0: answer each joint_states message at once.')),
-    'floating_base': (False, dict(
-        type=ParameterType.PARAMETER_BOOL, read_only=True,
-        description='Add a free-flyer joint above the URDF root link; its state comes from '
-                    'odometry (and base_acceleration).')),
-    'gravity': ([0.0, 0.0, -9.81], dict(
-        type=ParameterType.PARAMETER_DOUBLE_ARRAY, read_only=True,
-        description='Gravity [m/s^2] in the world (odometry) frame.')),
-    'command_joints': (Parameter.Type.STRING_ARRAY, dict(
-        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
-        description='Joints of feedforward_effort, in this order (the joints of the effort '
-                    'controller). Unset: every independent one-DoF joint in model order.')),
-    'state_source': ('measured', dict(
-        type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(STATE_SOURCES),
-        description='measured: q, v from joint_states. desired: q, v from the desired motion '
-                    'where it gives them (computed-torque feed-forward), measured elsewhere.')),
-    'input_timeout': (0.1, dict(
-        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
-        description='Age [s, steady clock] beyond which joint_states (of a commanded joint) '
-                    'or odometry are stale: fault_output is published.')),
-    'acceleration_timeout': (0.1, dict(
-        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
-        description='Age [s] beyond which a single-point desired_accelerations message (or the '
-                    'end of a multi-point one) no longer applies: zero desired acceleration. '
-                    'Also the timeout of base_acceleration.')),
-    'fault_output': ('zero', dict(
-        type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(FAULT_OUTPUTS),
-        description='Published while inputs are missing or stale: zero (zero effort), '
-                    'hold_gravity (gravity torques at the last measured positions), none '
-                    '(nothing: the controller keeps its last command).')),
-    'effort_limit_scale': (1.0, dict(
-        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(0.0, 100.0),
-        description='Clip efforts to the URDF <limit effort> times this; 0 disables.')),
-    'torque_terms': ('full', dict(
-        type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(TORQUE_TERMS),
-        description='full: M(q)a + C(q,v)v + g(q). gravity: g(q) (gravity compensation). '
-                    'gravity_coriolis: g(q) + C(q,v)v.')),
-    'inertia_check': ('error', dict(
-        type=ParameterType.PARAMETER_STRING, read_only=True,
-        additional_constraints=_choices(('error', 'warn')),
-        description='error: refuse a URDF whose link inertias are not physically consistent. '
-                    'warn: accept it with a warning (some published URDFs need it).')),
-}
-
 
 class RneaNode(Node):
-    """Publishes inverse-dynamics torques; see the module docstring for the interface."""
+    """Publishes inverse-dynamics torques; see the module docstring for the interface.
+
+    ``start()`` starts the inputs and control threads (``main`` calls it once start-up is
+    over); ``destroy_node()`` stops them.
+    """
 
     def __init__(self, **kwargs):
         super().__init__(NODE_NAME, **kwargs)
         for name, (default, descriptor) in PARAMETERS.items():
             self.declare_parameter(name, default, ParameterDescriptor(**descriptor))
         self.settings = self._read_settings()
+        # Guards the control state (Feedforward, output messages) between the threads.
+        self._lock = threading.Lock()
         self._core: Feedforward | None = None
         self._description_error: str | None = None
         self._robot_name = ''
         self.stats = CycleStats(self.settings.rate)
         self.rejections = Rejections()
         self.gc_monitor = GcMonitor()
+        self._next_collection = time.monotonic() + GC_PERIOD
+        self.failure: BaseException | None = None
         self._last_cycle = time.monotonic()
         self._steady_clock = Clock(clock_type=ClockType.STEADY_TIME)
         trajectory_module.warm_up()
 
+        self._torque_pub = self.create_publisher(JointState, 'joint_torques', COMMAND_QOS)
         self._command_pub = self.create_publisher(Float64MultiArray, 'feedforward_effort',
                                                   COMMAND_QOS)
-        self._torque_pub = self.create_publisher(JointState, 'joint_torques', COMMAND_QOS)
         self._trajectory_pub = self.create_publisher(JointTrajectory,
                                                      'joint_trajectory_with_effort',
                                                      TRAJECTORY_QOS)
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.create_subscription(JointState, 'joint_states', self._on_joint_states, SENSOR_QOS)
-        self.create_subscription(JointTrajectory, 'desired_accelerations', self._on_desired,
-                                 SENSOR_QOS)
+        # The control inputs on a thread of their own (joint_states last: at rate 0 it runs
+        # the cycle, which then sees a desired message that came with it); the rest on the
+        # executor.
+        rate, priority = self.settings.rate, self.settings.thread_priority
+        self._answer_each = rate == 0
+        if self._answer_each:  # answer each message; after input_timeout without, the fault
+            self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
+                                    idle=self._watchdog,
+                                    idle_timeout=lambda: self.settings.input_timeout / 2,
+                                    on_failure=self._thread_failed)
+            self._control = None
+        else:
+            self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
+                                    on_failure=self._thread_failed)
+            self._control = realtime.PeriodicThread(rate, self._cycle, 'rnea_control',
+                                                    priority, self._thread_failed)
+        self._inputs.add(JointTrajectory, 'desired_accelerations', SENSOR_QOS, self._on_desired)
+        if self.settings.floating_base:
+            self._inputs.add(Odometry, 'odometry', SENSOR_QOS, self._on_odometry)
+            self._inputs.add(AccelStamped, 'base_acceleration', SENSOR_QOS,
+                             self._on_base_acceleration)
+        self._inputs.add(JointState, 'joint_states', SENSOR_QOS, self._on_joint_states)
         self.create_subscription(JointTrajectory, 'joint_trajectory', self._on_trajectory,
                                  TRAJECTORY_QOS)
-        if self.settings.floating_base:
-            self.create_subscription(Odometry, 'odometry', self._on_odometry, SENSOR_QOS)
-            self.create_subscription(AccelStamped, 'base_acceleration',
-                                     self._on_base_acceleration, SENSOR_QOS)
 
         description = self.get_parameter('robot_description').value
         self._description_from_topic = not description
@@ -183,15 +155,30 @@ class RneaNode(Node):
         else:
             self.create_subscription(String, 'robot_description', self._on_description,
                                      DESCRIPTION_QOS)
-        rate = self.settings.rate
-        if rate > 0:
-            self.create_timer(1.0 / rate, self._cycle, clock=self._steady_clock)
-        else:  # answer each message; a watchdog covers joint_states that stop coming
-            self.create_timer(self.settings.input_timeout / 2, self._watchdog,
-                              clock=self._steady_clock)
         self.create_timer(1.0, self._publish_diagnostics, clock=self._steady_clock)
         self.add_on_set_parameters_callback(self._check_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
+        self._scheduling = 'not started'
+
+    def start(self) -> None:
+        """Start the inputs thread and, with ``rate`` > 0, the control thread."""
+        threads = [self._inputs] + ([self._control] if self._control else [])
+        for thread in threads:
+            thread.start()
+        problems = sorted({p for thread in threads for p in thread.setup_problems})
+        priority = self.settings.thread_priority
+        if problems:
+            self._scheduling = 'normal: ' + '; '.join(problems)
+            self.get_logger().warning('real-time set-up incomplete: ' + '; '.join(problems))
+        else:
+            self._scheduling = f'SCHED_FIFO {priority}' if priority else 'normal'
+
+    def _thread_failed(self, exc: BaseException) -> None:
+        """A node thread died: log why and stop the node (silence must not look like health)."""
+        self.failure = exc
+        self.get_logger().fatal('node thread failed, shutting down: ' + ''.join(
+            traceback.format_exception(type(exc), exc, exc.__traceback__)))
+        self.context.try_shutdown()
 
     # ------------------------------------------------------------------ parameters
     def _read_settings(self) -> Settings:
@@ -219,12 +206,15 @@ class RneaNode(Node):
         return SetParametersResult(successful=True)
 
     def _apply_parameters(self, parameters) -> None:
+        with self._lock:  # between two cycles
+            for parameter in parameters:
+                if parameter.name in LIVE_PARAMETERS:
+                    setattr(self.settings, parameter.name, parameter.value)
+            if self._core is not None:
+                self._core.limiter.scale = self.settings.effort_limit_scale
         for parameter in parameters:
             if parameter.name in LIVE_PARAMETERS:
-                setattr(self.settings, parameter.name, parameter.value)
                 self.get_logger().info(f'{parameter.name} = {parameter.value!r}')
-        if self._core is not None:
-            self._core.limiter.scale = self.settings.effort_limit_scale
 
     # ------------------------------------------------------------------ robot model
     def _on_description(self, msg: String) -> None:
@@ -232,11 +222,13 @@ class RneaNode(Node):
 
     def _load_description(self, xml: str, source: str) -> None:
         logger = self.get_logger()
-        try:
+        try:  # built outside the lock: the cycles go on meanwhile
             core = Feedforward(load_model(xml, self.settings), self.settings)
         except ModelRejected as exc:
             self._description_error = str(exc)
-            self.rejections.record('robot_description', 'invalid', str(exc), time.monotonic())
+            with self._lock:
+                self.rejections.record('robot_description', 'invalid', str(exc),
+                                       time.monotonic())
             kept = 'keeping the current model' if self._core else 'no model yet'
             logger.error(f'robot_description ({source}) rejected, {kept}: {exc}')
             return
@@ -250,7 +242,6 @@ class RneaNode(Node):
                 logger.error(f'{old.model_mismatch}; keeping the running model and publishing '
                              f'the fault output ({self.settings.fault_output}) until restart')
                 return
-            core.take_state_from(old)
         self._description_error = None
         self._install(core)
         logger.info(f'model {core.model.name!r} from the {source}: {len(core.joint_names)} '
@@ -266,45 +257,59 @@ class RneaNode(Node):
         torques.name = list(core.joint_names)
         n = len(core.joint_names)
         torques.position, torques.velocity, torques.effort = zeros(n), zeros(n), zeros(n)
-        # Assignment may copy: write through views of the arrays the message holds.
-        self._position_out = np.frombuffer(torques.position, dtype=np.float64)
-        self._velocity_out = np.frombuffer(torques.velocity, dtype=np.float64)
-        self._effort_out = np.frombuffer(torques.effort, dtype=np.float64)
         command = Float64MultiArray()
         command.layout.dim = [MultiArrayDimension(label='joints', size=len(core.command_joints),
                                                   stride=len(core.command_joints))]
         command.data = zeros(len(core.command_joints))
-        self._command_out = np.frombuffer(command.data, dtype=np.float64)
-        self._torque_msg, self._command_msg = torques, command
-        self._robot_name = core.model.name
-        self._core = core
+        # Assignment may copy: the cycles write through views of the arrays the messages hold.
+        core.bind_outputs(*(np.frombuffer(values, dtype=np.float64) for values in (
+            torques.position, torques.velocity, torques.effort, command.data)))
+        with self._lock:  # between two cycles: the latest inputs carry over
+            if self._core is not None:
+                core.take_state_from(self._core)
+            self._torque_msg, self._command_msg = torques, command
+            self._robot_name = core.model.name
+            self._core = core
         # The model and messages live as long as the node: out of the collector's sight (no
         # full collection here: a model can arrive between two cycles).
         self.gc_monitor.freeze(collect=False)
 
     # ------------------------------------------------------------------ inputs
     def _reject(self, topic: str, exc: Rejected, now: float) -> None:
-        warning = self.rejections.record(topic, exc.reason, str(exc), now)
+        with self._lock:
+            warning = self.rejections.record(topic, exc.reason, str(exc), now)
         if warning:
             self.get_logger().warning(warning)
 
     def _on_joint_states(self, msg: JointState) -> None:
-        core = self._core
-        if core is None:
-            return
+        """From the inputs thread: merge; with rate 0, answer at once."""
         now = time.monotonic()
-        try:
-            core.on_joint_states(msg.name, msg.position, msg.velocity, msg.effort, now,
-                                 msg.header.stamp)
-        except Rejected as exc:
-            self._reject('joint_states', exc, now)
+        with self._lock:
+            core = self._core
+            if core is None:
+                return
+            try:
+                core.on_joint_states(msg.name, msg.position, msg.velocity, msg.effort, now,
+                                     msg.header.stamp)
+            except Rejected as exc:
+                rejected = exc
+            else:
+                if not self._answer_each:
+                    return
+                rejected = None
+                messages = self._cycle_locked(core, now)
+        if rejected is not None:
+            self._reject('joint_states', rejected, now)
             return
-        if self.settings.rate == 0:
-            self._cycle()
+        if messages is not None:
+            self._torque_pub.publish(messages[0])  # first: the latency path
+            self._command_pub.publish(messages[1])
+        end = time.monotonic()
+        self.stats.record(end - now)
+        self._collect_garbage(end)
 
     def _on_desired(self, msg: JointTrajectory) -> None:
-        core = self._core
-        if core is None:
+        if self._core is None:
             return
         now = time.monotonic()
         try:
@@ -312,7 +317,8 @@ class RneaNode(Node):
             start = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
             if start == 0:  # joint_trajectory_controller's convention: start on receipt
                 start = self._ros_time()
-            core.on_desired(trajectory, start, now)
+            with self._lock:
+                self._core.on_desired(trajectory, start, now)
         except Rejected as exc:
             self._reject('desired_accelerations', exc, now)
 
@@ -321,8 +327,10 @@ class RneaNode(Node):
         if core is None:
             self.get_logger().warning('joint_trajectory dropped: no robot model yet')
             return
-        try:
-            efforts = core.trajectory_efforts(_trajectory(msg))
+        with self._lock:
+            measured = core.q.copy()
+        try:  # outside the lock: a long trajectory must not hold up the cycles
+            efforts = core.trajectory_efforts(_trajectory(msg), measured)
         except Rejected as exc:
             self._reject('joint_trajectory', exc, time.monotonic())
             return
@@ -331,26 +339,28 @@ class RneaNode(Node):
         self._trajectory_pub.publish(msg)
 
     def _on_odometry(self, msg: Odometry) -> None:
-        core = self._core
-        if core is None:
+        if self._core is None:
             return
         now = time.monotonic()
         pose, twist = msg.pose.pose, msg.twist.twist
         p, o, lin, ang = pose.position, pose.orientation, twist.linear, twist.angular
         try:
-            core.on_odometry((p.x, p.y, p.z), (o.x, o.y, o.z, o.w), (lin.x, lin.y, lin.z),
-                             (ang.x, ang.y, ang.z), now, msg.header.stamp)
+            with self._lock:
+                self._core.on_odometry((p.x, p.y, p.z), (o.x, o.y, o.z, o.w),
+                                       (lin.x, lin.y, lin.z), (ang.x, ang.y, ang.z), now,
+                                       msg.header.stamp)
         except Rejected as exc:
             self._reject('odometry', exc, now)
 
     def _on_base_acceleration(self, msg: AccelStamped) -> None:
-        core = self._core
-        if core is None:
+        if self._core is None:
             return
         now = time.monotonic()
         lin, ang = msg.accel.linear, msg.accel.angular
         try:
-            core.on_base_acceleration((lin.x, lin.y, lin.z), (ang.x, ang.y, ang.z), now)
+            with self._lock:
+                self._core.on_base_acceleration((lin.x, lin.y, lin.z), (ang.x, ang.y, ang.z),
+                                                now)
         except Rejected as exc:
             self._reject('base_acceleration', exc, now)
 
@@ -359,34 +369,56 @@ class RneaNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _cycle(self) -> None:
-        core = self._core
-        if core is None:
-            return
-        now = time.monotonic()
+        """One cycle from the latest inputs (control thread; the joint_states one at rate 0):
+        compute into the preallocated messages under the lock, then publish joint_torques
+        first (the latency path), then feedforward_effort."""
+        start = time.monotonic()
+        with self._lock:
+            core = self._core
+            if core is None:
+                return
+            messages = self._cycle_locked(core, start)
+        if messages is not None:
+            self._torque_pub.publish(messages[0])
+            self._command_pub.publish(messages[1])
+        end = time.monotonic()
+        self.stats.record(end - start)
+        self._collect_garbage(end)
+
+    def _collect_garbage(self, now: float) -> None:
+        """Once per ``GC_PERIOD``, right after a cycle's publishing and on the cycle's own
+        (real-time) thread: a young-generation collection there cannot be preempted halfway by
+        other processes while holding the GIL, as it could on the executor thread."""
+        if now >= self._next_collection:
+            self._next_collection = now + GC_PERIOD
+            self.gc_monitor.collect()
+
+    def _cycle_locked(self, core: Feedforward, now: float):
+        """The cycle's work under the lock: (joint_torques, feedforward_effort) messages to
+        publish (the ones of this model, even if another is installed right after), or None."""
         self._last_cycle = now
-        self.stats.start(now)
-        ros_time = self._ros_time() if core.desired is not None else 0.0
-        if core.cycle(now, ros_time):
-            self._position_out[:] = core.position
-            self._velocity_out[:] = core.velocity
-            self._effort_out[:] = core.effort
-            self._command_out[:] = core.command
-            stamp = core.joints.stamp
-            if stamp is None:
-                stamp = self.get_clock().now().to_msg()
-            self._torque_msg.header.stamp = stamp
-            self._command_pub.publish(self._command_msg)
-            self._torque_pub.publish(self._torque_msg)
-        self.stats.finish(time.monotonic() - now)
+        desired = core.desired
+        # ROS time only matters to sample a multi-point trajectory (and costs ~4 us).
+        ros_time = self._ros_time() if desired is not None and not desired.constant else 0.0
+        if not core.cycle(now, ros_time):
+            return None
+        torques = self._torque_msg
+        stamp = core.joints.stamp
+        torques.header.stamp = stamp if stamp is not None else self.get_clock().now().to_msg()
+        return torques, self._command_msg
 
     def _watchdog(self) -> None:
-        """rate 0: no joint_states for input_timeout -> run a cycle (it sees the stale input)."""
-        if time.monotonic() - self._last_cycle > self.settings.input_timeout:
+        """rate 0: no cycle for input_timeout -> run one (it sees the stale input)."""
+        now = time.monotonic()
+        if now - self._last_cycle > self.settings.input_timeout:
             self._cycle()
+        else:
+            self._collect_garbage(now)
 
     # ------------------------------------------------------------------ diagnostics
     def _publish_diagnostics(self) -> None:
-        self.gc_monitor.collect()  # between two cycles, measured (see GcMonitor)
+        if time.monotonic() > self._next_collection + GC_PERIOD:  # no cycles (no model yet)
+            self._collect_garbage(time.monotonic())
         now = time.monotonic()
         core = self._core
         if core is None:
@@ -410,8 +442,16 @@ class RneaNode(Node):
             if key in summary:
                 values[f'compute time {key} [us]'] = f'{summary[key]:.1f}'
         values['cycles'] = str(self.stats.cycles)
-        values['missed cycles'] = str(self.stats.missed)
-        for (topic, reason), count in sorted(self.rejections.counts.items()):
+        if self._control is not None:  # deadlines skipped (see rnea_ros.realtime)
+            deadlines = self._control.deadlines
+            values['missed cycles'] = str(deadlines.missed)
+            values['max lateness [us]'] = f'{deadlines.max_lateness_ns / 1e3:.0f}'
+        else:
+            values['missed cycles'] = '0 (rate 0: one cycle per joint_states message)'
+        values['scheduling'] = self._scheduling
+        with self._lock:
+            rejections = sorted(self.rejections.counts.items())
+        for (topic, reason), count in rejections:
             values[f'rejected {topic} ({reason})'] = str(count)
         values['gc collections'] = str(self.gc_monitor.collections)
         values['gc max pause [us]'] = f'{self.gc_monitor.max_pause * 1e6:.0f}'
@@ -422,7 +462,15 @@ class RneaNode(Node):
         diagnostics.header.stamp = self.get_clock().now().to_msg()
         self._diagnostics_pub.publish(diagnostics)
 
+    def stop(self) -> None:
+        """Stop the node's threads (before destroying it)."""
+        for name in ('_control', '_inputs'):
+            thread = getattr(self, name, None)  # absent if __init__ failed early
+            if thread is not None:
+                thread.stop()
+
     def destroy_node(self) -> None:
+        self.stop()
         monitor = getattr(self, 'gc_monitor', None)  # absent if __init__ failed early
         if monitor is not None:
             monitor.close()
@@ -436,7 +484,7 @@ def _trajectory(msg: JointTrajectory) -> Trajectory:
 
 
 def make_executor() -> SingleThreadedExecutor:
-    """The executor of the node (and of the benchmark's echo node, for a fair comparison).
+    """The executor of the node's other callbacks (joint_states has its ``TakeLoop``).
 
     rclpy's experimental EventsExecutor was tried: it did not fire the steady-clock timers
     and ignored SIGINT here (Kilted wheels), so the SingleThreadedExecutor it is.
@@ -454,16 +502,21 @@ def main(args=None) -> int:
         return 2
     executor = make_executor()
     executor.add_node(node)
+    # A thread waiting for the GIL takes it after this long, not Python's 5 ms default: the
+    # control thread must not wait a whole period behind the executor's Python code.
+    sys.setswitchinterval(realtime.SWITCH_INTERVAL)
     node.gc_monitor.freeze()  # start-up is over: collect once, then keep gc off the cycles
     try:
+        node.start()
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
+        node.stop()
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
-    return 0
+    return 1 if node.failure is not None else 0
 
 
 if __name__ == '__main__':

@@ -126,3 +126,23 @@ def test_library_and_logic_modules_do_not_import_ros():
             '("rclpy", "sensor_msgs", "std_msgs", "trajectory_msgs")]\n'
             'assert not bad, bad')
     subprocess.run([sys.executable, '-c', code], check=True)
+
+
+def test_bound_outputs_are_written_in_place(ur5):
+    """The node binds the arrays of its preallocated messages: a cycle fills them, no copy."""
+    import array
+    names = ur5.joint_names
+    q, v = state(ur5, 2)
+    core = make(ur5, command_joints=(names[5], names[1]))
+    buffers = [array.array('d', bytes(8 * size)) for size in (6, 6, 6, 2)]
+    core.bind_outputs(*(np.frombuffer(buffer, dtype=np.float64) for buffer in buffers))
+    core.on_joint_states(list(names), array.array('d', q), array.array('d', v),
+                         array.array('d'), now=0.0)
+    assert core.cycle(0.01, 0.0)
+    tau = ur5.rnea(q, v, np.zeros(6))
+    np.testing.assert_array_equal(buffers[0], q)
+    np.testing.assert_array_equal(buffers[1], v)
+    np.testing.assert_allclose(buffers[2], tau, atol=1e-12)
+    np.testing.assert_allclose(buffers[3], tau[[5, 1]], atol=1e-12)
+    with pytest.raises(ValueError, match=r'command: expected a float64 array of shape \(2,\)'):
+        core.bind_outputs(np.zeros(6), np.zeros(6), np.zeros(6), np.zeros(3))

@@ -154,7 +154,11 @@ def test_fixed_base_torques_match_rnea_and_pinocchio(ros, panda):
     np.testing.assert_allclose(command_msg.data, expected[index], rtol=1e-12, atol=1e-12)
     assert command_msg.layout.dim[0].size == 3
     level = streams.diagnostic(has_level(OK))
-    assert status(level)[2]['state'] == 'ok'
+    values = status(level)[2]
+    assert values['state'] == 'ok'
+    # The control thread's account: deadlines skipped, lateness, how it is scheduled.
+    assert int(values['missed cycles']) >= 0 and float(values['max lateness [us]']) >= 0
+    assert values['scheduling'].startswith(('SCHED_FIFO 50', 'normal: '))
 
 
 def test_floating_base_torques_match_rnea_and_pinocchio(ros, solo):
@@ -444,7 +448,8 @@ def test_rate_zero_answers_each_message_and_watchdog_faults(ros, panda):
         np.testing.assert_allclose(torques.effort, good, rtol=1e-12, atol=1e-12)
     streams.send_joint_states = False
     ros.wait_for(streams.torques, lambda m: not np.any(m.effort), tick=streams.tick)
-    streams.diagnostic(has_level(ERROR, 'state', 'joint_states_stale'))
+    report = streams.diagnostic(has_level(ERROR, 'state', 'joint_states_stale'))
+    assert status(report)[2]['missed cycles'].startswith('0 (rate 0')
 
 
 def test_desired_state_source_samples_a_multi_point_trajectory(ros, panda):

@@ -1,0 +1,83 @@
+"""The node's parameters: names, defaults, ParameterDescriptors (ranges, read-only).
+
+Part of the node (``rnea_ros.node`` declares them); the ROS-free ``feedforward.Settings`` holds
+their values. ``config/rnea.yaml`` and the README list the same parameters for users.
+"""
+from __future__ import annotations
+
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterType
+from rclpy.parameter import Parameter
+
+from rnea_ros.safety import FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS
+
+# Parameters changed live are applied between two cycles; the others need a restart.
+LIVE_PARAMETERS = ('state_source', 'input_timeout', 'acceleration_timeout', 'fault_output',
+                   'effort_limit_scale', 'torque_terms')
+
+
+def _range(low: float, high: float) -> list[FloatingPointRange]:
+    return [FloatingPointRange(from_value=low, to_value=high, step=0.0)]
+
+
+def _choices(choices) -> str:
+    return 'one of: ' + ', '.join(choices)
+
+
+PARAMETERS = {  # name: (default or type, descriptor keywords)
+    'robot_description': ('', dict(
+        type=ParameterType.PARAMETER_STRING, read_only=True,
+        description='URDF text of the robot. Empty: wait for it on the robot_description topic '
+                    '(transient local), where later descriptions replace the model live.')),
+    'rate': (500.0, dict(
+        type=ParameterType.PARAMETER_DOUBLE, read_only=True, floating_point_range=_range(0, 1e4),
+        description='Cycle rate [Hz] of a control thread that wakes at absolute steady-clock '
+                    'deadlines and publishes from the latest inputs. 0: answer each '
+                    'joint_states message at once.')),
+    'floating_base': (False, dict(
+        type=ParameterType.PARAMETER_BOOL, read_only=True,
+        description='Add a free-flyer joint above the URDF root link; its state comes from '
+                    'odometry (and base_acceleration).')),
+    'gravity': ([0.0, 0.0, -9.81], dict(
+        type=ParameterType.PARAMETER_DOUBLE_ARRAY, read_only=True,
+        description='Gravity [m/s^2] in the world (odometry) frame.')),
+    'command_joints': (Parameter.Type.STRING_ARRAY, dict(
+        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
+        description='Joints of feedforward_effort, in this order (the joints of the effort '
+                    'controller). Unset: every independent one-DoF joint in model order.')),
+    'state_source': ('measured', dict(
+        type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(STATE_SOURCES),
+        description='measured: q, v from joint_states. desired: q, v from the desired motion '
+                    'where it gives them (computed-torque feed-forward), measured elsewhere.')),
+    'input_timeout': (0.1, dict(
+        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
+        description='Age [s, steady clock] beyond which joint_states (of a commanded joint) '
+                    'or odometry are stale: fault_output is published.')),
+    'acceleration_timeout': (0.1, dict(
+        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
+        description='Age [s] beyond which a single-point desired_accelerations message (or the '
+                    'end of a multi-point one) no longer applies: zero desired acceleration. '
+                    'Also the timeout of base_acceleration.')),
+    'fault_output': ('zero', dict(
+        type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(FAULT_OUTPUTS),
+        description='Published while inputs are missing or stale: zero (zero effort), '
+                    'hold_gravity (gravity torques at the last measured positions), none '
+                    '(nothing: the controller keeps its last command).')),
+    'effort_limit_scale': (1.0, dict(
+        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(0.0, 100.0),
+        description='Clip efforts to the URDF <limit effort> times this; 0 disables.')),
+    'torque_terms': ('full', dict(
+        type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(TORQUE_TERMS),
+        description='full: M(q)a + C(q,v)v + g(q). gravity: g(q) (gravity compensation). '
+                    'gravity_coriolis: g(q) + C(q,v)v.')),
+    'thread_priority': (50, dict(
+        type=ParameterType.PARAMETER_INTEGER, read_only=True,
+        integer_range=[IntegerRange(from_value=0, to_value=99, step=1)],
+        description='SCHED_FIFO priority of the inputs and control threads (as '
+                    'ros2_control\'s thread_priority). 0: normal scheduling. Needs an rtprio '
+                    'limit or CAP_SYS_NICE; without, the threads run normally (logged once).')),
+    'inertia_check': ('error', dict(
+        type=ParameterType.PARAMETER_STRING, read_only=True,
+        additional_constraints=_choices(('error', 'warn')),
+        description='error: refuse a URDF whose link inertias are not physically consistent. '
+                    'warn: accept it with a warning (some published URDFs need it).')),
+}

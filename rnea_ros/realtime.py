@@ -1,0 +1,200 @@
+"""Periodic timing for the node's control thread, without ROS: deadlines, sleeping, priority.
+
+A control loop at ``rate`` Hz has the deadlines ``t_k = t_0 + k / rate`` on the steady clock
+(``CLOCK_MONOTONIC``, the clock of ``time.monotonic``). The thread sleeps until the next deadline
+(an absolute sleep: the time a cycle takes does not shift the following ones) and then runs one
+cycle. ``Deadlines`` keeps that schedule and its account:
+
+- a cycle's *lateness* is how long after its deadline it started (wake-up and scheduling delay);
+- a deadline is a **missed cycle** when no cycle started for it before the next deadline came:
+  the thread woke more than one period after it. Missed deadlines are skipped, not run late in
+  a burst (a burst would only publish stale duplicates): the thread runs one cycle for the most
+  recent deadline and continues on the original grid.
+
+So ``cycles + missed`` is the number of deadlines passed, and the achieved rate is
+``cycles / elapsed``.
+
+The helpers below lower the thread's timer slack (Linux rounds sleeps up by 50 µs by default) and
+raise it to ``SCHED_FIFO`` when the process may; both degrade to a no-op elsewhere and report why.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import sys
+import threading
+import time
+
+CLOCK_MONOTONIC = 1
+TIMER_ABSTIME = 1
+PR_SET_TIMERSLACK = 29
+EINTR = 4
+# Longest single sleep, so a stop request is seen within this time even at low rates [ns].
+MAX_SLEEP_NS = 100_000_000
+# Timer slack for the control threads [ns]: the kernel may wake a sleeper this much late.
+TIMER_SLACK_NS = 1_000
+# Interval after which a thread waiting for the GIL forces the running one to hand it over [s]
+# (Python's default is 5 ms, longer than a control period).
+SWITCH_INTERVAL = 100e-6
+
+
+class _Timespec(ctypes.Structure):
+    _fields_ = [('tv_sec', ctypes.c_long), ('tv_nsec', ctypes.c_long)]
+
+
+def _libc():
+    if not sys.platform.startswith('linux'):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6', use_errno=True)
+        libc.clock_nanosleep.argtypes = [ctypes.c_int, ctypes.c_int,
+                                         ctypes.POINTER(_Timespec), ctypes.c_void_p]
+        libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong,
+                               ctypes.c_ulong]
+        return libc
+    except (OSError, AttributeError):
+        return None
+
+
+_LIBC = _libc()
+
+
+def sleep_until(deadline_ns: int, timespec: _Timespec | None = None) -> None:
+    """Sleep until ``time.monotonic_ns() >= deadline_ns`` (absolute, releases the GIL).
+
+    ``timespec``: a caller-owned ``_Timespec`` to reuse (no allocation per call). Without libc
+    (not Linux), a relative ``time.sleep``.
+    """
+    if _LIBC is None:
+        delay = deadline_ns - time.monotonic_ns()
+        if delay > 0:
+            time.sleep(delay * 1e-9)
+        return
+    if timespec is None:
+        timespec = _Timespec()
+    timespec.tv_sec, timespec.tv_nsec = divmod(deadline_ns, 1_000_000_000)
+    # ctypes releases the GIL during the call; EINTR (a signal) just sleeps again.
+    while _LIBC.clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, timespec, None) == EINTR:
+        pass
+
+
+def new_timespec() -> _Timespec:
+    return _Timespec()
+
+
+def set_timer_slack(slack_ns: int = TIMER_SLACK_NS) -> str | None:
+    """Set the calling thread's timer slack; None on success, else why it was not."""
+    if _LIBC is None:
+        return 'timer slack: not Linux'
+    if _LIBC.prctl(PR_SET_TIMERSLACK, slack_ns, 0, 0, 0) != 0:
+        return f'timer slack: prctl failed ({os.strerror(ctypes.get_errno())})'
+    return None
+
+
+def set_fifo_priority(priority: int) -> str | None:
+    """Run the calling thread under SCHED_FIFO at ``priority`` (1..99; 0: leave it alone).
+
+    Returns None on success (or for 0), else the reason it stays a normal thread, e.g. no
+    permission: grant it with ``ulimit -r`` / ``rtprio`` in /etc/security/limits.conf, or
+    CAP_SYS_NICE.
+    """
+    if priority <= 0:
+        return None
+    if not hasattr(os, 'sched_setscheduler'):
+        return 'SCHED_FIFO: not available on this platform'
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+    except OSError as exc:
+        return (f'SCHED_FIFO priority {priority} not permitted ({exc.strerror}); running as a '
+                f'normal thread (allow it with an rtprio limit or CAP_SYS_NICE)')
+    return None
+
+
+class Deadlines:
+    """The deadline grid of a periodic loop and its account (see the module docstring).
+
+    ``next_ns`` is the deadline to sleep until; ``due(now_ns)`` is called on waking and returns
+    True when a cycle is to run now (False: woke early, sleep again). Counters: ``cycles``,
+    ``missed``, ``max_lateness_ns`` (of the cycles that ran).
+    """
+
+    def __init__(self, period_ns: int, start_ns: int):
+        if period_ns <= 0:
+            raise ValueError(f'period must be > 0 ns, got {period_ns}')
+        self.period_ns = int(period_ns)
+        self.next_ns = int(start_ns) + self.period_ns
+        self.cycles = 0
+        self.missed = 0
+        self.max_lateness_ns = 0
+        self.lateness_ns = 0
+
+    def due(self, now_ns: int) -> bool:
+        """Account for waking at ``now_ns``; True if a cycle runs now (then for the deadline
+        ``next_ns`` had, or the latest one passed since, skipping those in between)."""
+        late = now_ns - self.next_ns
+        if late < 0:
+            return False
+        if late >= self.period_ns:
+            skipped = late // self.period_ns
+            self.missed += skipped
+            self.next_ns += skipped * self.period_ns
+            late -= skipped * self.period_ns
+        self.lateness_ns = late
+        if late > self.max_lateness_ns:
+            self.max_lateness_ns = late
+        self.cycles += 1
+        self.next_ns += self.period_ns
+        return True
+
+
+class PeriodicThread:
+    """Calls ``cycle()`` at every deadline of a ``rate`` Hz grid, from a thread of its own.
+
+    The thread lowers its timer slack and asks for SCHED_FIFO ``priority`` (0: no change) on
+    start; ``setup_problems`` lists what could not be had (the loop runs anyway). ``cycle``
+    exceptions end the loop: ``failure`` keeps the exception and ``on_failure(exc)`` is called.
+    """
+
+    def __init__(self, rate: float, cycle, name: str, priority: int = 0, on_failure=None):
+        self.deadlines = Deadlines(round(1e9 / rate), time.monotonic_ns())
+        self._cycle = cycle
+        self._priority = priority
+        self._on_failure = on_failure
+        self._stopping = False
+        self.setup_problems: list[str] = []
+        self.failure: BaseException | None = None
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+        self._started.wait()
+
+    def _run(self) -> None:
+        self.setup_problems = [p for p in (set_timer_slack(), set_fifo_priority(self._priority))
+                               if p]
+        deadlines, cycle = self.deadlines, self._cycle
+        deadlines.next_ns = time.monotonic_ns() + deadlines.period_ns
+        timespec = new_timespec()
+        self._started.set()
+        try:
+            while not self._stopping:
+                wake = deadlines.next_ns
+                now = time.monotonic_ns()
+                if wake - now > MAX_SLEEP_NS:
+                    wake = now + MAX_SLEEP_NS
+                sleep_until(wake, timespec)
+                if self._stopping:
+                    break
+                if deadlines.due(time.monotonic_ns()):
+                    cycle()
+        except BaseException as exc:  # noqa: B036 - reported, never silent
+            self.failure = exc
+            if self._on_failure is not None:
+                self._on_failure(exc)
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._stopping = True
+        if self._thread.is_alive():
+            self._thread.join(timeout)
