@@ -32,6 +32,7 @@ from rnea_ros.errors import InputError, RneaError
 from rnea_ros.joint_input import (
     NEVER, NON_FINITE, BaseStateInput, JointStateInput, Rejected, base_spatial_acceleration)
 from rnea_ros.model import RobotModel
+from rnea_ros.node_wrenches import ContactOutput, MeasuredWrenches, ReactionOutput
 from rnea_ros.safety import (
     ERROR, FAULT_OUTPUTS, JOINT_STATES_MISSING, JOINT_STATES_STALE, MODEL_MISMATCH,
     NON_FINITE_OUTPUT, OK, ODOMETRY_STALE, STATE_SOURCES, TORQUE_TERMS, VELOCITY_MISSING, WARN,
@@ -57,6 +58,9 @@ class Settings:
     torque_terms: str = 'full'
     inertia_check: str = 'error'
     thread_priority: int = 50
+    contacts: tuple = ()  # contacts.Contact records
+    wrench_topics: tuple[str, ...] = ()
+    publish_joint_reaction_wrenches: bool = False
     extra: dict = field(default_factory=dict)
 
     def validate(self) -> Settings:
@@ -80,6 +84,17 @@ class Settings:
                              f'expected 0 (normal scheduling) to 99')
         if len(set(self.command_joints)) != len(self.command_joints):
             raise ValueError('parameter \'command_joints\' repeats a joint')
+        links = [contact.link for contact in self.contacts]
+        if len(set(links)) != len(links):
+            raise ValueError(f'parameter \'contacts\' repeats a link: {links}')
+        if links and not self.floating_base:
+            raise ValueError('parameter \'contacts\' is set but floating_base is false: contact '
+                             'wrenches balance a floating base (use wrench_topics for measured '
+                             'wrenches on a fixed-base robot)')
+        if len(set(self.wrench_topics)) != len(self.wrench_topics) or not all(
+                self.wrench_topics):
+            raise ValueError(f'parameter \'wrench_topics\' is {list(self.wrench_topics)}: '
+                             f'expected distinct non-empty topic names')
         return self
 
 
@@ -110,6 +125,11 @@ def check_model(model: RobotModel, settings: Settings) -> None:
                             f'reads joints from sensor_msgs/JointState, one value per joint'
                             + ('; for a floating robot use floating_base: true and a URDF '
                                'without a floating joint' if joint.kind == 'floating' else ''))
+    links = set(model.link_names)
+    unknown = [contact.link for contact in settings.contacts if contact.link not in links]
+    if unknown:
+        raise ModelRejected(f'contacts {unknown} are not links of the model; links: '
+                            f'{list(model.link_names)}')
     names = set(model.joint_names)
     missing = [name for name in settings.command_joints if name not in names]
     if missing:
@@ -210,6 +230,16 @@ class Feedforward:
         self.model_mismatch: str | None = None
         self.clipped_cycles = 0
         self.non_finite_outputs = 0
+        # Wrenches: measured ones in (f_ext), contact and joint reaction ones out.
+        self.measured = MeasuredWrenches(settings.wrench_topics, model.link_names)
+        self.contacts: ContactOutput | None = None
+        if settings.contacts and floating:
+            try:
+                self.contacts = ContactOutput(model, settings.contacts)
+            except InputError as exc:
+                raise ModelRejected(f'contacts: {exc}') from None
+        self.reactions = (ReactionOutput(model) if settings.publish_joint_reaction_wrenches
+                          else None)
         # Compile (or load from the cache) every helper now, not in the first cycle.
         input_ages(self.joints.position_time, self.joints.velocity_time, self._command_joint)
         self._finish()
@@ -250,6 +280,10 @@ class Feedforward:
         self.base_acceleration[:] = values
         self.base_acceleration_time = now
 
+    def on_wrench(self, index: int, frame: str, values, now: float) -> None:
+        """A geometry_msgs/WrenchStamped of ``wrench_topics[index]`` (raises ``Rejected``)."""
+        self.measured.update(index, frame, values, now)
+
     def on_desired(self, trajectory: Trajectory, start: float, now: float) -> None:
         """A desired motion: ``start`` is the ROS time (s) of its time_from_start 0."""
         desired = _Desired(trajectory, self._joint_index, start, now)
@@ -267,6 +301,9 @@ class Feedforward:
             self.base.copy_state_from(other.base)
         self.base_acceleration[:] = other.base_acceleration
         self.base_acceleration_time = other.base_acceleration_time
+        self.measured.take_state_from(other.measured)
+        if self.contacts is not None and other.contacts is not None:
+            self.contacts.take_state_from(other.contacts)
         if other.desired is not None:
             try:
                 self.on_desired(other.desired.trajectory, other.desired.start,
@@ -309,7 +346,7 @@ class Feedforward:
         if code is None:
             code = self._compute(now, ros_time)
             if code is None:
-                clipped = self._finish()
+                clipped = self._finish() if self._wrenches_finite() else -1
                 if clipped >= 0:
                     if clipped:
                         self.clipped_cycles += 1
@@ -321,6 +358,10 @@ class Feedforward:
         if code == NON_FINITE_OUTPUT:
             self.non_finite_outputs += 1
         self._used_q, self._used_v = self.q, self.v
+        if self.contacts is not None:
+            self.contacts.zero()
+        if self.reactions is not None:
+            self.reactions.zero()
         if not fault_torques(self.settings.fault_output, self.tau, self._hold_gravity):
             return False
         if self._finish() > 0:
@@ -334,6 +375,11 @@ class Feedforward:
                               self._command_index, self._used_q, self._used_v, self.q_offset,
                               self.v_offset, self.position, self.velocity, self.effort,
                               self.command)
+
+    def _wrenches_finite(self) -> bool:
+        """The contact and joint reaction wrenches to publish are finite."""
+        return ((self.contacts is None or all_finite(self.contacts.wrenches.reshape(-1)))
+                and (self.reactions is None or all_finite(self.reactions.wrenches.reshape(-1))))
 
     def _hold_gravity(self) -> np.ndarray:
         return self.model.gravity_torques(self.q)
@@ -376,9 +422,19 @@ class Feedforward:
             v = a = self._zeros
         elif terms == 'gravity_coriolis':
             a = self._zeros
+        # Measured wrenches apply in every torque_terms mode (a load, not a motion term).
+        f_ext = self.measured.f_ext(now, settings.input_timeout)
         try:
             # Into the preallocated tau; on failure the fault output overwrites it.
-            self.model.rnea(q, v, a, out=self.tau)
+            if self.contacts is not None:
+                self.contacts.solve(q, v, a, f_ext, self.tau)
+            elif f_ext is None:
+                self.model.rnea(q, v, a, out=self.tau)  # the fast path
+            else:
+                self.model.rnea(q, v, a, f_ext=f_ext, out=self.tau)
+            if self.reactions is not None:
+                self.reactions.compute(q, v, a, f_ext if self.contacts is None
+                                       else self.contacts.f_ext(f_ext))
         except InputError:
             return NON_FINITE_OUTPUT
         return None
@@ -462,6 +518,22 @@ class Feedforward:
                 level = WARN
                 messages = ['desired accelerations timed out: gravity + velocity-product only']
         values['desired age [s]'] = _age(now, desired.received if desired else NEVER)
+        if self.measured.topics:
+            values.update(self.measured.status(now))
+            stale = self.measured.stale(now, settings.input_timeout)
+            if stale:
+                values['wrench topics stale (taken as zero)'] = ', '.join(stale)
+                if level == OK:
+                    level = WARN
+                    messages = [f'measured wrenches older than input_timeout, taken as zero: '
+                                f'{", ".join(stale)}']
+        if self.contacts is not None:
+            values.update(self.contacts.diagnostics())
+            if level == OK and self.fault.code is None and not self.contacts.feasible:
+                level = WARN
+                messages = [f'contact solve {self.contacts.status}: the motion is not feasible '
+                            f'within the friction cones (base residual '
+                            f'{self.contacts.residual_norm:.3g})']
         values['clipped cycles'] = str(self.clipped_cycles)
         values['non-finite torques replaced'] = str(self.non_finite_outputs)
         values['fault cycles'] = str(self.fault.fault_cycles)

@@ -14,23 +14,30 @@ subscriptions
   ``joint_trajectory``       trajectory_msgs/JointTrajectory, reliable, depth 10
   ``odometry``               nav_msgs/Odometry, best effort, depth 1 (``floating_base`` only)
   ``base_acceleration``      geometry_msgs/AccelStamped, best effort, depth 1 (idem)
+  each of ``wrench_topics``  geometry_msgs/WrenchStamped, best effort, depth 1: a measured
+                             wrench on the link ``frame_id``, used as f_ext
 publications (reliable, depth 1 unless said)
   ``joint_torques``          sensor_msgs/JointState: the state used and effort = torque
   ``feedforward_effort``     std_msgs/Float64MultiArray in ``command_joints`` order
   ``joint_trajectory_with_effort``  trajectory_msgs/JointTrajectory, depth 10
+  ``contact_wrenches/<link>``  geometry_msgs/WrenchStamped per ``contacts`` link (floating base):
+                             the ground's wrench on the link, frame_id = the link
+  ``joint_reaction_wrenches/<joint>``  geometry_msgs/WrenchStamped per moving joint (with
+                             ``publish_joint_reaction_wrenches``), frame_id = its child link
   ``/diagnostics``           diagnostic_msgs/DiagnosticArray, 1 Hz
 
 Frames for a floating base (REP-105): odometry pose = base link in the (gravity-aligned) odom
 frame; odometry twist and base_acceleration in the base link frame (``child_frame_id``); the base
 acceleration is the classical one of the base origin, gravity excluded.
 
-Threads. The control inputs (joint_states, desired_accelerations, and odometry and
-base_acceleration for a floating base) are served by a thread of their own (``TakeLoop``): it
-waits on those subscriptions only and merges each message as it arrives, without going through
-the executor, whose per-message overhead is hundreds of µs of Python holding the GIL. With
-``rate`` 0 that thread also answers each joint_states message at once (compute, publish
-joint_torques, then feedforward_effort), and when no cycle ran for ``input_timeout`` it runs one,
-which publishes the fault output. With ``rate`` > 0 a control thread
+Threads. The control inputs (joint_states, desired_accelerations, the ``wrench_topics``, and
+odometry and base_acceleration for a floating base) are served by a thread of their own
+(``TakeLoop``): it waits on those subscriptions only and merges each message as it arrives,
+without going through the executor, whose per-message overhead is hundreds of µs of Python
+holding the GIL.
+With ``rate`` 0 that thread also answers each joint_states message at once (compute, publish
+joint_torques, feedforward_effort, then the wrenches), and when no cycle ran for ``input_timeout``
+it runs one, which publishes the fault output. With ``rate`` > 0 a control thread
 (``realtime.PeriodicThread``) sleeps to absolute steady-clock deadlines and runs one cycle per
 deadline from the latest inputs; a deadline it wakes more than one period late for is skipped and
 counted as a missed cycle (``realtime`` has the definitions). Both threads ask for SCHED_FIFO at
@@ -47,11 +54,12 @@ import sys
 import threading
 import time
 import traceback
+from functools import partial
 
 import numpy as np
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from geometry_msgs.msg import AccelStamped
+from geometry_msgs.msg import AccelStamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.clock import Clock, ClockType
@@ -67,7 +75,8 @@ from rnea_ros import trajectory as trajectory_module
 from rnea_ros.diagnostics import CycleStats, GcMonitor, Rejections
 from rnea_ros.feedforward import Feedforward, ModelRejected, Settings, load_model
 from rnea_ros.joint_input import Rejected
-from rnea_ros.parameters import LIVE_PARAMETERS, PARAMETERS
+from rnea_ros.node_wrenches import CONTACT_FIELDS, contact_from_parameters, contact_parameter
+from rnea_ros.parameters import LIVE_PARAMETERS, PARAMETERS, contact_descriptor
 from rnea_ros.safety import ERROR, FAULT_OUTPUTS, OK, STATE_SOURCES, TORQUE_TERMS, check_choice
 from rnea_ros.take_loop import TakeLoop
 from rnea_ros.trajectory import Trajectory
@@ -123,6 +132,12 @@ class RneaNode(Node):
                                                      'joint_trajectory_with_effort',
                                                      TRAJECTORY_QOS)
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        # Wrench outputs: contact links are parameters, the joints come with each model.
+        self._contact_pubs = [self._wrench_publisher('contact_wrenches/', contact.link,
+                                                     'contacts')
+                              for contact in self.settings.contacts]
+        self._reaction_pubs: dict[str, object] = {}
+        self._publications: list[tuple] = []
         # The control inputs on a thread of their own (joint_states last: at rate 0 it runs
         # the cycle, which then sees a desired message that came with it); the rest on the
         # executor.
@@ -140,6 +155,13 @@ class RneaNode(Node):
             self._control = realtime.PeriodicThread(rate, self._cycle, 'rnea_control',
                                                     priority, self._thread_failed)
         self._inputs.add(JointTrajectory, 'desired_accelerations', SENSOR_QOS, self._on_desired)
+        for index, topic in enumerate(self.settings.wrench_topics):
+            try:
+                self._inputs.add(WrenchStamped, topic, SENSOR_QOS,
+                                 partial(self._on_wrench, index, topic))
+            except rclpy.exceptions.NameValidationException as exc:
+                raise ValueError(f'parameter \'wrench_topics\': {topic!r} is not a valid topic '
+                                 f'name: {exc}') from None
         if self.settings.floating_base:
             self._inputs.add(Odometry, 'odometry', SENSOR_QOS, self._on_odometry)
             self._inputs.add(AccelStamped, 'base_acceleration', SENSOR_QOS,
@@ -192,7 +214,34 @@ class RneaNode(Node):
                 values[name] = ()
         values['gravity'] = tuple(values['gravity'])
         values['command_joints'] = tuple(values['command_joints'] or ())
+        values['wrench_topics'] = tuple(values['wrench_topics'] or ())
+        values['contacts'] = self._read_contacts(tuple(values['contacts'] or ()))
         return Settings(**values).validate()
+
+    def _read_contacts(self, links: tuple[str, ...]) -> tuple:
+        """Declare contact.<link>.<field> for each link of ``contacts``, then build the
+        ``Contact`` records (ValueError naming the parameter for an unusable value)."""
+        contacts = []
+        for link in links:
+            values = {}
+            for field in CONTACT_FIELDS:
+                name = contact_parameter(link, field)
+                try:
+                    parameter = self.declare_parameter(
+                        name, None, ParameterDescriptor(**contact_descriptor(link, field)))
+                except rclpy.exceptions.InvalidParameterException as exc:
+                    raise ValueError(f'parameter \'contacts\': {link!r} cannot name '
+                                     f'parameters ({exc})') from None
+                values[field] = parameter.value
+            contacts.append(contact_from_parameters(link, values))
+        return tuple(contacts)
+
+    def _wrench_publisher(self, prefix: str, name: str, parameter: str):
+        try:
+            return self.create_publisher(WrenchStamped, prefix + name, COMMAND_QOS)
+        except rclpy.exceptions.NameValidationException as exc:
+            raise ValueError(f'{parameter}: {name!r} does not make a valid topic name '
+                             f'{prefix + name!r}: {exc}') from None
 
     def _check_parameters(self, parameters) -> SetParametersResult:
         choices = {'state_source': STATE_SOURCES, 'fault_output': FAULT_OUTPUTS,
@@ -264,15 +313,38 @@ class RneaNode(Node):
         # Assignment may copy: the cycles write through views of the arrays the messages hold.
         core.bind_outputs(*(np.frombuffer(values, dtype=np.float64) for values in (
             torques.position, torques.velocity, torques.effort, command.data)))
+        publications = [(self._torque_pub, torques), (self._command_pub, command)]
+        contact_msgs = self._wrench_messages(core.contacts.links if core.contacts else ())
+        publications += zip(self._contact_pubs, contact_msgs)
+        reaction_msgs = []
+        if core.reactions is not None:
+            reaction_msgs = self._wrench_messages(core.reactions.frames)
+            for joint in core.reactions.joints:
+                if joint not in self._reaction_pubs:
+                    self._reaction_pubs[joint] = self._wrench_publisher(
+                        'joint_reaction_wrenches/', joint, 'joint')
+            publications += zip((self._reaction_pubs[j] for j in core.reactions.joints),
+                                reaction_msgs)
         with self._lock:  # between two cycles: the latest inputs carry over
             if self._core is not None:
                 core.take_state_from(self._core)
             self._torque_msg, self._command_msg = torques, command
+            self._contact_msgs, self._reaction_msgs = contact_msgs, reaction_msgs
+            self._publications = publications
             self._robot_name = core.model.name
             self._core = core
         # The model and messages live as long as the node: out of the collector's sight (no
         # full collection here: a model can arrive between two cycles).
         self.gc_monitor.freeze(collect=False)
+
+    @staticmethod
+    def _wrench_messages(frames) -> list[WrenchStamped]:
+        messages = []
+        for frame in frames:
+            msg = WrenchStamped()
+            msg.header.frame_id = frame
+            messages.append(msg)
+        return messages
 
     # ------------------------------------------------------------------ inputs
     def _reject(self, topic: str, exc: Rejected, now: float) -> None:
@@ -301,9 +373,9 @@ class RneaNode(Node):
         if rejected is not None:
             self._reject('joint_states', rejected, now)
             return
-        if messages is not None:
-            self._torque_pub.publish(messages[0])  # first: the latency path
-            self._command_pub.publish(messages[1])
+        if messages is not None:  # joint_torques first: the latency path
+            for publisher, msg in messages:
+                publisher.publish(msg)
         end = time.monotonic()
         self.stats.record(end - now)
         self._collect_garbage(end)
@@ -352,6 +424,18 @@ class RneaNode(Node):
         except Rejected as exc:
             self._reject('odometry', exc, now)
 
+    def _on_wrench(self, index: int, topic: str, msg: WrenchStamped) -> None:
+        if self._core is None:
+            return
+        now = time.monotonic()
+        force, torque = msg.wrench.force, msg.wrench.torque
+        try:
+            with self._lock:
+                self._core.on_wrench(index, msg.header.frame_id, (
+                    force.x, force.y, force.z, torque.x, torque.y, torque.z), now)
+        except Rejected as exc:
+            self._reject(topic, exc, now)
+
     def _on_base_acceleration(self, msg: AccelStamped) -> None:
         if self._core is None:
             return
@@ -371,7 +455,7 @@ class RneaNode(Node):
     def _cycle(self) -> None:
         """One cycle from the latest inputs (control thread; the joint_states one at rate 0):
         compute into the preallocated messages under the lock, then publish joint_torques
-        first (the latency path), then feedforward_effort."""
+        first (the latency path), then feedforward_effort, then the wrenches."""
         start = time.monotonic()
         with self._lock:
             core = self._core
@@ -379,8 +463,8 @@ class RneaNode(Node):
                 return
             messages = self._cycle_locked(core, start)
         if messages is not None:
-            self._torque_pub.publish(messages[0])
-            self._command_pub.publish(messages[1])
+            for publisher, msg in messages:
+                publisher.publish(msg)
         end = time.monotonic()
         self.stats.record(end - start)
         self._collect_garbage(end)
@@ -394,8 +478,9 @@ class RneaNode(Node):
             self.gc_monitor.collect()
 
     def _cycle_locked(self, core: Feedforward, now: float):
-        """The cycle's work under the lock: (joint_torques, feedforward_effort) messages to
-        publish (the ones of this model, even if another is installed right after), or None."""
+        """The cycle's work under the lock: the (publisher, message) pairs to publish in order
+        (joint_torques, feedforward_effort, wrenches: the ones of this model, even if another is
+        installed right after), or None."""
         self._last_cycle = now
         desired = core.desired
         # ROS time only matters to sample a multi-point trajectory (and costs ~4 us).
@@ -404,8 +489,14 @@ class RneaNode(Node):
             return None
         torques = self._torque_msg
         stamp = core.joints.stamp
-        torques.header.stamp = stamp if stamp is not None else self.get_clock().now().to_msg()
-        return torques, self._command_msg
+        if stamp is None:
+            stamp = self.get_clock().now().to_msg()
+        torques.header.stamp = stamp
+        if core.contacts is not None:
+            _write_wrenches(self._contact_msgs, core.contacts.wrenches, stamp)
+        if core.reactions is not None:
+            _write_wrenches(self._reaction_msgs, core.reactions.wrenches, stamp)
+        return self._publications
 
     def _watchdog(self) -> None:
         """rate 0: no cycle for input_timeout -> run one (it sees the stale input)."""
@@ -475,6 +566,15 @@ class RneaNode(Node):
         if monitor is not None:
             monitor.close()
         super().destroy_node()
+
+
+def _write_wrenches(messages, wrenches: np.ndarray, stamp) -> None:
+    """Rows [fx fy fz tx ty tz] of ``wrenches`` into the preallocated WrenchStamped messages."""
+    for msg, (fx, fy, fz, tx, ty, tz) in zip(messages, wrenches.tolist()):
+        msg.header.stamp = stamp
+        force, torque = msg.wrench.force, msg.wrench.torque
+        force.x, force.y, force.z = fx, fy, fz
+        torque.x, torque.y, torque.z = tx, ty, tz
 
 
 def _trajectory(msg: JointTrajectory) -> Trajectory:

@@ -80,4 +80,40 @@ PARAMETERS = {  # name: (default or type, descriptor keywords)
         additional_constraints=_choices(('error', 'warn')),
         description='error: refuse a URDF whose link inertias are not physically consistent. '
                     'warn: accept it with a warning (some published URDFs need it).')),
+    'contacts': (Parameter.Type.STRING_ARRAY, dict(
+        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
+        description='Contact links of a floating-base robot: each cycle the contact wrenches '
+                    'that balance the base are solved for, published on '
+                    'contact_wrenches/<link>, and the torques computed with them. Per link, '
+                    'optional contact.<link>.{type, friction, position, normal, half_extents, '
+                    'weight}; unset: a point contact with friction 0.7.')),
+    'wrench_topics': (Parameter.Type.STRING_ARRAY, dict(
+        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
+        description='geometry_msgs/WrenchStamped topics of measured external wrenches (frame_id '
+                    'a model link; force-torque sensors, force plates), used as f_ext. Older '
+                    'than input_timeout: taken as zero.')),
+    'publish_joint_reaction_wrenches': (False, dict(
+        type=ParameterType.PARAMETER_BOOL, read_only=True,
+        description='Publish joint_reaction_wrenches/<joint>: the wrench each moving joint '
+                    'transmits from parent to child, in the child link frame.')),
 }
+
+# contact.<link>.<field>: declared once `contacts` is read (dynamically typed: the node checks
+# the values and names the parameter when one is unusable).
+CONTACT_PARAMETERS = {
+    'type': 'point (a 3-D force at `position`) or surface (a 6-D wrench of a rectangular sole '
+            'whose normal is the link z axis).',
+    'friction': 'Coulomb friction coefficient mu > 0 (default 0.7); linearised as the inscribed '
+                '4-facet pyramid.',
+    'position': 'Contact point or sole centre [m] in the link frame (default the origin).',
+    'normal': 'Ground normal of a point contact, world frame (default [0, 0, 1]).',
+    'half_extents': 'Half-sizes [X, Y] [m] of a sole along the link x and y axes (surface only, '
+                    'required).',
+    'weight': 'Weight > 0 of this contact in the solver cost (default 1).',
+}
+
+
+def contact_descriptor(link: str, field: str) -> dict:
+    """Descriptor keywords of the parameter contact.<link>.<field>."""
+    return dict(read_only=True, dynamic_typing=True,
+                description=f'Contact {link!r}: {CONTACT_PARAMETERS[field]}')

@@ -15,7 +15,17 @@ odometry likewise             the ``fault_output`` (below)          ERROR, recov
 new model, other joints       the ``fault_output``, old model kept  ERROR until restart
 non-finite torque computed    the ``fault_output`` for that cycle   counted; ERROR then
 desired input silent          torques with zero desired accel       WARN
+measured wrench (a
+``wrench_topics`` entry)
+older than input_timeout      torques with that wrench taken as 0   WARN
+contact motion infeasible     the least-violating wrenches, their   WARN, with the base
+within the friction cones     torques (``ContactSolver``)           residual
 ============================  ====================================  ======================
+
+Contact wrenches (``contact_wrenches/<link>``) and joint reaction wrenches pass the same output
+checks as the torques: under every fault above that publishes the ``fault_output`` (including a
+non-finite wrench, which counts as a non-finite output), every wrench is published as zero,
+with the stamp of the fault output; with ``fault_output`` ``none`` nothing is published.
 
 ``fault_output``:
 - ``zero``: zero effort on every joint (default: a feed-forward term that stops contributing);

@@ -85,8 +85,9 @@ def test_config_names_declared_parameters_with_valid_values():
     document = yaml.safe_load(CONFIG.read_text())
     params = document['rnea']['ros__parameters']
     assert set(params) <= set(PARAMETERS)
-    assert set(PARAMETERS) - set(params) == {'command_joints'}  # documented, commented out
-    assert 'command_joints' in CONFIG.read_text()
+    commented = {'command_joints', 'contacts', 'wrench_topics'}  # lists: commented examples
+    assert set(PARAMETERS) - set(params) == commented
+    assert all(f'# {name}: [' in CONFIG.read_text() for name in commented)
     values = {k: v for k, v in params.items() if k != 'robot_description'}
     values['gravity'] = tuple(values['gravity'])
     Settings(**values).validate()

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import AccelStamped
+from geometry_msgs.msg import AccelStamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -21,7 +21,9 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from oracle import Oracle, robot_path
 from ros_harness import BEST_EFFORT, LATCHED, RosHarness
+from standing import SOLO_FEET, contacts, standing
 from rnea_ros import RobotModel
+from rnea_ros.contacts import ContactSolver
 from rnea_ros.trajectory import Trajectory, point_derivatives
 
 pytestmark = pytest.mark.timeout(90)
@@ -529,3 +531,126 @@ def test_example_config_with_a_urdf_params_file_runs(ros, panda, tmp_path):
     streams = Streams(ros, model.joint_names, q, v)
     expected = model.rnea(q, v, np.zeros(model.nv))
     streams.torque_for((140, 0), predicate=lambda m: np.allclose(m.effort, expected))
+
+
+# ---------------------------------------------------------------------- wrenches
+def odometry_at(pose) -> Odometry:
+    """Odometry at rest at ``pose`` = q[:7] = [x y z qx qy qz qw]."""
+    msg = Odometry()
+    msg.header.frame_id, msg.child_frame_id = 'odom', 'base_link'
+    p, o = msg.pose.pose.position, msg.pose.pose.orientation
+    p.x, p.y, p.z = (float(x) for x in pose[:3])
+    o.x, o.y, o.z, o.w = (float(x) for x in pose[3:7])
+    return msg
+
+
+def wrench_array(msg: WrenchStamped) -> np.ndarray:
+    f, t = msg.wrench.force, msg.wrench.torque
+    return np.array([f.x, f.y, f.z, t.x, t.y, t.z])
+
+
+def standing_solo(ros, params: dict):
+    """solo12 standing on its four feet (point contacts from the names only), at rest."""
+    model, q = standing('solo12')
+    ros.start_node({'robot_description': robot_path('solo12').read_text(),
+                    'floating_base': True, 'rate': 200.0, 'contacts': list(SOLO_FEET),
+                    **params})
+    streams = Streams(ros, model.joint_names[1:], q[7:], np.zeros(12), floating=True)
+    streams.extra = [(streams.odom_pub, odometry_at(q[:7]))]
+    feet = {link: ros.collect(WrenchStamped, f'contact_wrenches/{link}') for link in SOLO_FEET}
+    return model, q, streams, feet
+
+
+def test_contact_wrenches_standing_solo12_match_the_solver(ros):
+    model, q, streams, feet = standing_solo(ros, {})
+    zeros = np.zeros(model.nv)
+    solution = ContactSolver(model, contacts('solo12')).solve(q, zeros, zeros)
+    assert solution.feasible
+    torques = streams.torque_for((150, 0), predicate=lambda m: np.allclose(
+        m.effort, solution.tau[6:], atol=1e-9))
+    np.testing.assert_allclose(torques.effort, solution.tau[6:], rtol=0, atol=1e-9)
+    weight = np.zeros(3)
+    for k, (link, collector) in enumerate(feet.items()):
+        msg = ros.wait_for(collector, stamped((150, 0)), start=0, tick=streams.tick)
+        assert msg.header.frame_id == link  # link frame, about the link origin
+        np.testing.assert_allclose(wrench_array(msg), solution.wrenches[k], rtol=0, atol=1e-9)
+        rotation, _ = model.link_placement(q, link)
+        weight += rotation @ wrench_array(msg)[:3]
+    mass = float(model.tree.mass.sum())
+    np.testing.assert_allclose(weight, [0.0, 0.0, 9.81 * mass], rtol=0, atol=1e-9)
+    report = streams.diagnostic(has_level(OK, 'contact solver status', 'optimal'))
+    assert status(report)[2]['contact feasible'] == 'true'
+
+
+def test_contact_wrenches_zero_under_stale_inputs(ros):
+    model, q, streams, feet = standing_solo(ros, {'input_timeout': 0.1})
+    streams.torque_for((160, 0), predicate=lambda m: np.any(m.effort))
+    link = SOLO_FEET[0]
+    ros.wait_for(feet[link], lambda m: wrench_array(m)[:3].any(), tick=streams.tick)
+    streams.send_joint_states = False  # the fault: the fault output, zero wrenches
+    torques = ros.wait_for(streams.torques, lambda m: not np.any(m.effort), tick=streams.tick)
+    for collector in feet.values():
+        msg = ros.wait_for(collector, stamped((torques.header.stamp.sec,
+                                               torques.header.stamp.nanosec)),
+                           start=0, tick=streams.tick)
+        assert np.all(np.isfinite(wrench_array(msg)))
+    zero = ros.wait_for(feet[link], lambda m: not wrench_array(m).any(), start=0,
+                        tick=streams.tick)
+    assert zero.header.frame_id == link
+    streams.diagnostic(has_level(ERROR, 'state', 'joint_states_stale'))
+
+
+def test_bad_contact_setting_exits_with_reason(ros):
+    process = ros.start_node({'robot_description': robot_path('solo12').read_text(),
+                              'floating_base': True, 'contacts': ['FL_FOOT', 'FR_FOOT'],
+                              'contact': {'FR_FOOT': {'type': 'surface', 'friction': 0.5}}})
+    assert process.proc.wait(30) == 2
+    output = process.output()
+    assert "parameter 'contact.FR_FOOT.half_extents' is not set" in output, output
+    process = ros.start_node({'robot_description': robot_path('solo12').read_text(),
+                              'floating_base': True, 'contacts': ['FL_FOOT'],
+                              'contact': {'FL_FOOT': {'friction': -1.0}}})
+    assert process.proc.wait(30) == 2
+    assert "parameter 'contact.FL_FOOT.friction' is -1.0" in process.output()
+
+
+def test_measured_wrench_changes_fixed_base_torques(ros, panda):
+    model, xml = panda
+    ros.start_node({'robot_description': xml, 'rate': 200.0, 'input_timeout': 0.2,
+                    'wrench_topics': ['hand_wrench', 'other_wrench'],
+                    'publish_joint_reaction_wrenches': True})
+    q, v, _ = random_arm_state(model, 14)
+    streams = Streams(ros, model.joint_names, q, v)
+    zeros = np.zeros(model.nv)
+    plain = model.rnea(q, v, zeros)
+    streams.torque_for((170, 0), predicate=lambda m: np.allclose(m.effort, plain, atol=1e-12))
+    wrench = WrenchStamped()
+    wrench.header.frame_id = 'panda_hand'
+    values = [3.0, -2.0, -15.0, 0.4, 0.1, -0.3]
+    f, t = wrench.wrench.force, wrench.wrench.torque
+    f.x, f.y, f.z, t.x, t.y, t.z = values
+    elsewhere = WrenchStamped()
+    elsewhere.header.frame_id = 'force_plate'  # not a link of the panda: dropped
+    elsewhere.wrench.force.z = 100.0
+    streams.extra = [(ros.publisher(WrenchStamped, 'hand_wrench', BEST_EFFORT), wrench),
+                     (ros.publisher(WrenchStamped, 'other_wrench', BEST_EFFORT), elsewhere)]
+    f_ext = {'panda_hand': np.array(values)}
+    expected = model.rnea(q, v, zeros, f_ext=f_ext)
+    assert not np.allclose(expected, plain)
+    torques = streams.torque_for((171, 0), predicate=lambda m: np.allclose(m.effort, expected))
+    np.testing.assert_allclose(torques.effort, expected, rtol=1e-12, atol=1e-12)
+    # Joint reaction wrenches with the same f_ext, in the child link frame.
+    reaction = ros.collect(WrenchStamped, 'joint_reaction_wrenches/panda_joint7')
+    msg = ros.wait_for(reaction, stamped((171, 0)), tick=streams.tick)
+    assert msg.header.frame_id == 'panda_link7'
+    reactions = model.joint_reaction_wrenches(q, v, zeros, f_ext=f_ext)
+    np.testing.assert_allclose(wrench_array(msg), reactions['panda_joint7'], rtol=1e-12,
+                               atol=1e-12)
+    ros.spin_until(lambda: "frame_id 'force_plate' is not a link" in ros.process.output(),
+                   tick=streams.tick, what='the warning naming the frame')
+    # The wrench stops: after input_timeout it is taken as zero, and reported.
+    streams.extra = []
+    streams.torque_for((172, 0), predicate=lambda m: np.allclose(m.effort, plain, atol=1e-12))
+    report = streams.diagnostic(has_level(WARN, 'wrench topics stale (taken as zero)',
+                                          'hand_wrench'))
+    assert int(status(report)[2]['rejected other_wrench (unknown_frame)']) > 0
