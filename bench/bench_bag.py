@@ -155,7 +155,7 @@ def main() -> None:
         pin3 = pin_loop(q[:m], v[:m], a[:m], 3) * n
         pin1 = pin_loop(q[:m], v[:m], a[:m], 1) * n
         print(f'\ndynamics on {n} samples (this process, {model.nv} DoF):')
-        print(f'  rnea_ros decompose (3 rnea_batch terms)      {ours:7.2f} s')
+        print(f'  rnea_ros decompose (rnea_terms_batch)      {ours:7.2f} s')
         print(f'  pin.rnea loop, same 3 terms (timed on {m}, extrapolated) {pin3:7.2f} s  '
               f'-> {pin3 / ours:.1f}x')
         print(f'  pin.rnea loop, total only (timed on {m}, extrapolated)   {pin1:7.2f} s  '
