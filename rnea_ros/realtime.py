@@ -148,17 +148,17 @@ class Deadlines:
         return True
 
 
-class PeriodicThread:
-    """Calls ``cycle()`` at every deadline of a ``rate`` Hz grid, from a thread of its own.
+class RealtimeThread:
+    """A daemon thread that sets up real-time scheduling and reports how it ends.
 
-    The thread lowers its timer slack and asks for SCHED_FIFO ``priority`` (0: no change) on
-    start; ``setup_problems`` lists what could not be had (the loop runs anyway). ``cycle``
-    exceptions end the loop: ``failure`` keeps the exception and ``on_failure(exc)`` is called.
+    On start it lowers its timer slack and asks for SCHED_FIFO ``priority`` (0: no change);
+    ``setup_problems`` lists what could not be had (the loop runs anyway). Subclasses write
+    ``_loop()``, which runs until ``_stopping``; an exception escaping it is kept in ``failure``
+    and passed to ``on_failure(exc)``: never silent. ``start()`` returns once the loop is ready
+    (the subclass calls ``self._started.set()``).
     """
 
-    def __init__(self, rate: float, cycle, name: str, priority: int = 0, on_failure=None):
-        self.deadlines = Deadlines(round(1e9 / rate), time.monotonic_ns())
-        self._cycle = cycle
+    def __init__(self, name: str, priority: int = 0, on_failure=None):
         self._priority = priority
         self._on_failure = on_failure
         self._stopping = False
@@ -174,27 +174,54 @@ class PeriodicThread:
     def _run(self) -> None:
         self.setup_problems = [p for p in (set_timer_slack(), set_fifo_priority(self._priority))
                                if p]
-        deadlines, cycle = self.deadlines, self._cycle
-        deadlines.next_ns = time.monotonic_ns() + deadlines.period_ns
-        timespec = new_timespec()
-        self._started.set()
         try:
-            while not self._stopping:
-                wake = deadlines.next_ns
-                now = time.monotonic_ns()
-                if wake - now > MAX_SLEEP_NS:
-                    wake = now + MAX_SLEEP_NS
-                sleep_until(wake, timespec)
-                if self._stopping:
-                    break
-                if deadlines.due(time.monotonic_ns()):
-                    cycle()
+            self._loop()
         except BaseException as exc:  # noqa: B036 - reported, never silent
-            self.failure = exc
-            if self._on_failure is not None:
-                self._on_failure(exc)
+            if not self._ending(exc):
+                self.failure = exc
+                if self._on_failure is not None:
+                    self._on_failure(exc)
+        finally:
+            self._started.set()
+
+    def _loop(self) -> None:
+        raise NotImplementedError
+
+    def _ending(self, exc: BaseException) -> bool:
+        """True if ``exc`` only says the loop is being shut down (not a failure)."""
+        return False
+
+    def _wake_up(self) -> None:
+        """Interrupt the loop's wait so that it sees ``_stopping``."""
 
     def stop(self, timeout: float = 2.0) -> None:
         self._stopping = True
         if self._thread.is_alive():
+            self._wake_up()
             self._thread.join(timeout)
+
+
+class PeriodicThread(RealtimeThread):
+    """Calls ``cycle()`` at every deadline of a ``rate`` Hz grid, from a thread of its own
+    (see ``RealtimeThread`` for scheduling and failures)."""
+
+    def __init__(self, rate: float, cycle, name: str, priority: int = 0, on_failure=None):
+        super().__init__(name, priority, on_failure)
+        self.deadlines = Deadlines(round(1e9 / rate), time.monotonic_ns())
+        self._cycle = cycle
+
+    def _loop(self) -> None:
+        deadlines, cycle = self.deadlines, self._cycle
+        deadlines.next_ns = time.monotonic_ns() + deadlines.period_ns
+        timespec = new_timespec()
+        self._started.set()
+        while not self._stopping:
+            wake = deadlines.next_ns
+            now = time.monotonic_ns()
+            if wake - now > MAX_SLEEP_NS:
+                wake = now + MAX_SLEEP_NS
+            sleep_until(wake, timespec)
+            if self._stopping:
+                break
+            if deadlines.due(time.monotonic_ns()):
+                cycle()

@@ -6,7 +6,6 @@ rclpy.
 """
 from __future__ import annotations
 
-import threading
 from contextlib import ExitStack
 
 from rclpy.callback_groups import CallbackGroup
@@ -31,7 +30,7 @@ class NotByExecutor(CallbackGroup):
         pass
 
 
-class TakeLoop:
+class TakeLoop(realtime.RealtimeThread):
     """Subscriptions served from a thread of their own, outside the executor.
 
     rclpy's executor rebuilds its wait set in Python, wraps every message in a task and wakes
@@ -44,24 +43,18 @@ class TakeLoop:
 
     ``idle()``, when given, runs after every wake-up, and the wait lasts at most
     ``idle_timeout()`` seconds. An exception escaping a callback or ``idle`` ends the loop:
-    ``failure`` keeps it and ``on_failure(exc)`` is called.
+    ``failure`` keeps it and ``on_failure(exc)`` is called (``realtime.RealtimeThread``).
     """
 
     def __init__(self, node: Node, *, name: str, priority: int = 0, idle=None,
                  idle_timeout=None, on_failure=None):
+        super().__init__(name, priority, on_failure)
         self._node = node
         self._context = node.context
         self._group = NotByExecutor()
         self._wake = GuardCondition(None, None, context=node.context)
         self._entries: list[tuple] = []
         self._idle, self._idle_timeout = idle, idle_timeout
-        self._priority = priority
-        self._on_failure = on_failure
-        self._stopping = False
-        self.setup_problems: list[str] = []
-        self.failure: BaseException | None = None
-        self._started = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def add(self, msg_type, topic: str, qos: QoSProfile, callback):
         """Subscribe ``callback(msg)`` to ``topic`` on this thread; returns the subscription."""
@@ -72,51 +65,36 @@ class TakeLoop:
         self._entries.append((subscription, callback))
         return subscription
 
-    def start(self) -> None:
-        self._thread.start()
-        self._started.wait()
-
-    def _run(self) -> None:
-        self.setup_problems = [p for p in (realtime.set_timer_slack(),
-                                           realtime.set_fifo_priority(self._priority)) if p]
+    def _loop(self) -> None:
         entries = [(k, sub.handle, sub.msg_type, sub.raw, callback)
                    for k, (sub, callback) in enumerate(self._entries)]
         idle, idle_timeout = self._idle, self._idle_timeout
-        try:
-            with ExitStack() as handles:
-                for entity in (self._context, self._wake, *(sub for sub, _ in self._entries)):
-                    handles.enter_context(entity.handle)  # alive while the loop uses them
-                wait_set = _rclpy.WaitSet(len(entries), 1, 0, 0, 0, 0, self._context.handle)
-                self._started.set()
-                while not self._stopping:
-                    wait_set.clear_entities()
-                    for entry in entries:
-                        wait_set.add_subscription(entry[1])
-                    wait_set.add_guard_condition(self._wake.handle)
-                    wait_set.wait(-1 if idle_timeout is None else int(idle_timeout() * 1e9))
-                    if self._stopping:
-                        break
-                    for index, handle, msg_type, raw, callback in entries:
-                        if not wait_set.is_ready('subscription', index):
-                            continue
-                        while True:
-                            taken = handle.take_message(msg_type, raw)
-                            if taken is None:
-                                break
-                            callback(taken[0])
-                    if idle is not None:
-                        idle()
-        except BaseException as exc:  # noqa: B036 - reported, never silent
-            if self._stopping or not self._context.ok():
-                return  # shutting down: the wait set ends with the context
-            self.failure = exc
-            if self._on_failure is not None:
-                self._on_failure(exc)
-        finally:
+        with ExitStack() as handles:
+            for entity in (self._context, self._wake, *(sub for sub, _ in self._entries)):
+                handles.enter_context(entity.handle)  # alive while the loop uses them
+            wait_set = _rclpy.WaitSet(len(entries), 1, 0, 0, 0, 0, self._context.handle)
             self._started.set()
+            while not self._stopping:
+                wait_set.clear_entities()
+                for entry in entries:
+                    wait_set.add_subscription(entry[1])
+                wait_set.add_guard_condition(self._wake.handle)
+                wait_set.wait(-1 if idle_timeout is None else int(idle_timeout() * 1e9))
+                if self._stopping:
+                    break
+                for index, handle, msg_type, raw, callback in entries:
+                    if not wait_set.is_ready('subscription', index):
+                        continue
+                    while True:
+                        taken = handle.take_message(msg_type, raw)
+                        if taken is None:
+                            break
+                        callback(taken[0])
+                if idle is not None:
+                    idle()
 
-    def stop(self, timeout: float = 2.0) -> None:
-        self._stopping = True
-        if self._thread.is_alive():
-            self._wake.trigger()
-            self._thread.join(timeout)
+    def _ending(self, exc: BaseException) -> bool:
+        return self._stopping or not self._context.ok()  # the wait set ends with the context
+
+    def _wake_up(self) -> None:
+        self._wake.trigger()
