@@ -20,7 +20,8 @@ import numpy as np
 from numba import njit, prange
 
 from rnea_ros.spatial import (
-    JIT, JIT_INLINE, add_force_to_parent, axis_angle_matrix, mat3_mul, quaternion_matrix)
+    JIT, JIT_INLINE, add_force_to_parent, axis_angle_matrix, mat3_mul, motion_to_child,
+    quaternion_matrix)
 from rnea_ros.tree import FREE_FLYER, PRISMATIC, REVOLUTE, KinematicTree
 
 # The packed model is one flat float array: a header, then one record per body.
@@ -261,28 +262,12 @@ def forward_pass(model, work, q, v, a, g):
             m2 = -(r2 * g[0] + r5 * g[1] + r8 * g[2])
         else:
             o = parent * WORK_WIDTH
-            vw0, vw1, vw2 = work[o + W_VEL], work[o + W_VEL + 1], work[o + W_VEL + 2]
-            vl0, vl1, vl2 = work[o + W_VEL + 3], work[o + W_VEL + 4], work[o + W_VEL + 5]
-            cw0, cw1, cw2 = work[o + W_ACC], work[o + W_ACC + 1], work[o + W_ACC + 2]
-            cl0, cl1, cl2 = work[o + W_ACC + 3], work[o + W_ACC + 4], work[o + W_ACC + 5]
-            ex = vl0 - (py * vw2 - pz * vw1)
-            ey = vl1 - (pz * vw0 - px * vw2)
-            ez = vl2 - (px * vw1 - py * vw0)
-            w0 = r0 * vw0 + r3 * vw1 + r6 * vw2
-            w1 = r1 * vw0 + r4 * vw1 + r7 * vw2
-            w2 = r2 * vw0 + r5 * vw1 + r8 * vw2
-            l0 = r0 * ex + r3 * ey + r6 * ez
-            l1 = r1 * ex + r4 * ey + r7 * ez
-            l2 = r2 * ex + r5 * ey + r8 * ez
-            ex = cl0 - (py * cw2 - pz * cw1)
-            ey = cl1 - (pz * cw0 - px * cw2)
-            ez = cl2 - (px * cw1 - py * cw0)
-            b0 = r0 * cw0 + r3 * cw1 + r6 * cw2
-            b1 = r1 * cw0 + r4 * cw1 + r7 * cw2
-            b2 = r2 * cw0 + r5 * cw1 + r8 * cw2
-            m0 = r0 * ex + r3 * ey + r6 * ez
-            m1 = r1 * ex + r4 * ey + r7 * ez
-            m2 = r2 * ex + r5 * ey + r8 * ez
+            w0, w1, w2, l0, l1, l2 = motion_to_child(
+                work, w + W_PLACEMENT, work[o + W_VEL], work[o + W_VEL + 1], work[o + W_VEL + 2],
+                work[o + W_VEL + 3], work[o + W_VEL + 4], work[o + W_VEL + 5])
+            b0, b1, b2, m0, m1, m2 = motion_to_child(
+                work, w + W_PLACEMENT, work[o + W_ACC], work[o + W_ACC + 1], work[o + W_ACC + 2],
+                work[o + W_ACC + 3], work[o + W_ACC + 4], work[o + W_ACC + 5])
         # Joint motion vJ = S qd = [jw; jl]: v = X v_parent + vJ and
         # a = X a_parent + S qdd + v x vJ, where v x vJ = (X v_parent) x vJ
         # = [w x jw; w x jl + l x jw]. Each joint type adds only its nonzero terms.
@@ -319,30 +304,33 @@ def forward_pass(model, work, q, v, a, g):
         o = w + W_ACC
         work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4], work[o + 5] = \
             b0, b1, b2, m0, m1, m2
-        # f = I a + v x* (I v), with I m = [I_o w + h x l; mass l - h x w].
-        mass = model[b + B_MASS]
-        hx, hy, hz = model[b + B_H], model[b + B_H + 1], model[b + B_H + 2]
-        n = b + B_INERTIA
-        i0, i1, i2, i4, i5, i8 = (model[n], model[n + 1], model[n + 2], model[n + 4],
-                                  model[n + 5], model[n + 8])
-        # I v
-        n0 = i0 * w0 + i1 * w1 + i2 * w2 + hy * l2 - hz * l1
-        n1 = i1 * w0 + i4 * w1 + i5 * w2 + hz * l0 - hx * l2
-        n2 = i2 * w0 + i5 * w1 + i8 * w2 + hx * l1 - hy * l0
-        f0 = mass * l0 - (hy * w2 - hz * w1)
-        f1 = mass * l1 - (hz * w0 - hx * w2)
-        f2 = mass * l2 - (hx * w1 - hy * w0)
+        # f = I a + v x* (I v), and v x* f' = [w x n' + l x f'; w x f'].
+        n0, n1, n2, f0, f1, f2 = inertia_times(model, b, w0, w1, w2, l0, l1, l2)
+        c0, c1, c2, c3, c4, c5 = inertia_times(model, b, b0, b1, b2, m0, m1, m2)
         o = w + W_FORCE
-        # I a + [w x n + l x f; w x f]
-        work[o] = (i0 * b0 + i1 * b1 + i2 * b2 + hy * m2 - hz * m1
-                   + w1 * n2 - w2 * n1 + l1 * f2 - l2 * f1)
-        work[o + 1] = (i1 * b0 + i4 * b1 + i5 * b2 + hz * m0 - hx * m2
-                       + w2 * n0 - w0 * n2 + l2 * f0 - l0 * f2)
-        work[o + 2] = (i2 * b0 + i5 * b1 + i8 * b2 + hx * m1 - hy * m0
-                       + w0 * n1 - w1 * n0 + l0 * f1 - l1 * f0)
-        work[o + 3] = mass * m0 - (hy * b2 - hz * b1) + w1 * f2 - w2 * f1
-        work[o + 4] = mass * m1 - (hz * b0 - hx * b2) + w2 * f0 - w0 * f2
-        work[o + 5] = mass * m2 - (hx * b1 - hy * b0) + w0 * f1 - w1 * f0
+        work[o] = c0 + w1 * n2 - w2 * n1 + l1 * f2 - l2 * f1
+        work[o + 1] = c1 + w2 * n0 - w0 * n2 + l2 * f0 - l0 * f2
+        work[o + 2] = c2 + w0 * n1 - w1 * n0 + l0 * f1 - l1 * f0
+        work[o + 3] = c3 + w1 * f2 - w2 * f1
+        work[o + 4] = c4 + w2 * f0 - w0 * f2
+        work[o + 5] = c5 + w0 * f1 - w1 * f0
+
+
+@njit(**JIT_INLINE)
+def inertia_times(model, b, w0, w1, w2, l0, l1, l2):
+    """I m for body record ``b``'s spatial inertia and the motion m = [w; l]:
+    [I_o w + h x l; mass l - h x w] (h = mass * com, I_o about the body origin)."""
+    mass = model[b + B_MASS]
+    hx, hy, hz = model[b + B_H], model[b + B_H + 1], model[b + B_H + 2]
+    n = b + B_INERTIA
+    i0, i1, i2, i4, i5, i8 = (model[n], model[n + 1], model[n + 2], model[n + 4], model[n + 5],
+                              model[n + 8])
+    return (i0 * w0 + i1 * w1 + i2 * w2 + hy * l2 - hz * l1,
+            i1 * w0 + i4 * w1 + i5 * w2 + hz * l0 - hx * l2,
+            i2 * w0 + i5 * w1 + i8 * w2 + hx * l1 - hy * l0,
+            mass * l0 - (hy * w2 - hz * w1),
+            mass * l1 - (hz * w0 - hx * w2),
+            mass * l2 - (hx * w1 - hy * w0))
 
 
 @njit(**JIT)

@@ -30,6 +30,20 @@ def mat3_mul(a, ao, b, bo, out, oo):
 
 
 @njit(**JIT_INLINE)
+def motion_to_child(x, xo, m0, m1, m2, m3, m4, m5):
+    """X m for the placement x[xo:xo + 12] (R, p): a parent motion vector [w; v] (parent
+    coordinates) in the child frame, w_c = R^T w, v_c = R^T (v - p x w). Returns 6 floats."""
+    r0, r1, r2, r3, r4, r5, r6, r7, r8 = (x[xo], x[xo + 1], x[xo + 2], x[xo + 3], x[xo + 4],
+                                          x[xo + 5], x[xo + 6], x[xo + 7], x[xo + 8])
+    px, py, pz = x[xo + 9], x[xo + 10], x[xo + 11]
+    ex = m3 - (py * m2 - pz * m1)
+    ey = m4 - (pz * m0 - px * m2)
+    ez = m5 - (px * m1 - py * m0)
+    return (r0 * m0 + r3 * m1 + r6 * m2, r1 * m0 + r4 * m1 + r7 * m2, r2 * m0 + r5 * m1 + r8 * m2,
+            r0 * ex + r3 * ey + r6 * ez, r1 * ex + r4 * ey + r7 * ez, r2 * ex + r5 * ey + r8 * ez)
+
+
+@njit(**JIT_INLINE)
 def compose_placements(a, ao, b, bo, out, oo):
     """out = a * b for 12-float placements: R = Ra Rb, p = pa + Ra pb (out must not alias)."""
     mat3_mul(a, ao, b, bo, out, oo)

@@ -14,9 +14,9 @@ import numpy as np
 from numba import njit, prange
 
 from rnea_ros.rnea import (
-    B_H, B_INERTIA, B_MASS, B_MULT, B_PARENT, B_TYPE, B_V, BODY_WIDTH, H_NB, HEADER, W_FORCE,
-    W_PLACEMENT, WORK_WIDTH, backward_pass, forward_pass)
-from rnea_ros.spatial import JIT, JIT_INLINE
+    B_MULT, B_PARENT, B_TYPE, B_V, BODY_WIDTH, H_NB, HEADER, W_FORCE, W_PLACEMENT, WORK_WIDTH,
+    backward_pass, forward_pass, inertia_times)
+from rnea_ros.spatial import JIT, JIT_INLINE, motion_to_child
 from rnea_ros.tree import FREE_FLYER, REVOLUTE
 
 # Per body in ``static``: acceleration (6) then force (6) of one zero-velocity channel.
@@ -41,19 +41,7 @@ def static_pass(model, work, a, use_a, g, static):
             po = parent * STATIC_WIDTH
             cw0, cw1, cw2 = static[po], static[po + 1], static[po + 2]
             cl0, cl1, cl2 = static[po + 3], static[po + 4], static[po + 5]
-        r0, r1, r2, r3, r4, r5, r6, r7, r8 = (work[x], work[x + 1], work[x + 2], work[x + 3],
-                                              work[x + 4], work[x + 5], work[x + 6],
-                                              work[x + 7], work[x + 8])
-        px, py, pz = work[x + 9], work[x + 10], work[x + 11]
-        ex = cl0 - (py * cw2 - pz * cw1)
-        ey = cl1 - (pz * cw0 - px * cw2)
-        ez = cl2 - (px * cw1 - py * cw0)
-        w0 = r0 * cw0 + r3 * cw1 + r6 * cw2
-        w1 = r1 * cw0 + r4 * cw1 + r7 * cw2
-        w2 = r2 * cw0 + r5 * cw1 + r8 * cw2
-        l0 = r0 * ex + r3 * ey + r6 * ez
-        l1 = r1 * ex + r4 * ey + r7 * ez
-        l2 = r2 * ex + r5 * ey + r8 * ez
+        w0, w1, w2, l0, l1, l2 = motion_to_child(work, x, cw0, cw1, cw2, cl0, cl1, cl2)
         if use_a:
             jtype = int(model[b + B_TYPE])
             vi = int(model[b + B_V])
@@ -64,19 +52,10 @@ def static_pass(model, work, a, use_a, g, static):
                 w2 += model[b + B_MULT] * a[vi]
             else:
                 l2 += model[b + B_MULT] * a[vi]
-        mass = model[b + B_MASS]
-        hx, hy, hz = model[b + B_H], model[b + B_H + 1], model[b + B_H + 2]
-        n = b + B_INERTIA
-        i0, i1, i2, i4, i5, i8 = (model[n], model[n + 1], model[n + 2], model[n + 4],
-                                  model[n + 5], model[n + 8])
         static[o], static[o + 1], static[o + 2] = w0, w1, w2
         static[o + 3], static[o + 4], static[o + 5] = l0, l1, l2
-        static[o + 6] = i0 * w0 + i1 * w1 + i2 * w2 + hy * l2 - hz * l1
-        static[o + 7] = i1 * w0 + i4 * w1 + i5 * w2 + hz * l0 - hx * l2
-        static[o + 8] = i2 * w0 + i5 * w1 + i8 * w2 + hx * l1 - hy * l0
-        static[o + 9] = mass * l0 - (hy * w2 - hz * w1)
-        static[o + 10] = mass * l1 - (hz * w0 - hx * w2)
-        static[o + 11] = mass * l2 - (hx * w1 - hy * w0)
+        (static[o + 6], static[o + 7], static[o + 8], static[o + 9], static[o + 10],
+         static[o + 11]) = inertia_times(model, b, w0, w1, w2, l0, l1, l2)
 
 
 @njit(**JIT)  # not inlined: numba would turn its array statements into nested parfors
