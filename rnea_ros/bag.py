@@ -3,7 +3,8 @@
 Usage::
 
     rnea_bag BAG [--urdf FILE] [--floating-base] [--joint-states TOPIC] [--output DIR]
-                 [--write-bag] [--start S] [--end S] [--joints J1,J2] [--window S] ...
+                 [--write-bag] [--start S] [--end S] [--joints J1,J2] [--window S]
+                 [--contacts LINK,LINK [--friction MU]] ...
 
 ``BAG`` is a rosbag2 directory (sqlite3 or mcap) or a single .db3/.mcap file, read with the
 ``rosbags`` library: no ROS install needed. ``rnea_bag --help`` lists every option.
@@ -22,8 +23,14 @@ What it does
 4. Floating base (``--floating-base``): the base state from nav_msgs/Odometry (``--odometry``);
    a floating-base run without odometry is refused.
 5. The dynamics of every sample in one batch (``rnea_ros.decomposition``): total torque and the
-   inertial, velocity-product, gravity and external terms. External wrenches come from the
-   contact hook (``decomposition.contact_wrenches``, not wired yet: zero).
+   inertial, velocity-product, gravity and external terms. External wrenches: with
+   ``--contacts LINK,...`` (floating base only) the links are point contacts with the ground
+   (friction ``--friction``, default 0.7) for the whole time window - a bag does not record a
+   contact schedule - and one ``rnea_ros.contacts.ContactSolver`` solves every sample for the
+   contact wrenches (``decomposition.contact_wrenches``); they are the ``f_ext`` of the
+   dynamics: external = -J^T f and total = rnea(q, v, a, f_ext=contacts). Samples the contacts
+   cannot balance (infeasible: least-violation wrenches, the rest left on the base rows) are
+   counted in the summary and a warning. Without ``--contacts`` the external term is zero.
 
 Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
 -----------------------------------------------------------
@@ -36,13 +43,17 @@ Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
   ``<term>/<joint>`` for term in inertial, velocity_product, gravity, external.
 - ``residual.parquet`` (idem), when the bag has measured effort: ``measured/<joint>`` and
   ``residual/<joint>`` = measured - predicted (NaN where not measured).
+- ``contact_wrenches.parquet`` (idem), with ``--contacts``: ``time`` and ``<link>.fx``, ``.fy``,
+  ``.fz`` (N), ``.tx``, ``.ty``, ``.tz`` (N·m) per contact link: the wrench the ground applies,
+  in the link frame about its origin.
 - ``summary.json`` and ``summary.md``: per joint RMS/peak torque, RMS per term, peak over the
   URDF effort limit, RMS/peak residual; the worst time windows; the settings used; warnings.
 - ``effort_<group>.png`` and ``decomposition_<group>.png`` (``rnea_ros.plots``).
 - With ``--write-bag``: ``DIR/bag``, a bag of the input's storage format with every original
   topic plus ``joint_torques`` (sensor_msgs/JointState: position and velocity used, effort =
   predicted torque, for the one-DoF joints, as the node publishes it) in the namespace of the
-  joint_states topic. (``contact_wrenches/<link>`` will follow once contacts are wired.)
+  joint_states topic; with ``--contacts`` also ``contact_wrenches/<link>``
+  (geometry_msgs/WrenchStamped, frame_id = the link, header stamp = the sample time) there.
 
 Errors (missing or corrupt bag, missing topic, joints the URDF does not have, bad URDF) are
 printed as one ``rnea_bag: error: ...`` line; the exit status is then 1 (2 for bad usage).
@@ -60,14 +71,17 @@ from pathlib import Path
 import numpy as np
 
 from rnea_ros import cdr, differentiate, replay
-from rnea_ros.bag_io import (JOINT_STATE, JOINT_TRAJECTORY, ODOMETRY, STRING, BagError,
-                             open_bag, read_raw, topic_connections, typestore)
+from rnea_ros.bag_io import (JOINT_STATE, JOINT_TRAJECTORY, ODOMETRY, STRING, WRENCH_STAMPED,
+                             BagError, open_bag, read_raw, topic_connections, typestore)
 from rnea_ros.decomposition import TERMS, contact_wrenches, decompose, effort_labels
 from rnea_ros.errors import InputError, RneaError
 from rnea_ros.model import RobotModel
-from rnea_ros.report import summarize, write_summary, write_tables
+from rnea_ros.report import summarize, table_suffix, write_summary, write_table, write_tables
 
 PROGRESS_MIN_MESSAGES = 100_000
+# The contact solver is slower per sample: its progress bar shows from fewer samples.
+PROGRESS_MIN_CONTACT_SAMPLES = 10_000
+WRENCH_AXES = ('fx', 'fy', 'fz', 'tx', 'ty', 'tz')
 
 
 @dataclass
@@ -133,6 +147,18 @@ def build_parser() -> argparse.ArgumentParser:
     accel.add_argument('--acceleration-timeout', type=float, default=0.1, metavar='S',
                        help='age after which a desired acceleration no longer applies '
                        '(default: %(default)s)')
+    contacts = parser.add_argument_group(
+        'contacts (floating base)', 'A bag does not record a contact schedule: the links given '
+        'are taken to touch the ground during the whole selected time window (--start/--end); '
+        'select a window where that holds.')
+    contacts.add_argument('--contacts', metavar='LINK[,LINK...]',
+                          help='links in contact with the ground for the whole time window '
+                          '(point contacts at the link origins, flat ground, normal +z); their '
+                          'wrenches are solved per sample and enter the external term; needs '
+                          '--floating-base')
+    contacts.add_argument('--friction', type=float, default=0.7, metavar='MU',
+                          help='Coulomb friction coefficient of the contacts (default: '
+                          '%(default)s)')
     model = parser.add_argument_group('model')
     model.add_argument('--robot-description', default='robot_description', metavar='TOPIC',
                        help='std_msgs/String topic with the URDF (default: %(default)s)')
@@ -184,6 +210,7 @@ def run(args: argparse.Namespace) -> Result:
     output = Path(args.output) if args.output else Path.cwd() / f'{bag_path.name}_rnea'
     if args.window <= 0 or args.order < 2:
         raise InputError('--window must be positive and --order at least 2')
+    _contact_links(args)
     with timings('reading'):
         reader = open_bag(bag_path)
     try:
@@ -210,6 +237,7 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
                              'their state')
         labels, units = effort_labels(model)
         columns = _selected_columns(args.joints, model, labels)
+        contacts = _contacts(args, model)
         js_conns = topic_connections(reader, args.joint_states, JOINT_STATE,
                                      what='joint_states topic')
         margin = int(2 * args.window * 1e9)
@@ -278,8 +306,22 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
     origin = _time_origin(times_ns, series.receive_ns[keep], bag_start, series.clock, warnings)
     seconds = (times_ns - origin) * 1e-9
 
+    solved = None
+    if contacts:
+        with timings('contacts'):
+            count = int(times_ns.size)
+            progress = _progress('contacts', count,
+                                 show and count >= PROGRESS_MIN_CONTACT_SAMPLES)
+            solved = contact_wrenches(model, q, v, a, contacts, progress=progress)
+            progress.close()
+        if solved.infeasible:
+            warnings.append(
+                f'{solved.infeasible} of {times_ns.size} samples are infeasible with contacts '
+                f'{list(solved.links)} (friction {args.friction:g}): least-violation wrenches '
+                'used, the base wrench they leave unbalanced (up to '
+                f'{float(solved.residual_norm.max()):.3g}) is in the root_joint columns')
     with timings('dynamics'):
-        f_ext = contact_wrenches(model, q, v, a)
+        f_ext = solved.wrenches if solved is not None else None
         progress = _progress('dynamics', n, show and n >= PROGRESS_MIN_MESSAGES)
         parts = decompose(model, q, v, a, f_ext=f_ext, threads=args.threads, progress=progress)
         progress.close()
@@ -287,8 +329,24 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
     with timings('writing'):
         output.mkdir(parents=True, exist_ok=True)
         files = write_tables(output, seconds, labels, columns, parts, effort, args.format)
+        contact_table = output / f'contact_wrenches{table_suffix(args.format)}'
+        if solved is not None:
+            table = {'time': seconds}
+            for link, wrench in solved.wrenches.items():
+                table.update({f'{link}.{axis}': wrench[:, k]
+                              for k, axis in enumerate(WRENCH_AXES)})
+            files.append(write_table(contact_table, table))
+        elif contact_table.exists():
+            contact_table.unlink()  # from an earlier run with contacts
         summary = _summary(args, reader, model, series, diff, desired, seconds, labels, units,
                            columns, parts, effort, warnings, source)
+        if solved is not None:
+            summary['contacts'] = _json_safe({
+                'links': list(solved.links), 'kind': 'point', 'friction': args.friction,
+                'schedule': 'in contact for the whole time window (the bag records none)',
+                'samples': int(times_ns.size), 'infeasible_samples': solved.infeasible,
+                'max_residual_norm': float(solved.residual_norm.max()),
+            })
         summary['outputs'] = [f.name for f in files] + ['summary.json', 'summary.md']
         if not args.no_plots:
             from rnea_ros import plots
@@ -301,7 +359,7 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
             summary['outputs'] += [p.name for p in pictures]
         if args.write_bag:
             files.append(_write_bag(reader, output, model, joints, series, keep, q, v,
-                                    parts.total, args.joint_states, js_conns, show))
+                                    parts.total, args.joint_states, js_conns, show, solved))
             summary['outputs'].append('bag/')
         files += list(write_summary(output, summary))
     return Result(output, files, int(times_ns.size), dict(timings), warnings)
@@ -389,6 +447,35 @@ def _time_origin(times_ns, receive_ns, bag_start: int, clock: str, warnings: lis
     return bag_start
 
 
+def _contact_links(args) -> list[str]:
+    """The --contacts link names (checked against the other options, not yet the model)."""
+    if args.contacts is None:
+        return []
+    links = list(dict.fromkeys(name.strip() for name in args.contacts.split(',')
+                               if name.strip()))
+    if not links:
+        raise InputError('--contacts: expected link names, e.g. --contacts LF_FOOT,RF_FOOT')
+    if not args.floating_base:
+        raise InputError('--contacts needs --floating-base: contact wrenches balance a '
+                         'floating base (its state from the --odometry topic)')
+    if not (np.isfinite(args.friction) and args.friction > 0):
+        raise InputError(f'--friction must be a finite number > 0, got {args.friction}')
+    return links
+
+
+def _contacts(args, model) -> list:
+    """``Contact`` records of --contacts (point contacts, --friction), checked on the model."""
+    links = _contact_links(args)
+    if not links:
+        return []
+    from rnea_ros.contacts import Contact
+    unknown = [link for link in links if link not in model.link_names]
+    if unknown:
+        raise InputError(f'--contacts: {unknown} are not links of the model; links: '
+                         f'{list(model.link_names)}')
+    return [Contact(link, 'point', args.friction) for link in links]
+
+
 def _selected_columns(joints_arg: str | None, model, labels) -> list[int]:
     if not joints_arg:
         return list(range(len(labels)))
@@ -462,7 +549,7 @@ def _json_safe(value):
 
 
 def _write_bag(reader, output, model, joints, series, keep, q, v, total, topic, js_conns,
-               show) -> Path:
+               show, solved=None) -> Path:
     from rnea_ros.bag_io import write_bag
     names = [j.name for j in joints]
     qi = [j.idx_q for j in joints]
@@ -474,11 +561,18 @@ def _write_bag(reader, output, model, joints, series, keep, q, v, total, topic, 
     namespace = js_conns[0].topic.rsplit('/', 1)[0]
     torque_topic = f'{namespace}/joint_torques' if js_conns[0].topic.startswith('/') \
         else 'joint_torques'
+    receive_ns = series.receive_ns[keep]
+    extra = [(torque_topic, JOINT_STATE, receive_ns, records)]
+    if solved is not None:
+        prefix = torque_topic[:-len('joint_torques')]
+        for link, wrench in solved.wrenches.items():
+            encoded = cdr.encode_wrench_stamped(series.times_ns[keep], link, wrench)
+            extra.append((f'{prefix}contact_wrenches/{link}', WRENCH_STAMPED, receive_ns,
+                          cdr.records(encoded)))
     path = output / 'bag'
-    count = sum(c.msgcount for c in reader.connections) + len(records)
+    count = sum(c.msgcount for c in reader.connections) + sum(len(e[3]) for e in extra)
     progress = _progress('writing bag', count, show)
-    write_bag(reader, path, [(torque_topic, JOINT_STATE, series.receive_ns[keep], records)],
-              progress=progress)
+    write_bag(reader, path, extra, progress=progress)
     progress.close()
     return path
 

@@ -26,6 +26,7 @@ JOINT_STATE = 'sensor_msgs/msg/JointState'
 ODOMETRY = 'nav_msgs/msg/Odometry'
 JOINT_TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
 STRING = 'std_msgs/msg/String'
+WRENCH_STAMPED = 'geometry_msgs/msg/WrenchStamped'
 MCAP_MESSAGE = 0x05
 
 

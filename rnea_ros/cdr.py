@@ -312,6 +312,30 @@ def encode_joint_states(stamps_ns: np.ndarray, names: Sequence[str], position: n
     return out, size
 
 
+def encode_wrench_stamped(stamps_ns: np.ndarray, frame_id: str,
+                          wrenches: np.ndarray) -> np.ndarray:
+    """Little-endian CDR geometry_msgs/WrenchStamped records with one ``frame_id``.
+
+    ``stamps_ns`` (N,) int64 header stamps in ns; ``wrenches`` (N, 6) [force; torque]. Returns
+    an (N, size) uint8 matrix, row i the record of message i (see ``records``).
+    """
+    stamps_ns = np.asarray(stamps_ns, dtype=np.int64)
+    n = stamps_ns.size
+    values = np.ascontiguousarray(np.asarray(wrenches, dtype='<f8').reshape(n, 6))
+    data = frame_id.encode() + b'\x00'
+    template = bytearray(ENCAPSULATION_LE + bytes(8) + struct.pack('<I', len(data)) + data)
+    template.extend(bytes(-(len(template) - HEADER_SIZE) % 8))
+    offset = len(template)
+    template.extend(bytes(48))
+    out = np.empty((n, len(template)), dtype=np.uint8)
+    out[:] = np.frombuffer(bytes(template), dtype=np.uint8)
+    seconds, nanoseconds = np.divmod(stamps_ns, 1_000_000_000)
+    out[:, 4:8] = seconds.astype('<i4').view(np.uint8).reshape(n, 4)
+    out[:, 8:12] = nanoseconds.astype('<u4').view(np.uint8).reshape(n, 4)
+    out[:, offset:] = values.view(np.uint8).reshape(n, 48)
+    return out
+
+
 def records(matrix: np.ndarray) -> list[bytes]:
     """The rows of an encoded (N, size) matrix as one ``bytes`` object each."""
     size = matrix.shape[1]

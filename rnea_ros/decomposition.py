@@ -17,12 +17,13 @@ and the total is their sum (equal to rnea(q, v, a, f_ext) up to rounding, ~1e-15
 Entries follow ``RobotModel.joint_names`` / v order; units N·m (revolute), N (prismatic), and
 for a free-flyer [force; torque] in the root-link frame.
 
-``contact_wrenches`` is the hook for contact wrenches (not wired yet): once it returns wrenches
-per link, the external term follows from them with no other change here.
+``contact_wrenches`` gives the contact wrenches of a floating-base recording (one
+``rnea_ros.contacts.ContactSolver`` over the samples, given the links in contact); passed as
+``f_ext``, they make the external term and the total rnea(q, v, a, f_ext=contacts).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +31,8 @@ import numpy as np
 TERMS = ('inertial', 'velocity_product', 'gravity', 'external')
 # Samples per rnea_batch call: bounds the temporary arrays and paces the progress report.
 CHUNK = 1 << 18
+# Samples between progress reports of the contact loop.
+CONTACT_PROGRESS = 4096
 
 
 @dataclass(frozen=True)
@@ -40,17 +43,61 @@ class Decomposition:
     terms: dict[str, np.ndarray]
 
 
-def contact_wrenches(model, q: np.ndarray, v: np.ndarray,
-                     a: np.ndarray) -> Mapping[str, np.ndarray] | None:
+@dataclass(frozen=True)
+class ContactWrenches:
+    """Contact wrenches of a recording (``contact_wrenches``), N samples, k contact links.
+
+    ``links``: the contact links; ``wrenches``: link -> (N, 6) [force; torque] that the ground
+    applies, in the link frame about its origin (the ``f_ext`` convention of ``RobotModel``);
+    ``feasible`` (N,): the base wrench balanced exactly with every force in its friction
+    pyramid; ``residual_norm`` (N,): norm of the base wrench left unbalanced (0 if feasible).
+    """
+
+    links: tuple[str, ...]
+    wrenches: dict[str, np.ndarray]
+    feasible: np.ndarray
+    residual_norm: np.ndarray
+
+    @property
+    def infeasible(self) -> int:
+        return int((~self.feasible).sum())
+
+
+def contact_wrenches(model, q: np.ndarray, v: np.ndarray, a: np.ndarray,
+                     contacts: Sequence | None = None,
+                     progress: Callable[[int], None] | None = None) -> ContactWrenches | None:
     """Contact wrenches per link, (N, 6) [force; torque] in the link frame about its origin
     (the ``f_ext`` convention of ``RobotModel``), for a floating-base recording.
 
-    Hook, not wired yet: it returns None and the external term is zero. The plan is
-    ``rnea_ros.contacts.ContactSolver`` per sample, which also needs to know which links touch
-    the ground at each sample (a contact schedule: a bag does not record it), and a
-    ``contact_wrenches/<link>`` topic per link in the bag tool's ``--write-bag`` output.
+    ``contacts``: ``rnea_ros.contacts.Contact`` records or link names (default point
+    contacts), in contact for every sample: a bag does not record a contact schedule. None or
+    empty: no contacts, returns None (the external term is then zero). One
+    ``ContactSolver`` solves the samples in turn; infeasible samples get the least-violation
+    wrenches (see ``rnea_ros.contacts``) and are flagged in ``feasible``. ``progress(k)`` is
+    called every ``CONTACT_PROGRESS`` samples and at the end with the number done.
     """
-    return None
+    if not contacts:
+        return None
+    from rnea_ros.contacts import ContactSolver
+    solver = ContactSolver(model, contacts)
+    links = tuple(dict.fromkeys(solver.links))
+    rows = {link: [c for c, name in enumerate(solver.links) if name == link] for link in links}
+    n = q.shape[0]
+    per_contact = np.empty((n, len(solver.links), 6))
+    feasible = np.empty(n, dtype=bool)
+    residual = np.empty(n)
+    solve = solver.solve
+    for k in range(n):
+        solution = solve(q[k], v[k], a[k])
+        per_contact[k] = solution.wrenches
+        feasible[k] = solution.feasible
+        residual[k] = 0.0 if solution.feasible else solution.residual_norm
+        if progress is not None and (k + 1) % CONTACT_PROGRESS == 0:
+            progress(k + 1)
+    if progress is not None:
+        progress(n)
+    wrenches = {link: per_contact[:, rows[link]].sum(axis=1) for link in links}
+    return ContactWrenches(links, wrenches, feasible, residual)
 
 
 def decompose(model, q: np.ndarray, v: np.ndarray, a: np.ndarray,

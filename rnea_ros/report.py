@@ -65,6 +65,15 @@ def write_table(path: Path, columns: Mapping[str, np.ndarray]) -> Path:
     return path
 
 
+def table_suffix(fmt: str | None = None) -> str:
+    """'.parquet' or '.csv': ``fmt``, by default parquet when pyarrow is installed."""
+    suffix = '.' + (fmt or ('parquet' if have_pyarrow() else 'csv'))
+    if suffix == '.parquet' and not have_pyarrow():
+        raise InputError('--format parquet needs pyarrow (pip install pyarrow), or use '
+                         '--format csv')
+    return suffix
+
+
 def write_tables(directory: Path, time: np.ndarray, labels: Sequence[str],
                  columns: Sequence[int], parts, effort: np.ndarray,
                  fmt: str | None = None) -> list[Path]:
@@ -75,10 +84,7 @@ def write_tables(directory: Path, time: np.ndarray, labels: Sequence[str],
     parquet when pyarrow is installed).
     """
     from rnea_ros.decomposition import TERMS
-    suffix = '.' + (fmt or ('parquet' if have_pyarrow() else 'csv'))
-    if suffix == '.parquet' and not have_pyarrow():
-        raise InputError('--format parquet needs pyarrow (pip install pyarrow), or use '
-                         '--format csv')
+    suffix = table_suffix(fmt)
     files = [write_table(directory / 'torques.csv',
                          {'time': time, **{labels[k]: parts.total[:, k] for k in columns}})]
     table = {'time': time}
@@ -240,6 +246,13 @@ def markdown(summary: dict) -> str:
               f'- velocities from the messages: {_fmt(100 * info["velocity_measured"], 3)} % of '
               'values (the rest estimated)',
               f'- accelerations: {info["acceleration_source"]}']
+    contacts = summary.get('contacts')
+    if contacts:
+        links = ', '.join(f'`{link}`' for link in contacts['links'])
+        lines.append(f'- contacts: {links} ({contacts["kind"]}, friction '
+                     f'{_fmt(contacts["friction"])}), {contacts["schedule"]}; infeasible '
+                     f'samples: {contacts["infeasible_samples"]} of {contacts["samples"]} '
+                     f'(max unbalanced base wrench {_fmt(contacts["max_residual_norm"])})')
     diff = info['differentiation']
     lines += [f'- differentiator: Savitzky–Golay, degree {diff["order"]}, window '
               f'{diff["samples"]} samples ({_fmt(diff["window"])} s), {diff["segments"]} '

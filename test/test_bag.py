@@ -380,6 +380,122 @@ def test_help_lists_the_options(capsys):
         main(['--help'])
     assert stop.value.code == 0
     text = capsys.readouterr().out
+    assert 'does not record a contact schedule' in ' '.join(text.split())
     for option in ('--urdf', '--floating-base', '--joint-states', '--output', '--write-bag',
-                   '--start', '--joints', '--window', '--order', '--max-gap'):
+                   '--start', '--joints', '--window', '--order', '--max-gap', '--contacts',
+                   '--friction'):
         assert option in text
+
+
+# ---------------------------------------------------------------- contacts
+
+
+def standing_bag(path: Path, n: int = 200):
+    """solo12 standing still on its four feet: q constant, v = a = 0, odometry constant."""
+    import standing
+    model, q = standing.standing('solo12')
+    times = sample_times(n)
+    joints = list(model.joint_names[1:])
+    zeros = np.zeros(len(joints))
+    states = [(ns, bagdata.joint_state(ns, joints, q[7:], zeros)) for ns in times.tolist()]
+    desired = [(ns, bagdata.desired_acceleration(ns, joints, zeros)) for ns in times.tolist()]
+    odometry = [(ns, bagdata.odometry(ns, q[:3], q[3:7], (0, 0, 0), (0, 0, 0)))
+                for ns in times.tolist()]
+    bagdata.write_bag(path, {
+        '/joint_states': (bagdata.JOINT_STATE, states),
+        '/desired_accelerations': (bagdata.JOINT_TRAJECTORY, desired),
+        '/odometry': (bagdata.ODOMETRY, odometry)})
+    return model, q, times
+
+
+def test_contacts_on_a_standing_robot(tmp_path, capsys):
+    from standing import SOLO_FEET
+    from rnea_ros.contacts import ContactSolver
+    model, q, times = standing_bag(tmp_path / 'bag')
+    code, out, err = run(capsys, tmp_path / 'bag', tmp_path / 'out', '--floating-base',
+                         '--contacts', ','.join(SOLO_FEET), '--format', 'csv', '--write-bag',
+                         urdf=robot_path('solo12'))
+    assert code == 0, err
+    assert 'warning' not in err
+    solution = ContactSolver(model, list(SOLO_FEET)).solve(q, np.zeros(18), np.zeros(18))
+    assert solution.feasible
+    # Torques: the contact solver's, every sample; the base rows balanced.
+    header, torques = read_csv(tmp_path / 'out' / 'torques.csv')
+    assert torques.shape == (times.size, 19)
+    np.testing.assert_allclose(torques[:, 1:], np.tile(solution.tau, (times.size, 1)),
+                               rtol=0, atol=1e-9)
+    assert np.abs(torques[:, 1:7]).max() < 1e-9
+    # The external term is -J^T f, non-zero, and the terms still sum to the total.
+    parts = read_table(tmp_path / 'out' / 'decomposition.csv')
+    labels = header[1:]
+    external = np.column_stack([parts[f'external/{label}'] for label in labels])
+    total = sum(np.column_stack([parts[f'{term}/{label}'] for label in labels])
+                for term in ('inertial', 'velocity_product', 'gravity', 'external'))
+    np.testing.assert_allclose(total, torques[:, 1:], rtol=0, atol=1e-9)
+    assert np.abs(external[:, 2]).min() > 10.0  # the feet carry the weight
+    # Contact wrenches: link frame, the solver's, and the forces sum to the weight.
+    wrench_header, wrenches = read_csv(tmp_path / 'out' / 'contact_wrenches.csv')
+    assert wrench_header == ['time'] + [f'{foot}.{axis}' for foot in SOLO_FEET
+                                        for axis in ('fx', 'fy', 'fz', 'tx', 'ty', 'tz')]
+    np.testing.assert_allclose(wrenches[:, 0], torques[:, 0])
+    per_foot = wrenches[:, 1:].reshape(times.size, 4, 6)
+    np.testing.assert_allclose(per_foot, np.broadcast_to(solution.wrenches, per_foot.shape),
+                               rtol=0, atol=1e-9)
+    rotations, _ = model.link_placements(q, list(SOLO_FEET))
+    world = np.einsum('cij,ncj->ni', rotations, per_foot[:, :, :3])
+    mass = model.mass_matrix(q)[0, 0]  # the whole robot's mass (base translation row)
+    np.testing.assert_allclose(world, np.tile([0.0, 0.0, 9.81 * mass], (times.size, 1)),
+                               rtol=0, atol=1e-8)
+    # Summary: the contacts and no infeasible sample.
+    summary = json.loads((tmp_path / 'out' / 'summary.json').read_text())
+    assert summary['contacts']['links'] == list(SOLO_FEET)
+    assert summary['contacts']['infeasible_samples'] == 0
+    assert summary['contacts']['friction'] == 0.7
+    assert 'infeasible samples: 0 of 200' in (tmp_path / 'out' / 'summary.md').read_text()
+    # The bag: contact_wrenches/<foot> next to joint_torques, readable by rosbags.
+    with Reader(tmp_path / 'out' / 'bag') as reader:
+        topics = sorted(reader.topics)
+        assert [f'/contact_wrenches/{foot}' for foot in SOLO_FEET] == topics[:4]
+        assert '/joint_torques' in topics
+        for c, foot in enumerate(SOLO_FEET):
+            conns = [x for x in reader.connections if x.topic == f'/contact_wrenches/{foot}']
+            assert conns[0].msgtype == 'geometry_msgs/msg/WrenchStamped'
+            messages = [bagdata.STORE.deserialize_cdr(raw, x.msgtype)
+                        for x, _, raw in reader.messages(conns)]
+            assert len(messages) == times.size
+            assert {m.header.frame_id for m in messages} == {foot}
+            stamps = [m.header.stamp.sec * 10**9 + m.header.stamp.nanosec for m in messages]
+            assert stamps == times.tolist()
+            values = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z,
+                                m.wrench.torque.x, m.wrench.torque.y, m.wrench.torque.z]
+                               for m in messages])
+            np.testing.assert_array_equal(values, per_foot[:, c])
+
+
+def test_infeasible_contacts_are_counted(tmp_path, capsys):
+    from standing import SOLO_FEET
+    standing_bag(tmp_path / 'bag', 50)
+    # One front foot alone cannot hold the robot's weight with its centre of mass elsewhere.
+    code, _, err = run(capsys, tmp_path / 'bag', tmp_path / 'out', '--floating-base',
+                       '--contacts', SOLO_FEET[0], '--friction', '0.3',
+                       urdf=robot_path('solo12'))
+    assert code == 0, err
+    assert 'rnea_bag: warning: 50 of 50 samples are infeasible with contacts' in err
+    summary = json.loads((tmp_path / 'out' / 'summary.json').read_text())
+    assert summary['contacts']['infeasible_samples'] == 50
+    assert summary['contacts']['max_residual_norm'] > 0.0
+
+
+def test_contacts_need_a_floating_base(tmp_path, capsys):
+    bag = panda_bag(tmp_path / 'bag', sample_times(100))
+    code, _, err = run(capsys, bag, tmp_path / 'out', '--contacts', 'panda_hand')
+    assert code == 1
+    assert 'rnea_bag: error: --contacts needs --floating-base' in err
+
+
+def test_unknown_contact_link_is_named(tmp_path, capsys):
+    standing_bag(tmp_path / 'bag', 50)
+    code, _, err = run(capsys, tmp_path / 'bag', tmp_path / 'out', '--floating-base',
+                       '--contacts', 'FL_FOOT,LEFT_HOOF', urdf=robot_path('solo12'))
+    assert code == 1
+    assert "--contacts: ['LEFT_HOOF'] are not links of the model" in err
