@@ -73,7 +73,8 @@ from trajectory_msgs.msg import JointTrajectory
 from rnea_ros import realtime
 from rnea_ros import trajectory as trajectory_module
 from rnea_ros.diagnostics import CycleStats, GcMonitor, Rejections
-from rnea_ros.feedforward import Feedforward, ModelRejected, Settings, load_model
+from rnea_ros.feedforward import Feedforward
+from rnea_ros.node_settings import ModelRejected, Settings, load_model
 from rnea_ros.joint_input import Rejected
 from rnea_ros.node_wrenches import CONTACT_FIELDS, contact_from_parameters, contact_parameter
 from rnea_ros.parameters import LIVE_PARAMETERS, PARAMETERS, contact_descriptor

@@ -1,6 +1,6 @@
 """The node's parameters: names, defaults, ParameterDescriptors (ranges, read-only).
 
-Part of the node (``rnea_ros.node`` declares them); the ROS-free ``feedforward.Settings`` holds
+Part of the node (``rnea_ros.node`` declares them); the ROS-free ``node_settings.Settings`` holds
 their values. ``config/rnea.yaml`` and the README list the same parameters for users.
 """
 from __future__ import annotations

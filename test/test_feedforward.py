@@ -6,7 +6,8 @@ import pytest
 
 from oracle import robot_path
 from rnea_ros import RobotModel
-from rnea_ros.feedforward import Feedforward, ModelRejected, Settings, load_model
+from rnea_ros.feedforward import Feedforward
+from rnea_ros.node_settings import ModelRejected, Settings, load_model
 from rnea_ros.safety import JOINT_STATES_MISSING, JOINT_STATES_STALE, VELOCITY_MISSING
 from rnea_ros.trajectory import Trajectory
 

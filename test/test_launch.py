@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rnea_ros.feedforward import Settings
+from rnea_ros.node_settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCH = ROOT / 'launch' / 'rnea.launch.py'
