@@ -149,6 +149,15 @@ class Robot:
         return dict(robot_description=self.xml, floating_base=self.floating, **extra)
 
 
+def sample_joint_states(robot: Robot):
+    """A JointState naming the robot's joints, with fixed random positions and velocities."""
+    from sensor_msgs.msg import JointState
+    rng = np.random.default_rng(0)
+    return JointState(name=robot.joints,
+                      position=rng.uniform(-1, 1, len(robot.joints)).tolist(),
+                      velocity=rng.uniform(-1, 1, len(robot.joints)).tolist())
+
+
 class Streams:
     """Publishers of joint_states (+ odometry) and a joint_torques subscriber on a target."""
 
@@ -158,10 +167,7 @@ class Streams:
         from sensor_msgs.msg import JointState
         node = target.node
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-        self.js = JointState(name=robot.joints)
-        rng = np.random.default_rng(0)
-        self.js.position = rng.uniform(-1, 1, len(robot.joints)).tolist()
-        self.js.velocity = rng.uniform(-1, 1, len(robot.joints)).tolist()
+        self.js = sample_joint_states(robot)
         self.js_pub = node.create_publisher(JointState, 'joint_states', reliable)
         self.odometry = Odometry()
         self.odometry.pose.pose.orientation.w = 1.0
@@ -204,10 +210,7 @@ class Pinger:
         self.target = target
         node = target.node
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-        self.js = JointState(name=robot.joints)
-        rng = np.random.default_rng(0)
-        self.js.position = rng.uniform(-1, 1, len(robot.joints)).tolist()
-        self.js.velocity = rng.uniform(-1, 1, len(robot.joints)).tolist()
+        self.js = sample_joint_states(robot)
         self.publisher = node.create_publisher(JointState, 'joint_states', reliable)
         self.subscription = node.create_subscription(JointState, 'joint_torques', lambda m: None,
                                                      reliable, callback_group=NotByExecutor())

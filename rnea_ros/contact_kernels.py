@@ -15,7 +15,7 @@ from numba import njit
 
 from rnea_ros.kinematics import body_placements, link_placement
 from rnea_ros.rnea import rnea_core
-from rnea_ros.spatial import JIT
+from rnea_ros.spatial import JIT, JIT_INLINE
 
 POINT_CODE, SURFACE_CODE = 0, 1
 # Below this normal force (N) a sole's centre of pressure is undefined (NaN).
@@ -28,12 +28,8 @@ def contact_problem(model, work, bodies, q, v, a, g, link_body, link_pose, fext,
     """RNEA without contacts into tau, world placements of the contact links into frames
     (k, 12), and the equality rows: con[:6] = A, upper[:6] = lower[:6] = b (world axes, about
     the root-body origin). Returns False if tau is not finite."""
-    for k in range(tau.shape[0]):
-        tau[k] = 0.0
-    rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau)
-    for k in range(tau.shape[0]):
-        if not math.isfinite(tau[k]):
-            return False
+    if not finite_rnea(model, work, q, v, a, g, link_body, link_pose, fext, tau):
+        return False
     body_placements(model, work, q, bodies)
     # Body 0 is the free-flyer, its frame is the root link's: tau[:6] is in that frame.
     for r in range(3):
@@ -119,9 +115,15 @@ def contact_torques(model, work, q, v, a, g, link_body, link_pose, fext, fext_to
     for c in range(rows.shape[0]):
         for k in range(6):
             fext_total[rows[c], k] += wrenches[c, k]
+    return finite_rnea(model, work, q, v, a, g, link_body, link_pose, fext_total, tau)
+
+
+@njit(**JIT_INLINE)
+def finite_rnea(model, work, q, v, a, g, link_body, link_pose, fext, tau):
+    """tau = RNEA(q, v, a, fext); False (no raise: the solver reports it) if tau is not finite."""
     for k in range(tau.shape[0]):
         tau[k] = 0.0
-    rnea_core(model, work, q, v, a, g, link_body, link_pose, fext_total, tau)
+    rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau)
     for k in range(tau.shape[0]):
         if not math.isfinite(tau[k]):
             return False

@@ -374,12 +374,7 @@ class RneaNode(Node):
         if rejected is not None:
             self._reject('joint_states', rejected, now)
             return
-        if messages is not None:  # joint_torques first: the latency path
-            for publisher, msg in messages:
-                publisher.publish(msg)
-        end = time.monotonic()
-        self.stats.record(end - now)
-        self._collect_garbage(end)
+        self._publish(messages, now)
 
     def _on_desired(self, msg: JointTrajectory) -> None:
         if self._core is None:
@@ -463,6 +458,11 @@ class RneaNode(Node):
             if core is None:
                 return
             messages = self._cycle_locked(core, start)
+        self._publish(messages, start)
+
+    def _publish(self, messages, start: float) -> None:
+        """Publish a cycle's messages in order (joint_torques first: the latency path), record
+        the cycle time since ``start`` and collect garbage when due."""
         if messages is not None:
             for publisher, msg in messages:
                 publisher.publish(msg)

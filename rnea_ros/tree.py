@@ -26,8 +26,6 @@ REVOLUTE = 0
 PRISMATIC = 1
 FREE_FLYER = 2
 
-JOINT_TYPE_NAMES = {REVOLUTE: 'revolute', PRISMATIC: 'prismatic', FREE_FLYER: 'free-flyer'}
-
 
 @dataclass(frozen=True)
 class Joint:
