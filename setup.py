@@ -26,9 +26,9 @@ setup(
     entry_points={
         'console_scripts': [
             'rnea_demo = rnea_ros.demo:main',
-            'rnea_node = rnea_ros.node:main',
-            'rnea_node_demo = rnea_ros.node_demo:main',
-            'rnea_bag = rnea_ros.bag:main',
+            'rnea_node = rnea_ros.node.node:main',
+            'rnea_node_demo = rnea_ros.node.demo:main',
+            'rnea_bag = rnea_ros.bag.cli:main',
         ],
     },
 )

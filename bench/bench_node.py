@@ -50,7 +50,8 @@ def echo_main(mode: str, priority: int) -> int:
     from rclpy.node import Node
     from sensor_msgs.msg import JointState
 
-    from rnea_ros.node import COMMAND_QOS, SENSOR_QOS, TakeLoop, make_executor
+    from rnea_ros.node.messages import COMMAND_QOS, SENSOR_QOS
+    from rnea_ros.node.node import TakeLoop, make_executor
     rclpy.init()
     node = Node('echo')
     publisher = node.create_publisher(JointState, 'joint_torques', COMMAND_QOS)
@@ -206,7 +207,7 @@ class Pinger:
         from rclpy.qos import QoSProfile, ReliabilityPolicy
         from sensor_msgs.msg import JointState
 
-        from rnea_ros.take_loop import NotByExecutor
+        from rnea_ros.node.take_loop import NotByExecutor
         self.target = target
         node = target.node
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -448,7 +449,7 @@ def main() -> int:
     parser.add_argument('--echo-priority', type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo:
-        from rnea_ros.parameters import PARAMETERS
+        from rnea_ros.node.parameters import PARAMETERS
         priority = args.echo_priority
         return echo_main(args.echo, PARAMETERS['thread_priority'][0] if priority is None
                          else priority)

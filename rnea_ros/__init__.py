@@ -1,9 +1,13 @@
 """rnea_ros: fast inverse dynamics from a URDF, and a ROS 2 node that publishes it.
 
-``import rnea_ros`` needs numpy and numba only; the ROS node lives in ``rnea_ros.node``.
+The face of the library: ``RobotModel`` and the errors. ``import rnea_ros`` needs numpy and
+numba only (no rclpy, rosbags or plotting library). The packages, lowest first (each imports
+only those before it): ``dynamics`` (the library), ``contacts`` (contact inverse dynamics),
+then ``node`` (the ROS 2 node) and ``bag`` (offline replay of a bag), which never import each
+other.
 """
+from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError, ModelWarning, RneaError, URDFError
-from rnea_ros.model import RobotModel
 
 __all__ = ['InputError', 'ModelWarning', 'RneaError', 'RobotModel', 'URDFError']
 __version__ = '0.1.0'

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from rnea_ros.errors import RneaError
-from rnea_ros.model import RobotModel
+from rnea_ros.dynamics.model import RobotModel
 
 PANDA_URDF = Path(sysconfig.get_paths()['purelib']) / (
     'cmeel.prefix/share/example-robot-data/robots/panda_description/urdf/panda.urdf')

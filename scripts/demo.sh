@@ -6,5 +6,5 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 ensure_venv
-log "+ python -m rnea_ros.node_demo $*"
-exec "$VENV_PYTHON" -m rnea_ros.node_demo "$@"
+log "+ python -m rnea_ros.node.demo $*"
+exec "$VENV_PYTHON" -m rnea_ros.node.demo "$@"

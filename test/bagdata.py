@@ -1,6 +1,6 @@
 """Test bags written with ``rosbags`` from an analytic trajectory of Franka's panda.
 
-Messages are serialized by rosbags' own serializer (not by ``rnea_ros.cdr``), so the bag tool's
+Messages are serialized by rosbags' own serializer (not by ``rnea_ros.bag.cdr``), so the bag tool's
 decoder is checked against an independent encoding.
 """
 from __future__ import annotations

@@ -1,0 +1,479 @@
+"""The ``rnea_bag`` pipeline: replay a rosbag2 through the dynamics; torques, terms, plots.
+
+Usage::
+
+    rnea_bag BAG [--urdf FILE] [--floating-base] [--joint-states TOPIC] [--output DIR]
+                 [--write-bag] [--start S] [--end S] [--joints J1,J2] [--window S]
+                 [--contacts LINK,LINK [--friction MU]] ...
+
+``BAG`` is a rosbag2 directory (sqlite3 or mcap) or a single .db3/.mcap file, read with the
+``rosbags`` library: no ROS install needed. ``rnea_bag --help`` lists every option.
+
+What it does
+------------
+1. The model: ``--urdf FILE``, or else the first ``robot_description`` (std_msgs/String)
+   message in the bag.
+2. The joint states (``--joint-states``, sensor_msgs/JointState) become q, v and measured
+   effort in model order (``rnea_ros.bag.replay``: clock, merging, missing joints). Velocities come
+   from the messages where present and finite, else from the differentiator.
+3. Accelerations: from the ``--desired-accelerations`` topic (trajectory_msgs/JointTrajectory
+   with one point, as the node consumes it) where it has a fresh sample, else estimated from
+   the positions by a Savitzky-Golay differentiator on the uneven sample times, gap-aware
+   (``rnea_ros.bag.differentiate``: method and error bound).
+4. Floating base (``--floating-base``): the base state from nav_msgs/Odometry (``--odometry``);
+   a floating-base run without odometry is refused.
+5. The dynamics of every sample in one batch (``rnea_ros.bag.decomposition``): total torque and the
+   inertial, velocity-product, gravity and external terms. External wrenches: with
+   ``--contacts LINK,...`` (floating base only) the links are point contacts with the ground
+   (friction ``--friction``, default 0.7) for the whole time window - a bag does not record a
+   contact schedule - and one ``rnea_ros.contacts.ContactSolver`` solves every sample for the
+   contact wrenches (``decomposition.contact_wrenches``); they are the ``f_ext`` of the
+   dynamics: external = -J^T f and total = rnea(q, v, a, f_ext=contacts). Samples the contacts
+   cannot balance (infeasible: least-violation wrenches, the rest left on the base rows) are
+   counted in the summary and a warning. Without ``--contacts`` the external term is zero.
+
+Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
+-----------------------------------------------------------
+- ``torques.csv``: header ``time,<joint>,...``: seconds from the bag start (the time of the
+  first message in the bag), then the predicted torque of every independent joint in
+  ``RobotModel.joint_names`` order (``--joints`` selects a subset). A free-flyer's six entries
+  are ``root_joint.fx, .fy, .fz`` (N) and ``root_joint.tx, .ty, .tz`` (N·m): the wrench in the
+  root-link frame (``decomposition.effort_labels``).
+- ``decomposition.parquet`` (``.csv`` without pyarrow or with ``--format csv``): ``time`` and
+  ``<term>/<joint>`` for term in inertial, velocity_product, gravity, external.
+- ``residual.parquet`` (idem), when the bag has measured effort: ``measured/<joint>`` and
+  ``residual/<joint>`` = measured - predicted (NaN where not measured).
+- ``contact_wrenches.parquet`` (idem), with ``--contacts``: ``time`` and ``<link>.fx``, ``.fy``,
+  ``.fz`` (N), ``.tx``, ``.ty``, ``.tz`` (N·m) per contact link: the wrench the ground applies,
+  in the link frame about its origin.
+- ``summary.json`` and ``summary.md``: per joint RMS/peak torque, RMS per term, peak over the
+  URDF effort limit, RMS/peak residual; the worst time windows; the settings used; warnings.
+- ``effort_<group>.png`` and ``decomposition_<group>.png`` (``rnea_ros.bag.plots``).
+- With ``--write-bag``: ``DIR/bag``, a bag of the input's storage format with every original
+  topic plus ``joint_torques`` (sensor_msgs/JointState: position and velocity used, effort =
+  predicted torque, for the one-DoF joints, as the node publishes it) in the namespace of the
+  joint_states topic; with ``--contacts`` also ``contact_wrenches/<link>``
+  (geometry_msgs/WrenchStamped, frame_id = the link, header stamp = the sample time) there.
+
+Errors (missing or corrupt bag, missing topic, joints the URDF does not have, bad URDF) are
+printed as one ``rnea_bag: error: ...`` line; the exit status is then 1 (2 for bad usage).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import xml.etree.ElementTree as ET
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rnea_ros.bag import cdr, differentiate, replay
+from rnea_ros.bag.decomposition import TERMS, contact_wrenches, decompose, effort_labels
+from rnea_ros.bag.report import summarize, table_suffix, write_summary, write_table, write_tables
+from rnea_ros.bag.storage import (JOINT_STATE, JOINT_TRAJECTORY, ODOMETRY, STRING, WRENCH_STAMPED,
+                                  BagError, open_bag, read_raw, topic_connections, typestore)
+from rnea_ros.dynamics.model import RobotModel
+from rnea_ros.errors import InputError
+
+PROGRESS_MIN_MESSAGES = 100_000
+# The contact solver is slower per sample: its progress bar shows from fewer samples.
+PROGRESS_MIN_CONTACT_SAMPLES = 10_000
+WRENCH_AXES = ('fx', 'fy', 'fz', 'tx', 'ty', 'tz')
+
+
+@dataclass
+class Result:
+    """What ``run`` produced: the output directory, files, sample count, phase timings [s]."""
+
+    output: Path
+    files: list[Path]
+    samples: int
+    timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+class _Timings(dict):
+    @contextmanager
+    def __call__(self, phase: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self[phase] = self.get(phase, 0.0) + time.perf_counter() - start
+
+
+def run(args: argparse.Namespace) -> Result:
+    """Everything ``rnea_bag`` does, returning a ``Result`` (``RneaError`` on bad input)."""
+    timings = _Timings()
+    bag_path = Path(args.bag)
+    output = Path(args.output) if args.output else Path.cwd() / f'{bag_path.name}_rnea'
+    if args.window <= 0 or args.order < 2:
+        raise InputError('--window must be positive and --order at least 2')
+    _contact_links(args)
+    with timings('reading'):
+        reader = open_bag(bag_path)
+    try:
+        return _run(args, reader, output, timings)
+    finally:
+        reader.close()
+
+
+def _run(args, reader, output: Path, timings: _Timings) -> Result:
+    warnings: list[str] = []
+    show = args.progress if args.progress is not None else sys.stderr.isatty()
+    bag_start = int(reader.start_time)
+    store = typestore()
+    with timings('reading'):
+        xml, source = _robot_description(args, reader, store)
+        gravity = args.gravity if args.gravity else (0.0, 0.0, -9.81)
+        model = RobotModel.from_urdf_string(xml, floating_base=args.floating_base,
+                                            gravity=gravity, inertia_check=args.inertia_check)
+        joints = [j for j in model.joints if j.nv == 1]
+        base = [j for j in model.joints if j.nv != 1]
+        if base and not (model.floating_base and len(base) == 1 and base[0].idx_v == 0):
+            odd = [j.name for j in base if not (model.floating_base and j.idx_v == 0)]
+            raise InputError(f'URDF joints {odd} are floating/planar: joint_states cannot give '
+                             'their state')
+        labels, units = effort_labels(model)
+        columns = _selected_columns(args.joints, model, labels)
+        contacts = _contacts(args, model)
+        js_conns = topic_connections(reader, args.joint_states, JOINT_STATE,
+                                     what='joint_states topic')
+        margin = int(2 * args.window * 1e9)
+        lo = None if args.start is None else bag_start + int(args.start * 1e9)
+        hi = None if args.end is None else bag_start + int(args.end * 1e9)
+        total = sum(c.msgcount for c in js_conns)
+        progress = _progress('reading', total, show)
+        raw = read_raw(reader, js_conns, None if lo is None else lo - margin,
+                       None if hi is None else hi + margin, progress)
+        progress.close()
+        if len(raw) == 0:
+            raise BagError(f'no {js_conns[0].topic} messages in the bag'
+                           + ('' if lo is None and hi is None else ' in the time window'))
+        decoded = _decode(raw, cdr.joint_state_layout, store, JOINT_STATE,
+                          cdr.joint_state_fields, js_conns[0].topic)
+        urdf_joints = {j.get('name') for j in ET.fromstring(xml).findall('joint')}
+        series = replay.joint_series(decoded, raw.times, [j.name for j in joints],
+                                     urdf_joints, clock=args.clock,
+                                     ignore_extra=args.ignore_extra_joints)
+        del raw, decoded
+        warnings += series.warnings
+        desired = _desired(args, reader, store, series, lo, hi, margin)
+
+    def differentiate_fn(times, values):
+        return differentiate.derivatives(times, values, args.window, args.order, args.max_gap)
+
+    with timings('differentiating'):
+        continuous = [k for k, j in enumerate(joints) if j.kind == 'continuous']
+        diff = differentiate_fn(series.times_ns, replay.unwrap_columns(series.position,
+                                                                       continuous))
+        velocity = np.where(np.isfinite(series.velocity), series.velocity, diff.first)
+        acceleration = diff.second
+        if desired is not None:
+            acceleration = np.where(np.isfinite(desired), desired, acceleration)
+    with timings('reading'):
+        base_state = _base_state(args, reader, store, series, lo, hi, margin, differentiate_fn)
+    n = series.times_ns.size
+    q = np.zeros((n, model.nq))
+    v = np.zeros((n, model.nv))
+    a = np.zeros((n, model.nv))
+    effort = np.full((n, model.nv), np.nan)
+    qi = [j.idx_q for j in joints]
+    vi = [j.idx_v for j in joints]
+    q[:, qi], v[:, vi], a[:, vi] = series.position, velocity, acceleration
+    effort[:, vi] = series.effort
+    keep = np.ones(n, dtype=bool)
+    if base_state is not None:
+        keep &= base_state.keep
+        q[keep, :7], v[keep, :6], a[keep, :6] = base_state.q, base_state.v, base_state.a
+        if not base_state.keep.all():
+            warnings.append(f'{int((~base_state.keep).sum())} joint samples outside the '
+                            'odometry time span were left out')
+    if lo is not None:
+        keep &= series.receive_ns >= lo
+    if hi is not None:
+        keep &= series.receive_ns < hi
+    finite = np.isfinite(q).all(axis=1) & np.isfinite(v).all(axis=1) & np.isfinite(a).all(axis=1)
+    if (keep & ~finite).any():
+        warnings.append(f'{int((keep & ~finite).sum())} samples in gap-separated runs shorter '
+                        'than 3 samples have no acceleration estimate and were left out')
+    keep &= finite
+    if not keep.any():
+        raise BagError('no joint_states samples left to analyse in the time window')
+    times_ns = series.times_ns[keep]
+    q, v, a, effort = q[keep], v[keep], a[keep], effort[keep]
+    origin = _time_origin(times_ns, series.receive_ns[keep], bag_start, series.clock, warnings)
+    seconds = (times_ns - origin) * 1e-9
+
+    solved = None
+    if contacts:
+        with timings('contacts'):
+            count = int(times_ns.size)
+            progress = _progress('contacts', count,
+                                 show and count >= PROGRESS_MIN_CONTACT_SAMPLES)
+            solved = contact_wrenches(model, q, v, a, contacts, progress=progress)
+            progress.close()
+        if solved.infeasible:
+            warnings.append(
+                f'{solved.infeasible} of {times_ns.size} samples are infeasible with contacts '
+                f'{list(solved.links)} (friction {args.friction:g}): least-violation wrenches '
+                'used, the base wrench they leave unbalanced (up to '
+                f'{float(solved.residual_norm.max()):.3g}) is in the root_joint columns')
+    with timings('dynamics'):
+        f_ext = solved.wrenches if solved is not None else None
+        progress = _progress('dynamics', n, show and n >= PROGRESS_MIN_MESSAGES)
+        parts = decompose(model, q, v, a, f_ext=f_ext, threads=args.threads, progress=progress)
+        progress.close()
+
+    with timings('writing'):
+        output.mkdir(parents=True, exist_ok=True)
+        files = write_tables(output, seconds, labels, columns, parts, effort, args.format)
+        contact_table = output / f'contact_wrenches{table_suffix(args.format)}'
+        if solved is not None:
+            table = {'time': seconds}
+            for link, wrench in solved.wrenches.items():
+                table.update({f'{link}.{axis}': wrench[:, k]
+                              for k, axis in enumerate(WRENCH_AXES)})
+            files.append(write_table(contact_table, table))
+        elif contact_table.exists():
+            contact_table.unlink()  # from an earlier run with contacts
+        summary = _summary(args, reader, model, series, diff, desired, seconds, labels, units,
+                           columns, parts, effort, warnings, source)
+        if solved is not None:
+            summary['contacts'] = _json_safe({
+                'links': list(solved.links), 'kind': 'point', 'friction': args.friction,
+                'schedule': 'in contact for the whole time window (the bag records none)',
+                'samples': int(times_ns.size), 'infeasible_samples': solved.infeasible,
+                'max_residual_norm': float(solved.residual_norm.max()),
+            })
+        summary['outputs'] = [f.name for f in files] + ['summary.json', 'summary.md']
+        if not args.no_plots:
+            from rnea_ros.bag import plots
+            sel = _index(columns, len(labels))
+            pictures = plots.plot_all(output, seconds, [labels[k] for k in columns],
+                                      [units[k] for k in columns], parts.total[:, sel],
+                                      {t: parts.terms[t][:, sel] for t in TERMS},
+                                      effort[:, sel], title=model.name)
+            files += pictures
+            summary['outputs'] += [p.name for p in pictures]
+        if args.write_bag:
+            files.append(_write_bag(reader, output, model, joints, series, keep, q, v,
+                                    parts.total, args.joint_states, js_conns, show, solved))
+            summary['outputs'].append('bag/')
+        files += list(write_summary(output, summary))
+    return Result(output, files, int(times_ns.size), dict(timings), warnings)
+
+
+def _progress(label: str, total: int, show: bool):
+    from rnea_ros.bag.progress import Progress
+    return Progress(label, total, bool(show) and total >= PROGRESS_MIN_MESSAGES)
+
+
+def _decode(raw, layout_of, store, msgtype: str, fields, topic: str):
+    """``cdr.decode`` with rosbags as the fallback; a record neither can read is corrupt."""
+    def fallback(record: bytes):
+        try:
+            return fields(store.deserialize_cdr(record, msgtype))
+        except Exception as exc:
+            raise BagError(f'corrupt {msgtype} message on {topic!r} ({len(record)} bytes): '
+                           f'{type(exc).__name__}: {exc}') from None
+    return cdr.decode(raw.buffer, raw.starts, raw.lengths, layout_of, fallback)
+
+
+def _robot_description(args, reader, store) -> tuple[str, str]:
+    """The URDF text and where it came from."""
+    if args.urdf:
+        path = Path(args.urdf)
+        try:
+            return path.read_text(), str(path)
+        except OSError as exc:
+            raise InputError(f'cannot read --urdf {str(path)!r}: {exc.strerror}') from None
+    conns = topic_connections(reader, args.robot_description, STRING, required=False)
+    if not conns:
+        raise InputError(f'no --urdf given and the bag has no {args.robot_description!r} '
+                         'topic (std_msgs/String) to take the URDF from')
+    for _, _, raw in reader.messages(conns):
+        return store.deserialize_cdr(raw, STRING).data, f'topic {conns[0].topic}'
+    raise InputError(f'no --urdf given and topic {conns[0].topic!r} has no message')
+
+
+def _desired(args, reader, store, series, lo, hi, margin) -> np.ndarray | None:
+    if args.estimate_accelerations:
+        return None
+    conns = topic_connections(reader, args.desired_accelerations, JOINT_TRAJECTORY,
+                              required=False)
+    if not conns:
+        return None
+    timeout_ns = int(args.acceleration_timeout * 1e9)
+    raw = read_raw(reader, conns, None if lo is None else lo - margin - timeout_ns,
+                   None if hi is None else hi + margin)
+    messages = [store.deserialize_cdr(raw.record(k), JOINT_TRAJECTORY) for k in range(len(raw))]
+    return replay.desired_accelerations(messages, raw.times, series.names, series.times_ns,
+                                        args.acceleration_timeout)
+
+
+def _base_state(args, reader, store, series, lo, hi, margin, differentiate_fn):
+    if not args.floating_base:
+        return None
+    conns = topic_connections(reader, args.odometry, ODOMETRY, required=False)
+    if not conns:
+        raise InputError(
+            f'--floating-base needs the base state, but the bag has no nav_msgs/Odometry topic '
+            f'{args.odometry!r} (pass --odometry TOPIC; topics: '
+            f'{", ".join(sorted({c.topic for c in reader.connections}))})')
+    raw = read_raw(reader, conns, None if lo is None else lo - margin,
+                   None if hi is None else hi + margin)
+    decoded = _decode(raw, cdr.odometry_layout, store, ODOMETRY, cdr.odometry_fields,
+                      conns[0].topic)
+    values = np.zeros((len(raw), cdr.ODOMETRY_DOUBLES))
+    for block in decoded.blocks:
+        values[block.rows] = block.arrays[0]
+    times = decoded.stamps if series.clock == 'header' else raw.times
+    if series.clock == 'header' and not np.any(times):
+        raise InputError(f'odometry topic {conns[0].topic!r} has zero header stamps while '
+                         'joint_states has stamps: use --clock receive')
+    return replay.base_state(times, values, series.times_ns, differentiate_fn)
+
+
+def _time_origin(times_ns, receive_ns, bag_start: int, clock: str, warnings: list) -> int:
+    """The bag start, unless header stamps are on another clock (e.g. simulated time)."""
+    if clock == 'header' and times_ns.size:
+        offset = np.median((times_ns - receive_ns).astype(np.float64)) * 1e-9
+        if abs(offset) > 10.0:
+            warnings.append(f'joint_states header stamps are {offset:.3g} s away from the '
+                            'receive times (another clock?): time counts from the first sample')
+            return int(times_ns[0])
+    return bag_start
+
+
+def _contact_links(args) -> list[str]:
+    """The --contacts link names (checked against the other options, not yet the model)."""
+    if args.contacts is None:
+        return []
+    links = list(dict.fromkeys(name.strip() for name in args.contacts.split(',')
+                               if name.strip()))
+    if not links:
+        raise InputError('--contacts: expected link names, e.g. --contacts LF_FOOT,RF_FOOT')
+    if not args.floating_base:
+        raise InputError('--contacts needs --floating-base: contact wrenches balance a '
+                         'floating base (its state from the --odometry topic)')
+    if not (np.isfinite(args.friction) and args.friction > 0):
+        raise InputError(f'--friction must be a finite number > 0, got {args.friction}')
+    return links
+
+
+def _contacts(args, model) -> list:
+    """``Contact`` records of --contacts (point contacts, --friction), checked on the model."""
+    links = _contact_links(args)
+    if not links:
+        return []
+    from rnea_ros.contacts import Contact
+    unknown = [link for link in links if link not in model.link_names]
+    if unknown:
+        raise InputError(f'--contacts: {unknown} are not links of the model; links: '
+                         f'{list(model.link_names)}')
+    return [Contact(link, 'point', args.friction) for link in links]
+
+
+def _selected_columns(joints_arg: str | None, model, labels) -> list[int]:
+    if not joints_arg:
+        return list(range(len(labels)))
+    wanted = [name.strip() for name in joints_arg.split(',') if name.strip()]
+    unknown = [name for name in wanted if name not in model.joint_names and name not in labels]
+    if unknown:
+        raise InputError(f'--joints: {unknown} are not independent joints of the model; '
+                         f'joints: {list(model.joint_names)}')
+    return [k for k, label in enumerate(labels)
+            if label in wanted or label.split('.')[0] in wanted]
+
+
+def _index(columns: list[int], width: int) -> list[int] | slice:
+    """Column index for arrays: a slice (a view, no copy) when every column is selected."""
+    return slice(None) if columns == list(range(width)) else columns
+
+
+def _summary(args, reader, model, series, diff, desired, seconds, labels, units, columns,
+             parts, effort, warnings, source) -> dict:
+    sel = _index(columns, len(labels))
+    measured = effort[:, sel]
+    residual = measured - parts.total[:, sel] if np.isfinite(measured).any() else None
+    summary = summarize(seconds, [labels[k] for k in columns], [units[k] for k in columns],
+                        parts.total[:, sel], {t: parts.terms[t][:, sel] for t in TERMS},
+                        residual, model.effort_limits[sel], args.summary_window)
+    rate = 1.0 / differentiate.median_interval(series.times_ns) if series.times_ns.size > 1 \
+        else float('nan')
+    if desired is None:
+        source_text = 'estimated from the positions'
+    else:
+        share = float(np.isfinite(desired).mean()) if desired.size else 0.0
+        source_text = (f'desired accelerations topic for {100 * share:.3g} % of values, '
+                       'the rest estimated from the positions')
+    gains = diff.gain_second[np.isfinite(diff.gain_second)]
+    velocity_measured = float(np.isfinite(series.velocity).mean()) if series.velocity.size \
+        else 0.0
+    summary.update({
+        'bag': str(args.bag),
+        'run': {
+            'joint_states': args.joint_states, 'samples': int(seconds.size),
+            'start': float(seconds[0]), 'end': float(seconds[-1]),
+            'duration': float(seconds[-1] - seconds[0]), 'rate': rate, 'clock': args.clock,
+            'robot': model.name, 'urdf': source, 'nv': model.nv,
+            'floating_base': model.floating_base, 'velocity_measured': velocity_measured,
+            'acceleration_source': source_text,
+            'differentiation': {
+                'window': args.window, 'samples': diff.samples, 'order': args.order,
+                'max_gap': args.max_gap if args.max_gap is not None else
+                differentiate.GAP_FACTOR * differentiate.median_interval(series.times_ns),
+                'segments': int(diff.segments.shape[0]),
+                'gain_first_median': float(np.median(diff.gain_first[np.isfinite(
+                    diff.gain_first)])) if gains.size else None,
+                'gain_second_median': float(np.median(gains)) if gains.size else None,
+                'gain_second_max': float(gains.max()) if gains.size else None,
+            },
+        },
+        'warnings': list(warnings),
+    })
+    return _json_safe(summary)
+
+
+def _json_safe(value):
+    """NaN/inf -> None throughout (JSON has no NaN)."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value
+
+
+def _write_bag(reader, output, model, joints, series, keep, q, v, total, topic, js_conns,
+               show, solved=None) -> Path:
+    from rnea_ros.bag.storage import write_bag
+    names = [j.name for j in joints]
+    qi = [j.idx_q for j in joints]
+    vi = [j.idx_v for j in joints]
+    matrix, _ = cdr.encode_joint_states(series.times_ns[keep], names, q[:, qi], v[:, vi],
+                                        total[:, vi])
+    records = cdr.records(matrix)
+    del matrix
+    namespace = js_conns[0].topic.rsplit('/', 1)[0]
+    torque_topic = f'{namespace}/joint_torques' if js_conns[0].topic.startswith('/') \
+        else 'joint_torques'
+    receive_ns = series.receive_ns[keep]
+    extra = [(torque_topic, JOINT_STATE, receive_ns, records)]
+    if solved is not None:
+        prefix = torque_topic[:-len('joint_torques')]
+        for link, wrench in solved.wrenches.items():
+            encoded = cdr.encode_wrench_stamped(series.times_ns[keep], link, wrench)
+            extra.append((f'{prefix}contact_wrenches/{link}', WRENCH_STAMPED, receive_ns,
+                          cdr.records(encoded)))
+    path = output / 'bag'
+    count = sum(c.msgcount for c in reader.connections) + sum(len(e[3]) for e in extra)
+    progress = _progress('writing bag', count, show)
+    write_bag(reader, path, extra, progress=progress)
+    progress.close()
+    return path

@@ -1,0 +1,246 @@
+"""Recorded messages -> joint-space time series in ``RobotModel`` order, without ROS.
+
+Conventions
+-----------
+- Sample times: the joint_states header stamps (``clock='header'``), or the bag's receive
+  times (``clock='receive'``); int64 ns since the epoch. Header stamps that are all zero (never
+  set) fall back to receive times with a warning.
+- Messages with the same sample time are merged: per joint, any message at that time that
+  carries the joint gives its value (with conflicting values, the largest).
+- A joint missing from some messages (e.g. two publishers on one topic, each with its own
+  joints) gets its position by linear interpolation in time between the messages that carry
+  it, held constant before the first and after the last; velocity and effort stay unknown
+  (NaN) there. A model joint that no message carries is an error.
+- Joint names of the bag that the URDF has but that are not independent (mimic, fixed) are
+  ignored: the model derives them. Names the URDF does not have are an error, unless
+  ``ignore_extra``.
+- Positions of continuous joints are unwrapped before differentiation (``unwrap_columns``).
+- Floating base (``base_state``): nav_msgs/Odometry gives the free-flyer q[:7] (pose of the
+  base link in the odom frame: position, quaternion x y z w) and v[:6] (twist in the base link
+  frame, ``child_frame_id``: [linear; angular]), REP-105, as the node reads them. They are
+  interpolated to the joint sample times (linearly; the quaternion by normalised linear
+  interpolation along the shorter arc). a[:6], the time derivative of that body twist, comes
+  from differentiating the twist on the odometry's own time line.
+- Desired accelerations (``desired_accelerations``): trajectory_msgs/JointTrajectory, as the
+  node's ``desired_accelerations`` input: each point with accelerations is a sample at header
+  stamp + time_from_start (receive time when the stamp is zero), which holds until the next
+  sample of that joint or for ``timeout`` seconds, whichever comes first.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rnea_ros.errors import InputError
+
+
+@dataclass(frozen=True)
+class JointSeries:
+    """Joint samples: (N,) times and (N, J) values, columns in ``names`` order (SI units).
+
+    ``times_ns``: sample times on ``clock`` ('header' or 'receive', the one actually used);
+    ``receive_ns``: when the bag received each sample (the earliest, for merged messages).
+    ``velocity`` and ``effort`` are NaN where no message gave them. ``warnings``: what was
+    dropped, merged or filled, for the report.
+    """
+
+    names: tuple[str, ...]
+    clock: str
+    times_ns: np.ndarray
+    receive_ns: np.ndarray
+    position: np.ndarray
+    velocity: np.ndarray
+    effort: np.ndarray
+    warnings: tuple[str, ...] = field(default=())
+
+
+def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
+                 urdf_joints: set[str], *, clock: str = 'header',
+                 ignore_extra: bool = False) -> JointSeries:
+    """Gather decoded JointState blocks (``rnea_ros.cdr.Decoded``) into model-order columns.
+
+    ``names``: the model's one-DoF joints, the columns; ``urdf_joints``: every joint name of
+    the URDF. Raises ``InputError`` naming unknown or never-seen joints.
+    """
+    names = tuple(names)
+    column = {name: k for k, name in enumerate(names)}
+    n, width = receive_ns.size, len(names)
+    position = np.full((n, width), np.nan)
+    velocity = np.full((n, width), np.nan)
+    effort = np.full((n, width), np.nan)
+    unknown: set[str] = set()
+    bad_rows = 0
+    warnings: list[str] = []
+    for block in decoded.blocks:
+        (msg_names, _), (pos, vel, eff) = block.key, block.arrays
+        count = len(msg_names)
+        if len(set(msg_names)) != count or any(
+                a.shape[1] not in (0, count) for a in (vel, eff)) or pos.shape[1] != count:
+            bad_rows += block.rows.size
+            continue
+        pairs = []
+        for k, name in enumerate(msg_names):
+            if name in column:
+                pairs.append((k, column[name]))
+            elif name not in urdf_joints:
+                unknown.add(name)
+        if not pairs:
+            continue
+        src = np.array([p[0] for p in pairs])
+        dst = np.array([p[1] for p in pairs])
+        # One block for every message, in order (the usual case): column copies only.
+        rows = slice(None) if block.rows.size == n and np.array_equal(
+            block.rows, np.arange(n)) else block.rows[:, None]
+        position[rows, dst] = pos[:, src]
+        if vel.shape[1]:
+            velocity[rows, dst] = vel[:, src]
+        if eff.shape[1]:
+            effort[rows, dst] = eff[:, src]
+    if unknown and not ignore_extra:
+        raise InputError(f'joint_states names joints that are not in the URDF: '
+                         f'{sorted(unknown)} (wrong URDF? --ignore-extra-joints skips them)')
+    if unknown:
+        warnings.append(f'ignored joints that are not in the URDF: {sorted(unknown)}')
+    if bad_rows:
+        warnings.append(f'skipped {bad_rows} joint_states messages whose position, velocity or '
+                        'effort length does not match their names (or that repeat a name)')
+    times = np.asarray(decoded.stamps, dtype=np.int64)
+    if clock == 'header' and n and not np.any(times):
+        warnings.append('joint_states header stamps are all zero: using the receive times')
+        clock = 'receive'
+    if clock == 'receive':
+        times = np.asarray(receive_ns, dtype=np.int64)
+    elif clock != 'header':
+        raise ValueError(f"clock {clock!r}: expected 'header' or 'receive'")
+    order = np.argsort(times, kind='stable')
+    times, received = times[order], np.asarray(receive_ns, dtype=np.int64)[order]
+    position, velocity, effort = position[order], velocity[order], effort[order]
+    if n > 1 and np.any(np.diff(times) <= 0):
+        unique, first = np.unique(times, return_index=True)
+        warnings.append(f'merged {n - unique.size} joint_states messages that share a stamp '
+                        'with another')
+        position, velocity, effort = (_merge_rows(a, first) for a in (position, velocity, effort))
+        received = np.minimum.reduceat(received, first)
+        times = unique
+    never = [names[k] for k in range(width) if not np.isfinite(position[:, k]).any()]
+    if never and times.size:
+        raise InputError(f'joint_states never gives a position for the URDF joints {never} '
+                         '(the dynamics needs every joint; wrong URDF or topic?)')
+    filled = 0
+    for k in range(width):
+        have = np.isfinite(position[:, k])
+        if not have.all():
+            filled += int((~have).sum())
+            position[~have, k] = np.interp(times[~have], times[have], position[have, k])
+    if filled:
+        warnings.append(f'interpolated {filled} joint positions missing from some messages')
+    return JointSeries(names, clock, times, received, position, velocity, effort,
+                       tuple(warnings))
+
+
+def _merge_rows(values: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Rows grouped by ``first`` (group start indices) merged: the largest finite value."""
+    with np.errstate(invalid='ignore'):
+        return np.fmax.reduceat(values, first, axis=0)
+
+
+def unwrap_columns(position: np.ndarray, columns: Sequence[int]) -> np.ndarray:
+    """A copy of ``position`` with the ``columns`` (continuous joints) unwrapped in time."""
+    out = position.copy()
+    for k in columns:
+        out[:, k] = np.unwrap(out[:, k])
+    return out
+
+
+@dataclass(frozen=True)
+class BaseState:
+    """Free-flyer state at the joint sample times: q (N, 7), v (N, 6), a (N, 6), ``keep``
+    (the joint samples inside the odometry's time span; the others get no base state)."""
+
+    q: np.ndarray
+    v: np.ndarray
+    a: np.ndarray
+    keep: np.ndarray
+
+
+def base_state(odom_times_ns: np.ndarray, odometry: np.ndarray, sample_times_ns: np.ndarray,
+               differentiate) -> BaseState:
+    """Free-flyer q, v, a from Odometry rows (``rnea_ros.bag.cdr`` order, (M, 85)).
+
+    ``differentiate(times_ns, values)`` returns ``differentiate.Derivatives`` (the caller's
+    filter settings); its first derivative of the twist is a[:6].
+    """
+    from rnea_ros.bag import cdr
+    order = np.argsort(odom_times_ns, kind='stable')
+    times = odom_times_ns[order]
+    rows = odometry[order]
+    unique = np.concatenate([[True], np.diff(times) > 0])
+    times, rows = times[unique], rows[unique]
+    if times.size < 3:
+        raise InputError(f'odometry has {times.size} distinct stamps: the base acceleration '
+                         'needs at least 3')
+    position = rows[:, cdr.ODOMETRY_POSITION]
+    quaternion = rows[:, cdr.ODOMETRY_ORIENTATION].copy()
+    norm = np.linalg.norm(quaternion, axis=1)
+    if not np.all(np.abs(norm - 1.0) < 1e-3):
+        k = int(np.argmax(np.abs(norm - 1.0)))
+        raise InputError(f'odometry message {k}: orientation has norm {norm[k]:.6g}, expected '
+                         'a unit quaternion')
+    quaternion /= norm[:, None]
+    # The same rotation as q and -q: keep consecutive quaternions on one hemisphere.
+    flips = np.cumsum(np.einsum('ij,ij->i', quaternion[1:], quaternion[:-1]) < 0) % 2
+    quaternion[1:][flips == 1] *= -1.0
+    twist = np.concatenate([rows[:, cdr.ODOMETRY_LINEAR], rows[:, cdr.ODOMETRY_ANGULAR]], axis=1)
+    acceleration = differentiate(times, twist).first
+    keep = (sample_times_ns >= times[0]) & (sample_times_ns <= times[-1])
+    t = sample_times_ns[keep]
+
+    def at(values: np.ndarray) -> np.ndarray:
+        rel = (times - times[0]).astype(np.float64)
+        return np.stack([np.interp((t - times[0]).astype(np.float64), rel, values[:, k])
+                         for k in range(values.shape[1])], axis=1) if t.size else \
+            np.zeros((0, values.shape[1]))
+
+    q = np.concatenate([at(position), at(quaternion)], axis=1)
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1)[:, None]
+    return BaseState(q, at(twist), at(acceleration), keep)
+
+
+def desired_accelerations(messages: Sequence, receive_ns: np.ndarray, names: Sequence[str],
+                          sample_times_ns: np.ndarray, timeout: float) -> np.ndarray:
+    """(N, J) desired accelerations at the sample times, NaN where none applies.
+
+    ``messages``: deserialized trajectory_msgs/JointTrajectory, ``receive_ns`` their receive
+    times; ``names``: the columns. See the module docstring for the timing rule.
+    """
+    column = {name: k for k, name in enumerate(names)}
+    per_joint: list[list[tuple[int, float]]] = [[] for _ in names]
+    for msg, received in zip(messages, receive_ns.tolist()):
+        stamp = int(msg.header.stamp.sec) * 1_000_000_000 + int(msg.header.stamp.nanosec)
+        start = stamp if stamp else received
+        targets = [(k, column.get(name)) for k, name in enumerate(msg.joint_names)]
+        for point in msg.points:
+            accelerations = point.accelerations
+            if len(accelerations) != len(targets):
+                continue
+            at = start + int(point.time_from_start.sec) * 1_000_000_000 \
+                + int(point.time_from_start.nanosec)
+            for k, col in targets:
+                if col is not None and np.isfinite(accelerations[k]):
+                    per_joint[col].append((at, float(accelerations[k])))
+    out = np.full((sample_times_ns.size, len(names)), np.nan)
+    limit = int(round(timeout * 1e9))
+    for col, samples in enumerate(per_joint):
+        if not samples:
+            continue
+        samples.sort(key=lambda s: s[0])  # stable: a later message wins a tie
+        times = np.array([s[0] for s in samples], dtype=np.int64)
+        values = np.array([s[1] for s in samples])
+        index = np.searchsorted(times, sample_times_ns, side='right') - 1
+        valid = index >= 0
+        age = sample_times_ns - times[np.maximum(index, 0)]
+        valid &= age <= limit
+        out[valid, col] = values[index[valid]]
+    return out

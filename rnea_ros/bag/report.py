@@ -1,0 +1,297 @@
+"""Tables and the summary of a bag analysis: CSV/Parquet files, summary.json and summary.md.
+
+Tables are wide: a ``time`` column (seconds from the bag start) and one float64 column per
+quantity. Numbers are written so that they read back exactly (shortest round-trip decimal).
+``pyarrow``, when installed, writes Parquet and fast CSV; without it, tables are CSV written by
+numpy (slower on long bags). See ``rnea_ros.bag.cli`` for the files and their columns.
+"""
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from rnea_ros.errors import InputError
+
+WORST_WINDOWS = 5
+CSV_BLOCKS = 16  # formatted in parallel
+
+
+def have_pyarrow() -> bool:
+    return importlib.util.find_spec('pyarrow') is not None
+
+
+def write_table(path: Path, columns: Mapping[str, np.ndarray]) -> Path:
+    """Write ``columns`` (name -> (N,) array) to ``path``, Parquet if its suffix is
+    '.parquet' (needs pyarrow) else CSV with a plain header line. Returns ``path``."""
+    names = list(columns)
+    if path.suffix == '.parquet':
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        # Float columns gain little from dictionaries or compression, which cost most of the
+        # writing time.
+        pq.write_table(pa.table({name: np.asarray(columns[name]) for name in names}), path,
+                       use_dictionary=False, compression='none')
+        return path
+    if have_pyarrow():
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+        table = pa.table({name: np.asarray(columns[name]) for name in names})
+        options = pacsv.WriteOptions(include_header=False)
+
+        def text(rows: tuple[int, int]) -> bytes:
+            sink = io.BytesIO()
+            pacsv.write_csv(table.slice(rows[0], rows[1] - rows[0]), sink, options)
+            return sink.getvalue()
+        # pyarrow formats without the GIL: blocks in parallel, written in order.
+        edges = np.linspace(0, table.num_rows, CSV_BLOCKS + 1).astype(np.int64).tolist()
+        with path.open('wb') as out, ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+            out.write((','.join(names) + '\n').encode())  # pyarrow would quote the names
+            for block in pool.map(text, zip(edges[:-1], edges[1:])):
+                out.write(block)
+        return path
+    matrix = np.column_stack([np.asarray(columns[name], dtype=np.float64) for name in names]) \
+        if names else np.zeros((0, 0))
+    with path.open('w') as out:
+        out.write(','.join(names) + '\n')
+        np.savetxt(out, matrix, fmt='%.17g', delimiter=',')
+    return path
+
+
+def table_suffix(fmt: str | None = None) -> str:
+    """'.parquet' or '.csv': ``fmt``, by default parquet when pyarrow is installed."""
+    suffix = '.' + (fmt or ('parquet' if have_pyarrow() else 'csv'))
+    if suffix == '.parquet' and not have_pyarrow():
+        raise InputError('--format parquet needs pyarrow (pip install pyarrow), or use '
+                         '--format csv')
+    return suffix
+
+
+def write_tables(directory: Path, time: np.ndarray, labels: Sequence[str],
+                 columns: Sequence[int], parts, effort: np.ndarray,
+                 fmt: str | None = None) -> list[Path]:
+    """torques.csv, decomposition.<fmt> and, with measured effort, residual.<fmt>.
+
+    ``parts``: ``decomposition.Decomposition``; ``effort`` (N, nv) measured, NaN where not
+    recorded; ``columns``: the tau entries to write; ``fmt``: 'parquet' or 'csv' (default:
+    parquet when pyarrow is installed).
+    """
+    from rnea_ros.bag.decomposition import TERMS
+    suffix = table_suffix(fmt)
+    files = [write_table(directory / 'torques.csv',
+                         {'time': time, **{labels[k]: parts.total[:, k] for k in columns}})]
+    table = {'time': time}
+    for term in TERMS:
+        table.update({f'{term}/{labels[k]}': parts.terms[term][:, k] for k in columns})
+    files.append(write_table(directory / f'decomposition{suffix}', table))
+    measured = [k for k in columns if np.isfinite(effort[:, k]).any()]
+    residual = directory / f'residual{suffix}'
+    if measured:
+        table = {'time': time}
+        table.update({f'measured/{labels[k]}': effort[:, k] for k in measured})
+        table.update({f'residual/{labels[k]}': effort[:, k] - parts.total[:, k]
+                      for k in measured})
+        files.append(write_table(residual, table))
+    elif residual.exists():
+        residual.unlink()  # from an earlier run on another bag
+    return files
+
+
+def read_table(path: Path) -> dict[str, np.ndarray]:
+    """Read back a table written by ``write_table`` (tests and users)."""
+    if path.suffix == '.parquet':
+        import pyarrow.parquet as pq
+        table = pq.read_table(path)
+        return {name: table.column(name).to_numpy() for name in table.column_names}
+    with path.open() as src:
+        names = src.readline().strip().split(',')
+    data = np.loadtxt(path, delimiter=',', skiprows=1, ndmin=2)
+    return {name: data[:, k] for k, name in enumerate(names)}
+
+
+def _rms(x: np.ndarray) -> np.ndarray:
+    """Root mean square of each column of (N, J) ``x`` over its finite values (NaN if none)."""
+    finite = np.isfinite(x)
+    if finite.all():
+        return np.sqrt(np.einsum('ij,ij->j', x, x) / max(x.shape[0], 1)) if x.shape[0] \
+            else np.full(x.shape[1], np.nan)
+    squares = np.where(finite, x, 0.0)
+    count = finite.sum(axis=0)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        return np.where(count > 0, np.sqrt(np.einsum('ij,ij->j', squares, squares) / count),
+                        np.nan)
+
+
+def _finite_or_none(value: float):
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def summarize(time: np.ndarray, labels: Sequence[str], units: Sequence[str],
+              total: np.ndarray, terms: Mapping[str, np.ndarray],
+              residual: np.ndarray | None, effort_limits: np.ndarray,
+              window: float = 1.0) -> dict:
+    """Per-joint statistics and the worst time windows, as a JSON-ready dict.
+
+    Per joint: RMS and peak |torque| (and when), RMS of each term, peak |torque| over the URDF
+    effort limit, and with measured effort RMS and peak |residual| (measured - predicted).
+    Worst windows (``window`` s long, from the first sample): with measured effort, the
+    windows of largest RMS residual over all joints; without, those of largest peak |torque|
+    over the effort limit (or of largest peak |torque| when no joint has a limit).
+    """
+    n = time.size
+    peak_index = np.argmax(np.abs(total), axis=0) if n else np.zeros(len(labels), np.int64)
+    rms = _rms(total)
+    term_rms = {term: _rms(values) for term, values in terms.items()}
+    if residual is not None:
+        finite = np.isfinite(residual)
+        measured_fraction = finite.mean(axis=0) if n else np.zeros(len(labels))
+        residual_rms = _rms(residual)
+        with np.errstate(invalid='ignore'):
+            residual_peak = np.where(finite.any(axis=0),
+                                     np.nanmax(np.abs(np.where(finite, residual, 0.0)), axis=0),
+                                     np.nan) if n else np.full(len(labels), np.nan)
+    joints = []
+    for k, label in enumerate(labels):
+        peak = float(abs(total[peak_index[k], k])) if n else math.nan
+        limit = float(effort_limits[k])
+        entry = {
+            'joint': label, 'unit': units[k], 'rms': _finite_or_none(float(rms[k])),
+            'peak': _finite_or_none(peak),
+            'peak_time': float(time[peak_index[k]]) if n else None,
+            'effort_limit': _finite_or_none(limit),
+            'peak_over_limit': (_finite_or_none(peak / limit) if 0 < limit < math.inf
+                                else None),  # no URDF limit: no ratio
+            'rms_terms': {term: _finite_or_none(float(values[k]))
+                          for term, values in term_rms.items()},
+        }
+        if residual is not None:
+            entry['measured_fraction'] = float(measured_fraction[k])
+            entry['rms_residual'] = _finite_or_none(float(residual_rms[k]))
+            entry['peak_residual'] = _finite_or_none(float(residual_peak[k]))
+        joints.append(entry)
+    return {'joints': joints,
+            'worst_windows': _worst_windows(time, labels, total, residual, effort_limits,
+                                            window)}
+
+
+def _worst_windows(time, labels, total, residual, effort_limits, window) -> list[dict]:
+    if time.size == 0:
+        return []
+    index = np.floor((time - time[0]) / window).astype(np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], np.diff(index) != 0]))
+    measured = residual is not None and np.isfinite(residual).any()
+    if measured:
+        squares = np.where(np.isfinite(residual), residual * residual, 0.0)
+        counts = np.add.reduceat(np.isfinite(residual).astype(np.int64), starts, axis=0)
+        sums = np.add.reduceat(squares, starts, axis=0)
+        per_joint = np.sqrt(sums / np.maximum(counts, 1))
+        score = np.sqrt(sums.sum(axis=1) / np.maximum(counts.sum(axis=1), 1))
+        kind = 'rms_residual'
+    else:
+        peaks = np.maximum.reduceat(np.abs(total), starts, axis=0)
+        limits = np.where(np.isfinite(effort_limits) & (effort_limits > 0), effort_limits,
+                          np.nan)
+        if np.isfinite(limits).any():
+            per_joint = peaks / limits
+            kind = 'peak_over_limit'
+        else:
+            per_joint = peaks
+            kind = 'peak'
+        score = np.nanmax(np.where(np.isfinite(per_joint), per_joint, -np.inf), axis=1)
+    order = np.argsort(-score, kind='stable')[:WORST_WINDOWS]
+    windows = []
+    for w in order.tolist():
+        worst = int(np.nanargmax(np.where(np.isfinite(per_joint[w]), per_joint[w], -np.inf)))
+        begin = float(time[0] + index[starts[w]] * window)
+        windows.append({'start': begin, 'end': begin + window, 'kind': kind,
+                        'score': _finite_or_none(float(score[w])), 'worst_joint': labels[worst],
+                        'worst_joint_score': _finite_or_none(float(per_joint[w, worst]))})
+    return windows
+
+
+def write_summary(directory: Path, summary: dict) -> tuple[Path, Path]:
+    """summary.json (the dict as is) and summary.md (tables for people)."""
+    json_path = directory / 'summary.json'
+    json_path.write_text(json.dumps(summary, indent=2, allow_nan=False) + '\n')
+    md_path = directory / 'summary.md'
+    md_path.write_text(markdown(summary))
+    return json_path, md_path
+
+
+def _fmt(value, digits: int = 4) -> str:
+    if value is None:
+        return '–'
+    if isinstance(value, float):
+        return f'{value:.{digits}g}'
+    return str(value)
+
+
+def markdown(summary: dict) -> str:
+    """summary.md: settings, per-joint table, worst windows, warnings, files."""
+    lines = [f'# Torque analysis of `{summary["bag"]}`', '']
+    info = summary['run']
+    lines += [f'- joint_states topic: `{info["joint_states"]}`, {info["samples"]} samples over '
+              f'{_fmt(info["duration"])} s (t = {_fmt(info["start"])} to {_fmt(info["end"])} s '
+              f'from the bag start), median rate {_fmt(info["rate"])} Hz, clock: '
+              f'{info["clock"]}',
+              f'- model: `{info["robot"]}`, {info["nv"]} DoF, floating base: '
+              f'{info["floating_base"]}',
+              f'- velocities from the messages: {_fmt(100 * info["velocity_measured"], 3)} % of '
+              'values (the rest estimated)',
+              f'- accelerations: {info["acceleration_source"]}']
+    contacts = summary.get('contacts')
+    if contacts:
+        links = ', '.join(f'`{link}`' for link in contacts['links'])
+        lines.append(f'- contacts: {links} ({contacts["kind"]}, friction '
+                     f'{_fmt(contacts["friction"])}), {contacts["schedule"]}; infeasible '
+                     f'samples: {contacts["infeasible_samples"]} of {contacts["samples"]} '
+                     f'(max unbalanced base wrench {_fmt(contacts["max_residual_norm"])})')
+    diff = info['differentiation']
+    lines += [f'- differentiator: Savitzky–Golay, degree {diff["order"]}, window '
+              f'{diff["samples"]} samples ({_fmt(diff["window"])} s), {diff["segments"]} '
+              f'gap-free segment(s) (gap > {_fmt(diff["max_gap"])} s); acceleration error '
+              f'<= gain x max|q^({diff["order"] + 1})| with median gain '
+              f'{_fmt(diff["gain_second_median"])} s^{diff["order"] - 1} (max '
+              f'{_fmt(diff["gain_second_max"])} at segment ends)', '']
+    measured = any('rms_residual' in j for j in summary['joints'])
+    header = ['joint', 'unit', 'RMS', 'peak', 'peak at [s]', 'peak / limit', 'RMS inertial',
+              'RMS velocity product', 'RMS gravity', 'RMS external']
+    if measured:
+        header += ['RMS residual', 'peak residual']
+    lines += ['## Per joint', '',
+              'Predicted torque (N·m, or N for prismatic joints and base forces); residual = '
+              'measured - predicted.', '',
+              '| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)]
+    for j in summary['joints']:
+        row = [f'`{j["joint"]}`', j['unit'], _fmt(j['rms']), _fmt(j['peak']),
+               _fmt(j['peak_time']), _fmt(j['peak_over_limit'], 3)]
+        row += [_fmt(j['rms_terms'][t]) for t in ('inertial', 'velocity_product', 'gravity',
+                                                  'external')]
+        if measured:
+            row += [_fmt(j.get('rms_residual')), _fmt(j.get('peak_residual'))]
+        lines.append('| ' + ' | '.join(row) + ' |')
+    lines += ['', '## Worst time windows', '']
+    windows = summary['worst_windows']
+    if windows:
+        kind = {'rms_residual': 'RMS residual over all joints',
+                'peak_over_limit': 'peak |torque| / effort limit',
+                'peak': 'peak |torque|'}[windows[0]['kind']]
+        lines += [f'Ranked by {kind}.', '',
+                  '| from [s] | to [s] | score | worst joint | its score |',
+                  '|---|---|---|---|---|']
+        for w in windows:
+            lines.append(f'| {_fmt(w["start"])} | {_fmt(w["end"])} | {_fmt(w["score"])} | '
+                         f'`{w["worst_joint"]}` | {_fmt(w["worst_joint_score"])} |')
+    else:
+        lines.append('No samples.')
+    if summary.get('warnings'):
+        lines += ['', '## Warnings', ''] + [f'- {w}' for w in summary['warnings']]
+    lines += ['', '## Files', ''] + [f'- `{f}`' for f in summary.get('outputs', [])]
+    return '\n'.join(lines) + '\n'

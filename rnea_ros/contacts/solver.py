@@ -1,0 +1,506 @@
+"""Contact inverse dynamics: the contact wrenches that balance a floating base, and the torques.
+
+A floating-base robot's equations of motion have six unactuated rows: the base wrench
+``rnea(q, v, a, f_ext)[:6]`` must vanish, and only the contacts can make it so. ``ContactSolver``
+finds contact wrenches lambda that do it, then the joint torques with them:
+
+    minimise    1/2 lambda^T H lambda                   (weighted norm of the wrenches)
+    subject to  A(q) lambda = b(q, v, a)                 (6 base rows: the base wrench vanishes)
+                C lambda <= 0                            (friction cones, centre of pressure)
+
+``b`` is the base wrench without contacts, ``rnea(q, v, a, f_ext=measured)[:6]`` turned into
+world axes; column j of ``A`` is the base wrench (world axes, about the root-body origin) that a
+unit value of variable j applies. RNEA is linear in ``f_ext``, so ``A lambda = b`` is exactly
+``rnea(q, v, a, f_ext=measured + contacts)[:6] == 0``. The QP is solved by DAQP (a dual
+active-set solver for small dense QPs: fastest of DAQP, quadprog and ProxQP measured on these
+problems), whose equality rows hold to rounding error.
+
+Contacts (``Contact``)
+----------------------
+- ``'point'``: a 3-D force at a point fixed in the link (``position``, link frame; default its
+  origin), e.g. a quadruped's foot. Unknown: the force in world axes. Friction pyramid about the
+  ground ``normal`` (world frame, default +z: flat ground).
+- ``'surface'``: a 6-D wrench from a rectangular sole lying on the ground: centre ``position``
+  and half-sizes ``half_extents = (X, Y)`` along the link's x and y axes; the link's +z axis is
+  the sole normal, pointing out of the ground into the robot. Unknown: [force; moment about the
+  sole centre], in link axes. Constraints: the contact wrench cone of the rectangle (Caron,
+  Pham, Nakamura, ICRA 2015: the wrenches that four corner forces, each in its friction pyramid,
+  can produce), 16 rows: friction on the resultant, centre of pressure inside the sole, and the
+  torsional friction bound on the yaw moment.
+
+Friction is linearised as a 4-facet pyramid, |f_t1| <= mu' f_n and |f_t2| <= mu' f_n with
+mu' = mu / sqrt(2): the pyramid inscribed in the circular cone of coefficient ``friction`` (an
+inner approximation: every accepted force lies inside the true cone). Its tangent axes: the
+world x axis projected on the ground plane (y if x is the normal) and normal x t1; for a sole,
+the link's x and y axes. The normal force is unilateral (>= 0, implied by the pyramid).
+
+Cost: ``weight`` times the squared force (N^2) plus, for a sole, ``weight / (X^2 + Y^2)`` times
+the squared moment about the sole centre: a moment costs like the corner forces that make it.
+
+Outputs (``ContactSolution``), per contact in the order given:
+- ``wrenches``: [fx fy fz tx ty tz] (N, N m) that the ground applies on the link, **in the link
+  frame about the link origin** - the ``f_ext`` convention of ``RobotModel.rnea``, and the frame
+  of a ``geometry_msgs/WrenchStamped`` with ``frame_id`` = the link;
+- ``world_wrenches``: the same wrenches in world axes, still about the link origin;
+- ``centers_of_pressure``: world point where the resultant acts (the contact point of a point
+  contact; for a sole, its centre of pressure on the sole plane, NaN when it carries no load);
+- ``tau``: ``rnea(q, v, a, f_ext=measured + contacts)``, (nv,).
+
+Infeasible motions (e.g. the base accelerating downwards faster than gravity while in contact:
+the feet would have to pull on the ground; or more sideways acceleration than friction allows)
+have no exact solution. The solver then solves a second QP with a slack s on the base rows,
+A lambda + s = b, cost 1/2 lambda^T H lambda + RESIDUAL_WEIGHT/2 * (|s_f|^2 + |s_n|^2 / 1 m^2):
+the wrenches inside the cones that leave the smallest base wrench unbalanced. It returns them
+with ``feasible=False``, ``status='least_violation'`` and the ``residual``: the base rows
+``tau[:6]`` [force; moment about the root origin] in the root frame, i.e. the wrench that a
+fictitious actuator on the base would still have to apply (zero when feasible). The joint
+torques ``tau[6:]`` are those of the returned wrenches. Everything stays finite; nothing is
+silent. Bad inputs (sizes, non-finite values) raise ``InputError``.
+
+A solver owns its workspace: use one per thread. Units are SI. The jitted per-cycle kernels
+live in ``contact_kernels.py``, the cone rows in ``cones.py``.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import daqp
+import numpy as np
+
+from rnea_ros.dynamics import rnea as kernels
+from rnea_ros.contacts.cones import contact_wrench_cone, friction_pyramid, tangent_frame
+from rnea_ros.contacts.kernels import (
+    POINT_CODE, SURFACE_CODE, contact_problem, contact_torques, contact_wrenches)
+from rnea_ros.errors import InputError
+from rnea_ros.dynamics.tree import FREE_FLYER
+
+if TYPE_CHECKING:
+    from rnea_ros.dynamics.model import RobotModel
+
+POINT, SURFACE = 'point', 'surface'
+KINDS = (POINT, SURFACE)
+DEFAULT_FRICTION = 0.7
+# Slack weight of the least-violation QP, relative to the wrench weights (1 / N^2).
+RESIDUAL_WEIGHT = 1e6
+# Constraint tolerance of DAQP (N, N m): how far an inequality may be violated at the optimum.
+PRIMAL_TOLERANCE = 1e-9
+_UNBOUNDED = -1e30  # DAQP's "no lower bound"
+_VARIABLES = {POINT: 3, SURFACE: 6}
+
+
+@dataclass(frozen=True)
+class Contact:
+    """One contact of the robot with the ground (see the module docstring for the model).
+
+    ``link``: a model link; ``kind``: 'point' or 'surface'; ``friction``: Coulomb coefficient
+    mu > 0; ``position``: link frame (m), the contact point or the sole centre; ``normal``: world
+    ground normal of a point contact; ``half_extents``: (X, Y) > 0 (m), half-length along the
+    link x axis and half-width along its y axis, required for a sole; ``weight``: > 0, scales
+    this contact's share of the cost. The defaults make a point contact at the link origin with
+    mu = 0.7 on flat ground.
+    """
+
+    link: str
+    kind: str = POINT
+    friction: float = DEFAULT_FRICTION
+    position: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    normal: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    half_extents: tuple[float, float] | None = None
+    weight: float = 1.0
+
+    def __post_init__(self):
+        """Check every field (``InputError`` names the contact and the field) and store the
+        numbers as floats and tuples of floats, e.g. when they come from a parameter file."""
+        where = f'contact {self.link!r}'
+        if self.kind not in KINDS:
+            raise InputError(f'{where}: kind {self.kind!r}, expected one of {KINDS}')
+        for name in ('friction', 'weight'):
+            value = getattr(self, name)
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                number = math.nan
+            if isinstance(value, bool) or not (math.isfinite(number) and number > 0):
+                raise InputError(f'{where}: {name} must be a finite number > 0, got {value!r}')
+            object.__setattr__(self, name, number)
+        position = _finite_vector(self.position, 3, f'{where}: position')
+        normal = _finite_vector(self.normal, 3, f'{where}: normal')
+        if np.linalg.norm(normal) < 1e-9:
+            raise InputError(f'{where}: normal is zero')
+        object.__setattr__(self, 'position', tuple(position.tolist()))
+        object.__setattr__(self, 'normal', tuple(normal.tolist()))
+        if self.kind == SURFACE:
+            if self.half_extents is None:
+                raise InputError(f'{where}: a surface contact needs half_extents (X, Y) of its '
+                                 'sole, in m')
+            extents = _finite_vector(self.half_extents, 2, f'{where}: half_extents')
+            if np.any(extents <= 0.0):
+                raise InputError(f'{where}: half_extents must be > 0, got {tuple(extents)}')
+            object.__setattr__(self, 'half_extents', tuple(extents.tolist()))
+
+    @property
+    def size(self) -> int:
+        """Number of unknowns: 3 (point) or 6 (surface)."""
+        return _VARIABLES[self.kind]
+
+
+@dataclass(frozen=True)
+class ContactSolution:
+    """Result of ``ContactSolver.solve`` (frames and units in the module docstring).
+
+    ``links``: contact links, the row order of the arrays; ``wrenches`` (k, 6) link frame about
+    the link origin; ``world_wrenches`` (k, 6) world axes about the link origin;
+    ``centers_of_pressure`` (k, 3) world; ``tau`` (nv,); ``feasible``: the base rows hold
+    exactly with every wrench in its cone; ``status``: 'optimal', 'least_violation' or
+    'failed' (both QPs failed: zero contact wrenches); ``residual``: ``tau[:6]``, the base
+    wrench [force; moment] in the root frame that the contacts leave unbalanced (what a
+    fictitious base actuator would have to add), below 1e-9 when feasible.
+    """
+
+    links: tuple[str, ...]
+    wrenches: np.ndarray
+    world_wrenches: np.ndarray
+    centers_of_pressure: np.ndarray
+    tau: np.ndarray
+    feasible: bool
+    status: str
+
+    @property
+    def residual(self) -> np.ndarray:
+        """tau[:6]: [force (N); moment (N m) about the root origin], root frame."""
+        return self.tau[:6]
+
+    @property
+    def residual_norm(self) -> float:
+        """Euclidean norm of the residual, force (N) and moment (N m) together."""
+        return float(np.linalg.norm(self.tau[:6]))
+
+    def f_ext(self) -> dict[str, np.ndarray]:
+        """The contact wrenches as an ``f_ext`` mapping (link -> (6,), link frame; summed when
+        two contacts share a link)."""
+        out: dict[str, np.ndarray] = {}
+        for link, wrench in zip(self.links, self.wrenches):
+            out[link] = out[link] + wrench if link in out else wrench.copy()
+        return out
+
+
+@dataclass(frozen=True)
+class ContactQP:
+    """The QP of one instant, for analysis and cross-checks with other solvers:
+
+    minimise 1/2 x^T H x subject to A x = b, C x <= 0. ``x`` stacks the contacts' unknowns
+    (point: world force; surface: [force; moment about the sole centre] in link axes); ``A``,
+    ``b``: base wrench in world axes about the root-body origin. ``wrenches(x)`` gives the
+    link-frame wrenches (k, 6) of a solution.
+    """
+
+    H: np.ndarray
+    A: np.ndarray
+    b: np.ndarray
+    C: np.ndarray
+    solver: ContactSolver
+    frames: np.ndarray
+
+    def wrenches(self, x) -> np.ndarray:
+        out = np.zeros((len(self.solver.contacts), 6))
+        world = np.zeros_like(out)
+        cop = np.zeros((len(self.solver.contacts), 3))
+        s = self.solver
+        contact_wrenches(np.asarray(x, dtype=np.float64), s._kinds, s._offsets, s._points,
+                         self.frames, out, world, cop)
+        return out
+
+
+class ContactSolver:
+    """Contact wrenches and joint torques of a floating-base ``RobotModel`` (module docstring).
+
+    Everything that does not depend on the state is built here: the constraint rows in the
+    contacts' own frames, the cost, both QPs' matrices and DAQP workspaces, and the jitted
+    kernels are compiled. ``solve`` then runs one kernel (RNEA, placements, A and b), DAQP,
+    and one kernel (wrenches, RNEA with them).
+    """
+
+    def __init__(self, model: RobotModel, contacts: Sequence[Contact | str]):
+        """``contacts``: ``Contact`` records, or link names for default point contacts."""
+        tree = model.tree
+        if tree.n_bodies == 0 or tree.joint_type[0] != FREE_FLYER or tree.v_index[0] != 0:
+            raise InputError('contact inverse dynamics needs a floating base: load the model '
+                             'with floating_base=True')
+        contacts = tuple(c if isinstance(c, Contact) else Contact(c) for c in contacts)
+        if not contacts:
+            raise InputError('contacts: expected at least one contact')
+        self._model = model
+        self._contacts = contacts
+        self._links = tuple(contact.link for contact in contacts)
+        link_rows = {name: row for row, name in enumerate(model.link_names)}
+        self._link_rows = link_rows
+        self._packed = kernels.pack_model(tree, model.gravity)
+        self._work = kernels.new_workspace(self._packed)
+        self._bodies = np.zeros(12 * tree.n_bodies)
+        self._link_body, self._link_pose = kernels.pack_links(tree)
+        self._gravity = model.gravity
+        k = len(contacts)
+        self._rows = np.zeros(k, dtype=np.int64)
+        self._kinds = np.zeros(k, dtype=np.int64)
+        self._offsets = np.zeros(k, dtype=np.int64)
+        self._points = np.zeros((k, 3))
+        blocks, costs = [], []
+        m = 0
+        for c, contact in enumerate(contacts):
+            if contact.link not in link_rows:
+                raise InputError(f'contact {contact.link!r}: unknown link; links: '
+                                 f'{list(model.link_names)}')
+            row = link_rows[contact.link]
+            if self._link_body[row] < 0:
+                raise InputError(f'contact {contact.link!r}: the link is fixed to the world')
+            self._rows[c] = row
+            self._kinds[c] = POINT_CODE if contact.kind == POINT else SURFACE_CODE
+            self._offsets[c] = m
+            self._points[c] = contact.position
+            blocks.append(_constraint_rows(contact))
+            costs.append(_cost(contact))
+            m += contact.size
+        self._n = m
+        n_in = sum(len(block) for block in blocks)
+        self._C = np.zeros((n_in, m))
+        self._H = np.zeros((m, m))
+        r = 0
+        for c, (block, cost) in enumerate(zip(blocks, costs)):
+            j, size = self._offsets[c], contacts[c].size
+            self._C[r:r + len(block), j:j + size] = block
+            self._H[j:j + size, j:j + size] = np.diag(cost)
+            r += len(block)
+        # Stage 1: [A; C] x in [b; -inf] .. [b; 0], the first 6 rows equalities.
+        self._con = np.zeros((6 + n_in, m))
+        self._con[6:] = self._C
+        self._upper = np.zeros(6 + n_in)
+        self._lower = np.full(6 + n_in, _UNBOUNDED)
+        self._sense = np.zeros(6 + n_in, dtype=np.int32)
+        self._sense[:6] = 5  # DAQP: equality
+        # Stage 2 (least violation): unknowns [x; s], [A I; C 0] [x; s] in the same bounds.
+        self._con2 = np.zeros((6 + n_in, m + 6))
+        self._con2[:6, m:] = np.eye(6)
+        self._con2[6:, :m] = self._C
+        self._H2 = np.zeros((m + 6, m + 6))
+        self._H2[:m, :m] = self._H
+        self._H2[m:, m:] = RESIDUAL_WEIGHT * np.eye(6)
+        self._frames = np.zeros((k, 12))
+        self._fext = np.zeros((len(model.link_names), 6))
+        self._fext_total = np.zeros_like(self._fext)
+        self._qp = daqp.Model()
+        self._qp2 = daqp.Model()
+        self._restart = True  # pass the constraint senses to DAQP on the next solve
+        self._measured = False  # self._fext holds measured wrenches from the last call
+        self._warm_up()
+
+    # ------------------------------------------------------------------ description
+    @property
+    def model(self) -> RobotModel:
+        return self._model
+
+    @property
+    def contacts(self) -> tuple[Contact, ...]:
+        return self._contacts
+
+    @property
+    def links(self) -> tuple[str, ...]:
+        """Contact links, in the order of the contacts (repeated if a link has several)."""
+        return self._links
+
+    @property
+    def n_variables(self) -> int:
+        """Number of QP unknowns: 3 per point contact, 6 per surface contact."""
+        return self._n
+
+    @property
+    def n_constraints(self) -> int:
+        """Inequality rows: 4 per point contact, 16 per surface contact (plus 6 equalities)."""
+        return self._C.shape[0]
+
+    # ------------------------------------------------------------------ solving
+    def solve(self, q, v, a, f_ext: Mapping | None = None, gravity=None) -> ContactSolution:
+        """Contact wrenches and joint torques for the state (q, v, a).
+
+        q (nq,), v (nv,), a (nv,) in ``RobotModel``'s conventions (q[:7] root pose, v[:6] and
+        a[:6] base velocity and acceleration in the root frame); ``f_ext``: measured wrenches
+        (link name -> [f; n] in the link frame about its origin, e.g. force-torque sensors or
+        a force plate), included in the dynamics before the contacts balance the rest;
+        ``gravity``: world 3-vector (default the model's). Raises ``InputError`` for bad
+        inputs; an infeasible motion is not an error (see ``ContactSolution.feasible``).
+        """
+        q, v, a, g, fext = self._inputs(q, v, a, f_ext, gravity)
+        tau = np.empty(self._model.nv)
+        if not contact_problem(self._packed, self._work, self._bodies, q, v, a, g,
+                               self._link_body, self._link_pose, fext, tau, self._rows,
+                               self._kinds, self._offsets, self._points, self._frames,
+                               self._con, self._upper, self._lower):
+            self._raise_input_error(q, v, a, f_ext, g)
+        x, status = self._solve_qp()
+        wrenches = np.empty((len(self._contacts), 6))
+        world = np.empty_like(wrenches)
+        cop = np.empty((len(self._contacts), 3))
+        if not contact_torques(self._packed, self._work, q, v, a, g, self._link_body,
+                               self._link_pose, fext, self._fext_total, tau, x, self._rows,
+                               self._kinds, self._offsets, self._points, self._frames,
+                               wrenches, world, cop):
+            self._raise_input_error(q, v, a, f_ext, g)
+        return ContactSolution(self._links, wrenches, world, cop, tau, status == 'optimal',
+                               status)
+
+    def problem(self, q, v, a, f_ext: Mapping | None = None, gravity=None) -> ContactQP:
+        """The QP that ``solve`` would solve at this state (copies), see ``ContactQP``."""
+        q, v, a, g, fext = self._inputs(q, v, a, f_ext, gravity)
+        tau = np.empty(self._model.nv)
+        frames = np.zeros_like(self._frames)
+        con = self._con.copy()
+        upper, lower = self._upper.copy(), self._lower.copy()
+        if not contact_problem(self._packed, self._work, self._bodies, q, v, a, g,
+                               self._link_body, self._link_pose, fext, tau, self._rows,
+                               self._kinds, self._offsets, self._points, frames, con,
+                               upper, lower):
+            self._raise_input_error(q, v, a, f_ext, g)
+        return ContactQP(self._H.copy(), con[:6].copy(), upper[:6].copy(), self._C.copy(),
+                         self, frames)
+
+    def _solve_qp(self) -> tuple[np.ndarray, str]:
+        """Stage 1 (exact base rows), then stage 2 (least violation) if stage 1 fails.
+
+        DAQP exit flags: > 0 solved, -1 infeasible; any other failure (cycling, iteration
+        limit, dependent equality rows) is treated like infeasibility.
+        """
+        qp = self._qp
+        if self._restart:
+            flag = qp.update(A=self._con, bupper=self._upper, blower=self._lower,
+                             sense=self._sense)
+        else:
+            flag = qp.update(A=self._con, bupper=self._upper, blower=self._lower)
+        if flag >= 0:
+            x, _, flag, _ = qp.solve()
+        # A failed solve leaves no working set worth warm-starting from.
+        self._restart = flag <= 0
+        if flag > 0:
+            return x, 'optimal'
+        self._con2[:6, :self._n] = self._con[:6]
+        flag = self._qp2.update(A=self._con2, bupper=self._upper, blower=self._lower,
+                                sense=self._sense)
+        if flag >= 0:
+            x, _, flag, _ = self._qp2.solve()
+            if flag > 0:
+                return x[:self._n], 'least_violation'
+        return np.zeros(self._n), 'failed'
+
+    # ------------------------------------------------------------------ inputs
+    def _inputs(self, q, v, a, f_ext, gravity):
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        v = np.ascontiguousarray(v, dtype=np.float64)
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        model = self._model
+        if q.shape != (model.nq,) or v.shape != (model.nv,) or a.shape != (model.nv,):
+            model.rnea(q, v, a)  # raises InputError naming the argument
+        if gravity is None:
+            g = self._gravity
+        else:
+            g = np.ascontiguousarray(gravity, dtype=np.float64)
+            if g.shape != (3,):
+                raise InputError(f'gravity: expected shape (3,), got {g.shape}')
+        fext = self._fext
+        if f_ext:
+            fext[:] = 0.0
+            for link, value in f_ext.items():
+                row = self._link_rows.get(link)
+                if row is None:
+                    raise InputError(f'f_ext: unknown link {link!r}')
+                value = np.asarray(value, dtype=np.float64)
+                if value.shape != (6,):
+                    raise InputError(f'f_ext[{link!r}]: expected shape (6,), got {value.shape}')
+                fext[row] += value
+            self._measured = True
+        elif self._measured:
+            fext[:] = 0.0
+            self._measured = False
+        return q, v, a, g, fext
+
+    def _raise_input_error(self, q, v, a, f_ext, g):
+        """The kernels found a non-finite value: let ``RobotModel.rnea`` name it."""
+        self._model.rnea(q, v, a, f_ext=f_ext, gravity=g)
+        raise InputError('contact solve: a result is not finite (inputs too large?)')
+
+    def _warm_up(self) -> None:
+        """Compile the kernels and set up both DAQP workspaces at the neutral configuration."""
+        model = self._model
+        q = model.neutral_configuration()
+        zeros = np.zeros(model.nv)
+        tau = np.empty(model.nv)
+        contact_problem(self._packed, self._work, self._bodies, q, zeros, zeros, self._gravity,
+                        self._link_body, self._link_pose, self._fext, tau, self._rows,
+                        self._kinds, self._offsets, self._points, self._frames, self._con,
+                        self._upper, self._lower)
+        self._con2[:6, :self._n] = self._con[:6]
+        stages = ((self._qp, self._H, self._con), (self._qp2, self._H2, self._con2))
+        for qp, hessian, con in stages:
+            # Set up with every row a loose inequality: always well posed (equality rows can
+            # be dependent, e.g. fewer than 6 unknowns); every solve passes the real sense.
+            loose = np.full(len(con), 1e30)
+            qp.setup(hessian, np.zeros(len(hessian)), con, loose, -loose,
+                     np.zeros(len(con), dtype=np.int32))
+            settings = qp.settings
+            settings['primal_tol'] = PRIMAL_TOLERANCE
+            qp.settings = settings
+        self.solve(q, zeros, zeros)
+
+
+# ---------------------------------------------------------------------- construction helpers
+def _finite_vector(value, size: int, name: str) -> np.ndarray:
+    try:
+        array = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f'{name}: expected {size} numbers, got {value!r}') from None
+    if array.shape != (size,) or not np.all(np.isfinite(array)):
+        raise InputError(f'{name}: expected {size} finite numbers, got {value!r}')
+    return array
+
+
+def _constraint_rows(contact: Contact) -> np.ndarray:
+    """Inequality rows on the contact's unknowns (see ``Contact``), ``rows @ x <= 0``."""
+    if contact.kind == POINT:
+        # Unknown: world force f_w; pyramid on the (t1, t2, n) components T^T f_w.
+        return friction_pyramid(contact.friction) @ tangent_frame(contact.normal).T
+    return contact_wrench_cone(contact.friction, *contact.half_extents)
+
+
+def _cost(contact: Contact) -> np.ndarray:
+    """Diagonal of the cost Hessian on the contact's unknowns."""
+    if contact.kind == POINT:
+        return np.full(3, contact.weight)
+    x, y = contact.half_extents
+    return np.repeat([contact.weight, contact.weight / (x * x + y * y)], 3)
+
+
+# ---------------------------------------------------------------------- public helpers
+def world_force_wrench(rotation, position, force, point, moment=None) -> np.ndarray:
+    """Link wrench [f; n] (link frame, about the link origin) of a world-frame ``force`` (N)
+    applied at the world ``point`` (m), plus an optional free ``moment`` (N m, world axes),
+    on a link whose world pose is (``rotation`` (3, 3), ``position`` (3,))."""
+    rotation = np.asarray(rotation, dtype=np.float64)
+    force = np.asarray(force, dtype=np.float64)
+    torque = np.cross(np.asarray(point, dtype=np.float64) - position, force)
+    if moment is not None:
+        torque = torque + np.asarray(moment, dtype=np.float64)
+    return np.concatenate([rotation.T @ force, rotation.T @ torque])
+
+
+def ground_reaction_wrench(model, q, link: str, force, center_of_pressure,
+                           free_moment=None) -> np.ndarray:
+    """``f_ext`` entry of a ground reaction force measured in the world frame (a force plate):
+    ``force`` (N, world axes) acting at the ``center_of_pressure`` (world point, m) on ``link``,
+    plus the plate's optional ``free_moment`` (N m, world axes, usually about the vertical).
+    Returns [f; n] in the link frame about the link origin, at configuration q."""
+    rotation, position = model.link_placement(q, link)
+    for name, value in (('force', force), ('center_of_pressure', center_of_pressure)):
+        _finite_vector(value, 3, name)
+    if free_moment is not None:
+        _finite_vector(free_moment, 3, 'free_moment')
+    return world_force_wrench(rotation, position, force, center_of_pressure, free_moment)

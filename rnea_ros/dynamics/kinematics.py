@@ -1,0 +1,108 @@
+"""Jitted frame kinematics on the packed model: world placements of bodies and links, Jacobians.
+
+Same arrays as rnea.py (``model``, ``work``, ``link_body``, ``link_pose``), same canonical body
+frames. Placements are 12 floats: R (row-major, the frame's orientation in the world) then p (its
+origin in the world). Jacobian rows follow Pinocchio: [linear; angular].
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from rnea_ros.dynamics.rnea import (
+    B_MULT, B_PARENT, B_TYPE, B_V, BODY_WIDTH, H_NB, HEADER, W_PLACEMENT, WORK_WIDTH,
+    joint_placement)
+from rnea_ros.dynamics.spatial import JIT, compose_placements
+from rnea_ros.dynamics.tree import FREE_FLYER, REVOLUTE
+
+
+@njit(**JIT)
+def body_placements(model, work, q, out):
+    """out[12 i : 12 i + 12] = world placement of body i (canonical frame) for configuration q."""
+    nb = int(model[H_NB])
+    for i in range(nb):
+        joint_placement(model, work, i, q)
+        parent = int(model[HEADER + i * BODY_WIDTH + B_PARENT])
+        w = i * WORK_WIDTH + W_PLACEMENT
+        o = 12 * i
+        if parent < 0:
+            for k in range(12):
+                out[o + k] = work[w + k]
+            continue
+        compose_placements(out, 12 * parent, work, w, out, o)
+
+
+@njit(**JIT)
+def link_placement(bodies, body, link_pose, row, out, oo):
+    """out[oo:oo + 12] = world placement of link ``row`` (its pose in ``body``; -1: the world)."""
+    lo = 12 * row
+    if body < 0:
+        for k in range(12):
+            out[oo + k] = link_pose[lo + k]
+        return
+    compose_placements(bodies, 12 * body, link_pose, lo, out, oo)
+
+
+@njit(**JIT)
+def link_placements(model, work, bodies, q, link_body, link_pose, rows, out):
+    """World placements of the links ``rows`` into out (len(rows), 12)."""
+    body_placements(model, work, q, bodies)
+    for k in range(rows.shape[0]):
+        row = rows[k]
+        link_placement(bodies, link_body[row], link_pose, row, out[k], 0)
+
+
+@njit(**JIT)
+def link_jacobian_world_aligned(model, work, bodies, q, link_body, link_pose, row, frame, jac):
+    """Jacobian of link ``row`` in LOCAL_WORLD_ALIGNED: jac (6, nv) with
+    [velocity of the link origin; angular velocity], both in world axes, equal to jac @ v.
+
+    ``frame`` (12 floats) receives the link's world placement.
+    """
+    body_placements(model, work, q, bodies)
+    body = link_body[row]
+    link_placement(bodies, body, link_pose, row, frame, 0)
+    px, py, pz = frame[9], frame[10], frame[11]
+    jac[:, :] = 0.0
+    while body >= 0:
+        b = HEADER + body * BODY_WIDTH
+        jtype = int(model[b + B_TYPE])
+        vi = int(model[b + B_V])
+        mult = model[b + B_MULT]
+        o = 12 * body
+        # Lever from the joint's body origin to the link origin, world axes.
+        rx, ry, rz = px - bodies[o + 9], py - bodies[o + 10], pz - bodies[o + 11]
+        if jtype == FREE_FLYER:
+            # v[vi:vi+3]: linear velocity of the body origin, v[vi+3:vi+6]: angular, body axes.
+            for k in range(3):
+                ax, ay, az = bodies[o + k], bodies[o + 3 + k], bodies[o + 6 + k]
+                jac[0, vi + k] += ax
+                jac[1, vi + k] += ay
+                jac[2, vi + k] += az
+                jac[0, vi + 3 + k] += ay * rz - az * ry
+                jac[1, vi + 3 + k] += az * rx - ax * rz
+                jac[2, vi + 3 + k] += ax * ry - ay * rx
+                jac[3, vi + 3 + k] += ax
+                jac[4, vi + 3 + k] += ay
+                jac[5, vi + 3 + k] += az
+        else:
+            # Canonical frames: the joint axis is the body's z axis (third column of R).
+            ax, ay, az = mult * bodies[o + 2], mult * bodies[o + 5], mult * bodies[o + 8]
+            if jtype == REVOLUTE:
+                jac[0, vi] += ay * rz - az * ry
+                jac[1, vi] += az * rx - ax * rz
+                jac[2, vi] += ax * ry - ay * rx
+                jac[3, vi] += ax
+                jac[4, vi] += ay
+                jac[5, vi] += az
+            else:
+                jac[0, vi] += ax
+                jac[1, vi] += ay
+                jac[2, vi] += az
+        body = int(model[b + B_PARENT])
+
+
+def placement_matrices(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(R, p) arrays from 12-float placements (..., 12)."""
+    flat = np.asarray(flat)
+    return flat[..., :9].reshape(flat.shape[:-1] + (3, 3)).copy(), flat[..., 9:12].copy()

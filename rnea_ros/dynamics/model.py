@@ -1,0 +1,459 @@
+"""``RobotModel``: the public API. Names <-> indices, argument checks, preallocated workspace.
+
+A model is built once from URDF text (``urdf.parse_urdf``) and compiled kernels are warmed at
+construction, so the first dynamics call after loading costs no compilation. A model owns one
+scratch workspace: use one model per thread (``copy()`` gives an independent one), like
+Pinocchio's ``Data``. ``rnea_batch`` is thread-parallel internally and is safe to call anytime.
+"""
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+from numba import get_num_threads
+
+from rnea_ros.dynamics import crba
+from rnea_ros.dynamics import kinematics
+from rnea_ros.dynamics import terms
+from rnea_ros.dynamics import rnea as kernels
+from rnea_ros.errors import InputError
+from rnea_ros.dynamics.tree import KinematicTree
+from rnea_ros.dynamics.urdf import parse_urdf
+
+DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+# rnea_batch gives each thread at least this many samples (fewer: it runs on the caller's thread).
+MIN_SAMPLES_PER_THREAD = 256
+_empty = np.empty
+_rnea_default = kernels.rnea_default
+
+
+def _vector(value, size: int, name: str) -> np.ndarray:
+    """A float64 C-contiguous copy of ``value``, checked for size and finiteness."""
+    try:
+        array = np.array(value, dtype=np.float64, order='C')
+    except (TypeError, ValueError):
+        raise InputError(f'{name}: expected {size} numbers, got {type(value).__name__}') \
+            from None
+    if array.shape != (size,):
+        raise InputError(f'{name}: expected shape ({size},), got {array.shape}')
+    values = array.tolist()  # Python floats: a cheaper finiteness test than numpy's for small n
+    if not all(map(math.isfinite, values)):
+        bad = next(k for k, x in enumerate(values) if not math.isfinite(x))
+        raise InputError(f'{name}[{bad}] is {array[bad]}: values must be finite')
+    return array
+
+
+class RobotModel:
+    """Rigid-body dynamics of a URDF robot: inverse dynamics (RNEA), gravity, mass matrix.
+
+    Conventions
+    -----------
+    - ``joint_names``: the independent joints (revolute, continuous, prismatic, floating, planar;
+      not fixed, not mimic) in depth-first order from the root, the order of q, v and tau.
+      ``joints`` gives each one's slice of q and v (``idx_q``, ``nq``, ``idx_v``, ``nv``).
+    - Continuous joints are one angle. Fixed joints are folded into their parent body; their
+      links stay addressable by name (``link_names``) for ``f_ext``.
+    - Mimic joints are not in q: joint = multiplier * q_master + offset (v, a scaled), and their
+      torque is folded into the master: tau_master += multiplier * tau_mimic.
+    - ``floating_base=True`` adds a free-flyer joint 'root_joint' above the URDF root link:
+      q[:7] = [x y z qx qy qz qw] (root-link pose in the world), v[:6] = [linear; angular]
+      velocity of the root link in its own frame, a[:6] its time derivative, tau[:6] =
+      [force; torque] in the root frame (Pinocchio's free-flyer convention). A URDF
+      ``floating`` joint has the same layout, relative to its joint frame.
+    - ``f_ext``: mapping link name -> [fx fy fz tx ty tz], the wrench the environment applies on
+      the link, in the link frame about the link origin (batch: (N, 6) per link).
+    - ``gravity``: world-frame 3-vector, default (0, 0, -9.81) m/s^2. Units are SI.
+    """
+
+    def __init__(self, tree: KinematicTree, gravity=DEFAULT_GRAVITY):
+        self._tree = tree
+        self._gravity = _vector(gravity, 3, 'gravity')
+        self._state, self._model, self._work = kernels.new_state(
+            kernels.pack_model(tree, self._gravity))
+        self._nv = tree.nv
+        self._link_body, self._link_pose = kernels.pack_links(tree)
+        self._bodies = np.zeros(12 * tree.n_bodies)  # world placements, kinematics scratch
+        self._canonical = kernels.canonical_rotations(tree)
+        self._link_index = {link.name: row for row, link in enumerate(tree.links)}
+        self._joint_index = {joint.name: joint for joint in tree.joints}
+        self._zeros_v = np.zeros(tree.nv)
+        self._zero_gravity = np.zeros(3)
+        self._no_fext = np.zeros((0, 6))
+        self._warm_up()
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_urdf_string(cls, xml: str, *, floating_base: bool = False,
+                         gravity=DEFAULT_GRAVITY, inertia_check: str = 'error') -> RobotModel:
+        """Build a model from URDF text; raises ``URDFError`` naming the bad element.
+
+        ``inertia_check='warn'`` accepts bodies whose inertia is not physically consistent (not
+        positive semi-definite, or breaking the triangle inequality) with a ``ModelWarning``
+        instead of an error; some published URDFs need it. See ``urdf.parse_urdf``.
+        """
+        return cls(parse_urdf(xml, floating_base=floating_base, inertia_check=inertia_check),
+                   gravity)
+
+    @classmethod
+    def from_urdf_file(cls, path: str | os.PathLike, *, floating_base: bool = False,
+                       gravity=DEFAULT_GRAVITY, inertia_check: str = 'error') -> RobotModel:
+        """Build a model from a URDF file (see ``from_urdf_string``)."""
+        return cls.from_urdf_string(Path(path).read_text(), floating_base=floating_base,
+                                    gravity=gravity, inertia_check=inertia_check)
+
+    def copy(self) -> RobotModel:
+        """An independent model (own workspace) for use in another thread."""
+        return RobotModel(self._tree, self._gravity)
+
+    def _warm_up(self) -> None:
+        """Run the per-call kernels once so none compiles (or loads from cache) on the control
+        path. The batch and mass-matrix kernels compile on first use: they serve offline work.
+        """
+        q = self.neutral_configuration()
+        tau = np.zeros(self.nv)
+        kernels.rnea_default(self._state, q, self._zeros_v, self._zeros_v, tau)
+        for wrenches in (self._no_fext, np.zeros((len(self._link_body), 6))):
+            kernels.rnea_general(self._model, self._work, q, self._zeros_v, self._zeros_v,
+                                 self._gravity, self._link_body, self._link_pose, wrenches, tau)
+        # From now on a call with other argument types must not compile on the control path:
+        # it raises TypeError and RobotModel.rnea converts the arguments instead.
+        if hasattr(kernels.rnea_default, 'disable_compile'):  # absent with NUMBA_DISABLE_JIT
+            kernels.rnea_default.disable_compile()
+            kernels.rnea_general.disable_compile()
+
+    # ------------------------------------------------------------------ description
+    @property
+    def name(self) -> str:
+        """The URDF robot name ('' when it has none)."""
+        return self._tree.name
+
+    @property
+    def tree(self) -> KinematicTree:
+        """The kinematic tree the kernels run on (bodies after folding fixed joints)."""
+        return self._tree
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        """Independent joints in the order of q, v and tau entries."""
+        return tuple(joint.name for joint in self._tree.joints)
+
+    @property
+    def joints(self) -> tuple:
+        """``tree.Joint`` records (kind, q/v slices, URDF limits) in ``joint_names`` order."""
+        return self._tree.joints
+
+    @property
+    def link_names(self) -> tuple[str, ...]:
+        """Every URDF link, fixed-joint links included, in document order."""
+        return tuple(link.name for link in self._tree.links)
+
+    @property
+    def nq(self) -> int:
+        return self._tree.nq
+
+    @property
+    def nv(self) -> int:
+        return self._tree.nv
+
+    @property
+    def floating_base(self) -> bool:
+        return self._tree.floating_base
+
+    @property
+    def gravity(self) -> np.ndarray:
+        """Default gravity (world frame, m/s^2), used when a call passes none."""
+        return self._gravity.copy()
+
+    @property
+    def effort_limits(self) -> np.ndarray:
+        """URDF ``<limit effort>`` per v entry (inf where none; free-flyer and planar: inf)."""
+        limits = np.full(self.nv, np.inf)
+        for joint in self._tree.joints:
+            if joint.nv == 1:
+                limits[joint.idx_v] = joint.effort_limit
+        return limits
+
+    def joint(self, name: str):
+        """The ``tree.Joint`` record of an independent joint; KeyError names unknown joints."""
+        try:
+            return self._joint_index[name]
+        except KeyError:
+            raise KeyError(f'unknown joint {name!r}; independent joints: '
+                           f'{list(self._joint_index)}') from None
+
+    def neutral_configuration(self) -> np.ndarray:
+        """q with every joint at zero and every quaternion the identity."""
+        q = np.zeros(self.nq)
+        for joint in self._tree.joints:
+            if joint.nq == 7:
+                q[joint.idx_q + 6] = 1.0
+        return q
+
+    # ------------------------------------------------------------------ dynamics
+    def rnea(self, q, v, a, f_ext: Mapping | None = None, gravity=None, *, out=None
+             ) -> np.ndarray:
+        """Inverse dynamics tau = M(q) a + C(q, v) v + g(q) - J^T f_ext, shape (nv,).
+
+        q (nq,), v (nv,), a (nv,) as in the class docstring; f_ext: link name -> 6-vector
+        [force; torque] in the link frame; gravity: world 3-vector (default ``self.gravity``).
+        ``out``: a float64 array of shape (nv,) to write tau into and return (no allocation,
+        for control loops); after an exception its content is unspecified.
+        Raises ``InputError`` for wrong sizes, non-finite values, an unknown link.
+        """
+        if f_ext is None and gravity is None:
+            # Fast path: the kernel checks sizes and the result's finiteness; any failure falls
+            # through to the checked path, which converts the arguments or names the problem.
+            tau = _empty(self._nv) if out is None else out
+            try:
+                _rnea_default(self._state, q, v, a, tau)
+                return tau
+            except (TypeError, ValueError):
+                pass
+        g = self._gravity if gravity is None else _vector(gravity, 3, 'gravity')
+        # Outside the try: InputError is a ValueError, and its message must not be replaced.
+        wrenches = self._wrenches(f_ext)
+        tau = np.zeros(self._nv) if out is None else out
+        try:
+            kernels.rnea_general(self._model, self._work, q, v, a, g, self._link_body,
+                                 self._link_pose, wrenches, tau)
+            return tau
+        except (TypeError, ValueError):
+            pass  # as on the fast path: convert the arguments or name the problem
+        if out is not None and not (isinstance(out, np.ndarray) and out.dtype == np.float64
+                                    and out.shape == (self.nv,) and out.flags.writeable):
+            raise InputError(f'out: expected a writeable float64 array of shape ({self.nv},)')
+        q, v, a = self._checked_state(q, v, a)
+        tau = np.zeros(self.nv)
+        try:
+            kernels.rnea_general(self._model, self._work, q, v, a, g, self._link_body,
+                                 self._link_pose, wrenches, tau)
+        except ValueError:
+            raise InputError('rnea: the torque is not finite (inputs too large?)') from None
+        if out is None:
+            return tau
+        out[:] = tau
+        return out
+
+    def gravity_torques(self, q, gravity=None) -> np.ndarray:
+        """g(q) = rnea(q, 0, 0): the torques that hold the robot still against gravity."""
+        return self.rnea(q, self._zeros_v, self._zeros_v, gravity=gravity)
+
+    def velocity_product(self, q, v) -> np.ndarray:
+        """C(q, v) v = rnea(q, v, 0) without gravity: Coriolis and centrifugal torques."""
+        return self.rnea(q, v, self._zeros_v, gravity=self._zero_gravity)
+
+    def external_torques(self, q, f_ext: Mapping) -> np.ndarray:
+        """-J^T f_ext: the joint torques that the external wrenches alone require."""
+        return self.rnea(q, self._zeros_v, self._zeros_v, f_ext=f_ext,
+                         gravity=self._zero_gravity)
+
+    def mass_matrix(self, q) -> np.ndarray:
+        """Joint-space inertia M(q), (nv, nv), by the Composite Rigid Body Algorithm."""
+        q, _, _ = self._checked_state(q, self._zeros_v, self._zeros_v)
+        return crba.crba(self._model, self._work, q)
+
+    def rnea_batch(self, Q, V, A, f_ext: Mapping | None = None, gravity=None,
+                   threads: int | None = None) -> np.ndarray:
+        """RNEA for N samples at once: Q (N, nq), V (N, nv), A (N, nv) -> tau (N, nv).
+
+        f_ext: link name -> (N, 6) wrenches (or a 6-vector applied at every sample). Runs on at
+        most ``threads`` threads (default: numba's thread count), each taking at least
+        ``MIN_SAMPLES_PER_THREAD`` samples; shorter batches run on the calling thread.
+        """
+        Q, V, A, g, chunks = self._batch_inputs(Q, V, A, gravity, threads)
+        n = Q.shape[0]
+        if f_ext:
+            wrenches = np.zeros((n, len(self._link_body), 6))
+            for link, value in f_ext.items():
+                row = self._link_row(link)
+                value = np.asarray(value, dtype=np.float64)
+                if value.shape not in ((6,), (n, 6)) or not np.all(np.isfinite(value)):
+                    raise InputError(f'f_ext[{link!r}]: expected finite shape (6,) or ({n}, 6), '
+                                     f'got {value.shape}')
+                wrenches[:, row, :] = value
+        else:
+            wrenches = np.zeros((1, 0, 6))
+        tau = np.zeros((n, self.nv))
+        if n == 0:
+            return tau
+        if chunks == 1:
+            kernels.rnea_batch_serial(self._model, Q, V, A, g, self._link_body,
+                                      self._link_pose, wrenches, tau)
+        else:
+            kernels.rnea_batch(self._model, Q, V, A, g, self._link_body, self._link_pose,
+                               wrenches, tau, chunks)
+        self._check_batch_result(tau)
+        return tau
+
+    def rnea_terms_batch(self, Q, V, A, gravity=None, threads: int | None = None
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The terms of rnea_batch(Q, V, A): (M(q) a, C(q, v) v, g(q)), each (N, nv).
+
+        inertial + velocity_product + gravity = rnea_batch(Q, V, A, gravity=gravity) up to
+        rounding. One kinematics sweep serves the three terms (~1.7 RNEA passes, not 3); see
+        ``terms.py``. Threads as in ``rnea_batch``.
+        """
+        Q, V, A, g, chunks = self._batch_inputs(Q, V, A, gravity, threads)
+        inertial, velocity_product, gravity_term = np.zeros((3, Q.shape[0], self.nv))
+        if Q.shape[0] == 0:
+            return inertial, velocity_product, gravity_term
+        if chunks == 1:
+            terms.terms_serial(self._model, Q, V, A, g, inertial, velocity_product, gravity_term)
+        else:
+            terms.terms_batch(self._model, Q, V, A, g, inertial, velocity_product, gravity_term,
+                              chunks)
+        for result in (inertial, velocity_product, gravity_term):
+            self._check_batch_result(result)
+        return inertial, velocity_product, gravity_term
+
+    def _batch_inputs(self, Q, V, A, gravity, threads):
+        """Checked (Q, V, A, gravity) and the number of thread chunks for a batch kernel.
+
+        The kernels must not raise: numba loses exceptions raised in its worker threads (the
+        call returns zeros, the next call fails), so every sample is validated here first.
+        """
+        Q = self._matrix(Q, self.nq, 'Q')
+        n = Q.shape[0]
+        V = self._matrix(V, self.nv, 'V', n)
+        A = self._matrix(A, self.nv, 'A', n)
+        g = self._gravity if gravity is None else _vector(gravity, 3, 'gravity')
+        self._check_samples(Q, V, A)
+        # Threads pay off only for long batches: waking the pool costs tens of microseconds,
+        # and much more when another process holds a core.
+        chunks = max(1, min(threads or get_num_threads(), n // MIN_SAMPLES_PER_THREAD))
+        return Q, V, A, g, chunks
+
+    @staticmethod
+    def _check_batch_result(tau: np.ndarray) -> None:
+        finite = np.isfinite(tau).all(axis=1)
+        if not finite.all():
+            raise InputError(f'sample {int(np.argmin(finite))}: the torque is not finite '
+                             '(inputs too large?)')
+
+    # ------------------------------------------------------------------ kinematics
+    def link_placement(self, q, link: str) -> tuple[np.ndarray, np.ndarray]:
+        """World pose (R (3, 3), p (3,)) of a link frame for configuration q.
+
+        Fixed base: the URDF root link is the world frame. Floating base: q[:7] places it.
+        """
+        rotations, positions = self.link_placements(q, (link,))
+        return rotations[0], positions[0]
+
+    def link_placements(self, q, links) -> tuple[np.ndarray, np.ndarray]:
+        """World poses of several links at once: R (k, 3, 3), p (k, 3)."""
+        q, _, _ = self._checked_state(q, self._zeros_v, self._zeros_v)
+        rows = np.array([self._link_row(link, 'link') for link in links], dtype=np.int64)
+        out = np.zeros((len(rows), 12))
+        kinematics.link_placements(self._model, self._work, self._bodies, q, self._link_body,
+                                   self._link_pose, rows, out)
+        return kinematics.placement_matrices(out)
+
+    def link_jacobian(self, q, link: str, frame: str = 'local') -> np.ndarray:
+        """Jacobian (6, nv) of a link frame: its spatial velocity [linear; angular] = J v.
+
+        ``frame`` as Pinocchio's ReferenceFrame: 'local' (link axes, velocity of the link
+        origin), 'local_world_aligned' (world axes, velocity of the link origin), 'world'
+        (world axes, velocity of the point at the world origin).
+        """
+        if frame not in ('local', 'local_world_aligned', 'world'):
+            raise InputError(f"frame: expected 'local', 'local_world_aligned' or 'world', "
+                             f'got {frame!r}')
+        q, _, _ = self._checked_state(q, self._zeros_v, self._zeros_v)
+        row = self._link_row(link, 'link')
+        jac = np.zeros((6, self.nv))
+        placement = np.zeros(12)
+        kinematics.link_jacobian_world_aligned(self._model, self._work, self._bodies, q,
+                                               self._link_body, self._link_pose, row,
+                                               placement, jac)
+        rotation, position = kinematics.placement_matrices(placement)
+        if frame == 'local':
+            return np.vstack([rotation.T @ jac[:3], rotation.T @ jac[3:]])
+        if frame == 'world':
+            # Velocity of the point at the world origin: v_O = v_link - w x p_link.
+            jac[:3] -= np.cross(jac[3:].T, position).T
+        return jac
+
+    def joint_reaction_wrenches(self, q, v, a, f_ext: Mapping | None = None, gravity=None
+                                ) -> dict[str, np.ndarray]:
+        """The wrench each moving joint transmits, from inverse dynamics (q, v, a, f_ext).
+
+        For every revolute, continuous, prismatic, floating and planar joint (mimic joints and
+        'root_joint' included), by joint name: [force; torque] (N, N m) that the parent body
+        applies on the child body through the joint, in the child link frame about its origin
+        (what biomechanics calls joint forces and moments). Projected on the joint axis it
+        gives the joint's torque (before mimic folding). Fixed joints are folded into bodies
+        and have no entry.
+        """
+        self.rnea(q, v, a, f_ext=f_ext, gravity=gravity)  # leaves the body forces in work
+        start = kernels.W_FORCE
+        forces = self._work.reshape(-1, kernels.WORK_WIDTH)[:, start:start + 6]
+        wrenches = {}
+        for body, name in enumerate(self._tree.body_names):
+            if '[' in name:  # the inner bodies of a planar joint
+                continue
+            rotation = self._canonical[body]  # canonical body frame -> URDF child link frame
+            wrenches[name] = np.concatenate([rotation @ forces[body, 3:],
+                                             rotation @ forces[body, :3]])
+        return wrenches
+
+    # ------------------------------------------------------------------ checks
+    def _checked_state(self, q, v, a):
+        q = _vector(q, self.nq, 'q')
+        v = _vector(v, self.nv, 'v')
+        a = _vector(a, self.nv, 'a')
+        for joint in self._tree.joints:
+            if joint.nq == 7:
+                quaternion = q[joint.idx_q + 3:joint.idx_q + 7]
+                norm = float(np.linalg.norm(quaternion))
+                if abs(norm - 1.0) > kernels.QUATERNION_TOLERANCE:
+                    raise InputError(
+                        f'q[{joint.idx_q + 3}:{joint.idx_q + 7}] (quaternion of joint '
+                        f'{joint.name!r}) has norm {norm:.6g}: expected a unit quaternion')
+        return q, v, a
+
+    def _check_samples(self, Q, V, A) -> None:
+        """Raise InputError naming the first sample that ``_checked_state`` would refuse."""
+        ok = np.isfinite(Q).all(axis=1) & np.isfinite(V).all(axis=1) & np.isfinite(A).all(axis=1)
+        for joint in self._tree.joints:
+            if joint.nq == 7:
+                quaternion = Q[:, joint.idx_q + 3:joint.idx_q + 7]
+                norm = np.sqrt(np.einsum('ij,ij->i', quaternion, quaternion))
+                ok &= np.abs(norm - 1.0) <= kernels.QUATERNION_TOLERANCE
+        if ok.all():
+            return
+        k = int(np.argmin(ok))
+        try:
+            self._checked_state(Q[k], V[k], A[k])
+        except InputError as exc:
+            raise InputError(f'sample {k}: {exc}') from None
+
+    def _matrix(self, value, width: int, name: str, rows: int | None = None) -> np.ndarray:
+        array = np.ascontiguousarray(value, dtype=np.float64)
+        expected = f'({"N" if rows is None else rows}, {width})'
+        if array.ndim != 2 or array.shape[1] != width or (rows is not None
+                                                          and array.shape[0] != rows):
+            raise InputError(f'{name}: expected shape {expected}, got {array.shape}')
+        if not array.flags.writeable:
+            array = array.copy()
+        return array
+
+    def _link_row(self, link: str, field: str = 'f_ext') -> int:
+        try:
+            return self._link_index[link]
+        except KeyError:
+            raise InputError(f'{field}: unknown link {link!r}') from None
+
+    def _wrenches(self, f_ext: Mapping | None) -> np.ndarray:
+        if not f_ext:
+            return self._no_fext
+        wrenches = np.zeros((len(self._link_body), 6))
+        for link, value in f_ext.items():
+            wrenches[self._link_row(link)] = _vector(value, 6, f'f_ext[{link!r}]')
+        return wrenches
+
+    def __repr__(self) -> str:
+        return (f'RobotModel({self.name!r}, nq={self.nq}, nv={self.nv}, '
+                f'floating_base={self.floating_base}, joints={len(self.joint_names)})')

@@ -1,0 +1,455 @@
+"""Jitted Recursive Newton-Euler kernels on the packed model arrays. No ROS, no names.
+
+The model is one flat float64 array (``pack_model``: a header [nb, nq, nv, gravity] then one
+``BODY_WIDTH`` record per body, offsets ``B_*``), the scratch one flat array (``new_workspace``,
+offsets ``W_*``): few arguments keep numba's call overhead small, and flat (buffer, offset)
+addressing keeps the passes free of slicing. Links: ``link_body`` (body of each URDF link, -1 for
+the world) and ``link_pose`` (12 floats per link: its placement in that body).
+
+External wrenches ``fext`` are (nl, 6) rows [fx fy fz tx ty tz] in each link's own frame about the
+link origin; an empty (0, 6) array means none. Gravity ``g`` is a world-frame 3-vector.
+
+Invalid inputs (wrong size, non-finite value, quaternion far from unit norm, non-finite result)
+raise ``ValueError`` from the kernel; the caller (model.py) turns that into a precise message.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from rnea_ros.dynamics.spatial import (
+    JIT, JIT_INLINE, add_force_to_parent, axis_angle_matrix, mat3_mul, motion_to_child,
+    quaternion_matrix)
+from rnea_ros.dynamics.tree import FREE_FLYER, PRISMATIC, REVOLUTE, KinematicTree
+
+# The packed model is one flat float array: a header, then one record per body.
+H_NB, H_NQ, H_NV, H_GRAVITY = 0, 1, 2, 3
+HEADER = 6
+# Offsets in a body record (integers are stored as floats to keep the model one array).
+B_PARENT, B_TYPE, B_Q, B_V, B_PLACEMENT, B_AXIS, B_MULT, B_OFFSET, B_MASS, B_H, B_INERTIA = (
+    0, 1, 2, 3, 4, 16, 19, 20, 21, 22, 25)
+BODY_WIDTH = 34
+# Offsets in a body's scratch record: placement in the parent (R, p), velocity, acceleration,
+# force, joint velocity, a scratch vector, the joint rotation.
+W_PLACEMENT, W_VEL, W_ACC, W_FORCE, W_VJ, W_TMP, W_ROTJ = 0, 12, 18, 24, 30, 36, 42
+WORK_WIDTH = 51
+# How far a free-flyer quaternion may be from unit norm before it is refused (it is normalised).
+QUATERNION_TOLERANCE = 1e-3
+
+
+def canonical_rotations(tree: KinematicTree) -> np.ndarray:
+    """Per body, the constant rotation Q from the URDF body frame to the kernels' body frame.
+
+    The kernels turn every revolute and prismatic body frame about its origin so that the joint
+    axis is its z axis (Q e_z = u): then R(q) = T' Rz(q) and S = e_z, which saves about a third
+    of the arithmetic of a general axis. Free-flyer bodies keep their frame (Q = I), so their
+    v and tau conventions are untouched. Every quantity tied to a body frame (tree placements,
+    inertia, link poses) is re-expressed with Q when packed.
+    """
+    rotations = np.tile(np.eye(3), (tree.n_bodies, 1, 1))
+    for i in range(tree.n_bodies):
+        if tree.joint_type[i] == FREE_FLYER:
+            continue
+        axis = tree.axis[i]
+        b1 = np.array([1.0, 0.0, 0.0]) - axis[0] * axis
+        if np.linalg.norm(b1) < 0.5:
+            b1 = np.array([0.0, 1.0, 0.0]) - axis[1] * axis
+        b1 /= np.linalg.norm(b1)
+        rotations[i] = np.column_stack([b1, np.cross(axis, b1), axis])
+    return rotations
+
+
+def pack_model(tree: KinematicTree, gravity) -> np.ndarray:
+    """The flat model array of a tree, in canonical body frames (``canonical_rotations``)."""
+    nb = tree.n_bodies
+    canonical = canonical_rotations(tree)
+    model = np.zeros(HEADER + nb * BODY_WIDTH)
+    model[H_NB], model[H_NQ], model[H_NV] = nb, tree.nq, tree.nv
+    model[H_GRAVITY:H_GRAVITY + 3] = gravity
+    bodies = model[HEADER:].reshape(nb, BODY_WIDTH)
+    bodies[:, B_PARENT] = tree.parent
+    bodies[:, B_TYPE] = tree.joint_type
+    bodies[:, B_Q] = tree.q_index
+    bodies[:, B_V] = tree.v_index
+    bodies[:, B_MULT] = tree.multiplier
+    bodies[:, B_OFFSET] = tree.offset
+    bodies[:, B_MASS] = tree.mass
+    for i in range(nb):
+        parent = tree.parent[i]
+        to_parent = canonical[parent].T if parent >= 0 else np.eye(3)
+        rot = canonical[i]
+        bodies[i, B_PLACEMENT:B_PLACEMENT + 9] = (to_parent @ tree.rot_tree[i] @ rot).reshape(9)
+        bodies[i, B_PLACEMENT + 9:B_PLACEMENT + 12] = to_parent @ tree.pos_tree[i]
+        bodies[i, B_AXIS:B_AXIS + 3] = rot.T @ tree.axis[i]  # e_z, or 0 for a free-flyer
+        bodies[i, B_H:B_H + 3] = rot.T @ tree.first_moment[i]
+        bodies[i, B_INERTIA:B_INERTIA + 9] = (rot.T @ tree.inertia_origin[i] @ rot).reshape(9)
+    return model
+
+
+def pack_links(tree: KinematicTree) -> tuple[np.ndarray, np.ndarray]:
+    """(link_body, link_pose): body of each link and its placement (12 floats) in that body's
+    canonical frame (``canonical_rotations``)."""
+    canonical = canonical_rotations(tree)
+    link_body = np.array([link.body for link in tree.links], dtype=np.int64)
+    link_pose = np.zeros((len(tree.links), 12))
+    for row, link in enumerate(tree.links):
+        to_body = canonical[link.body].T if link.body >= 0 else np.eye(3)
+        link_pose[row, :9] = (to_body @ link.rotation).reshape(9)
+        link_pose[row, 9:] = to_body @ link.translation
+    return link_body, link_pose.reshape(-1)
+
+
+def new_workspace(model: np.ndarray) -> np.ndarray:
+    """Scratch memory for one RNEA pass at a time on ``model``."""
+    return np.zeros(int(model[H_NB]) * WORK_WIDTH)
+
+
+def new_state(model: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(state, model view, workspace view): the model and its workspace in one array."""
+    state = np.concatenate([model, new_workspace(model)])
+    return state, state[:model.size], state[model.size:]
+
+
+@njit(**JIT_INLINE)
+def check_sizes(model, q, v, a):
+    """Raise ValueError unless q, v, a have the model's sizes."""
+    if q.shape[0] != int(model[H_NQ]) or v.shape[0] != int(model[H_NV]) \
+            or a.shape[0] != int(model[H_NV]):
+        raise ValueError('rnea: wrong argument size')
+
+
+@njit(**JIT_INLINE)
+def check_inputs(model, q, v, a):
+    """Raise ValueError unless q, v, a have the model's sizes and finite values."""
+    check_sizes(model, q, v, a)
+    # x * 0 is 0 for finite x and NaN for NaN or inf (the compiler may not fold it: no
+    # fastmath), so one comparison after branch-free loops tests every entry.
+    poison = 0.0
+    for k in range(q.shape[0]):
+        poison += q[k] * 0.0
+    for k in range(v.shape[0]):
+        poison += v[k] * 0.0 + a[k] * 0.0
+    if poison != 0.0:
+        raise ValueError('rnea: non-finite input')
+
+
+@njit(**JIT_INLINE)
+def joint_placement(model, work, i, q):
+    """Write body i's placement in its parent (R, p) into its work record, for configuration q."""
+    b = HEADER + i * BODY_WIDTH
+    w = i * WORK_WIDTH
+    jtype = int(model[b + B_TYPE])
+    qi = int(model[b + B_Q])
+    tree = b + B_PLACEMENT
+    if jtype == REVOLUTE:
+        angle = model[b + B_MULT] * q[qi] + model[b + B_OFFSET]
+        axis_angle_matrix(model[b + B_AXIS], model[b + B_AXIS + 1], model[b + B_AXIS + 2], angle,
+                          work, w + W_ROTJ)
+        mat3_mul(model, tree, work, w + W_ROTJ, work, w + W_PLACEMENT)
+        for k in range(9, 12):
+            work[w + W_PLACEMENT + k] = model[tree + k]
+        return
+    if jtype == PRISMATIC:
+        d = model[b + B_MULT] * q[qi] + model[b + B_OFFSET]
+        tx, ty, tz = model[b + B_AXIS] * d, model[b + B_AXIS + 1] * d, model[b + B_AXIS + 2] * d
+        for k in range(9):
+            work[w + W_PLACEMENT + k] = model[tree + k]
+    else:
+        x, y, z, s = q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]
+        norm = math.sqrt(x * x + y * y + z * z + s * s)
+        if abs(norm - 1.0) > QUATERNION_TOLERANCE:
+            raise ValueError('rnea: quaternion not of unit norm')
+        quaternion_matrix(x / norm, y / norm, z / norm, s / norm, work, w + W_ROTJ)
+        mat3_mul(model, tree, work, w + W_ROTJ, work, w + W_PLACEMENT)
+        tx, ty, tz = q[qi], q[qi + 1], q[qi + 2]
+    for r in range(3):
+        work[w + W_PLACEMENT + 9 + r] = model[tree + 9 + r] + model[tree + 3 * r] * tx \
+            + model[tree + 3 * r + 1] * ty + model[tree + 3 * r + 2] * tz
+
+
+@njit(**JIT_INLINE)
+def add_joint_force(model, i, f, fo, tau):
+    """tau += S_i^T f (times the mimic multiplier): project body i's force on its joint."""
+    b = HEADER + i * BODY_WIDTH
+    jtype = int(model[b + B_TYPE])
+    vi = int(model[b + B_V])
+    if jtype == FREE_FLYER:
+        for k in range(3):
+            tau[vi + k] += f[fo + 3 + k]
+            tau[vi + 3 + k] += f[fo + k]
+        return
+    # Canonical frames: S = e_z (angular for revolute, linear for prismatic).
+    tau[vi] += model[b + B_MULT] * f[fo + 2 if jtype == REVOLUTE else fo + 5]
+
+
+@njit(**JIT_INLINE)
+def forward_pass(model, work, q, v, a, g):
+    """Placements, velocities, accelerations and inertial forces of every body, into work.
+
+    One body per iteration, on local scalars: the flat buffers may alias as far as the compiler
+    knows, so reading each input once and writing each output once keeps it in registers.
+    """
+    nb = int(model[H_NB])
+    for i in range(nb):
+        b = HEADER + i * BODY_WIDTH
+        w = i * WORK_WIDTH
+        t = b + B_PLACEMENT
+        jtype = int(model[b + B_TYPE])
+        qi = int(model[b + B_Q])
+        vi = int(model[b + B_V])
+        t0, t1, t2, t3, t4, t5, t6, t7, t8 = (model[t], model[t + 1], model[t + 2], model[t + 3],
+                                              model[t + 4], model[t + 5], model[t + 6],
+                                              model[t + 7], model[t + 8])
+        px, py, pz = model[t + 9], model[t + 10], model[t + 11]
+        # Placement in the parent (R, p).
+        rate = accel = 0.0
+        if jtype == FREE_FLYER:
+            x, y, z, s = q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]
+            norm = math.sqrt(x * x + y * y + z * z + s * s)
+            if abs(norm - 1.0) > QUATERNION_TOLERANCE:
+                # Poison rather than raise (a raise would keep numba from running the batch
+                # loops in parallel): tau turns NaN, the callers refuse it and name the cause.
+                norm = math.nan
+            x, y, z, s = x / norm, y / norm, z / norm, s / norm
+            j0, j1, j2 = 1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * s), 2.0 * (x * z + y * s)
+            j3, j4, j5 = 2.0 * (x * y + z * s), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * s)
+            j6, j7, j8 = 2.0 * (x * z - y * s), 2.0 * (y * z + x * s), 1.0 - 2.0 * (x * x + y * y)
+            r0 = t0 * j0 + t1 * j3 + t2 * j6
+            r1 = t0 * j1 + t1 * j4 + t2 * j7
+            r2 = t0 * j2 + t1 * j5 + t2 * j8
+            r3 = t3 * j0 + t4 * j3 + t5 * j6
+            r4 = t3 * j1 + t4 * j4 + t5 * j7
+            r5 = t3 * j2 + t4 * j5 + t5 * j8
+            r6 = t6 * j0 + t7 * j3 + t8 * j6
+            r7 = t6 * j1 + t7 * j4 + t8 * j7
+            r8 = t6 * j2 + t7 * j5 + t8 * j8
+            dx, dy, dz = q[qi], q[qi + 1], q[qi + 2]
+            px += t0 * dx + t1 * dy + t2 * dz
+            py += t3 * dx + t4 * dy + t5 * dz
+            pz += t6 * dx + t7 * dy + t8 * dz
+        else:
+            # Canonical frames: the joint axis is the body's z axis.
+            mult = model[b + B_MULT]
+            position = mult * q[qi] + model[b + B_OFFSET]
+            rate = mult * v[vi]
+            accel = mult * a[vi]
+            if jtype == REVOLUTE:
+                # R = T Rz(q): the first two columns of T turn, the third stays.
+                c = math.cos(position)
+                sn = math.sin(position)
+                r0, r1, r2 = c * t0 + sn * t1, c * t1 - sn * t0, t2
+                r3, r4, r5 = c * t3 + sn * t4, c * t4 - sn * t3, t5
+                r6, r7, r8 = c * t6 + sn * t7, c * t7 - sn * t6, t8
+            else:
+                r0, r1, r2, r3, r4, r5, r6, r7, r8 = t0, t1, t2, t3, t4, t5, t6, t7, t8
+                px += t2 * position
+                py += t5 * position
+                pz += t8 * position
+        work[w + 0], work[w + 1], work[w + 2] = r0, r1, r2
+        work[w + 3], work[w + 4], work[w + 5] = r3, r4, r5
+        work[w + 6], work[w + 7], work[w + 8] = r6, r7, r8
+        work[w + 9], work[w + 10], work[w + 11] = px, py, pz
+        # Parent motion into the child frame: w_c = R^T w, v_c = R^T (v - p x w).
+        parent = int(model[b + B_PARENT])
+        if parent < 0:
+            # The world does not move; gravity enters as a fictitious upward base acceleration.
+            w0 = w1 = w2 = l0 = l1 = l2 = 0.0
+            b0 = b1 = b2 = 0.0
+            m0 = -(r0 * g[0] + r3 * g[1] + r6 * g[2])
+            m1 = -(r1 * g[0] + r4 * g[1] + r7 * g[2])
+            m2 = -(r2 * g[0] + r5 * g[1] + r8 * g[2])
+        else:
+            o = parent * WORK_WIDTH
+            w0, w1, w2, l0, l1, l2 = motion_to_child(
+                work, w + W_PLACEMENT, work[o + W_VEL], work[o + W_VEL + 1], work[o + W_VEL + 2],
+                work[o + W_VEL + 3], work[o + W_VEL + 4], work[o + W_VEL + 5])
+            b0, b1, b2, m0, m1, m2 = motion_to_child(
+                work, w + W_PLACEMENT, work[o + W_ACC], work[o + W_ACC + 1], work[o + W_ACC + 2],
+                work[o + W_ACC + 3], work[o + W_ACC + 4], work[o + W_ACC + 5])
+        # Joint motion vJ = S qd = [jw; jl]: v = X v_parent + vJ and
+        # a = X a_parent + S qdd + v x vJ, where v x vJ = (X v_parent) x vJ
+        # = [w x jw; w x jl + l x jw]. Each joint type adds only its nonzero terms.
+        if jtype == REVOLUTE:  # vJ = [0 0 rate; 0 0 0]
+            b0 += w1 * rate
+            b1 -= w0 * rate
+            b2 += accel
+            m0 += l1 * rate
+            m1 -= l0 * rate
+            w2 += rate
+        elif jtype == PRISMATIC:  # vJ = [0 0 0; 0 0 rate]
+            m0 += w1 * rate
+            m1 -= w0 * rate
+            m2 += accel
+            l2 += rate
+        else:
+            jl0, jl1, jl2, jw0, jw1, jw2 = v[vi], v[vi + 1], v[vi + 2], v[vi + 3], v[vi + 4], \
+                v[vi + 5]
+            b0 += a[vi + 3] + w1 * jw2 - w2 * jw1
+            b1 += a[vi + 4] + w2 * jw0 - w0 * jw2
+            b2 += a[vi + 5] + w0 * jw1 - w1 * jw0
+            m0 += a[vi] + w1 * jl2 - w2 * jl1 + l1 * jw2 - l2 * jw1
+            m1 += a[vi + 1] + w2 * jl0 - w0 * jl2 + l2 * jw0 - l0 * jw2
+            m2 += a[vi + 2] + w0 * jl1 - w1 * jl0 + l0 * jw1 - l1 * jw0
+            w0 += jw0
+            w1 += jw1
+            w2 += jw2
+            l0 += jl0
+            l1 += jl1
+            l2 += jl2
+        o = w + W_VEL
+        work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4], work[o + 5] = \
+            w0, w1, w2, l0, l1, l2
+        o = w + W_ACC
+        work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4], work[o + 5] = \
+            b0, b1, b2, m0, m1, m2
+        # f = I a + v x* (I v), and v x* f' = [w x n' + l x f'; w x f'].
+        n0, n1, n2, f0, f1, f2 = inertia_times(model, b, w0, w1, w2, l0, l1, l2)
+        c0, c1, c2, c3, c4, c5 = inertia_times(model, b, b0, b1, b2, m0, m1, m2)
+        o = w + W_FORCE
+        work[o] = c0 + w1 * n2 - w2 * n1 + l1 * f2 - l2 * f1
+        work[o + 1] = c1 + w2 * n0 - w0 * n2 + l2 * f0 - l0 * f2
+        work[o + 2] = c2 + w0 * n1 - w1 * n0 + l0 * f1 - l1 * f0
+        work[o + 3] = c3 + w1 * f2 - w2 * f1
+        work[o + 4] = c4 + w2 * f0 - w0 * f2
+        work[o + 5] = c5 + w0 * f1 - w1 * f0
+
+
+@njit(**JIT_INLINE)
+def inertia_times(model, b, w0, w1, w2, l0, l1, l2):
+    """I m for body record ``b``'s spatial inertia and the motion m = [w; l]:
+    [I_o w + h x l; mass l - h x w] (h = mass * com, I_o about the body origin)."""
+    mass = model[b + B_MASS]
+    hx, hy, hz = model[b + B_H], model[b + B_H + 1], model[b + B_H + 2]
+    n = b + B_INERTIA
+    i0, i1, i2, i4, i5, i8 = (model[n], model[n + 1], model[n + 2], model[n + 4], model[n + 5],
+                              model[n + 8])
+    return (i0 * w0 + i1 * w1 + i2 * w2 + hy * l2 - hz * l1,
+            i1 * w0 + i4 * w1 + i5 * w2 + hz * l0 - hx * l2,
+            i2 * w0 + i5 * w1 + i8 * w2 + hx * l1 - hy * l0,
+            mass * l0 - (hy * w2 - hz * w1),
+            mass * l1 - (hz * w0 - hx * w2),
+            mass * l2 - (hx * w1 - hy * w0))
+
+
+@njit(**JIT)
+def rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau):
+    """tau += RNEA(q, v, a, fext) with gravity g (tau is zeroed by the caller).
+
+    Nothing here raises (numba loses exceptions raised in prange workers, and a raise keeps it
+    from running a loop in parallel): the serial entry points check the inputs and the result,
+    the batch callers check in model.py. The inputs need their own check: not every entry
+    reaches tau (the root position of a floating base does not enter the dynamics at all).
+    """
+    forward_pass(model, work, q, v, a, g)
+    for link in range(fext.shape[0]):
+        body = link_body[link]
+        if body < 0:
+            continue
+        zero = True
+        for k in range(6):
+            zero = zero and fext[link, k] == 0.0
+        if zero:
+            continue
+        # Link wrench [f; n] -> body force [n; f], subtracted (the environment pushes the body).
+        w = body * WORK_WIDTH
+        for k in range(3):
+            work[w + W_TMP + k] = -fext[link, 3 + k]
+            work[w + W_TMP + 3 + k] = -fext[link, k]
+        add_force_to_parent(link_pose, 12 * link, work, w + W_TMP, work, w + W_FORCE)
+    backward_pass(model, work, work, W_FORCE, WORK_WIDTH, tau)
+
+
+@njit(**JIT_INLINE)
+def backward_pass(model, work, forces, offset, stride, tau):
+    """From the leaves to the root: tau += S_i^T f_i, then f_parent += X_i^T f_i.
+
+    Body i's force is ``forces[i * stride + offset:][:6]``; placements are read from ``work``
+    (left there by ``forward_pass``).
+    """
+    for i in range(int(model[H_NB]) - 1, -1, -1):
+        f = i * stride + offset
+        add_joint_force(model, i, forces, f, tau)
+        parent = int(model[HEADER + i * BODY_WIDTH + B_PARENT])
+        if parent >= 0:
+            add_force_to_parent(work, i * WORK_WIDTH + W_PLACEMENT, forces, f, forces,
+                                parent * stride + offset)
+
+
+@njit(**JIT_INLINE)
+def check_finite(tau):
+    """Raise ValueError if tau has a non-finite entry (inputs too large)."""
+    for k in range(tau.shape[0]):
+        if not math.isfinite(tau[k]):
+            raise ValueError('rnea: non-finite result')
+
+
+# Empty link tables: "no external wrench" for the default entry point.
+NO_LINKS = np.zeros(0, dtype=np.int64)
+NO_POSES = np.zeros(0)
+NO_WRENCHES = np.zeros((0, 6))
+
+
+@njit(**JIT)
+def rnea_default(state, q, v, a, tau):
+    """tau = RNEA(q, v, a) with the model's default gravity and no external wrench.
+
+    ``state`` is the model array followed by its workspace (``new_state``): one argument fewer
+    is ~50 ns less numba dispatch on the path the control loop calls.
+    """
+    size = HEADER + int(state[H_NB]) * BODY_WIDTH
+    model = state[:size]
+    if tau.shape[0] != int(model[H_NV]):  # tau may be the caller's ``out`` array
+        raise ValueError('rnea: wrong output size')
+    check_inputs(model, q, v, a)
+    for k in range(tau.shape[0]):
+        tau[k] = 0.0
+    rnea_core(model, state[size:], q, v, a, model[H_GRAVITY:H_GRAVITY + 3], NO_LINKS, NO_POSES,
+              NO_WRENCHES, tau)
+    check_finite(tau)
+
+
+@njit(**JIT)
+def rnea_general(model, work, q, v, a, g, link_body, link_pose, fext, tau):
+    """tau = RNEA(q, v, a, fext) with explicit gravity and (nl, 6) link wrenches."""
+    if tau.shape[0] != int(model[H_NV]) or g.shape[0] != 3:  # tau may be the caller's out
+        raise ValueError('rnea: wrong output or gravity size')
+    check_inputs(model, q, v, a)
+    for k in range(tau.shape[0]):
+        tau[k] = 0.0
+    rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau)
+    check_finite(tau)
+
+
+@njit(**JIT)  # not inlined: numba would turn its array statements into nested parfors
+def _batch_range(model, work, Q, V, A, g, link_body, link_pose, F, tau, start, stop):
+    """tau[k] = RNEA(Q[k], V[k], A[k], F[k]) for start <= k < stop (F: (N, nl, 6) or (1, 0, 6))."""
+    n = Q.shape[0]
+    for k in range(start, stop):
+        fext = F[k] if F.shape[0] == n else F[0]
+        tau[k, :] = 0.0
+        rnea_core(model, work, Q[k], V[k], A[k], g, link_body, link_pose, fext, tau[k])
+
+
+@njit(cache=True, nogil=True, error_model='numpy')
+def rnea_batch_serial(model, Q, V, A, g, link_body, link_pose, F, tau):
+    """``rnea_batch`` on the calling thread: no thread pool to wake for short batches."""
+    work = np.zeros(int(model[H_NB]) * WORK_WIDTH)
+    _batch_range(model, work, Q, V, A, g, link_body, link_pose, F, tau, 0, Q.shape[0])
+
+
+@njit(cache=True, nogil=True, parallel=True, error_model='numpy')
+def rnea_batch(model, Q, V, A, g, link_body, link_pose, F, tau, chunks):
+    """tau[k] = RNEA(Q[k], V[k], A[k], F[k]) for every sample, in ``chunks`` parallel ranges.
+
+    F is (N, nl, 6), or (1, 0, 6) for no external wrench. Each chunk owns one workspace, so the
+    per-sample loop allocates nothing. The caller validates the samples first and checks tau
+    after: an exception raised in a prange worker thread is lost by numba (the call returns
+    and the next call of the function fails with SystemError).
+    """
+    n = Q.shape[0]
+    for c in prange(chunks):
+        work = np.zeros(int(model[H_NB]) * WORK_WIDTH)
+        _batch_range(model, work, Q, V, A, g, link_body, link_pose, F, tau,
+                     c * n // chunks, (c + 1) * n // chunks)

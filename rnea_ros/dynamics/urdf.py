@@ -1,0 +1,490 @@
+"""URDF text -> ``KinematicTree``: fixed joints folded, mimic joints coupled, every number checked.
+
+Only kinematics and inertia matter for dynamics, so this reads ``<link>/<inertial>`` and
+``<joint>`` (origin, axis, limit, mimic) and ignores every other element (visuals, materials,
+transmissions, gazebo tags, sensors). ``urdf-parser-py`` is not used: it refuses valid URDFs for
+reasons unrelated to dynamics (textured materials, transmissions, an unnamed robot).
+XML is parsed with the standard library (expat refuses entity-expansion bombs).
+
+Independent joints are numbered in depth-first order from the root link, children in document
+order; their q/v layout:
+
+- revolute, continuous, prismatic: one entry (continuous joints are one angle, not cos/sin);
+- floating (and the root joint added by ``floating_base=True``): q = [x y z qx qy qz qw], the
+  child pose in the joint frame; v = [linear; angular] velocity of the child in its own frame
+  (Pinocchio's free-flyer convention); 7 q, 6 v;
+- planar: q = v-integral = [x, y, theta]: translation along two in-plane axes b1, b2 of the joint
+  frame, then rotation theta about the URDF axis n (b1 = x axis projected on the plane, or y if x
+  is parallel to n; b2 = n x b1); tau = [force along b1, force along b2, torque about n].
+"""
+from __future__ import annotations
+
+import math
+import warnings
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rnea_ros.errors import ModelWarning, URDFError
+from rnea_ros.dynamics.tree import FREE_FLYER, PRISMATIC, REVOLUTE, Joint, KinematicTree, LinkFrame
+
+MOVING_TYPES = ('revolute', 'continuous', 'prismatic', 'floating', 'planar')
+KNOWN_TYPES = MOVING_TYPES + ('fixed',)
+ROOT_JOINT_NAME = 'root_joint'
+
+# Tolerances of the physical-consistency checks on inertia matrices: URDFs print their numbers
+# with 6-9 significant digits, so exact checks would refuse real robots.
+INERTIA_RTOL = 1e-6
+INERTIA_ATOL = 1e-12  # kg m^2
+INERTIA_CHECKS = ('error', 'warn')
+
+
+@dataclass
+class _UrdfJoint:
+    name: str
+    kind: str
+    parent: str
+    child: str
+    rotation: np.ndarray
+    translation: np.ndarray
+    axis: np.ndarray
+    effort: float = math.inf
+    velocity: float = math.inf
+    lower: float = -math.inf
+    upper: float = math.inf
+    mimic: tuple[str, float, float] | None = None
+
+
+@dataclass
+class _Inertial:
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray  # about the COM, in the link frame
+
+
+@dataclass
+class _Body:
+    """A body under construction (see tree.py)."""
+
+    name: str
+    joint_type: int
+    parent: int
+    rotation: np.ndarray
+    translation: np.ndarray
+    axis: np.ndarray
+    q_index: int
+    v_index: int
+    multiplier: float = 1.0
+    offset: float = 0.0
+    mimic_of: str | None = None
+    mass: float = 0.0
+    first_moment: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    inertia_origin: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
+
+
+def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """URDF fixed-axis roll-pitch-yaw: R = Rz(yaw) @ Ry(pitch) @ Rx(roll)."""
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return np.array([
+        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+        [-sp, cp * sr, cp * cr],
+    ])
+
+
+def _numbers(text: str | None, count: int, where: str, default: str | None = None) -> np.ndarray:
+    if text is None:
+        if default is None:
+            raise URDFError(f'{where}: missing')
+        text = default
+    parts = text.split()
+    expected = 'a number' if count == 1 else f'{count} numbers'
+    if len(parts) != count:
+        raise URDFError(f'{where}: expected {expected}, got {text!r}')
+    try:
+        values = np.array([float(p) for p in parts])
+    except ValueError:
+        raise URDFError(f'{where}: expected {expected}, got {text!r}') from None
+    if not np.all(np.isfinite(values)):
+        raise URDFError(f'{where}: non-finite value in {text!r}')
+    return values
+
+
+def _number(element: ET.Element, attribute: str, where: str, default: float | None = None
+            ) -> float:
+    text = element.get(attribute)
+    if text is None and default is not None:
+        return default
+    return float(_numbers(text, 1, f'{where} attribute {attribute!r}')[0])
+
+
+def _origin(element: ET.Element | None, where: str) -> tuple[np.ndarray, np.ndarray]:
+    if element is None:
+        return np.eye(3), np.zeros(3)
+    xyz = _numbers(element.get('xyz'), 3, f'{where} <origin xyz>', '0 0 0')
+    rpy = _numbers(element.get('rpy'), 3, f'{where} <origin rpy>', '0 0 0')
+    return rpy_to_matrix(*rpy), xyz
+
+
+def _parse_inertial(link: ET.Element, name: str) -> _Inertial | None:
+    inertial = link.find('inertial')
+    if inertial is None:
+        return None
+    where = f'link {name!r} <inertial>'
+    rotation, com = _origin(inertial.find('origin'), where)
+    mass_el = inertial.find('mass')
+    mass = 0.0 if mass_el is None else _number(mass_el, 'value', f'{where} <mass>')
+    if mass < 0:
+        raise URDFError(f'{where}: negative mass {mass}')
+    inertia_el = inertial.find('inertia')
+    if inertia_el is None:
+        local = np.zeros((3, 3))
+    else:
+        ixx, ixy, ixz, iyy, iyz, izz = (
+            _number(inertia_el, key, f'{where} <inertia>', 0.0)
+            for key in ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'))
+        local = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    return _Inertial(mass, com, rotation @ local @ rotation.T)
+
+
+def _inertia_problem(inertia: np.ndarray, scale: float) -> str | None:
+    """Why a rotational inertia about the centre of mass is not physical, or None.
+
+    ``scale`` bounds the round-off already in ``inertia`` (kg m^2).
+    """
+    moments = np.linalg.eigvalsh(inertia)
+    tol = INERTIA_RTOL * max(float(np.abs(moments).max()), scale) + INERTIA_ATOL
+    if moments[0] < -tol:
+        return f'inertia is not positive semi-definite (principal moments {moments.tolist()})'
+    if moments[0] + moments[1] < moments[2] - tol:
+        return (f'principal moments {moments.tolist()} break the triangle inequality '
+                '(I1 + I2 >= I3): no rigid body has this inertia')
+    return None
+
+
+def _parse_joint(element: ET.Element, index: int) -> _UrdfJoint:
+    name = element.get('name')
+    if not name:
+        raise URDFError(f'joint #{index}: missing name attribute')
+    where = f'joint {name!r}'
+    kind = element.get('type')
+    if kind not in KNOWN_TYPES:
+        raise URDFError(f'{where}: unknown type {kind!r} (expected one of {KNOWN_TYPES})')
+    links = []
+    for tag in ('parent', 'child'):
+        sub = element.find(tag)
+        link = None if sub is None else sub.get('link')
+        if not link:
+            raise URDFError(f'{where}: missing <{tag} link=...>')
+        links.append(link)
+    rotation, translation = _origin(element.find('origin'), where)
+    axis_el = element.find('axis')
+    axis = _numbers(None if axis_el is None else axis_el.get('xyz'), 3, f'{where} <axis xyz>',
+                    '1 0 0')
+    norm = float(np.linalg.norm(axis))
+    if kind in ('revolute', 'continuous', 'prismatic', 'planar'):
+        if norm < 1e-12:
+            raise URDFError(f'{where}: zero-length <axis xyz="{axis_el.get("xyz")}"> on a '
+                            f'{kind} joint')
+        axis = axis / norm
+    joint = _UrdfJoint(name, kind, links[0], links[1], rotation, translation, axis)
+    limit = element.find('limit')
+    if limit is not None:
+        joint.effort = _number(limit, 'effort', f'{where} <limit>', math.inf)
+        joint.velocity = _number(limit, 'velocity', f'{where} <limit>', math.inf)
+        if kind in ('revolute', 'prismatic'):
+            joint.lower = _number(limit, 'lower', f'{where} <limit>', 0.0)
+            joint.upper = _number(limit, 'upper', f'{where} <limit>', 0.0)
+        if joint.effort < 0 or joint.velocity < 0:
+            raise URDFError(f'{where} <limit>: effort and velocity limits must be >= 0')
+    mimic = element.find('mimic')
+    if mimic is not None and kind in ('floating', 'planar'):
+        # Refused rather than ignored: the joint would silently become independent.
+        raise URDFError(f'{where} <mimic>: a {kind} joint cannot mimic another joint '
+                        '(expected revolute, continuous or prismatic)')
+    if mimic is not None and kind != 'fixed':  # real URDFs put <mimic> on fixed joints
+        master = mimic.get('joint')
+        if not master:
+            raise URDFError(f'{where} <mimic>: missing joint attribute')
+        joint.mimic = (master, _number(mimic, 'multiplier', f'{where} <mimic>', 1.0),
+                       _number(mimic, 'offset', f'{where} <mimic>', 0.0))
+    return joint
+
+
+def parse_urdf(xml: str, *, floating_base: bool = False, inertia_check: str = 'error'
+               ) -> KinematicTree:
+    """Parse URDF text into a ``KinematicTree``; raise ``URDFError`` naming what is wrong.
+
+    ``inertia_check``: what a rigid body (links joined by fixed joints) whose inertia is not
+    physical (not positive semi-definite, or breaking the triangle inequality) gets: 'error'
+    (default: ``URDFError``) or 'warn' (``ModelWarning``; the model computes the URDF's numbers
+    as they are, as Pinocchio does).
+    """
+    if inertia_check not in INERTIA_CHECKS:
+        raise ValueError(f'inertia_check must be one of {INERTIA_CHECKS}, got {inertia_check!r}')
+    try:
+        robot = ET.fromstring(xml)
+    except ET.ParseError as exc:
+        raise URDFError(f'malformed XML: {exc}') from None
+    if robot.tag != 'robot':
+        raise URDFError(f'root element is <{robot.tag}>, expected <robot>')
+
+    links: dict[str, _Inertial | None] = {}
+    for index, link in enumerate(robot.findall('link')):
+        name = link.get('name')
+        if not name:
+            raise URDFError(f'link #{index}: missing name attribute')
+        if name in links:
+            raise URDFError(f'duplicate link name {name!r}')
+        links[name] = _parse_inertial(link, name)
+    if not links:
+        raise URDFError('no <link> in the robot')
+
+    joints: dict[str, _UrdfJoint] = {}
+    parent_joint: dict[str, _UrdfJoint] = {}
+    children: dict[str, list[_UrdfJoint]] = {name: [] for name in links}
+    for index, element in enumerate(robot.findall('joint')):
+        joint = _parse_joint(element, index)
+        if joint.name in joints:
+            raise URDFError(f'duplicate joint name {joint.name!r}')
+        for role, link in (('parent', joint.parent), ('child', joint.child)):
+            if link not in links:
+                raise URDFError(f'joint {joint.name!r}: {role} link {link!r} does not exist')
+        if joint.child in parent_joint:
+            raise URDFError(f'link {joint.child!r} has two parents: joints '
+                            f'{parent_joint[joint.child].name!r} and {joint.name!r}')
+        joints[joint.name] = joint
+        parent_joint[joint.child] = joint
+        children[joint.parent].append(joint)
+
+    roots = [name for name in links if name not in parent_joint]
+    if not roots:
+        link, chain = next(iter(links)), []
+        while link not in chain:  # every link has a parent: walking up must come back
+            chain.append(link)
+            link = parent_joint[link].parent
+        cycle = ' <- '.join(repr(name) for name in chain[chain.index(link):] + [link])
+        raise URDFError(f'no root link: every link has a parent joint; the links {cycle} '
+                        '(child <- parent) form a cycle')
+    if len(roots) > 1:
+        raise URDFError(f'several root links {roots}: a URDF must be one tree')
+    root = roots[0]
+    return _Builder(robot.get('name') or '', links, joints, children, root, floating_base,
+                    inertia_check).build()
+
+
+class _Builder:
+    """Depth-first walk from the root that folds fixed joints and numbers the bodies."""
+
+    def __init__(self, name, links, joints, children, root, floating_base, inertia_check):
+        self.name = name
+        self.links = links
+        self.joints = joints
+        self.children = children
+        self.root = root
+        self.floating_base = floating_base
+        self.inertia_check = inertia_check
+        self.bodies: list[_Body] = []
+        self.independent: list[Joint] = []
+        self.link_frames: dict[str, LinkFrame] = {}
+        self.nq = 0
+        self.nv = 0
+
+    def build(self) -> KinematicTree:
+        if self.floating_base:
+            body = self._add_free_flyer(ROOT_JOINT_NAME, 'free-flyer', -1, np.eye(3),
+                                        np.zeros(3), math.inf)
+            self._visit(self.root, body, np.eye(3), np.zeros(3))
+        else:
+            self._visit(self.root, -1, np.eye(3), np.zeros(3))
+        unreached = [name for name in self.links if name not in self.link_frames]
+        if unreached:
+            raise URDFError(f'links {unreached} are not reachable from root {self.root!r} '
+                            '(their joints form a cycle)')
+        self._couple_mimics()
+        self._check_bodies()
+        self._warn_massless()
+        return self._freeze()
+
+    def _add_body(self, **kwargs) -> int:
+        self.bodies.append(_Body(**kwargs))
+        return len(self.bodies) - 1
+
+    def _add_free_flyer(self, name, kind, parent, rotation, translation, effort) -> int:
+        self.independent.append(Joint(name, kind, self.nq, self.nv, 7, 6, effort_limit=effort))
+        body = self._add_body(name=name, joint_type=FREE_FLYER, parent=parent, rotation=rotation,
+                              translation=translation, axis=np.zeros(3), q_index=self.nq,
+                              v_index=self.nv)
+        self.nq += 7
+        self.nv += 6
+        return body
+
+    def _visit(self, link: str, body: int, rotation: np.ndarray, translation: np.ndarray):
+        """Place ``link`` at (rotation, translation) in ``body`` and recurse into its joints."""
+        self.link_frames[link] = LinkFrame(link, body, rotation, translation)
+        inertial = self.links[link]
+        if inertial is not None and body >= 0:
+            self._fold_inertia(self.bodies[body], inertial, rotation, translation)
+        for joint in self.children[link]:
+            joint_rotation = rotation @ joint.rotation
+            with np.errstate(over='ignore'):
+                joint_translation = translation + rotation @ joint.translation
+            if not np.all(np.isfinite(joint_translation)):
+                raise URDFError(f'joint {joint.name!r} <origin>: position overflows (finite '
+                                'coordinates too large)')
+            if joint.kind == 'fixed':
+                self._visit(joint.child, body, joint_rotation, joint_translation)
+                continue
+            child = self._add_joint(joint, body, joint_rotation, joint_translation)
+            self._visit(joint.child, child, np.eye(3), np.zeros(3))
+
+    def _add_joint(self, joint: _UrdfJoint, parent: int, rotation, translation) -> int:
+        if joint.kind == 'floating':
+            return self._add_free_flyer(joint.name, 'floating', parent, rotation, translation,
+                                        joint.effort)
+        if joint.kind == 'planar':
+            return self._add_planar(joint, parent, rotation, translation)
+        joint_type = PRISMATIC if joint.kind == 'prismatic' else REVOLUTE
+        if joint.mimic is not None:
+            return self._add_body(name=joint.name, joint_type=joint_type, parent=parent,
+                                  rotation=rotation, translation=translation, axis=joint.axis,
+                                  q_index=-1, v_index=-1, mimic_of=joint.name)
+        self.independent.append(Joint(joint.name, joint.kind, self.nq, self.nv, 1, 1,
+                                      joint.effort, joint.velocity, joint.lower, joint.upper))
+        body = self._add_body(name=joint.name, joint_type=joint_type, parent=parent,
+                              rotation=rotation, translation=translation, axis=joint.axis,
+                              q_index=self.nq, v_index=self.nv)
+        self.nq += 1
+        self.nv += 1
+        return body
+
+    def _add_planar(self, joint: _UrdfJoint, parent: int, rotation, translation) -> int:
+        normal = joint.axis
+        b1 = np.array([1.0, 0.0, 0.0]) - normal[0] * normal
+        if np.linalg.norm(b1) < 1e-6:
+            b1 = np.array([0.0, 1.0, 0.0]) - normal[1] * normal
+        b1 /= np.linalg.norm(b1)
+        b2 = np.cross(normal, b1)
+        self.independent.append(Joint(joint.name, 'planar', self.nq, self.nv, 3, 3,
+                                      joint.effort, joint.velocity))
+        body = parent
+        for step, (joint_type, axis) in enumerate(
+                ((PRISMATIC, b1), (PRISMATIC, b2), (REVOLUTE, normal))):
+            body = self._add_body(
+                name=joint.name if step == 2 else f'{joint.name}[{step}]', joint_type=joint_type,
+                parent=body, rotation=rotation if step == 0 else np.eye(3),
+                translation=translation if step == 0 else np.zeros(3), axis=axis,
+                q_index=self.nq + step, v_index=self.nv + step)
+        self.nq += 3
+        self.nv += 3
+        return body
+
+    @staticmethod
+    def _fold_inertia(body: _Body, inertial: _Inertial, rotation, translation):
+        com = translation + rotation @ inertial.com
+        inertia_com = rotation @ inertial.inertia @ rotation.T
+        mass = inertial.mass
+        with np.errstate(over='ignore', invalid='ignore'):  # _check_bodies names an overflow
+            body.mass += mass
+            body.first_moment = body.first_moment + mass * com
+            body.inertia_origin = body.inertia_origin + inertia_com + mass * (
+                float(com @ com) * np.eye(3) - np.outer(com, com))
+
+    def _couple_mimics(self):
+        by_name = {joint.name: joint for joint in self.independent}
+        body_of = {body.name: body for body in self.bodies}
+        for body in self.bodies:
+            if body.mimic_of is None:
+                continue
+            multiplier, offset = 1.0, 0.0
+            seen = [body.name]
+            current = self.joints[body.name]
+            while current.mimic is not None:
+                # q_current = factor * q_master + shift, so the composed map
+                # q_body = multiplier * q_current + offset gains multiplier * shift.
+                master, factor, shift = current.mimic
+                multiplier, offset = multiplier * factor, offset + multiplier * shift
+                if master in seen:
+                    raise URDFError(f'joint {body.name!r}: mimic chain {seen + [master]} is a '
+                                    'cycle')
+                seen.append(master)
+                if master not in self.joints:
+                    raise URDFError(f'joint {current.name!r} <mimic>: master joint {master!r} '
+                                    'does not exist')
+                current = self.joints[master]
+            if current.name not in by_name or by_name[current.name].nv != 1:
+                raise URDFError(f'joint {body.name!r} <mimic>: master joint {current.name!r} is '
+                                f'a {current.kind} joint, expected revolute, continuous or '
+                                'prismatic')
+            master_body = body_of[current.name]
+            body.q_index, body.v_index = master_body.q_index, master_body.v_index
+            body.multiplier, body.offset = multiplier, offset
+
+    def _check_bodies(self):
+        """Check the inertia of each rigid body the dynamics uses (links folded together).
+
+        Checked per body, not per link: real URDFs give small fixed-joint links (sensor mounts,
+        antennas) inconsistent inertias, which are harmless once part of a larger body.
+        """
+        links_of = {index: [] for index in range(len(self.bodies))}
+        for frame in self.link_frames.values():
+            if frame.body >= 0:
+                links_of[frame.body].append(frame.name)
+        for index, body in enumerate(self.bodies):
+            if body.mass < 0:
+                continue
+            names = links_of[index]
+            where = (f'link {names[0]!r}' if len(names) == 1 else f'links {names}') + \
+                f' (the body moved by joint {body.name!r}) <inertial>'
+            inertia = body.inertia_origin
+            if not all(np.all(np.isfinite(x)) for x in (body.mass, body.first_moment, inertia)):
+                raise URDFError(f'{where}: mass, centre of mass or inertia too large (the '
+                                'inertia about the body origin overflows)')
+            scale = 0.0
+            if body.mass > 0:
+                com = body.first_moment / body.mass
+                shift = body.mass * (float(com @ com) * np.eye(3) - np.outer(com, com))
+                inertia = inertia - shift
+                scale = float(np.abs(shift).max())
+            problem = _inertia_problem(inertia, scale)
+            if problem is None:
+                continue
+            message = f'{where}: {problem}'
+            if self.inertia_check == 'error':
+                raise URDFError(message + " (load with inertia_check='warn' to accept it)")
+            warnings.warn(message, ModelWarning, stacklevel=5)
+
+    def _warn_massless(self):
+        subtree_mass = [body.mass for body in self.bodies]
+        for index in range(len(self.bodies) - 1, -1, -1):
+            parent = self.bodies[index].parent
+            if parent >= 0:
+                subtree_mass[parent] += subtree_mass[index]
+        for body, mass in zip(self.bodies, subtree_mass):
+            if mass == 0.0 and '[' not in body.name:
+                warnings.warn(f'joint {body.name!r} moves a subtree with no mass: its torque is '
+                              'always zero', ModelWarning, stacklevel=4)
+
+    def _freeze(self) -> KinematicTree:
+        bodies = self.bodies
+        links = tuple(self.link_frames[name] for name in self.links)
+
+        def stack(attribute, dtype=float):
+            values = [getattr(body, attribute) for body in bodies]
+            shape = np.shape(values[0]) if values else ()
+            return np.array(values, dtype=dtype).reshape((len(bodies),) + shape)
+
+        return KinematicTree(
+            name=self.name, joints=tuple(self.independent), links=links,
+            body_names=tuple(body.name for body in bodies),
+            parent=stack('parent', np.int64), joint_type=stack('joint_type', np.int64),
+            q_index=stack('q_index', np.int64), v_index=stack('v_index', np.int64),
+            multiplier=stack('multiplier'), offset=stack('offset'),
+            rot_tree=stack('rotation').reshape(-1, 3, 3),
+            pos_tree=stack('translation').reshape(-1, 3), axis=stack('axis').reshape(-1, 3),
+            mass=stack('mass'), first_moment=stack('first_moment').reshape(-1, 3),
+            inertia_origin=stack('inertia_origin').reshape(-1, 3, 3),
+            nq=self.nq, nv=self.nv, floating_base=self.floating_base)

@@ -1,0 +1,9 @@
+"""The ROS 2 node ``rnea`` (console script ``rnea_node``, or ``python -m rnea_ros.node``).
+
+The only package that imports rclpy and message types. ``node`` is the node class (it wires
+ROS to the rest), ``messages`` builds and fills the ROS messages, ``parameters`` declares every
+parameter, ``settings`` checks them and loads the model, ``feedforward`` is the ROS-free cycle
+logic, ``joint_input``/``trajectory``/``wrenches`` its inputs and outputs, ``safety`` the fault
+table, ``diagnostics``/``realtime``/``take_loop`` the threads and their statistics, ``demo`` the
+node demo. Imports ``rnea_ros.dynamics`` and ``rnea_ros.contacts``, never ``rnea_ros.bag``.
+"""

@@ -1,0 +1,496 @@
+"""The node's control logic without ROS: inputs -> state -> torques, with the fault policy.
+
+``Feedforward`` owns one ``RobotModel`` and every array the control cycle touches, allocated
+once. The ROS node (``node.node``) only converts messages to the calls below, and binds the
+outputs to the arrays of its preallocated messages (``bind_outputs``), so a cycle writes them in
+place:
+
+- ``on_joint_states`` / ``on_odometry`` / ``on_base_acceleration`` / ``on_desired``: inputs;
+- ``cycle(now, ros_time)``: one control cycle; afterwards ``position``, ``velocity``, ``effort``
+  (the one-degree-of-freedom joints, model order) and ``command`` (``command_joints`` order) hold
+  what to publish, when it returns True. Its numerical work is three compiled calls (input ages,
+  ``RobotModel.rnea`` into a preallocated tau, then clip + finiteness + outputs in one), so the
+  Python around it stays short: the node runs it on the latency path;
+- ``trajectory_efforts``: efforts at every point of a trajectory;
+- ``status``: the diagnostics summary.
+
+State layout: q = [base pose (7, floating base only); joint positions], v = [base twist (6);
+joint velocities], following ``RobotModel``. Only one-degree-of-freedom joints can come from
+``sensor_msgs/JointState``, so a model with other multi-DoF joints (URDF ``floating``/``planar``)
+is refused. ``now`` is steady-clock seconds (watchdogs); ``ros_time`` is ROS time in seconds
+(trajectory sampling, which is defined in ROS time).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from rnea_ros.errors import InputError
+from rnea_ros.node.joint_input import (
+    NEVER, NON_FINITE, BaseStateInput, JointStateInput, Rejected, base_spatial_acceleration)
+from rnea_ros.dynamics.model import RobotModel
+from rnea_ros.node.wrenches import ContactOutput, MeasuredWrenches, ReactionOutput
+from rnea_ros.node.settings import ModelRejected, Settings, actuated_joints, check_model
+from rnea_ros.node.safety import (
+    ERROR, JOINT_STATES_MISSING, JOINT_STATES_STALE, MODEL_MISMATCH, NON_FINITE_OUTPUT, OK,
+    ODOMETRY_STALE, VELOCITY_MISSING, WARN, EffortLimiter, FaultState, all_finite,
+    fault_torques)
+from rnea_ros.node.trajectory import (MISSING_FIELD, Trajectory, TrajectorySampler,
+                                      point_derivatives)
+
+UNKNOWN_JOINTS = 'unknown_joints'
+
+
+class _Desired:
+    """The latest desired-motion message mapped onto the model's joints."""
+
+    def __init__(self, trajectory: Trajectory, index: dict[str, int], start: float, now: float):
+        known = [(k, index[name]) for k, name in enumerate(trajectory.joint_names)
+                 if name in index]
+        if not known:
+            raise Rejected(UNKNOWN_JOINTS, f'none of the joints {list(trajectory.joint_names)} '
+                                           f'is a joint of the model')
+        self.trajectory = trajectory
+        self.sampler = TrajectorySampler(trajectory)
+        n = len(trajectory.joint_names)
+        self.source = np.array([k for k, _ in known], dtype=np.int64)
+        self.target = np.array([j for _, j in known], dtype=np.int64)
+        self.identity = (len(known) == n and len(index) == n
+                         and all(k == j for k, j in known))
+        self.q, self.v, self.a = np.zeros(n), np.zeros(n), np.zeros(n)
+        self.gathered = np.zeros(len(known))
+        self.constant = trajectory.n_points == 1
+        self.has_positions = trajectory.positions is not None
+        self.has_velocities = trajectory.velocities is not None or not self.constant
+        self.start = start
+        self.received = now
+        self.a_full: np.ndarray | None = None  # constant: the joint-space a, set by the owner
+
+    def active(self, now: float, ros_time: float, timeout: float) -> bool:
+        if self.constant:
+            return now - self.received <= timeout
+        return ros_time - self.start <= self.sampler.end_time + timeout
+
+    def scatter(self, values: np.ndarray, out: np.ndarray) -> None:
+        """Write trajectory-ordered ``values`` into the joint-ordered ``out``."""
+        if self.identity:
+            out[:] = values
+        else:
+            np.take(values, self.source, out=self.gathered)
+            out[self.target] = self.gathered
+
+
+class Feedforward:
+    """Control state and torques for one model (see the module docstring)."""
+
+    def __init__(self, model: RobotModel, settings: Settings):
+        check_model(model, settings)
+        self.model = model
+        self.settings = settings
+        self.joint_names = actuated_joints(model)
+        floating = model.floating_base
+        self.q_offset, self.v_offset = (7, 6) if floating else (0, 0)
+        self._joint_index = {name: k for k, name in enumerate(self.joint_names)}
+        # Measured state, written in place by the inputs; desired state; used state.
+        self.q = model.neutral_configuration()
+        self.v = np.zeros(model.nv)
+        self.q_desired = self.q.copy()
+        self.v_desired = np.zeros(model.nv)
+        self.a = np.zeros(model.nv)
+        self._zeros = np.zeros(model.nv)
+        self.tau = np.zeros(model.nv)
+        self.joints = JointStateInput(self.joint_names, self.q[self.q_offset:],
+                                      self.v[self.v_offset:])
+        self.base = BaseStateInput(self.q[:7], self.v[:6]) if floating else None
+        self.base_acceleration = np.zeros(6)
+        self.base_acceleration_time = NEVER
+        self.desired: _Desired | None = None
+        self.desired_ever = False
+        # Views the cycle reads and writes through (no slicing per cycle).
+        self._base_linear = self.base_acceleration[:3]
+        self._base_angular = self.base_acceleration[3:]
+        self._base_twist = self.v[:6]
+        self._a_joints = self.a[self.v_offset:]
+        self._q_desired_joints = self.q_desired[self.q_offset:]
+        self._v_desired_joints = self.v_desired[self.v_offset:]
+        self._used_q, self._used_v = self.q, self.v
+        # Outputs (``bind_outputs`` may replace them with the arrays of outgoing messages).
+        n = len(self.joint_names)
+        self.position, self.velocity, self.effort = np.zeros(n), np.zeros(n), np.zeros(n)
+        command = settings.command_joints or self.joint_names
+        self.command_joints = tuple(command)
+        self._command_index = np.array([self.v_offset + self._joint_index[name]
+                                        for name in command], dtype=np.int64)
+        self._command_joint = self._command_index - self.v_offset
+        self.command = np.zeros(len(command))
+        self.limiter = EffortLimiter(model.effort_limits, settings.effort_limit_scale)
+        self.fault = FaultState()
+        self.model_mismatch: str | None = None
+        self.clipped_cycles = 0
+        self.non_finite_outputs = 0
+        # Wrenches: measured ones in (f_ext), contact and joint reaction ones out.
+        self.measured = MeasuredWrenches(settings.wrench_topics, model.link_names)
+        self.contacts: ContactOutput | None = None
+        if settings.contacts and floating:
+            try:
+                self.contacts = ContactOutput(model, settings.contacts)
+            except InputError as exc:
+                raise ModelRejected(f'contacts: {exc}') from None
+        self.reactions = (ReactionOutput(model) if settings.publish_joint_reaction_wrenches
+                          else None)
+        # Compile (or load from the cache) every helper now, not in the first cycle.
+        input_ages(self.joints.position_time, self.joints.velocity_time, self._command_joint)
+        self._finish()
+        self.limiter.clip(self._zeros.copy())
+
+    def bind_outputs(self, position: np.ndarray, velocity: np.ndarray, effort: np.ndarray,
+                     command: np.ndarray) -> None:
+        """Write the outputs of every cycle into these arrays (e.g. views of the buffers of
+        preallocated messages) instead of the ones of ``position``... ``command``."""
+        for name, array, size in (('position', position, len(self.joint_names)),
+                                  ('velocity', velocity, len(self.joint_names)),
+                                  ('effort', effort, len(self.joint_names)),
+                                  ('command', command, len(self.command_joints))):
+            if array.dtype != np.float64 or array.shape != (size,):
+                raise ValueError(f'{name}: expected a float64 array of shape ({size},)')
+        self.position, self.velocity, self.effort, self.command = (position, velocity, effort,
+                                                                   command)
+
+    # ------------------------------------------------------------------ inputs
+    def on_joint_states(self, names, position, velocity, effort, now: float, stamp=None) -> None:
+        """A sensor_msgs/JointState sample (raises ``Rejected``)."""
+        self.joints.update(names, position, velocity, effort, now, stamp)
+
+    def on_odometry(self, position, orientation, linear, angular, now: float,
+                    stamp=None) -> None:
+        """A nav_msgs/Odometry sample (see ``joint_input.BaseStateInput`` for frames)."""
+        if self.base is None:
+            return
+        self.base.update(position, orientation, linear, angular, now, stamp)
+
+    def on_base_acceleration(self, linear, angular, now: float) -> None:
+        """A geometry_msgs/Accel in the base frame (``joint_input.base_spatial_acceleration``)."""
+        values = (*linear, *angular)
+        for k, value in enumerate(values):
+            if not math.isfinite(value):
+                part = 'linear' if k < 3 else 'angular'
+                raise Rejected(NON_FINITE, f'accel.{part}.{"xyz"[k % 3]} is {value}')
+        self.base_acceleration[:] = values
+        self.base_acceleration_time = now
+
+    def on_wrench(self, index: int, frame: str, values, now: float) -> None:
+        """A geometry_msgs/WrenchStamped of ``wrench_topics[index]`` (raises ``Rejected``)."""
+        self.measured.update(index, frame, values, now)
+
+    def on_desired(self, trajectory: Trajectory, start: float, now: float) -> None:
+        """A desired motion: ``start`` is the ROS time (s) of its time_from_start 0."""
+        desired = _Desired(trajectory, self._joint_index, start, now)
+        if desired.constant:  # the same accelerations at any time: scatter them once
+            desired.sampler.sample(0.0, desired.q, desired.v, desired.a)
+            desired.a_full = np.zeros(self.model.nv)
+            desired.scatter(desired.a, desired.a_full[self.v_offset:])
+        self.desired = desired
+        self.desired_ever = True
+
+    def take_state_from(self, other: Feedforward) -> None:
+        """Continue from another model's inputs (a new robot_description with the same joints)."""
+        self.joints.copy_state_from(other.joints)
+        if self.base is not None and other.base is not None:
+            self.base.copy_state_from(other.base)
+        self.base_acceleration[:] = other.base_acceleration
+        self.base_acceleration_time = other.base_acceleration_time
+        self.measured.take_state_from(other.measured)
+        if self.contacts is not None and other.contacts is not None:
+            self.contacts.take_state_from(other.contacts)
+        if other.desired is not None:
+            try:
+                self.on_desired(other.desired.trajectory, other.desired.start,
+                                other.desired.received)
+            except Rejected:
+                pass
+        self.desired_ever = other.desired_ever
+        self.clipped_cycles = other.clipped_cycles
+        self.non_finite_outputs = other.non_finite_outputs
+        self.fault = other.fault
+
+    # ------------------------------------------------------------------ the cycle
+    def input_fault(self, now: float) -> str | None:
+        """The fault code that holds for the inputs at steady time ``now`` (None: fine)."""
+        settings = self.settings
+        if self.model_mismatch is not None:
+            return MODEL_MISMATCH
+        joints = self.joints
+        position_time, velocity_time = input_ages(joints.position_time, joints.velocity_time,
+                                                  self._command_joint)
+        if position_time == NEVER:
+            return JOINT_STATES_MISSING
+        timeout = settings.input_timeout
+        if now - position_time > timeout:
+            return JOINT_STATES_STALE
+        if (now - velocity_time > timeout and settings.torque_terms != 'gravity'
+                and settings.state_source == 'measured'):
+            return VELOCITY_MISSING
+        if self.base is not None and now - self.base.time > timeout:
+            return ODOMETRY_STALE
+        return None
+
+    def _oldest(self, times: np.ndarray) -> float:
+        return oldest(times, self._command_joint)
+
+    def cycle(self, now: float, ros_time: float) -> bool:
+        """One control cycle; True if ``position``/``velocity``/``effort``/``command`` are to
+        be published (always finite and clipped), False if nothing is (fault_output 'none')."""
+        code = self.input_fault(now)
+        if code is None:
+            code = self._compute(now, ros_time)
+            if code is None:
+                clipped = self._finish() if self._wrenches_finite() else -1
+                if clipped >= 0:
+                    if clipped:
+                        self.clipped_cycles += 1
+                    self.fault.update(None, now)
+                    return True
+                code = NON_FINITE_OUTPUT
+        # A fault: the fault output at the measured state (finite by construction).
+        self.fault.update(code, now)
+        if code == NON_FINITE_OUTPUT:
+            self.non_finite_outputs += 1
+        self._used_q, self._used_v = self.q, self.v
+        if self.contacts is not None:
+            self.contacts.zero()
+        if self.reactions is not None:
+            self.reactions.zero()
+        if not fault_torques(self.settings.fault_output, self.tau, self._hold_gravity):
+            return False
+        if self._finish() > 0:
+            self.clipped_cycles += 1
+        return True
+
+    def _finish(self) -> int:
+        """Clip tau and write the outputs; -1 (nothing written) if tau is not finite."""
+        limiter = self.limiter
+        return finish_outputs(self.tau, limiter.lower, limiter.upper, limiter.scale > 0,
+                              self._command_index, self._used_q, self._used_v, self.q_offset,
+                              self.v_offset, self.position, self.velocity, self.effort,
+                              self.command)
+
+    def _wrenches_finite(self) -> bool:
+        """The contact and joint reaction wrenches to publish are finite."""
+        return ((self.contacts is None or all_finite(self.contacts.wrenches.reshape(-1)))
+                and (self.reactions is None or all_finite(self.reactions.wrenches.reshape(-1))))
+
+    def _hold_gravity(self) -> np.ndarray:
+        return self.model.gravity_torques(self.q)
+
+    def _compute(self, now: float, ros_time: float) -> str | None:
+        """tau at the used state into ``self.tau``; NON_FINITE_OUTPUT if it cannot be had."""
+        settings = self.settings
+        terms = settings.torque_terms
+        from_desired = settings.state_source == 'desired'
+        q, v, a = self.q, self.v, self.a
+        desired = self.desired
+        if desired is not None and not desired.active(now, ros_time,
+                                                      settings.acceleration_timeout):
+            desired = None
+        if from_desired:
+            q, v = self.q_desired, self.v_desired
+            q[:] = self.q
+            v[:] = self.v
+        if terms == 'full' or from_desired:
+            if desired is None:
+                a.fill(0.0)
+            elif desired.a_full is not None and not from_desired:
+                a[:] = desired.a_full  # constant: scattered once on receipt
+            else:
+                a.fill(0.0)
+                desired.sampler.sample(ros_time - desired.start, desired.q, desired.v,
+                                       desired.a)
+                desired.scatter(desired.a, self._a_joints)
+                if from_desired:
+                    if desired.has_positions:
+                        desired.scatter(desired.q, self._q_desired_joints)
+                    if desired.has_velocities:
+                        desired.scatter(desired.v, self._v_desired_joints)
+            if self.base is not None and (now - self.base_acceleration_time
+                                          <= settings.acceleration_timeout):
+                base_spatial_acceleration(self._base_linear, self._base_angular,
+                                          self._base_twist, a)
+        self._used_q, self._used_v = q, v
+        if terms == 'gravity':
+            v = a = self._zeros
+        elif terms == 'gravity_coriolis':
+            a = self._zeros
+        # Measured wrenches apply in every torque_terms mode (a load, not a motion term).
+        f_ext = self.measured.f_ext(now, settings.input_timeout)
+        try:
+            # Into the preallocated tau; on failure the fault output overwrites it.
+            if self.contacts is not None:
+                self.contacts.solve(q, v, a, f_ext, self.tau)
+            elif f_ext is None:
+                self.model.rnea(q, v, a, out=self.tau)  # the fast path
+            else:
+                self.model.rnea(q, v, a, f_ext=f_ext, out=self.tau)
+            if self.reactions is not None:
+                self.reactions.compute(q, v, a, f_ext if self.contacts is None
+                                       else self.contacts.f_ext(f_ext))
+        except InputError:
+            return NON_FINITE_OUTPUT
+        return None
+
+    # ------------------------------------------------------------------ trajectories
+    def trajectory_efforts(self, trajectory: Trajectory,
+                           measured_q: np.ndarray | None = None) -> np.ndarray:
+        """Efforts (N, n) at the points of ``trajectory`` (its joint order) by inverse dynamics.
+
+        Each point's positions/velocities/accelerations (missing ones from the splines, see
+        ``trajectory.point_derivatives``); joints the trajectory does not name stay at their
+        latest measured position at rest; a floating base at its latest odometry pose, at rest.
+        ``torque_terms`` and the effort limits apply. ``measured_q``: the measured q to use
+        (a snapshot taken by a caller running beside the cycles), default the current one.
+        Raises ``Rejected``.
+        """
+        index = [self._joint_index.get(name) for name in trajectory.joint_names]
+        known = [k for k, j in enumerate(index) if j is not None]
+        if not known:
+            raise Rejected(UNKNOWN_JOINTS, f'none of the joints {list(trajectory.joint_names)} '
+                                           f'is a joint of the model')
+        if trajectory.positions is None:
+            raise Rejected(MISSING_FIELD, 'the points carry no positions')
+        q_points, v_points, a_points = point_derivatives(trajectory)
+        n_points = trajectory.n_points
+        q = np.repeat((self.q if measured_q is None else measured_q)[None], n_points, axis=0)
+        v = np.zeros((n_points, self.model.nv))
+        a = np.zeros((n_points, self.model.nv))
+        columns = [index[k] for k in known]
+        q[:, [self.q_offset + j for j in columns]] = q_points[:, known]
+        if self.settings.torque_terms != 'gravity':
+            v[:, [self.v_offset + j for j in columns]] = v_points[:, known]
+        if self.settings.torque_terms == 'full':
+            a[:, [self.v_offset + j for j in columns]] = a_points[:, known]
+        try:
+            tau = self.model.rnea_batch(q, v, a)
+        except InputError as exc:
+            raise Rejected(NON_FINITE, f'inverse dynamics failed: {exc}') from None
+        for row in tau:
+            if not all_finite(row):
+                raise Rejected(NON_FINITE, 'the efforts are not finite')
+            self.limiter.clip(row)
+        efforts = np.zeros((n_points, len(trajectory.joint_names)))
+        efforts[:, known] = tau[:, [self.v_offset + j for j in columns]]
+        return efforts
+
+    # ------------------------------------------------------------------ diagnostics
+    def status(self, now: float, ros_time: float) -> tuple[int, str, dict[str, str]]:
+        """(level, message, key -> value) describing the inputs and the fault state."""
+        settings = self.settings
+        values: dict[str, str] = {}
+        level, messages = self.fault.level, [self.fault.text]
+        if self.fault.code == MODEL_MISMATCH and self.model_mismatch:
+            messages.append(self.model_mismatch)
+        command_index = list(self._command_joint)
+        values['joint_states age [s]'] = _age(now, self._oldest(self.joints.position_time))
+        missing = self.joints.names_never_received(command_index)
+        if missing:
+            values['commanded joints never received'] = ', '.join(missing)
+        stale = self.joints.names_older_than(now, settings.input_timeout, command_index)
+        if stale and not missing:
+            values['commanded joints stale'] = ', '.join(stale)
+        others = [k for k in range(len(self.joint_names)) if k not in set(command_index)]
+        assumed = self.joints.names_never_received(others)
+        if assumed:
+            values['joints never received (assumed at 0)'] = ', '.join(assumed)
+        values['joint velocity age [s]'] = _age(now, self._oldest(self.joints.velocity_time))
+        if self.base is not None:
+            values['odometry age [s]'] = _age(now, self.base.time)
+            values['base_acceleration age [s]'] = _age(now, self.base_acceleration_time)
+        desired = self.desired
+        if desired is None:
+            values['desired motion'] = 'none received: zero desired acceleration'
+        elif desired.active(now, ros_time, settings.acceleration_timeout):
+            trajectory = desired.trajectory
+            values['desired motion'] = (f'active: {trajectory.n_points} point(s), '
+                                        f'{trajectory.interpolation}')
+        else:
+            values['desired motion'] = 'timed out: zero desired acceleration'
+            if level == OK:
+                level = WARN
+                messages = ['desired accelerations timed out: gravity + velocity-product only']
+        values['desired age [s]'] = _age(now, desired.received if desired else NEVER)
+        if self.measured.topics:
+            values.update(self.measured.status(now))
+            stale = self.measured.stale(now, settings.input_timeout)
+            if stale:
+                values['wrench topics stale (taken as zero)'] = ', '.join(stale)
+                if level == OK:
+                    level = WARN
+                    messages = [f'measured wrenches older than input_timeout, taken as zero: '
+                                f'{", ".join(stale)}']
+        if self.contacts is not None:
+            values.update(self.contacts.diagnostics())
+            if level == OK and self.fault.code is None and not self.contacts.feasible:
+                level = WARN
+                messages = [f'contact solve {self.contacts.status}: the motion is not feasible '
+                            f'within the friction cones (base residual '
+                            f'{self.contacts.residual_norm:.3g})']
+        values['clipped cycles'] = str(self.clipped_cycles)
+        values['non-finite torques replaced'] = str(self.non_finite_outputs)
+        values['fault cycles'] = str(self.fault.fault_cycles)
+        return level, '; '.join(messages), values
+
+
+@njit(cache=True, nogil=True)
+def oldest(times, indices) -> float:
+    """min(times[indices]) without a temporary array."""
+    result = np.inf
+    for k in indices:
+        if times[k] < result:
+            result = times[k]
+    return result
+
+
+@njit(cache=True, nogil=True)
+def input_ages(position_time, velocity_time, indices):
+    """(oldest position time, oldest velocity time) of the joints ``indices`` (inf if none)."""
+    position, velocity = np.inf, np.inf
+    for k in indices:
+        if position_time[k] < position:
+            position = position_time[k]
+        if velocity_time[k] < velocity:
+            velocity = velocity_time[k]
+    return position, velocity
+
+
+@njit(cache=True, nogil=True)
+def finish_outputs(tau, lower, upper, clip, command_index, q, v, q_offset, v_offset,
+                   position_out, velocity_out, effort_out, command_out) -> int:
+    """The end of a cycle in one call: unless tau holds a non-finite value (then -1, nothing
+    written), clip it to [lower, upper] when ``clip``, write the joint entries of q, v, tau
+    (from the offsets on) and tau[command_index]; returns 1 if an entry was clipped, else 0."""
+    for k in range(tau.shape[0]):
+        if not np.isfinite(tau[k]):
+            return -1
+    clipped = 0
+    if clip:
+        for k in range(tau.shape[0]):
+            if tau[k] >= upper[k]:
+                tau[k] = upper[k]
+                clipped = 1
+            elif tau[k] <= lower[k]:
+                tau[k] = lower[k]
+                clipped = 1
+    for k in range(effort_out.shape[0]):
+        position_out[k] = q[q_offset + k]
+        velocity_out[k] = v[v_offset + k]
+        effort_out[k] = tau[v_offset + k]
+    for k in range(command_index.shape[0]):
+        command_out[k] = tau[command_index[k]]
+    return clipped
+
+
+def _age(now: float, time: float) -> str:
+    return 'never' if time == NEVER else f'{now - time:.4f}'
+
+
+__all__ = ['ERROR', 'Feedforward']

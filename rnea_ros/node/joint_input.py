@@ -1,0 +1,279 @@
+"""Measured robot state from ROS inputs, without ROS: joint states merged by name, base odometry.
+
+``JointStateInput`` keeps the latest position and velocity of each joint of a fixed list (the
+model's one-degree-of-freedom joints, in model order) and writes them straight into views of the
+model's q and v arrays, so the dynamics reads them without a copy. Any number of publishers may
+each send a subset of the joints: values merge per joint, each joint keeps its own age. Names the
+model does not know are ignored.
+
+A message is rejected whole, leaving the previous values in place (they keep ageing toward the
+timeout), when its arrays disagree in length with ``name`` (``velocity`` and ``effort`` may also
+be empty, as ``sensor_msgs/JointState`` allows), when it repeats a name, or when a position or
+velocity of a joint the model uses is not finite. Effort is never read, so its values are not
+checked: drivers commonly publish NaN there when they have no torque sensing.
+
+Times are steady-clock seconds (``time.monotonic``) given by the caller: watchdogs must not follow
+simulated or adjusted ROS time. A joint never received has time ``-inf`` (age infinite).
+
+``BaseStateInput`` maps ``nav_msgs/Odometry`` onto the free-flyer part of the state (REP-105):
+the pose (``pose.pose``, the base link in the odometry/world frame ``header.frame_id``) gives
+``q[:7] = [x y z qx qy qz qw]``; the twist (``twist.twist``, expressed in the base link frame
+``child_frame_id``) gives ``v[:6] = [linear; angular]``, exactly the free-flyer velocity of
+``RobotModel``. The world frame must be gravity-aligned (z up), as REP-105 requires of odom.
+"""
+from __future__ import annotations
+
+import array
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from rnea_ros.dynamics.rnea import QUATERNION_TOLERANCE
+
+# Rejection reasons, the keys of the rejection counters in the diagnostics.
+LENGTH_MISMATCH = 'length_mismatch'
+DUPLICATE_NAME = 'duplicate_name'
+NON_FINITE = 'non_finite'
+BAD_QUATERNION = 'bad_quaternion'
+
+NEVER = -math.inf
+
+
+class Rejected(ValueError):
+    """An input message was dropped: ``reason`` is a reason constant, str() the detail."""
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(detail)
+        self.reason = reason
+
+
+_EMPTY = np.empty(0)
+
+
+def _as_array(values):
+    """The message array as it is when numba takes it without a copy (``array.array('d')``, as
+    rclpy gives, or a float64 ndarray); anything else (lists) converted to an ndarray."""
+    kind = type(values)
+    if kind is array.array and values.typecode == 'd':
+        return values
+    if kind is np.ndarray and values.dtype == np.float64 and values.ndim == 1:
+        return values
+    if len(values) == 0:
+        return _EMPTY
+    return np.asarray(values, dtype=np.float64)
+
+
+@njit(cache=True, nogil=True)
+def merge(position, velocity, source, target, q, v, q_time, v_time, now) -> int:
+    """Write ``position[source]`` into ``q[target]`` (and velocity, unless empty) with their
+    times, if all those entries are finite; else write nothing and return the message index of
+    the first non-finite position, or ``len(position)`` + that of the first non-finite velocity.
+    Returns -1 when merged. ``position``/``velocity``: message arrays (buffers, no copy)."""
+    for i in range(source.shape[0]):
+        if not np.isfinite(position[source[i]]):
+            return source[i]
+    with_velocity = len(velocity) > 0
+    if with_velocity:
+        for i in range(source.shape[0]):
+            if not np.isfinite(velocity[source[i]]):
+                return len(position) + source[i]
+    for i in range(source.shape[0]):
+        j = target[i]
+        q[j] = position[source[i]]
+        q_time[j] = now
+        if with_velocity:
+            v[j] = velocity[source[i]]
+            v_time[j] = now
+    return -1
+
+
+class _NameMap:
+    """Where the entries of one message name list go: positions in the message -> joint indices."""
+
+    __slots__ = ('names', 'source', 'target')
+
+    def __init__(self, names: list, source: list[int], target: list[int]):
+        self.names = list(names)
+        self.source = np.array(source, dtype=np.int64)
+        self.target = np.array(target, dtype=np.int64)
+
+
+class JointStateInput:
+    """Latest position/velocity per joint, merged by name, written into caller-owned arrays.
+
+    ``position`` and ``velocity`` (length ``len(joint_names)``, joint order) may be views into the
+    model's q and v; they start at the values they hold (zero: the neutral configuration).
+    """
+
+    CACHE_SIZE = 8
+
+    def __init__(self, joint_names: Sequence[str], position: np.ndarray | None = None,
+                 velocity: np.ndarray | None = None):
+        self.joint_names = tuple(joint_names)
+        n = len(self.joint_names)
+        self._index = {name: k for k, name in enumerate(self.joint_names)}
+        if len(self._index) != n:
+            raise ValueError('joint_names repeats a name')
+        self.position = np.zeros(n) if position is None else position
+        self.velocity = np.zeros(n) if velocity is None else velocity
+        if self.position.shape != (n,) or self.velocity.shape != (n,):
+            raise ValueError(f'position and velocity must have shape ({n},)')
+        self.position_time = np.full(n, NEVER)
+        self.velocity_time = np.full(n, NEVER)
+        self.stamp = None  # header stamp of the latest accepted message (opaque to this class)
+        self.accepted = 0
+        self._maps: list[_NameMap | None] = []  # most recent first; None entries: duplicates
+        self._map_names: list[list] = []
+        self._last_map: _NameMap | None = None
+        # Compile (or load from the cache) the merge for both kinds of message arrays now.
+        for kind in (np.zeros, lambda size: array.array('d', bytes(8 * size))):
+            merge(kind(1), kind(0), np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1),
+                  np.zeros(1), np.zeros(1), np.zeros(1), 0.0)
+
+    # ------------------------------------------------------------------ updates
+    def update(self, names: Sequence[str], position, velocity, effort, now: float,
+               stamp=None) -> None:
+        """Merge one JointState message received at steady time ``now``; raises ``Rejected``."""
+        n = len(names)
+        size = len(position)
+        if size != n:
+            raise Rejected(LENGTH_MISMATCH, f'position has {size} entries for {n} names '
+                                            f'(expected {n})')
+        for field, values in (('velocity', velocity), ('effort', effort)):
+            size = len(values)
+            if size != n and size != 0:
+                raise Rejected(LENGTH_MISMATCH,
+                               f'{field} has {size} entries for {n} names (expected 0 or {n})')
+        # Publishers repeat their name list: compare with the last one before the cache.
+        mapping = self._last_map
+        if mapping is None or names != mapping.names:
+            mapping = self._name_map(names)
+            self._last_map = mapping
+        bad = merge(_as_array(position), _as_array(velocity), mapping.source, mapping.target,
+                    self.position, self.velocity, self.position_time, self.velocity_time, now)
+        if bad >= 0:
+            field, values, k = (('position', position, bad) if bad < n else
+                                ('velocity', velocity, bad - n))
+            raise Rejected(NON_FINITE, f'{field}[{k}] (joint {names[k]!r}) is {values[k]}')
+        self.stamp = stamp
+        self.accepted += 1
+
+    def _name_map(self, names) -> _NameMap:
+        """The cached map of this name list (publishers repeat theirs), built on first sight."""
+        for k, cached in enumerate(self._map_names):
+            if cached == names:
+                mapping = self._maps[k]
+                if mapping is None:
+                    raise Rejected(DUPLICATE_NAME, self._duplicate_detail(names))
+                return mapping
+        if len(set(names)) != len(names):
+            self._remember(names, None)
+            raise Rejected(DUPLICATE_NAME, self._duplicate_detail(names))
+        source, target = [], []
+        for k, name in enumerate(names):
+            joint = self._index.get(name)
+            if joint is not None:
+                source.append(k)
+                target.append(joint)
+        mapping = _NameMap(names, source, target)
+        self._remember(names, mapping)
+        return mapping
+
+    def _remember(self, names, mapping) -> None:
+        self._map_names.insert(0, list(names))
+        self._maps.insert(0, mapping)
+        del self._map_names[self.CACHE_SIZE:], self._maps[self.CACHE_SIZE:]
+
+    @staticmethod
+    def _duplicate_detail(names) -> str:
+        seen, repeated = set(), []
+        for name in names:
+            if name in seen and name not in repeated:
+                repeated.append(name)
+            seen.add(name)
+        return f'name repeats {repeated}'
+
+    def copy_state_from(self, other: JointStateInput) -> None:
+        """Take over the values and ages of the joints both inputs know (after a model change)."""
+        for k, name in enumerate(self.joint_names):
+            j = other._index.get(name)
+            if j is not None:
+                self.position[k] = other.position[j]
+                self.velocity[k] = other.velocity[j]
+                self.position_time[k] = other.position_time[j]
+                self.velocity_time[k] = other.velocity_time[j]
+        self.stamp = other.stamp
+
+    # ------------------------------------------------------------------ ages
+    def names_never_received(self, indices=None) -> list[str]:
+        """Joints (of ``indices``, default all) whose position never arrived."""
+        indices = range(len(self.joint_names)) if indices is None else indices
+        return [self.joint_names[k] for k in indices if self.position_time[k] == NEVER]
+
+    def names_older_than(self, now: float, timeout: float, indices=None,
+                         velocity: bool = False) -> list[str]:
+        """Joints (of ``indices``) whose position (or velocity) is older than ``timeout``."""
+        times = self.velocity_time if velocity else self.position_time
+        indices = range(len(self.joint_names)) if indices is None else indices
+        return [self.joint_names[k] for k in indices if now - times[k] > timeout]
+
+
+class BaseStateInput:
+    """Free-flyer state from odometry, written into views ``q[:7]`` and ``v[:6]`` (see module)."""
+
+    def __init__(self, pose: np.ndarray | None = None, twist: np.ndarray | None = None):
+        self.pose = np.array([0, 0, 0, 0, 0, 0, 1.0]) if pose is None else pose
+        self.twist = np.zeros(6) if twist is None else twist
+        if pose is not None:
+            pose[:] = (0, 0, 0, 0, 0, 0, 1.0)
+        self.time = NEVER
+        self.stamp = None
+        self.accepted = 0
+
+    def update(self, position, orientation, linear, angular, now: float, stamp=None) -> None:
+        """position (x, y, z), orientation (x, y, z, w), twist linear/angular in the base frame.
+
+        A quaternion whose norm is off by more than ``QUATERNION_TOLERANCE`` is rejected; a nearly
+        unit one is normalised. Raises ``Rejected``.
+        """
+        values = (*position, *orientation, *linear, *angular)
+        for k, value in enumerate(values):
+            if not math.isfinite(value):
+                field = ('pose.position', 'pose.orientation', 'twist.linear', 'twist.angular')
+                raise Rejected(NON_FINITE, f'{field[(k > 2) + (k > 6) + (k > 9)]} holds {value}')
+        x, y, z, w = orientation
+        norm = math.sqrt(x * x + y * y + z * z + w * w)
+        if abs(norm - 1.0) > QUATERNION_TOLERANCE:
+            raise Rejected(BAD_QUATERNION, f'pose.orientation has norm {norm:.6g}: expected a '
+                                           f'unit quaternion')
+        pose = self.pose
+        pose[0], pose[1], pose[2] = position
+        pose[3], pose[4], pose[5], pose[6] = x / norm, y / norm, z / norm, w / norm
+        twist = self.twist
+        twist[0], twist[1], twist[2] = linear
+        twist[3], twist[4], twist[5] = angular
+        self.time = now
+        self.stamp = stamp
+        self.accepted += 1
+
+    def copy_state_from(self, other: BaseStateInput) -> None:
+        self.pose[:] = other.pose
+        self.twist[:] = other.twist
+        self.time, self.stamp = other.time, other.stamp
+
+
+def base_spatial_acceleration(linear, angular, twist: np.ndarray, out: np.ndarray) -> None:
+    """Free-flyer ``a[:6]`` from a base acceleration given as a ``geometry_msgs/Accel``.
+
+    The message is read as the classical acceleration of the base-link origin and the angular
+    acceleration, both in the base link frame, gravity excluded (not an accelerometer's specific
+    force). ``RobotModel`` wants the derivative of the body twist [v; w], whose linear part is
+    the classical one minus w x v: ``a_lin = a_classical - w x v``.
+    """
+    vx, vy, vz, wx, wy, wz = twist
+    out[0] = linear[0] - (wy * vz - wz * vy)
+    out[1] = linear[1] - (wz * vx - wx * vz)
+    out[2] = linear[2] - (wx * vy - wy * vx)
+    out[3], out[4], out[5] = angular

@@ -1,0 +1,114 @@
+"""The node's ROS messages: QoS profiles, the preallocated outputs and their filling.
+
+Every message the node publishes is built here: ``OutputMessages`` allocates a model's
+joint_torques (sensor_msgs/JointState), feedforward_effort (std_msgs/Float64MultiArray) and
+wrench (geometry_msgs/WrenchStamped) messages once, and the cycles write into them through
+numpy views; ``diagnostic_array`` builds the 1 Hz diagnostic_msgs/DiagnosticArray.
+"""
+from __future__ import annotations
+
+import array
+
+import numpy as np
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import WrenchStamped
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension
+from trajectory_msgs.msg import JointTrajectory
+
+from rnea_ros.node.trajectory import Trajectory
+
+SENSOR_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
+                        reliability=ReliabilityPolicy.BEST_EFFORT,
+                        durability=DurabilityPolicy.VOLATILE)
+COMMAND_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
+                         reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.VOLATILE)
+TRAJECTORY_QOS = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
+                            reliability=ReliabilityPolicy.RELIABLE,
+                            durability=DurabilityPolicy.VOLATILE)
+DESCRIPTION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
+                             reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+def _zeros(size: int) -> array.array:
+    return array.array('d', bytes(8 * size))
+
+
+class OutputMessages:
+    """The preallocated output messages of one model (``core``: a ``Feedforward``).
+
+    Binds numpy views of the JointState and Float64MultiArray arrays to ``core`` (the cycles
+    write through them; assigning an array to a message field may copy, so the views are taken
+    of the arrays the messages hold), and one WrenchStamped per contact link and per reaction
+    frame, ``frame_id`` set.
+    """
+
+    def __init__(self, core):
+        self.torques = JointState()
+        self.torques.name = list(core.joint_names)
+        n = len(core.joint_names)
+        self.torques.position, self.torques.velocity = _zeros(n), _zeros(n)
+        self.torques.effort = _zeros(n)
+        self.command = Float64MultiArray()
+        k = len(core.command_joints)
+        self.command.layout.dim = [MultiArrayDimension(label='joints', size=k, stride=k)]
+        self.command.data = _zeros(k)
+        core.bind_outputs(*(np.frombuffer(values, dtype=np.float64) for values in (
+            self.torques.position, self.torques.velocity, self.torques.effort,
+            self.command.data)))
+        self.contacts = wrench_messages(core.contacts.links if core.contacts else ())
+        self.reactions = wrench_messages(core.reactions.frames if core.reactions else ())
+
+    def stamp(self, core, stamp) -> None:
+        """Stamp the cycle's outputs and write its wrenches (``stamp``: builtin Time)."""
+        self.torques.header.stamp = stamp
+        if core.contacts is not None:
+            write_wrenches(self.contacts, core.contacts.wrenches, stamp)
+        if core.reactions is not None:
+            write_wrenches(self.reactions, core.reactions.wrenches, stamp)
+
+
+def wrench_messages(frames) -> list[WrenchStamped]:
+    """One WrenchStamped per frame, ``header.frame_id`` set."""
+    messages = []
+    for frame in frames:
+        msg = WrenchStamped()
+        msg.header.frame_id = frame
+        messages.append(msg)
+    return messages
+
+
+def write_wrenches(messages, wrenches: np.ndarray, stamp) -> None:
+    """Rows [fx fy fz tx ty tz] of ``wrenches`` into the preallocated WrenchStamped messages."""
+    for msg, (fx, fy, fz, tx, ty, tz) in zip(messages, wrenches.tolist()):
+        msg.header.stamp = stamp
+        force, torque = msg.wrench.force, msg.wrench.torque
+        force.x, force.y, force.z = fx, fy, fz
+        torque.x, torque.y, torque.z = tx, ty, tz
+
+
+def to_trajectory(msg: JointTrajectory) -> Trajectory:
+    """A trajectory_msgs/JointTrajectory as the ROS-free ``Trajectory``."""
+    return Trajectory.from_points(msg.joint_names, [
+        (p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec, p.positions, p.velocities,
+         p.accelerations) for p in msg.points])
+
+
+def set_efforts(msg: JointTrajectory, efforts) -> None:
+    """Write one effort row per point of ``msg``."""
+    for point, effort in zip(msg.points, efforts):
+        point.effort = array.array('d', np.asarray(effort, dtype=np.float64).tobytes())
+
+
+def diagnostic_array(level: int, name: str, message: str, hardware_id: str,
+                     values: dict[str, str], stamp) -> DiagnosticArray:
+    """One DiagnosticStatus (``level``: 0 OK, 1 WARN, 2 ERROR) in a DiagnosticArray."""
+    status = DiagnosticStatus(level=bytes([level]), name=name, message=message,
+                              hardware_id=hardware_id,
+                              values=[KeyValue(key=k, value=v) for k, v in values.items()])
+    diagnostics = DiagnosticArray(status=[status])
+    diagnostics.header.stamp = stamp
+    return diagnostics

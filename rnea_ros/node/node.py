@@ -1,0 +1,513 @@
+"""The ``rnea`` node: feed-forward joint torques from a URDF at the controller rate.
+
+Run: ``ros2 run rnea_ros rnea_node --ros-args --params-file config/rnea.yaml`` (or
+``python -m rnea_ros.node ...``). This module only wires ROS to ``feedforward``, which
+holds the logic: it declares the parameters (``rnea_ros.node.parameters``), converts messages, and
+publishes preallocated messages. Topics are relative (remap them):
+
+subscriptions
+  ``robot_description``      std_msgs/String, reliable + transient local, depth 1; only when the
+                             ``robot_description`` parameter is empty
+  ``joint_states``           sensor_msgs/JointState, best effort (connects to reliable and best
+                             effort publishers), depth 1
+  ``desired_accelerations``  trajectory_msgs/JointTrajectory, best effort, depth 1
+  ``joint_trajectory``       trajectory_msgs/JointTrajectory, reliable, depth 10
+  ``odometry``               nav_msgs/Odometry, best effort, depth 1 (``floating_base`` only)
+  ``base_acceleration``      geometry_msgs/AccelStamped, best effort, depth 1 (idem)
+  each of ``wrench_topics``  geometry_msgs/WrenchStamped, best effort, depth 1: a measured
+                             wrench on the link ``frame_id``, used as f_ext
+publications (reliable, depth 1 unless said)
+  ``joint_torques``          sensor_msgs/JointState: the state used and effort = torque
+  ``feedforward_effort``     std_msgs/Float64MultiArray in ``command_joints`` order
+  ``joint_trajectory_with_effort``  trajectory_msgs/JointTrajectory, depth 10
+  ``contact_wrenches/<link>``  geometry_msgs/WrenchStamped per ``contacts`` link (floating base):
+                             the ground's wrench on the link, frame_id = the link
+  ``joint_reaction_wrenches/<joint>``  geometry_msgs/WrenchStamped per moving joint (with
+                             ``publish_joint_reaction_wrenches``), frame_id = its child link
+  ``/diagnostics``           diagnostic_msgs/DiagnosticArray, 1 Hz
+
+Frames for a floating base (REP-105): odometry pose = base link in the (gravity-aligned) odom
+frame; odometry twist and base_acceleration in the base link frame (``child_frame_id``); the base
+acceleration is the classical one of the base origin, gravity excluded.
+
+Threads. The control inputs (joint_states, desired_accelerations, the ``wrench_topics``, and
+odometry and base_acceleration for a floating base) are served by a thread of their own
+(``TakeLoop``): it waits on those subscriptions only and merges each message as it arrives,
+without going through the executor, whose per-message overhead is hundreds of µs of Python
+holding the GIL.
+With ``rate`` 0 that thread also answers each joint_states message at once (compute, publish
+joint_torques, feedforward_effort, then the wrenches), and when no cycle ran for ``input_timeout``
+it runs one, which publishes the fault output. With ``rate`` > 0 a control thread
+(``realtime.PeriodicThread``) sleeps to absolute steady-clock deadlines and runs one cycle per
+deadline from the latest inputs; a deadline it wakes more than one period late for is skipped and
+counted as a missed cycle (``realtime`` has the definitions). Both threads ask for SCHED_FIFO at
+``thread_priority`` and a 1 µs timer slack, and run without them when not permitted (said once in
+the log and in the diagnostics). The executor thread handles the rest: joint_trajectory,
+robot_description, parameters, diagnostics. One lock guards the control state, so a cycle never
+sees a half-merged message or a half-installed model. Watchdogs use the steady clock, never ROS
+time, so ``use_sim_time`` clock jumps cannot stall or trip them.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import traceback
+from functools import partial
+
+import rclpy
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import AccelStamped, WrenchStamped
+from nav_msgs.msg import Odometry
+from rclpy.clock import Clock, ClockType
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, String
+from trajectory_msgs.msg import JointTrajectory
+
+from rnea_ros.node import realtime
+from rnea_ros.node import trajectory as trajectory_module
+from rnea_ros.node.diagnostics import CycleStats, GcMonitor, Rejections
+from rnea_ros.node.feedforward import Feedforward
+from rnea_ros.node.joint_input import Rejected
+from rnea_ros.node.messages import (COMMAND_QOS, DESCRIPTION_QOS, SENSOR_QOS, TRAJECTORY_QOS,
+                                    OutputMessages, diagnostic_array, set_efforts,
+                                    to_trajectory)
+from rnea_ros.node.parameters import LIVE_PARAMETERS, check_parameters, declare_parameters
+from rnea_ros.node.safety import ERROR, OK
+from rnea_ros.node.settings import ModelRejected, load_model
+from rnea_ros.node.take_loop import TakeLoop
+
+NODE_NAME = 'rnea'
+GC_PERIOD = 1.0  # s between two young-generation garbage collections (see GcMonitor)
+STATUS_NAME = 'rnea: feed-forward torques'
+
+
+class RneaNode(Node):
+    """Publishes inverse-dynamics torques; see the module docstring for the interface.
+
+    ``start()`` starts the inputs and control threads (``main`` calls it once start-up is
+    over); ``destroy_node()`` stops them.
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(NODE_NAME, **kwargs)
+        self.settings = declare_parameters(self)
+        # Guards the control state (Feedforward, output messages) between the threads.
+        self._lock = threading.Lock()
+        self._core: Feedforward | None = None
+        self._description_error: str | None = None
+        self._robot_name = ''
+        self.stats = CycleStats(self.settings.rate)
+        self.rejections = Rejections()
+        self.gc_monitor = GcMonitor()
+        self._next_collection = time.monotonic() + GC_PERIOD
+        self.failure: BaseException | None = None
+        self._last_cycle = time.monotonic()
+        self._steady_clock = Clock(clock_type=ClockType.STEADY_TIME)
+        trajectory_module.warm_up()
+
+        self._torque_pub = self.create_publisher(JointState, 'joint_torques', COMMAND_QOS)
+        self._command_pub = self.create_publisher(Float64MultiArray, 'feedforward_effort',
+                                                  COMMAND_QOS)
+        self._trajectory_pub = self.create_publisher(JointTrajectory,
+                                                     'joint_trajectory_with_effort',
+                                                     TRAJECTORY_QOS)
+        self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        # Wrench outputs: contact links are parameters, the joints come with each model.
+        self._contact_pubs = [self._wrench_publisher('contact_wrenches/', contact.link,
+                                                     'contacts')
+                              for contact in self.settings.contacts]
+        self._reaction_pubs: dict[str, object] = {}
+        self._publications: list[tuple] = []
+        # The control inputs on a thread of their own (joint_states last: at rate 0 it runs
+        # the cycle, which then sees a desired message that came with it); the rest on the
+        # executor.
+        rate, priority = self.settings.rate, self.settings.thread_priority
+        self._answer_each = rate == 0
+        if self._answer_each:  # answer each message; after input_timeout without, the fault
+            self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
+                                    idle=self._watchdog,
+                                    idle_timeout=lambda: self.settings.input_timeout / 2,
+                                    on_failure=self._thread_failed)
+            self._control = None
+        else:
+            self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
+                                    on_failure=self._thread_failed)
+            self._control = realtime.PeriodicThread(rate, self._cycle, 'rnea_control',
+                                                    priority, self._thread_failed)
+        self._inputs.add(JointTrajectory, 'desired_accelerations', SENSOR_QOS, self._on_desired)
+        for index, topic in enumerate(self.settings.wrench_topics):
+            try:
+                self._inputs.add(WrenchStamped, topic, SENSOR_QOS,
+                                 partial(self._on_wrench, index, topic))
+            except rclpy.exceptions.NameValidationException as exc:
+                raise ValueError(f'parameter \'wrench_topics\': {topic!r} is not a valid topic '
+                                 f'name: {exc}') from None
+        if self.settings.floating_base:
+            self._inputs.add(Odometry, 'odometry', SENSOR_QOS, self._on_odometry)
+            self._inputs.add(AccelStamped, 'base_acceleration', SENSOR_QOS,
+                             self._on_base_acceleration)
+        self._inputs.add(JointState, 'joint_states', SENSOR_QOS, self._on_joint_states)
+        self.create_subscription(JointTrajectory, 'joint_trajectory', self._on_trajectory,
+                                 TRAJECTORY_QOS)
+
+        description = self.get_parameter('robot_description').value
+        self._description_from_topic = not description
+        if description:
+            self._load_description(description, 'parameter')
+        else:
+            self.create_subscription(String, 'robot_description', self._on_description,
+                                     DESCRIPTION_QOS)
+        self.create_timer(1.0, self._publish_diagnostics, clock=self._steady_clock)
+        self.add_on_set_parameters_callback(check_parameters)
+        self.add_post_set_parameters_callback(self._apply_parameters)
+        self._scheduling = 'not started'
+
+    def start(self) -> None:
+        """Start the inputs thread and, with ``rate`` > 0, the control thread."""
+        threads = [self._inputs] + ([self._control] if self._control else [])
+        for thread in threads:
+            thread.start()
+        problems = sorted({p for thread in threads for p in thread.setup_problems})
+        priority = self.settings.thread_priority
+        if problems:
+            self._scheduling = 'normal: ' + '; '.join(problems)
+            self.get_logger().warning('real-time set-up incomplete: ' + '; '.join(problems))
+        else:
+            self._scheduling = f'SCHED_FIFO {priority}' if priority else 'normal'
+
+    def _thread_failed(self, exc: BaseException) -> None:
+        """A node thread died: log why and stop the node (silence must not look like health)."""
+        self.failure = exc
+        self.get_logger().fatal('node thread failed, shutting down: ' + ''.join(
+            traceback.format_exception(type(exc), exc, exc.__traceback__)))
+        self.context.try_shutdown()
+
+    # ------------------------------------------------------------------ parameters
+    def _wrench_publisher(self, prefix: str, name: str, parameter: str):
+        try:
+            return self.create_publisher(WrenchStamped, prefix + name, COMMAND_QOS)
+        except rclpy.exceptions.NameValidationException as exc:
+            raise ValueError(f'{parameter}: {name!r} does not make a valid topic name '
+                             f'{prefix + name!r}: {exc}') from None
+
+    def _apply_parameters(self, parameters) -> None:
+        with self._lock:  # between two cycles
+            for parameter in parameters:
+                if parameter.name in LIVE_PARAMETERS:
+                    setattr(self.settings, parameter.name, parameter.value)
+            if self._core is not None:
+                self._core.limiter.scale = self.settings.effort_limit_scale
+        for parameter in parameters:
+            if parameter.name in LIVE_PARAMETERS:
+                self.get_logger().info(f'{parameter.name} = {parameter.value!r}')
+
+    # ------------------------------------------------------------------ robot model
+    def _on_description(self, msg: String) -> None:
+        self._load_description(msg.data, 'topic')
+
+    def _load_description(self, xml: str, source: str) -> None:
+        logger = self.get_logger()
+        try:  # built outside the lock: the cycles go on meanwhile
+            core = Feedforward(load_model(xml, self.settings), self.settings)
+        except ModelRejected as exc:
+            self._description_error = str(exc)
+            with self._lock:
+                self.rejections.record('robot_description', 'invalid', str(exc),
+                                       time.monotonic())
+            kept = 'keeping the current model' if self._core else 'no model yet'
+            logger.error(f'robot_description ({source}) rejected, {kept}: {exc}')
+            return
+        old = self._core
+        if old is not None:
+            added = sorted(set(core.joint_names) - set(old.joint_names))
+            removed = sorted(set(old.joint_names) - set(core.joint_names))
+            if added or removed:
+                old.model_mismatch = (f'new robot_description joints differ: added {added}, '
+                                      f'removed {removed}')
+                logger.error(f'{old.model_mismatch}; keeping the running model and publishing '
+                             f'the fault output ({self.settings.fault_output}) until restart')
+                return
+        self._description_error = None
+        self._install(core)
+        logger.info(f'model {core.model.name!r} from the {source}: {len(core.joint_names)} '
+                    f'joints, nq={core.model.nq}, nv={core.model.nv}, commanding '
+                    f'{len(core.command_joints)} joints')
+
+    def _install(self, core: Feedforward) -> None:
+        """Preallocate the output messages for ``core``, then switch to it (between cycles)."""
+        messages = OutputMessages(core)
+        publications = [(self._torque_pub, messages.torques),
+                        (self._command_pub, messages.command)]
+        publications += zip(self._contact_pubs, messages.contacts)
+        if core.reactions is not None:
+            for joint in core.reactions.joints:
+                if joint not in self._reaction_pubs:
+                    self._reaction_pubs[joint] = self._wrench_publisher(
+                        'joint_reaction_wrenches/', joint, 'joint')
+            publications += zip((self._reaction_pubs[j] for j in core.reactions.joints),
+                                messages.reactions)
+        with self._lock:  # between two cycles: the latest inputs carry over
+            if self._core is not None:
+                core.take_state_from(self._core)
+            self._messages = messages
+            self._publications = publications
+            self._robot_name = core.model.name
+            self._core = core
+        # The model and messages live as long as the node: out of the collector's sight (no
+        # full collection here: a model can arrive between two cycles).
+        self.gc_monitor.freeze(collect=False)
+
+    # ------------------------------------------------------------------ inputs
+    def _reject(self, topic: str, exc: Rejected, now: float) -> None:
+        with self._lock:
+            warning = self.rejections.record(topic, exc.reason, str(exc), now)
+        if warning:
+            self.get_logger().warning(warning)
+
+    def _on_joint_states(self, msg: JointState) -> None:
+        """From the inputs thread: merge; with rate 0, answer at once."""
+        now = time.monotonic()
+        with self._lock:
+            core = self._core
+            if core is None:
+                return
+            try:
+                core.on_joint_states(msg.name, msg.position, msg.velocity, msg.effort, now,
+                                     msg.header.stamp)
+            except Rejected as exc:
+                rejected = exc
+            else:
+                if not self._answer_each:
+                    return
+                rejected = None
+                messages = self._cycle_locked(core, now)
+        if rejected is not None:
+            self._reject('joint_states', rejected, now)
+            return
+        self._publish(messages, now)
+
+    def _on_desired(self, msg: JointTrajectory) -> None:
+        if self._core is None:
+            return
+        now = time.monotonic()
+        try:
+            trajectory = to_trajectory(msg)
+            start = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+            if start == 0:  # joint_trajectory_controller's convention: start on receipt
+                start = self._ros_time()
+            with self._lock:
+                self._core.on_desired(trajectory, start, now)
+        except Rejected as exc:
+            self._reject('desired_accelerations', exc, now)
+
+    def _on_trajectory(self, msg: JointTrajectory) -> None:
+        core = self._core
+        if core is None:
+            self.get_logger().warning('joint_trajectory dropped: no robot model yet')
+            return
+        with self._lock:
+            measured = core.q.copy()
+        try:  # outside the lock: a long trajectory must not hold up the cycles
+            efforts = core.trajectory_efforts(to_trajectory(msg), measured)
+        except Rejected as exc:
+            self._reject('joint_trajectory', exc, time.monotonic())
+            return
+        set_efforts(msg, efforts)
+        self._trajectory_pub.publish(msg)
+
+    def _on_odometry(self, msg: Odometry) -> None:
+        if self._core is None:
+            return
+        now = time.monotonic()
+        pose, twist = msg.pose.pose, msg.twist.twist
+        p, o, lin, ang = pose.position, pose.orientation, twist.linear, twist.angular
+        try:
+            with self._lock:
+                self._core.on_odometry((p.x, p.y, p.z), (o.x, o.y, o.z, o.w),
+                                       (lin.x, lin.y, lin.z), (ang.x, ang.y, ang.z), now,
+                                       msg.header.stamp)
+        except Rejected as exc:
+            self._reject('odometry', exc, now)
+
+    def _on_wrench(self, index: int, topic: str, msg: WrenchStamped) -> None:
+        if self._core is None:
+            return
+        now = time.monotonic()
+        force, torque = msg.wrench.force, msg.wrench.torque
+        try:
+            with self._lock:
+                self._core.on_wrench(index, msg.header.frame_id, (
+                    force.x, force.y, force.z, torque.x, torque.y, torque.z), now)
+        except Rejected as exc:
+            self._reject(topic, exc, now)
+
+    def _on_base_acceleration(self, msg: AccelStamped) -> None:
+        if self._core is None:
+            return
+        now = time.monotonic()
+        lin, ang = msg.accel.linear, msg.accel.angular
+        try:
+            with self._lock:
+                self._core.on_base_acceleration((lin.x, lin.y, lin.z), (ang.x, ang.y, ang.z),
+                                                now)
+        except Rejected as exc:
+            self._reject('base_acceleration', exc, now)
+
+    # ------------------------------------------------------------------ control cycle
+    def _ros_time(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _cycle(self) -> None:
+        """One cycle from the latest inputs (control thread; the joint_states one at rate 0):
+        compute into the preallocated messages under the lock, then publish joint_torques
+        first (the latency path), then feedforward_effort, then the wrenches."""
+        start = time.monotonic()
+        with self._lock:
+            core = self._core
+            if core is None:
+                return
+            messages = self._cycle_locked(core, start)
+        self._publish(messages, start)
+
+    def _publish(self, messages, start: float) -> None:
+        """Publish a cycle's messages in order (joint_torques first: the latency path), record
+        the cycle time since ``start`` and collect garbage when due."""
+        if messages is not None:
+            for publisher, msg in messages:
+                publisher.publish(msg)
+        end = time.monotonic()
+        self.stats.record(end - start)
+        self._collect_garbage(end)
+
+    def _collect_garbage(self, now: float) -> None:
+        """Once per ``GC_PERIOD``, right after a cycle's publishing and on the cycle's own
+        (real-time) thread: a young-generation collection there cannot be preempted halfway by
+        other processes while holding the GIL, as it could on the executor thread."""
+        if now >= self._next_collection:
+            self._next_collection = now + GC_PERIOD
+            self.gc_monitor.collect()
+
+    def _cycle_locked(self, core: Feedforward, now: float):
+        """The cycle's work under the lock: the (publisher, message) pairs to publish in order
+        (joint_torques, feedforward_effort, wrenches: the ones of this model, even if another is
+        installed right after), or None."""
+        self._last_cycle = now
+        desired = core.desired
+        # ROS time only matters to sample a multi-point trajectory (and costs ~4 us).
+        ros_time = self._ros_time() if desired is not None and not desired.constant else 0.0
+        if not core.cycle(now, ros_time):
+            return None
+        stamp = core.joints.stamp
+        if stamp is None:
+            stamp = self.get_clock().now().to_msg()
+        self._messages.stamp(core, stamp)
+        return self._publications
+
+    def _watchdog(self) -> None:
+        """rate 0: no cycle for input_timeout -> run one (it sees the stale input)."""
+        now = time.monotonic()
+        if now - self._last_cycle > self.settings.input_timeout:
+            self._cycle()
+        else:
+            self._collect_garbage(now)
+
+    # ------------------------------------------------------------------ diagnostics
+    def _publish_diagnostics(self) -> None:
+        if time.monotonic() > self._next_collection + GC_PERIOD:  # no cycles (no model yet)
+            self._collect_garbage(time.monotonic())
+        now = time.monotonic()
+        core = self._core
+        if core is None:
+            level = ERROR
+            message = ('model invalid: ' + self._description_error if self._description_error
+                       else 'waiting for robot_description')
+            values = {}
+            if self._description_from_topic and not self._description_error:
+                self.get_logger().info('waiting for robot_description on topic '
+                                       f'{self.resolve_topic_name("robot_description")}')
+        else:
+            level, message, values = core.status(now, self._ros_time())
+            if self._description_error:
+                values['last robot_description rejected'] = self._description_error
+                if level == OK:
+                    level, message = 1, 'last robot_description rejected; model kept'
+        values['state'] = ('no_model' if core is None else core.fault.code or 'ok')
+        summary = self.stats.summary(now)
+        values['rate [Hz]'] = f'{summary["rate"]:.1f}'
+        for key in ('p50', 'p99', 'max'):
+            if key in summary:
+                values[f'compute time {key} [us]'] = f'{summary[key]:.1f}'
+        values['cycles'] = str(self.stats.cycles)
+        if self._control is not None:  # deadlines skipped (see rnea_ros.node.realtime)
+            deadlines = self._control.deadlines
+            values['missed cycles'] = str(deadlines.missed)
+            values['max lateness [us]'] = f'{deadlines.max_lateness_ns / 1e3:.0f}'
+        else:
+            values['missed cycles'] = '0 (rate 0: one cycle per joint_states message)'
+        values['scheduling'] = self._scheduling
+        with self._lock:
+            rejections = sorted(self.rejections.counts.items())
+        for (topic, reason), count in rejections:
+            values[f'rejected {topic} ({reason})'] = str(count)
+        values['gc collections'] = str(self.gc_monitor.collections)
+        values['gc max pause [us]'] = f'{self.gc_monitor.max_pause * 1e6:.0f}'
+        self._diagnostics_pub.publish(diagnostic_array(
+            level, STATUS_NAME, message, self._robot_name, values,
+            self.get_clock().now().to_msg()))
+
+    def stop(self) -> None:
+        """Stop the node's threads (before destroying it)."""
+        for name in ('_control', '_inputs'):
+            thread = getattr(self, name, None)  # absent if __init__ failed early
+            if thread is not None:
+                thread.stop()
+
+    def destroy_node(self) -> None:
+        self.stop()
+        monitor = getattr(self, 'gc_monitor', None)  # absent if __init__ failed early
+        if monitor is not None:
+            monitor.close()
+        super().destroy_node()
+
+
+def make_executor() -> SingleThreadedExecutor:
+    """The executor of the node's other callbacks (joint_states has its ``TakeLoop``).
+
+    rclpy's experimental EventsExecutor was tried: it did not fire the steady-clock timers
+    and ignored SIGINT here (Kilted wheels), so the SingleThreadedExecutor it is.
+    """
+    return SingleThreadedExecutor()
+
+
+def main(args=None) -> int:
+    rclpy.init(args=args)
+    try:
+        node = RneaNode()
+    except ValueError as exc:  # a parameter with an unusable value
+        print(f'rnea_node: {exc}', file=sys.stderr)
+        rclpy.try_shutdown()
+        return 2
+    executor = make_executor()
+    executor.add_node(node)
+    # A thread waiting for the GIL takes it after this long, not Python's 5 ms default: the
+    # control thread must not wait a whole period behind the executor's Python code.
+    sys.setswitchinterval(realtime.SWITCH_INTERVAL)
+    node.gc_monitor.freeze()  # start-up is over: collect once, then keep gc off the cycles
+    try:
+        node.start()
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.stop()
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 1 if node.failure is not None else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""The node's parameters: names, defaults, ParameterDescriptors (ranges, read-only).
+
+Part of the node (``rnea_ros.node.node`` declares them); the ROS-free ``settings.Settings`` holds
+their values. ``config/rnea.yaml`` and the README list the same parameters for users.
+"""
+from __future__ import annotations
+
+import rclpy.exceptions
+from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
+                                ParameterType, SetParametersResult)
+from rclpy.parameter import Parameter
+
+from rnea_ros.node.safety import FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS, check_choice
+from rnea_ros.node.settings import Settings
+from rnea_ros.node.wrenches import CONTACT_FIELDS, contact_from_parameters, contact_parameter
+
+# Parameters changed live are applied between two cycles; the others need a restart.
+LIVE_PARAMETERS = ('state_source', 'input_timeout', 'acceleration_timeout', 'fault_output',
+                   'effort_limit_scale', 'torque_terms')
+
+
+def _range(low: float, high: float) -> list[FloatingPointRange]:
+    return [FloatingPointRange(from_value=low, to_value=high, step=0.0)]
+
+
+def _choices(choices) -> str:
+    return 'one of: ' + ', '.join(choices)
+
+
+PARAMETERS = {  # name: (default or type, descriptor keywords)
+    'robot_description': ('', dict(
+        type=ParameterType.PARAMETER_STRING, read_only=True,
+        description='URDF text of the robot. Empty: wait for it on the robot_description topic '
+                    '(transient local), where later descriptions replace the model live.')),
+    'rate': (500.0, dict(
+        type=ParameterType.PARAMETER_DOUBLE, read_only=True, floating_point_range=_range(0, 1e4),
+        description='Cycle rate [Hz] of a control thread that wakes at absolute steady-clock '
+                    'deadlines and publishes from the latest inputs. 0: answer each '
+                    'joint_states message at once.')),
+    'floating_base': (False, dict(
+        type=ParameterType.PARAMETER_BOOL, read_only=True,
+        description='Add a free-flyer joint above the URDF root link; its state comes from '
+                    'odometry (and base_acceleration).')),
+    'gravity': ([0.0, 0.0, -9.81], dict(
+        type=ParameterType.PARAMETER_DOUBLE_ARRAY, read_only=True,
+        description='Gravity [m/s^2] in the world (odometry) frame.')),
+    'command_joints': (Parameter.Type.STRING_ARRAY, dict(
+        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
+        description='Joints of feedforward_effort, in this order (the joints of the effort '
+                    'controller). Unset: every independent one-DoF joint in model order.')),
+    'state_source': ('measured', dict(
+        type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(STATE_SOURCES),
+        description='measured: q, v from joint_states. desired: q, v from the desired motion '
+                    'where it gives them (computed-torque feed-forward), measured elsewhere.')),
+    'input_timeout': (0.1, dict(
+        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
+        description='Age [s, steady clock] beyond which joint_states (of a commanded joint) '
+                    'or odometry are stale: fault_output is published.')),
+    'acceleration_timeout': (0.1, dict(
+        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
+        description='Age [s] beyond which a single-point desired_accelerations message (or the '
+                    'end of a multi-point one) no longer applies: zero desired acceleration. '
+                    'Also the timeout of base_acceleration.')),
+    'fault_output': ('zero', dict(
+        type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(FAULT_OUTPUTS),
+        description='Published while inputs are missing or stale: zero (zero effort), '
+                    'hold_gravity (gravity torques at the last measured positions), none '
+                    '(nothing: the controller keeps its last command).')),
+    'effort_limit_scale': (1.0, dict(
+        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(0.0, 100.0),
+        description='Clip efforts to the URDF <limit effort> times this; 0 disables.')),
+    'torque_terms': ('full', dict(
+        type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(TORQUE_TERMS),
+        description='full: M(q)a + C(q,v)v + g(q). gravity: g(q) (gravity compensation). '
+                    'gravity_coriolis: g(q) + C(q,v)v.')),
+    'thread_priority': (50, dict(
+        type=ParameterType.PARAMETER_INTEGER, read_only=True,
+        integer_range=[IntegerRange(from_value=0, to_value=99, step=1)],
+        description='SCHED_FIFO priority of the inputs and control threads (as '
+                    'ros2_control\'s thread_priority). 0: normal scheduling. Needs an rtprio '
+                    'limit or CAP_SYS_NICE; without, the threads run normally (logged once).')),
+    'inertia_check': ('error', dict(
+        type=ParameterType.PARAMETER_STRING, read_only=True,
+        additional_constraints=_choices(('error', 'warn')),
+        description='error: refuse a URDF whose link inertias are not physically consistent. '
+                    'warn: accept it with a warning (some published URDFs need it).')),
+    'contacts': (Parameter.Type.STRING_ARRAY, dict(
+        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
+        description='Contact links of a floating-base robot: each cycle the contact wrenches '
+                    'that balance the base are solved for, published on '
+                    'contact_wrenches/<link>, and the torques computed with them. Per link, '
+                    'optional contact.<link>.{type, friction, position, normal, half_extents, '
+                    'weight}; unset: a point contact with friction 0.7.')),
+    'wrench_topics': (Parameter.Type.STRING_ARRAY, dict(
+        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
+        description='geometry_msgs/WrenchStamped topics of measured external wrenches (frame_id '
+                    'a model link; force-torque sensors, force plates), used as f_ext. Older '
+                    'than input_timeout: taken as zero.')),
+    'publish_joint_reaction_wrenches': (False, dict(
+        type=ParameterType.PARAMETER_BOOL, read_only=True,
+        description='Publish joint_reaction_wrenches/<joint>: the wrench each moving joint '
+                    'transmits from parent to child, in the child link frame.')),
+}
+
+# contact.<link>.<field>: declared once `contacts` is read (dynamically typed: the node checks
+# the values and names the parameter when one is unusable).
+CONTACT_PARAMETERS = {
+    'type': 'point (a 3-D force at `position`) or surface (a 6-D wrench of a rectangular sole '
+            'whose normal is the link z axis).',
+    'friction': 'Coulomb friction coefficient mu > 0 (default 0.7); linearised as the inscribed '
+                '4-facet pyramid.',
+    'position': 'Contact point or sole centre [m] in the link frame (default the origin).',
+    'normal': 'Ground normal of a point contact, world frame (default [0, 0, 1]).',
+    'half_extents': 'Half-sizes [X, Y] [m] of a sole along the link x and y axes (surface only, '
+                    'required).',
+    'weight': 'Weight > 0 of this contact in the solver cost (default 1).',
+}
+
+
+def contact_descriptor(link: str, field: str) -> dict:
+    """Descriptor keywords of the parameter contact.<link>.<field>."""
+    return dict(read_only=True, dynamic_typing=True,
+                description=f'Contact {link!r}: {CONTACT_PARAMETERS[field]}')
+
+
+def declare_parameters(node) -> Settings:
+    """Declare every parameter on ``node`` (with ``contact.<link>.*`` for each contact link) and
+    return their checked values (ValueError naming the parameter for an unusable one)."""
+    for name, (default, descriptor) in PARAMETERS.items():
+        node.declare_parameter(name, default, ParameterDescriptor(**descriptor))
+    return _read_settings(node)
+
+
+def _read_settings(node) -> Settings:
+    values = {}
+    for name in PARAMETERS:
+        if name == 'robot_description':
+            continue
+        try:
+            values[name] = node.get_parameter(name).value
+        except rclpy.exceptions.ParameterUninitializedException:
+            values[name] = ()
+    values['gravity'] = tuple(values['gravity'])
+    values['command_joints'] = tuple(values['command_joints'] or ())
+    values['wrench_topics'] = tuple(values['wrench_topics'] or ())
+    values['contacts'] = _read_contacts(node, tuple(values['contacts'] or ()))
+    return Settings(**values).validate()
+
+
+def _read_contacts(node, links: tuple[str, ...]) -> tuple:
+    """Declare contact.<link>.<field> for each link of ``contacts``, then build the
+    ``Contact`` records (ValueError naming the parameter for an unusable value)."""
+    contacts = []
+    for link in links:
+        values = {}
+        for field in CONTACT_FIELDS:
+            name = contact_parameter(link, field)
+            try:
+                parameter = node.declare_parameter(
+                    name, None, ParameterDescriptor(**contact_descriptor(link, field)))
+            except rclpy.exceptions.InvalidParameterException as exc:
+                raise ValueError(f'parameter \'contacts\': {link!r} cannot name '
+                                 f'parameters ({exc})') from None
+            values[field] = parameter.value
+        contacts.append(contact_from_parameters(link, values))
+    return tuple(contacts)
+
+
+def check_parameters(parameters) -> SetParametersResult:
+    """Refuse a live change to a choice parameter that names no choice."""
+    choices = {'state_source': STATE_SOURCES, 'fault_output': FAULT_OUTPUTS,
+               'torque_terms': TORQUE_TERMS}
+    for parameter in parameters:
+        if parameter.name in choices:
+            try:
+                check_choice(parameter.name, parameter.value, choices[parameter.name])
+            except ValueError as exc:
+                return SetParametersResult(successful=False, reason=str(exc))
+    return SetParametersResult(successful=True)

@@ -1,0 +1,103 @@
+"""The Savitzky-Golay differentiator on uneven sample times: exactness, error bound, gaps."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rnea_ros.bag.differentiate import derivatives, segments, window_samples
+
+
+def _times(n: int, jitter: float, seed: int = 0, rate: float = 1000.0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    steps = 1e9 / rate * (1 + rng.uniform(-jitter, jitter, n))
+    return np.round(np.cumsum(steps)).astype(np.int64)
+
+
+@pytest.mark.parametrize('order', [2, 3, 4])
+def test_exact_on_polynomials_of_the_fit_degree(order):
+    t_ns = _times(600, 0.4)
+    t = (t_ns - t_ns[300]) * 1e-9
+    coefficients = np.array([0.3, -1.2, 2.5, 4.0, -3.0])[:order + 1]
+    y = np.polynomial.polynomial.polyval(t, coefficients)
+    dy = np.polynomial.polynomial.polyval(t, np.polynomial.polynomial.polyder(coefficients))
+    ddy = np.polynomial.polynomial.polyval(t, np.polynomial.polynomial.polyder(coefficients,
+                                                                                2))
+    d = derivatives(t_ns, y, window=0.03, order=order)
+    np.testing.assert_allclose(d.first[:, 0], dy, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(d.second[:, 0], ddy, rtol=0, atol=1e-4)
+    # Interior samples are far from the ends: much tighter there.
+    np.testing.assert_allclose(d.second[100:-100, 0], ddy[100:-100], rtol=0, atol=1e-6)
+
+
+def test_matches_a_direct_least_squares_fit():
+    t_ns = _times(200, 0.3, seed=2)
+    y = np.sin(3.0 * t_ns * 1e-9) + 0.1 * np.cos(17.0 * t_ns * 1e-9)
+    d = derivatives(t_ns, y, window=0.02, order=3)
+    width = d.samples
+    for i in (0, 5, 100, 199):
+        lo = min(max(0, i - width // 2), 200 - width)
+        tau = (t_ns[lo:lo + width] - t_ns[i]) * 1e-9
+        fit = np.polynomial.polynomial.polyfit(tau, y[lo:lo + width], 3)
+        assert d.first[i, 0] == pytest.approx(fit[1], rel=1e-8, abs=1e-8)
+        assert d.second[i, 0] == pytest.approx(2 * fit[2], rel=1e-7, abs=1e-6)
+
+
+def test_error_bound_holds_on_uneven_samples_with_a_gap():
+    t_ns = _times(4000, 0.5, seed=1)
+    t_ns[2000:] += 300_000_000  # 0.3 s gap
+    t = t_ns * 1e-9
+    amplitude, omega = 0.7, 4.0
+    y = amplitude * np.sin(omega * t)
+    d = derivatives(t_ns, y, window=0.05, order=3)
+    assert d.segments.tolist() == [[0, 2000], [2000, 4000]]
+    bound4 = amplitude * omega ** 4
+    error1 = np.abs(d.first[:, 0] - amplitude * omega * np.cos(omega * t))
+    error2 = np.abs(d.second[:, 0] + amplitude * omega ** 2 * np.sin(omega * t))
+    assert np.all(error1 <= d.gain_first * bound4)
+    assert np.all(error2 <= d.gain_second * bound4)
+    # The bound is informative, not vacuous: within a factor 50 of the actual worst error.
+    assert np.max(d.gain_second * bound4) < 50 * np.max(error2) + 1e-6
+    assert np.max(error2) < 0.05
+
+
+def test_no_window_straddles_a_gap():
+    t_ns = _times(1000, 0.0)
+    t_ns[500:] += 100_000_000
+    t = t_ns * 1e-9
+    y = 2.0 * t ** 2 + np.where(np.arange(1000) >= 500, 5.0, 0.0)  # a jump across the gap
+    d = derivatives(t_ns, y, window=0.05, order=3)
+    np.testing.assert_allclose(d.second[:, 0], 4.0, atol=1e-5)
+    np.testing.assert_allclose(d.first[:, 0], 4.0 * t, atol=1e-7)
+
+
+def test_short_segments_lower_the_degree_or_give_nan():
+    t_ns = np.array([0, 1, 2, 3, 100, 101, 300], dtype=np.int64) * 1_000_000
+    y = 1.0 + 0.5 * (t_ns * 1e-9) ** 2
+    d = derivatives(t_ns, y, window=0.05, order=3, max_gap=0.01)
+    assert d.segments.tolist() == [[0, 4], [4, 6], [6, 7]]
+    np.testing.assert_allclose(d.second[:4, 0], 1.0, atol=1e-6)  # 4 samples: a cubic fit
+    assert d.valid.tolist() == [True] * 4 + [False] * 3
+    assert np.isnan(d.second[4:, 0]).all() and np.isnan(d.first[6, 0])
+
+
+def test_default_gap_is_five_median_intervals():
+    t_ns = np.array([0, 10, 20, 30, 81, 91, 140], dtype=np.int64) * 1_000_000
+    # Median interval 10 ms: 51 ms is a gap, 49 ms is not.
+    assert segments(t_ns).tolist() == [[0, 4], [4, 7]]
+    assert window_samples(np.arange(100) * 1_000_000, 0.05, 3) == 51
+    assert window_samples(np.arange(100) * 10_000_000, 0.01, 3) == 5
+
+
+@pytest.mark.parametrize('kwargs, message', [
+    (dict(order=1), 'degree >= 2'),
+    (dict(window=0.0), 'must be positive'),
+])
+def test_bad_settings(kwargs, message):
+    t_ns = np.arange(10, dtype=np.int64) * 1_000_000
+    with pytest.raises(ValueError, match=message):
+        derivatives(t_ns, np.zeros(10), **kwargs)
+
+
+def test_times_must_increase():
+    with pytest.raises(ValueError, match='strictly increasing'):
+        derivatives(np.array([0, 2, 2, 3], dtype=np.int64), np.zeros(4))

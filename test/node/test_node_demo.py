@@ -1,0 +1,56 @@
+"""The node demo behind scripts/demo.sh: the real node over DDS, its summary, its exit code."""
+from __future__ import annotations
+
+import pytest
+
+from ros_harness import next_domain_id
+from rnea_ros.node import demo as node_demo
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def test_node_demo_runs_the_node_and_its_torques_match(robots_dir, capsys):
+    code = node_demo.main(['--duration', '2', '--domain-id', str(next_domain_id())])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "robot 'panda'" in out and out.rstrip().endswith('OK')
+    summary = out[out.index('\nsummary'):]
+    assert ', 0 mismatches' in summary and ': match' in summary
+    assert 'diagnostics: state ok' in summary
+    assert 'node exit code after SIGINT: 0' in summary
+    rate = float(summary.split('(')[1].split(' Hz here')[0])
+    assert rate > 0
+    for joint in ('panda_joint1', 'panda_joint2', 'panda_joint3'):
+        assert joint in summary
+
+
+def test_node_demo_rate_zero_answers_every_sample(robots_dir, capsys):
+    summary = node_demo.run(*_panda(), duration=1.5, rate=0.0, publish_rate=200.0,
+                            domain=next_domain_id(), out=None)
+    assert summary.ok, capsys.readouterr().out
+    assert summary.checked > 100 and summary.mismatches == 0 and summary.max_error == 0.0
+    assert summary.latency_us['p50'] > 0 and summary.rate > 100
+
+
+def _panda():
+    from rnea_ros import RobotModel
+    xml = node_demo.PANDA_URDF.read_text()
+    return RobotModel.from_urdf_string(xml), xml
+
+
+@pytest.mark.parametrize('argv, text', [
+    (['--duration', '0'], '--duration and --publish-rate must be > 0'),
+    (['--domain-id', '300'], '--domain-id must be in 0..232'),
+])
+def test_node_demo_refuses_bad_arguments(argv, text, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        node_demo.main(argv)
+    assert exit_info.value.code == 2 and text in capsys.readouterr().err
+
+
+def test_node_demo_without_example_robot_data_says_what_to_do(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(node_demo, 'PANDA_URDF', tmp_path / 'missing.urdf')
+    with pytest.raises(SystemExit) as exit_info:
+        node_demo.main([])
+    assert exit_info.value.code == 2
+    assert 'example-robot-data is not installed' in capsys.readouterr().err
