@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
 from oracle import load_pinocchio, robot_path  # noqa: E402
 
-from rnea_ros import RobotModel, cdr  # noqa: E402
+from rnea_ros import RobotModel  # noqa: E402
+from rnea_ros.bag import cdr  # noqa: E402
 from rnea_ros.bag.decomposition import decompose  # noqa: E402
 
 NAMES = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1', 'panda_finger_joint2']
