@@ -1,4 +1,5 @@
-"""Benchmark of ``rnea_bag`` on a generated one-hour, 1 kHz joint_states bag of the panda.
+"""
+Benchmark of ``rnea_bag`` on a generated one-hour, 1 kHz joint_states bag of the panda.
 
     .venv/bin/python bench/bench_bag.py [--minutes 60] [--storage mcap|sqlite3] [--write-bag]
 
@@ -19,12 +20,12 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 import re
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -55,7 +56,7 @@ def motion(t: np.ndarray):
 def generate(path: Path, n: int, rate: float, storage: str, model: RobotModel) -> float:
     """Write the bag; returns the seconds it took."""
     from rosbags.rosbag2 import StoragePlugin, Writer
-    from rosbags.typesys import Stores, get_typestore
+    from rosbags.typesys import get_typestore, Stores
     begin = time.perf_counter()
     rng = np.random.default_rng(1)
     plugin = {'mcap': StoragePlugin.MCAP, 'sqlite3': StoragePlugin.SQLITE3}[storage]

@@ -1,4 +1,5 @@
-"""Per-cycle cost of contact inverse dynamics beside plain ``model.rnea``, in the same process.
+"""
+Per-cycle cost of contact inverse dynamics beside plain ``model.rnea``, in the same process.
 
 For solo12 on 4 point feet and talos_reduced on 2 soles (test/standing.py), at random states
 near standing, prints the best-of-repeats time per call of
@@ -16,9 +17,9 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 import sys
 import time
-from pathlib import Path
 
 import daqp
 import numpy as np

@@ -1,4 +1,5 @@
-"""Benchmark of the rnea node over real DDS: added latency, 1 kHz regularity, start-up time.
+"""
+Benchmark of the rnea node over real DDS: added latency, 1 kHz regularity, start-up time.
 
     .venv/bin/python bench/bench_node.py [--samples 2000] [--duration 60]
                                          [--parts latency rate startup]
@@ -23,12 +24,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from pathlib import Path
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -38,7 +39,8 @@ sys.path.insert(0, str(ROOT / 'test'))
 
 # ---------------------------------------------------------------------- the echo node
 def echo_main(mode: str, priority: int) -> int:
-    """Republish joint_states on joint_torques as they come: the cost of ROS alone.
+    """
+    Republish joint_states on joint_torques as they come: the cost of ROS alone.
 
     ``take``: from a ``TakeLoop`` thread at the node's default priority, exactly as the node takes
     joint_states, so node - echo is the node's own work. ``executor``: through rclpy's
@@ -51,7 +53,7 @@ def echo_main(mode: str, priority: int) -> int:
     from sensor_msgs.msg import JointState
 
     from rnea_ros.node.messages import COMMAND_QOS, SENSOR_QOS
-    from rnea_ros.node.node import TakeLoop, make_executor
+    from rnea_ros.node.node import make_executor, TakeLoop
     rclpy.init()
     node = Node('echo')
     publisher = node.create_publisher(JointState, 'joint_torques', COMMAND_QOS)
@@ -136,6 +138,7 @@ def node_command(params: dict, tmp: Path) -> list[str]:
 
 
 class Robot:
+
     def __init__(self, name: str, floating: bool):
         from oracle import robot_path
 
@@ -151,7 +154,7 @@ class Robot:
 
 
 def sample_joint_states(robot: Robot):
-    """A JointState naming the robot's joints, with fixed random positions and velocities."""
+    """Make a JointState naming the robot's joints, with fixed random positions and velocities."""
     from sensor_msgs.msg import JointState
     rng = np.random.default_rng(0)
     return JointState(name=robot.joints,
@@ -195,7 +198,8 @@ class Streams:
 
 # ---------------------------------------------------------------------- measurements
 class Pinger:
-    """Ping-pong on a target: publish joint_states, wait for the joint_torques with its stamp.
+    """
+    Ping-pong on a target: publish joint_states, wait for the joint_torques with its stamp.
 
     The reply is waited for on a wait set holding only that subscription (as the node's
     ``TakeLoop`` does), not through this process's executor, so the measuring side adds little
@@ -263,12 +267,16 @@ class Pinger:
 
 def measure_latency(commands: dict[str, list[str]], robot: Robot, samples: int,
                     in_node: dict | None = None, settle: float = 1e-3) -> dict[str, np.ndarray]:
-    """Ping-pong latencies [us] of each target, ``samples`` each after a warm-up, interleaved
+    """
+    Measure ping-pong latencies [us] of each target, interleaved.
+
+    Ping-pong latencies [us] of each target, ``samples`` each after a warm-up, interleaved
     (one ping to each target per round, in a random order) so that load changes on the machine
     hit all alike. Each ping is followed by ``settle`` s of quiet, so that what one target still
     does after its reply (e.g. the executor echo's Python) does not slow the next one: each
     sample sees an idle system, as joint_states at 1 kHz would. ``in_node`` receives the
-    compute-time percentiles of the 'node' target's diagnostics."""
+    compute-time percentiles of the 'node' target's diagnostics.
+    """
     from diagnostic_msgs.msg import DiagnosticArray
     targets = {}
     try:
@@ -311,9 +319,13 @@ def measure_latency(commands: dict[str, list[str]], robot: Robot, samples: int,
 
 
 def measure_rate(robot: Robot, tmp: Path, duration: float, settle: float = 3.0) -> dict:
-    """The node at 1 kHz with joint_states at 200 Hz for ``duration`` s (after ``settle`` s):
+    """
+    Run the node at 1 kHz with joint_states at 200 Hz for ``duration`` s.
+
+    The node at 1 kHz with joint_states at 200 Hz for ``duration`` s (after ``settle`` s):
     cycles, missed cycles and achieved rate from its diagnostics (differences between a report
-    before and one after the run), receive gaps here, resident memory once per second."""
+    before and one after the run), receive gaps here, resident memory once per second.
+    """
     from diagnostic_msgs.msg import DiagnosticArray
     params = robot.params(rate=1000.0, input_timeout=0.5)
     target = Target(node_command(params, tmp))
@@ -358,18 +370,24 @@ def measure_rate(robot: Robot, tmp: Path, duration: float, settle: float = 3.0) 
         cycles = int(after['cycles']) - int(before['cycles'])
         missed = int(after['missed cycles']) - int(before['missed cycles'])
         rss_mib = np.array(rss) / 1024
-        return dict(received_rate=count / elapsed,
-                    node_rate=cycles / (stamp(reports[-1]) - stamp(first_report)),
-                    cycles=cycles, missed=missed,
-                    max_lateness_us=after.get('max lateness [us]'),
-                    gap_p99_ms=float(np.percentile(gaps, 99)), gap_max_ms=float(gaps.max()),
-                    rss_start_mib=rss_mib[0], rss_end_mib=rss_mib[-1],
-                    rss_max_mib=rss_mib.max(),
-                    rss_growth_second_half_mib=rss_mib[-1] - rss_mib[len(rss_mib) // 2],
-                    compute_p50=after.get('compute time p50 [us]'),
-                    compute_p99=after.get('compute time p99 [us]'),
-                    gc=after['gc collections'], gc_max=after['gc max pause [us]'],
-                    scheduling=after.get('scheduling'))
+        return {
+            'received_rate': count / elapsed,
+            'node_rate': cycles / (stamp(reports[-1]) - stamp(first_report)),
+            'cycles': cycles,
+            'missed': missed,
+            'max_lateness_us': after.get('max lateness [us]'),
+            'gap_p99_ms': float(np.percentile(gaps, 99)),
+            'gap_max_ms': float(gaps.max()),
+            'rss_start_mib': rss_mib[0],
+            'rss_end_mib': rss_mib[-1],
+            'rss_max_mib': rss_mib.max(),
+            'rss_growth_second_half_mib': rss_mib[-1] - rss_mib[len(rss_mib) // 2],
+            'compute_p50': after.get('compute time p50 [us]'),
+            'compute_p99': after.get('compute time p99 [us]'),
+            'gc': after['gc collections'],
+            'gc_max': after['gc max pause [us]'],
+            'scheduling': after.get('scheduling'),
+        }
     finally:
         target.close()
 

@@ -1,4 +1,5 @@
-"""Per-call cost of RobotModel.rnea / rnea_batch beside Pinocchio's, in the same process.
+"""
+Per-call cost of RobotModel.rnea / rnea_batch beside Pinocchio's, in the same process.
 
 Prints, per robot, the best-of-repeats time per call of
 - ``model.rnea(q, v, a)`` (the public API, argument checks included) vs ``pin.rnea``;
@@ -13,9 +14,9 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 

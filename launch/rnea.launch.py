@@ -1,4 +1,5 @@
-"""Start the rnea node with a URDF file and a parameters file.
+"""
+Start the rnea node with a URDF file and a parameters file.
 
     ros2 launch rnea_ros rnea.launch.py urdf:=/path/to/robot.urdf [params_file:=my.yaml]
 

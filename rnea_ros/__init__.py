@@ -1,4 +1,5 @@
-"""rnea_ros: fast inverse dynamics from a URDF, and a ROS 2 node that publishes it.
+"""
+rnea_ros: fast inverse dynamics from a URDF, and a ROS 2 node that publishes it.
 
 The face of the library: ``RobotModel`` and the errors. ``import rnea_ros`` needs numpy and
 numba only (no rclpy, rosbags or plotting library). The packages, lowest first (each imports

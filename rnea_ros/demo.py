@@ -1,4 +1,5 @@
-"""Demo: load a real robot, run a smooth trajectory through ``RobotModel.rnea``, print torques.
+"""
+Demo: load a real robot, run a smooth trajectory through ``RobotModel.rnea``, print torques.
 
 ``python -m rnea_ros.demo`` (console script ``rnea_demo``) loads Franka's panda from
 ``example-robot-data`` when that package is installed (it is a test dependency), or any URDF
@@ -10,15 +11,15 @@ effort limit; the last lines give the per-call time of ``model.rnea`` and of ``r
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import sys
 import sysconfig
 import time
-from pathlib import Path
 
 import numpy as np
 
-from rnea_ros.errors import RneaError
 from rnea_ros.dynamics.model import RobotModel
+from rnea_ros.errors import RneaError
 
 PANDA_URDF = Path(sysconfig.get_paths()['purelib']) / (
     'cmeel.prefix/share/example-robot-data/robots/panda_description/urdf/panda.urdf')
@@ -34,7 +35,8 @@ WRENCH_LABELS = ('fx', 'fy', 'fz', 'tx', 'ty', 'tz')
 
 
 def sinusoidal_trajectory(model: RobotModel, times: np.ndarray):
-    """Q (N, nq), V (N, nv), A (N, nv) of a smooth motion inside the joint limits.
+    """
+    Q (N, nq), V (N, nv), A (N, nv) of a smooth motion inside the joint limits.
 
     1-DoF joints: q = c + amp sin(w t + phi), v = amp w cos(...), a = -amp w^2 sin(...), with c
     the middle of the URDF limits, amp a quarter of their range (capped, and reduced so the peak

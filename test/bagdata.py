@@ -1,4 +1,5 @@
-"""Test bags written with ``rosbags`` from an analytic trajectory of Franka's panda.
+"""
+Test bags written with ``rosbags`` from an analytic trajectory of Franka's panda.
 
 Messages are serialized by rosbags' own serializer (not by ``rnea_ros.bag.cdr``), so the bag tool's
 decoder is checked against an independent encoding.
@@ -8,10 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from rosbags.rosbag2 import StoragePlugin, Writer
-from rosbags.typesys import Stores, get_typestore
-
 from oracle import robot_path
+from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.typesys import get_typestore, Stores
 
 STORE = get_typestore(Stores.LATEST)
 JOINT_STATE = 'sensor_msgs/msg/JointState'
@@ -40,7 +40,7 @@ def trajectory(t: np.ndarray, derivative: int = 0) -> np.ndarray:
 
 
 def fourth_derivative_bound() -> np.ndarray:
-    """max |q''''| per joint: amplitude * omega^4."""
+    """Return max |q''''| per joint: amplitude * omega^4."""
     return AMPLITUDE * OMEGA ** 4
 
 
@@ -105,8 +105,12 @@ def write_bag(path: Path, topics: dict, storage: str = 'sqlite3') -> Path:
 
 def sample_times(n: int, rate: float = 1000.0, jitter: float = 0.0, gap: tuple | None = None,
                  seed: int = 0) -> np.ndarray:
-    """n increasing sample times in ns from BAG_START: period 1/rate, uniform relative jitter
-    in [-jitter, jitter] of a period, and ``gap`` = (index, seconds) inserted before a sample."""
+    """
+    Make n increasing sample times in ns from BAG_START.
+
+    n increasing sample times in ns from BAG_START: period 1/rate, uniform relative jitter
+    in [-jitter, jitter] of a period, and ``gap`` = (index, seconds) inserted before a sample.
+    """
     rng = np.random.default_rng(seed)
     period = 1e9 / rate
     steps = period * (1.0 + rng.uniform(-jitter, jitter, n))
@@ -119,9 +123,13 @@ def sample_times(n: int, rate: float = 1000.0, jitter: float = 0.0, gap: tuple |
 def panda_bag(path: Path, times_ns: np.ndarray, *, storage: str = 'sqlite3',
               velocity: bool = True, effort: np.ndarray | None = None,
               desired: bool = False, description: str | None = None) -> Path:
-    """joint_states of the analytic trajectory at ``times_ns`` (also the receive times), with
+    """
+    Make the joint_states messages of the analytic trajectory at ``times_ns``.
+
+    joint_states of the analytic trajectory at ``times_ns`` (also the receive times), with
     the mimic finger; optional measured ``effort`` (N, 8), a desired_accelerations message
-    per sample (exact accelerations) and a robot_description message."""
+    per sample (exact accelerations) and a robot_description message.
+    """
     t = (times_ns - BAG_START) * 1e-9
     q, v, a = trajectory(t), trajectory(t, 1), trajectory(t, 2)
     names = PANDA_JOINTS + [MIMIC]

@@ -1,14 +1,11 @@
 """Shared test fixtures: the example-robot-data corpus and the Pinocchio oracle."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+# pytest puts this folder (rootdir conftest, no __init__.py) on sys.path: the helpers import.
+from oracle import robot_path, ROBOTS_DIR
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from oracle import ROBOTS_DIR, robot_path  # noqa: E402
 
 
 @pytest.fixture(scope='session')

@@ -1,4 +1,5 @@
-"""Pinocchio as a test oracle: load the same URDF and map our q/v/tau layout onto Pinocchio's.
+"""
+Pinocchio as a test oracle: load the same URDF and map our q/v/tau layout onto Pinocchio's.
 
 Differences handled here: Pinocchio orders joints its own way, stores continuous joints as
 (cos, sin) and has a 'universe' joint; we store continuous joints as one angle.
@@ -11,9 +12,9 @@ M = G^T M_pin G, which is exactly the dynamics of the coupled system.
 """
 from __future__ import annotations
 
+from pathlib import Path
 import sysconfig
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import numpy as np
 
@@ -58,7 +59,8 @@ def load_pinocchio(path: Path | str | None, floating_base: bool, mimic: bool = T
 
 
 def urdf_mimics(xml: str, independent: dict) -> dict:
-    """Mimic joint name -> (independent master Joint, multiplier, offset), read from the URDF.
+    """
+    Mimic joint name -> (independent master Joint, multiplier, offset), read from the URDF.
 
     Read from the text, not from our model, so that the oracle does not inherit its mistakes.
     Chains (a mimic of a mimic) are composed down to the independent joint.
@@ -80,7 +82,8 @@ def urdf_mimics(xml: str, independent: dict) -> dict:
 
 
 class Oracle:
-    """Pinocchio model of the same URDF, with maps between our layout and Pinocchio's.
+    """
+    Pinocchio model of the same URDF, with maps between our layout and Pinocchio's.
 
     ``mimic=False`` loads Pinocchio without mimic coupling and imposes it here (see the module
     docstring); ``xml`` gives the URDF text when there is no file.

@@ -1,11 +1,14 @@
-"""Standing robots for the contact tests and benchmark: solo12 on four point feet, talos_reduced
+"""
+Standing robots for the contact tests and benchmark.
+
+Standing robots for the contact tests and benchmark: solo12 on four point feet, talos_reduced
 on two soles, feet on the ground plane z = 0.
 """
 from __future__ import annotations
 
 import numpy as np
-
 from oracle import robot_path
+
 from rnea_ros import RobotModel
 from rnea_ros.contacts import Contact
 
@@ -24,7 +27,8 @@ def contacts(name: str) -> list[Contact]:
 
 
 def standing_joints(model: RobotModel, name: str) -> dict[str, float]:
-    """Joint angles of a mirror-symmetric standing pose (others zero).
+    """
+    Joint angles of a mirror-symmetric standing pose (others zero).
 
     solo12: knees bent in an X (front knees backwards, hind knees forwards), feet under the
     hips. talos_reduced: Talos' 'half-sitting' legs with only the pitch joints bent (hip,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rnea_ros import RobotModel, demo
+from rnea_ros import demo, RobotModel
 
 TWO_LINK_URDF = """<robot name="two_link">
   <link name="base"/>

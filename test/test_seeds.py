@@ -1,4 +1,5 @@
-"""The seeds' worked examples (``../shared/seeds/``) solved independently and compared with RNEA.
+"""
+The seeds' worked examples (``../shared/seeds/``) solved independently and compared with RNEA.
 
 Two mechanisms, each with its own oracle written here from first principles (plain vectors and
 rotation matrices, nothing from ``rnea_ros``):
@@ -31,7 +32,8 @@ STANDARD_GRAVITY = 9.81
 
 
 def assert_close(actual, expected, rtol: float = RTOL) -> None:
-    """``actual == expected`` to ``rtol`` relative to the largest entry of ``expected``.
+    """
+    ``actual == expected`` to ``rtol`` relative to the largest entry of ``expected``.
 
     Entries that are exactly zero in theory (a joint with nothing to hold) are judged against
     the vector's scale, not against zero.
@@ -67,7 +69,8 @@ def quaternion_matrix(quaternion) -> np.ndarray:
 
 
 def inertial_xml(mass: float, com, inertia) -> str:
-    """An ``<inertial>`` block: ``inertia`` is the 3x3 tensor about the COM in the link frame.
+    """
+    Return an ``<inertial>`` block: ``inertia`` is the 3x3 tensor about the COM.
 
     Numbers are written with ``repr`` so the model sees exactly the floats the oracle uses.
     """
@@ -97,8 +100,12 @@ PLANES = {
 
 @dataclass(frozen=True)
 class PlanarLimb:
-    """Segment i: length l_i from joint i to joint i+1, mass m_i at fraction c_i of the length,
-    rotational inertia I_i about its COM for rotation in the plane (0 = point mass)."""
+    """
+    A planar limb of rigid segments.
+
+    Segment i: length l_i from joint i to joint i+1, mass m_i at fraction c_i of the length,
+    rotational inertia I_i about its COM for rotation in the plane (0 = point mass).
+    """
 
     lengths: tuple[float, ...]
     masses: tuple[float, ...]
@@ -118,7 +125,8 @@ PIGLET_JOINT_RATES = (1.0, 2.0, 4.0)
 
 
 def planar_limb_urdf(limb: PlanarLimb, axis: str) -> str:
-    """URDF of a serial limb on a fixed base: 'base' -> seg0 -> ... -> seg{n-1} -> 'tip'.
+    """
+    URDF of a serial limb on a fixed base: 'base' -> seg0 -> ... -> seg{n-1} -> 'tip'.
 
     Joint i sits at the distal end of segment i-1 (x = l_{i-1} in its frame) and turns about
     ``axis``; each segment's COM is at x = c_i l_i. The rotational inertia is a thin rod's,
@@ -150,12 +158,13 @@ def cross2(r, f) -> float:
 
 
 def perp(r) -> np.ndarray:
-    """r turned by +90 degrees in the plane (normal x r)."""
+    """Return r turned by +90 degrees in the plane (normal x r)."""
     return np.array([-r[1], r[0]])
 
 
 def planar_newton_euler(limb: PlanarLimb, q, qd, qdd, gravity, tip_force=(0.0, 0.0)):
-    """Joint torques of the planar limb by the Newton-Euler recursion, in plane coordinates.
+    """
+    Joint torques of the planar limb by the Newton-Euler recursion, in plane coordinates.
 
     Outward: absolute angle phi_i = sum of q up to i (likewise rates and accelerations), joint
     positions p_{i+1} = p_i + l_i e_i with e_i = (cos phi_i, sin phi_i), and accelerations of
@@ -198,7 +207,8 @@ def planar_newton_euler(limb: PlanarLimb, q, qd, qdd, gravity, tip_force=(0.0, 0
 
 
 def two_link_textbook(limb: PlanarLimb, q, qd, qdd, g: float) -> np.ndarray:
-    """The textbook two-link planar arm (e.g. Spong, Hutchinson & Vidyasagar, section 7.4).
+    """
+    Compute the textbook two-link planar arm (Spong, Hutchinson & Vidyasagar, section 7.4).
 
     Angles from e1, gravity g along -e2, lc_i the COM distance from joint i:
 
@@ -244,7 +254,8 @@ TWO_LINK = PlanarLimb(lengths=(0.45, 0.38), masses=(2.1, 1.3), com_fractions=(0.
 
 @pytest.mark.parametrize('plane', sorted(PLANES))
 def test_two_link_arm_matches_textbook_equations(plane):
-    """RNEA of a two-link arm (thin rods, COMs off-centre) equals the textbook M qdd + C + g.
+    """
+    RNEA of a two-link arm (thin rods, COMs off-centre) equals the textbook M qdd + C + g.
 
     Gravity acts along -e2 in the plane ('xz': the model's default gravity, -z; 'xy': passed
     explicitly). The Newton-Euler recursion is checked against the same equations, so the two
@@ -264,7 +275,8 @@ def test_two_link_arm_matches_textbook_equations(plane):
 
 
 def test_two_link_arm_gravity_torques_at_textbook_poses():
-    """Static holding torques at poses where the textbook g(q) is obvious by hand.
+    """
+    Static holding torques at poses where the textbook g(q) is obvious by hand.
 
     Arm stretched along e1 (q = 0): tau1 = (m1 lc1 + m2 l1 + m2 lc2) g, tau2 = m2 lc2 g; arm
     hanging straight down (q1 = -pi/2, q2 = 0): no torque at all.
@@ -281,7 +293,8 @@ def test_two_link_arm_gravity_torques_at_textbook_poses():
 
 @pytest.mark.parametrize('t', [0.0, 0.3, 1.1, 2.5])
 def test_piglet_limb_steady_rotation_seed_003(t):
-    """Seed 003's three-segment limb in its own motion: q_i = w_i t, constant rates, no gravity.
+    """
+    Seed 003's three-segment limb in its own motion: q_i = w_i t, constant rates, no gravity.
 
     Masses (0.7, 0.5, 0.3) kg, lengths (0.8, 0.6, 0.4) m, point masses halfway, joint rates
     (1, 2, 4) rad/s (absolute rates 1, 3, 7). The seed measures angles from its frames' y axis;
@@ -300,7 +313,8 @@ def test_piglet_limb_steady_rotation_seed_003(t):
 
 
 def test_piglet_limb_seed_003_printed_torques_drop_the_joint_acceleration():
-    """Why seed 003's printed joint moments are not expected values here.
+    """
+    Why seed 003's printed joint moments are not expected values here.
 
     The seed closes with the joint moments (about the joint axis, each in the segment's
     proximal frame) of its steady motion:
@@ -343,7 +357,8 @@ def test_piglet_limb_seed_003_printed_torques_drop_the_joint_acceleration():
 
 @pytest.mark.parametrize('plane', sorted(PLANES))
 def test_three_segment_limb_with_gravity_and_tip_force(plane):
-    """Seed 003's limb given rod inertias, off-centre COMs, gravity and a tip force, any state.
+    """
+    Seed 003's limb given rod inertias, off-centre COMs, gravity and a tip force, any state.
 
     Gravity has an in-plane part (tilted, not along e2) and a part along the joint axis; the
     latter only loads the joints' constraint moments, so the joint torques are those of the
@@ -394,7 +409,8 @@ ANKLE_ON_GROUND = np.array([0.1, 0.08])  # (x, z) of the ankle in the stance tra
 
 @dataclass(frozen=True)
 class FootShank:
-    """Geometry and inertia of the two segments, each in its own link frame.
+    """
+    Geometry and inertia of the two segments, each in its own link frame.
 
     The shank frame has its origin at the knee; the foot frame (the ankle joint frame) has its
     origin at the ankle, at ``ankle_xyz`` / ``ankle_rpy`` in the shank frame when the ankle angle
@@ -416,7 +432,8 @@ SAGITTAL_LEG = FootShank()
 
 
 def foot_shank_urdf(leg: FootShank, *, fixed_knee: bool) -> str:
-    """URDF with the foot as the leaf: [thigh -knee->] shank -ankle-> foot.
+    """
+    URDF with the foot as the leaf: [thigh -knee->] shank -ankle-> foot.
 
     ``fixed_knee``: a massless 'thigh' root fixed in the world, the knee a revolute joint about
     -y at ``KNEE_IN_WORLD_FIXED``. Otherwise the shank is the root, to be loaded with
@@ -458,13 +475,14 @@ def plane_to_3d(r) -> np.ndarray:
 
 
 def sagittal_rotation(angle: float) -> np.ndarray:
-    """The 3x3 rotation about -y by ``angle``: (x, z) turns like ``rot2(angle)``."""
+    """Return the 3x3 rotation about -y by ``angle``: (x, z) turns like ``rot2(angle)``."""
     return rotation_about((0.0, -1.0, 0.0), angle)
 
 
 @dataclass(frozen=True)
 class SagittalFrame:
-    """One instant of a stance phase, as a motion-capture and force-plate lab measures it.
+    """
+    One instant of a stance phase, as a motion-capture and force-plate lab measures it.
 
     Knee position, velocity and acceleration in the world plane; shank angle (its -z axis from
     the vertical, counter-clockwise) with rate and acceleration; ankle angle (foot relative to
@@ -488,7 +506,8 @@ PUSH_OFF = SagittalFrame(knee=(0.02, 0.5), knee_vel=(1.2, 0.1), knee_acc=(-2.0, 
 
 
 def sagittal_segment_kinematics(frame: SagittalFrame):
-    """World-plane positions and accelerations of the ankle and the two COMs.
+    """
+    World-plane positions and accelerations of the ankle and the two COMs.
 
     Rigid-body kinematics in the plane: for a point at lever r from a point O of the same
     segment, a = a_O + alpha normal x r - omega^2 r. The foot's absolute angle, rate and
@@ -512,7 +531,8 @@ def sagittal_segment_kinematics(frame: SagittalFrame):
 
 
 def sagittal_matrix_inverse_dynamics(frame: SagittalFrame, gravity: float = STANDARD_GRAVITY):
-    """Seed 004's matrix formalism in the sagittal plane: one 6x6 system for both segments.
+    """
+    Seed 004's matrix formalism in the sagittal plane: one 6x6 system for both segments.
 
     Unknowns u = [F_A (x, z), M_A, F_K (x, z), M_K]: F_A and M_A are the force and moment the
     shank applies on the foot at the ankle, F_K and M_K those the thigh applies on the shank at
@@ -555,7 +575,8 @@ def sagittal_matrix_inverse_dynamics(frame: SagittalFrame, gravity: float = STAN
 
 
 def sagittal_foot_wrench(frame: SagittalFrame) -> np.ndarray:
-    """The GRF at the COP as f_ext on 'foot': [R_F^T GRF; R_F^T ((cop - A) x GRF)].
+    """
+    Return the GRF at the COP as f_ext on 'foot': [R_F^T GRF; R_F^T ((cop - A) x GRF)].
 
     R_F turns foot-frame vectors into world vectors; the foot frame's origin is the ankle A.
     """
@@ -567,7 +588,8 @@ def sagittal_foot_wrench(frame: SagittalFrame) -> np.ndarray:
 
 
 def free_flyer_state(position, velocity, acceleration, rotation_quaternion, omega, alpha):
-    """World-frame motion of the root link -> free-flyer (q, v, a) in Pinocchio's convention.
+    """
+    World-frame motion of the root link -> free-flyer (q, v, a) in Pinocchio's convention.
 
     v = [R^T p_dot; R^T omega] (body frame); a is the time derivative of v, so its linear part
     is R^T p_ddot - (R^T omega) x (R^T p_dot) (the classical acceleration minus the term from
@@ -595,7 +617,8 @@ def sagittal_floating_state(frame: SagittalFrame):
 
 
 def test_sagittal_matrix_system_is_well_posed():
-    """The stacked system's matrix Q is unit lower block-triangular: always solvable.
+    """
+    The stacked system's matrix Q is unit lower block-triangular: always solvable.
 
     And the solution satisfies every Newton-Euler equation: the total external force on the
     two segments (GRF, weights, knee force) equals the sum of m a_com, whatever the ankle does.
@@ -609,7 +632,8 @@ def test_sagittal_matrix_system_is_well_posed():
 
 
 def test_foot_shank_floating_shank_push_off_seed_004():
-    """Floating shank (the knee as a free-flyer), foot as the leaf loaded by the GRF at the COP.
+    """
+    Floating shank (the knee as a free-flyer), foot as the leaf loaded by the GRF at the COP.
 
     RNEA's tau for this tree: tau[:6] is the wrench the free-flyer applies on the shank, in the
     shank frame about the shank origin - the knee. No other body touches the shank there, so it
@@ -633,7 +657,8 @@ def test_foot_shank_floating_shank_push_off_seed_004():
 
 
 def test_foot_shank_fixed_knee_seed_004():
-    """Fixed thigh, knee and ankle both revolute about -y: tau = [M_K, M_A] from the system.
+    """
+    Fixed thigh, knee and ankle both revolute about -y: tau = [M_K, M_A] from the system.
 
     The knee is the world-fixed point K0 (zero velocity and acceleration); the knee angle is
     the shank's absolute angle and the ankle angle the foot's relative one.
@@ -655,7 +680,8 @@ def test_foot_shank_fixed_knee_seed_004():
 
 
 def stance_trajectory(times: np.ndarray) -> list[SagittalFrame]:
-    """A smooth synthetic stance phase with exact derivatives.
+    """
+    Make a smooth synthetic stance phase with exact derivatives.
 
     The ankle stays at ANKLE_ON_GROUND while the shank rotates forward over it (angle
     phi(t) = 0.35 - 1.1 t + 0.05 sin wt), so the knee follows K = A - L (sin phi, -cos phi)
@@ -684,7 +710,8 @@ def stance_trajectory(times: np.ndarray) -> list[SagittalFrame]:
 
 
 def test_foot_shank_stance_batch_seed_004():
-    """``rnea_batch`` over a stance phase, GRF as an (N, 6) f_ext, against the 6x6 system.
+    """
+    ``rnea_batch`` over a stance phase, GRF as an (N, 6) f_ext, against the 6x6 system.
 
     The stacked system, given only the knee and segment angles, also finds the ankle at rest.
     """
@@ -732,7 +759,8 @@ OBLIQUE_LEG = FootShank(
 
 
 def spatial_matrix_inverse_dynamics(leg: FootShank, state: dict, gravity) -> np.ndarray:
-    """Seed 004's 3-D matrix formalism: one 12x12 system for [F_A^G, M_A^F, F_K^G, M_K^S].
+    """
+    Seed 004's 3-D matrix formalism: one 12x12 system for [F_A^G, M_A^F, F_K^G, M_K^S].
 
     Superscripts name the basis: G world, F foot, S shank. ``rot_f``/``rot_s`` turn foot/shank
     vectors into world vectors (the seed's R_F, R_S are their transposes: world -> segment).
@@ -775,7 +803,8 @@ def spatial_matrix_inverse_dynamics(leg: FootShank, state: dict, gravity) -> np.
 
 
 def spatial_leg_state(leg: FootShank, rng) -> dict:
-    """A random 3-D instant, world-frame kinematics computed by hand.
+    """
+    Make a random 3-D instant, world-frame kinematics computed by hand.
 
     Shank: orientation rot_s, angular velocity omega_s and acceleration alpha_s (world), knee
     position, velocity, acceleration. Ankle: angle theta about axis u (world: u_w = rot_s R0 u,
@@ -817,7 +846,8 @@ def spatial_leg_state(leg: FootShank, rng) -> dict:
 
 
 def test_foot_shank_3d_oblique_ankle_seed_004():
-    """Seed 004's full 3-D system against the floating-shank model, oblique ankle axis.
+    """
+    Seed 004's full 3-D system against the floating-shank model, oblique ankle axis.
 
     Gravity is not the default (tilted, as on a slope). tau[:3] = rot_s^T F_K^G,
     tau[3:6] = M_K^S, and tau[6] = u . M_A^F (the ankle torque is the foot-frame moment the

@@ -1,4 +1,5 @@
-"""Offline replay of one rosbag2 through the dynamics (console script ``rnea_bag``).
+"""
+Offline replay of one rosbag2 through the dynamics (console script ``rnea_bag``).
 
 ``cli`` parses the command line, ``run`` is the pipeline, ``storage`` reads and writes bags
 (rosbags), ``cdr`` decodes JointState fast, ``replay`` assembles the samples,

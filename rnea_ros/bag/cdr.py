@@ -1,4 +1,5 @@
-"""Vectorised CDR codec for ``sensor_msgs/JointState`` and ``nav_msgs/Odometry``, without ROS.
+"""
+Vectorised CDR codec for ``sensor_msgs/JointState`` and ``nav_msgs/Odometry``, without ROS.
 
 Decoding millions of messages one at a time through a generic deserializer costs ~15 us each
 (about a minute for an hour of joint_states at 1 kHz). A publisher nearly always sends the same
@@ -25,12 +26,12 @@ of ``rosbags``' serializer; it serves the benchmark and the ``joint_torques`` ou
 """
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+import struct
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 ENCAPSULATION_LE = b'\x00\x01\x00\x00'
 HEADER_SIZE = 4
@@ -48,7 +49,8 @@ ODOMETRY_ANGULAR = slice(46, 49)
 
 @dataclass(frozen=True)
 class Layout:
-    """Byte layout shared by records: fixed bytes and float64 arrays (offsets from the start).
+    """
+    Byte layout shared by records: fixed bytes and float64 arrays (offsets from the start).
 
     ``fixed``: offsets of the bytes every record of this layout repeats (string lengths and
     characters, sequence counts); ``arrays``: (offset, count) of each float64 array; ``key``:
@@ -64,7 +66,8 @@ class Layout:
 
 @dataclass(frozen=True)
 class Block:
-    """Records with one ``key`` (e.g. joint names): their row numbers and float64 arrays.
+    """
+    Records with one ``key`` (e.g. joint names): their row numbers and float64 arrays.
 
     ``arrays[i]`` is (len(rows), count_i); for JointState the arrays are position, velocity
     and effort, and ``key`` is (names, frame_id); for Odometry one (len(rows), 85) array.
@@ -175,7 +178,7 @@ def _match_layout(buffer, starts, fixed, expected, match):
 
 @njit(cache=True, nogil=True)
 def _rows(buffer, starts, size):
-    """The records at ``starts`` (all ``size`` bytes long) as a (len(starts), size) matrix."""
+    """Return the records at ``starts`` (each ``size`` bytes) as a (len(starts), size) matrix."""
     out = np.empty((starts.size, size), dtype=np.uint8)
     for i in range(starts.size):
         out[i, :] = buffer[starts[i]:starts[i] + size]
@@ -185,7 +188,8 @@ def _rows(buffer, starts, size):
 def decode(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
            layout_of: Callable[[bytes], Layout | None],
            fallback: Callable[[bytes], tuple[int, tuple, tuple]]) -> Decoded:
-    """Decode the records ``buffer[starts[i]:starts[i] + lengths[i]]`` (uint8 buffer).
+    """
+    Decode the records ``buffer[starts[i]:starts[i] + lengths[i]]`` (uint8 buffer).
 
     ``layout_of``: ``joint_state_layout`` or ``odometry_layout``. ``fallback(record)`` returns
     (stamp_ns, key, arrays) for a record no layout fits; it may raise for a corrupt record.
@@ -266,7 +270,8 @@ def odometry_fields(msg) -> tuple[int, tuple, tuple]:
 def encode_joint_states(stamps_ns: np.ndarray, names: Sequence[str], position: np.ndarray,
                         velocity: np.ndarray, effort: np.ndarray,
                         frame_id: str = '') -> tuple[np.ndarray, int]:
-    """Little-endian CDR JointState records sharing ``names`` and field lengths.
+    """
+    Little-endian CDR JointState records sharing ``names`` and field lengths.
 
     ``stamps_ns`` (N,) int64 header stamps in ns; ``position``/``velocity``/``effort`` (N, k)
     arrays (k = 0 for an empty field). Returns (an (N, size) uint8 matrix, size): row i is the
@@ -314,7 +319,8 @@ def encode_joint_states(stamps_ns: np.ndarray, names: Sequence[str], position: n
 
 def encode_wrench_stamped(stamps_ns: np.ndarray, frame_id: str,
                           wrenches: np.ndarray) -> np.ndarray:
-    """Little-endian CDR geometry_msgs/WrenchStamped records with one ``frame_id``.
+    """
+    Little-endian CDR geometry_msgs/WrenchStamped records with one ``frame_id``.
 
     ``stamps_ns`` (N,) int64 header stamps in ns; ``wrenches`` (N, 6) [force; torque]. Returns
     an (N, size) uint8 matrix, row i the record of message i (see ``records``).
@@ -337,7 +343,7 @@ def encode_wrench_stamped(stamps_ns: np.ndarray, frame_id: str,
 
 
 def records(matrix: np.ndarray) -> list[bytes]:
-    """The rows of an encoded (N, size) matrix as one ``bytes`` object each."""
+    """Return the rows of an encoded (N, size) matrix as one ``bytes`` object each."""
     size = matrix.shape[1]
     flat = matrix.tobytes()
     return [flat[k:k + size] for k in range(0, len(flat), size)]

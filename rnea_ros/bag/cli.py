@@ -1,4 +1,5 @@
-"""``rnea_bag``: the command line of the bag replay (``rnea_ros.bag.pipeline`` runs it).
+"""
+``rnea_bag``: the command line of the bag replay (``rnea_ros.bag.pipeline`` runs it).
 
 Usage::
 

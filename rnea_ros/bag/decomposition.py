@@ -1,4 +1,5 @@
-"""Joint torques split into the terms of the equation of motion, for a whole recording at once.
+"""
+Joint torques split into the terms of the equation of motion, for a whole recording at once.
 
     tau = M(q) a + C(q, v) v + g(q) + tau_ext
         = inertial + velocity_product + gravity + external
@@ -45,7 +46,8 @@ class Decomposition:
 
 @dataclass(frozen=True)
 class ContactWrenches:
-    """Contact wrenches of a recording (``contact_wrenches``), N samples, k contact links.
+    """
+    Contact wrenches of a recording (``contact_wrenches``), N samples, k contact links.
 
     ``links``: the contact links; ``wrenches``: link -> (N, 6) [force; torque] that the ground
     applies, in the link frame about its origin (the ``f_ext`` convention of ``RobotModel``);
@@ -66,7 +68,10 @@ class ContactWrenches:
 def contact_wrenches(model, q: np.ndarray, v: np.ndarray, a: np.ndarray,
                      contacts: Sequence | None = None,
                      progress: Callable[[int], None] | None = None) -> ContactWrenches | None:
-    """Contact wrenches per link, (N, 6) [force; torque] in the link frame about its origin
+    """
+    Solve the contact wrenches per link of a floating-base recording.
+
+    Contact wrenches per link, (N, 6) [force; torque] in the link frame about its origin
     (the ``f_ext`` convention of ``RobotModel``), for a floating-base recording.
 
     ``contacts``: ``rnea_ros.contacts.Contact`` records or link names (default point
@@ -103,7 +108,8 @@ def contact_wrenches(model, q: np.ndarray, v: np.ndarray, a: np.ndarray,
 def decompose(model, q: np.ndarray, v: np.ndarray, a: np.ndarray,
               f_ext: Mapping[str, np.ndarray] | None = None, threads: int | None = None,
               progress: Callable[[int], None] | None = None) -> Decomposition:
-    """The terms of the equation of motion at N samples: q (N, nq), v (N, nv), a (N, nv).
+    """
+    Split the equation of motion at N samples into its terms.
 
     ``f_ext``: link name -> (N, 6) wrenches (see ``RobotModel.rnea_batch``). ``progress(k)``
     is called after each chunk with the number of samples done.
@@ -133,7 +139,8 @@ def decompose(model, q: np.ndarray, v: np.ndarray, a: np.ndarray,
 
 
 def effort_labels(model) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Column label and unit of each tau entry (v order).
+    """
+    Column label and unit of each tau entry (v order).
 
     One-DoF joints: the joint name; unit 'N·m' (revolute, continuous) or 'N' (prismatic).
     A free-flyer or URDF floating joint J: 'J.fx', 'J.fy', 'J.fz' (N), 'J.tx', 'J.ty', 'J.tz'

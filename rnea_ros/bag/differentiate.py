@@ -1,4 +1,5 @@
-"""Smoothing differentiation of sampled signals: Savitzky-Golay on uneven sample times, with gaps.
+"""
+Smoothing differentiation of sampled signals: Savitzky-Golay on uneven sample times, with gaps.
 
 Method
 ------
@@ -34,8 +35,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from numba import njit, prange
+import numpy as np
 
 DEFAULT_WINDOW = 0.05  # s
 DEFAULT_ORDER = 3
@@ -44,7 +45,8 @@ GAP_FACTOR = 5.0
 
 @dataclass(frozen=True)
 class Derivatives:
-    """First and second time derivatives (N, m), their error gains (N,), the segments.
+    """
+    First and second time derivatives (N, m), their error gains (N,), the segments.
 
     ``segments`` (K, 2): [start, stop) sample indices of the gap-free segments; ``samples``:
     the window length in samples; ``valid`` (N,): False where a segment was too short.
@@ -88,7 +90,8 @@ def window_samples(times_ns: np.ndarray, window: float, order: int) -> int:
 
 def derivatives(times_ns: np.ndarray, values: np.ndarray, window: float = DEFAULT_WINDOW,
                 order: int = DEFAULT_ORDER, max_gap: float | None = None) -> Derivatives:
-    """Savitzky-Golay first and second derivatives of ``values`` (N, m) sampled at ``times_ns``.
+    """
+    Savitzky-Golay first and second derivatives of ``values`` (N, m) sampled at ``times_ns``.
 
     ``times_ns``: (N,) int64 sample times in ns, strictly increasing. ``window`` in seconds,
     ``order`` >= 2 the polynomial degree, ``max_gap`` in seconds (see the module docstring).
@@ -203,8 +206,12 @@ def _savitzky_golay(t, y, lo, hi, degree, d1, d2, g1, g2):
 
 @njit(cache=True)
 def _solve_two(a, b, size):
-    """Solve a x = b[0] and a x = b[1] in place in b (Gaussian elimination with partial
-    pivoting on the leading size x size block of a, which it overwrites)."""
+    """
+    Solve a x = b[0] and a x = b[1] in place in b.
+
+    Solve a x = b[0] and a x = b[1] in place in b (Gaussian elimination with partial
+    pivoting on the leading size x size block of a, which it overwrites).
+    """
     work = a
     for col in range(size):
         pivot = col

@@ -1,4 +1,5 @@
-"""The ``rnea_bag`` pipeline: replay a rosbag2 through the dynamics; torques, terms, plots.
+"""
+The ``rnea_bag`` pipeline: replay a rosbag2 through the dynamics; torques, terms, plots.
 
 Usage::
 
@@ -61,20 +62,20 @@ printed as one ``rnea_bag: error: ...`` line; the exit status is then 1 (2 for b
 from __future__ import annotations
 
 import argparse
-import sys
-import time
-import xml.etree.ElementTree as ET
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+import sys
+import time
+import xml.etree.ElementTree as ET
 
 import numpy as np
 
 from rnea_ros.bag import cdr, differentiate, replay
-from rnea_ros.bag.decomposition import TERMS, contact_wrenches, decompose, effort_labels
+from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels, TERMS
 from rnea_ros.bag.report import summarize, table_suffix, write_summary, write_table, write_tables
-from rnea_ros.bag.storage import (JOINT_STATE, JOINT_TRAJECTORY, ODOMETRY, STRING, WRENCH_STAMPED,
-                                  BagError, open_bag, read_raw, topic_connections, typestore)
+from rnea_ros.bag.storage import (BagError, JOINT_STATE, JOINT_TRAJECTORY, ODOMETRY, open_bag,
+                                  read_raw, STRING, topic_connections, typestore, WRENCH_STAMPED)
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 
@@ -96,6 +97,7 @@ class Result:
 
 
 class _Timings(dict):
+
     @contextmanager
     def __call__(self, phase: str):
         start = time.perf_counter()
@@ -284,7 +286,7 @@ def _decode(raw, layout_of, store, msgtype: str, fields, topic: str):
 
 
 def _robot_description(args, reader, store) -> tuple[str, str]:
-    """The URDF text and where it came from."""
+    """Return the URDF text and where it came from."""
     if args.urdf:
         path = Path(args.urdf)
         try:
@@ -339,7 +341,7 @@ def _base_state(args, reader, store, series, lo, hi, margin, differentiate_fn):
 
 
 def _time_origin(times_ns, receive_ns, bag_start: int, clock: str, warnings: list) -> int:
-    """The bag start, unless header stamps are on another clock (e.g. simulated time)."""
+    """Return the bag start, unless header stamps are on another clock (e.g. simulated time)."""
     if clock == 'header' and times_ns.size:
         offset = np.median((times_ns - receive_ns).astype(np.float64)) * 1e-9
         if abs(offset) > 10.0:
@@ -350,7 +352,7 @@ def _time_origin(times_ns, receive_ns, bag_start: int, clock: str, warnings: lis
 
 
 def _contact_links(args) -> list[str]:
-    """The --contacts link names (checked against the other options, not yet the model)."""
+    """Return the --contacts link names (checked against the other options, not yet the model)."""
     if args.contacts is None:
         return []
     links = list(dict.fromkeys(name.strip() for name in args.contacts.split(',')

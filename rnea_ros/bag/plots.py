@@ -1,4 +1,5 @@
-"""PNG plots of a bag analysis (matplotlib, Agg backend: no display needed).
+"""
+PNG plots of a bag analysis (matplotlib, Agg backend: no display needed).
 
 Per joint group (up to ``GROUP_SIZE`` joints in model order; a free-flyer's forces and torques
 form two groups of their own), two figures with one panel per joint:
@@ -75,7 +76,8 @@ def means(time: np.ndarray, values: np.ndarray):
 def plot_all(directory: Path, time: np.ndarray, labels: Sequence[str], units: Sequence[str],
              total: np.ndarray, terms: Mapping[str, np.ndarray],
              measured: np.ndarray | None, title: str = '') -> list[Path]:
-    """Write the figures of every group into ``directory``; returns their paths.
+    """
+    Write the figures of every group into ``directory``; returns their paths.
 
     ``time`` (N,) seconds from the bag start; ``total``, ``terms[...]``, ``measured`` (N, J)
     in ``labels`` order (``measured`` NaN where not recorded, or None).

@@ -10,7 +10,8 @@ INTERVAL = 0.25  # s between redraws
 
 
 class Progress:
-    """``progress(done)`` redraws '<label> [####......]  45%  1.6M/3.6M  3.2 s' in place.
+    """
+    ``progress(done)`` redraws '<label> [####......]  45%  1.6M/3.6M  3.2 s' in place.
 
     Disabled (every call a no-op) when ``enabled`` is False; ``close()`` ends the line.
     """

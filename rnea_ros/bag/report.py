@@ -1,4 +1,5 @@
-"""Tables and the summary of a bag analysis: CSV/Parquet files, summary.json and summary.md.
+"""
+Tables and the summary of a bag analysis: CSV/Parquet files, summary.json and summary.md.
 
 Tables are wide: a ``time`` column (seconds from the bag start) and one float64 column per
 quantity. Numbers are written so that they read back exactly (shortest round-trip decimal).
@@ -7,13 +8,13 @@ numpy (slower on long bags). See ``rnea_ros.bag.cli`` for the files and their co
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 import importlib.util
 import io
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -29,12 +30,17 @@ def have_pyarrow() -> bool:
 
 
 def write_table(path: Path, columns: Mapping[str, np.ndarray]) -> Path:
-    """Write ``columns`` (name -> (N,) array) to ``path``, Parquet if its suffix is
-    '.parquet' (needs pyarrow) else CSV with a plain header line. Returns ``path``."""
+    """
+    Write ``columns`` (name -> (N,) array) to ``path`` as Parquet or CSV.
+
+    Write ``columns`` (name -> (N,) array) to ``path``, Parquet if its suffix is
+    '.parquet' (needs pyarrow) else CSV with a plain header line. Returns ``path``.
+    """
     names = list(columns)
     if path.suffix == '.parquet':
         import pyarrow as pa
         import pyarrow.parquet as pq
+
         # Float columns gain little from dictionaries or compression, which cost most of the
         # writing time.
         pq.write_table(pa.table({name: np.asarray(columns[name]) for name in names}), path,
@@ -77,7 +83,8 @@ def table_suffix(fmt: str | None = None) -> str:
 def write_tables(directory: Path, time: np.ndarray, labels: Sequence[str],
                  columns: Sequence[int], parts, effort: np.ndarray,
                  fmt: str | None = None) -> list[Path]:
-    """torques.csv, decomposition.<fmt> and, with measured effort, residual.<fmt>.
+    """
+    torques.csv, decomposition.<fmt> and, with measured effort, residual.<fmt>.
 
     ``parts``: ``decomposition.Decomposition``; ``effort`` (N, nv) measured, NaN where not
     recorded; ``columns``: the tau entries to write; ``fmt``: 'parquet' or 'csv' (default:
@@ -137,7 +144,8 @@ def summarize(time: np.ndarray, labels: Sequence[str], units: Sequence[str],
               total: np.ndarray, terms: Mapping[str, np.ndarray],
               residual: np.ndarray | None, effort_limits: np.ndarray,
               window: float = 1.0) -> dict:
-    """Per-joint statistics and the worst time windows, as a JSON-ready dict.
+    """
+    Per-joint statistics and the worst time windows, as a JSON-ready dict.
 
     Per joint: RMS and peak |torque| (and when), RMS of each term, peak |torque| over the URDF
     effort limit, and with measured effort RMS and peak |residual| (measured - predicted).

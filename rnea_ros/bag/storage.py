@@ -1,4 +1,5 @@
-"""Reading and writing rosbag2 bags (sqlite3 or mcap) with ``rosbags``; no ROS install needed.
+"""
+Reading and writing rosbag2 bags (sqlite3 or mcap) with ``rosbags``; no ROS install needed.
 
 Raw records: a topic's messages are read as one uint8 buffer with per-record offsets, the form
 the vectorised decoders of ``rnea_ros.bag.cdr`` take. Indexed, uncompressed MCAP files are read
@@ -12,13 +13,13 @@ type) raises ``BagError`` with a message that names the path or topic.
 """
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+import heapq
 from pathlib import Path
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from rnea_ros.errors import RneaError
 
@@ -36,7 +37,8 @@ class BagError(RneaError):
 
 @dataclass(frozen=True)
 class RawRecords:
-    """Serialized messages of one topic: record i is ``buffer[starts[i]:starts[i]+lengths[i]]``.
+    """
+    Serialized messages of one topic: record i is ``buffer[starts[i]:starts[i]+lengths[i]]``.
 
     ``times``: receive (log) time of each record in ns since the epoch, non-decreasing.
     """
@@ -55,13 +57,13 @@ class RawRecords:
 
 
 def typestore():
-    """The rosbags type store of the standard ROS 2 messages (same wire format since Humble)."""
-    from rosbags.typesys import Stores, get_typestore
+    """Return the rosbags type store of the standard ROS 2 messages."""
+    from rosbags.typesys import get_typestore, Stores
     return get_typestore(Stores.LATEST)
 
 
 def open_bag(path: str | Path):
-    """An open ``rosbags.rosbag2.Reader`` (close it, or use it in a ``with``)."""
+    """Open a bag as a ``rosbags.rosbag2.Reader`` (close it, or use it in a ``with``)."""
     from rosbags.rosbag2 import Reader
     path = Path(path)
     if not path.exists():
@@ -85,7 +87,8 @@ def topic_list(reader) -> str:
 
 def topic_connections(reader, topic: str, msgtype: str, *, required: bool = True,
                       what: str = '') -> list:
-    """Connections of ``topic`` (with or without the leading '/') carrying ``msgtype``.
+    """
+    Return the connections of ``topic`` (with or without the leading '/') carrying ``msgtype``.
 
     Returns [] for an absent optional topic; raises ``BagError`` for an absent required one
     (naming the bag's topics and the topics of that type) or a topic of another type.
@@ -109,7 +112,8 @@ def topic_connections(reader, topic: str, msgtype: str, *, required: bool = True
 
 def read_raw(reader, connections: list, start: int | None = None, stop: int | None = None,
              progress: Callable[[int], None] | None = None, fast: bool = True) -> RawRecords:
-    """Every record of ``connections`` with log time in [start, stop) ns, in log-time order.
+    """
+    Every record of ``connections`` with log time in [start, stop) ns, in log-time order.
 
     ``progress(k)`` is called now and then with the number of records read so far.
     """
@@ -144,7 +148,10 @@ def _read_generic(reader, connections, start, stop, progress) -> RawRecords:
 
 @njit(cache=True, nogil=True)
 def _scan_mcap_chunk(data, channels, start, stop, out_time, out_start, out_length):
-    """Message records of a decompressed MCAP chunk on ``channels`` with log time in
+    """
+    Scan the message records of a decompressed MCAP chunk.
+
+    Message records of a decompressed MCAP chunk on ``channels`` with log time in
     [start, stop): fills the outputs, returns their count (-1 if the chunk is malformed).
 
     Record: opcode u8, length u64, then for a message: channel u16, sequence u32, log_time u64,
@@ -186,11 +193,15 @@ def _scan_mcap_chunk(data, channels, start, stop, out_time, out_start, out_lengt
 
 
 def _read_mcap_chunks(reader, connections, start, stop, progress) -> RawRecords | None:
-    """The fast path for indexed, uncompressed-per-message MCAP bags; None when it does not
-    apply (then the generic reader is used)."""
+    """
+    Read indexed MCAP chunks directly (the fast path).
+
+    The fast path for indexed, uncompressed-per-message MCAP bags; None when it does not
+    apply (then the generic reader is used).
+    """
     try:
         from rosbags.rosbag2.reader import DirectoryReader
-        from rosbags.rosbag2.storage_mcap import McapReader, decompress
+        from rosbags.rosbag2.storage_mcap import decompress, McapReader
     except ImportError:  # another rosbags layout: stay on the public API
         return None
     storage = reader.storage
@@ -261,7 +272,8 @@ def deserialize_all(records: RawRecords, msgtype: str, store=None) -> list:
 def write_bag(reader, path: Path, extra: Iterable[tuple[str, str, np.ndarray, list]],
               storage: str | None = None,
               progress: Callable[[int], None] | None = None) -> int:
-    """A new bag at ``path``: every message of ``reader`` plus the ``extra`` topics.
+    """
+    Write a new bag at ``path``: every message of ``reader`` plus the ``extra`` topics.
 
     ``extra``: (topic, msgtype, log times ns, serialized records) per new topic, its records
     in time order. The storage format is the input's unless ``storage`` ('sqlite3'/'mcap') says

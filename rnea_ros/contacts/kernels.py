@@ -1,4 +1,5 @@
-"""Jitted per-cycle kernels of the contact solver (``contacts.ContactSolver``).
+"""
+Jitted per-cycle kernels of the contact solver (``contacts.ContactSolver``).
 
 They work on the packed model arrays of ``rnea.py`` / ``kinematics.py`` and on the solver's
 contact tables: ``rows`` (link row of each contact), ``kinds`` (POINT_CODE, SURFACE_CODE),
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from rnea_ros.dynamics.kinematics import body_placements, link_placement
 from rnea_ros.dynamics.rnea import rnea_core
@@ -25,9 +26,13 @@ COP_MIN_FORCE = 1e-9
 @njit(**JIT)
 def contact_problem(model, work, bodies, q, v, a, g, link_body, link_pose, fext, tau, rows,
                     kinds, offsets, points, frames, con, upper, lower):
-    """RNEA without contacts into tau, world placements of the contact links into frames
+    """
+    Set up the contact QP of one instant.
+
+    RNEA without contacts into tau, world placements of the contact links into frames
     (k, 12), and the equality rows: con[:6] = A, upper[:6] = lower[:6] = b (world axes, about
-    the root-body origin). Returns False if tau is not finite."""
+    the root-body origin). Returns False if tau is not finite.
+    """
     if not finite_rnea(model, work, q, v, a, g, link_body, link_pose, fext, tau):
         return False
     body_placements(model, work, q, bodies)
@@ -73,8 +78,12 @@ def contact_problem(model, work, bodies, q, v, a, g, link_body, link_pose, fext,
 
 @njit(**JIT)
 def contact_wrenches(x, kinds, offsets, points, frames, wrenches, world, cop):
-    """QP unknowns -> link-frame wrenches (k, 6) about the link origins, the same in world
-    axes, and the world centres of pressure (k, 3)."""
+    """
+    Turn the QP unknowns into contact wrenches and centres of pressure.
+
+    QP unknowns -> link-frame wrenches (k, 6) about the link origins, the same in world
+    axes, and the world centres of pressure (k, 3).
+    """
     for c in range(kinds.shape[0]):
         j = offsets[c]
         rot = frames[c]
@@ -108,8 +117,12 @@ def contact_wrenches(x, kinds, offsets, points, frames, wrenches, world, cop):
 @njit(**JIT)
 def contact_torques(model, work, q, v, a, g, link_body, link_pose, fext, fext_total, tau, x,
                     rows, kinds, offsets, points, frames, wrenches, world, cop):
-    """Contact wrenches from the QP unknowns x, then tau = RNEA(q, v, a, fext + contacts).
-    Returns False if tau is not finite."""
+    """
+    Compute the contact wrenches from the QP unknowns, then the torques with them.
+
+    Contact wrenches from the QP unknowns x, then tau = RNEA(q, v, a, fext + contacts).
+    Returns False if tau is not finite.
+    """
     contact_wrenches(x, kinds, offsets, points, frames, wrenches, world, cop)
     fext_total[:, :] = fext
     for c in range(rows.shape[0]):
@@ -120,7 +133,7 @@ def contact_torques(model, work, q, v, a, g, link_body, link_pose, fext, fext_to
 
 @njit(**JIT_INLINE)
 def finite_rnea(model, work, q, v, a, g, link_body, link_pose, fext, tau):
-    """tau = RNEA(q, v, a, fext); False (no raise: the solver reports it) if tau is not finite."""
+    """Compute tau = RNEA(q, v, a, fext); False (no raise) if tau is not finite."""
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau)

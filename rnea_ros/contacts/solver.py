@@ -1,4 +1,5 @@
-"""Contact inverse dynamics: the contact wrenches that balance a floating base, and the torques.
+"""
+Contact inverse dynamics: the contact wrenches that balance a floating base, and the torques.
 
 A floating-base robot's equations of motion have six unactuated rows: the base wrench
 ``rnea(q, v, a, f_ext)[:6]`` must vanish, and only the contacts can make it so. ``ContactSolver``
@@ -62,20 +63,20 @@ live in ``contact_kernels.py``, the cone rows in ``cones.py``.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+import math
 from typing import TYPE_CHECKING
 
 import daqp
 import numpy as np
 
-from rnea_ros.dynamics import rnea as kernels
 from rnea_ros.contacts.cones import contact_wrench_cone, friction_pyramid, tangent_frame
-from rnea_ros.contacts.kernels import (
-    POINT_CODE, SURFACE_CODE, contact_problem, contact_torques, contact_wrenches)
-from rnea_ros.errors import InputError
+from rnea_ros.contacts.kernels import (contact_problem, contact_torques, contact_wrenches,
+                                       POINT_CODE, SURFACE_CODE)
+from rnea_ros.dynamics import rnea as kernels
 from rnea_ros.dynamics.tree import FREE_FLYER
+from rnea_ros.errors import InputError
 
 if TYPE_CHECKING:
     from rnea_ros.dynamics.model import RobotModel
@@ -93,7 +94,8 @@ _VARIABLES = {POINT: 3, SURFACE: 6}
 
 @dataclass(frozen=True)
 class Contact:
-    """One contact of the robot with the ground (see the module docstring for the model).
+    """
+    One contact of the robot with the ground (see the module docstring for the model).
 
     ``link``: a model link; ``kind``: 'point' or 'surface'; ``friction``: Coulomb coefficient
     mu > 0; ``position``: link frame (m), the contact point or the sole centre; ``normal``: world
@@ -112,8 +114,12 @@ class Contact:
     weight: float = 1.0
 
     def __post_init__(self):
-        """Check every field (``InputError`` names the contact and the field) and store the
-        numbers as floats and tuples of floats, e.g. when they come from a parameter file."""
+        """
+        Check every field and store the numbers as floats.
+
+        Check every field (``InputError`` names the contact and the field) and store the
+        numbers as floats and tuples of floats, e.g. when they come from a parameter file.
+        """
         where = f'contact {self.link!r}'
         if self.kind not in KINDS:
             raise InputError(f'{where}: kind {self.kind!r}, expected one of {KINDS}')
@@ -143,13 +149,14 @@ class Contact:
 
     @property
     def size(self) -> int:
-        """Number of unknowns: 3 (point) or 6 (surface)."""
+        """Return the number of unknowns: 3 (point) or 6 (surface)."""
         return _VARIABLES[self.kind]
 
 
 @dataclass(frozen=True)
 class ContactSolution:
-    """Result of ``ContactSolver.solve`` (frames and units in the module docstring).
+    """
+    Result of ``ContactSolver.solve`` (frames and units in the module docstring).
 
     ``links``: contact links, the row order of the arrays; ``wrenches`` (k, 6) link frame about
     the link origin; ``world_wrenches`` (k, 6) world axes about the link origin;
@@ -179,8 +186,12 @@ class ContactSolution:
         return float(np.linalg.norm(self.tau[:6]))
 
     def f_ext(self) -> dict[str, np.ndarray]:
-        """The contact wrenches as an ``f_ext`` mapping (link -> (6,), link frame; summed when
-        two contacts share a link)."""
+        """
+        Return the contact wrenches as an ``f_ext`` mapping.
+
+        The contact wrenches as an ``f_ext`` mapping (link -> (6,), link frame; summed when
+        two contacts share a link).
+        """
         out: dict[str, np.ndarray] = {}
         for link, wrench in zip(self.links, self.wrenches):
             out[link] = out[link] + wrench if link in out else wrench.copy()
@@ -189,7 +200,8 @@ class ContactSolution:
 
 @dataclass(frozen=True)
 class ContactQP:
-    """The QP of one instant, for analysis and cross-checks with other solvers:
+    """
+    The QP of one instant, for analysis and cross-checks with other solvers.
 
     minimise 1/2 x^T H x subject to A x = b, C x <= 0. ``x`` stacks the contacts' unknowns
     (point: world force; surface: [force; moment about the sole centre] in link axes); ``A``,
@@ -215,7 +227,8 @@ class ContactQP:
 
 
 class ContactSolver:
-    """Contact wrenches and joint torques of a floating-base ``RobotModel`` (module docstring).
+    """
+    Contact wrenches and joint torques of a floating-base ``RobotModel`` (module docstring).
 
     Everything that does not depend on the state is built here: the constraint rows in the
     contacts' own frames, the cost, both QPs' matrices and DAQP workspaces, and the jitted
@@ -312,7 +325,7 @@ class ContactSolver:
 
     @property
     def n_variables(self) -> int:
-        """Number of QP unknowns: 3 per point contact, 6 per surface contact."""
+        """Return the number of QP unknowns: 3 per point contact, 6 per surface contact."""
         return self._n
 
     @property
@@ -322,7 +335,8 @@ class ContactSolver:
 
     # ------------------------------------------------------------------ solving
     def solve(self, q, v, a, f_ext: Mapping | None = None, gravity=None) -> ContactSolution:
-        """Contact wrenches and joint torques for the state (q, v, a).
+        """
+        Contact wrenches and joint torques for the state (q, v, a).
 
         q (nq,), v (nv,), a (nv,) in ``RobotModel``'s conventions (q[:7] root pose, v[:6] and
         a[:6] base velocity and acceleration in the root frame); ``f_ext``: measured wrenches
@@ -351,7 +365,7 @@ class ContactSolver:
                                status)
 
     def problem(self, q, v, a, f_ext: Mapping | None = None, gravity=None) -> ContactQP:
-        """The QP that ``solve`` would solve at this state (copies), see ``ContactQP``."""
+        """Return the QP that ``solve`` would solve at this state (copies), see ``ContactQP``."""
         q, v, a, g, fext = self._inputs(q, v, a, f_ext, gravity)
         tau = np.empty(self._model.nv)
         frames = np.zeros_like(self._frames)
@@ -366,7 +380,8 @@ class ContactSolver:
                          self, frames)
 
     def _solve_qp(self) -> tuple[np.ndarray, str]:
-        """Stage 1 (exact base rows), then stage 2 (least violation) if stage 1 fails.
+        """
+        Stage 1 (exact base rows), then stage 2 (least violation) if stage 1 fails.
 
         DAQP exit flags: > 0 solved, -1 infeasible; any other failure (cycling, iteration
         limit, dependent equality rows) is treated like infeasibility.
@@ -424,7 +439,7 @@ class ContactSolver:
         return q, v, a, g, fext
 
     def _raise_input_error(self, q, v, a, f_ext, g):
-        """The kernels found a non-finite value: let ``RobotModel.rnea`` name it."""
+        """Raise the input error of a non-finite value: ``RobotModel.rnea`` names it."""
         self._model.rnea(q, v, a, f_ext=f_ext, gravity=g)
         raise InputError('contact solve: a result is not finite (inputs too large?)')
 
@@ -481,9 +496,13 @@ def _cost(contact: Contact) -> np.ndarray:
 
 # ---------------------------------------------------------------------- public helpers
 def world_force_wrench(rotation, position, force, point, moment=None) -> np.ndarray:
-    """Link wrench [f; n] (link frame, about the link origin) of a world-frame ``force`` (N)
+    """
+    Return the link wrench of a world-frame force at a world point.
+
+    Link wrench [f; n] (link frame, about the link origin) of a world-frame ``force`` (N)
     applied at the world ``point`` (m), plus an optional free ``moment`` (N m, world axes),
-    on a link whose world pose is (``rotation`` (3, 3), ``position`` (3,))."""
+    on a link whose world pose is (``rotation`` (3, 3), ``position`` (3,)).
+    """
     rotation = np.asarray(rotation, dtype=np.float64)
     force = np.asarray(force, dtype=np.float64)
     torque = np.cross(np.asarray(point, dtype=np.float64) - position, force)
@@ -494,10 +513,14 @@ def world_force_wrench(rotation, position, force, point, moment=None) -> np.ndar
 
 def ground_reaction_wrench(model, q, link: str, force, center_of_pressure,
                            free_moment=None) -> np.ndarray:
-    """``f_ext`` entry of a ground reaction force measured in the world frame (a force plate):
+    """
+    Return the ``f_ext`` entry of a ground reaction force measured in the world frame.
+
+    ``f_ext`` entry of a ground reaction force measured in the world frame (a force plate):
     ``force`` (N, world axes) acting at the ``center_of_pressure`` (world point, m) on ``link``,
     plus the plate's optional ``free_moment`` (N m, world axes, usually about the vertical).
-    Returns [f; n] in the link frame about the link origin, at configuration q."""
+    Returns [f; n] in the link frame about the link origin, at configuration q.
+    """
     rotation, position = model.link_placement(q, link)
     for name, value in (('force', force), ('center_of_pressure', center_of_pressure)):
         _finite_vector(value, 3, name)

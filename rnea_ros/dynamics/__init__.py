@@ -1,4 +1,5 @@
-"""The dynamics library: URDF -> kinematic tree -> packed model -> numba kernels.
+"""
+The dynamics library: URDF -> kinematic tree -> packed model -> numba kernels.
 
 ``urdf`` reads the URDF (where each joint type is handled), ``tree`` folds fixed joints and
 couples mimic joints, ``rnea``/``terms``/``crba``/``kinematics`` are the jitted kernels on the

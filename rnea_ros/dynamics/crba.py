@@ -1,22 +1,23 @@
-"""Joint-space mass matrix by the Composite Rigid Body Algorithm, on the packed model of rnea.py.
+"""
+Joint-space mass matrix by the Composite Rigid Body Algorithm, on the packed model of rnea.py.
 
 Not on the control path (it allocates its 6x6 composites); used by the analysis and the tests.
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
+import numpy as np
 
-from rnea_ros.dynamics.rnea import (
-    B_AXIS, B_H, B_INERTIA, B_MASS, B_MULT, B_PARENT, B_TYPE, B_V, BODY_WIDTH, H_NB, H_NV,
-    HEADER, W_PLACEMENT, WORK_WIDTH, check_inputs, joint_placement)
+from rnea_ros.dynamics.rnea import (B_AXIS, B_H, B_INERTIA, B_MASS, B_MULT, B_PARENT, B_TYPE, B_V,
+                                    BODY_WIDTH, check_inputs, H_NB, H_NV, HEADER, joint_placement,
+                                    W_PLACEMENT, WORK_WIDTH)
 from rnea_ros.dynamics.spatial import JIT
 from rnea_ros.dynamics.tree import FREE_FLYER, REVOLUTE
 
 
 @njit(**JIT)
 def _matmul(a, b):
-    """a @ b for small 2-D arrays (numba's own @ needs SciPy's BLAS; this needs nothing)."""
+    """Multiply small 2-D arrays, a @ b (numba's own @ needs SciPy's BLAS; this needs nothing)."""
     out = np.zeros((a.shape[0], b.shape[1]))
     for r in range(a.shape[0]):
         for k in range(a.shape[1]):
@@ -84,7 +85,8 @@ def _subspace(model, i, out):
 
 @njit(**JIT)
 def crba(model, work, q):
-    """Joint-space mass matrix M(q) (nv x nv) by the Composite Rigid Body Algorithm.
+    """
+    Joint-space mass matrix M(q) (nv x nv) by the Composite Rigid Body Algorithm.
 
     Mimic joints enter through their multiplier, so M is the inertia seen by the independent
     joints (M = G^T M_full G with G the mimic coupling). Allocates: not for the control path.

@@ -1,4 +1,5 @@
-"""Jitted frame kinematics on the packed model: world placements of bodies and links, Jacobians.
+"""
+Jitted frame kinematics on the packed model: world placements of bodies and links, Jacobians.
 
 Same arrays as rnea.py (``model``, ``work``, ``link_body``, ``link_pose``), same canonical body
 frames. Placements are 12 floats: R (row-major, the frame's orientation in the world) then p (its
@@ -6,13 +7,12 @@ origin in the world). Jacobian rows follow Pinocchio: [linear; angular].
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
+import numpy as np
 
-from rnea_ros.dynamics.rnea import (
-    B_MULT, B_PARENT, B_TYPE, B_V, BODY_WIDTH, H_NB, HEADER, W_PLACEMENT, WORK_WIDTH,
-    joint_placement)
-from rnea_ros.dynamics.spatial import JIT, compose_placements
+from rnea_ros.dynamics.rnea import (B_MULT, B_PARENT, B_TYPE, B_V, BODY_WIDTH, H_NB, HEADER,
+                                    joint_placement, W_PLACEMENT, WORK_WIDTH)
+from rnea_ros.dynamics.spatial import compose_placements, JIT
 from rnea_ros.dynamics.tree import FREE_FLYER, REVOLUTE
 
 
@@ -54,7 +54,10 @@ def link_placements(model, work, bodies, q, link_body, link_pose, rows, out):
 
 @njit(**JIT)
 def link_jacobian_world_aligned(model, work, bodies, q, link_body, link_pose, row, frame, jac):
-    """Jacobian of link ``row`` in LOCAL_WORLD_ALIGNED: jac (6, nv) with
+    """
+    Compute the Jacobian of link ``row`` in LOCAL_WORLD_ALIGNED.
+
+    Jacobian of link ``row`` in LOCAL_WORLD_ALIGNED: jac (6, nv) with
     [velocity of the link origin; angular velocity], both in world axes, equal to jac @ v.
 
     ``frame`` (12 floats) receives the link's world placement.

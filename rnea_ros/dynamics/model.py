@@ -1,4 +1,5 @@
-"""``RobotModel``: the public API. Names <-> indices, argument checks, preallocated workspace.
+"""
+``RobotModel``: the public API. Names <-> indices, argument checks, preallocated workspace.
 
 A model is built once from URDF text (``urdf.parse_urdf``) and compiled kernels are warmed at
 construction, so the first dynamics call after loading costs no compilation. A model owns one
@@ -7,21 +8,20 @@ Pinocchio's ``Data``. ``rnea_batch`` is thread-parallel internally and is safe t
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 import math
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
-import numpy as np
 from numba import get_num_threads
+import numpy as np
 
-from rnea_ros.dynamics import crba
-from rnea_ros.dynamics import kinematics
-from rnea_ros.dynamics import terms
+from rnea_ros.dynamics import crba, kinematics
 from rnea_ros.dynamics import rnea as kernels
-from rnea_ros.errors import InputError
+from rnea_ros.dynamics import terms
 from rnea_ros.dynamics.tree import KinematicTree
 from rnea_ros.dynamics.urdf import parse_urdf
+from rnea_ros.errors import InputError
 
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 # rnea_batch gives each thread at least this many samples (fewer: it runs on the caller's thread).
@@ -31,7 +31,7 @@ _rnea_default = kernels.rnea_default
 
 
 def _vector(value, size: int, name: str) -> np.ndarray:
-    """A float64 C-contiguous copy of ``value``, checked for size and finiteness."""
+    """Return a float64 C-contiguous copy of ``value``, checked for size and finiteness."""
     try:
         array = np.array(value, dtype=np.float64, order='C')
     except (TypeError, ValueError):
@@ -47,7 +47,8 @@ def _vector(value, size: int, name: str) -> np.ndarray:
 
 
 class RobotModel:
-    """Rigid-body dynamics of a URDF robot: inverse dynamics (RNEA), gravity, mass matrix.
+    """
+    Rigid-body dynamics of a URDF robot: inverse dynamics (RNEA), gravity, mass matrix.
 
     Conventions
     -----------
@@ -88,7 +89,8 @@ class RobotModel:
     @classmethod
     def from_urdf_string(cls, xml: str, *, floating_base: bool = False,
                          gravity=DEFAULT_GRAVITY, inertia_check: str = 'error') -> RobotModel:
-        """Build a model from URDF text; raises ``URDFError`` naming the bad element.
+        """
+        Build a model from URDF text; raises ``URDFError`` naming the bad element.
 
         ``inertia_check='warn'`` accepts bodies whose inertia is not physically consistent (not
         positive semi-definite, or breaking the triangle inequality) with a ``ModelWarning``
@@ -105,11 +107,14 @@ class RobotModel:
                                     gravity=gravity, inertia_check=inertia_check)
 
     def copy(self) -> RobotModel:
-        """An independent model (own workspace) for use in another thread."""
+        """Return an independent model (own workspace) for use in another thread."""
         return RobotModel(self._tree, self._gravity)
 
     def _warm_up(self) -> None:
-        """Run the per-call kernels once so none compiles (or loads from cache) on the control
+        """
+        Run the per-call kernels once so none compiles on the control path.
+
+        Run the per-call kernels once so none compiles (or loads from cache) on the control
         path. The batch and mass-matrix kernels compile on first use: they serve offline work.
         """
         q = self.neutral_configuration()
@@ -127,12 +132,12 @@ class RobotModel:
     # ------------------------------------------------------------------ description
     @property
     def name(self) -> str:
-        """The URDF robot name ('' when it has none)."""
+        """Return the robot's name in the URDF, empty when it has none."""
         return self._tree.name
 
     @property
     def tree(self) -> KinematicTree:
-        """The kinematic tree the kernels run on (bodies after folding fixed joints)."""
+        """Return the kinematic tree the kernels run on (bodies after folding fixed joints)."""
         return self._tree
 
     @property
@@ -164,7 +169,7 @@ class RobotModel:
 
     @property
     def gravity(self) -> np.ndarray:
-        """Default gravity (world frame, m/s^2), used when a call passes none."""
+        """Return the default gravity vector [m/s^2, world frame], for calls that pass none."""
         return self._gravity.copy()
 
     @property
@@ -177,7 +182,7 @@ class RobotModel:
         return limits
 
     def joint(self, name: str):
-        """The ``tree.Joint`` record of an independent joint; KeyError names unknown joints."""
+        """Look up the ``tree.Joint`` of an independent joint; KeyError names unknown ones."""
         try:
             return self._joint_index[name]
         except KeyError:
@@ -185,7 +190,7 @@ class RobotModel:
                            f'{list(self._joint_index)}') from None
 
     def neutral_configuration(self) -> np.ndarray:
-        """q with every joint at zero and every quaternion the identity."""
+        """Return q with every joint at zero and every quaternion the identity."""
         q = np.zeros(self.nq)
         for joint in self._tree.joints:
             if joint.nq == 7:
@@ -195,7 +200,8 @@ class RobotModel:
     # ------------------------------------------------------------------ dynamics
     def rnea(self, q, v, a, f_ext: Mapping | None = None, gravity=None, *, out=None
              ) -> np.ndarray:
-        """Inverse dynamics tau = M(q) a + C(q, v) v + g(q) - J^T f_ext, shape (nv,).
+        """
+        Inverse dynamics tau = M(q) a + C(q, v) v + g(q) - J^T f_ext, shape (nv,).
 
         q (nq,), v (nv,), a (nv,) as in the class docstring; f_ext: link name -> 6-vector
         [force; torque] in the link frame; gravity: world 3-vector (default ``self.gravity``).
@@ -257,7 +263,8 @@ class RobotModel:
 
     def rnea_batch(self, Q, V, A, f_ext: Mapping | None = None, gravity=None,
                    threads: int | None = None) -> np.ndarray:
-        """RNEA for N samples at once: Q (N, nq), V (N, nv), A (N, nv) -> tau (N, nv).
+        """
+        RNEA for N samples at once: Q (N, nq), V (N, nv), A (N, nv) -> tau (N, nv).
 
         f_ext: link name -> (N, 6) wrenches (or a 6-vector applied at every sample). Runs on at
         most ``threads`` threads (default: numba's thread count), each taking at least
@@ -290,7 +297,8 @@ class RobotModel:
 
     def rnea_terms_batch(self, Q, V, A, gravity=None, threads: int | None = None
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The terms of rnea_batch(Q, V, A): (M(q) a, C(q, v) v, g(q)), each (N, nv).
+        """
+        Return the terms of rnea_batch(Q, V, A): (M(q) a, C(q, v) v, g(q)), each (N, nv).
 
         inertial + velocity_product + gravity = rnea_batch(Q, V, A, gravity=gravity) up to
         rounding. One kinematics sweep serves the three terms (~1.7 RNEA passes, not 3); see
@@ -310,7 +318,8 @@ class RobotModel:
         return inertial, velocity_product, gravity_term
 
     def _batch_inputs(self, Q, V, A, gravity, threads):
-        """Checked (Q, V, A, gravity) and the number of thread chunks for a batch kernel.
+        """
+        Check (Q, V, A, gravity) and count the thread chunks for a batch kernel.
 
         The kernels must not raise: numba loses exceptions raised in its worker threads (the
         call returns zeros, the next call fails), so every sample is validated here first.
@@ -335,7 +344,8 @@ class RobotModel:
 
     # ------------------------------------------------------------------ kinematics
     def link_placement(self, q, link: str) -> tuple[np.ndarray, np.ndarray]:
-        """World pose (R (3, 3), p (3,)) of a link frame for configuration q.
+        """
+        World pose (R (3, 3), p (3,)) of a link frame for configuration q.
 
         Fixed base: the URDF root link is the world frame. Floating base: q[:7] places it.
         """
@@ -352,7 +362,8 @@ class RobotModel:
         return kinematics.placement_matrices(out)
 
     def link_jacobian(self, q, link: str, frame: str = 'local') -> np.ndarray:
-        """Jacobian (6, nv) of a link frame: its spatial velocity [linear; angular] = J v.
+        """
+        Jacobian (6, nv) of a link frame: its spatial velocity [linear; angular] = J v.
 
         ``frame`` as Pinocchio's ReferenceFrame: 'local' (link axes, velocity of the link
         origin), 'local_world_aligned' (world axes, velocity of the link origin), 'world'
@@ -378,7 +389,8 @@ class RobotModel:
 
     def joint_reaction_wrenches(self, q, v, a, f_ext: Mapping | None = None, gravity=None
                                 ) -> dict[str, np.ndarray]:
-        """The wrench each moving joint transmits, from inverse dynamics (q, v, a, f_ext).
+        """
+        Return the wrench each moving joint transmits, from inverse dynamics (q, v, a, f_ext).
 
         For every revolute, continuous, prismatic, floating and planar joint (mimic joints and
         'root_joint' included), by joint name: [force; torque] (N, N m) that the parent body

@@ -1,4 +1,5 @@
-"""Jitted Recursive Newton-Euler kernels on the packed model arrays. No ROS, no names.
+"""
+Jitted Recursive Newton-Euler kernels on the packed model arrays. No ROS, no names.
 
 The model is one flat float64 array (``pack_model``: a header [nb, nq, nv, gravity] then one
 ``BODY_WIDTH`` record per body, offsets ``B_*``), the scratch one flat array (``new_workspace``,
@@ -16,13 +17,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit, prange
+import numpy as np
 
-from rnea_ros.dynamics.spatial import (
-    JIT, JIT_INLINE, add_force_to_parent, axis_angle_matrix, mat3_mul, motion_to_child,
-    quaternion_matrix)
-from rnea_ros.dynamics.tree import FREE_FLYER, PRISMATIC, REVOLUTE, KinematicTree
+from rnea_ros.dynamics.spatial import (add_force_to_parent, axis_angle_matrix, JIT, JIT_INLINE,
+                                       mat3_mul, motion_to_child, quaternion_matrix)
+from rnea_ros.dynamics.tree import FREE_FLYER, KinematicTree, PRISMATIC, REVOLUTE
 
 # The packed model is one flat float array: a header, then one record per body.
 H_NB, H_NQ, H_NV, H_GRAVITY = 0, 1, 2, 3
@@ -40,7 +40,8 @@ QUATERNION_TOLERANCE = 1e-3
 
 
 def canonical_rotations(tree: KinematicTree) -> np.ndarray:
-    """Per body, the constant rotation Q from the URDF body frame to the kernels' body frame.
+    """
+    Per body, the constant rotation Q from the URDF body frame to the kernels' body frame.
 
     The kernels turn every revolute and prismatic body frame about its origin so that the joint
     axis is its z axis (Q e_z = u): then R(q) = T' Rz(q) and S = e_z, which saves about a third
@@ -62,7 +63,7 @@ def canonical_rotations(tree: KinematicTree) -> np.ndarray:
 
 
 def pack_model(tree: KinematicTree, gravity) -> np.ndarray:
-    """The flat model array of a tree, in canonical body frames (``canonical_rotations``)."""
+    """Pack a tree into the flat model array, in canonical body frames."""
     nb = tree.n_bodies
     canonical = canonical_rotations(tree)
     model = np.zeros(HEADER + nb * BODY_WIDTH)
@@ -89,8 +90,12 @@ def pack_model(tree: KinematicTree, gravity) -> np.ndarray:
 
 
 def pack_links(tree: KinematicTree) -> tuple[np.ndarray, np.ndarray]:
-    """(link_body, link_pose): body of each link and its placement (12 floats) in that body's
-    canonical frame (``canonical_rotations``)."""
+    """
+    Pack the links: body of each link and its placement in that body's frame.
+
+    (link_body, link_pose): body of each link and its placement (12 floats) in that body's
+    canonical frame (``canonical_rotations``).
+    """
     canonical = canonical_rotations(tree)
     link_body = np.array([link.body for link in tree.links], dtype=np.int64)
     link_pose = np.zeros((len(tree.links), 12))
@@ -171,7 +176,7 @@ def joint_placement(model, work, i, q):
 
 @njit(**JIT_INLINE)
 def add_joint_force(model, i, f, fo, tau):
-    """tau += S_i^T f (times the mimic multiplier): project body i's force on its joint."""
+    """Add tau += S_i^T f (times the mimic multiplier): project body i's force on its joint."""
     b = HEADER + i * BODY_WIDTH
     jtype = int(model[b + B_TYPE])
     vi = int(model[b + B_V])
@@ -186,7 +191,8 @@ def add_joint_force(model, i, f, fo, tau):
 
 @njit(**JIT_INLINE)
 def forward_pass(model, work, q, v, a, g):
-    """Placements, velocities, accelerations and inertial forces of every body, into work.
+    """
+    Placements, velocities, accelerations and inertial forces of every body, into work.
 
     One body per iteration, on local scalars: the flat buffers may alias as far as the compiler
     knows, so reading each input once and writing each output once keeps it in registers.
@@ -318,8 +324,12 @@ def forward_pass(model, work, q, v, a, g):
 
 @njit(**JIT_INLINE)
 def inertia_times(model, b, w0, w1, w2, l0, l1, l2):
-    """I m for body record ``b``'s spatial inertia and the motion m = [w; l]:
-    [I_o w + h x l; mass l - h x w] (h = mass * com, I_o about the body origin)."""
+    """
+    Multiply body ``b``'s spatial inertia by a motion vector.
+
+    I m for body record ``b``'s spatial inertia and the motion m = [w; l]:
+    [I_o w + h x l; mass l - h x w] (h = mass * com, I_o about the body origin).
+    """
     mass = model[b + B_MASS]
     hx, hy, hz = model[b + B_H], model[b + B_H + 1], model[b + B_H + 2]
     n = b + B_INERTIA
@@ -335,7 +345,8 @@ def inertia_times(model, b, w0, w1, w2, l0, l1, l2):
 
 @njit(**JIT)
 def rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau):
-    """tau += RNEA(q, v, a, fext) with gravity g (tau is zeroed by the caller).
+    """
+    Add tau += RNEA(q, v, a, fext) with gravity g (tau is zeroed by the caller).
 
     Nothing here raises (numba loses exceptions raised in prange workers, and a raise keeps it
     from running a loop in parallel): the serial entry points check the inputs and the result,
@@ -363,7 +374,8 @@ def rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau):
 
 @njit(**JIT_INLINE)
 def backward_pass(model, work, forces, offset, stride, tau):
-    """From the leaves to the root: tau += S_i^T f_i, then f_parent += X_i^T f_i.
+    """
+    From the leaves to the root: tau += S_i^T f_i, then f_parent += X_i^T f_i.
 
     Body i's force is ``forces[i * stride + offset:][:6]``; placements are read from ``work``
     (left there by ``forward_pass``).
@@ -393,7 +405,8 @@ NO_WRENCHES = np.zeros((0, 6))
 
 @njit(**JIT)
 def rnea_default(state, q, v, a, tau):
-    """tau = RNEA(q, v, a) with the model's default gravity and no external wrench.
+    """
+    Compute tau = RNEA(q, v, a) with the model's default gravity and no external wrench.
 
     ``state`` is the model array followed by its workspace (``new_state``): one argument fewer
     is ~50 ns less numba dispatch on the path the control loop calls.
@@ -412,7 +425,7 @@ def rnea_default(state, q, v, a, tau):
 
 @njit(**JIT)
 def rnea_general(model, work, q, v, a, g, link_body, link_pose, fext, tau):
-    """tau = RNEA(q, v, a, fext) with explicit gravity and (nl, 6) link wrenches."""
+    """Compute tau = RNEA(q, v, a, fext) with explicit gravity and (nl, 6) link wrenches."""
     if tau.shape[0] != int(model[H_NV]) or g.shape[0] != 3:  # tau may be the caller's out
         raise ValueError('rnea: wrong output or gravity size')
     check_inputs(model, q, v, a)
@@ -441,7 +454,8 @@ def rnea_batch_serial(model, Q, V, A, g, link_body, link_pose, F, tau):
 
 @njit(cache=True, nogil=True, parallel=True, error_model='numpy')
 def rnea_batch(model, Q, V, A, g, link_body, link_pose, F, tau, chunks):
-    """tau[k] = RNEA(Q[k], V[k], A[k], F[k]) for every sample, in ``chunks`` parallel ranges.
+    """
+    tau[k] = RNEA(Q[k], V[k], A[k], F[k]) for every sample, in ``chunks`` parallel ranges.
 
     F is (N, nl, 6), or (1, 0, 6) for no external wrench. Each chunk owns one workspace, so the
     per-sample loop allocates nothing. The caller validates the samples first and checks tau

@@ -1,4 +1,5 @@
-"""Jitted spatial algebra on flat float buffers, Featherstone's conventions and names.
+"""
+Jitted spatial algebra on flat float buffers, Featherstone's conventions and names.
 
 Spatial motion and force vectors are 6 floats [angular; linear], expressed in a body frame about
 its origin. A placement (parent -> child transform) is 12 floats: R (row-major 3x3, the child
@@ -16,13 +17,13 @@ import math
 
 from numba import njit
 
-JIT = dict(cache=True, error_model='numpy')
-JIT_INLINE = dict(JIT, inline='always')
+JIT = {'cache': True, 'error_model': 'numpy'}
+JIT_INLINE = {**JIT, 'inline': 'always'}
 
 
 @njit(**JIT_INLINE)
 def mat3_mul(a, ao, b, bo, out, oo):
-    """out = a @ b for row-major 3x3 matrices (out must not alias a or b)."""
+    """Multiply row-major 3x3 matrices: out = a @ b (out must not alias a or b)."""
     for r in range(3):
         a0, a1, a2 = a[ao + 3 * r], a[ao + 3 * r + 1], a[ao + 3 * r + 2]
         for c in range(3):
@@ -31,8 +32,12 @@ def mat3_mul(a, ao, b, bo, out, oo):
 
 @njit(**JIT_INLINE)
 def motion_to_child(x, xo, m0, m1, m2, m3, m4, m5):
-    """X m for the placement x[xo:xo + 12] (R, p): a parent motion vector [w; v] (parent
-    coordinates) in the child frame, w_c = R^T w, v_c = R^T (v - p x w). Returns 6 floats."""
+    """
+    Transform a parent motion vector into the child frame.
+
+    X m for the placement x[xo:xo + 12] (R, p): a parent motion vector [w; v] (parent
+    coordinates) in the child frame, w_c = R^T w, v_c = R^T (v - p x w). Returns 6 floats.
+    """
     r0, r1, r2, r3, r4, r5, r6, r7, r8 = (x[xo], x[xo + 1], x[xo + 2], x[xo + 3], x[xo + 4],
                                           x[xo + 5], x[xo + 6], x[xo + 7], x[xo + 8])
     px, py, pz = x[xo + 9], x[xo + 10], x[xo + 11]
@@ -45,7 +50,7 @@ def motion_to_child(x, xo, m0, m1, m2, m3, m4, m5):
 
 @njit(**JIT_INLINE)
 def compose_placements(a, ao, b, bo, out, oo):
-    """out = a * b for 12-float placements: R = Ra Rb, p = pa + Ra pb (out must not alias)."""
+    """Compose 12-float placements: out = a * b, R = Ra Rb, p = pa + Ra pb (out must not alias)."""
     mat3_mul(a, ao, b, bo, out, oo)
     for r in range(3):
         out[oo + 9 + r] = a[ao + 9 + r] + a[ao + 3 * r] * b[bo + 9] \
@@ -85,7 +90,8 @@ def quaternion_matrix(x, y, z, w, out, oo):
 
 @njit(**JIT_INLINE)
 def add_force_to_parent(x, xo, f, fo, out, oo):
-    """out += X^T f: a child force vector (child coordinates) expressed at the parent origin.
+    """
+    Add out += X^T f: a child force vector expressed at the parent origin.
 
     f_p = R f,  n_p = R n + p x f_p.
     """

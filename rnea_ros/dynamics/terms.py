@@ -1,4 +1,5 @@
-"""Jitted RNEA split into the terms of the equation of motion, sharing one kinematics sweep.
+"""
+Jitted RNEA split into the terms of the equation of motion, sharing one kinematics sweep.
 
     rnea(q, v, a) = M(q) a + C(q, v) v + g(q) = inertial + velocity_product + gravity
 
@@ -10,12 +11,12 @@ The cost of all three is about 1.7 RNEA passes instead of 3.
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit, prange
+import numpy as np
 
-from rnea_ros.dynamics.rnea import (
-    B_MULT, B_PARENT, B_TYPE, B_V, BODY_WIDTH, H_NB, HEADER, W_FORCE, W_PLACEMENT, WORK_WIDTH,
-    backward_pass, forward_pass, inertia_times)
+from rnea_ros.dynamics.rnea import (B_MULT, B_PARENT, B_TYPE, B_V, backward_pass, BODY_WIDTH,
+                                    forward_pass, H_NB, HEADER, inertia_times, W_FORCE,
+                                    W_PLACEMENT, WORK_WIDTH)
 from rnea_ros.dynamics.spatial import JIT, JIT_INLINE, motion_to_child
 from rnea_ros.dynamics.tree import FREE_FLYER, REVOLUTE
 
@@ -26,9 +27,13 @@ NO_GRAVITY = np.zeros(3)
 
 @njit(**JIT_INLINE)
 def static_pass(model, work, a, use_a, g, static):
-    """Zero-velocity forward recursion on the placements ``forward_pass`` left in ``work``:
+    """
+    Run the zero-velocity forward recursion.
+
+    Zero-velocity forward recursion on the placements ``forward_pass`` left in ``work``:
     a_i = X_i a_parent + S_i a_i (if ``use_a``), the root's parent accelerating at -g;
-    f_i = I_i a_i. Writes [a_i; f_i] per body into ``static``."""
+    f_i = I_i a_i. Writes [a_i; f_i] per body into ``static``.
+    """
     for i in range(int(model[H_NB])):
         b = HEADER + i * BODY_WIDTH
         x = i * WORK_WIDTH + W_PLACEMENT
@@ -60,7 +65,8 @@ def static_pass(model, work, a, use_a, g, static):
 
 @njit(**JIT)  # not inlined: numba would turn its array statements into nested parfors
 def terms_range(model, Q, V, A, g, inertial, velocity_product, gravity, start, stop):
-    """The three terms (each zeroed here) at samples start <= k < stop, with one workspace.
+    """
+    Compute the three terms (each zeroed here) at samples start <= k < stop.
 
     Raises nothing (numba would lose an exception raised in a prange worker): sizes and
     values are checked by the caller (model.py).
@@ -90,7 +96,7 @@ def terms_serial(model, Q, V, A, g, inertial, velocity_product, gravity):
 
 @njit(cache=True, nogil=True, parallel=True, error_model='numpy')
 def terms_batch(model, Q, V, A, g, inertial, velocity_product, gravity, chunks):
-    """The three terms for every sample (rows of Q, V, A), in ``chunks`` parallel ranges."""
+    """Compute the three terms for every sample (rows of Q, V, A), in parallel ranges."""
     n = Q.shape[0]
     for c in prange(chunks):
         terms_range(model, Q, V, A, g, inertial, velocity_product, gravity,

@@ -1,4 +1,5 @@
-"""The kinematic tree as plain arrays: what the URDF parser produces and the kernels consume.
+"""
+The kinematic tree as plain arrays: what the URDF parser produces and the kernels consume.
 
 A *body* is a rigid set of URDF links that move together: the child link of a moving joint plus
 every link hanging below it through fixed joints. Bodies are numbered so that a parent always comes
@@ -29,7 +30,8 @@ FREE_FLYER = 2
 
 @dataclass(frozen=True)
 class Joint:
-    """One independent joint: an entry of ``RobotModel.joint_names``.
+    """
+    One independent joint: an entry of ``RobotModel.joint_names``.
 
     ``kind`` is the URDF type ('revolute', 'continuous', 'prismatic', 'floating', 'planar') or
     'free-flyer' for the root joint added by ``floating_base=True``. ``idx_q``/``idx_v`` are its
@@ -61,7 +63,8 @@ class LinkFrame:
 
 @dataclass(frozen=True)
 class KinematicTree:
-    """Everything the dynamics needs, as arrays indexed by body (see the module docstring).
+    """
+    Everything the dynamics needs, as arrays indexed by body (see the module docstring).
 
     Per body: ``parent``, ``joint_type``, ``q_index``/``v_index`` (first q/v entry the body's joint
     reads), ``multiplier``/``offset`` (mimic coupling: joint position = multiplier*q + offset,

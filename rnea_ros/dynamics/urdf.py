@@ -1,4 +1,5 @@
-"""URDF text -> ``KinematicTree``: fixed joints folded, mimic joints coupled, every number checked.
+"""
+URDF text -> ``KinematicTree``: fixed joints folded, mimic joints coupled, every number checked.
 
 Only kinematics and inertia matter for dynamics, so this reads ``<link>/<inertial>`` and
 ``<joint>`` (origin, axis, limit, mimic) and ignores every other element (visuals, materials,
@@ -19,15 +20,15 @@ order; their q/v layout:
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 import math
 import warnings
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from rnea_ros.dynamics.tree import FREE_FLYER, Joint, KinematicTree, LinkFrame, PRISMATIC, REVOLUTE
 from rnea_ros.errors import ModelWarning, URDFError
-from rnea_ros.dynamics.tree import FREE_FLYER, PRISMATIC, REVOLUTE, Joint, KinematicTree, LinkFrame
 
 MOVING_TYPES = ('revolute', 'continuous', 'prismatic', 'floating', 'planar')
 KNOWN_TYPES = MOVING_TYPES + ('fixed',)
@@ -151,7 +152,8 @@ def _parse_inertial(link: ET.Element, name: str) -> _Inertial | None:
 
 
 def _inertia_problem(inertia: np.ndarray, scale: float) -> str | None:
-    """Why a rotational inertia about the centre of mass is not physical, or None.
+    """
+    Why a rotational inertia about the centre of mass is not physical, or None.
 
     ``scale`` bounds the round-off already in ``inertia`` (kg m^2).
     """
@@ -216,7 +218,8 @@ def _parse_joint(element: ET.Element, index: int) -> _UrdfJoint:
 
 def parse_urdf(xml: str, *, floating_base: bool = False, inertia_check: str = 'error'
                ) -> KinematicTree:
-    """Parse URDF text into a ``KinematicTree``; raise ``URDFError`` naming what is wrong.
+    """
+    Parse URDF text into a ``KinematicTree``; raise ``URDFError`` naming what is wrong.
 
     ``inertia_check``: what a rigid body (links joined by fixed joints) whose inertia is not
     physical (not positive semi-definite, or breaking the triangle inequality) gets: 'error'
@@ -424,7 +427,8 @@ class _Builder:
             body.multiplier, body.offset = multiplier, offset
 
     def _check_bodies(self):
-        """Check the inertia of each rigid body the dynamics uses (links folded together).
+        """
+        Check the inertia of each rigid body the dynamics uses (links folded together).
 
         Checked per body, not per link: real URDFs give small fixed-joint links (sensor mounts,
         antennas) inconsistent inertias, which are harmless once part of a larger body.

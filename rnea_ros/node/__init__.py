@@ -1,4 +1,5 @@
-"""The ROS 2 node ``rnea`` (console script ``rnea_node``, or ``python -m rnea_ros.node``).
+"""
+The ROS 2 node ``rnea`` (console script ``rnea_node``, or ``python -m rnea_ros.node``).
 
 The only package that imports rclpy and message types. ``node`` is the node class (it wires
 ROS to the rest), ``messages`` builds and fills the ROS messages, ``parameters`` declares every

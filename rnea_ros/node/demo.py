@@ -1,4 +1,5 @@
-"""Node demo: the rnea node on a real robot over DDS, fed a smooth trajectory, summarised live.
+"""
+Node demo: the rnea node on a real robot over DDS, fed a smooth trajectory, summarised live.
 
 ``python -m rnea_ros.node.demo`` (console script ``rnea_node_demo``; ``scripts/demo.sh`` runs it):
 
@@ -25,22 +26,22 @@ This module, like ``rnea_ros.node.node``, needs rclpy; ``rnea_ros.demo`` is the 
 from __future__ import annotations
 
 import argparse
+from collections import deque
+from dataclasses import dataclass, field
 import json
 import os
+from pathlib import Path
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections import deque
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from rnea_ros.demo import PANDA_URDF, sinusoidal_trajectory
-from rnea_ros.errors import RneaError
 from rnea_ros.dynamics.model import RobotModel
+from rnea_ros.errors import RneaError
 
 STATUS_NAME = 'rnea: feed-forward torques'
 START_TIMEOUT = 180.0  # s: the first start on a machine compiles the kernels
@@ -86,12 +87,12 @@ class NodeDemo:
 
     def __init__(self, model: RobotModel, xml: str, rate: float, publish_rate: float,
                  domain: int, workdir: Path):
+        from diagnostic_msgs.msg import DiagnosticArray
         import rclpy
         from rclpy.context import Context
         from rclpy.executors import SingleThreadedExecutor
         from rclpy.node import Node
         from rclpy.qos import QoSProfile, ReliabilityPolicy
-        from diagnostic_msgs.msg import DiagnosticArray
         from sensor_msgs.msg import JointState
         from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -150,7 +151,7 @@ class NodeDemo:
         self.mismatches = 0
 
     def publish(self, t: float) -> None:
-        """The trajectory sample at time ``t``: desired accelerations, then joint_states."""
+        """Publish the sample at time ``t``: desired accelerations, then joint_states."""
         q, v, a = (row[0] for row in sinusoidal_trajectory(self.model, np.array([t])))
         self.counter += 1
         stamp = self.counter

@@ -1,4 +1,5 @@
-"""Bookkeeping for the node's diagnostics, without ROS: cycle timing, rejections, throttling.
+"""
+Bookkeeping for the node's diagnostics, without ROS: cycle timing, rejections, throttling.
 
 Everything here is updated on the control path without allocating (fixed ring buffers, counters)
 and summarised once per diagnostics period, where allocation does not matter.
@@ -13,7 +14,8 @@ import numpy as np
 
 
 class CycleStats:
-    """Compute times of the last ``window`` cycles (ring buffer), cycle count, achieved rate.
+    """
+    Compute times of the last ``window`` cycles (ring buffer), cycle count, achieved rate.
 
     ``record(duration)`` after each cycle, from the cycle's thread. Missed cycles are counted by
     the loop that runs the cycles (``realtime.Deadlines``: a deadline skipped because the loop
@@ -30,7 +32,7 @@ class CycleStats:
         self._window_first_cycle = 0
 
     def record(self, duration: float) -> None:
-        """A cycle ran; its compute (and publishing) took ``duration`` seconds."""
+        """Record a cycle whose compute (and publishing) took ``duration`` seconds."""
         self._durations[self._count % len(self._durations)] = duration
         self._count += 1
         self.cycles += 1
@@ -73,7 +75,8 @@ class Rejections:
 
 
 class GcMonitor:
-    """Counts garbage collections and their pauses (``gc.callbacks``); collects on request.
+    """
+    Counts garbage collections and their pauses (``gc.callbacks``); collects on request.
 
     The node freezes the start-up heap (``gc.freeze``) and disables automatic collection, then
     calls ``collect`` (young generations only) once per second right after a cycle, on the
@@ -97,7 +100,8 @@ class GcMonitor:
             self.collections += 1
 
     def freeze(self, collect: bool = True) -> None:
-        """Move everything alive now out of the collector's sight; stop automatic collection.
+        """
+        Move everything alive now out of the collector's sight; stop automatic collection.
 
         ``collect``: first a full collection (tens of ms: at start-up, before the first cycle).
         Counters restart, so they describe the control phase only.

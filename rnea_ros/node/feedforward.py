@@ -1,4 +1,5 @@
-"""The node's control logic without ROS: inputs -> state -> torques, with the fault policy.
+"""
+The node's control logic without ROS: inputs -> state -> torques, with the fault policy.
 
 ``Feedforward`` owns one ``RobotModel`` and every array the control cycle touches, allocated
 once. The ROS node (``node.node``) only converts messages to the calls below, and binds the
@@ -24,21 +25,20 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
+import numpy as np
 
-from rnea_ros.errors import InputError
-from rnea_ros.node.joint_input import (
-    NEVER, NON_FINITE, BaseStateInput, JointStateInput, Rejected, base_spatial_acceleration)
 from rnea_ros.dynamics.model import RobotModel
+from rnea_ros.errors import InputError
+from rnea_ros.node.joint_input import (base_spatial_acceleration, BaseStateInput, JointStateInput,
+                                       NEVER, NON_FINITE, Rejected)
+from rnea_ros.node.safety import (all_finite, EffortLimiter, ERROR, fault_torques, FaultState,
+                                  JOINT_STATES_MISSING, JOINT_STATES_STALE, MODEL_MISMATCH,
+                                  NON_FINITE_OUTPUT, ODOMETRY_STALE, OK, VELOCITY_MISSING, WARN)
+from rnea_ros.node.settings import actuated_joints, check_model, ModelRejected, Settings
+from rnea_ros.node.trajectory import (MISSING_FIELD, point_derivatives, Trajectory,
+                                      TrajectorySampler)
 from rnea_ros.node.wrenches import ContactOutput, MeasuredWrenches, ReactionOutput
-from rnea_ros.node.settings import ModelRejected, Settings, actuated_joints, check_model
-from rnea_ros.node.safety import (
-    ERROR, JOINT_STATES_MISSING, JOINT_STATES_STALE, MODEL_MISMATCH, NON_FINITE_OUTPUT, OK,
-    ODOMETRY_STALE, VELOCITY_MISSING, WARN, EffortLimiter, FaultState, all_finite,
-    fault_torques)
-from rnea_ros.node.trajectory import (MISSING_FIELD, Trajectory, TrajectorySampler,
-                                      point_derivatives)
 
 UNKNOWN_JOINTS = 'unknown_joints'
 
@@ -147,8 +147,12 @@ class Feedforward:
 
     def bind_outputs(self, position: np.ndarray, velocity: np.ndarray, effort: np.ndarray,
                      command: np.ndarray) -> None:
-        """Write the outputs of every cycle into these arrays (e.g. views of the buffers of
-        preallocated messages) instead of the ones of ``position``... ``command``."""
+        """
+        Write the outputs of every cycle into these arrays.
+
+        Write the outputs of every cycle into these arrays (e.g. views of the buffers of
+        preallocated messages) instead of the ones of ``position``... ``command``.
+        """
         for name, array, size in (('position', position, len(self.joint_names)),
                                   ('velocity', velocity, len(self.joint_names)),
                                   ('effort', effort, len(self.joint_names)),
@@ -160,18 +164,18 @@ class Feedforward:
 
     # ------------------------------------------------------------------ inputs
     def on_joint_states(self, names, position, velocity, effort, now: float, stamp=None) -> None:
-        """A sensor_msgs/JointState sample (raises ``Rejected``)."""
+        """Merge a sensor_msgs/JointState sample (raises ``Rejected``)."""
         self.joints.update(names, position, velocity, effort, now, stamp)
 
     def on_odometry(self, position, orientation, linear, angular, now: float,
                     stamp=None) -> None:
-        """A nav_msgs/Odometry sample (see ``joint_input.BaseStateInput`` for frames)."""
+        """Take a nav_msgs/Odometry sample (see ``joint_input.BaseStateInput`` for frames)."""
         if self.base is None:
             return
         self.base.update(position, orientation, linear, angular, now, stamp)
 
     def on_base_acceleration(self, linear, angular, now: float) -> None:
-        """A geometry_msgs/Accel in the base frame (``joint_input.base_spatial_acceleration``)."""
+        """Take a geometry_msgs/Accel in the base frame (see ``base_spatial_acceleration``)."""
         values = (*linear, *angular)
         for k, value in enumerate(values):
             if not math.isfinite(value):
@@ -181,11 +185,11 @@ class Feedforward:
         self.base_acceleration_time = now
 
     def on_wrench(self, index: int, frame: str, values, now: float) -> None:
-        """A geometry_msgs/WrenchStamped of ``wrench_topics[index]`` (raises ``Rejected``)."""
+        """Take a geometry_msgs/WrenchStamped of ``wrench_topics[index]`` (raises ``Rejected``)."""
         self.measured.update(index, frame, values, now)
 
     def on_desired(self, trajectory: Trajectory, start: float, now: float) -> None:
-        """A desired motion: ``start`` is the ROS time (s) of its time_from_start 0."""
+        """Take a desired motion: ``start`` is the ROS time (s) of its time_from_start 0."""
         desired = _Desired(trajectory, self._joint_index, start, now)
         if desired.constant:  # the same accelerations at any time: scatter them once
             desired.sampler.sample(0.0, desired.q, desired.v, desired.a)
@@ -217,7 +221,7 @@ class Feedforward:
 
     # ------------------------------------------------------------------ the cycle
     def input_fault(self, now: float) -> str | None:
-        """The fault code that holds for the inputs at steady time ``now`` (None: fine)."""
+        """Return the fault code that holds for the inputs at steady time ``now`` (None: fine)."""
         settings = self.settings
         if self.model_mismatch is not None:
             return MODEL_MISMATCH
@@ -240,8 +244,12 @@ class Feedforward:
         return oldest(times, self._command_joint)
 
     def cycle(self, now: float, ros_time: float) -> bool:
-        """One control cycle; True if ``position``/``velocity``/``effort``/``command`` are to
-        be published (always finite and clipped), False if nothing is (fault_output 'none')."""
+        """
+        Run one control cycle; True if the outputs are to be published.
+
+        One control cycle; True if ``position``/``velocity``/``effort``/``command`` are to
+        be published (always finite and clipped), False if nothing is (fault_output 'none').
+        """
         code = self.input_fault(now)
         if code is None:
             code = self._compute(now, ros_time)
@@ -277,7 +285,7 @@ class Feedforward:
                               self.command)
 
     def _wrenches_finite(self) -> bool:
-        """The contact and joint reaction wrenches to publish are finite."""
+        """Check that the contact and joint reaction wrenches to publish are finite."""
         return ((self.contacts is None or all_finite(self.contacts.wrenches.reshape(-1)))
                 and (self.reactions is None or all_finite(self.reactions.wrenches.reshape(-1))))
 
@@ -285,7 +293,7 @@ class Feedforward:
         return self.model.gravity_torques(self.q)
 
     def _compute(self, now: float, ros_time: float) -> str | None:
-        """tau at the used state into ``self.tau``; NON_FINITE_OUTPUT if it cannot be had."""
+        """Compute tau at the used state into ``self.tau`` (NON_FINITE_OUTPUT if it cannot)."""
         settings = self.settings
         terms = settings.torque_terms
         from_desired = settings.state_source == 'desired'
@@ -342,7 +350,8 @@ class Feedforward:
     # ------------------------------------------------------------------ trajectories
     def trajectory_efforts(self, trajectory: Trajectory,
                            measured_q: np.ndarray | None = None) -> np.ndarray:
-        """Efforts (N, n) at the points of ``trajectory`` (its joint order) by inverse dynamics.
+        """
+        Efforts (N, n) at the points of ``trajectory`` (its joint order) by inverse dynamics.
 
         Each point's positions/velocities/accelerations (missing ones from the splines, see
         ``trajectory.point_derivatives``); joints the trajectory does not name stay at their
@@ -465,9 +474,13 @@ def input_ages(position_time, velocity_time, indices):
 @njit(cache=True, nogil=True)
 def finish_outputs(tau, lower, upper, clip, command_index, q, v, q_offset, v_offset,
                    position_out, velocity_out, effort_out, command_out) -> int:
-    """The end of a cycle in one call: unless tau holds a non-finite value (then -1, nothing
+    """
+    Finish a cycle in one call: check, clip and write the outputs.
+
+    The end of a cycle in one call: unless tau holds a non-finite value (then -1, nothing
     written), clip it to [lower, upper] when ``clip``, write the joint entries of q, v, tau
-    (from the offsets on) and tau[command_index]; returns 1 if an entry was clipped, else 0."""
+    (from the offsets on) and tau[command_index]; returns 1 if an entry was clipped, else 0.
+    """
     for k in range(tau.shape[0]):
         if not np.isfinite(tau[k]):
             return -1

@@ -1,4 +1,5 @@
-"""Measured robot state from ROS inputs, without ROS: joint states merged by name, base odometry.
+"""
+Measured robot state from ROS inputs, without ROS: joint states merged by name, base odometry.
 
 ``JointStateInput`` keeps the latest position and velocity of each joint of a fixed list (the
 model's one-degree-of-freedom joints, in model order) and writes them straight into views of the
@@ -24,11 +25,11 @@ the pose (``pose.pose``, the base link in the odometry/world frame ``header.fram
 from __future__ import annotations
 
 import array
-import math
 from collections.abc import Sequence
+import math
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from rnea_ros.dynamics.rnea import QUATERNION_TOLERANCE
 
@@ -53,8 +54,12 @@ _EMPTY = np.empty(0)
 
 
 def _as_array(values):
-    """The message array as it is when numba takes it without a copy (``array.array('d')``, as
-    rclpy gives, or a float64 ndarray); anything else (lists) converted to an ndarray."""
+    """
+    Return the message array in a form numba takes without a copy.
+
+    The message array as it is when numba takes it without a copy (``array.array('d')``, as
+    rclpy gives, or a float64 ndarray); anything else (lists) converted to an ndarray.
+    """
     kind = type(values)
     if kind is array.array and values.typecode == 'd':
         return values
@@ -67,10 +72,14 @@ def _as_array(values):
 
 @njit(cache=True, nogil=True)
 def merge(position, velocity, source, target, q, v, q_time, v_time, now) -> int:
-    """Write ``position[source]`` into ``q[target]`` (and velocity, unless empty) with their
+    """
+    Merge a message's positions (and velocities) into the state if they are finite.
+
+    Write ``position[source]`` into ``q[target]`` (and velocity, unless empty) with their
     times, if all those entries are finite; else write nothing and return the message index of
     the first non-finite position, or ``len(position)`` + that of the first non-finite velocity.
-    Returns -1 when merged. ``position``/``velocity``: message arrays (buffers, no copy)."""
+    Returns -1 when merged. ``position``/``velocity``: message arrays (buffers, no copy).
+    """
     for i in range(source.shape[0]):
         if not np.isfinite(position[source[i]]):
             return source[i]
@@ -101,7 +110,8 @@ class _NameMap:
 
 
 class JointStateInput:
-    """Latest position/velocity per joint, merged by name, written into caller-owned arrays.
+    """
+    Latest position/velocity per joint, merged by name, written into caller-owned arrays.
 
     ``position`` and ``velocity`` (length ``len(joint_names)``, joint order) may be views into the
     model's q and v; they start at the values they hold (zero: the neutral configuration).
@@ -161,7 +171,7 @@ class JointStateInput:
         self.accepted += 1
 
     def _name_map(self, names) -> _NameMap:
-        """The cached map of this name list (publishers repeat theirs), built on first sight."""
+        """Return the cached map of this name list (publishers repeat theirs)."""
         for k, cached in enumerate(self._map_names):
             if cached == names:
                 mapping = self._maps[k]
@@ -233,7 +243,8 @@ class BaseStateInput:
         self.accepted = 0
 
     def update(self, position, orientation, linear, angular, now: float, stamp=None) -> None:
-        """position (x, y, z), orientation (x, y, z, w), twist linear/angular in the base frame.
+        """
+        Take the position, orientation and twist of the base (twist in the base frame).
 
         A quaternion whose norm is off by more than ``QUATERNION_TOLERANCE`` is rejected; a nearly
         unit one is normalised. Raises ``Rejected``.
@@ -265,7 +276,8 @@ class BaseStateInput:
 
 
 def base_spatial_acceleration(linear, angular, twist: np.ndarray, out: np.ndarray) -> None:
-    """Free-flyer ``a[:6]`` from a base acceleration given as a ``geometry_msgs/Accel``.
+    """
+    Free-flyer ``a[:6]`` from a base acceleration given as a ``geometry_msgs/Accel``.
 
     The message is read as the classical acceleration of the base-link origin and the angular
     acceleration, both in the base link frame, gravity excluded (not an accelerometer's specific

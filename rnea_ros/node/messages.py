@@ -1,4 +1,5 @@
-"""The node's ROS messages: QoS profiles, the preallocated outputs and their filling.
+"""
+The node's ROS messages: QoS profiles, the preallocated outputs and their filling.
 
 Every message the node publishes is built here: ``OutputMessages`` allocates a model's
 joint_torques (sensor_msgs/JointState), feedforward_effort (std_msgs/Float64MultiArray) and
@@ -9,9 +10,9 @@ from __future__ import annotations
 
 import array
 
-import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import WrenchStamped
+import numpy as np
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
@@ -38,7 +39,8 @@ def _zeros(size: int) -> array.array:
 
 
 class OutputMessages:
-    """The preallocated output messages of one model (``core``: a ``Feedforward``).
+    """
+    The preallocated output messages of one model (``core``: a ``Feedforward``).
 
     Binds numpy views of the JointState and Float64MultiArray arrays to ``core`` (the cycles
     write through them; assigning an array to a message field may copy, so the views are taken
@@ -91,7 +93,7 @@ def write_wrenches(messages, wrenches: np.ndarray, stamp) -> None:
 
 
 def to_trajectory(msg: JointTrajectory) -> Trajectory:
-    """A trajectory_msgs/JointTrajectory as the ROS-free ``Trajectory``."""
+    """Convert a trajectory_msgs/JointTrajectory into the ROS-free ``Trajectory``."""
     return Trajectory.from_points(msg.joint_names, [
         (p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec, p.positions, p.velocities,
          p.accelerations) for p in msg.points])

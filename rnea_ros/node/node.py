@@ -1,4 +1,5 @@
-"""The ``rnea`` node: feed-forward joint torques from a URDF at the controller rate.
+"""
+The ``rnea`` node: feed-forward joint torques from a URDF at the controller rate.
 
 Run: ``ros2 run rnea_ros rnea_node --ros-args --params-file config/rnea.yaml`` (or
 ``python -m rnea_ros.node ...``). This module only wires ROS to ``feedforward``, which
@@ -49,16 +50,16 @@ time, so ``use_sim_time`` clock jumps cannot stall or trip them.
 """
 from __future__ import annotations
 
+from functools import partial
 import sys
 import threading
 import time
 import traceback
-from functools import partial
 
-import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import AccelStamped, WrenchStamped
 from nav_msgs.msg import Odometry
+import rclpy
 from rclpy.clock import Clock, ClockType
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
@@ -71,12 +72,11 @@ from rnea_ros.node import trajectory as trajectory_module
 from rnea_ros.node.diagnostics import CycleStats, GcMonitor, Rejections
 from rnea_ros.node.feedforward import Feedforward
 from rnea_ros.node.joint_input import Rejected
-from rnea_ros.node.messages import (COMMAND_QOS, DESCRIPTION_QOS, SENSOR_QOS, TRAJECTORY_QOS,
-                                    OutputMessages, diagnostic_array, set_efforts,
-                                    to_trajectory)
-from rnea_ros.node.parameters import LIVE_PARAMETERS, check_parameters, declare_parameters
+from rnea_ros.node.messages import (COMMAND_QOS, DESCRIPTION_QOS, diagnostic_array, OutputMessages,
+                                    SENSOR_QOS, set_efforts, to_trajectory, TRAJECTORY_QOS)
+from rnea_ros.node.parameters import check_parameters, declare_parameters, LIVE_PARAMETERS
 from rnea_ros.node.safety import ERROR, OK
-from rnea_ros.node.settings import ModelRejected, load_model
+from rnea_ros.node.settings import load_model, ModelRejected
 from rnea_ros.node.take_loop import TakeLoop
 
 NODE_NAME = 'rnea'
@@ -85,7 +85,8 @@ STATUS_NAME = 'rnea: feed-forward torques'
 
 
 class RneaNode(Node):
-    """Publishes inverse-dynamics torques; see the module docstring for the interface.
+    """
+    Publishes inverse-dynamics torques; see the module docstring for the interface.
 
     ``start()`` starts the inputs and control threads (``main`` calls it once start-up is
     over); ``destroy_node()`` stops them.
@@ -143,7 +144,7 @@ class RneaNode(Node):
                 self._inputs.add(WrenchStamped, topic, SENSOR_QOS,
                                  partial(self._on_wrench, index, topic))
             except rclpy.exceptions.NameValidationException as exc:
-                raise ValueError(f'parameter \'wrench_topics\': {topic!r} is not a valid topic '
+                raise ValueError(f"parameter 'wrench_topics': {topic!r} is not a valid topic "
                                  f'name: {exc}') from None
         if self.settings.floating_base:
             self._inputs.add(Odometry, 'odometry', SENSOR_QOS, self._on_odometry)
@@ -179,7 +180,7 @@ class RneaNode(Node):
             self._scheduling = f'SCHED_FIFO {priority}' if priority else 'normal'
 
     def _thread_failed(self, exc: BaseException) -> None:
-        """A node thread died: log why and stop the node (silence must not look like health)."""
+        """Log why a node thread died and stop the node (silence must not look like health)."""
         self.failure = exc
         self.get_logger().fatal('node thread failed, shutting down: ' + ''.join(
             traceback.format_exception(type(exc), exc, exc.__traceback__)))
@@ -361,9 +362,13 @@ class RneaNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _cycle(self) -> None:
-        """One cycle from the latest inputs (control thread; the joint_states one at rate 0):
+        """
+        Run one cycle from the latest inputs.
+
+        One cycle from the latest inputs (control thread; the joint_states one at rate 0):
         compute into the preallocated messages under the lock, then publish joint_torques
-        first (the latency path), then feedforward_effort, then the wrenches."""
+        first (the latency path), then feedforward_effort, then the wrenches.
+        """
         start = time.monotonic()
         with self._lock:
             core = self._core
@@ -373,8 +378,12 @@ class RneaNode(Node):
         self._publish(messages, start)
 
     def _publish(self, messages, start: float) -> None:
-        """Publish a cycle's messages in order (joint_torques first: the latency path), record
-        the cycle time since ``start`` and collect garbage when due."""
+        """
+        Publish a cycle's messages in order and record the cycle time.
+
+        Publish a cycle's messages in order (joint_torques first: the latency path), record
+        the cycle time since ``start`` and collect garbage when due.
+        """
         if messages is not None:
             for publisher, msg in messages:
                 publisher.publish(msg)
@@ -383,17 +392,25 @@ class RneaNode(Node):
         self._collect_garbage(end)
 
     def _collect_garbage(self, now: float) -> None:
-        """Once per ``GC_PERIOD``, right after a cycle's publishing and on the cycle's own
+        """
+        Collect the young generation once per ``GC_PERIOD``, on the cycle's thread.
+
+        Once per ``GC_PERIOD``, right after a cycle's publishing and on the cycle's own
         (real-time) thread: a young-generation collection there cannot be preempted halfway by
-        other processes while holding the GIL, as it could on the executor thread."""
+        other processes while holding the GIL, as it could on the executor thread.
+        """
         if now >= self._next_collection:
             self._next_collection = now + GC_PERIOD
             self.gc_monitor.collect()
 
     def _cycle_locked(self, core: Feedforward, now: float):
-        """The cycle's work under the lock: the (publisher, message) pairs to publish in order
+        """
+        Do the cycle's work under the lock.
+
+        The cycle's work under the lock: the (publisher, message) pairs to publish in order
         (joint_torques, feedforward_effort, wrenches: the ones of this model, even if another is
-        installed right after), or None."""
+        installed right after), or None.
+        """
         self._last_cycle = now
         desired = core.desired
         # ROS time only matters to sample a multi-point trajectory (and costs ~4 us).
@@ -407,7 +424,7 @@ class RneaNode(Node):
         return self._publications
 
     def _watchdog(self) -> None:
-        """rate 0: no cycle for input_timeout -> run one (it sees the stale input)."""
+        """Run a cycle when none ran for input_timeout (rate 0: it sees the stale input)."""
         now = time.monotonic()
         if now - self._last_cycle > self.settings.input_timeout:
             self._cycle()
@@ -474,7 +491,8 @@ class RneaNode(Node):
 
 
 def make_executor() -> SingleThreadedExecutor:
-    """The executor of the node's other callbacks (joint_states has its ``TakeLoop``).
+    """
+    Make the executor of the node's other callbacks (joint_states has its ``TakeLoop``).
 
     rclpy's experimental EventsExecutor was tried: it did not fire the steady-clock timers
     and ignored SIGINT here (Kilted wheels), so the SingleThreadedExecutor it is.

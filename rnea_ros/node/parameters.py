@@ -1,16 +1,17 @@
-"""The node's parameters: names, defaults, ParameterDescriptors (ranges, read-only).
+"""
+The node's parameters: names, defaults, ParameterDescriptors (ranges, read-only).
 
 Part of the node (``rnea_ros.node.node`` declares them); the ROS-free ``settings.Settings`` holds
 their values. ``config/rnea.yaml`` and the README list the same parameters for users.
 """
 from __future__ import annotations
 
-import rclpy.exceptions
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 ParameterType, SetParametersResult)
+import rclpy.exceptions
 from rclpy.parameter import Parameter
 
-from rnea_ros.node.safety import FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS, check_choice
+from rnea_ros.node.safety import check_choice, FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS
 from rnea_ros.node.settings import Settings
 from rnea_ros.node.wrenches import CONTACT_FIELDS, contact_from_parameters, contact_parameter
 
@@ -27,76 +28,76 @@ def _choices(choices) -> str:
     return 'one of: ' + ', '.join(choices)
 
 
-PARAMETERS = {  # name: (default or type, descriptor keywords)
-    'robot_description': ('', dict(
+PARAMETERS = {  # name: (default or type, descriptor)
+    'robot_description': ('', ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING, read_only=True,
         description='URDF text of the robot. Empty: wait for it on the robot_description topic '
                     '(transient local), where later descriptions replace the model live.')),
-    'rate': (500.0, dict(
+    'rate': (500.0, ParameterDescriptor(
         type=ParameterType.PARAMETER_DOUBLE, read_only=True, floating_point_range=_range(0, 1e4),
         description='Cycle rate [Hz] of a control thread that wakes at absolute steady-clock '
                     'deadlines and publishes from the latest inputs. 0: answer each '
                     'joint_states message at once.')),
-    'floating_base': (False, dict(
+    'floating_base': (False, ParameterDescriptor(
         type=ParameterType.PARAMETER_BOOL, read_only=True,
         description='Add a free-flyer joint above the URDF root link; its state comes from '
                     'odometry (and base_acceleration).')),
-    'gravity': ([0.0, 0.0, -9.81], dict(
+    'gravity': ([0.0, 0.0, -9.81], ParameterDescriptor(
         type=ParameterType.PARAMETER_DOUBLE_ARRAY, read_only=True,
         description='Gravity [m/s^2] in the world (odometry) frame.')),
-    'command_joints': (Parameter.Type.STRING_ARRAY, dict(
+    'command_joints': (Parameter.Type.STRING_ARRAY, ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
         description='Joints of feedforward_effort, in this order (the joints of the effort '
                     'controller). Unset: every independent one-DoF joint in model order.')),
-    'state_source': ('measured', dict(
+    'state_source': ('measured', ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(STATE_SOURCES),
         description='measured: q, v from joint_states. desired: q, v from the desired motion '
                     'where it gives them (computed-torque feed-forward), measured elsewhere.')),
-    'input_timeout': (0.1, dict(
+    'input_timeout': (0.1, ParameterDescriptor(
         type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
         description='Age [s, steady clock] beyond which joint_states (of a commanded joint) '
                     'or odometry are stale: fault_output is published.')),
-    'acceleration_timeout': (0.1, dict(
+    'acceleration_timeout': (0.1, ParameterDescriptor(
         type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
         description='Age [s] beyond which a single-point desired_accelerations message (or the '
                     'end of a multi-point one) no longer applies: zero desired acceleration. '
                     'Also the timeout of base_acceleration.')),
-    'fault_output': ('zero', dict(
+    'fault_output': ('zero', ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(FAULT_OUTPUTS),
         description='Published while inputs are missing or stale: zero (zero effort), '
                     'hold_gravity (gravity torques at the last measured positions), none '
                     '(nothing: the controller keeps its last command).')),
-    'effort_limit_scale': (1.0, dict(
+    'effort_limit_scale': (1.0, ParameterDescriptor(
         type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(0.0, 100.0),
         description='Clip efforts to the URDF <limit effort> times this; 0 disables.')),
-    'torque_terms': ('full', dict(
+    'torque_terms': ('full', ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(TORQUE_TERMS),
         description='full: M(q)a + C(q,v)v + g(q). gravity: g(q) (gravity compensation). '
                     'gravity_coriolis: g(q) + C(q,v)v.')),
-    'thread_priority': (50, dict(
+    'thread_priority': (50, ParameterDescriptor(
         type=ParameterType.PARAMETER_INTEGER, read_only=True,
         integer_range=[IntegerRange(from_value=0, to_value=99, step=1)],
         description='SCHED_FIFO priority of the inputs and control threads (as '
-                    'ros2_control\'s thread_priority). 0: normal scheduling. Needs an rtprio '
+                    "ros2_control's thread_priority). 0: normal scheduling. Needs an rtprio "
                     'limit or CAP_SYS_NICE; without, the threads run normally (logged once).')),
-    'inertia_check': ('error', dict(
+    'inertia_check': ('error', ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING, read_only=True,
         additional_constraints=_choices(('error', 'warn')),
         description='error: refuse a URDF whose link inertias are not physically consistent. '
                     'warn: accept it with a warning (some published URDFs need it).')),
-    'contacts': (Parameter.Type.STRING_ARRAY, dict(
+    'contacts': (Parameter.Type.STRING_ARRAY, ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
         description='Contact links of a floating-base robot: each cycle the contact wrenches '
                     'that balance the base are solved for, published on '
                     'contact_wrenches/<link>, and the torques computed with them. Per link, '
                     'optional contact.<link>.{type, friction, position, normal, half_extents, '
                     'weight}; unset: a point contact with friction 0.7.')),
-    'wrench_topics': (Parameter.Type.STRING_ARRAY, dict(
+    'wrench_topics': (Parameter.Type.STRING_ARRAY, ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
         description='geometry_msgs/WrenchStamped topics of measured external wrenches (frame_id '
                     'a model link; force-torque sensors, force plates), used as f_ext. Older '
                     'than input_timeout: taken as zero.')),
-    'publish_joint_reaction_wrenches': (False, dict(
+    'publish_joint_reaction_wrenches': (False, ParameterDescriptor(
         type=ParameterType.PARAMETER_BOOL, read_only=True,
         description='Publish joint_reaction_wrenches/<joint>: the wrench each moving joint '
                     'transmits from parent to child, in the child link frame.')),
@@ -117,17 +118,21 @@ CONTACT_PARAMETERS = {
 }
 
 
-def contact_descriptor(link: str, field: str) -> dict:
-    """Descriptor keywords of the parameter contact.<link>.<field>."""
-    return dict(read_only=True, dynamic_typing=True,
-                description=f'Contact {link!r}: {CONTACT_PARAMETERS[field]}')
+def contact_descriptor(link: str, field: str) -> ParameterDescriptor:
+    """Return the descriptor of the parameter contact.<link>.<field>."""
+    return ParameterDescriptor(read_only=True, dynamic_typing=True,
+                               description=f'Contact {link!r}: {CONTACT_PARAMETERS[field]}')
 
 
 def declare_parameters(node) -> Settings:
-    """Declare every parameter on ``node`` (with ``contact.<link>.*`` for each contact link) and
-    return their checked values (ValueError naming the parameter for an unusable one)."""
+    """
+    Declare every parameter on ``node`` and return their checked values.
+
+    Declare every parameter on ``node`` (with ``contact.<link>.*`` for each contact link) and
+    return their checked values (ValueError naming the parameter for an unusable one).
+    """
     for name, (default, descriptor) in PARAMETERS.items():
-        node.declare_parameter(name, default, ParameterDescriptor(**descriptor))
+        node.declare_parameter(name, default, descriptor)
     return _read_settings(node)
 
 
@@ -148,8 +153,12 @@ def _read_settings(node) -> Settings:
 
 
 def _read_contacts(node, links: tuple[str, ...]) -> tuple:
-    """Declare contact.<link>.<field> for each link of ``contacts``, then build the
-    ``Contact`` records (ValueError naming the parameter for an unusable value)."""
+    """
+    Declare the parameters of each contact link and build the ``Contact`` records.
+
+    Declare contact.<link>.<field> for each link of ``contacts``, then build the
+    ``Contact`` records (ValueError naming the parameter for an unusable value).
+    """
     contacts = []
     for link in links:
         values = {}
@@ -157,9 +166,9 @@ def _read_contacts(node, links: tuple[str, ...]) -> tuple:
             name = contact_parameter(link, field)
             try:
                 parameter = node.declare_parameter(
-                    name, None, ParameterDescriptor(**contact_descriptor(link, field)))
+                    name, None, contact_descriptor(link, field))
             except rclpy.exceptions.InvalidParameterException as exc:
-                raise ValueError(f'parameter \'contacts\': {link!r} cannot name '
+                raise ValueError(f"parameter 'contacts': {link!r} cannot name "
                                  f'parameters ({exc})') from None
             values[field] = parameter.value
         contacts.append(contact_from_parameters(link, values))

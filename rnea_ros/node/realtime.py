@@ -1,4 +1,5 @@
-"""Periodic timing for the node's control thread, without ROS: deadlines, sleeping, priority.
+"""
+Periodic timing for the node's control thread, without ROS: deadlines, sleeping, priority.
 
 A control loop at ``rate`` Hz has the deadlines ``t_k = t_0 + k / rate`` on the steady clock
 (``CLOCK_MONOTONIC``, the clock of ``time.monotonic``). The thread sleeps until the next deadline
@@ -61,7 +62,8 @@ _LIBC = _libc()
 
 
 def sleep_until(deadline_ns: int, timespec: _Timespec | None = None) -> None:
-    """Sleep until ``time.monotonic_ns() >= deadline_ns`` (absolute, releases the GIL).
+    """
+    Sleep until ``time.monotonic_ns() >= deadline_ns`` (absolute, releases the GIL).
 
     ``timespec``: a caller-owned ``_Timespec`` to reuse (no allocation per call). Without libc
     (not Linux), a relative ``time.sleep``.
@@ -93,7 +95,8 @@ def set_timer_slack(slack_ns: int = TIMER_SLACK_NS) -> str | None:
 
 
 def set_fifo_priority(priority: int) -> str | None:
-    """Run the calling thread under SCHED_FIFO at ``priority`` (1..99; 0: leave it alone).
+    """
+    Run the calling thread under SCHED_FIFO at ``priority`` (1..99; 0: leave it alone).
 
     Returns None on success (or for 0), else the reason it stays a normal thread, e.g. no
     permission: grant it with ``ulimit -r`` / ``rtprio`` in /etc/security/limits.conf, or
@@ -112,7 +115,8 @@ def set_fifo_priority(priority: int) -> str | None:
 
 
 class Deadlines:
-    """The deadline grid of a periodic loop and its account (see the module docstring).
+    """
+    The deadline grid of a periodic loop and its account (see the module docstring).
 
     ``next_ns`` is the deadline to sleep until; ``due(now_ns)`` is called on waking and returns
     True when a cycle is to run now (False: woke early, sleep again). Counters: ``cycles``,
@@ -130,8 +134,12 @@ class Deadlines:
         self.lateness_ns = 0
 
     def due(self, now_ns: int) -> bool:
-        """Account for waking at ``now_ns``; True if a cycle runs now (then for the deadline
-        ``next_ns`` had, or the latest one passed since, skipping those in between)."""
+        """
+        Account for waking at ``now_ns``; True if a cycle runs now.
+
+        Account for waking at ``now_ns``; True if a cycle runs now (then for the deadline
+        ``next_ns`` had, or the latest one passed since, skipping those in between).
+        """
         late = now_ns - self.next_ns
         if late < 0:
             return False
@@ -149,7 +157,8 @@ class Deadlines:
 
 
 class RealtimeThread:
-    """A daemon thread that sets up real-time scheduling and reports how it ends.
+    """
+    A daemon thread that sets up real-time scheduling and reports how it ends.
 
     On start it lowers its timer slack and asks for SCHED_FIFO ``priority`` (0: no change);
     ``setup_problems`` lists what could not be had (the loop runs anyway). Subclasses write
@@ -188,7 +197,7 @@ class RealtimeThread:
         raise NotImplementedError
 
     def _ending(self, exc: BaseException) -> bool:
-        """True if ``exc`` only says the loop is being shut down (not a failure)."""
+        """Tell whether ``exc`` only says the loop is being shut down (not a failure)."""
         return False
 
     def _wake_up(self) -> None:
@@ -202,8 +211,12 @@ class RealtimeThread:
 
 
 class PeriodicThread(RealtimeThread):
-    """Calls ``cycle()`` at every deadline of a ``rate`` Hz grid, from a thread of its own
-    (see ``RealtimeThread`` for scheduling and failures)."""
+    """
+    Call ``cycle()`` at every deadline of a ``rate`` Hz grid, from a thread of its own.
+
+    Calls ``cycle()`` at every deadline of a ``rate`` Hz grid, from a thread of its own
+    (see ``RealtimeThread`` for scheduling and failures).
+    """
 
     def __init__(self, rate: float, cycle, name: str, priority: int = 0, on_failure=None):
         super().__init__(name, priority, on_failure)

@@ -1,4 +1,5 @@
-"""What the node publishes when something is wrong: fault states, fault output, effort limits.
+"""
+What the node publishes when something is wrong: fault states, fault output, effort limits.
 
 ros2_control effort controllers hold their last command forever when nothing new arrives, and
 pass NaN through, so silence is not safe. The node's behaviour per case (see also the README):
@@ -41,8 +42,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 FAULT_OUTPUTS = ('zero', 'hold_gravity', 'none')
 TORQUE_TERMS = ('full', 'gravity', 'gravity_coriolis')
@@ -81,7 +82,7 @@ def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
 
 @njit(cache=True, nogil=True)
 def all_finite(values: np.ndarray) -> bool:
-    """True if every entry of a 1-D float array is finite (no temporary array, no warning)."""
+    """Tell whether every entry of a 1-D float array is finite (no temporary array, no warning)."""
     for x in values:
         if not np.isfinite(x):
             return False
@@ -119,7 +120,7 @@ class EffortLimiter:
 
 @njit(cache=True, nogil=True)
 def clip_in_place(values, lower, upper) -> bool:
-    """values = clip(values, lower, upper) without temporaries (np.clip costs ~10 us here)."""
+    """Clip values to [lower, upper] in place, without temporaries (np.clip costs ~10 us here)."""
     clipped = False
     for k in range(values.shape[0]):
         if values[k] >= upper[k]:
@@ -132,7 +133,8 @@ def clip_in_place(values, lower, upper) -> bool:
 
 
 class FaultState:
-    """The current fault code (None: healthy) with transition counting and logging hooks.
+    """
+    The current fault code (None: healthy) with transition counting and logging hooks.
 
     ``update`` is called every cycle with the code that holds (None if none); it returns True on a
     transition so the caller can log once per change instead of once per cycle.
@@ -164,7 +166,8 @@ class FaultState:
 
 
 def fault_torques(mode: str, tau: np.ndarray, gravity_torques) -> bool:
-    """Write the fault output of ``mode`` into ``tau``; False if nothing is to be published.
+    """
+    Write the fault output of ``mode`` into ``tau``; False if nothing is to be published.
 
     ``gravity_torques``: a callable returning g(q) at the last measured state (hold_gravity). A
     non-finite or failing gravity computation falls back to zero: output is always finite.

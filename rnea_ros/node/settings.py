@@ -1,16 +1,17 @@
-"""The node's settings (its parameters, ROS-free) and the checks a model must pass to be driven.
+"""
+The node's settings (its parameters, ROS-free) and the checks a model must pass to be driven.
 
 ``Settings`` mirrors the parameters that ``parameters`` declares; ``load_model`` builds a
 ``RobotModel`` from a robot_description and refuses, with the reason, one the node cannot use.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+import math
 
-from rnea_ros.errors import RneaError
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.node.safety import FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS, check_choice
+from rnea_ros.errors import RneaError
+from rnea_ros.node.safety import check_choice, FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS
 
 
 @dataclass
@@ -48,23 +49,23 @@ class Settings:
             if getattr(self, name) == 0:
                 raise ValueError(f'parameter {name!r} must be > 0')
         if len(self.gravity) != 3 or not all(math.isfinite(g) for g in self.gravity):
-            raise ValueError(f'parameter \'gravity\' is {list(self.gravity)}: expected 3 finite '
+            raise ValueError(f"parameter 'gravity' is {list(self.gravity)}: expected 3 finite "
                              f'numbers (world frame, m/s^2)')
         if not 0 <= self.thread_priority <= 99:
-            raise ValueError(f'parameter \'thread_priority\' is {self.thread_priority}: '
+            raise ValueError(f"parameter 'thread_priority' is {self.thread_priority}: "
                              f'expected 0 (normal scheduling) to 99')
         if len(set(self.command_joints)) != len(self.command_joints):
-            raise ValueError('parameter \'command_joints\' repeats a joint')
+            raise ValueError("parameter 'command_joints' repeats a joint")
         links = [contact.link for contact in self.contacts]
         if len(set(links)) != len(links):
-            raise ValueError(f'parameter \'contacts\' repeats a link: {links}')
+            raise ValueError(f"parameter 'contacts' repeats a link: {links}")
         if links and not self.floating_base:
-            raise ValueError('parameter \'contacts\' is set but floating_base is false: contact '
+            raise ValueError("parameter 'contacts' is set but floating_base is false: contact "
                              'wrenches balance a floating base (use wrench_topics for measured '
                              'wrenches on a fixed-base robot)')
         if len(set(self.wrench_topics)) != len(self.wrench_topics) or not all(
                 self.wrench_topics):
-            raise ValueError(f'parameter \'wrench_topics\' is {list(self.wrench_topics)}: '
+            raise ValueError(f"parameter 'wrench_topics' is {list(self.wrench_topics)}: "
                              f'expected distinct non-empty topic names')
         return self
 
@@ -88,7 +89,7 @@ def load_model(xml: str, settings: Settings) -> RobotModel:
 
 
 def check_model(model: RobotModel, settings: Settings) -> None:
-    """The model fits the node: 1-DoF joints (plus the free-flyer root) and the command joints."""
+    """Check that the model fits the node: 1-DoF joints (and a free-flyer root), command joints."""
     for k, joint in enumerate(model.joints):
         if joint.nv == 1 or (k == 0 and joint.kind == 'free-flyer'):
             continue
@@ -110,5 +111,5 @@ def check_model(model: RobotModel, settings: Settings) -> None:
 
 
 def actuated_joints(model: RobotModel) -> tuple[str, ...]:
-    """The one-DoF independent joints in model order (all joints but the free-flyer root)."""
+    """Return the one-DoF independent joints in model order (all but the free-flyer root)."""
     return tuple(joint.name for joint in model.joints if joint.nv == 1)

@@ -1,4 +1,5 @@
-"""Serving subscriptions from a thread of their own, outside the rclpy executor.
+"""
+Serving subscriptions from a thread of their own, outside the rclpy executor.
 
 The node's control inputs (and the benchmark's echo node, for a like-for-like comparison) use
 ``TakeLoop``. Part of the node: with ``node.py`` and ``parameters.py`` the modules that import
@@ -31,7 +32,8 @@ class NotByExecutor(CallbackGroup):
 
 
 class TakeLoop(realtime.RealtimeThread):
-    """Subscriptions served from a thread of their own, outside the executor.
+    """
+    Subscriptions served from a thread of their own, outside the executor.
 
     rclpy's executor rebuilds its wait set in Python, wraps every message in a task and wakes
     itself once more per message: hundreds of µs on the path from a message to its callback, with

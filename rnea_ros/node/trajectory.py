@@ -1,4 +1,5 @@
-"""Joint trajectories without ROS: validation, sampling in time, derivatives at the points.
+"""
+Joint trajectories without ROS: validation, sampling in time, derivatives at the points.
 
 A ``Trajectory`` holds what a ``trajectory_msgs/JointTrajectory`` carries, as arrays: the point
 times (seconds from the trajectory start, strictly increasing) and, per point, positions and
@@ -27,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from rnea_ros.node.joint_input import DUPLICATE_NAME, LENGTH_MISMATCH, NON_FINITE, Rejected
 
@@ -67,7 +68,8 @@ class Trajectory:
 
     @classmethod
     def from_points(cls, joint_names: Sequence[str], points: Sequence) -> Trajectory:
-        """Build and validate; ``points``: (time_from_start [s], positions, velocities, accels).
+        """
+        Build and validate; ``points``: (time_from_start [s], positions, velocities, accels).
 
         Every point must carry the same fields, each empty or of ``len(joint_names)`` values, all
         finite; several points need positions, increasing times, and velocities if they carry
@@ -210,7 +212,8 @@ def warm_up() -> None:
 
 
 def point_derivatives(trajectory: Trajectory) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(q, v, a) at every point, (N, n) each; missing fields from the splines (module doc).
+    """
+    (q, v, a) at every point, (N, n) each; missing fields from the splines (module doc).
 
     Positions must be carried (a single point without positions gives zeros).
     """

@@ -1,4 +1,7 @@
-"""The node's wrenches without ROS: contact settings, measured wrenches, contact and joint
+"""
+The node's wrenches without ROS.
+
+The node's wrenches without ROS: contact settings, measured wrenches, contact and joint
 reaction wrench outputs.
 
 Used by ``feedforward.Feedforward`` (the cycle) and ``node`` (parameters, messages). Frames and
@@ -21,10 +24,10 @@ import math
 
 import numpy as np
 
-from rnea_ros.contacts import DEFAULT_FRICTION, KINDS, SURFACE, Contact, ContactSolver
+from rnea_ros.contacts import Contact, ContactSolver, DEFAULT_FRICTION, KINDS, SURFACE
+from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.node.joint_input import NEVER, NON_FINITE, Rejected
-from rnea_ros.dynamics.model import RobotModel
 
 UNKNOWN_FRAME = 'unknown_frame'
 # Parameter name suffixes of one contact: contact.<link>.<field>, with their defaults.
@@ -37,7 +40,8 @@ def contact_parameter(link: str, field: str) -> str:
 
 
 def contact_from_parameters(link: str, values: dict) -> Contact:
-    """A ``Contact`` from ``values`` (field -> parameter value, None: unset -> default).
+    """
+    Build a ``Contact`` from ``values`` (field -> parameter value, None: unset -> default).
 
     Raises ValueError naming the parameter (``contact.<link>.<field>``) and what was expected.
     """
@@ -87,7 +91,8 @@ def contact_from_parameters(link: str, values: dict) -> Contact:
 
 
 class MeasuredWrenches:
-    """The latest wrench per measured-wrench topic (``wrench_topics`` order) and its link.
+    """
+    The latest wrench per measured-wrench topic (``wrench_topics`` order) and its link.
 
     ``update`` stores a sample (raises ``Rejected`` for a frame that is no model link or a
     non-finite value); ``f_ext(now, timeout)`` gives the fresh ones as an ``f_ext`` mapping
@@ -124,7 +129,7 @@ class MeasuredWrenches:
                     self.times[k] = other.times[k]
 
     def f_ext(self, now: float, timeout: float) -> dict[str, np.ndarray] | None:
-        """The wrenches not older than ``timeout`` by link (None if there are none)."""
+        """Return the wrenches not older than ``timeout`` by link (None if there are none)."""
         f_ext = self._f_ext
         f_ext.clear()
         fresh = 0
@@ -154,7 +159,8 @@ class MeasuredWrenches:
 
 
 class ContactOutput:
-    """Contact wrenches of a floating-base model, one ``ContactSolver`` for its lifetime.
+    """
+    Contact wrenches of a floating-base model, one ``ContactSolver`` for its lifetime.
 
     ``solve`` writes the joint torques into ``tau`` (the solution's, base rows included) and the
     wrenches into ``wrenches`` ((k, 6), ``links`` order); ``zero`` is the fault output. The
@@ -172,7 +178,7 @@ class ContactOutput:
         self.failed_cycles = 0
 
     def solve(self, q, v, a, f_ext, tau: np.ndarray) -> None:
-        """Raises ``InputError`` (non-finite inputs or results)."""
+        """Solve the contact wrenches; raises ``InputError`` (non-finite inputs or results)."""
         solution = self.solver.solve(q, v, a, f_ext=f_ext)
         tau[:] = solution.tau
         self.wrenches[:] = solution.wrenches
@@ -184,7 +190,7 @@ class ContactOutput:
             self.failed_cycles += 1
 
     def f_ext(self, measured: dict | None) -> dict[str, np.ndarray]:
-        """The contact wrenches plus ``measured``, as an ``f_ext`` mapping (allocates)."""
+        """Return the contact wrenches plus ``measured``, as an ``f_ext`` mapping (allocates)."""
         f_ext = {link: wrench.copy() for link, wrench in (measured or {}).items()}
         for link, wrench in zip(self.links, self.wrenches):
             f_ext[link] = f_ext[link] + wrench if link in f_ext else wrench.copy()
@@ -206,7 +212,8 @@ class ContactOutput:
 
 
 class ReactionOutput:
-    """``RobotModel.joint_reaction_wrenches`` of every moving joint, in a preallocated array.
+    """
+    ``RobotModel.joint_reaction_wrenches`` of every moving joint, in a preallocated array.
 
     ``joints`` and ``frames`` (the child link of each joint: the frame of its wrench) in row
     order; ``compute`` fills ``wrenches`` (n, 6), ``zero`` is the fault output.
@@ -226,7 +233,7 @@ class ReactionOutput:
         self.wrenches = np.zeros((len(self.joints), 6))
 
     def compute(self, q, v, a, f_ext) -> None:
-        """Raises ``InputError``."""
+        """Compute the joint reaction wrenches; raises ``InputError``."""
         reactions = self.model.joint_reaction_wrenches(q, v, a, f_ext=f_ext)
         for k, joint in enumerate(self.joints):
             self.wrenches[k] = reactions[joint]

@@ -1,4 +1,5 @@
-"""``rnea_bag`` end to end on bags written here with rosbags from analytic panda/solo12 motions.
+"""
+``rnea_bag`` end to end on bags written here with rosbags from analytic panda/solo12 motions.
 
 Torques are checked against ``RobotModel.rnea`` on the analytic q, v, a: exactly (1e-9) when the
 bag carries the accelerations, and within the differentiator's error bound (see
@@ -8,14 +9,14 @@ when velocities are estimated too), torque being affine in a.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
+import shutil
 
 import bagdata
+from bagdata import BAG_START, PANDA, panda_bag, PANDA_JOINTS, sample_times, trajectory
 import numpy as np
-import pytest
-from bagdata import BAG_START, PANDA, PANDA_JOINTS, panda_bag, sample_times, trajectory
 from oracle import robot_path
+import pytest
 from rosbags.rosbag2 import Reader
 
 from rnea_ros import RobotModel
@@ -103,8 +104,8 @@ def test_decomposition_sums_to_the_total_and_matches_the_model(tmp_path, capsys,
     t = (times - BAG_START) * 1e-9
     q, v, a = trajectory(t), trajectory(t, 1), trajectory(t, 2)
     for k, name in enumerate(panda.joint_names):
-        terms = [table[f'{term}/{name}'] for term in ('inertial', 'velocity_product', 'gravity',
-                                                       'external')]
+        terms = [table[f'{term}/{name}']
+                 for term in ('inertial', 'velocity_product', 'gravity', 'external')]
         np.testing.assert_allclose(sum(terms), torques[:, k + 1], rtol=0, atol=1e-9)
         assert not np.any(terms[3])  # no contact solver yet: no external load
     for i in (0, 250, 499):
@@ -267,7 +268,7 @@ def test_floating_base_without_odometry_is_refused(tmp_path, capsys):
     bag = panda_bag(tmp_path / 'bag', times)
     code, _, err = run(capsys, bag, tmp_path / 'out', '--floating-base')
     assert code == 1
-    assert ("--floating-base needs the base state, but the bag has no nav_msgs/Odometry topic "
+    assert ('--floating-base needs the base state, but the bag has no nav_msgs/Odometry topic '
             "'odometry'") in err
 
 
@@ -410,6 +411,7 @@ def standing_bag(path: Path, n: int = 200):
 
 def test_contacts_on_a_standing_robot(tmp_path, capsys):
     from standing import SOLO_FEET
+
     from rnea_ros.contacts import ContactSolver
     model, q, times = standing_bag(tmp_path / 'bag')
     code, out, err = run(capsys, tmp_path / 'bag', tmp_path / 'out', '--floating-base',

@@ -1,9 +1,9 @@
 """The vectorised JointState/Odometry CDR codec against rosbags' own (de)serializer."""
 from __future__ import annotations
 
+from bagdata import JOINT_STATE, joint_state, ODOMETRY, odometry, STORE
 import numpy as np
 import pytest
-from bagdata import JOINT_STATE, ODOMETRY, STORE, joint_state, odometry
 
 from rnea_ros.bag import cdr
 

@@ -20,8 +20,8 @@ def test_exact_on_polynomials_of_the_fit_degree(order):
     coefficients = np.array([0.3, -1.2, 2.5, 4.0, -3.0])[:order + 1]
     y = np.polynomial.polynomial.polyval(t, coefficients)
     dy = np.polynomial.polynomial.polyval(t, np.polynomial.polynomial.polyder(coefficients))
-    ddy = np.polynomial.polynomial.polyval(t, np.polynomial.polynomial.polyder(coefficients,
-                                                                                2))
+    ddy = np.polynomial.polynomial.polyval(
+        t, np.polynomial.polynomial.polyder(coefficients, 2))
     d = derivatives(t_ns, y, window=0.03, order=order)
     np.testing.assert_allclose(d.first[:, 0], dy, rtol=0, atol=1e-7)
     np.testing.assert_allclose(d.second[:, 0], ddy, rtol=0, atol=1e-4)
@@ -89,8 +89,8 @@ def test_default_gap_is_five_median_intervals():
 
 
 @pytest.mark.parametrize('kwargs, message', [
-    (dict(order=1), 'degree >= 2'),
-    (dict(window=0.0), 'must be positive'),
+    ({'order': 1}, 'degree >= 2'),
+    ({'window': 0.0}, 'must be positive'),
 ])
 def test_bad_settings(kwargs, message):
     t_ns = np.arange(10, dtype=np.int64) * 1_000_000

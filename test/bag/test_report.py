@@ -28,8 +28,8 @@ def test_worst_windows_without_measured_effort_rank_by_effort_limit():
     summary = report.summarize(time, ['j1', 'j2'], ['N·m', 'N·m'], total,
                                {'gravity': total}, None, np.array([10.0, 100.0]))
     first, second = summary['worst_windows'][:2]
-    assert (first['kind'], first['start'], first['worst_joint']) == ('peak_over_limit', 1.0,
-                                                                      'j1')
+    assert (first['kind'], first['start'], first['worst_joint']) == (
+        'peak_over_limit', 1.0, 'j1')
     assert first['score'] == pytest.approx(0.8) and second['worst_joint'] == 'j2'
     assert summary['joints'][1]['peak_time'] == pytest.approx(2.5)
 

@@ -1,4 +1,5 @@
-"""Contact inverse dynamics (rnea_ros.contacts) against physics, Pinocchio and a second QP solver.
+"""
+Contact inverse dynamics (rnea_ros.contacts) against physics, Pinocchio and a second QP solver.
 
 - Standing solo12 (4 point feet) and talos_reduced (2 soles) at rest: the ground carries the
   weight, mirror-symmetric problems give mirror-symmetric wrenches, and the torques equal
@@ -16,19 +17,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from oracle import Oracle, robot_path
 import pytest
 import quadprog
-from oracle import Oracle, robot_path
-from standing import SOLO_FEET, contacts, standing
-from test_seeds import (
-    KNEE_IN_WORLD_FIXED, OBLIQUE_LEG, PUSH_OFF, SAGITTAL_LEG, SagittalFrame, assert_close,
-    foot_shank_urdf, free_flyer_state, plane_to_3d, sagittal_floating_state, sagittal_foot_wrench,
-    sagittal_matrix_inverse_dynamics, sagittal_rotation, spatial_leg_state,
-    spatial_matrix_inverse_dynamics)
+from standing import contacts, SOLO_FEET, standing
+from test_seeds import (assert_close, foot_shank_urdf, free_flyer_state, KNEE_IN_WORLD_FIXED,
+                        OBLIQUE_LEG, plane_to_3d, PUSH_OFF, sagittal_floating_state,
+                        sagittal_foot_wrench, SAGITTAL_LEG, sagittal_matrix_inverse_dynamics,
+                        sagittal_rotation, SagittalFrame, spatial_leg_state,
+                        spatial_matrix_inverse_dynamics)
 
 from rnea_ros import InputError, RobotModel
+from rnea_ros.contacts import Contact, ContactSolver, ground_reaction_wrench, RESIDUAL_WEIGHT
 from rnea_ros.contacts.cones import contact_wrench_cone, friction_pyramid, tangent_frame
-from rnea_ros.contacts import RESIDUAL_WEIGHT, Contact, ContactSolver, ground_reaction_wrench
 
 ROBOT_NAMES = ('solo12', 'talos_reduced')
 BASE_TOLERANCE = 1e-9  # N and N m
@@ -58,8 +59,12 @@ def rotation_z(angle: float) -> np.ndarray:
 # Independent checks
 # ------------------------------------------------------------------------------------------------
 def corner_generators(mu: float, half_length: float, half_width: float) -> np.ndarray:
-    """(6, 16): [f; moment about the sole centre] of unit edge forces (+-mu', +-mu', 1) of the
-    friction pyramid (mu' = mu / sqrt 2) at each corner of the sole."""
+    """
+    Return the (6, 16) wrenches of unit edge forces at the sole's corners.
+
+    (6, 16): [f; moment about the sole centre] of unit edge forces (+-mu', +-mu', 1) of the
+    friction pyramid (mu' = mu / sqrt 2) at each corner of the sole.
+    """
     m = mu / math.sqrt(2.0)
     columns = []
     for corner in ((half_length, half_width, 0.0), (half_length, -half_width, 0.0),
@@ -70,7 +75,7 @@ def corner_generators(mu: float, half_length: float, half_width: float) -> np.nd
 
 
 def corner_decomposition_error(generators: np.ndarray, wrench: np.ndarray) -> float:
-    """min |G lambda - w| over lambda >= 0 (quadprog, a whisker of regularisation)."""
+    """Return min |G lambda - w| over lambda >= 0 (quadprog, a whisker of regularisation)."""
     gram = generators.T @ generators
     hessian = gram + 1e-12 * np.trace(gram) * np.eye(len(gram))
     weights = quadprog.solve_qp(hessian, generators.T @ wrench, np.eye(len(gram)),
@@ -79,7 +84,8 @@ def corner_decomposition_error(generators: np.ndarray, wrench: np.ndarray) -> fl
 
 
 def assert_in_cones(solver: ContactSolver, solution, tolerance: float = CONE_TOLERANCE):
-    """Every wrench in its true friction cone, without the solver's constraint rows.
+    """
+    Every wrench in its true friction cone, without the solver's constraint rows.
 
     Point: the world force has a normal component >= 0 and a tangential part within mu times
     it (the circular cone) and no moment about the contact point. Sole: the wrench about the
@@ -105,22 +111,26 @@ def assert_in_cones(solver: ContactSolver, solution, tolerance: float = CONE_TOL
 
 
 def quadprog_solution(qp) -> np.ndarray:
-    """The same QP by quadprog: min 1/2 x^T H x s.t. A x = b, -C x >= 0."""
+    """Solve the same QP by quadprog: min 1/2 x^T H x s.t. A x = b, -C x >= 0."""
     constraints = np.hstack([qp.A.T, -qp.C.T])
     bounds = np.concatenate([qp.b, np.zeros(len(qp.C))])
     return quadprog.solve_qp(qp.H, np.zeros(len(qp.H)), constraints, bounds, meq=6)[0]
 
 
 def quadprog_least_violation(qp) -> np.ndarray:
-    """The least-violation QP with its slack eliminated: min 1/2 x^T H x
-    + RESIDUAL_WEIGHT / 2 |A x - b|^2 s.t. C x <= 0."""
+    """
+    Solve the least-violation QP by quadprog, its slack eliminated.
+
+    The least-violation QP with its slack eliminated: min 1/2 x^T H x
+    + RESIDUAL_WEIGHT / 2 |A x - b|^2 s.t. C x <= 0.
+    """
     hessian = qp.H + RESIDUAL_WEIGHT * qp.A.T @ qp.A
     return quadprog.solve_qp(hessian, RESIDUAL_WEIGHT * qp.A.T @ qp.b, -qp.C.T,
                              np.zeros(len(qp.C)))[0]
 
 
 def check_solution(model, solver, oracle, q, v, a, solution, f_ext=None):
-    """Base rows vanish (ours and Pinocchio's), torques equal Pinocchio's, cones hold."""
+    """Check that base rows vanish, torques equal Pinocchio's and cones hold."""
     assert solution.feasible and solution.status == 'optimal'
     wrenches = solution.f_ext()
     for link, wrench in (f_ext or {}).items():
@@ -139,7 +149,8 @@ def check_solution(model, solver, oracle, q, v, a, solution, f_ext=None):
 # Constraint sets
 # ------------------------------------------------------------------------------------------------
 def test_contact_wrench_cone_is_the_cone_of_corner_forces():
-    """The 16 closed-form rows describe exactly the wrenches of corner forces in pyramids.
+    """
+    The 16 closed-form rows describe exactly the wrenches of corner forces in pyramids.
 
     Sound: every sum of corner forces satisfies them. Tight: every row is a facet (it holds
     with equality on at least five independent generators). Complete: every wrench that
@@ -182,8 +193,12 @@ def test_friction_pyramid_is_inscribed_in_the_cone():
 # Standing
 # ------------------------------------------------------------------------------------------------
 def test_standing_at_rest_carries_the_weight(robot):
-    """At rest the contact forces sum to the weight, and nothing else: no net horizontal
-    force; the torques are Pinocchio's rnea with the contact wrenches as f_ext."""
+    """
+    At rest the contact forces sum to the weight, and nothing else.
+
+    At rest the contact forces sum to the weight, and nothing else: no net horizontal
+    force; the torques are Pinocchio's rnea with the contact wrenches as f_ext.
+    """
     name, model, solver, oracle, q = robot
     v = a = np.zeros(model.nv)
     solution = solver.solve(q, v, a)
@@ -197,9 +212,13 @@ def test_standing_at_rest_carries_the_weight(robot):
 
 
 def test_standing_solo12_is_symmetric():
-    """solo12's URDF and the X pose are symmetric about both vertical planes of the base:
+    """
+    Standing solo12 is symmetric about both vertical planes of the base.
+
+    solo12's URDF and the X pose are symmetric about both vertical planes of the base:
     the four feet carry a quarter of the weight each, vertically (their links turn with the
-    shanks, so in link frames the force leans, mirrored)."""
+    shanks, so in link frames the force leans, mirrored).
+    """
     model, q = standing('solo12')
     solver = ContactSolver(model, contacts('solo12'))
     solution = solver.solve(q, np.zeros(model.nv), np.zeros(model.nv))
@@ -213,7 +232,8 @@ def test_standing_solo12_is_symmetric():
 
 
 def test_standing_talos_symmetric_problem_gives_mirrored_soles():
-    """A mirror-symmetric problem has a mirror-symmetric solution (the QP is strictly convex).
+    """
+    A mirror-symmetric problem has a mirror-symmetric solution (the QP is strictly convex).
 
     The soles of the symmetric pose are mirror images (checked), but Talos' mass is not quite:
     its centre of mass is ~1 mm off the mid-plane. At rest the contacts see the robot only
@@ -244,8 +264,12 @@ def test_standing_talos_symmetric_problem_gives_mirrored_soles():
 
 
 def test_sole_wrenches_do_not_depend_on_where_the_robot_stands():
-    """Turning the whole robot about the vertical and moving it on the ground changes no
-    link-frame sole wrench (every sole constraint lives in the sole's frame)."""
+    """
+    Moving the robot on the ground changes no link-frame sole wrench.
+
+    Turning the whole robot about the vertical and moving it on the ground changes no
+    link-frame sole wrench (every sole constraint lives in the sole's frame).
+    """
     model, q = standing('talos_reduced')
     solver = ContactSolver(model, contacts('talos_reduced'))
     zeros = np.zeros(model.nv)
@@ -259,10 +283,14 @@ def test_sole_wrenches_do_not_depend_on_where_the_robot_stands():
 
 
 def test_contacts_away_from_the_link_origin(robot):
-    """A contact declared on the parent link, at the foot's (sole's) position in it, is the same
+    """
+    A contact away from the link origin is the same physical contact.
+
+    A contact declared on the parent link, at the foot's (sole's) position in it, is the same
     physical contact: same world forces and torques; the link-frame wrench moves by the lever.
     (solo12: FL_FOOT is FL_LOWER_LEG's point (0, 0.008, -0.16); talos: the sole link sits
-    0.107 m below leg_*_6_link.)"""
+    0.107 m below leg_*_6_link.)
+    """
     name, model, solver, oracle, q_standing = robot
     rng = np.random.default_rng(8)
     q, v, a = random_motion(rng, model, q_standing, 0.3)
@@ -297,7 +325,7 @@ def test_contacts_away_from_the_link_origin(robot):
 # Random motions
 # ------------------------------------------------------------------------------------------------
 def random_motion(rng, model, q_standing, scale: float):
-    """A state near standing: joints and base tilt perturbed, random v and a of ``scale``."""
+    """Return a state near standing: joints and base tilt perturbed, random v and a."""
     q = q_standing.copy()
     q[7:] += rng.uniform(-0.05, 0.05, model.nq - 7)
     axis = rng.normal(size=3)
@@ -308,9 +336,13 @@ def random_motion(rng, model, q_standing, scale: float):
 
 
 def test_random_feasible_motions(robot):
-    """Brisk random motions (some with a foot or sole edge unloaded, i.e. active inequality
+    """
+    Brisk random motions satisfy the base rows and cones, as quadprog agrees.
+
+    Brisk random motions (some with a foot or sole edge unloaded, i.e. active inequality
     constraints): base rows below 1e-9, every wrench in its cone, and quadprog on the same
-    QP finds the same wrenches."""
+    QP finds the same wrenches.
+    """
     name, model, solver, oracle, q_standing = robot
     rng = np.random.default_rng(4 if name == 'solo12' else 5)
     # Talos' soles bound the base moments tightly: gentler motions keep most samples feasible.
@@ -336,8 +368,12 @@ def test_random_feasible_motions(robot):
 
 
 def test_equality_rows_are_the_rnea_columns(robot):
-    """Column j of A is the base wrench that unit unknown j produces, from RNEA itself:
-    -external_torques(q, wrench)[:6] (root frame) turned into world axes."""
+    """
+    Column j of A is the base wrench that unit unknown j produces.
+
+    Column j of A is the base wrench that unit unknown j produces, from RNEA itself:
+    -external_torques(q, wrench)[:6] (root frame) turned into world axes.
+    """
     name, model, solver, oracle, q_standing = robot
     rng = np.random.default_rng(7)
     q, v, a = random_motion(rng, model, q_standing, 1.0)
@@ -355,8 +391,12 @@ def test_equality_rows_are_the_rnea_columns(robot):
 
 
 def test_measured_wrenches_are_included(robot):
-    """A measured wrench (a hand pushed sideways; for solo12 a force plate under one foot)
-    enters the dynamics; the contacts balance the rest."""
+    """
+    A measured wrench enters the dynamics; the contacts balance the rest.
+
+    A measured wrench (a hand pushed sideways; for solo12 a force plate under one foot)
+    enters the dynamics; the contacts balance the rest.
+    """
     name, model, solver, oracle, q = robot
     zeros = np.zeros(model.nv)
     if name == 'solo12':
@@ -374,9 +414,13 @@ def test_measured_wrenches_are_included(robot):
 # Infeasible motions
 # ------------------------------------------------------------------------------------------------
 def test_falling_faster_than_gravity_is_flagged():
-    """Base accelerating downwards at 2 g while the feet touch the ground: the ground would
+    """
+    Falling faster than gravity while the feet touch the ground is flagged.
+
+    Base accelerating downwards at 2 g while the feet touch the ground: the ground would
     have to pull. Flagged; the least-violating wrenches are zero; the residual is the whole
-    unbalanced base wrench, m (a - g) downwards; everything finite."""
+    unbalanced base wrench, m (a - g) downwards; everything finite.
+    """
     model, q = standing('solo12')
     solver = ContactSolver(model, contacts('solo12'))
     a = np.zeros(model.nv)
@@ -395,7 +439,8 @@ def test_falling_faster_than_gravity_is_flagged():
 
 
 def test_sliding_beyond_friction_is_flagged_and_least_violating():
-    """Talos accelerating sideways at 1 g with mu = 0.7: friction cannot supply it.
+    """
+    Talos accelerating sideways at 1 g with mu = 0.7: friction cannot supply it.
 
     The result is flagged, finite, inside the cones, and equals the least-violation QP solved
     by quadprog; its residual is far smaller than with no contact wrench at all.
@@ -431,8 +476,12 @@ class FailingQP:
 
 
 def test_solver_failure_is_flagged_not_hidden():
-    """If both QPs fail, the result says so: status 'failed', zero contact wrenches, finite
-    torques (those without contacts), and the whole base wrench as the residual."""
+    """
+    A solver failure is flagged, not hidden.
+
+    If both QPs fail, the result says so: status 'failed', zero contact wrenches, finite
+    torques (those without contacts), and the whole base wrench as the residual.
+    """
     model, q = standing('solo12')
     solver = ContactSolver(model, contacts('solo12'))
     solver._qp = solver._qp2 = FailingQP()
@@ -460,8 +509,12 @@ def test_ground_reaction_wrench_is_the_seed_foot_wrench():
 
 
 def test_foot_shank_joint_reactions_sagittal_seed_004():
-    """Floating shank: the ankle and knee reactions equal the 6x6 stacked system's F_A, M_A,
-    F_K, M_K (moments about -y), in the foot and shank frames."""
+    """
+    Sagittal foot-shank joint reactions equal seed 004's stacked system.
+
+    Floating shank: the ankle and knee reactions equal the 6x6 stacked system's F_A, M_A,
+    F_K, M_K (moments about -y), in the foot and shank frames.
+    """
     model = RobotModel.from_urdf_string(foot_shank_urdf(SAGITTAL_LEG, fixed_knee=False),
                                         floating_base=True)
     for frame in (PUSH_OFF, SagittalFrame(knee=(0.1, 0.45), knee_vel=(-0.4, 0.2),
@@ -501,8 +554,12 @@ def test_foot_shank_joint_reactions_fixed_knee_seed_004():
 
 
 def test_foot_shank_joint_reactions_3d_seed_004():
-    """Seed 004's 12x12 system in 3-D (oblique ankle, tilted gravity): the ankle reaction is
-    [R_F^T F_A; M_A^F], the knee's [R_S^T F_K; M_K^S], all six components each."""
+    """
+    3-D foot-shank joint reactions equal seed 004's 12x12 system.
+
+    Seed 004's 12x12 system in 3-D (oblique ankle, tilted gravity): the ankle reaction is
+    [R_F^T F_A; M_A^F], the knee's [R_S^T F_K; M_K^S], all six components each.
+    """
     leg = OBLIQUE_LEG
     model = RobotModel.from_urdf_string(foot_shank_urdf(leg, fixed_knee=False),
                                         floating_base=True)

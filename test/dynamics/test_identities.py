@@ -1,4 +1,5 @@
-"""Identities between the dynamics functions of ``RobotModel``, and its argument checks.
+"""
+Identities between the dynamics functions of ``RobotModel``, and its argument checks.
 
 No oracle here: each test compares the library with itself (gravity = rnea(q, 0, 0), M a =
 rnea(q, v, a) - rnea(q, v, 0), invariance to the order of the URDF elements...) or checks the
@@ -13,9 +14,9 @@ import warnings
 import xml.etree.ElementTree as ET
 
 import numpy as np
+from oracle import robot_path
 import pytest
 
-from oracle import robot_path
 from rnea_ros import InputError, ModelWarning, RobotModel
 
 GRAVITY = (0.7, -1.9, -3.1)
@@ -40,7 +41,7 @@ def load(name: str, floating_base: bool) -> RobotModel:
 
 
 def random_q(model: RobotModel, rng: np.random.Generator) -> np.ndarray:
-    """A configuration within the URDF limits (angles in [-pi, pi] where unlimited)."""
+    """Return a configuration within the URDF limits (angles in [-pi, pi] where unlimited)."""
     q = np.empty(model.nq)
     for joint in model.joints:
         span = slice(joint.idx_q, joint.idx_q + joint.nq)
@@ -163,7 +164,7 @@ def test_slightly_unnormalized_quaternion_is_normalized():
 
 # ---------------------------------------------------------------------------- URDF order
 def shuffled_urdf(xml: str, seed: int) -> str:
-    """The URDF with its <link> and <joint> elements in a random order."""
+    """Return the URDF with its <link> and <joint> elements in a random order."""
     robot = ET.fromstring(xml)
     elements = [child for child in robot if child.tag in ('link', 'joint')]
     for element in elements:
@@ -423,8 +424,8 @@ def test_rnea_batch_names_the_bad_sample(fault, bad_sample, threads):
     """A bad sample raises InputError naming it, whichever thread runs it; no zeros returned."""
     model = load('solo12', True)
     rng = np.random.default_rng(25)
-    Q, V, A = (np.array(column) for column in zip(*[random_state(model, rng)
-                                                      for _ in range(4)]))
+    Q, V, A = (np.array(column)
+               for column in zip(*[random_state(model, rng) for _ in range(4)]))
     good = model.rnea_batch(Q, V, A)
     if fault == 'nan_v':
         V[bad_sample, 4] = np.nan
@@ -444,8 +445,8 @@ def test_rnea_batch_names_the_bad_sample(fault, bad_sample, threads):
             model.rnea_batch(Q, V, A, threads=threads)
     finally:
         flush_numba_error(model)
-    Q, V, A = (np.array(column) for column in zip(*[random_state(model, rng)
-                                                      for _ in range(4)]))
+    Q, V, A = (np.array(column)
+               for column in zip(*[random_state(model, rng) for _ in range(4)]))
     np.testing.assert_array_equal(model.rnea_batch(Q, V, A), model.rnea_batch(Q, V, A))
     assert good.shape == (4, model.nv)
 
@@ -453,8 +454,8 @@ def test_rnea_batch_names_the_bad_sample(fault, bad_sample, threads):
 def test_rnea_batch_shape_and_f_ext_errors():
     model = load('solo12', True)
     rng = np.random.default_rng(26)
-    Q, V, A = (np.array(column) for column in zip(*[random_state(model, rng)
-                                                      for _ in range(3)]))
+    Q, V, A = (np.array(column)
+               for column in zip(*[random_state(model, rng) for _ in range(3)]))
     cases = [
         ((Q[:, :-1], V, A), {}, 'Q: expected shape (N, 19), got (3, 18)'),
         ((Q[0], V, A), {}, 'Q: expected shape (N, 19), got (19,)'),

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from oracle import Oracle, robot_path
+import pytest
 
 from rnea_ros import InputError, RobotModel
 
@@ -56,7 +56,7 @@ def test_link_jacobians_match_pinocchio(robot, frame):
 
 
 def _rotation_vector(rotation: np.ndarray) -> np.ndarray:
-    """log map of a small rotation (axis * angle)."""
+    """Return the log map of a small rotation (axis * angle)."""
     angle = np.arccos(np.clip((np.trace(rotation) - 1) / 2, -1, 1))
     skew = np.array([rotation[2, 1] - rotation[1, 2], rotation[0, 2] - rotation[2, 0],
                      rotation[1, 0] - rotation[0, 1]])
@@ -64,7 +64,7 @@ def _rotation_vector(rotation: np.ndarray) -> np.ndarray:
 
 
 def _integrate(model: RobotModel, q: np.ndarray, v: np.ndarray, dt: float) -> np.ndarray:
-    """q moved along v for dt (free-flyer: body-frame twist; others: q + v dt)."""
+    """Return q moved along v for dt (free-flyer: body-frame twist; others: q + v dt)."""
     out = q.copy()
     for joint in model.joints:
         iq, iv = joint.idx_q, joint.idx_v
@@ -109,7 +109,7 @@ def test_joint_reaction_wrenches_match_pinocchio_body_forces(robot):
     wrenches = model.joint_reaction_wrenches(q, v, a, f_ext=f_ext)
     pin.rnea(oracle.pm, oracle.pd, oracle.q_to_pin(q), oracle.v_to_pin(v), oracle.v_to_pin(a),
              oracle.pin_forces(q, f_ext))
-    moving = {name for name in oracle.pm.names[1:]}
+    moving = set(oracle.pm.names[1:])
     assert set(wrenches) == moving
     for name, wrench in wrenches.items():
         expected = oracle.pd.f[oracle.pm.getJointId(name)].vector

@@ -1,4 +1,5 @@
-"""RNEA, batch RNEA and CRBA against Pinocchio (``pin.rnea``, ``pin.crba``) on real robots.
+"""
+RNEA, batch RNEA and CRBA against Pinocchio (``pin.rnea``, ``pin.crba``) on real robots.
 
 The oracle (test/oracle.py) loads the same URDF in Pinocchio with ``mimic=True`` and maps our
 q/v/tau layout onto Pinocchio's; URDFs whose mimic joints Pinocchio cannot couple are loaded with
@@ -9,16 +10,16 @@ from __future__ import annotations
 
 import functools
 import math
+from pathlib import Path
 import re
 import warnings
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import numpy as np
+from oracle import load_pinocchio, Oracle, robot_path, ROBOTS_DIR
 import pinocchio as pin
 import pytest
 
-from oracle import ROBOTS_DIR, Oracle, load_pinocchio, robot_path
 from rnea_ros import ModelWarning, RobotModel, URDFError
 
 TOLERANCE = 1e-9
@@ -81,7 +82,7 @@ def assert_matches(tau, expected, model, what: str, tolerance: float = TOLERANCE
 
 
 def unaligned_axes(xml: str, seed: int) -> str:
-    """The URDF with every moving joint's axis turned to a random unit direction."""
+    """Return the URDF with every moving joint's axis turned to a random unit direction."""
     robot = ET.fromstring(xml)
     rng = np.random.default_rng(seed)
     for joint in robot.findall('joint'):
@@ -133,8 +134,8 @@ def random_wrenches(model: RobotModel, xml: str, rng, count: int = 4) -> dict:
     """Wrenches on the root link, the last link, fixed-joint links and random links."""
     fixed = fixed_joint_links(xml)
     names = list(model.link_names)
-    links = [root_link(xml), names[-1]] + list(rng.choice(fixed, size=min(2, len(fixed)),
-                                                         replace=False))
+    links = [root_link(xml), names[-1]]
+    links += list(rng.choice(fixed, size=min(2, len(fixed)), replace=False))
     links += list(rng.choice(names, size=min(count, len(names)), replace=False))
     return {link: 10.0 * rng.standard_normal(6) for link in dict.fromkeys(links)}
 

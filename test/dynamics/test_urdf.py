@@ -1,4 +1,5 @@
-"""urdf.py: bad URDFs are refused with a message naming the element; good ones load right.
+"""
+urdf.py: bad URDFs are refused with a message naming the element; good ones load right.
 
 The bad corpus is ``test/urdf/bad/``: one minimal robot per defect (its first comment says which).
 The good robots are built inline; each is compared with a second URDF of the same mechanism
@@ -7,9 +8,9 @@ written another way (fixed link pre-merged, planar joint split by hand, mimic jo
 from __future__ import annotations
 
 import math
+from pathlib import Path
 import re
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,7 +29,7 @@ BAD = {
     'root_not_robot': r'^root element is <model>, expected <robot>$',
     'no_link': r'^no <link> in the robot$',
     'link_without_name': r'^link #1: missing name attribute$',
-    'no_root_cycle': (r"^no root link: every link has a parent joint; the links "
+    'no_root_cycle': (r'^no root link: every link has a parent joint; the links '
                       r"'upper_arm' <- 'forearm' <- 'upper_arm' \(child <- parent\) form a cycle"),
     'cycle_below_root': (r"^links \['loop_a', 'loop_b'\] are not reachable from root 'base' "
                          r'\(their joints form a cycle\)'),
@@ -188,8 +189,10 @@ def test_every_bad_file_has_a_case():
     assert sorted(path.stem for path in BAD_DIR.glob('*.urdf')) == sorted(BAD)
 
 
-@pytest.mark.parametrize('case, ixy, izz', [('inertia_triangle', 0.0, 0.05),
-                                             ('inertia_not_psd', 0.02, 0.02)])
+@pytest.mark.parametrize('case, ixy, izz', [
+    ('inertia_triangle', 0.0, 0.05),
+    ('inertia_not_psd', 0.02, 0.02),
+])
 def test_unphysical_inertia_loads_with_a_warning_when_asked(case, ixy, izz):
     xml = (BAD_DIR / f'{case}.urdf').read_text()
     with pytest.warns(ModelWarning, match='^' + _SHOULDER_INERTIA):
@@ -355,8 +358,8 @@ def test_floating_joint_at_the_top_is_a_free_flyer():
     body = (_link('body', 2.0, com=(0.05, 0, 0.1), inertia=(0.03, 0, 0.001, 0.02, 0, 0.04)),
             _link('arm', 0.5, com=(0.2, 0, 0)),
             _joint('elbow', 'revolute', 'body', 'arm', xyz=(0.3, 0, 0), axis=(0, 1, 0)))
-    floating = _load(_robot(_link('world'), *body, _joint('float', 'floating', 'world', 'body',
-                                                           xyz=(1, 2, 3), rpy=rpy)))
+    floating_joint = _joint('float', 'floating', 'world', 'body', xyz=(1, 2, 3), rpy=rpy)
+    floating = _load(_robot(_link('world'), *body, floating_joint))
     free_flyer = _load(_robot(*body), floating_base=True)
     assert floating.joint_names == ('float', 'elbow')
     assert free_flyer.joint_names == ('root_joint', 'elbow')

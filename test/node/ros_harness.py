@@ -1,4 +1,5 @@
-"""End-to-end test harness: the real ``rnea_node`` as a subprocess, rclpy in the test, Fast DDS.
+"""
+End-to-end test harness: the real ``rnea_node`` as a subprocess, rclpy in the test, Fast DDS.
 
 Each test gets its own ROS_DOMAIN_ID (derived from the pid and a counter, within 1..100) and its
 own rclpy context on that domain, so tests and concurrent test runs do not hear each other;
@@ -7,15 +8,15 @@ predicate arrives, with a timeout whose failure message carries the node's stder
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 import itertools
 import json
 import os
+from pathlib import Path
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from pathlib import Path
 
 import rclpy
 from rclpy.context import Context
@@ -32,7 +33,7 @@ BEST_EFFORT = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 
 def next_domain_id() -> int:
-    """A domain in 1..100 (Fast DDS ports stay valid), distinct for the next 100 tests."""
+    """Return a domain in 1..100 (Fast DDS ports stay valid), distinct for the next 100 tests."""
     return 1 + (os.getpid() * 37 + next(_domains)) % 100
 
 
@@ -141,7 +142,7 @@ class RosHarness:
     def wait_for(self, collector: Collector, predicate: Callable = lambda msg: True,
                  timeout: float = 10.0, tick: Callable[[], None] | None = None,
                  start: int | None = None):
-        """The first message (from index ``start``, default: new ones only) matching."""
+        """Return the first message (from index ``start``, default: new ones only) matching."""
         first = len(collector.messages) if start is None else start
         checked = [first]
 

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import numpy as np
+from oracle import robot_path
 import pytest
 
-from oracle import robot_path
 from rnea_ros import RobotModel
 from rnea_ros.node.feedforward import Feedforward
-from rnea_ros.node.settings import ModelRejected, Settings, load_model
 from rnea_ros.node.safety import JOINT_STATES_MISSING, JOINT_STATES_STALE, VELOCITY_MISSING
+from rnea_ros.node.settings import load_model, ModelRejected, Settings
 from rnea_ros.node.trajectory import Trajectory
 
 
@@ -82,8 +82,8 @@ def test_trajectory_efforts_use_measured_state_for_other_joints(ur5):
     q, _ = state(ur5, 2)
     core = make(ur5)
     core.on_joint_states(names, q, np.zeros(6), [], now=0.0)
-    points = [(0.0, [0.1, 0.2], [0.0, 0.0], [1.0, 2.0]), (1.0, [0.3, 0.4], [0.0, 0.0],
-                                                           [0.0, 0.0])]
+    points = [(0.0, [0.1, 0.2], [0.0, 0.0], [1.0, 2.0]),
+              (1.0, [0.3, 0.4], [0.0, 0.0], [0.0, 0.0])]
     efforts = core.trajectory_efforts(Trajectory.from_points([names[4], names[1]], points))
     expected_q = q.copy()
     expected_q[[4, 1]] = [0.1, 0.2]
@@ -109,10 +109,10 @@ def test_model_checks(ur5):
         load_model(planar, Settings())
 
 
-@pytest.mark.parametrize('bad', [dict(fault_output='x'), dict(state_source='x'),
-                                 dict(torque_terms='x'), dict(input_timeout=0.0),
-                                 dict(gravity=(0.0, float('nan'), 0.0)),
-                                 dict(command_joints=('a', 'a'))])
+@pytest.mark.parametrize('bad', [{'fault_output': 'x'}, {'state_source': 'x'},
+                                 {'torque_terms': 'x'}, {'input_timeout': 0.0},
+                                 {'gravity': (0.0, float('nan'), 0.0)},
+                                 {'command_joints': ('a', 'a')}])
 def test_settings_validation(bad):
     with pytest.raises(ValueError):
         Settings(**bad).validate()

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from rnea_ros.node.joint_input import (
-    BAD_QUATERNION, DUPLICATE_NAME, LENGTH_MISMATCH, NEVER, NON_FINITE, BaseStateInput,
-    JointStateInput, Rejected, base_spatial_acceleration)
+from rnea_ros.node.joint_input import (BAD_QUATERNION, base_spatial_acceleration, BaseStateInput,
+                                       DUPLICATE_NAME, JointStateInput, LENGTH_MISMATCH, NEVER,
+                                       NON_FINITE, Rejected)
 
 NAMES = ('a', 'b', 'c')
 
@@ -53,8 +53,8 @@ def test_identity_order_fast_path():
     ([1.0, math.nan, 3.0], [], [], NON_FINITE, "position[1] (joint 'b') is nan"),
     ([1.0, 2.0, 3.0], [0.0, 0.0, math.inf], [], NON_FINITE, "velocity[2] (joint 'c') is inf"),
 ])
-def test_rejections_name_the_field_and_keep_the_previous_state(position, velocity, effort,
-                                                                reason, text):
+def test_rejections_name_the_field_and_keep_the_previous_state(
+        position, velocity, effort, reason, text):
     joints = JointStateInput(NAMES)
     joints.update(list(NAMES), [0.5, 0.5, 0.5], [0.1, 0.1, 0.1], [], now=1.0, stamp='good')
     with pytest.raises(Rejected) as error:

@@ -1,4 +1,5 @@
-"""The launch file and the example parameters, as far as this machine allows.
+"""
+The launch file and the example parameters, as far as this machine allows.
 
 launch_ros has no wheel here, so the launch file cannot run: it is checked statically (it parses,
 declares its arguments with the right defaults, starts ``rnea_node`` from ``rnea_ros``), and the

@@ -1,4 +1,5 @@
-"""The rnea node end to end: the real console entry point over Fast DDS, one domain per test.
+"""
+The rnea node end to end: the real console entry point over Fast DDS, one domain per test.
 
 Each test starts ``python -m rnea_ros.node --ros-args --params-file <tmp yaml>`` (the code of the
 ``rnea_node`` console script), talks to it from rclpy in the test process, and compares what it
@@ -8,23 +9,23 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-import pytest
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import AccelStamped, WrenchStamped
 from nav_msgs.msg import Odometry
+import numpy as np
+from oracle import Oracle, robot_path
+import pytest
+from ros_harness import BEST_EFFORT, LATCHED, RosHarness
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
+from standing import contacts, SOLO_FEET, standing
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from oracle import Oracle, robot_path
-from ros_harness import BEST_EFFORT, LATCHED, RosHarness
-from standing import SOLO_FEET, contacts, standing
 from rnea_ros import RobotModel
 from rnea_ros.contacts import ContactSolver
-from rnea_ros.node.trajectory import Trajectory, point_derivatives
+from rnea_ros.node.trajectory import point_derivatives, Trajectory
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -117,7 +118,7 @@ class Streams:
             publisher.publish(msg)
 
     def torque_for(self, stamp=None, timeout=15.0, predicate=lambda msg: True):
-        """The next joint_torques message answering joint_states with ``stamp``."""
+        """Return the next joint_torques message answering joint_states with ``stamp``."""
         self.stamp = stamp or self.stamp
         return self.ros.wait_for(self.torques, lambda m: stamped(self.stamp)(m) and predicate(m),
                                  timeout, self.tick)

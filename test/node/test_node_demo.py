@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import pytest
-
 from ros_harness import next_domain_id
+
 from rnea_ros.node import demo as node_demo
 
 pytestmark = pytest.mark.timeout(240)

@@ -6,9 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from rnea_ros.node.safety import (
-    ERROR, JOINT_STATES_STALE, NO_MODEL, OK, EffortLimiter, FaultState, all_finite,
-    check_choice, fault_torques)
+from rnea_ros.node.safety import (all_finite, check_choice, EffortLimiter, ERROR, fault_torques,
+                                  FaultState, JOINT_STATES_STALE, NO_MODEL, OK)
 
 
 def test_effort_limiter_scales_clips_and_can_be_disabled():

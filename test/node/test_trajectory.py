@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from rnea_ros.node.joint_input import DUPLICATE_NAME, LENGTH_MISMATCH, NON_FINITE, Rejected
-from rnea_ros.node.trajectory import (
-    EMPTY, MISSING_FIELD, TIME_NOT_INCREASING, Trajectory, TrajectorySampler, point_derivatives)
+from rnea_ros.node.trajectory import (EMPTY, MISSING_FIELD, point_derivatives, TIME_NOT_INCREASING,
+                                      Trajectory, TrajectorySampler)
 
 TIMES = np.array([0.0, 0.3, 0.7, 1.2, 2.0])
 
