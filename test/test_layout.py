@@ -1,0 +1,146 @@
+"""
+The package layout: imports flow one way, and the library stays free of ROS and bag tools.
+
+dynamics <- contacts <- {node, bag}; identify and fleet sit above bag. node and bag never
+import each other. Checked two ways: every import statement of every module (also those inside
+functions), and what importing the library really loads (a fresh interpreter).
+"""
+import ast
+import json
+from pathlib import Path
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / 'rnea_ros'
+# package -> the rnea_ros packages it may import (besides itself, errors and the face).
+ALLOWED = {
+    'dynamics': set(),
+    'contacts': {'dynamics'},
+    'node': {'dynamics', 'contacts', 'demo'},  # demo: the library demo's trajectory
+    'bag': {'dynamics', 'contacts'},
+    'identify': {'dynamics', 'contacts', 'bag'},
+    'fleet': {'dynamics', 'contacts', 'bag'},
+}
+HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow')
+
+
+def _imports(path: Path) -> set[str]:
+    """Return every module name an import statement of ``path`` names."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            if node.module == 'rnea_ros':  # from rnea_ros import dynamics, ...
+                names.update(f'rnea_ros.{alias.name}' for alias in node.names)
+    return names
+
+
+def _rnea_package(module: str) -> str | None:
+    parts = module.split('.')
+    return parts[1] if parts[0] == 'rnea_ros' and len(parts) > 1 else None
+
+
+def test_every_module_belongs_to_a_known_package():
+    top = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / '__init__.py').exists()}
+    assert top <= set(ALLOWED), f'packages without import rules: {sorted(top - set(ALLOWED))}'
+
+
+@pytest.mark.parametrize('package', sorted(ALLOWED))
+def test_imports_flow_one_way(package):
+    folder = PACKAGE / package
+    if not folder.is_dir():
+        pytest.skip(f'rnea_ros.{package} does not exist yet')
+    allowed = ALLOWED[package] | {package, 'errors', 'RobotModel', 'InputError', 'RneaError',
+                                  'URDFError', 'ModelWarning', None}
+    wrong = {}
+    for path in sorted(folder.rglob('*.py')):
+        for module in _imports(path):
+            if _rnea_package(module) not in allowed and module != 'rnea_ros':
+                wrong.setdefault(path.relative_to(PACKAGE).as_posix(), []).append(module)
+    assert not wrong, f'rnea_ros.{package} imports what it may not: {wrong}'
+
+
+def test_library_imports_no_rclpy_and_no_ros_or_bag_libraries():
+    for package in ('dynamics', 'contacts'):
+        for path in sorted((PACKAGE / package).rglob('*.py')):
+            heavy = {m for m in _imports(path) if m.split('.')[0] in HEAVY}
+            assert not heavy, f'{path.relative_to(PACKAGE)} imports {sorted(heavy)}'
+
+
+def _loaded_after(statement: str) -> set[str]:
+    code = (f'import sys\n{statement}\n'
+            f'print(" ".join(m for m in {HEAVY!r} if m in sys.modules))')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         check=True).stdout
+    return set(out.split())
+
+
+@pytest.mark.parametrize('statement', [
+    'import rnea_ros',
+    'import rnea_ros.dynamics; from rnea_ros import RobotModel',
+    'import rnea_ros.contacts; from rnea_ros.contacts import Contact, ContactSolver',
+])
+def test_library_loads_no_ros_bag_or_plotting_library(statement):
+    assert _loaded_after(statement) == set()
+
+
+def test_bag_tool_loads_no_rclpy():
+    modules = sorted(f'rnea_ros.bag.{p.stem}' for p in (PACKAGE / 'bag').glob('*.py')
+                     if p.stem != '__main__')
+    assert 'rclpy' not in _loaded_after('\n'.join(f'import {m}' for m in modules))
+
+
+CACHE_PROBE = """
+import importlib, json, pkgutil
+import numba
+import rnea_ros.dynamics
+from rnea_ros import RobotModel
+from oracle import robot_path
+RobotModel.from_urdf_file(robot_path('panda'))
+hits = misses = 0
+for info in pkgutil.walk_packages(rnea_ros.dynamics.__path__, 'rnea_ros.dynamics.'):
+    for value in vars(importlib.import_module(info.name)).values():
+        if isinstance(value, numba.core.registry.CPUDispatcher) and value.signatures:
+            hits += sum(value.stats.cache_hits.values())
+            misses += sum(value.stats.cache_misses.values())
+print(json.dumps([hits, misses]))
+"""
+
+
+def test_second_start_loads_the_kernels_from_the_numba_cache():
+    """The cache key survives the package layout: a second start compiles nothing."""
+    env_path = str(Path(__file__).resolve().parent)
+    command = [sys.executable, '-c', f'import sys; sys.path.insert(0, {env_path!r})\n'
+               + CACHE_PROBE]
+    subprocess.run(command, capture_output=True, text=True, check=True)  # fills the cache
+    second = subprocess.run(command, capture_output=True, text=True, check=True)
+    hits, misses = json.loads(second.stdout.splitlines()[-1])
+    assert misses == 0 and hits > 0, f'{misses} kernels compiled again, {hits} from the cache'
+
+
+def test_wheel_installs_every_module_and_the_launch_and_config_data(tmp_path):
+    """What colcon's setup.py install gets: every subpackage, launch files and config."""
+    root = PACKAGE.parent
+    subprocess.run([sys.executable, '-m', 'pip', 'wheel', '--no-deps', '--no-build-isolation',
+                    '-q', '-w', str(tmp_path), str(root)], check=True, capture_output=True)
+    (wheel,) = tmp_path.glob('*.whl')
+    names = set(zipfile.ZipFile(wheel).namelist())
+    modules = {p.relative_to(root).as_posix() for p in PACKAGE.rglob('*.py')}
+    assert modules <= names, f'missing from the wheel: {sorted(modules - names)}'
+    data = {n.split('.data/data/', 1)[1] for n in names if '.data/data/' in n}
+    for folder in ('launch', 'config'):
+        for path in (root / folder).iterdir():
+            assert f'share/rnea_ros/{folder}/{path.name}' in data
+    assert 'share/rnea_ros/package.xml' in data
+
+
+def test_license_file_matches_the_declared_license():
+    root = PACKAGE.parent
+    assert (root / 'LICENSE').read_text().startswith('BSD 3-Clause License')
+    assert '<license>BSD-3-Clause</license>' in (root / 'package.xml').read_text()
+    assert "license='BSD-3-Clause'" in (root / 'setup.py').read_text()
