@@ -16,7 +16,7 @@ from pathlib import Path
 from numba import get_num_threads
 import numpy as np
 
-from rnea_ros.dynamics import crba, kinematics
+from rnea_ros.dynamics import crba, kinematics, regressor
 from rnea_ros.dynamics import rnea as kernels
 from rnea_ros.dynamics import terms
 from rnea_ros.dynamics.tree import KinematicTree
@@ -78,6 +78,7 @@ class RobotModel:
         self._link_body, self._link_pose = kernels.pack_links(tree)
         self._bodies = np.zeros(12 * tree.n_bodies)  # world placements, kinematics scratch
         self._canonical = kernels.canonical_rotations(tree)
+        self._regressor_table = regressor.pack_regressor(tree)
         self._link_index = {link.name: row for row, link in enumerate(tree.links)}
         self._joint_index = {joint.name: joint for joint in tree.joints}
         self._zeros_v = np.zeros(tree.nv)
@@ -123,6 +124,9 @@ class RobotModel:
         for wrenches in (self._no_fext, np.zeros((len(self._link_body), 6))):
             kernels.rnea_general(self._model, self._work, q, self._zeros_v, self._zeros_v,
                                  self._gravity, self._link_body, self._link_pose, wrenches, tau)
+        self._regressor_into(q[None], self._zeros_v[None], self._zeros_v[None], self._gravity, 1,
+                             np.zeros((1, self.nv, regressor.N_PARAMETERS
+                                       * len(self.body_names))))
         # From now on a call with other argument types must not compile on the control path:
         # it raises TypeError and RobotModel.rnea converts the arguments instead.
         if hasattr(kernels.rnea_default, 'disable_compile'):  # absent with NUMBA_DISABLE_JIT
@@ -154,6 +158,16 @@ class RobotModel:
     def link_names(self) -> tuple[str, ...]:
         """Every URDF link, fixed-joint links included, in document order."""
         return tuple(link.name for link in self._tree.links)
+
+    @property
+    def body_names(self) -> tuple[str, ...]:
+        """
+        Links that name the moving bodies, in the order of the regressor's blocks.
+
+        A body is the child link of a moving joint (the URDF root link for a free-flyer) with
+        every link fixed to it; its frame is that link's frame.
+        """
+        return tuple(link for link in self._tree.body_links if link)
 
     @property
     def nq(self) -> int:
@@ -316,6 +330,76 @@ class RobotModel:
         for result in (inertial, velocity_product, gravity_term):
             self._check_batch_result(result)
         return inertial, velocity_product, gravity_term
+
+    # ------------------------------------------------------------------ inertial parameters
+    def inertial_parameters(self) -> np.ndarray:
+        """
+        Return phi (nb, 10): the inertial parameters of each body of ``body_names``.
+
+        Per body, Pinocchio's order [m, m c_x, m c_y, m c_z, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz]
+        (kg, kg m, kg m^2): mass, first moment and rotational inertia about the body origin,
+        in the body frame (the frame of its link), folded fixed-joint links included.
+        """
+        return regressor.inertial_parameters(self._tree)
+
+    def with_inertial_parameters(self, phi) -> RobotModel:
+        """
+        Return a new model whose bodies have the parameters phi (nb, 10).
+
+        phi as ``inertial_parameters`` returns it. The values are taken as given (finite, not
+        checked for physical consistency: an identification may produce any), so that ``rnea``
+        equals ``regressor(q, v, a) @ phi.reshape(-1)``.
+        """
+        nb = len(self.body_names)
+        phi = self._matrix(phi, regressor.N_PARAMETERS, 'phi', nb)
+        finite = np.isfinite(phi)
+        if not finite.all():
+            body, column = np.argwhere(~finite)[0]
+            raise InputError(f'phi[{body}, {column}] ({regressor.PARAMETERS[column]} of body '
+                             f'{self.body_names[body]!r}) is {phi[body, column]}: values must '
+                             'be finite')
+        return RobotModel(regressor.with_parameters(self._tree, phi), self._gravity)
+
+    def regressor(self, q, v, a, gravity=None) -> np.ndarray:
+        """
+        Return Y (nv, 10 nb) with rnea(q, v, a, gravity=gravity) = Y @ phi.reshape(-1).
+
+        phi as ``inertial_parameters``: column 10 b + k is parameter k of body b of
+        ``body_names``. Computed from the packed model (see ``regressor.py``).
+        """
+        q, v, a = self._checked_state(q, v, a)
+        return self.regressor_batch(q[None], v[None], a[None], gravity, threads=1)[0]
+
+    def regressor_batch(self, Q, V, A, gravity=None, threads: int | None = None, out=None
+                        ) -> np.ndarray:
+        """
+        Return Y for N samples: Q (N, nq), V (N, nv), A (N, nv) -> (N, nv, 10 nb).
+
+        ``out``: a C-contiguous writeable float64 (N, nv, 10 nb) array to write into and return,
+        so that long logs stream through a reused chunk. Threads as in ``rnea_batch``.
+        """
+        Q, V, A, g, chunks = self._batch_inputs(Q, V, A, gravity, threads)
+        shape = (Q.shape[0], self.nv, regressor.N_PARAMETERS * len(self.body_names))
+        if out is None:
+            out = np.empty(shape)
+        elif not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.shape == shape
+                  and out.flags.c_contiguous and out.flags.writeable):
+            raise InputError(f'out: expected a C-contiguous writeable float64 array of shape '
+                             f'{shape}')
+        return self._regressor_into(Q, V, A, g, chunks, out)
+
+    def _regressor_into(self, Q, V, A, g, chunks, out):
+        status = np.zeros(Q.shape[0])
+        if chunks == 1:
+            regressor.regressor_serial(self._model, self._regressor_table, Q, V, A, g, out,
+                                       status)
+        else:
+            regressor.regressor_batch(self._model, self._regressor_table, Q, V, A, g, out,
+                                      status, chunks)
+        if np.isnan(status).any():
+            raise InputError(f'sample {int(np.argmax(np.isnan(status)))}: the regressor is not '
+                             'finite (inputs too large?)')
+        return out
 
     def _batch_inputs(self, Q, V, A, gravity, threads):
         """

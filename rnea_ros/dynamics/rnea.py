@@ -190,9 +190,12 @@ def add_joint_force(model, i, f, fo, tau):
 
 
 @njit(**JIT_INLINE)
-def forward_pass(model, work, q, v, a, g):
+def forward_pass(model, work, q, v, a, g, forces=True):
     """
     Placements, velocities, accelerations and inertial forces of every body, into work.
+
+    ``forces=False`` (a constant at the call site, so the branch compiles away) stops at the
+    accelerations, for callers that need only the motion (the regressor).
 
     One body per iteration, on local scalars: the flat buffers may alias as far as the compiler
     knows, so reading each input once and writing each output once keeps it in registers.
@@ -310,6 +313,8 @@ def forward_pass(model, work, q, v, a, g):
         o = w + W_ACC
         work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4], work[o + 5] = \
             b0, b1, b2, m0, m1, m2
+        if not forces:
+            continue
         # f = I a + v x* (I v), and v x* f' = [w x n' + l x f'; w x f'].
         n0, n1, n2, f0, f1, f2 = inertia_times(model, b, w0, w1, w2, l0, l1, l2)
         c0, c1, c2, c3, c4, c5 = inertia_times(model, b, b0, b1, b2, m0, m1, m2)

@@ -69,13 +69,16 @@ class KinematicTree:
     Per body: ``parent``, ``joint_type``, ``q_index``/``v_index`` (first q/v entry the body's joint
     reads), ``multiplier``/``offset`` (mimic coupling: joint position = multiplier*q + offset,
     1 and 0 for independent joints), ``rot_tree``, ``pos_tree``, ``axis``, ``mass``,
-    ``first_moment``, ``inertia_origin``, ``body_names`` (name of the body's joint).
+    ``first_moment``, ``inertia_origin``, ``body_names`` (name of the body's joint),
+    ``body_links`` (the joint's child link, whose frame is the body frame; '' for the two inner
+    bodies of a planar joint, which carry no inertia).
     """
 
     name: str
     joints: tuple[Joint, ...]
     links: tuple[LinkFrame, ...]
     body_names: tuple[str, ...]
+    body_links: tuple[str, ...]
     parent: np.ndarray
     joint_type: np.ndarray
     q_index: np.ndarray

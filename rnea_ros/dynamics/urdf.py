@@ -79,6 +79,7 @@ class _Body:
     multiplier: float = 1.0
     offset: float = 0.0
     mimic_of: str | None = None
+    link: str = ''  # the child link of the joint: its frame is the body frame
     mass: float = 0.0
     first_moment: np.ndarray = field(default_factory=lambda: np.zeros(3))
     inertia_origin: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
@@ -300,6 +301,7 @@ class _Builder:
         if self.floating_base:
             body = self._add_free_flyer(ROOT_JOINT_NAME, 'free-flyer', -1, np.eye(3),
                                         np.zeros(3), math.inf)
+            self.bodies[body].link = self.root
             self._visit(self.root, body, np.eye(3), np.zeros(3))
         else:
             self._visit(self.root, -1, np.eye(3), np.zeros(3))
@@ -342,6 +344,7 @@ class _Builder:
                 self._visit(joint.child, body, joint_rotation, joint_translation)
                 continue
             child = self._add_joint(joint, body, joint_rotation, joint_translation)
+            self.bodies[child].link = joint.child
             self._visit(joint.child, child, np.eye(3), np.zeros(3))
 
     def _add_joint(self, joint: _UrdfJoint, parent: int, rotation, translation) -> int:
@@ -484,6 +487,7 @@ class _Builder:
         return KinematicTree(
             name=self.name, joints=tuple(self.independent), links=links,
             body_names=tuple(body.name for body in bodies),
+            body_links=tuple(body.link for body in bodies),
             parent=stack('parent', np.int64), joint_type=stack('joint_type', np.int64),
             q_index=stack('q_index', np.int64), v_index=stack('v_index', np.int64),
             multiplier=stack('multiplier'), offset=stack('offset'),
