@@ -85,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help='world gravity [m/s^2] (default: 0 0 -9.81)')
     model.add_argument('--inertia-check', choices=('error', 'warn'), default='error',
                        help='physically inconsistent URDF inertias: refuse or warn')
+    model.add_argument('--joint-model', metavar='FILE',
+                       help='joint friction and armature (a node parameters YAML file, as '
+                       'rnea_identify writes joint_model.yaml): adds a friction term, the '
+                       'armature to the inertial term, both to the prediction')
     out = parser.add_argument_group('output')
     out.add_argument('--format', choices=('parquet', 'csv'),
                      help='decomposition/residual tables (default: parquet if pyarrow is '

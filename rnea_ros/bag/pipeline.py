@@ -32,6 +32,10 @@ What it does
    dynamics: external = -J^T f and total = rnea(q, v, a, f_ext=contacts). Samples the contacts
    cannot balance (infeasible: least-violation wrenches, the rest left on the base rows) are
    counted in the summary and a warning. Without ``--contacts`` the external term is zero.
+   With ``--joint-model FILE`` (a node parameters file: ``rnea_ros.dynamics.joint_model``)
+   the armature torques join the inertial term and the joint friction (from the velocities
+   used) is a fifth term, ``friction``: both are part of the predicted torque, so residuals
+   are against the full model.
 
 Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
 -----------------------------------------------------------
@@ -41,7 +45,8 @@ Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
   are ``root_joint.fx, .fy, .fz`` (N) and ``root_joint.tx, .ty, .tz`` (N·m): the wrench in the
   root-link frame (``decomposition.effort_labels``).
 - ``decomposition.parquet`` (``.csv`` without pyarrow or with ``--format csv``): ``time`` and
-  ``<term>/<joint>`` for term in inertial, velocity_product, gravity, external.
+  ``<term>/<joint>`` for term in inertial, velocity_product, gravity, external (and friction
+  with ``--joint-model``).
 - ``residual.parquet`` (idem), when the bag has measured effort: ``measured/<joint>`` and
   ``residual/<joint>`` = measured - predicted (NaN where not measured).
 - ``contact_wrenches.parquet`` (idem), with ``--contacts``: ``time`` and ``<link>.fx``, ``.fy``,
@@ -72,10 +77,11 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 from rnea_ros.bag import cdr, differentiate, replay
-from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels, TERMS
+from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
 from rnea_ros.bag.report import summarize, table_suffix, write_summary, write_table, write_tables
 from rnea_ros.bag.storage import (BagError, JOINT_STATE, JOINT_TRAJECTORY, ODOMETRY, open_bag,
                                   read_raw, STRING, topic_connections, typestore, WRENCH_STAMPED)
+from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 
@@ -139,6 +145,8 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
             odd = [j.name for j in base if not (model.floating_base and j.idx_v == 0)]
             raise InputError(f'URDF joints {odd} are floating/planar: joint_states cannot give '
                              'their state')
+        joint_model = JointModel.load_yaml(args.joint_model, model) if args.joint_model \
+            else None
         labels, units = effort_labels(model)
         columns = _selected_columns(args.joints, model, labels)
         contacts = _contacts(args, model)
@@ -227,7 +235,8 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
     with timings('dynamics'):
         f_ext = solved.wrenches if solved is not None else None
         progress = _progress('dynamics', n, show and n >= PROGRESS_MIN_MESSAGES)
-        parts = decompose(model, q, v, a, f_ext=f_ext, threads=args.threads, progress=progress)
+        parts = decompose(model, q, v, a, f_ext=f_ext, threads=args.threads, progress=progress,
+                          joint_model=joint_model)
         progress.close()
 
     with timings('writing'):
@@ -244,6 +253,8 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
             contact_table.unlink()  # from an earlier run with contacts
         summary = _summary(args, reader, model, series, diff, desired, seconds, labels, units,
                            columns, parts, effort, warnings, source)
+        if joint_model is not None:
+            summary['joint_model'] = _joint_model_summary(args.joint_model, joint_model)
         if solved is not None:
             summary['contacts'] = _json_safe({
                 'links': list(solved.links), 'kind': 'point', 'friction': args.friction,
@@ -257,7 +268,7 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
             sel = _index(columns, len(labels))
             pictures = plots.plot_all(output, seconds, [labels[k] for k in columns],
                                       [units[k] for k in columns], parts.total[:, sel],
-                                      {t: parts.terms[t][:, sel] for t in TERMS},
+                                      {t: values[:, sel] for t, values in parts.terms.items()},
                                       effort[:, sel], title=model.name)
             files += pictures
             summary['outputs'] += [p.name for p in pictures]
@@ -403,7 +414,7 @@ def _summary(args, reader, model, series, diff, desired, seconds, labels, units,
     measured = effort[:, sel]
     residual = measured - parts.total[:, sel] if np.isfinite(measured).any() else None
     summary = summarize(seconds, [labels[k] for k in columns], [units[k] for k in columns],
-                        parts.total[:, sel], {t: parts.terms[t][:, sel] for t in TERMS},
+                        parts.total[:, sel], {t: x[:, sel] for t, x in parts.terms.items()},
                         residual, model.effort_limits[sel], args.summary_window)
     rate = 1.0 / differentiate.median_interval(series.times_ns) if series.times_ns.size > 1 \
         else float('nan')
@@ -439,6 +450,20 @@ def _summary(args, reader, model, series, diff, desired, seconds, labels, units,
         'warnings': list(warnings),
     })
     return _json_safe(summary)
+
+
+def _joint_model_summary(path, joint_model: JointModel) -> dict:
+    """Describe the joint model used: file, model, threshold, joints with terms, parameters."""
+    names = joint_model.joint_names
+    friction = joint_model.friction_model != 'none'
+    return _json_safe({
+        'file': str(path), 'friction_model': joint_model.friction_model,
+        'velocity_threshold': joint_model.velocity_threshold,
+        'friction_joints': [name for k, name in enumerate(names) if friction and (
+            joint_model.coulomb[k] or joint_model.viscous[k] or joint_model.offset[k])],
+        'armature_joints': [name for k, name in enumerate(names) if joint_model.armature[k]],
+        'parameters': joint_model.to_parameters(),
+    })
 
 
 def _json_safe(value):

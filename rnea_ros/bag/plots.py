@@ -25,6 +25,7 @@ TERM_STYLE = {  # term: (legend label, colour)
     'velocity_product': ('velocity product C(q,v)v', '#dd8452'),
     'gravity': ('gravity g(q)', '#55a868'),
     'external': ('external -J^T f', '#c44e52'),
+    'friction': ('joint friction', '#8172b3'),
 }
 
 

@@ -90,12 +90,11 @@ def write_tables(directory: Path, time: np.ndarray, labels: Sequence[str],
     recorded; ``columns``: the tau entries to write; ``fmt``: 'parquet' or 'csv' (default:
     parquet when pyarrow is installed).
     """
-    from rnea_ros.bag.decomposition import TERMS
     suffix = table_suffix(fmt)
     files = [write_table(directory / 'torques.csv',
                          {'time': time, **{labels[k]: parts.total[:, k] for k in columns}})]
     table = {'time': time}
-    for term in TERMS:
+    for term in parts.terms:
         table.update({f'{term}/{labels[k]}': parts.terms[term][:, k] for k in columns})
     files.append(write_table(directory / f'decomposition{suffix}', table))
     measured = [k for k in columns if np.isfinite(effort[:, k]).any()]
@@ -241,6 +240,10 @@ def _fmt(value, digits: int = 4) -> str:
     return str(value)
 
 
+def _names(names) -> str:
+    return ', '.join(f'`{name}`' for name in names) if names else 'no joint'
+
+
 def markdown(summary: dict) -> str:
     """summary.md: settings, per-joint table, worst windows, warnings, files."""
     lines = [f'# Torque analysis of `{summary["bag"]}`', '']
@@ -254,6 +257,14 @@ def markdown(summary: dict) -> str:
               f'- velocities from the messages: {_fmt(100 * info["velocity_measured"], 3)} % of '
               'values (the rest estimated)',
               f'- accelerations: {info["acceleration_source"]}']
+    joint_model = summary.get('joint_model')
+    if joint_model:
+        lines.append(f'- joint model: `{joint_model["file"]}`, friction '
+                     f'{joint_model["friction_model"]} (velocity threshold '
+                     f'{_fmt(joint_model["velocity_threshold"])}) on '
+                     f'{_names(joint_model["friction_joints"])}; armature on '
+                     f'{_names(joint_model["armature_joints"])} (the friction term and the '
+                     'armature, in the inertial term, are part of the prediction)')
     contacts = summary.get('contacts')
     if contacts:
         links = ', '.join(f'`{link}`' for link in contacts['links'])
@@ -269,8 +280,9 @@ def markdown(summary: dict) -> str:
               f'{_fmt(diff["gain_second_median"])} s^{diff["order"] - 1} (max '
               f'{_fmt(diff["gain_second_max"])} at segment ends)', '']
     measured = any('rms_residual' in j for j in summary['joints'])
-    header = ['joint', 'unit', 'RMS', 'peak', 'peak at [s]', 'peak / limit', 'RMS inertial',
-              'RMS velocity product', 'RMS gravity', 'RMS external']
+    terms = list(summary['joints'][0]['rms_terms']) if summary['joints'] else []
+    header = ['joint', 'unit', 'RMS', 'peak', 'peak at [s]', 'peak / limit']
+    header += [f'RMS {term.replace("_", " ")}' for term in terms]
     if measured:
         header += ['RMS residual', 'peak residual']
     lines += ['## Per joint', '',
@@ -280,8 +292,7 @@ def markdown(summary: dict) -> str:
     for j in summary['joints']:
         row = [f'`{j["joint"]}`', j['unit'], _fmt(j['rms']), _fmt(j['peak']),
                _fmt(j['peak_time']), _fmt(j['peak_over_limit'], 3)]
-        row += [_fmt(j['rms_terms'][t]) for t in ('inertial', 'velocity_product', 'gravity',
-                                                  'external')]
+        row += [_fmt(j['rms_terms'][t]) for t in terms]
         if measured:
             row += [_fmt(j.get('rms_residual')), _fmt(j.get('peak_residual'))]
         lines.append('| ' + ' | '.join(row) + ' |')
