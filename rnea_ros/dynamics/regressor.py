@@ -35,15 +35,17 @@ import numpy as np
 from rnea_ros.dynamics.rnea import (
     B_PARENT, BODY_WIDTH, canonical_rotations, forward_pass, H_NB, HEADER, W_ACC, W_PLACEMENT,
     W_VEL, WORK_WIDTH)
-from rnea_ros.dynamics.spatial import JIT, JIT_INLINE, motion_to_child
+from rnea_ros.dynamics.spatial import compose_placements, JIT, JIT_INLINE, motion_to_child
 from rnea_ros.dynamics.tree import FREE_FLYER, KinematicTree, PRISMATIC
 
 # Pinocchio's order of a body's parameters (Inertia::toDynamicParameters).
 PARAMETERS = ('m', 'mc_x', 'mc_y', 'mc_z', 'I_xx', 'I_xy', 'I_yy', 'I_xz', 'I_yz', 'I_zz')
 N_PARAMETERS = len(PARAMETERS)
 # The regressor table (``pack_regressor``): a header, one record per body, one per axis entry.
-T_NB, T_ENTRIES, T_BODIES = 0, 1, 2
-TABLE_HEADER = 3
+# T_ROOT_ROW: the first v row of a free-flyer root body (``floating_base=True``), whose six rows
+# are filled by one force transform per column (``add_root_rows``), or -1.
+T_NB, T_ENTRIES, T_BODIES, T_ROOT_ROW = 0, 1, 2, 3
+TABLE_HEADER = 4
 # Body record: Q (URDF frame <- canonical frame, row-major), parameter column (-1: none), first
 # axis entry, number of axis entries (its ancestors' joint columns, then its own), 1.0 if Q = I.
 R_ROTATION, R_COLUMN, R_START, R_COUNT, R_IDENTITY = 0, 9, 10, 11, 12
@@ -68,11 +70,14 @@ def pack_regressor(tree: KinematicTree) -> np.ndarray:
     chains: list[list[tuple[int, np.ndarray]]] = []
     records = np.zeros((nb, RECORD_WIDTH))
     entries: list[tuple[int, np.ndarray]] = []
+    root_block = nb > 0 and tree.joint_type[0] == FREE_FLYER
     for i in range(nb):
         parent = tree.parent[i]
         inherited = chains[parent] if parent >= 0 else []
         v = int(tree.v_index[i])
-        if tree.joint_type[i] == FREE_FLYER:
+        if i == 0 and root_block:
+            own = []  # add_root_rows fills its rows
+        elif tree.joint_type[i] == FREE_FLYER:
             # tau[v:v+3] is the force (linear columns), tau[v+3:v+6] the torque (angular).
             own = [(v + k, np.eye(6)[3 + k]) for k in range(3)]
             own += [(v + 3 + k, np.eye(6)[k]) for k in range(3)]
@@ -91,7 +96,8 @@ def pack_regressor(tree: KinematicTree) -> np.ndarray:
     for row, (v_row, axis) in enumerate(entries):
         table[row, E_ROW] = v_row
         table[row, E_AXIS:E_AXIS + 6] = axis
-    header = np.array([nb, len(entries), int((columns >= 0).sum())], dtype=np.float64)
+    header = np.array([nb, len(entries), int((columns >= 0).sum()),
+                       tree.v_index[0] if root_block else -1], dtype=np.float64)
     return np.concatenate([header, records.reshape(-1), table.reshape(-1)])
 
 
@@ -131,17 +137,25 @@ def regressor_sample(model, table, work, axes, q, v, a, g, y):
     y[:, :] = 0.0
     poison = 0.0
     entries = TABLE_HEADER + int(table[T_NB]) * RECORD_WIDTH
+    root_row = int(table[T_ROOT_ROW])
+    frames = 6 * int(table[T_ENTRIES])  # in axes after the entries: placements in the root
     for i in range(int(model[H_NB])):
         r = TABLE_HEADER + i * RECORD_WIDTH
         start = int(table[r + R_START])
         count = int(table[r + R_COUNT])
         parent = int(model[HEADER + i * BODY_WIDTH + B_PARENT])
         column = int(table[r + R_COLUMN])
-        inherited = 0
+        x = i * WORK_WIDTH + W_PLACEMENT  # placement in the parent, from forward_pass
+        inherited = src = 0
         if parent >= 0:
             inherited = int(table[TABLE_HEADER + parent * RECORD_WIDTH + R_COUNT])
-        src = 6 * int(table[TABLE_HEADER + parent * RECORD_WIDTH + R_START]) - 6 * start
-        x = i * WORK_WIDTH + W_PLACEMENT  # placement in the parent, from forward_pass
+            src = 6 * int(table[TABLE_HEADER + parent * RECORD_WIDTH + R_START]) - 6 * start
+        if root_row >= 0:
+            if parent < 0:
+                for k in range(12):
+                    axes[frames + k] = 1.0 if k in (0, 4, 8) else 0.0
+            else:
+                compose_placements(axes, frames + 12 * parent, work, x, axes, frames + 12 * i)
         # Q: canonical -> URDF body frame; skipped where it is the identity (joint axis +z).
         rotate = table[r + R_IDENTITY] == 0.0
         q0, q1, q2, q3, q4, q5, q6, q7, q8 = (
@@ -164,6 +178,10 @@ def regressor_sample(model, table, work, axes, q, v, a, g, y):
         al2 += w0 * l1 - w1 * l0
         ww = w0 * w0 + w1 * w1 + w2 * w2
         col = N_PARAMETERS * column
+        if root_row >= 0 and column >= 0:
+            poison += add_root_rows(y, root_row, col, axes, frames + 12 * i, rotate, q0, q1, q2,
+                                    q3, q4, q5, q6, q7, q8, w0, w1, w2, b0, b1, b2, al0, al1,
+                                    al2, ww)
         for e in range(count):
             d = 6 * (start + e)
             if e < inherited:
@@ -197,19 +215,84 @@ def regressor_sample(model, table, work, axes, q, v, a, g, y):
             ixz = c0 * b2 + c2 * b0 + d0 * w2 + d2 * w0
             iyz = c1 * b2 + c2 * b1 + d1 * w2 + d2 * w1
             izz = c2 * b2 + d2 * w2
-            row = y[int(table[entries + (start + e) * ENTRY_WIDTH + E_ROW])]
-            row[col] += ym
-            row[col + 1] += yh0
-            row[col + 2] += yh1
-            row[col + 3] += yh2
-            row[col + 4] += ixx
-            row[col + 5] += ixy
-            row[col + 6] += iyy
-            row[col + 7] += ixz
-            row[col + 8] += iyz
-            row[col + 9] += izz
+            row = int(table[entries + (start + e) * ENTRY_WIDTH + E_ROW])
+            y[row, col] += ym
+            y[row, col + 1] += yh0
+            y[row, col + 2] += yh1
+            y[row, col + 3] += yh2
+            y[row, col + 4] += ixx
+            y[row, col + 5] += ixy
+            y[row, col + 6] += iyy
+            y[row, col + 7] += ixz
+            y[row, col + 8] += iyz
+            y[row, col + 9] += izz
             poison += (ym + yh0 + yh1 + yh2 + ixx + ixy + iyy + ixz + iyz + izz) * 0.0
     return poison
+
+
+@njit(**JIT_INLINE)
+def add_root_rows(y, row, col, frame, fo, rotate, q0, q1, q2, q3, q4, q5, q6, q7, q8, w0, w1,
+                  w2, b0, b1, b2, al0, al1, al2, ww):
+    """
+    Add a body's block of the six rows of a free-flyer root: X_root<-body^* A(v, a).
+
+    A (6 x 10) maps the body's parameters to its force [n; f] in its URDF frame (v = [w; l],
+    a = [b; .], alpha = (al0, al1, al2) and ww = |w|^2 as in ``regressor_sample``); each
+    column is carried to the root as a force: f_0 = M f, n_0 = M n + p x f_0, with (R, p) =
+    frame[fo:fo + 12] the body's canonical frame in the root and M = R Q^T. Rows row..row+2
+    take f_0, row+3..row+5 n_0 (the free-flyer's [force; torque]). Returns the poison sum.
+    """
+    m0, m1, m2, m3, m4, m5, m6, m7, m8 = (frame[fo], frame[fo + 1], frame[fo + 2],
+                                          frame[fo + 3], frame[fo + 4], frame[fo + 5],
+                                          frame[fo + 6], frame[fo + 7], frame[fo + 8])
+    if rotate:  # M = R Q^T
+        m0, m1, m2 = rotated(q0, q1, q2, q3, q4, q5, q6, q7, q8, m0, m1, m2)
+        m3, m4, m5 = rotated(q0, q1, q2, q3, q4, q5, q6, q7, q8, m3, m4, m5)
+        m6, m7, m8 = rotated(q0, q1, q2, q3, q4, q5, q6, q7, q8, m6, m7, m8)
+    px, py, pz = frame[fo + 9], frame[fo + 10], frame[fo + 11]
+    poison = 0.0
+    # mass: n = 0, f = alpha
+    poison += root_column(y, row, col, m0, m1, m2, m3, m4, m5, m6, m7, m8, px, py, pz,
+                          0.0, 0.0, 0.0, al0, al1, al2)
+    # first moment h_k: n = e_k x alpha, f = b x e_k + (w . e_k) w - |w|^2 e_k
+    poison += root_column(y, row, col + 1, m0, m1, m2, m3, m4, m5, m6, m7, m8, px, py, pz,
+                          0.0, -al2, al1, w0 * w0 - ww, b2 + w1 * w0, w2 * w0 - b1)
+    poison += root_column(y, row, col + 2, m0, m1, m2, m3, m4, m5, m6, m7, m8, px, py, pz,
+                          al2, 0.0, -al0, w0 * w1 - b2, w1 * w1 - ww, b0 + w2 * w1)
+    poison += root_column(y, row, col + 3, m0, m1, m2, m3, m4, m5, m6, m7, m8, px, py, pz,
+                          -al1, al0, 0.0, b1 + w0 * w2, w1 * w2 - b0, w2 * w2 - ww)
+    # rotational inertia: n = L(b) + w x L(w) for the entry's pattern L, f = 0
+    poison += root_column(y, row, col + 4, m0, m1, m2, m3, m4, m5, m6, m7, m8, px, py, pz,
+                          b0, w2 * w0, -w1 * w0, 0.0, 0.0, 0.0)
+    poison += root_column(y, row, col + 5, m0, m1, m2, m3, m4, m5, m6, m7, m8, px, py, pz,
+                          b1 - w2 * w0, b0 + w2 * w1, w0 * w0 - w1 * w1, 0.0, 0.0, 0.0)
+    poison += root_column(y, row, col + 6, m0, m1, m2, m3, m4, m5, m6, m7, m8, px, py, pz,
+                          -w2 * w1, b1, w0 * w1, 0.0, 0.0, 0.0)
+    poison += root_column(y, row, col + 7, m0, m1, m2, m3, m4, m5, m6, m7, m8, px, py, pz,
+                          b2 + w0 * w1, w2 * w2 - w0 * w0, b0 - w1 * w2, 0.0, 0.0, 0.0)
+    poison += root_column(y, row, col + 8, m0, m1, m2, m3, m4, m5, m6, m7, m8, px, py, pz,
+                          w1 * w1 - w2 * w2, b2 - w0 * w1, b1 + w0 * w2, 0.0, 0.0, 0.0)
+    poison += root_column(y, row, col + 9, m0, m1, m2, m3, m4, m5, m6, m7, m8, px, py, pz,
+                          w1 * w2, -w0 * w2, b2, 0.0, 0.0, 0.0)
+    return poison
+
+
+@njit(**JIT_INLINE)
+def root_column(y, row, col, m0, m1, m2, m3, m4, m5, m6, m7, m8, px, py, pz, n0, n1, n2, f0,
+                f1, f2):
+    """Add the force [n; f] carried to the root (f_0 = M f, n_0 = M n + p x f_0) to column col."""
+    g0, g1, g2 = rotated(m0, m1, m2, m3, m4, m5, m6, m7, m8, f0, f1, f2)
+    t0, t1, t2 = rotated(m0, m1, m2, m3, m4, m5, m6, m7, m8, n0, n1, n2)
+    t0 += py * g2 - pz * g1
+    t1 += pz * g0 - px * g2
+    t2 += px * g1 - py * g0
+    y[row, col] += g0
+    y[row + 1, col] += g1
+    y[row + 2, col] += g2
+    y[row + 3, col] += t0
+    y[row + 4, col] += t1
+    y[row + 5, col] += t2
+    return (g0 + g1 + g2 + t0 + t1 + t2) * 0.0
 
 
 @njit(**JIT_INLINE)
@@ -223,7 +306,7 @@ def rotated(q0, q1, q2, q3, q4, q5, q6, q7, q8, x0, x1, x2):
 def regressor_range(model, table, Q, V, A, g, Y, status, start, stop):
     """Y[k] = Y(Q[k], V[k], A[k]) for start <= k < stop; status[k] NaN where not finite."""
     work = np.zeros(int(model[H_NB]) * WORK_WIDTH)
-    axes = np.zeros(6 * int(table[T_ENTRIES]))
+    axes = np.zeros(6 * int(table[T_ENTRIES]) + 12 * int(table[T_NB]))
     for k in range(start, stop):
         status[k] = regressor_sample(model, table, work, axes, Q[k], V[k], A[k], g, Y[k])
 

@@ -184,6 +184,29 @@ def test_planar_joint_and_folded_link():
         assert relative_error(Y @ phi_random.reshape(-1), other.rnea(q, v, a)) < 1e-12
 
 
+@pytest.mark.parametrize('floating_base', [False, True], ids=['fixed', 'free'])
+def test_floating_joint_inside_the_tree(floating_base):
+    """A URDF floating joint below the root: six generic rows, beside the root's block rows."""
+    xml = PLANAR.replace('type="planar"', 'type="floating"')
+    model = RobotModel.from_urdf_string(xml, floating_base=floating_base)
+    assert model.body_names == (('world',) if floating_base else ()) + ('cart', 'arm')
+    rng = np.random.default_rng(6)
+    phi = model.inertial_parameters()
+    phi_random = rng.uniform(-1.0, 1.0, phi.shape)
+    other = model.with_inertial_parameters(phi_random)
+    for _ in range(3):
+        q = model.neutral_configuration() + 0.3 * rng.standard_normal(model.nq)
+        for joint in model.joints:
+            if joint.nq == 7:
+                quaternion = q[joint.idx_q + 3:joint.idx_q + 7]
+                quaternion /= np.linalg.norm(quaternion)
+        v, a = (rng.standard_normal(model.nv) for _ in range(2))
+        Y = model.regressor(q, v, a, gravity=GRAVITY)
+        assert relative_error(Y @ phi.reshape(-1), model.rnea(q, v, a, gravity=GRAVITY)) < 1e-12
+        assert relative_error(Y @ phi_random.reshape(-1),
+                              other.rnea(q, v, a, gravity=GRAVITY)) < 1e-12
+
+
 def test_parameter_names_are_pinocchio_s_order():
     assert PARAMETERS == ('m', 'mc_x', 'mc_y', 'mc_z', 'I_xx', 'I_xy', 'I_yy', 'I_xz', 'I_yz',
                           'I_zz')
