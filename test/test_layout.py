@@ -8,6 +8,7 @@ functions), and what importing the library really loads (a fresh interpreter).
 import ast
 import json
 from pathlib import Path
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -126,8 +127,11 @@ def test_second_start_loads_the_kernels_from_the_numba_cache():
 def test_wheel_installs_every_module_and_the_launch_and_config_data(tmp_path):
     """What colcon's setup.py install gets: every subpackage, launch files and config."""
     root = PACKAGE.parent
+    source = tmp_path / 'source'  # setuptools builds in the tree: keep the checkout clean
+    shutil.copytree(root, source, ignore=shutil.ignore_patterns(
+        '.venv', '.git', 'build', '*.egg-info', '__pycache__', 'test', 'bench'))
     subprocess.run([sys.executable, '-m', 'pip', 'wheel', '--no-deps', '--no-build-isolation',
-                    '-q', '-w', str(tmp_path), str(root)], check=True, capture_output=True)
+                    '-q', '-w', str(tmp_path), str(source)], check=True, capture_output=True)
     (wheel,) = tmp_path.glob('*.whl')
     names = set(zipfile.ZipFile(wheel).namelist())
     modules = {p.relative_to(root).as_posix() for p in PACKAGE.rglob('*.py')}
