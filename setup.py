@@ -22,11 +22,14 @@ setup(
     maintainer_email='rnea_ros@example.com',
     description='URDF -> numba RNEA inverse dynamics, and a ROS 2 node publishing torques',
     license='BSD-3-Clause',
-    tests_require=['pytest'],
+    # colcon test runs pytest when 'pytest' is among the 'test' extras (setuptools >= 72
+    # ignores tests_require). The pip-only ones are in the README, "Building with colcon".
+    extras_require={'test': ['pytest', 'pytest-timeout', 'pin', 'example-robot-data',
+                             'quadprog']},
     entry_points={
         'console_scripts': [
             'rnea_demo = rnea_ros.demo:main',
-            'rnea_node = rnea_ros.node.node:main',
+            'rnea_node = rnea_ros.node.main:main',
             'rnea_node_demo = rnea_ros.node.demo:main',
             'rnea_bag = rnea_ros.bag.cli:main',
         ],

@@ -48,12 +48,12 @@ def echo_main(mode: str, priority: int) -> int:
     ``priority``: the SCHED_FIFO priority of the ``TakeLoop`` (the node's default).
     """
     import rclpy
-    from rclpy.executors import ExternalShutdownException
+    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
     from rclpy.node import Node
     from sensor_msgs.msg import JointState
 
     from rnea_ros.node.messages import COMMAND_QOS, SENSOR_QOS
-    from rnea_ros.node.node import make_executor, TakeLoop
+    from rnea_ros.node.take_loop import TakeLoop
     rclpy.init()
     node = Node('echo')
     publisher = node.create_publisher(JointState, 'joint_torques', COMMAND_QOS)
@@ -64,7 +64,7 @@ def echo_main(mode: str, priority: int) -> int:
         loop.start()
     else:
         node.create_subscription(JointState, 'joint_states', publisher.publish, SENSOR_QOS)
-    executor = make_executor()
+    executor = SingleThreadedExecutor()  # as the node (rnea_ros.node.main)
     executor.add_node(node)
     try:
         executor.spin()

@@ -1,27 +1,46 @@
 """
-Start the rnea node with a URDF file and a parameters file.
+Start the rnea node with a robot description file and a parameters file.
 
     ros2 launch rnea_ros rnea.launch.py urdf:=/path/to/robot.urdf [params_file:=my.yaml]
+    ros2 launch rnea_ros rnea.launch.py urdf:=/path/to/robot.urdf.xacro xacro_args:='arm:=left'
 
-``urdf`` is read into the ``robot_description`` parameter; leave it empty to take the model from
-the ``robot_description`` topic (robot_state_publisher) instead. Remap the topics with the usual
-``remappings`` when including this file, e.g. feedforward_effort -> /effort_controller/commands.
+``urdf`` (a URDF or a xacro file) is expanded by the ``xacro`` command, as ROS 2 launch files
+usually do, into the ``robot_description`` parameter (``xacro_args``: its ``name:=value``
+mappings; a plain URDF passes through unchanged). Leave ``urdf`` empty to take the model from the
+``robot_description`` topic (robot_state_publisher) instead. To remap the node's topics when
+including this file, scope a ``SetRemap`` with the include in a ``GroupAction`` (an
+``IncludeLaunchDescription`` takes no ``remappings``)::
+
+    from launch.actions import GroupAction, IncludeLaunchDescription
+    from launch.launch_description_sources import PythonLaunchDescriptionSource
+    from launch_ros.actions import SetRemap
+
+    GroupAction([
+        SetRemap(src='feedforward_effort', dst='/effort_controller/commands'),
+        IncludeLaunchDescription(
+            PythonLaunchDescriptionSource(os.path.join(
+                get_package_share_directory('rnea_ros'), 'launch', 'rnea.launch.py')),
+            launch_arguments={'urdf': '/path/to/robot.urdf'}.items()),
+    ])
+
+``rnea_effort_controller.launch.py`` does that wiring for a ros2_control effort controller.
 """
 import os
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.substitutions import LaunchConfiguration
+from launch.substitutions import Command, LaunchConfiguration
 from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import ParameterValue
 
 
 def _node(context):
-    urdf = LaunchConfiguration('urdf').perform(context)
-    parameters = [LaunchConfiguration('params_file').perform(context)]
-    if urdf:
-        with open(urdf) as urdf_file:
-            parameters.append({'robot_description': urdf_file.read()})
+    parameters = [LaunchConfiguration('params_file')]
+    if LaunchConfiguration('urdf').perform(context):
+        description = Command(['xacro ', LaunchConfiguration('urdf'), ' ',
+                               LaunchConfiguration('xacro_args')])
+        parameters.append({'robot_description': ParameterValue(description, value_type=str)})
     return [Node(
         package='rnea_ros',
         executable='rnea_node',
@@ -37,7 +56,9 @@ def generate_launch_description():
         DeclareLaunchArgument('params_file', default_value=default_params,
                               description='YAML file with the parameters of the rnea node'),
         DeclareLaunchArgument('urdf', default_value='',
-                              description='URDF file read into robot_description (empty: '
-                                          'use the robot_description topic)'),
+                              description='URDF or xacro file expanded into robot_description '
+                                          '(empty: use the robot_description topic)'),
+        DeclareLaunchArgument('xacro_args', default_value='',
+                              description='xacro mappings for urdf, e.g. "arm:=left prefix:=l_"'),
         OpaqueFunction(function=_node),
     ])

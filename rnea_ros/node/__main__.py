@@ -1,6 +1,6 @@
 """``python -m rnea_ros.node --ros-args ...``: the node, as the console script ``rnea_node``."""
 import sys
 
-from rnea_ros.node.node import main
+from rnea_ros.node.main import main
 
 sys.exit(main())

@@ -43,7 +43,7 @@ from rnea_ros.demo import PANDA_URDF, sinusoidal_trajectory
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
 
-STATUS_NAME = 'rnea: feed-forward torques'
+STATUS_NAME = '/rnea: feed-forward torques'  # the node's full name first
 START_TIMEOUT = 180.0  # s: the first start on a machine compiles the kernels
 ACCELERATION_CANDIDATES = 8  # the latest published accelerations a cycle may have used
 TOLERANCE = 1e-9  # relative to max(1, |tau|)
@@ -101,7 +101,7 @@ class NodeDemo:
         self.joints = [joint for joint in model.joints if joint.nv == 1]
         self.names = [joint.name for joint in self.joints]
         params = workdir / 'rnea_params.yaml'  # JSON is YAML: the URDF needs no quoting
-        params.write_text(json.dumps({'rnea': {'ros__parameters': {
+        params.write_text(json.dumps({'/**': {'ros__parameters': {
             'robot_description': xml, 'rate': rate}}}))
         self.log_path = workdir / 'rnea_node.log'
         self._log = open(self.log_path, 'w')

@@ -1,10 +1,17 @@
-"""
-The ``rnea`` node: feed-forward joint torques from a URDF at the controller rate.
+"""The ``rnea`` node: feed-forward joint torques from a URDF at the controller rate.
 
 Run: ``ros2 run rnea_ros rnea_node --ros-args --params-file config/rnea.yaml`` (or
-``python -m rnea_ros.node ...``). This module only wires ROS to ``feedforward``, which
-holds the logic: it declares the parameters (``rnea_ros.node.parameters``), converts messages, and
-publishes preallocated messages. Topics are relative (remap them):
+``python -m rnea_ros.node ...``; ``rnea_ros.node.main`` starts it). This module only wires ROS to
+``feedforward``, which holds the logic: it declares the parameters (``rnea_ros.node.parameters``),
+converts messages, and publishes preallocated messages.
+
+A managed (lifecycle) node, like a ros2_control controller: ``configure`` creates the publishers,
+subscriptions and threads and loads the model from ``robot_description`` (or subscribes to its
+topic); ``activate`` starts publishing; ``deactivate`` stops it (the threads keep merging the
+inputs, so a re-activated node answers with fresh state, but nothing at all is published while
+inactive); ``cleanup`` and ``shutdown`` stop the threads and release the model and the
+publishers. With ``autostart`` (default) ``main`` configures and activates the node by itself.
+/diagnostics is published in every state. Topics are relative (remap them):
 
 subscriptions
   ``robot_description``      std_msgs/String, reliable + transient local, depth 1; only when the
@@ -50,8 +57,6 @@ time, so ``use_sim_time`` clock jumps cannot stall or trip them.
 """
 from __future__ import annotations
 
-from functools import partial
-import sys
 import threading
 import time
 import traceback
@@ -59,12 +64,10 @@ import traceback
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import AccelStamped, WrenchStamped
 from nav_msgs.msg import Odometry
-import rclpy
 from rclpy.clock import Clock, ClockType
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-from rclpy.node import Node
+from rclpy.lifecycle import LifecycleNode
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray, String
+from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory
 
 from rnea_ros.node import realtime
@@ -72,31 +75,41 @@ from rnea_ros.node import trajectory as trajectory_module
 from rnea_ros.node.diagnostics import CycleStats, GcMonitor, Rejections
 from rnea_ros.node.feedforward import Feedforward
 from rnea_ros.node.joint_input import Rejected
-from rnea_ros.node.messages import (COMMAND_QOS, DESCRIPTION_QOS, diagnostic_array, OutputMessages,
-                                    SENSOR_QOS, set_efforts, to_trajectory, TRAJECTORY_QOS)
-from rnea_ros.node.parameters import check_parameters, declare_parameters, LIVE_PARAMETERS
-from rnea_ros.node.safety import ERROR, OK
+from rnea_ros.node.lifecycle import ManagedOutputs
+from rnea_ros.node.messages import (COMMAND_QOS, diagnostic_array, OutputMessages, set_efforts,
+                                    to_trajectory)
+from rnea_ros.node.parameters import (check_parameters, check_topic_names, declare_parameters,
+                                      LIVE_PARAMETERS)
+from rnea_ros.node.safety import ERROR, OK, WARN
 from rnea_ros.node.settings import load_model, ModelRejected
 from rnea_ros.node.take_loop import TakeLoop
 
 NODE_NAME = 'rnea'
 GC_PERIOD = 1.0  # s between two young-generation garbage collections (see GcMonitor)
-STATUS_NAME = 'rnea: feed-forward torques'
+STATUS_SUFFIX = ': feed-forward torques'  # after the node's fully qualified name
 
 
-class RneaNode(Node):
+class RneaNode(ManagedOutputs, LifecycleNode):
     """
     Publishes inverse-dynamics torques; see the module docstring for the interface.
 
-    ``start()`` starts the inputs and control threads (``main`` calls it once start-up is
-    over); ``destroy_node()`` stops them.
+    ``__init__`` declares and checks the parameters (ValueError naming a bad one) and starts
+    the diagnostics; the lifecycle transitions do the rest. ``destroy_node()`` releases all.
     """
 
     def __init__(self, **kwargs):
         super().__init__(NODE_NAME, **kwargs)
         self.settings = declare_parameters(self)
+        self.autostart = self.get_parameter('autostart').value
+        check_topic_names(self, self.settings)
+        self.status_name = self.get_fully_qualified_name() + STATUS_SUFFIX
         # Guards the control state (Feedforward, output messages) between the threads.
         self._lock = threading.Lock()
+        # Held while a cycle publishes, and to deactivate: nothing is published once
+        # on_deactivate returned.
+        self._publish_lock = threading.Lock()
+        self._active = False
+        self._configured = False
         self._core: Feedforward | None = None
         self._description_error: str | None = None
         self._robot_name = ''
@@ -107,77 +120,18 @@ class RneaNode(Node):
         self.failure: BaseException | None = None
         self._last_cycle = time.monotonic()
         self._steady_clock = Clock(clock_type=ClockType.STEADY_TIME)
-        trajectory_module.warm_up()
-
-        self._torque_pub = self.create_publisher(JointState, 'joint_torques', COMMAND_QOS)
-        self._command_pub = self.create_publisher(Float64MultiArray, 'feedforward_effort',
-                                                  COMMAND_QOS)
-        self._trajectory_pub = self.create_publisher(JointTrajectory,
-                                                     'joint_trajectory_with_effort',
-                                                     TRAJECTORY_QOS)
-        self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        # Wrench outputs: contact links are parameters, the joints come with each model.
-        self._contact_pubs = [self._wrench_publisher('contact_wrenches/', contact.link,
-                                                     'contacts')
-                              for contact in self.settings.contacts]
+        self._inputs: TakeLoop | None = None
+        self._control: realtime.PeriodicThread | None = None
+        self._entities: list = []  # publishers and subscriptions of the configured node
         self._reaction_pubs: dict[str, object] = {}
         self._publications: list[tuple] = []
-        # The control inputs on a thread of their own (joint_states last: at rate 0 it runs
-        # the cycle, which then sees a desired message that came with it); the rest on the
-        # executor.
-        rate, priority = self.settings.rate, self.settings.thread_priority
-        self._answer_each = rate == 0
-        if self._answer_each:  # answer each message; after input_timeout without, the fault
-            self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
-                                    idle=self._watchdog,
-                                    idle_timeout=lambda: self.settings.input_timeout / 2,
-                                    on_failure=self._thread_failed)
-            self._control = None
-        else:
-            self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
-                                    on_failure=self._thread_failed)
-            self._control = realtime.PeriodicThread(rate, self._cycle, 'rnea_control',
-                                                    priority, self._thread_failed)
-        self._inputs.add(JointTrajectory, 'desired_accelerations', SENSOR_QOS, self._on_desired)
-        for index, topic in enumerate(self.settings.wrench_topics):
-            try:
-                self._inputs.add(WrenchStamped, topic, SENSOR_QOS,
-                                 partial(self._on_wrench, index, topic))
-            except rclpy.exceptions.NameValidationException as exc:
-                raise ValueError(f"parameter 'wrench_topics': {topic!r} is not a valid topic "
-                                 f'name: {exc}') from None
-        if self.settings.floating_base:
-            self._inputs.add(Odometry, 'odometry', SENSOR_QOS, self._on_odometry)
-            self._inputs.add(AccelStamped, 'base_acceleration', SENSOR_QOS,
-                             self._on_base_acceleration)
-        self._inputs.add(JointState, 'joint_states', SENSOR_QOS, self._on_joint_states)
-        self.create_subscription(JointTrajectory, 'joint_trajectory', self._on_trajectory,
-                                 TRAJECTORY_QOS)
-
-        description = self.get_parameter('robot_description').value
-        self._description_from_topic = not description
-        if description:
-            self._load_description(description, 'parameter')
-        else:
-            self.create_subscription(String, 'robot_description', self._on_description,
-                                     DESCRIPTION_QOS)
+        self._scheduling = 'not started'
+        trajectory_module.warm_up()
+        self._description_from_topic = not self.get_parameter('robot_description').value
+        self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_timer(1.0, self._publish_diagnostics, clock=self._steady_clock)
         self.add_on_set_parameters_callback(check_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
-        self._scheduling = 'not started'
-
-    def start(self) -> None:
-        """Start the inputs thread and, with ``rate`` > 0, the control thread."""
-        threads = [self._inputs] + ([self._control] if self._control else [])
-        for thread in threads:
-            thread.start()
-        problems = sorted({p for thread in threads for p in thread.setup_problems})
-        priority = self.settings.thread_priority
-        if problems:
-            self._scheduling = 'normal: ' + '; '.join(problems)
-            self.get_logger().warning('real-time set-up incomplete: ' + '; '.join(problems))
-        else:
-            self._scheduling = f'SCHED_FIFO {priority}' if priority else 'normal'
 
     def _thread_failed(self, exc: BaseException) -> None:
         """Log why a node thread died and stop the node (silence must not look like health)."""
@@ -187,12 +141,11 @@ class RneaNode(Node):
         self.context.try_shutdown()
 
     # ------------------------------------------------------------------ parameters
-    def _wrench_publisher(self, prefix: str, name: str, parameter: str):
-        try:
-            return self.create_publisher(WrenchStamped, prefix + name, COMMAND_QOS)
-        except rclpy.exceptions.NameValidationException as exc:
-            raise ValueError(f'{parameter}: {name!r} does not make a valid topic name '
-                             f'{prefix + name!r}: {exc}') from None
+    def _wrench_publisher(self, prefix: str, name: str):
+        """Create a WrenchStamped publisher (names checked by ``check_topic_names``)."""
+        publisher = self.create_publisher(WrenchStamped, prefix + name, COMMAND_QOS)
+        self._entities.append(publisher)
+        return publisher
 
     def _apply_parameters(self, parameters) -> None:
         with self._lock:  # between two cycles
@@ -247,7 +200,7 @@ class RneaNode(Node):
             for joint in core.reactions.joints:
                 if joint not in self._reaction_pubs:
                     self._reaction_pubs[joint] = self._wrench_publisher(
-                        'joint_reaction_wrenches/', joint, 'joint')
+                        'joint_reaction_wrenches/', joint)
             publications += zip((self._reaction_pubs[j] for j in core.reactions.joints),
                                 messages.reactions)
         with self._lock:  # between two cycles: the latest inputs carry over
@@ -281,7 +234,7 @@ class RneaNode(Node):
             except Rejected as exc:
                 rejected = exc
             else:
-                if not self._answer_each:
+                if not self._answer_each or not self._active:
                     return
                 rejected = None
                 messages = self._cycle_locked(core, now)
@@ -306,6 +259,8 @@ class RneaNode(Node):
 
     def _on_trajectory(self, msg: JointTrajectory) -> None:
         core = self._core
+        if not self._active:  # the executor's thread, which also runs the transitions
+            return
         if core is None:
             self.get_logger().warning('joint_trajectory dropped: no robot model yet')
             return
@@ -362,55 +317,41 @@ class RneaNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _cycle(self) -> None:
-        """
-        Run one cycle from the latest inputs.
-
-        One cycle from the latest inputs (control thread; the joint_states one at rate 0):
+        """One cycle from the latest inputs (control thread; the joint_states one at rate 0):
         compute into the preallocated messages under the lock, then publish joint_torques
-        first (the latency path), then feedforward_effort, then the wrenches.
-        """
+        first (the latency path), then feedforward_effort, then the wrenches."""
         start = time.monotonic()
         with self._lock:
             core = self._core
-            if core is None:
+            if core is None or not self._active:
                 return
             messages = self._cycle_locked(core, start)
         self._publish(messages, start)
 
     def _publish(self, messages, start: float) -> None:
-        """
-        Publish a cycle's messages in order and record the cycle time.
-
-        Publish a cycle's messages in order (joint_torques first: the latency path), record
-        the cycle time since ``start`` and collect garbage when due.
-        """
+        """Publish a cycle's messages in order (joint_torques first: the latency path), record
+        the cycle time since ``start`` and collect garbage when due."""
         if messages is not None:
-            for publisher, msg in messages:
-                publisher.publish(msg)
+            with self._publish_lock:  # uncontended but at a deactivation
+                if self._active:
+                    for publisher, msg in messages:
+                        publisher.publish(msg)
         end = time.monotonic()
         self.stats.record(end - start)
         self._collect_garbage(end)
 
     def _collect_garbage(self, now: float) -> None:
-        """
-        Collect the young generation once per ``GC_PERIOD``, on the cycle's thread.
-
-        Once per ``GC_PERIOD``, right after a cycle's publishing and on the cycle's own
+        """Once per ``GC_PERIOD``, right after a cycle's publishing and on the cycle's own
         (real-time) thread: a young-generation collection there cannot be preempted halfway by
-        other processes while holding the GIL, as it could on the executor thread.
-        """
+        other processes while holding the GIL, as it could on the executor thread."""
         if now >= self._next_collection:
             self._next_collection = now + GC_PERIOD
             self.gc_monitor.collect()
 
     def _cycle_locked(self, core: Feedforward, now: float):
-        """
-        Do the cycle's work under the lock.
-
-        The cycle's work under the lock: the (publisher, message) pairs to publish in order
+        """The cycle's work under the lock: the (publisher, message) pairs to publish in order
         (joint_torques, feedforward_effort, wrenches: the ones of this model, even if another is
-        installed right after), or None.
-        """
+        installed right after), or None."""
         self._last_cycle = now
         desired = core.desired
         # ROS time only matters to sample a multi-point trajectory (and costs ~4 us).
@@ -424,7 +365,7 @@ class RneaNode(Node):
         return self._publications
 
     def _watchdog(self) -> None:
-        """Run a cycle when none ran for input_timeout (rate 0: it sees the stale input)."""
+        """rate 0: no cycle for input_timeout -> run one (it sees the stale input)."""
         now = time.monotonic()
         if now - self._last_cycle > self.settings.input_timeout:
             self._cycle()
@@ -437,7 +378,10 @@ class RneaNode(Node):
             self._collect_garbage(time.monotonic())
         now = time.monotonic()
         core = self._core
-        if core is None:
+        lifecycle = self.lifecycle_state()
+        if not self._configured:
+            level, message, values = WARN, f'{lifecycle}: no model, publishing nothing', {}
+        elif core is None:
             level = ERROR
             message = ('model invalid: ' + self._description_error if self._description_error
                        else 'waiting for robot_description')
@@ -451,6 +395,9 @@ class RneaNode(Node):
                 values['last robot_description rejected'] = self._description_error
                 if level == OK:
                     level, message = 1, 'last robot_description rejected; model kept'
+        if self._configured and not self._active:
+            level, message = max(level, WARN), f'{lifecycle}: publishing nothing; {message}'
+        values['lifecycle'] = lifecycle
         values['state'] = ('no_model' if core is None else core.fault.code or 'ok')
         summary = self.stats.summary(now)
         values['rate [Hz]'] = f'{summary["rate"]:.1f}'
@@ -462,7 +409,7 @@ class RneaNode(Node):
             deadlines = self._control.deadlines
             values['missed cycles'] = str(deadlines.missed)
             values['max lateness [us]'] = f'{deadlines.max_lateness_ns / 1e3:.0f}'
-        else:
+        elif self.settings.rate == 0:
             values['missed cycles'] = '0 (rate 0: one cycle per joint_states message)'
         values['scheduling'] = self._scheduling
         with self._lock:
@@ -472,60 +419,13 @@ class RneaNode(Node):
         values['gc collections'] = str(self.gc_monitor.collections)
         values['gc max pause [us]'] = f'{self.gc_monitor.max_pause * 1e6:.0f}'
         self._diagnostics_pub.publish(diagnostic_array(
-            level, STATUS_NAME, message, self._robot_name, values,
+            level, self.status_name, message, self._robot_name, values,
             self.get_clock().now().to_msg()))
 
-    def stop(self) -> None:
-        """Stop the node's threads (before destroying it)."""
-        for name in ('_control', '_inputs'):
-            thread = getattr(self, name, None)  # absent if __init__ failed early
-            if thread is not None:
-                thread.stop()
-
     def destroy_node(self) -> None:
-        self.stop()
-        monitor = getattr(self, 'gc_monitor', None)  # absent if __init__ failed early
+        if hasattr(self, '_publish_lock'):  # absent if __init__ failed early
+            self._release()
+        monitor = getattr(self, 'gc_monitor', None)
         if monitor is not None:
             monitor.close()
         super().destroy_node()
-
-
-def make_executor() -> SingleThreadedExecutor:
-    """
-    Make the executor of the node's other callbacks (joint_states has its ``TakeLoop``).
-
-    rclpy's experimental EventsExecutor was tried: it did not fire the steady-clock timers
-    and ignored SIGINT here (Kilted wheels), so the SingleThreadedExecutor it is.
-    """
-    return SingleThreadedExecutor()
-
-
-def main(args=None) -> int:
-    rclpy.init(args=args)
-    try:
-        node = RneaNode()
-    except ValueError as exc:  # a parameter with an unusable value
-        print(f'rnea_node: {exc}', file=sys.stderr)
-        rclpy.try_shutdown()
-        return 2
-    executor = make_executor()
-    executor.add_node(node)
-    # A thread waiting for the GIL takes it after this long, not Python's 5 ms default: the
-    # control thread must not wait a whole period behind the executor's Python code.
-    sys.setswitchinterval(realtime.SWITCH_INTERVAL)
-    node.gc_monitor.freeze()  # start-up is over: collect once, then keep gc off the cycles
-    try:
-        node.start()
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.stop()
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 1 if node.failure is not None else 0
-
-
-if __name__ == '__main__':
-    sys.exit(main())

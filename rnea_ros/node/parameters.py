@@ -9,7 +9,9 @@ from __future__ import annotations
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 ParameterType, SetParametersResult)
 import rclpy.exceptions
+from rclpy.expand_topic_name import expand_topic_name
 from rclpy.parameter import Parameter
+from rclpy.validate_full_topic_name import validate_full_topic_name
 
 from rnea_ros.node.safety import check_choice, FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS
 from rnea_ros.node.settings import Settings
@@ -29,6 +31,11 @@ def _choices(choices) -> str:
 
 
 PARAMETERS = {  # name: (default or type, descriptor)
+    'autostart': (True, ParameterDescriptor(
+        type=ParameterType.PARAMETER_BOOL, read_only=True,
+        description='Go through configure and activate by itself at start (a managed node '
+                    'that publishes at once). false: stay unconfigured until told over the '
+                    'lifecycle services (change_state), as a ros2_control controller.')),
     'robot_description': ('', ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING, read_only=True,
         description='URDF text of the robot. Empty: wait for it on the robot_description topic '
@@ -124,22 +131,82 @@ def contact_descriptor(link: str, field: str) -> ParameterDescriptor:
                                description=f'Contact {link!r}: {CONTACT_PARAMETERS[field]}')
 
 
+# Not in ``Settings``: read by the node itself.
+NODE_PARAMETERS = ('robot_description', 'autostart')
+_INTEGER_TO_DOUBLE = {ParameterType.PARAMETER_INTEGER: ParameterType.PARAMETER_DOUBLE,
+                      ParameterType.PARAMETER_INTEGER_ARRAY: ParameterType.PARAMETER_DOUBLE_ARRAY}
+
+
 def declare_parameters(node) -> Settings:
     """
     Declare every parameter on ``node`` and return their checked values.
 
-    Declare every parameter on ``node`` (with ``contact.<link>.*`` for each contact link) and
-    return their checked values (ValueError naming the parameter for an unusable one).
+    Also declares ``contact.<link>.*`` for each contact link. Integers given where a double is
+    declared (``-p rate:=500``, ``rate: 1000`` in YAML) are taken as doubles. An unusable value
+    raises ValueError with one line naming the parameter, the value and what is expected.
     """
     for name, (default, descriptor) in PARAMETERS.items():
-        node.declare_parameter(name, default, descriptor)
+        _coerce_integer_override(node, name, descriptor.type)
+        try:
+            node.declare_parameter(name, default, descriptor)
+        except (rclpy.exceptions.InvalidParameterTypeException,
+                rclpy.exceptions.InvalidParameterValueException):
+            value = node._parameter_overrides[name].value
+            raise ValueError(f'parameter {name!r} is {_shown(value)}: expected '
+                             f'{expectation(descriptor)}') from None
     return _read_settings(node)
+
+
+def _coerce_integer_override(node, name: str, declared: int) -> None:
+    """
+    Turn an integer override of a double (array) parameter into a double (array).
+
+    rclpy takes the override's type from its text (``500`` is an integer) and refuses it for a
+    double parameter; users type rates and gains as integers. Overrides are read by
+    ``declare_parameter`` from ``Node._parameter_overrides`` (no public setter exists).
+    """
+    override = node._parameter_overrides.get(name)
+    if override is None or _INTEGER_TO_DOUBLE.get(override.type_.value) != declared:
+        return
+    value = override.value
+    value = [float(v) for v in value] if isinstance(value, (list, tuple)) else float(value)
+    node._parameter_overrides[name] = Parameter(name, Parameter.Type(declared), value)
+
+
+def _shown(value) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)) or hasattr(value, 'tolist'):
+        return '[' + ', '.join(_shown(v) for v in list(value)) + ']'
+    return repr(value)
+
+
+_TYPE_WORDS = {
+    ParameterType.PARAMETER_BOOL: 'true or false',
+    ParameterType.PARAMETER_INTEGER: 'an integer',
+    ParameterType.PARAMETER_DOUBLE: 'a number',
+    ParameterType.PARAMETER_STRING: 'a string',
+    ParameterType.PARAMETER_DOUBLE_ARRAY: 'a list of numbers',
+    ParameterType.PARAMETER_STRING_ARRAY: 'a list of strings',
+}
+
+
+def expectation(descriptor: ParameterDescriptor) -> str:
+    """Say in words what a parameter with this descriptor takes."""
+    if descriptor.additional_constraints:
+        return descriptor.additional_constraints
+    words = _TYPE_WORDS[descriptor.type]
+    for bounds in [*descriptor.floating_point_range, *descriptor.integer_range]:
+        words += f' from {bounds.from_value:g} to {bounds.to_value:g}'
+    return words
 
 
 def _read_settings(node) -> Settings:
     values = {}
     for name in PARAMETERS:
-        if name == 'robot_description':
+        if name in NODE_PARAMETERS:
             continue
         try:
             values[name] = node.get_parameter(name).value
@@ -173,6 +240,21 @@ def _read_contacts(node, links: tuple[str, ...]) -> tuple:
             values[field] = parameter.value
         contacts.append(contact_from_parameters(link, values))
     return tuple(contacts)
+
+
+def check_topic_names(node, settings: Settings) -> None:
+    """Raise ValueError naming the parameter whose value makes an invalid topic name."""
+    names = [('wrench_topics', topic, topic) for topic in settings.wrench_topics]
+    names += [('contacts', contact.link, 'contact_wrenches/' + contact.link)
+              for contact in settings.contacts]
+    for parameter, value, topic in names:
+        try:
+            validate_full_topic_name(expand_topic_name(topic, node.get_name(),
+                                                       node.get_namespace()))
+        except (ValueError, rclpy.exceptions.NameValidationException) as exc:
+            reason = str(exc).splitlines()[0].split(', at ')[0]  # not rcl's source line
+            raise ValueError(f'parameter {parameter!r}: {value!r} does not make a valid topic '
+                             f'name {topic!r}: {reason}') from None
 
 
 def check_parameters(parameters) -> SetParametersResult:

@@ -41,30 +41,38 @@ class NodeProcess:
     """The node under test, started with ``--ros-args --params-file``; stderr kept in a file."""
 
     def __init__(self, params: dict, domain: int, tmp_path: Path, name: str = 'rnea',
-                 extra_args: tuple[str, ...] = ()):
+                 extra_args: tuple[str, ...] = (), command: list[str] | None = None,
+                 cwd: Path | None = None):
+        """Start the node with ``params`` (keyed ``/**``: any name and namespace).
+
+        ``command``: run this instead of ``python -m rnea_ros.node --ros-args --params-file
+        <params> <extra_args>`` (``params`` and ``extra_args`` are then unused).
+        """
         self.params_file = tmp_path / f'{name}_params.yaml'
         # JSON is YAML: no quoting problems for a URDF held in a string.
-        self.params_file.write_text(json.dumps({'rnea': {'ros__parameters': params}}))
+        self.params_file.write_text(json.dumps({'/**': {'ros__parameters': params}}))
         self.stderr_path = tmp_path / f'{name}_stderr.txt'
         env = dict(os.environ, ROS_DOMAIN_ID=str(domain),
                    ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONUNBUFFERED='1',
                    RCUTILS_LOGGING_BUFFERED_STREAM='0')
         self._stderr = open(self.stderr_path, 'w')
-        command = [sys.executable, '-m', 'rnea_ros.node', '--ros-args', '--params-file',
-                   str(self.params_file), *extra_args]
+        if command is None:
+            command = [sys.executable, '-m', 'rnea_ros.node', '--ros-args', '--params-file',
+                       str(self.params_file), *extra_args]
         self.started = time.monotonic()
         self.proc = subprocess.Popen(command, env=env, stdout=self._stderr,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     cwd=cwd)
 
     def output(self) -> str:
         if not self._stderr.closed:
             self._stderr.flush()
         return self.stderr_path.read_text(errors='replace')
 
-    def stop(self, timeout: float = 5.0) -> int:
-        """SIGINT (clean shutdown), then SIGKILL if it does not exit; returns the exit code."""
+    def stop(self, timeout: float = 5.0, signum: int = signal.SIGINT) -> int:
+        """``signum`` (a clean shutdown), then SIGKILL if it does not exit; the exit code."""
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
+            self.proc.send_signal(signum)
             try:
                 self.proc.wait(timeout)
             except subprocess.TimeoutExpired:
@@ -102,15 +110,28 @@ class RosHarness:
         self.processes: list[NodeProcess] = []
 
     # ------------------------------------------------------------------ the node under test
-    def start_node(self, params: dict, extra_args: tuple[str, ...] = ()) -> NodeProcess:
+    def start_node(self, params: dict, extra_args: tuple[str, ...] = (),
+                   command: list[str] | None = None, cwd: Path | None = None) -> NodeProcess:
         process = NodeProcess(params, self.domain, self.tmp_path, f'rnea{len(self.processes)}',
-                              extra_args)
+                              extra_args, command, cwd)
         self.processes.append(process)
         return process
 
     @property
     def process(self) -> NodeProcess:
         return self.processes[-1]
+
+    # ------------------------------------------------------------------ services
+    def call(self, srv_type, name: str, request, timeout: float = 90.0):
+        """Call service ``name`` once it is available; the response."""
+        client = self.node.create_client(srv_type, name)
+        try:
+            self.spin_until(client.service_is_ready, timeout, what=f'service {name}')
+            future = client.call_async(request)
+            self.spin_until(future.done, timeout, what=f'the answer of {name}')
+            return future.result()
+        finally:
+            self.node.destroy_client(client)
 
     # ------------------------------------------------------------------ topics
     def publisher(self, msg_type, topic: str, qos: QoSProfile = RELIABLE):

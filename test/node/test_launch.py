@@ -1,14 +1,18 @@
 """
 The launch file and the example parameters, as far as this machine allows.
 
-launch_ros has no wheel here, so the launch file cannot run: it is checked statically (it parses,
-declares its arguments with the right defaults, starts ``rnea_node`` from ``rnea_ros``), and the
-parameters it passes (config file + URDF) are started for real in test_node.py. The YAML must
+launch_ros has no wheel here, so the launch files cannot run: they are checked statically (they
+parse, declare their arguments with the right defaults, start ``rnea_node`` from ``rnea_ros``
+with the right parameters and remappings), the xacro command the launch file runs is run here,
+and the parameters it passes (config file + URDF) are started for real in test_node.py. The YAML must
 name only declared parameters, each with a valid value.
 """
 from __future__ import annotations
 
 import ast
+import shlex
+import subprocess
+import textwrap
 from glob import glob
 from pathlib import Path
 
@@ -19,6 +23,7 @@ from rnea_ros.node.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH = ROOT / 'launch' / 'rnea.launch.py'
+EFFORT_LAUNCH = ROOT / 'launch' / 'rnea_effort_controller.launch.py'
 CONFIG = ROOT / 'config' / 'rnea.yaml'
 
 
@@ -36,10 +41,20 @@ def launch_tree() -> ast.Module:
     return ast.parse(LAUNCH.read_text(), filename=str(LAUNCH))
 
 
-def test_launch_file_declares_params_file_and_urdf(launch_tree):
-    arguments = {ast.literal_eval(call.args[0]): call
-                 for call in _calls(launch_tree, 'DeclareLaunchArgument')}
-    assert set(arguments) == {'params_file', 'urdf'}
+def _arguments(tree: ast.AST) -> dict[str, ast.Call]:
+    return {ast.literal_eval(call.args[0]): call
+            for call in _calls(tree, 'DeclareLaunchArgument')}
+
+
+def _imports(tree: ast.AST) -> dict[str, str]:
+    """Imported name -> module."""
+    return {alias.name: node.module for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) for alias in node.names}
+
+
+def test_launch_file_declares_params_file_urdf_and_xacro_args(launch_tree):
+    arguments = _arguments(launch_tree)
+    assert set(arguments) == {'params_file', 'urdf', 'xacro_args'}
     default = _keywords(arguments['params_file'])['default_value']
     assert isinstance(default, ast.Name)  # the installed config/rnea.yaml
     joins = [call for call in _calls(launch_tree, 'join')
@@ -48,32 +63,118 @@ def test_launch_file_declares_params_file_and_urdf(launch_tree):
     share = _calls(launch_tree, 'get_package_share_directory')
     assert [ast.literal_eval(call.args[0]) for call in share] == ['rnea_ros']
     assert ast.literal_eval(_keywords(arguments['urdf'])['default_value']) == ''
+    assert ast.literal_eval(_keywords(arguments['xacro_args'])['default_value']) == ''
 
 
-def test_launch_file_starts_rnea_node_with_the_urdf_as_robot_description(launch_tree):
+def test_launch_file_expands_the_urdf_with_xacro_into_robot_description(launch_tree):
+    """The usual ROS 2 way: ParameterValue(Command(['xacro ', urdf, ' ', args]), str)."""
     (node,) = _calls(launch_tree, 'Node')
     keywords = _keywords(node)
     assert ast.literal_eval(keywords['package']) == 'rnea_ros'
     assert ast.literal_eval(keywords['executable']) == 'rnea_node'
     assert ast.literal_eval(keywords['name']) == 'rnea'
-    source = ast.unparse(launch_tree)
-    assert "{'robot_description': urdf_file.read()}" in source
+    (command,) = _calls(launch_tree, 'Command')
+    parts = command.args[0].elts
+    assert ast.literal_eval(parts[0]) == 'xacro '
+    assert [ast.unparse(part) for part in parts[1:]] == [
+        "LaunchConfiguration('urdf')", "' '", "LaunchConfiguration('xacro_args')"]
+    (value,) = _calls(launch_tree, 'ParameterValue')
+    assert ast.unparse(value.args[0]) == 'description'
+    assert ast.unparse(_keywords(value)['value_type']) == 'str'
+    assert "{'robot_description': ParameterValue(description, value_type=str)}" in ast.unparse(
+        launch_tree)
     functions = {f.name for f in ast.walk(launch_tree) if isinstance(f, ast.FunctionDef)}
     assert 'generate_launch_description' in functions
-    imports = {alias.name for node in ast.walk(launch_tree)
-               if isinstance(node, ast.ImportFrom) for alias in node.names}
-    assert {'LaunchDescription', 'DeclareLaunchArgument', 'Node'} <= imports
+    imports = _imports(launch_tree)
+    assert imports['Command'] == 'launch.substitutions'
+    assert imports['ParameterValue'] == 'launch_ros.parameter_descriptions'
+    assert imports['Node'] == 'launch_ros.actions'
+
+
+def test_launch_docstring_remaps_with_set_remap_in_a_group(launch_tree):
+    """``remappings`` on IncludeLaunchDescription is a TypeError: the docstring shows what works."""
+    docstring = ast.get_docstring(launch_tree)
+    example = docstring[docstring.index('    from launch.actions'):docstring.index('\n\n``rnea_')]
+    tree = ast.parse(textwrap.dedent(example))  # valid Python
+    imports = _imports(tree)
+    assert imports['SetRemap'] == 'launch_ros.actions'
+    assert imports['GroupAction'] == imports['IncludeLaunchDescription'] == 'launch.actions'
+    (group,) = _calls(tree, 'GroupAction')
+    set_remap, include = group.args[0].elts
+    assert ast.unparse(set_remap) == ("SetRemap(src='feedforward_effort', "
+                                      "dst='/effort_controller/commands')")
+    assert include.func.id == 'IncludeLaunchDescription'
+    assert 'remappings' not in _keywords(include)
+
+
+def test_xacro_command_of_the_launch_file_expands_xacro_and_passes_urdf(tmp_path, robots_dir):
+    """What the launch file's Command runs, here: ``xacro <urdf> <xacro_args>``."""
+    from rnea_ros import RobotModel
+    xacro_file = tmp_path / 'arm.urdf.xacro'
+    xacro_file.write_text(XACRO_ARM)
+
+    def run(urdf, xacro_args=''):
+        command = shlex.split('xacro ' + str(urdf) + ' ' + xacro_args)  # as Command splits
+        return subprocess.run(command, capture_output=True, text=True, check=True,
+                              timeout=120).stdout
+
+    model = RobotModel.from_urdf_string(run(xacro_file, 'prefix:=left_'))
+    assert model.joint_names == ('left_joint',)
+    assert RobotModel.from_urdf_string(run(xacro_file)).joint_names == ('joint',)
+    ur5 = robots_dir / 'ur_description' / 'urdf' / 'ur5_robot.urdf'
+    assert (RobotModel.from_urdf_string(run(ur5)).joint_names
+            == RobotModel.from_urdf_file(str(ur5)).joint_names)
+
+
+XACRO_ARM = """<?xml version="1.0"?>
+<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="arm">
+  <xacro:arg name="prefix" default=""/>
+  <xacro:property name="mass" value="2.0"/>
+  <link name="base"/>
+  <link name="$(arg prefix)link">
+    <inertial><mass value="${mass}"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0"
+      iyz="0"/></inertial>
+  </link>
+  <joint name="$(arg prefix)joint" type="revolute">
+    <parent link="base"/><child link="$(arg prefix)link"/><axis xyz="0 0 1"/>
+    <limit effort="10" velocity="1" lower="-1" upper="1"/>
+  </joint>
+</robot>
+"""
+
+
+def test_effort_controller_launch_file_wires_the_node_to_ros2_control():
+    tree = ast.parse(EFFORT_LAUNCH.read_text(), filename=str(EFFORT_LAUNCH))
+    arguments = _arguments(tree)
+    assert set(arguments) == {'controller', 'params_file'}
+    assert ast.literal_eval(_keywords(arguments['controller'])['default_value']) == (
+        'effort_controller')
+    (node,) = _calls(tree, 'Node')
+    keywords = _keywords(node)
+    assert ast.literal_eval(keywords['executable']) == 'rnea_node'
+    assert ast.unparse(keywords['parameters']) == "[LaunchConfiguration('params_file')]"
+    remappings = {ast.literal_eval(pair.elts[0]): ast.unparse(pair.elts[1])
+                  for pair in keywords['remappings'].elts}
+    assert remappings == {'feedforward_effort': "['/', controller, '/commands']",
+                          'joint_states': "'/joint_states'",
+                          'robot_description': "'/robot_description'"}
+    assert "controller = LaunchConfiguration('controller')" in ast.unparse(tree)
+    assert 'robot_description' not in ast.unparse(keywords['parameters'])  # the topic
+    imports = _imports(tree)
+    assert imports['Node'] == 'launch_ros.actions'
+    assert imports['LaunchConfiguration'] == 'launch.substitutions'
 
 
 def test_setup_installs_launch_and_config():
     setup = (ROOT / 'setup.py').read_text()
     assert "glob('launch/*.launch.py')" in setup and "glob('config/*.yaml')" in setup
-    assert "'rnea_node = rnea_ros.node.node:main'" in setup
+    assert "'rnea_node = rnea_ros.node.main:main'" in setup
     import os
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        assert 'launch/rnea.launch.py' in glob('launch/*.launch.py')
+        assert {'launch/rnea.launch.py', str(EFFORT_LAUNCH.relative_to(ROOT))} <= set(
+            glob('launch/*.launch.py'))
         assert 'config/rnea.yaml' in glob('config/*.yaml')
     finally:
         os.chdir(cwd)
@@ -84,12 +185,12 @@ def test_config_names_declared_parameters_with_valid_values():
     del rclpy
     from rnea_ros.node.parameters import PARAMETERS
     document = yaml.safe_load(CONFIG.read_text())
-    params = document['rnea']['ros__parameters']
+    params = document['/**']['ros__parameters']
     assert set(params) <= set(PARAMETERS)
     commented = {'command_joints', 'contacts', 'wrench_topics'}  # lists: commented examples
     assert set(PARAMETERS) - set(params) == commented
     assert all(f'# {name}: [' in CONFIG.read_text() for name in commented)
-    values = {k: v for k, v in params.items() if k != 'robot_description'}
+    values = {k: v for k, v in params.items() if k not in ('robot_description', 'autostart')}
     values['gravity'] = tuple(values['gravity'])
     Settings(**values).validate()
     for name, (default, _) in PARAMETERS.items():

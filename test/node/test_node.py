@@ -29,7 +29,7 @@ from rnea_ros.node.trajectory import point_derivatives, Trajectory
 
 pytestmark = pytest.mark.timeout(90)
 
-STATUS = 'rnea: feed-forward torques'
+STATUS = '/rnea: feed-forward torques'
 OK, WARN, ERROR = 0, 1, 2
 PANDA_ARM = tuple(f'panda_joint{k}' for k in range(1, 8))
 
@@ -525,7 +525,7 @@ def test_example_config_with_a_urdf_params_file_runs(ros, panda, tmp_path):
     config = Path(__file__).resolve().parents[2] / 'config' / 'rnea.yaml'
     urdf_params = tmp_path / 'urdf.yaml'
     import json
-    urdf_params.write_text(json.dumps({'rnea': {'ros__parameters': {'robot_description': xml}}}))
+    urdf_params.write_text(json.dumps({'/**': {'ros__parameters': {'robot_description': xml}}}))
     ros.start_node({}, extra_args=('--params-file', str(config), '--params-file',
                                    str(urdf_params)))
     q, v, _ = random_arm_state(model, 13)

@@ -1,0 +1,51 @@
+"""
+Start the rnea node wired to a ros2_control effort controller.
+
+    ros2 launch rnea_ros rnea_effort_controller.launch.py controller:=effort_controller \
+        params_file:=my_params.yaml
+
+Next to a running ros2_control system (controller_manager, robot_state_publisher,
+joint_state_broadcaster and a ``JointGroupEffortController`` named ``controller``):
+
+- ``feedforward_effort`` -> ``/<controller>/commands`` (std_msgs/Float64MultiArray, in
+  ``command_joints`` order: set ``command_joints`` in ``params_file`` to the controller's
+  ``joints``, in the same order);
+- ``joint_states`` <- ``/joint_states``, published by joint_state_broadcaster;
+- ``robot_description`` <- ``/robot_description``, published by robot_state_publisher (transient
+  local): the node's ``robot_description`` parameter stays empty, so it subscribes to the topic
+  and follows a new description.
+
+The node keeps its other topics relative (``desired_accelerations``, ``joint_torques``, ...).
+"""
+import os
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+
+def generate_launch_description():
+    default_params = os.path.join(get_package_share_directory('rnea_ros'), 'config', 'rnea.yaml')
+    controller = LaunchConfiguration('controller')
+    return LaunchDescription([
+        DeclareLaunchArgument('controller', default_value='effort_controller',
+                              description='name of the ros2_control effort controller whose '
+                                          'commands topic receives feedforward_effort'),
+        DeclareLaunchArgument('params_file', default_value=default_params,
+                              description='YAML file with the parameters of the rnea node '
+                                          '(set command_joints to the controller\'s joints)'),
+        Node(
+            package='rnea_ros',
+            executable='rnea_node',
+            name='rnea',
+            output='screen',
+            parameters=[LaunchConfiguration('params_file')],
+            remappings=[
+                ('feedforward_effort', ['/', controller, '/commands']),
+                ('joint_states', '/joint_states'),
+                ('robot_description', '/robot_description'),
+            ],
+        ),
+    ])

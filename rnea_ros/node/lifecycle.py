@@ -1,0 +1,154 @@
+"""
+The rnea node's lifecycle transitions: what each creates, gates and releases.
+
+``ManagedOutputs`` is the part of ``RneaNode`` (``rnea_ros.node.node``) that the lifecycle
+transitions run, kept apart so that the node module holds the data path (inputs, cycles,
+diagnostics). ``configure`` creates the publishers, subscriptions and threads and loads the model
+from the ``robot_description`` parameter (or subscribes to its topic); ``activate`` starts
+publishing; ``deactivate`` stops it: once it returns, nothing at all is published (a cycle's
+publishing holds ``_publish_lock``, which deactivation takes), while the threads keep merging the
+inputs; ``cleanup``, ``shutdown`` and ``on_error`` stop the threads and release the model, the
+publishers and the subscriptions. The mixin uses the node's callbacks and state (``_lock``,
+``settings``, ``_on_joint_states``, ...), set up by ``RneaNode.__init__``.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+from geometry_msgs.msg import AccelStamped, WrenchStamped
+from nav_msgs.msg import Odometry
+from rclpy.lifecycle import TransitionCallbackReturn
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, String
+from trajectory_msgs.msg import JointTrajectory
+
+from rnea_ros.node import realtime
+from rnea_ros.node.messages import COMMAND_QOS, DESCRIPTION_QOS, SENSOR_QOS, TRAJECTORY_QOS
+from rnea_ros.node.take_loop import TakeLoop
+
+SUCCESS, FAILURE = TransitionCallbackReturn.SUCCESS, TransitionCallbackReturn.FAILURE
+
+
+class ManagedOutputs:
+    """The lifecycle transitions of ``RneaNode`` (a mixin; see the module docstring)."""
+
+    def on_configure(self, state) -> TransitionCallbackReturn:
+        """Create the publishers, subscriptions and threads; load the model."""
+        try:
+            self._create_interfaces()
+            self._start_threads()
+        except Exception as exc:  # noqa: B902 - rclpy would turn it into a silent ERROR
+            self.get_logger().error(f'configure failed: {exc}')
+            self._release()
+            return FAILURE
+        self._configured = True
+        description = self.get_parameter('robot_description').value
+        if description:
+            self._load_description(description, 'parameter')
+        return SUCCESS
+
+    def on_activate(self, state) -> TransitionCallbackReturn:
+        with self._publish_lock, self._lock:
+            self._active = True
+        self.get_logger().info('active: publishing')
+        return SUCCESS
+
+    def on_deactivate(self, state) -> TransitionCallbackReturn:
+        self._deactivate()
+        self.get_logger().info('inactive: publishing nothing')
+        return SUCCESS
+
+    def on_cleanup(self, state) -> TransitionCallbackReturn:
+        self._release()
+        return SUCCESS
+
+    def on_shutdown(self, state) -> TransitionCallbackReturn:
+        self._release()
+        return SUCCESS
+
+    def on_error(self, state) -> TransitionCallbackReturn:
+        self._release()
+        return SUCCESS
+
+    def lifecycle_state(self) -> str:
+        """Return the lifecycle state's label: unconfigured, inactive, active, finalized, ..."""
+        return self._state_machine.current_state[1]
+
+    def _deactivate(self) -> None:
+        with self._publish_lock, self._lock:  # waits for a publish under way
+            self._active = False
+
+    def _release(self) -> None:
+        """Stop publishing and the threads, destroy the publishers and subscriptions."""
+        self._deactivate()
+        for thread in (self._control, self._inputs):
+            if thread is not None:
+                thread.stop()
+        self._control = self._inputs = None
+        for entity in self._entities:
+            if hasattr(entity, 'publish'):
+                self.destroy_publisher(entity)
+            else:
+                self.destroy_subscription(entity)
+        self._entities = []
+        with self._lock:
+            self._core, self._publications, self._reaction_pubs = None, [], {}
+            self._robot_name = ''
+        self._description_error = None
+        self._configured = False
+        self._scheduling = 'not started'
+
+    def _create_interfaces(self) -> None:
+        self._torque_pub = self.create_publisher(JointState, 'joint_torques', COMMAND_QOS)
+        self._command_pub = self.create_publisher(Float64MultiArray, 'feedforward_effort',
+                                                  COMMAND_QOS)
+        self._trajectory_pub = self.create_publisher(JointTrajectory,
+                                                     'joint_trajectory_with_effort',
+                                                     TRAJECTORY_QOS)
+        # Wrench outputs: contact links are parameters, the joints come with each model.
+        self._contact_pubs = [self._wrench_publisher('contact_wrenches/', contact.link)
+                              for contact in self.settings.contacts]
+        self._entities += [self._torque_pub, self._command_pub, self._trajectory_pub]
+        # The control inputs on a thread of their own (joint_states last: at rate 0 it runs
+        # the cycle, which then sees a desired message that came with it); the rest on the
+        # executor.
+        rate, priority = self.settings.rate, self.settings.thread_priority
+        self._answer_each = rate == 0
+        if self._answer_each:  # answer each message; after input_timeout without, the fault
+            self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
+                                    idle=self._watchdog,
+                                    idle_timeout=lambda: self.settings.input_timeout / 2,
+                                    on_failure=self._thread_failed)
+            self._control = None
+        else:
+            self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
+                                    on_failure=self._thread_failed)
+            self._control = realtime.PeriodicThread(rate, self._cycle, 'rnea_control',
+                                                    priority, self._thread_failed)
+        inputs = [(JointTrajectory, 'desired_accelerations', self._on_desired)]
+        inputs += [(WrenchStamped, topic, partial(self._on_wrench, index, topic))
+                   for index, topic in enumerate(self.settings.wrench_topics)]
+        if self.settings.floating_base:
+            inputs += [(Odometry, 'odometry', self._on_odometry),
+                       (AccelStamped, 'base_acceleration', self._on_base_acceleration)]
+        inputs.append((JointState, 'joint_states', self._on_joint_states))
+        self._entities += [self._inputs.add(msg_type, topic, SENSOR_QOS, callback)
+                           for msg_type, topic, callback in inputs]
+        self._entities.append(self.create_subscription(
+            JointTrajectory, 'joint_trajectory', self._on_trajectory, TRAJECTORY_QOS))
+        if self._description_from_topic:
+            self._entities.append(self.create_subscription(
+                String, 'robot_description', self._on_description, DESCRIPTION_QOS))
+
+    def _start_threads(self) -> None:
+        """Start the inputs thread and, with ``rate`` > 0, the control thread."""
+        threads = [self._inputs] + ([self._control] if self._control else [])
+        for thread in threads:
+            thread.start()
+        problems = sorted({p for thread in threads for p in thread.setup_problems})
+        priority = self.settings.thread_priority
+        if problems:
+            self._scheduling = 'normal: ' + '; '.join(problems)
+            self.get_logger().warning('real-time set-up incomplete: ' + '; '.join(problems))
+        else:
+            self._scheduling = f'SCHED_FIFO {priority}' if priority else 'normal'

@@ -1,0 +1,168 @@
+"""
+Start and stop the rnea node: ``rnea_node`` and ``python -m rnea_ros.node``.
+
+``main`` answers ``--help`` without starting anything, refuses with one line (exit 2) a parameter
+it cannot use and (exit 1) a missing Python module (with the ``pip install`` that brings it),
+then runs the node: with ``autostart`` it configures and activates it at once, otherwise it waits
+for the lifecycle services. SIGINT and SIGTERM are handled here, not by rclpy: the node first goes
+through its ``shutdown`` transition (its threads stop publishing and end), and only then is the
+ROS context shut down, so no thread ever publishes into a dead context. Exit codes: 0 after a
+signal, 1 when a node thread failed or a module is missing, 2 for a bad parameter or argument.
+"""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+
+# Python modules the node needs that rosdep cannot install (no rosdep key): the pip package.
+PIP_ONLY = {'daqp': 'daqp'}
+SPIN_PERIOD = 0.1  # s: how soon the main thread sees a signal (it waits in the executor)
+
+DESCRIPTION = """\
+The rnea node (name 'rnea'): feed-forward joint torques of the latest joint_states and desired
+accelerations, from a URDF, published at the controller rate (see the README, "The node").
+
+Everything is given as ROS arguments after --ros-args:
+  rnea_node --ros-args --params-file config/rnea.yaml
+  rnea_node --ros-args --params-file robot_description.yaml -p rate:=1000.0
+  rnea_node --ros-args -r __ns:=/left -r feedforward_effort:=/effort_controller/commands
+
+A managed (lifecycle) node: with autostart (default true) it configures and activates itself;
+with -p autostart:=false it waits for configure/activate on <node>/change_state.
+Exit status: 0 after SIGINT/SIGTERM, 1 if a node thread failed or a Python module is missing,
+2 for a parameter it cannot use (one line naming it).
+
+parameters (ros2 param describe /rnea <name> gives each one's description):
+"""
+
+
+def build_parser(parameters: bool = True) -> argparse.ArgumentParser:
+    """
+    Build the parser of the arguments outside ``--ros-args`` (only ``--help``).
+
+    ``parameters``: list the parameters in the help (imports the node's modules).
+    """
+    epilog = ''
+    try:
+        if not parameters:
+            raise ImportError
+        from rnea_ros.node.parameters import PARAMETERS, expectation
+    except ImportError:  # a missing module is said, with what to do, when the node starts
+        pass
+    else:
+        epilog = '\n'.join(f'  {name}: {expectation(descriptor)}'
+                           + (' (read-only)' if descriptor.read_only else '')
+                           for name, (_, descriptor) in PARAMETERS.items())
+    return argparse.ArgumentParser(
+        prog='rnea_node', usage='rnea_node [-h] [--ros-args ROS_ARGUMENTS ...]',
+        description=DESCRIPTION + epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def missing_module_message(exc: ModuleNotFoundError) -> str:
+    """One line naming the missing module and how to install it."""
+    name = (exc.name or '').split('.')[0]
+    if name in PIP_ONLY:
+        fix = f'install it with: python3 -m pip install {PIP_ONLY[name]}'
+    else:
+        fix = ('install the dependencies of package.xml: rosdep install --from-paths src '
+               '--ignore-src -y (see the README, "Building with colcon")')
+    return f'rnea_node: cannot start: Python module {name!r} is missing; {fix}'
+
+
+class StopRequest:
+    """SIGINT/SIGTERM set ``event``; the main thread sees it within ``SPIN_PERIOD``.
+
+    A Python signal handler runs in the main thread between two bytecodes, possibly while that
+    thread holds the node's lock in a callback: so it only records the request.
+    """
+
+    def __init__(self):
+        self.event = threading.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self._handle)
+
+    def _handle(self, signum, frame) -> None:
+        self.event.set()
+
+
+def user_arguments(argv: list[str]) -> list[str]:
+    """Return the arguments of ``argv[1:]`` outside ``--ros-args ... [--]``."""
+    arguments, in_ros = [], False
+    for argument in argv[1:]:
+        if argument == '--ros-args':
+            in_ros = True
+        elif in_ros and argument == '--':
+            in_ros = False
+        elif not in_ros:
+            arguments.append(argument)
+    return arguments
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run the node until SIGINT/SIGTERM; the exit status (see the module docstring)."""
+    argv = list(sys.argv if args is None else args)
+    arguments = user_arguments(argv)
+    help_asked = '-h' in arguments or '--help' in arguments
+    build_parser(help_asked).parse_args(arguments)  # --help: prints and exits 0
+    stop = StopRequest()
+    try:
+        import rclpy
+        from rnea_ros.node.node import RneaNode
+    except ModuleNotFoundError as exc:
+        print(missing_module_message(exc), file=sys.stderr)
+        return 1
+    try:
+        rclpy.init(args=argv, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+    except rclpy.exceptions.RCLError as exc:  # e.g. a -p value that is not valid YAML
+        print(f'rnea_node: invalid ROS arguments: {str(exc).splitlines()[0]}', file=sys.stderr)
+        return 2
+    try:
+        node = RneaNode()
+    except ValueError as exc:  # a parameter with an unusable value
+        print(f'rnea_node: {exc}', file=sys.stderr)
+        rclpy.try_shutdown()
+        return 2
+    return spin(node, stop.event)
+
+
+def spin(node, stop: threading.Event) -> int:
+    """Bring ``node`` up (``autostart``), spin until ``stop`` or a failure, then shut down."""
+    import rclpy
+    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+    from rclpy.lifecycle import TransitionCallbackReturn
+    from rnea_ros.node import realtime
+
+    # rclpy's EventsExecutor was tried: it did not fire the steady-clock timers and ignored
+    # SIGINT here (Kilted wheels), so the SingleThreadedExecutor it is.
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    # A thread waiting for the GIL takes it after this long, not Python's 5 ms default: the
+    # control thread must not wait a whole period behind the executor's Python code.
+    sys.setswitchinterval(realtime.SWITCH_INTERVAL)
+    code = 0
+    try:
+        if node.autostart and node.trigger_configure() != TransitionCallbackReturn.SUCCESS:
+            print('rnea_node: configure failed (the reason is logged above)', file=sys.stderr)
+            code = 1
+        else:
+            node.gc_monitor.freeze()  # start-up is over: collect once, then keep gc off cycles
+            if node.autostart and not stop.is_set():
+                node.trigger_activate()
+            while not stop.is_set() and node.context.ok():
+                executor.spin_once(timeout_sec=SPIN_PERIOD)
+    except ExternalShutdownException:  # a node thread failed and shut the context down
+        pass
+    finally:
+        primary = ('unconfigured', 'inactive', 'active')
+        if node.context.ok() and node.lifecycle_state() in primary:
+            node.trigger_shutdown()  # stops publishing and the threads, then releases
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 1 if node.failure is not None else code
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""
+The node's life: lifecycle transitions over the real services, and clean stops by signal.
+
+Over real DDS with the real node process (``ros_harness``). The stop test is the slow one of this
+module (40 node starts, a few in parallel): it is marked ``slow_stops`` in its name and runs in
+about a minute on 2 loaded cores.
+"""
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+
+import pytest
+from diagnostic_msgs.msg import DiagnosticArray
+from lifecycle_msgs.msg import State, Transition
+from lifecycle_msgs.srv import ChangeState, GetState
+from sensor_msgs.msg import JointState
+
+from oracle import robot_path
+from ros_harness import BEST_EFFORT, RosHarness
+
+pytestmark = pytest.mark.timeout(600)
+
+PANDA_Q = [0.1, -0.3, 0.2, -1.8, 0.1, 1.6, 0.7, 0.02, 0.02]
+PANDA_JOINTS = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1',
+                                                            'panda_finger_joint2']
+
+
+@pytest.fixture
+def ros(tmp_path):
+    harness = RosHarness(tmp_path)
+    yield harness
+    print(harness.close(), file=sys.stderr)  # shown by pytest when the test fails
+
+
+@pytest.fixture(scope='module')
+def panda_xml() -> str:
+    return robot_path('panda').read_text()
+
+
+def joint_states() -> JointState:
+    return JointState(name=PANDA_JOINTS, position=PANDA_Q, velocity=[0.0] * len(PANDA_Q))
+
+
+def lifecycle_state(ros: RosHarness) -> str:
+    return ros.call(GetState, '/rnea/get_state', GetState.Request()).current_state.label
+
+
+def change_state(ros: RosHarness, transition: int) -> bool:
+    request = ChangeState.Request(transition=Transition(id=transition))
+    return ros.call(ChangeState, '/rnea/change_state', request).success
+
+
+def node_status(msg: DiagnosticArray):
+    for status in msg.status:
+        if status.name == '/rnea: feed-forward torques':
+            return status.message, {kv.key: kv.value for kv in status.values}
+    return None
+
+
+def test_lifecycle_transitions_gate_the_outputs(ros, panda_xml):
+    """autostart false: nothing until configure + activate; nothing after deactivate."""
+    ros.start_node({'robot_description': panda_xml, 'rate': 200.0, 'autostart': False})
+    publisher = ros.publisher(JointState, 'joint_states', BEST_EFFORT)
+    torques = ros.collect(JointState, 'joint_torques')
+    diagnostics = ros.collect(DiagnosticArray, '/diagnostics')
+
+    def tick():
+        publisher.publish(joint_states())
+
+    def lifecycle_says(label):
+        def predicate(msg):
+            found = node_status(msg)
+            return found is not None and found[1].get('lifecycle') == label
+        return predicate
+
+    assert lifecycle_state(ros) == 'unconfigured'
+    unconfigured = ros.wait_for(diagnostics, lifecycle_says('unconfigured'), 30, tick)
+    assert 'publishing nothing' in node_status(unconfigured)[0]
+
+    assert change_state(ros, Transition.TRANSITION_CONFIGURE)
+    assert lifecycle_state(ros) == 'inactive'
+    inactive = ros.wait_for(diagnostics, lifecycle_says('inactive'), 30, tick)
+    assert node_status(inactive)[0].startswith('inactive: publishing nothing')
+    assert torques.messages == []  # two diagnostics periods of joint_states: no torques
+
+    assert change_state(ros, Transition.TRANSITION_ACTIVATE)
+    assert lifecycle_state(ros) == 'active'
+    ros.wait_for(torques, timeout=30, tick=tick)
+    ros.wait_for(diagnostics, lifecycle_says('active'), 30, tick)
+
+    assert change_state(ros, Transition.TRANSITION_DEACTIVATE)
+    received = len(torques.messages)  # none may come once the transition has answered
+    ros.wait_for(diagnostics, lifecycle_says('inactive'), 30, tick)
+    ros.wait_for(diagnostics, lifecycle_says('inactive'), 30, tick)
+    assert len(torques.messages) == received
+
+    assert change_state(ros, Transition.TRANSITION_ACTIVATE)  # again: answers at once
+    ros.wait_for(torques, timeout=30, tick=tick)
+    assert change_state(ros, Transition.TRANSITION_DEACTIVATE)
+    assert change_state(ros, Transition.TRANSITION_CLEANUP)
+    assert lifecycle_state(ros) == 'unconfigured'
+    assert change_state(ros, Transition.TRANSITION_CONFIGURE)  # the model loads again
+    assert change_state(ros, Transition.TRANSITION_ACTIVATE)
+    ros.wait_for(torques, timeout=30, tick=tick)
+    assert change_state(ros, Transition.TRANSITION_ACTIVE_SHUTDOWN)
+    assert lifecycle_state(ros) == 'finalized'
+    received = len(torques.messages)
+    ros.wait_for(diagnostics, lifecycle_says('finalized'), 30, tick)
+    assert len(torques.messages) == received
+    output = ros.process.output()
+    assert ros.process.stop() == 0, output
+    assert 'Traceback' not in output and 'FATAL' not in output
+
+
+def test_autostart_reaches_active_by_itself(ros, panda_xml):
+    ros.start_node({'robot_description': panda_xml, 'rate': 0.0})
+    publisher = ros.publisher(JointState, 'joint_states', BEST_EFFORT)
+    torques = ros.collect(JointState, 'joint_torques')
+    ros.wait_for(torques, timeout=60, tick=lambda: publisher.publish(joint_states()))
+    assert lifecycle_state(ros) == 'active'
+    assert State.PRIMARY_STATE_ACTIVE == 3
+
+
+def _first_torques_then_signal(ros: RosHarness, panda_xml: str, signals: list[int],
+                               parallel: int) -> list[tuple[int, int, str]]:
+    """Start ``parallel`` nodes at 1 kHz at a time, each on its own namespace; signal each once
+    its first joint_torques arrived. Returns (signal, exit code, output) per stop."""
+    results = []
+    for start in range(0, len(signals), parallel):
+        batch = signals[start:start + parallel]
+        names = [f'/n{start + k}' for k in range(len(batch))]
+        processes, publishers, collectors = [], [], []
+        for name in names:
+            processes.append(ros.start_node(
+                {'robot_description': panda_xml, 'rate': 1000.0, 'thread_priority': 0},
+                extra_args=('-r', f'__ns:={name}')))
+            publishers.append(ros.publisher(JointState, f'{name}/joint_states', BEST_EFFORT))
+            collectors.append(ros.collect(JointState, f'{name}/joint_torques'))
+
+        def tick():
+            for publisher in publishers:
+                publisher.publish(joint_states())
+        for collector in collectors:
+            ros.wait_for(collector, timeout=120, tick=tick, start=0)
+        for process, signum in zip(processes, batch):
+            process.proc.send_signal(signum)
+        for process, signum in zip(processes, batch):
+            try:  # no second signal: a signal during Python's finalization kills the process
+                code = process.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                code = 'no exit 60 s after the signal'
+            results.append((signum, code, process.output()))
+            process.stop()
+        ros.processes.clear()
+        for collector in collectors:
+            ros.node.destroy_subscription(collector.subscription)
+        for publisher in publishers:
+            ros.node.destroy_publisher(publisher)
+    return results
+
+
+def test_slow_stops_20_sigint_20_sigterm_at_1khz_all_clean(ros, panda_xml):
+    """Regression: the control thread published into the context the signal had shut down."""
+    signals = [signal.SIGINT, signal.SIGTERM] * 20
+    results = _first_torques_then_signal(ros, panda_xml, signals, parallel=8)
+    unclean = [(signal.Signals(signum).name, code, output[-2000:])
+               for signum, code, output in results
+               if code != 0 or 'Traceback' in output or 'FATAL' in output]
+    assert len(results) == 40
+    assert not unclean, f'{len(unclean)} unclean stops of 40; first: {unclean[0]}'
