@@ -35,7 +35,7 @@ def generate_launch_description():
                                           'commands topic receives feedforward_effort'),
         DeclareLaunchArgument('params_file', default_value=default_params,
                               description='YAML file with the parameters of the rnea node '
-                                          '(set command_joints to the controller\'s joints)'),
+                                          "(set command_joints to the controller's joints)"),
         Node(
             package='rnea_ros',
             executable='rnea_node',

@@ -9,10 +9,10 @@ a declaration fails here.
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 import re
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # Import name -> rosdep key, for the modules that have one.

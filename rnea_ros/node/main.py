@@ -72,7 +72,8 @@ def missing_module_message(exc: ModuleNotFoundError) -> str:
 
 
 class StopRequest:
-    """SIGINT/SIGTERM set ``event``; the main thread sees it within ``SPIN_PERIOD``.
+    """
+    SIGINT/SIGTERM set ``event``; the main thread sees it within ``SPIN_PERIOD``.
 
     A Python signal handler runs in the main thread between two bytecodes, possibly while that
     thread holds the node's lock in a callback: so it only records the request.

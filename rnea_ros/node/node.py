@@ -1,4 +1,5 @@
-"""The ``rnea`` node: feed-forward joint torques from a URDF at the controller rate.
+"""
+The ``rnea`` node: feed-forward joint torques from a URDF at the controller rate.
 
 Run: ``ros2 run rnea_ros rnea_node --ros-args --params-file config/rnea.yaml`` (or
 ``python -m rnea_ros.node ...``; ``rnea_ros.node.main`` starts it). This module only wires ROS to
@@ -317,9 +318,14 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def _cycle(self) -> None:
-        """One cycle from the latest inputs (control thread; the joint_states one at rate 0):
+        """
+        Run one cycle from the latest inputs.
+
+        One cycle from the latest inputs (control thread; the joint_states one at rate 0):
         compute into the preallocated messages under the lock, then publish joint_torques
-        first (the latency path), then feedforward_effort, then the wrenches."""
+        first (the latency path), then feedforward_effort, then the wrenches. Nothing while
+        the node is not active.
+        """
         start = time.monotonic()
         with self._lock:
             core = self._core
@@ -329,8 +335,13 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._publish(messages, start)
 
     def _publish(self, messages, start: float) -> None:
-        """Publish a cycle's messages in order (joint_torques first: the latency path), record
-        the cycle time since ``start`` and collect garbage when due."""
+        """
+        Publish a cycle's messages in order and record the cycle time.
+
+        Publish a cycle's messages in order (joint_torques first: the latency path), record
+        the cycle time since ``start`` and collect garbage when due. The messages are published
+        under ``_publish_lock`` and only while active: once ``on_deactivate`` returned, none is.
+        """
         if messages is not None:
             with self._publish_lock:  # uncontended but at a deactivation
                 if self._active:
@@ -341,17 +352,25 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._collect_garbage(end)
 
     def _collect_garbage(self, now: float) -> None:
-        """Once per ``GC_PERIOD``, right after a cycle's publishing and on the cycle's own
+        """
+        Collect the young generation once per ``GC_PERIOD``, on the cycle's thread.
+
+        Once per ``GC_PERIOD``, right after a cycle's publishing and on the cycle's own
         (real-time) thread: a young-generation collection there cannot be preempted halfway by
-        other processes while holding the GIL, as it could on the executor thread."""
+        other processes while holding the GIL, as it could on the executor thread.
+        """
         if now >= self._next_collection:
             self._next_collection = now + GC_PERIOD
             self.gc_monitor.collect()
 
     def _cycle_locked(self, core: Feedforward, now: float):
-        """The cycle's work under the lock: the (publisher, message) pairs to publish in order
+        """
+        Do the cycle's work under the lock.
+
+        The cycle's work under the lock: the (publisher, message) pairs to publish in order
         (joint_torques, feedforward_effort, wrenches: the ones of this model, even if another is
-        installed right after), or None."""
+        installed right after), or None.
+        """
         self._last_cycle = now
         desired = core.desired
         # ROS time only matters to sample a multi-point trajectory (and costs ~4 us).
@@ -365,7 +384,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         return self._publications
 
     def _watchdog(self) -> None:
-        """rate 0: no cycle for input_timeout -> run one (it sees the stale input)."""
+        """Run a cycle when none ran for input_timeout (rate 0: it sees the stale input)."""
         now = time.monotonic()
         if now - self._last_cycle > self.settings.input_timeout:
             self._cycle()

@@ -43,7 +43,8 @@ class NodeProcess:
     def __init__(self, params: dict, domain: int, tmp_path: Path, name: str = 'rnea',
                  extra_args: tuple[str, ...] = (), command: list[str] | None = None,
                  cwd: Path | None = None):
-        """Start the node with ``params`` (keyed ``/**``: any name and namespace).
+        """
+        Start the node with ``params`` (keyed ``/**``: any name and namespace).
 
         ``command``: run this instead of ``python -m rnea_ros.node --ros-args --params-file
         <params> <extra_args>`` (``params`` and ``extra_args`` are then unused).

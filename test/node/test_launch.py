@@ -4,17 +4,17 @@ The launch file and the example parameters, as far as this machine allows.
 launch_ros has no wheel here, so the launch files cannot run: they are checked statically (they
 parse, declare their arguments with the right defaults, start ``rnea_node`` from ``rnea_ros``
 with the right parameters and remappings), the xacro command the launch file runs is run here,
-and the parameters it passes (config file + URDF) are started for real in test_node.py. The YAML must
-name only declared parameters, each with a valid value.
+and the parameters it passes (config file + URDF) are started for real in test_node.py. The
+YAML must name only declared parameters, each with a valid value.
 """
 from __future__ import annotations
 
 import ast
+from glob import glob
+from pathlib import Path
 import shlex
 import subprocess
 import textwrap
-from glob import glob
-from pathlib import Path
 
 import pytest
 import yaml
@@ -47,7 +47,7 @@ def _arguments(tree: ast.AST) -> dict[str, ast.Call]:
 
 
 def _imports(tree: ast.AST) -> dict[str, str]:
-    """Imported name -> module."""
+    """Map each imported name to its module."""
     return {alias.name: node.module for node in ast.walk(tree)
             if isinstance(node, ast.ImportFrom) for alias in node.names}
 
@@ -92,7 +92,7 @@ def test_launch_file_expands_the_urdf_with_xacro_into_robot_description(launch_t
 
 
 def test_launch_docstring_remaps_with_set_remap_in_a_group(launch_tree):
-    """``remappings`` on IncludeLaunchDescription is a TypeError: the docstring shows what works."""
+    """Show what works: ``remappings`` on IncludeLaunchDescription is a TypeError."""
     docstring = ast.get_docstring(launch_tree)
     example = docstring[docstring.index('    from launch.actions'):docstring.index('\n\n``rnea_')]
     tree = ast.parse(textwrap.dedent(example))  # valid Python

@@ -11,20 +11,19 @@ import signal
 import subprocess
 import sys
 
-import pytest
 from diagnostic_msgs.msg import DiagnosticArray
 from lifecycle_msgs.msg import State, Transition
 from lifecycle_msgs.srv import ChangeState, GetState
-from sensor_msgs.msg import JointState
-
 from oracle import robot_path
+import pytest
 from ros_harness import BEST_EFFORT, RosHarness
+from sensor_msgs.msg import JointState
 
 pytestmark = pytest.mark.timeout(600)
 
 PANDA_Q = [0.1, -0.3, 0.2, -1.8, 0.1, 1.6, 0.7, 0.02, 0.02]
-PANDA_JOINTS = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1',
-                                                            'panda_finger_joint2']
+PANDA_JOINTS = ([f'panda_joint{k}' for k in range(1, 8)]
+                + ['panda_finger_joint1', 'panda_finger_joint2'])
 
 
 @pytest.fixture
@@ -60,7 +59,7 @@ def node_status(msg: DiagnosticArray):
 
 
 def test_lifecycle_transitions_gate_the_outputs(ros, panda_xml):
-    """autostart false: nothing until configure + activate; nothing after deactivate."""
+    """With autostart false: nothing until configure + activate; nothing after deactivate."""
     ros.start_node({'robot_description': panda_xml, 'rate': 200.0, 'autostart': False})
     publisher = ros.publisher(JointState, 'joint_states', BEST_EFFORT)
     torques = ros.collect(JointState, 'joint_torques')
@@ -125,8 +124,12 @@ def test_autostart_reaches_active_by_itself(ros, panda_xml):
 
 def _first_torques_then_signal(ros: RosHarness, panda_xml: str, signals: list[int],
                                parallel: int) -> list[tuple[int, int, str]]:
-    """Start ``parallel`` nodes at 1 kHz at a time, each on its own namespace; signal each once
-    its first joint_torques arrived. Returns (signal, exit code, output) per stop."""
+    """
+    Start and stop nodes by signal, ``parallel`` at a time; (signal, exit code, output) each.
+
+    Each node cycles at 1 kHz on its own namespace and gets its signal once its first
+    joint_torques message arrived here.
+    """
     results = []
     for start in range(0, len(signals), parallel):
         batch = signals[start:start + parallel]

@@ -11,20 +11,19 @@ from __future__ import annotations
 
 import ast
 import os
+from pathlib import Path
 import re
 import shlex
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
-import pytest
 from diagnostic_msgs.msg import DiagnosticArray
+from oracle import ROBOTS_DIR
+import pytest
+from ros_harness import BEST_EFFORT, RosHarness
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-
-from oracle import ROBOTS_DIR
-from ros_harness import BEST_EFFORT, RosHarness
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -36,7 +35,7 @@ UR10_JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wris
 
 
 def readme_node_commands() -> list[str]:
-    """The commands of the first bash block of "## The node", continuation lines joined."""
+    """Return the commands of the first bash block of "## The node", lines joined."""
     text = (ROOT / 'README.md').read_text()
     section = text[text.index('\n## The node\n'):]
     block = re.search(r'```bash\n(.*?)```', section, re.S).group(1)

@@ -6,16 +6,16 @@ console script from the environment; the ones that start a node talk to it over 
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
-import pytest
 from diagnostic_msgs.msg import DiagnosticArray
+from oracle import robot_path
+import pytest
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import GetParameters
-
-from oracle import robot_path
 from ros_harness import RosHarness
 
 pytestmark = pytest.mark.timeout(300)
@@ -64,8 +64,11 @@ def test_bad_parameter_is_one_line_and_exit_2(override, line):
 
 
 def test_integers_are_doubles_and_params_file_applies_under_a_namespace(ros, tmp_path):
-    """``/**`` in config/rnea.yaml reaches /left/rnea; ``rate: 1000`` and ``-p
-    input_timeout:=1`` (integers) are taken as doubles; the status names the node."""
+    """
+    Apply config/rnea.yaml's ``/**`` under /left; take integers as doubles; name the status.
+
+    ``rate: 1000`` in the file and ``-p input_timeout:=1`` are integers.
+    """
     config = (ROOT / 'config' / 'rnea.yaml').read_text()
     assert '\n    rate: 500.0\n' in config
     params = tmp_path / 'rnea.yaml'
@@ -90,7 +93,6 @@ def test_integers_are_doubles_and_params_file_applies_under_a_namespace(ros, tmp
 
 
 def _description_yaml(urdf: Path) -> str:
-    import json
     return json.dumps({'/**': {'ros__parameters': {'robot_description': urdf.read_text()}}})
 
 
@@ -119,7 +121,7 @@ def test_unknown_argument_exits_2():
 
 
 def test_missing_module_is_one_line_with_the_pip_command():
-    """daqp has no rosdep key: a colcon user without it gets the command, not a traceback."""
+    """Without daqp (no rosdep key) a colcon user gets the pip command, not a traceback."""
     code = ("import sys; sys.modules['daqp'] = None; "  # makes `import daqp` fail
             'from rnea_ros.node.main import main; sys.exit(main(["rnea_node"]))')
     result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
