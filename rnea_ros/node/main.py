@@ -12,6 +12,7 @@ signal, 1 when a node thread failed or a module is missing, 2 for a bad paramete
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 import threading
@@ -88,6 +89,16 @@ class StopRequest:
         self.event.set()
 
 
+def ros_arguments_error(text: str) -> str:
+    """Say in one line why rcl refused the ROS arguments (not the whole -p value)."""
+    override = re.search(r"parse parameter override rule: '-p ([^:]+):=", text)
+    if override:
+        return (f'invalid ROS arguments: the value of -p {override.group(1)}:=... is not valid '
+                f'YAML (rcl reads -p values as YAML); give a text such as a URDF in a '
+                f'--params-file')
+    return 'invalid ROS arguments: ' + text.splitlines()[0].split(', at ')[0]
+
+
 def user_arguments(argv: list[str]) -> list[str]:
     """Return the arguments of ``argv[1:]`` outside ``--ros-args ... [--]``."""
     arguments, in_ros = [], False
@@ -116,8 +127,8 @@ def main(args: list[str] | None = None) -> int:
         return 1
     try:
         rclpy.init(args=argv, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-    except rclpy.exceptions.RCLError as exc:  # e.g. a -p value that is not valid YAML
-        print(f'rnea_node: invalid ROS arguments: {str(exc).splitlines()[0]}', file=sys.stderr)
+    except RuntimeError as exc:  # rclpy's RCLError: e.g. a -p value that is not valid YAML
+        print(f'rnea_node: {ros_arguments_error(str(exc))}', file=sys.stderr)
         return 2
     try:
         node = RneaNode()

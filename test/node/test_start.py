@@ -96,6 +96,19 @@ def _description_yaml(urdf: Path) -> str:
     return json.dumps({'/**': {'ros__parameters': {'robot_description': urdf.read_text()}}})
 
 
+def test_urdf_with_colon_comments_in_a_p_override_is_one_line_and_exit_2():
+    """The README's old ``-p robot_description:="$(cat ur10.urdf)"``: rcl cannot parse it."""
+    urdf = (robot_path('ur5').parent / 'ur10_robot.urdf').read_text()
+    result = run_node('-p', f'robot_description:={urdf}')
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[-1] == ('rnea_node: invalid ROS arguments: the value of -p '
+                         'robot_description:=... is not valid YAML (rcl reads -p values as '
+                         'YAML); give a text such as a URDF in a --params-file')
+    assert 'Traceback' not in result.stderr
+    assert all(line.startswith(('[ERROR] [', '[rcutils|')) for line in lines[:-1])  # rcl's log
+
+
 @pytest.mark.parametrize('script', ['rnea_node', 'rnea_node_demo', 'rnea_demo', 'rnea_bag'])
 def test_every_console_script_help_prints_usage_and_exits_0(script):
     result = subprocess.run([str(BIN / script), '--help'], capture_output=True, text=True,
