@@ -3,10 +3,11 @@ Demo: load a real robot, run a smooth trajectory through ``RobotModel.rnea``, pr
 
 ``python -m rnea_ros.demo`` (console script ``rnea_demo``) loads Franka's panda from
 ``example-robot-data`` when that package is installed (it is a test dependency), or any URDF
-given with ``--urdf``. Each 1-DoF joint follows q(t) = c + A sin(w t + phi) inside its URDF
-position and velocity limits, with v and a the analytic derivatives; a free-flyer base bobs
-vertically. The table shows the joint torques at a few instants, the peak |tau| and the URDF
-effort limit; the last lines give the per-call time of ``model.rnea`` and of ``rnea_batch``.
+given with ``--urdf`` (a xacro file is expanded, with its ``--xacro-arg NAME:=VALUE``). Each
+1-DoF joint follows q(t) = c + A sin(w t + phi) inside its URDF position and velocity limits,
+with v and a the analytic derivatives; a free-flyer base bobs vertically. The table shows the
+joint torques at a few instants, the peak |tau| and the URDF effort limit; the last lines give
+the per-call time of ``model.rnea`` and of ``rnea_batch``.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import time
 
 import numpy as np
 
+from rnea_ros.dynamics.description import parse_xacro_arg
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
 
@@ -111,7 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
         description='Load a robot URDF, run a smooth sinusoidal trajectory through '
                     'RobotModel.rnea and print the joint torques and the time per call.')
     parser.add_argument('--urdf', type=Path, metavar='FILE',
-                        help='URDF file to load (default: panda from example-robot-data)')
+                        help='URDF file to load, or xacro file (.urdf.xacro) expanded with '
+                             'xacro (default: panda from example-robot-data)')
+    parser.add_argument('--xacro-arg', action='append', type=parse_xacro_arg,
+                        metavar='NAME:=VALUE',
+                        help='an argument of the --urdf xacro file (repeatable)')
     parser.add_argument('--floating-base', action='store_true',
                         help='add a free-flyer joint above the URDF root link')
     parser.add_argument('--duration', type=float, default=4.0, metavar='SECONDS',
@@ -132,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.samples < 1 or not np.isfinite(args.duration) or args.duration <= 0.0:
         parser.error('--samples must be >= 1 and --duration > 0')
     urdf = args.urdf
+    if args.xacro_arg and urdf is None:
+        parser.error('--xacro-arg needs --urdf FILE (a xacro file)')
     if urdf is None:
         if not PANDA_URDF.is_file():
             parser.error('example-robot-data is not installed (it is a test dependency), so '
@@ -141,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     try:
-        model = RobotModel.from_urdf_file(urdf, floating_base=args.floating_base,
+        model = RobotModel.from_urdf_file(urdf, xacro_args=dict(args.xacro_arg or ()),
+                                          floating_base=args.floating_base,
                                           inertia_check=args.inertia_check)
     except (OSError, RneaError) as exc:
         print(f'rnea_demo: cannot load {urdf}: {exc}', file=sys.stderr)

@@ -97,3 +97,40 @@ def test_demo_reports_a_bad_urdf(tmp_path, capsys):
     path.write_text('<robot name="bad"><link name="a"/><joint name="j" type="revolute">')
     assert demo.main(['--urdf', str(path)]) == 1
     assert 'cannot load' in capsys.readouterr().err
+
+
+TWO_LINK_XACRO = TWO_LINK_URDF.replace(
+    '<robot name="two_link">',
+    '<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="two_link">\n'
+    '  <xacro:arg name="prefix" default=""/>').replace(
+    'name="shoulder"', 'name="$(arg prefix)shoulder"').replace(
+    'name="slide"', 'name="$(arg prefix)slide"')
+
+
+def test_demo_expands_a_xacro_file_with_its_arguments(tmp_path, capsys):
+    """Issue 9 #6: ``rnea_demo --urdf robot.urdf.xacro --xacro-arg name:=value``."""
+    path = tmp_path / 'two_link.urdf.xacro'
+    path.write_text(TWO_LINK_XACRO)
+    assert demo.main(['--urdf', str(path), '--xacro-arg', 'prefix:=left_', '--samples', '5',
+                      '--columns', '2']) == 0
+    rows = {line.split()[0] for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert {'left_shoulder', 'left_slide'} <= rows
+    assert demo.main(['--urdf', str(path), '--samples', '5']) == 0  # the default: no prefix
+    rows = {line.split()[0] for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert {'shoulder', 'slide'} <= rows
+    broken = tmp_path / 'broken.urdf.xacro'
+    broken.write_text(TWO_LINK_XACRO.replace('$(arg prefix)slide', '$(arg side)slide'))
+    assert demo.main(['--urdf', str(broken), '--xacro-arg', 'prefix:=left_']) == 1
+    assert (f"rnea_demo: cannot load {broken}: xacro cannot expand '{broken}': XacroException: "
+            'Undefined substitution argument side') in capsys.readouterr().err
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['--xacro-arg', 'prefix'], "expected a xacro argument name:=value, got 'prefix'"),
+    (['--xacro-arg', 'prefix:=left_'], '--xacro-arg needs --urdf FILE'),
+])
+def test_demo_refuses_a_bad_xacro_argument(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        demo.main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err

@@ -3,8 +3,9 @@
 
 Usage::
 
-    rnea_bag BAG [--urdf FILE] [--floating-base] [--joint-states TOPIC] [--output DIR]
-                 [--write-bag] [--start S] [--end S] [--joints J1,J2] [--window S]
+    rnea_bag BAG [--urdf FILE [--xacro-arg NAME:=VALUE]] [--floating-base]
+                 [--joint-states TOPIC] [--output DIR] [--write-bag] [--start S] [--end S]
+                 [--joints J1,J2] [--window S]
                  [--contacts LINK,LINK [--friction MU]] ...
 
 ``rnea_bag --help`` lists every option; ``rnea_ros.bag.pipeline`` says what it does and what
@@ -18,6 +19,7 @@ import sys
 
 from rnea_ros.bag import differentiate
 from rnea_ros.bag.pipeline import run
+from rnea_ros.dynamics.description import parse_xacro_arg
 from rnea_ros.errors import RneaError
 
 
@@ -27,7 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
         'predicted joint torques, their decomposition, residual against measured effort, plots.')
     parser.add_argument('bag', help='rosbag2 directory (sqlite3 or mcap) or .db3/.mcap file')
     parser.add_argument('--urdf', metavar='FILE',
-                        help='robot URDF (default: the robot_description topic of the bag)')
+                        help='robot URDF, or xacro file (.urdf.xacro) expanded with xacro '
+                        '(default: the robot_description topic of the bag)')
+    parser.add_argument('--xacro-arg', action='append', type=parse_xacro_arg,
+                        metavar='NAME:=VALUE', help='an argument of the --urdf xacro file '
+                        '(repeatable)')
     parser.add_argument('--floating-base', action='store_true',
                         help='free-flyer base; its state from the --odometry topic')
     parser.add_argument('--joint-states', default='joint_states', metavar='TOPIC',

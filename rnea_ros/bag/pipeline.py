@@ -12,7 +12,8 @@ Usage::
 
 What it does
 ------------
-1. The model: ``--urdf FILE``, or else the first ``robot_description`` (std_msgs/String)
+1. The model: ``--urdf FILE`` (a URDF, or a xacro file expanded with its ``--xacro-arg
+   NAME:=VALUE`` arguments), or else the first ``robot_description`` (std_msgs/String)
    message in the bag.
 2. The joint states (``--joint-states``, sensor_msgs/JointState) become q, v and measured
    effort in model order (``rnea_ros.bag.replay``: clock, merging, missing joints). Velocities come
@@ -72,7 +73,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import sys
 import time
-import xml.etree.ElementTree as ET
 
 import numpy as np
 
@@ -81,8 +81,10 @@ from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_label
 from rnea_ros.bag.report import summarize, table_suffix, write_summary, write_table, write_tables
 from rnea_ros.bag.storage import (BagError, JOINT_STATE, JOINT_TRAJECTORY, ODOMETRY, open_bag,
                                   read_raw, STRING, topic_connections, typestore, WRENCH_STAMPED)
+from rnea_ros.dynamics.description import read_robot_description
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel
+from rnea_ros.dynamics.urdf import urdf_joint_names
 from rnea_ros.errors import InputError
 
 PROGRESS_MIN_MESSAGES = 100_000
@@ -165,7 +167,7 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
                            + ('' if lo is None and hi is None else ' in the time window'))
         decoded = _decode(raw, cdr.joint_state_layout, store, JOINT_STATE,
                           cdr.joint_state_fields, js_conns[0].topic)
-        urdf_joints = {j.get('name') for j in ET.fromstring(xml).findall('joint')}
+        urdf_joints = urdf_joint_names(xml)
         series = replay.joint_series(decoded, raw.times, [j.name for j in joints],
                                      urdf_joints, clock=args.clock,
                                      ignore_extra=args.ignore_extra_joints)
@@ -301,7 +303,8 @@ def _robot_description(args, reader, store) -> tuple[str, str]:
     if args.urdf:
         path = Path(args.urdf)
         try:
-            return path.read_text(), str(path)
+            xacro_args = dict(getattr(args, 'xacro_arg', None) or ())
+            return read_robot_description(path, xacro_args), str(path)
         except OSError as exc:
             raise InputError(f'cannot read --urdf {str(path)!r}: {exc.strerror}') from None
     conns = topic_connections(reader, args.robot_description, STRING, required=False)

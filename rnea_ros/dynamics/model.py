@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 import math
 import os
-from pathlib import Path
 
 from numba import get_num_threads
 import numpy as np
@@ -19,6 +18,7 @@ import numpy as np
 from rnea_ros.dynamics import crba, kinematics, regressor
 from rnea_ros.dynamics import rnea as kernels
 from rnea_ros.dynamics import terms
+from rnea_ros.dynamics.description import read_robot_description
 from rnea_ros.dynamics.tree import KinematicTree
 from rnea_ros.dynamics.urdf import parse_urdf
 from rnea_ros.errors import InputError
@@ -101,11 +101,20 @@ class RobotModel:
                    gravity)
 
     @classmethod
-    def from_urdf_file(cls, path: str | os.PathLike, *, floating_base: bool = False,
+    def from_urdf_file(cls, path: str | os.PathLike, *,
+                       xacro_args: Mapping[str, str] | None = None, floating_base: bool = False,
                        gravity=DEFAULT_GRAVITY, inertia_check: str = 'error') -> RobotModel:
-        """Build a model from a URDF file (see ``from_urdf_string``)."""
-        return cls.from_urdf_string(Path(path).read_text(), floating_base=floating_base,
-                                    gravity=gravity, inertia_check=inertia_check)
+        """
+        Build a model from a URDF file, or a xacro file (see ``from_urdf_string``).
+
+        A file whose name ends in ``.xacro`` (``robot.urdf.xacro``), or whose text uses xacro,
+        is expanded with the ``xacro`` package first; ``xacro_args`` gives its ``<xacro:arg>``
+        values, as ``name:=value`` on the xacro command line: ``{'prefix': 'left_'}``. A xacro
+        failure (missing include, undefined argument) raises ``URDFError`` naming the file.
+        """
+        xml = read_robot_description(path, xacro_args)
+        return cls.from_urdf_string(xml, floating_base=floating_base, gravity=gravity,
+                                    inertia_check=inertia_check)
 
     def copy(self) -> RobotModel:
         """Return an independent model (own workspace) for use in another thread."""

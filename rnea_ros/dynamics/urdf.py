@@ -5,7 +5,10 @@ Only kinematics and inertia matter for dynamics, so this reads ``<link>/<inertia
 ``<joint>`` (origin, axis, limit, mimic) and ignores every other element (visuals, materials,
 transmissions, gazebo tags, sensors). ``urdf-parser-py`` is not used: it refuses valid URDFs for
 reasons unrelated to dynamics (textured materials, transmissions, an unnamed robot).
-XML is parsed with the standard library (expat refuses entity-expansion bombs).
+XML is parsed with the standard library (expat refuses entity-expansion bombs); the numbers of
+each element are read and checked in ``urdf_elements``. A root in an XML namespace
+(``<robot xmlns="...">``) is read like a plain one; unexpanded xacro is refused with a message
+that says how to expand it (``description``).
 
 Independent joints are numbered in depth-first order from the root link, children in document
 order; their q/v layout:
@@ -27,11 +30,11 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from rnea_ros.dynamics.description import refuse_xacro
 from rnea_ros.dynamics.tree import FREE_FLYER, Joint, KinematicTree, LinkFrame, PRISMATIC, REVOLUTE
+from rnea_ros.dynamics.urdf_elements import Inertial, parse_inertial, parse_joint, UrdfJoint
 from rnea_ros.errors import ModelWarning, URDFError
 
-MOVING_TYPES = ('revolute', 'continuous', 'prismatic', 'floating', 'planar')
-KNOWN_TYPES = MOVING_TYPES + ('fixed',)
 ROOT_JOINT_NAME = 'root_joint'
 
 # Tolerances of the physical-consistency checks on inertia matrices: URDFs print their numbers
@@ -39,29 +42,6 @@ ROOT_JOINT_NAME = 'root_joint'
 INERTIA_RTOL = 1e-6
 INERTIA_ATOL = 1e-12  # kg m^2
 INERTIA_CHECKS = ('error', 'warn')
-
-
-@dataclass
-class _UrdfJoint:
-    name: str
-    kind: str
-    parent: str
-    child: str
-    rotation: np.ndarray
-    translation: np.ndarray
-    axis: np.ndarray
-    effort: float = math.inf
-    velocity: float = math.inf
-    lower: float = -math.inf
-    upper: float = math.inf
-    mimic: tuple[str, float, float] | None = None
-
-
-@dataclass
-class _Inertial:
-    mass: float
-    com: np.ndarray
-    inertia: np.ndarray  # about the COM, in the link frame
 
 
 @dataclass
@@ -85,73 +65,6 @@ class _Body:
     inertia_origin: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
 
 
-def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
-    """URDF fixed-axis roll-pitch-yaw: R = Rz(yaw) @ Ry(pitch) @ Rx(roll)."""
-    cr, sr = math.cos(roll), math.sin(roll)
-    cp, sp = math.cos(pitch), math.sin(pitch)
-    cy, sy = math.cos(yaw), math.sin(yaw)
-    return np.array([
-        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-        [-sp, cp * sr, cp * cr],
-    ])
-
-
-def _numbers(text: str | None, count: int, where: str, default: str | None = None) -> np.ndarray:
-    if text is None:
-        if default is None:
-            raise URDFError(f'{where}: missing')
-        text = default
-    parts = text.split()
-    expected = 'a number' if count == 1 else f'{count} numbers'
-    if len(parts) != count:
-        raise URDFError(f'{where}: expected {expected}, got {text!r}')
-    try:
-        values = np.array([float(p) for p in parts])
-    except ValueError:
-        raise URDFError(f'{where}: expected {expected}, got {text!r}') from None
-    if not np.all(np.isfinite(values)):
-        raise URDFError(f'{where}: non-finite value in {text!r}')
-    return values
-
-
-def _number(element: ET.Element, attribute: str, where: str, default: float | None = None
-            ) -> float:
-    text = element.get(attribute)
-    if text is None and default is not None:
-        return default
-    return float(_numbers(text, 1, f'{where} attribute {attribute!r}')[0])
-
-
-def _origin(element: ET.Element | None, where: str) -> tuple[np.ndarray, np.ndarray]:
-    if element is None:
-        return np.eye(3), np.zeros(3)
-    xyz = _numbers(element.get('xyz'), 3, f'{where} <origin xyz>', '0 0 0')
-    rpy = _numbers(element.get('rpy'), 3, f'{where} <origin rpy>', '0 0 0')
-    return rpy_to_matrix(*rpy), xyz
-
-
-def _parse_inertial(link: ET.Element, name: str) -> _Inertial | None:
-    inertial = link.find('inertial')
-    if inertial is None:
-        return None
-    where = f'link {name!r} <inertial>'
-    rotation, com = _origin(inertial.find('origin'), where)
-    mass_el = inertial.find('mass')
-    mass = 0.0 if mass_el is None else _number(mass_el, 'value', f'{where} <mass>')
-    if mass < 0:
-        raise URDFError(f'{where}: negative mass {mass}')
-    inertia_el = inertial.find('inertia')
-    if inertia_el is None:
-        local = np.zeros((3, 3))
-    else:
-        ixx, ixy, ixz, iyy, iyz, izz = (
-            _number(inertia_el, key, f'{where} <inertia>', 0.0)
-            for key in ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'))
-        local = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    return _Inertial(mass, com, rotation @ local @ rotation.T)
-
-
 def _inertia_problem(inertia: np.ndarray, scale: float) -> str | None:
     """
     Why a rotational inertia about the centre of mass is not physical, or None.
@@ -166,55 +79,6 @@ def _inertia_problem(inertia: np.ndarray, scale: float) -> str | None:
         return (f'principal moments {moments.tolist()} break the triangle inequality '
                 '(I1 + I2 >= I3): no rigid body has this inertia')
     return None
-
-
-def _parse_joint(element: ET.Element, index: int) -> _UrdfJoint:
-    name = element.get('name')
-    if not name:
-        raise URDFError(f'joint #{index}: missing name attribute')
-    where = f'joint {name!r}'
-    kind = element.get('type')
-    if kind not in KNOWN_TYPES:
-        raise URDFError(f'{where}: unknown type {kind!r} (expected one of {KNOWN_TYPES})')
-    links = []
-    for tag in ('parent', 'child'):
-        sub = element.find(tag)
-        link = None if sub is None else sub.get('link')
-        if not link:
-            raise URDFError(f'{where}: missing <{tag} link=...>')
-        links.append(link)
-    rotation, translation = _origin(element.find('origin'), where)
-    axis_el = element.find('axis')
-    axis = _numbers(None if axis_el is None else axis_el.get('xyz'), 3, f'{where} <axis xyz>',
-                    '1 0 0')
-    norm = float(np.linalg.norm(axis))
-    if kind in ('revolute', 'continuous', 'prismatic', 'planar'):
-        if norm < 1e-12:
-            raise URDFError(f'{where}: zero-length <axis xyz="{axis_el.get("xyz")}"> on a '
-                            f'{kind} joint')
-        axis = axis / norm
-    joint = _UrdfJoint(name, kind, links[0], links[1], rotation, translation, axis)
-    limit = element.find('limit')
-    if limit is not None:
-        joint.effort = _number(limit, 'effort', f'{where} <limit>', math.inf)
-        joint.velocity = _number(limit, 'velocity', f'{where} <limit>', math.inf)
-        if kind in ('revolute', 'prismatic'):
-            joint.lower = _number(limit, 'lower', f'{where} <limit>', 0.0)
-            joint.upper = _number(limit, 'upper', f'{where} <limit>', 0.0)
-        if joint.effort < 0 or joint.velocity < 0:
-            raise URDFError(f'{where} <limit>: effort and velocity limits must be >= 0')
-    mimic = element.find('mimic')
-    if mimic is not None and kind in ('floating', 'planar'):
-        # Refused rather than ignored: the joint would silently become independent.
-        raise URDFError(f'{where} <mimic>: a {kind} joint cannot mimic another joint '
-                        '(expected revolute, continuous or prismatic)')
-    if mimic is not None and kind != 'fixed':  # real URDFs put <mimic> on fixed joints
-        master = mimic.get('joint')
-        if not master:
-            raise URDFError(f'{where} <mimic>: missing joint attribute')
-        joint.mimic = (master, _number(mimic, 'multiplier', f'{where} <mimic>', 1.0),
-                       _number(mimic, 'offset', f'{where} <mimic>', 0.0))
-    return joint
 
 
 def parse_urdf(xml: str, *, floating_base: bool = False, inertia_check: str = 'error'
@@ -232,26 +96,29 @@ def parse_urdf(xml: str, *, floating_base: bool = False, inertia_check: str = 'e
     try:
         robot = ET.fromstring(xml)
     except ET.ParseError as exc:
+        refuse_xacro(xml)
         raise URDFError(f'malformed XML: {exc}') from None
+    _strip_root_namespace(robot)
+    refuse_xacro(xml, robot)
     if robot.tag != 'robot':
         raise URDFError(f'root element is <{robot.tag}>, expected <robot>')
 
-    links: dict[str, _Inertial | None] = {}
+    links: dict[str, Inertial | None] = {}
     for index, link in enumerate(robot.findall('link')):
         name = link.get('name')
         if not name:
             raise URDFError(f'link #{index}: missing name attribute')
         if name in links:
             raise URDFError(f'duplicate link name {name!r}')
-        links[name] = _parse_inertial(link, name)
+        links[name] = parse_inertial(link, name)
     if not links:
         raise URDFError('no <link> in the robot')
 
-    joints: dict[str, _UrdfJoint] = {}
-    parent_joint: dict[str, _UrdfJoint] = {}
-    children: dict[str, list[_UrdfJoint]] = {name: [] for name in links}
+    joints: dict[str, UrdfJoint] = {}
+    parent_joint: dict[str, UrdfJoint] = {}
+    children: dict[str, list[UrdfJoint]] = {name: [] for name in links}
     for index, element in enumerate(robot.findall('joint')):
-        joint = _parse_joint(element, index)
+        joint = parse_joint(element, index)
         if joint.name in joints:
             raise URDFError(f'duplicate joint name {joint.name!r}')
         for role, link in (('parent', joint.parent), ('child', joint.child)):
@@ -280,6 +147,28 @@ def parse_urdf(xml: str, *, floating_base: bool = False, inertia_check: str = 'e
                     inertia_check).build()
 
 
+def urdf_joint_names(xml: str) -> set[str]:
+    """Return the names of every ``<joint>`` of URDF text (fixed and mimic joints included)."""
+    robot = ET.fromstring(xml)
+    _strip_root_namespace(robot)
+    return {joint.get('name') for joint in robot.findall('joint')}
+
+
+def _strip_root_namespace(robot: ET.Element) -> None:
+    """
+    Drop the root's XML namespace from the tags in it: ``<robot xmlns="...">`` is a URDF.
+
+    ROS tools (urdfdom) ignore namespaces; elements of other namespaces keep theirs and are
+    ignored like any unknown element.
+    """
+    if not robot.tag.startswith('{'):
+        return
+    prefix = robot.tag[:robot.tag.index('}') + 1]
+    for element in robot.iter():
+        if element.tag.startswith(prefix):
+            element.tag = element.tag[len(prefix):]
+
+
 class _Builder:
     """Depth-first walk from the root that folds fixed joints and numbers the bodies."""
 
@@ -302,9 +191,9 @@ class _Builder:
             body = self._add_free_flyer(ROOT_JOINT_NAME, 'free-flyer', -1, np.eye(3),
                                         np.zeros(3), math.inf)
             self.bodies[body].link = self.root
-            self._visit(self.root, body, np.eye(3), np.zeros(3))
+            self._walk(body)
         else:
-            self._visit(self.root, -1, np.eye(3), np.zeros(3))
+            self._walk(-1)
         unreached = [name for name in self.links if name not in self.link_frames]
         if unreached:
             raise URDFError(f'links {unreached} are not reachable from root {self.root!r} '
@@ -327,13 +216,18 @@ class _Builder:
         self.nv += 6
         return body
 
-    def _visit(self, link: str, body: int, rotation: np.ndarray, translation: np.ndarray):
-        """Place ``link`` at (rotation, translation) in ``body`` and recurse into its joints."""
-        self.link_frames[link] = LinkFrame(link, body, rotation, translation)
-        inertial = self.links[link]
-        if inertial is not None and body >= 0:
-            self._fold_inertia(self.bodies[body], inertial, rotation, translation)
-        for joint in self.children[link]:
+    def _walk(self, root_body: int):
+        """
+        Place every link in its body, depth first from the root, children in document order.
+
+        Iterative (an explicit stack of joints still to place): a recursive walk overflows
+        Python's stack on chains of about a thousand links, which real models can have.
+        """
+        self._place_link(self.root, root_body, np.eye(3), np.zeros(3))
+        pending = [(joint, root_body, np.eye(3), np.zeros(3))
+                   for joint in reversed(self.children[self.root])]
+        while pending:
+            joint, body, rotation, translation = pending.pop()
             joint_rotation = rotation @ joint.rotation
             with np.errstate(over='ignore'):
                 joint_translation = translation + rotation @ joint.translation
@@ -341,13 +235,23 @@ class _Builder:
                 raise URDFError(f'joint {joint.name!r} <origin>: position overflows (finite '
                                 'coordinates too large)')
             if joint.kind == 'fixed':
-                self._visit(joint.child, body, joint_rotation, joint_translation)
-                continue
-            child = self._add_joint(joint, body, joint_rotation, joint_translation)
-            self.bodies[child].link = joint.child
-            self._visit(joint.child, child, np.eye(3), np.zeros(3))
+                child, rotation, translation = body, joint_rotation, joint_translation
+            else:
+                child = self._add_joint(joint, body, joint_rotation, joint_translation)
+                self.bodies[child].link = joint.child
+                rotation, translation = np.eye(3), np.zeros(3)
+            self._place_link(joint.child, child, rotation, translation)
+            pending.extend((grandchild, child, rotation, translation)
+                           for grandchild in reversed(self.children[joint.child]))
 
-    def _add_joint(self, joint: _UrdfJoint, parent: int, rotation, translation) -> int:
+    def _place_link(self, link: str, body: int, rotation: np.ndarray, translation: np.ndarray):
+        """Record ``link`` at (rotation, translation) in ``body`` and fold its inertia in."""
+        self.link_frames[link] = LinkFrame(link, body, rotation, translation)
+        inertial = self.links[link]
+        if inertial is not None and body >= 0:
+            self._fold_inertia(self.bodies[body], inertial, rotation, translation)
+
+    def _add_joint(self, joint: UrdfJoint, parent: int, rotation, translation) -> int:
         if joint.kind == 'floating':
             return self._add_free_flyer(joint.name, 'floating', parent, rotation, translation,
                                         joint.effort)
@@ -367,7 +271,7 @@ class _Builder:
         self.nv += 1
         return body
 
-    def _add_planar(self, joint: _UrdfJoint, parent: int, rotation, translation) -> int:
+    def _add_planar(self, joint: UrdfJoint, parent: int, rotation, translation) -> int:
         normal = joint.axis
         b1 = np.array([1.0, 0.0, 0.0]) - normal[0] * normal
         if np.linalg.norm(b1) < 1e-6:
@@ -389,7 +293,7 @@ class _Builder:
         return body
 
     @staticmethod
-    def _fold_inertia(body: _Body, inertial: _Inertial, rotation, translation):
+    def _fold_inertia(body: _Body, inertial: Inertial, rotation, translation):
         com = translation + rotation @ inertial.com
         inertia_com = rotation @ inertial.inertia @ rotation.T
         mass = inertial.mass
@@ -465,15 +369,31 @@ class _Builder:
             warnings.warn(message, ModelWarning, stacklevel=5)
 
     def _warn_massless(self):
+        """
+        Warn about joints whose torque is zero whatever the motion (without external wrenches).
+
+        That is a joint moving a subtree without mass and, unless the joint is prismatic (a
+        force, which only mass resists), without rotational inertia either: a massless body
+        with inertia still needs a torque to turn.
+        """
         subtree_mass = [body.mass for body in self.bodies]
+        subtree_inertia = [bool(np.any(body.inertia_origin != 0.0)) for body in self.bodies]
         for index in range(len(self.bodies) - 1, -1, -1):
             parent = self.bodies[index].parent
             if parent >= 0:
                 subtree_mass[parent] += subtree_mass[index]
-        for body, mass in zip(self.bodies, subtree_mass):
-            if mass == 0.0 and '[' not in body.name:
-                warnings.warn(f'joint {body.name!r} moves a subtree with no mass: its torque is '
-                              'always zero', ModelWarning, stacklevel=4)
+                subtree_inertia[parent] |= subtree_inertia[index]
+        for body, mass, inertia in zip(self.bodies, subtree_mass, subtree_inertia):
+            if mass != 0.0 or '[' in body.name:
+                continue
+            if body.joint_type == PRISMATIC:
+                what = 'no mass'
+            elif not inertia:
+                what = 'no mass and no inertia'
+            else:
+                continue
+            warnings.warn(f'joint {body.name!r} moves a subtree with {what}: its torque is '
+                          'always zero (but for external wrenches)', ModelWarning, stacklevel=4)
 
     def _freeze(self) -> KinematicTree:
         bodies = self.bodies

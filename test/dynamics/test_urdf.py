@@ -459,3 +459,33 @@ def test_joint_order_is_depth_first_and_links_keep_document_order():
     assert [(joint.idx_q, joint.idx_v) for joint in floating.joints] == [
         (0, 0), (7, 6), (8, 7), (9, 8), (10, 9)]
     assert floating.link_names == links
+
+
+# ---------------------------------------------------------------------------- namespaces
+@pytest.mark.parametrize('root', [
+    '<robot xmlns="http://www.ros.org" name="arm">',
+    '<urdf:robot xmlns:urdf="http://www.ros.org/urdf" name="arm">',
+], ids=['default_namespace', 'prefixed_namespace'])
+def test_robot_in_an_xml_namespace_is_the_plain_robot(root):
+    """Issue 9 #16: ``<robot xmlns="...">`` (ROS tools accept it) was refused."""
+    xml = ARM.replace('<robot name="arm">', root)
+    closing = '</robot>'
+    if root.startswith('<urdf:'):  # every element of the robot in the root's namespace
+        xml = re.sub(r'<(/?)(?!\?)(?!urdf:)', r'<\1urdf:', xml)
+        closing = '</urdf:robot>'
+    # Elements of another namespace are ignored, as urdfdom ignores unknown tags.
+    xml = xml.replace(closing, '<gz:link xmlns:gz="http://gazebosim.org" name="ghost"/>'
+                      + closing)
+    assert 'name="ghost"' in xml and 'xmlns' in xml
+    model = _load(xml)
+    plain = _load(ARM)
+    assert model.name == 'arm'
+    assert model.joint_names == plain.joint_names
+    assert model.link_names == plain.link_names
+    _assert_same_torques(model, plain)
+
+
+def test_root_of_another_name_in_a_namespace_is_refused_by_its_name():
+    xml = ARM.replace('<robot name="arm">', '<model xmlns="http://www.ros.org" name="arm">')
+    with pytest.raises(URDFError, match=r'^root element is <model>, expected <robot>$'):
+        RobotModel.from_urdf_string(xml.replace('</robot>', '</model>'))

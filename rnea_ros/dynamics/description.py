@@ -1,0 +1,128 @@
+"""
+Robot description files: a URDF, or a xacro file expanded into one.
+
+Most ROS 2 robots describe themselves in ``.urdf.xacro`` files: XML with macros, properties and
+arguments that the ``xacro`` tool expands into URDF. ``read_robot_description`` reads either
+kind; ``unexpanded_xacro`` tells why a text handed over as URDF is in fact unexpanded xacro, so
+that the parser can say so instead of failing on an undefined link or a ``${...}`` number.
+
+The ``xacro`` package (PyPI, or the ROS ``xacro`` package) is imported only to expand a file:
+``import rnea_ros`` does not need it.
+"""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+import os
+from pathlib import Path
+import re
+import xml.etree.ElementTree as ET
+
+from rnea_ros.errors import InputError, URDFError
+
+XACRO_SUFFIX = '.xacro'
+# xacro substitutions: ${expression} (properties, math) and $(arg x), $(find pkg), ...
+_SUBSTITUTION = re.compile(r'\$[{(]')
+HOW_TO_EXPAND = ('expand it first: `xacro robot.urdf.xacro name:=value > robot.urdf` (in a '
+                 'launch file: Command(["xacro ", path])), or load the file with '
+                 'RobotModel.from_urdf_file(path, xacro_args={...})')
+
+
+def parse_xacro_arg(text: str) -> tuple[str, str]:
+    """
+    Split one ``name:=value`` xacro argument, as the xacro command takes them.
+
+    For command lines (argparse ``type=``, with ``action='append'``: ``dict()`` of the list is
+    the ``xacro_args`` mapping). Raises ``argparse.ArgumentTypeError`` naming the text when it
+    has no ``:=`` or no name.
+    """
+    name, separator, value = text.partition(':=')
+    if not separator or not name.strip():
+        raise argparse.ArgumentTypeError(f'expected a xacro argument name:=value, got {text!r}')
+    return name.strip(), value
+
+
+def is_xacro_file(path: str | os.PathLike) -> bool:
+    """Tell whether a file name ends in ``.xacro`` (``robot.urdf.xacro``, ``robot.xacro``)."""
+    return Path(path).name.endswith(XACRO_SUFFIX)
+
+
+def expand_xacro(path: str | os.PathLike, xacro_args: Mapping[str, str] | None = None) -> str:
+    """
+    Expand a xacro file into URDF text with the ``xacro`` package.
+
+    ``xacro_args``: the file's ``<xacro:arg>`` values by name, as ``name:=value`` on the xacro
+    command line (values are text; numbers are turned into text). Any xacro failure (missing
+    include, undefined argument or property, bad XML) raises ``URDFError`` naming the file and
+    xacro's message; a missing file raises ``OSError``.
+    """
+    if xacro_args is not None and not isinstance(xacro_args, Mapping):
+        raise InputError('xacro_args: expected a mapping name -> value, got '
+                         f'{type(xacro_args).__name__}')
+    with open(path, 'rb'):  # a missing file is an OSError, as for a URDF file
+        pass
+    try:
+        import xacro
+    except ImportError:
+        raise URDFError(f'{str(path)!r} is a xacro file and the xacro package is not '
+                        'installed: pip install xacro (or install ROS xacro)') from None
+    # xacro takes text, as from its command line: 0.5 and True become '0.5' and 'True'.
+    mappings = {str(name): str(value) for name, value in (xacro_args or {}).items()}
+    try:
+        document = xacro.process_file(str(path), mappings=mappings)
+    except Exception as exc:  # xacro raises anything its Python evaluations raise
+        raise URDFError(f'xacro cannot expand {str(path)!r}: {type(exc).__name__}: '
+                        f'{exc}') from None
+    return document.toxml()
+
+
+def read_robot_description(path: str | os.PathLike,
+                           xacro_args: Mapping[str, str] | None = None) -> str:
+    """
+    Read the URDF text of a file, expanding it with xacro if it is xacro.
+
+    A file is expanded when its name ends in ``.xacro``, when ``xacro_args`` is given, or when
+    its text uses xacro (``unexpanded_xacro``). Unreadable files raise ``OSError``.
+    """
+    if is_xacro_file(path) or xacro_args:
+        return expand_xacro(path, xacro_args)
+    text = Path(path).read_text()
+    if unexpanded_xacro(text) is not None:
+        return expand_xacro(path)
+    return text
+
+
+def unexpanded_xacro(xml: str, robot: ET.Element | None = None) -> str | None:
+    """
+    Say what shows that URDF text is unexpanded xacro (None if nothing does).
+
+    Evidence: a ``xacro:`` element (declared or not), or a ``${...}``/``$(...)`` substitution
+    in an attribute of a link or joint. ``robot`` is the parsed root when the caller has it.
+    """
+    if robot is None:
+        try:
+            robot = ET.fromstring(xml)
+        except ET.ParseError as exc:
+            match = re.search(r'<(xacro:[\w.-]+)', xml)
+            if 'unbound prefix' in str(exc) and match:
+                return f'element <{match.group(1)}> (xacro namespace not declared)'
+            return None
+    for element in robot.iter():
+        namespace, _, tag = element.tag.rpartition('}')
+        if 'xacro' in namespace:
+            return f'element <xacro:{tag}>'
+    for kind in ('link', 'joint'):
+        for element in robot.findall(kind):
+            for sub in element.iter():
+                for attribute, value in sub.attrib.items():
+                    if _SUBSTITUTION.search(value):
+                        return (f'{kind} {element.get("name")!r}: <{sub.tag} {attribute}='
+                                f'"{value}">')
+    return None
+
+
+def refuse_xacro(xml: str, robot: ET.Element | None = None) -> None:
+    """Raise ``URDFError`` saying how to expand ``xml`` if it is unexpanded xacro."""
+    evidence = unexpanded_xacro(xml, robot)
+    if evidence is not None:
+        raise URDFError(f'this is unexpanded xacro, not URDF ({evidence}): {HOW_TO_EXPAND}')
