@@ -2,7 +2,8 @@
 Per-call cost of RobotModel.rnea / rnea_batch beside Pinocchio's, in the same process.
 
 Prints, per robot, the best-of-repeats time per call of
-- ``model.rnea(q, v, a)`` (the public API, argument checks included) vs ``pin.rnea``;
+- ``model.rnea(q, v, a)`` (the public API, argument checks included) vs ``pin.rnea``, and
+  ``model.rnea(q, v, a, out=tau)`` (into a preallocated array, as a control loop calls it);
 - ``model.rnea_batch`` per sample vs ``pin.rneaInParallel`` with one thread, and, for
   information, both with all cores.
 Ratios > 1 mean rnea_ros is faster. Timings interleave the two libraries repeat by repeat, so a
@@ -56,6 +57,7 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(0)
     print(f'pinocchio {pin.__version__}, numpy {np.__version__}, {os.cpu_count()} cpus')
     header = (f'{"robot":15s} {"nv":>3s} | {"rnea ns":>8s} {"pin ns":>8s} {"ratio":>6s} | '
+              f'{"out= ns":>8s} {"ratio":>6s} | '
               f'{"batch ns/s":>10s} {"pin 1thr":>9s} {"ratio":>6s} | {"batch all":>9s} '
               f'{"pin all":>8s}')
     print(header)
@@ -70,6 +72,10 @@ def main(argv=None) -> int:
         single, pin_single = compare((model.rnea, (q, v, a)),
                                      (pin.rnea, (oracle.pm, oracle.pd, q_pin, v_pin, a_pin)),
                                      args.repeats, args.calls)
+        tau = np.empty(model.nv)
+        into, pin_into = compare((lambda: model.rnea(q, v, a, out=tau), ()),
+                                 (pin.rnea, (oracle.pm, oracle.pd, q_pin, v_pin, a_pin)),
+                                 args.repeats, args.calls)
         n = args.batch
         states = [oracle.random_state(rng) for _ in range(n)]
         Q = np.array([s[0] for s in states])
@@ -94,7 +100,8 @@ def main(argv=None) -> int:
         taus = model.rnea_batch(Q, V, A)
         assert np.allclose(taus[:, :], tau_pin.T[:, oracle.v_perm], atol=1e-8)
         print(f'{name:15s} {model.nv:3d} | {single * 1e9:8.0f} {pin_single * 1e9:8.0f} '
-              f'{pin_single / single:6.2f} | {batch1 / n * 1e9:10.0f} {pin_batch1 / n * 1e9:9.0f} '
+              f'{pin_single / single:6.2f} | {into * 1e9:8.0f} {pin_into / into:6.2f} | '
+              f'{batch1 / n * 1e9:10.0f} {pin_batch1 / n * 1e9:9.0f} '
               f'{pin_batch1 / batch1:6.2f} | {batch_all / n * 1e9:9.0f} '
               f'{pin_batch_all / n * 1e9:8.0f}')
     return 0

@@ -9,13 +9,11 @@ Pinocchio's ``Data``. ``rnea_batch`` is thread-parallel internally and is safe t
 from __future__ import annotations
 
 from collections.abc import Mapping
-import math
 import os
 
-from numba import get_num_threads
 import numpy as np
 
-from rnea_ros.dynamics import crba, kinematics, regressor
+from rnea_ros.dynamics import checks, crba, kinematics, regressor
 from rnea_ros.dynamics import rnea as kernels
 from rnea_ros.dynamics import terms
 from rnea_ros.dynamics.description import read_robot_description
@@ -28,22 +26,6 @@ DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 MIN_SAMPLES_PER_THREAD = 256
 _empty = np.empty
 _rnea_default = kernels.rnea_default
-
-
-def _vector(value, size: int, name: str) -> np.ndarray:
-    """Return a float64 C-contiguous copy of ``value``, checked for size and finiteness."""
-    try:
-        array = np.array(value, dtype=np.float64, order='C')
-    except (TypeError, ValueError):
-        raise InputError(f'{name}: expected {size} numbers, got {type(value).__name__}') \
-            from None
-    if array.shape != (size,):
-        raise InputError(f'{name}: expected shape ({size},), got {array.shape}')
-    values = array.tolist()  # Python floats: a cheaper finiteness test than numpy's for small n
-    if not all(map(math.isfinite, values)):
-        bad = next(k for k, x in enumerate(values) if not math.isfinite(x))
-        raise InputError(f'{name}[{bad}] is {array[bad]}: values must be finite')
-    return array
 
 
 class RobotModel:
@@ -71,7 +53,7 @@ class RobotModel:
 
     def __init__(self, tree: KinematicTree, gravity=DEFAULT_GRAVITY):
         self._tree = tree
-        self._gravity = _vector(gravity, 3, 'gravity')
+        self._gravity = checks.vector(gravity, 3, 'gravity')
         self._state, self._model, self._work = kernels.new_state(
             kernels.pack_model(tree, self._gravity))
         self._nv = tree.nv
@@ -229,8 +211,10 @@ class RobotModel:
         q (nq,), v (nv,), a (nv,) as in the class docstring; f_ext: link name -> 6-vector
         [force; torque] in the link frame; gravity: world 3-vector (default ``self.gravity``).
         ``out``: a float64 array of shape (nv,) to write tau into and return (no allocation,
-        for control loops); after an exception its content is unspecified.
-        Raises ``InputError`` for wrong sizes, non-finite values, an unknown link.
+        for control loops); it may share memory with q, v or a (the torque is then computed on
+        copies first); after an exception its content is unspecified.
+        Raises ``InputError`` for an argument that breaks the input rules (``checks.py``: real
+        numbers, exact shapes, finite values), an unknown link, or a torque that overflows.
         """
         if f_ext is None and gravity is None:
             # Fast path: the kernel checks sizes and the result's finiteness; any failure falls
@@ -241,7 +225,11 @@ class RobotModel:
                 return tau
             except (TypeError, ValueError):
                 pass
-        g = self._gravity if gravity is None else _vector(gravity, 3, 'gravity')
+        return self._rnea_checked(q, v, a, f_ext, gravity, out, 'rnea')
+
+    def _rnea_checked(self, q, v, a, f_ext, gravity, out, function: str) -> np.ndarray:
+        """``rnea`` with every argument checked; errors name ``function``."""
+        g = self._gravity if gravity is None else checks.vector(gravity, 3, 'gravity')
         # Outside the try: InputError is a ValueError, and its message must not be replaced.
         wrenches = self._wrenches(f_ext)
         tau = np.zeros(self._nv) if out is None else out
@@ -254,13 +242,16 @@ class RobotModel:
         if out is not None and not (isinstance(out, np.ndarray) and out.dtype == np.float64
                                     and out.shape == (self.nv,) and out.flags.writeable):
             raise InputError(f'out: expected a writeable float64 array of shape ({self.nv},)')
+        # Copies: an ``out`` that shares memory with q, v or a (refused by the kernels) is
+        # written only after the torque is computed from them.
         q, v, a = self._checked_state(q, v, a)
         tau = np.zeros(self.nv)
         try:
             kernels.rnea_general(self._model, self._work, q, v, a, g, self._link_body,
                                  self._link_pose, wrenches, tau)
         except ValueError:
-            raise InputError('rnea: the torque is not finite (inputs too large?)') from None
+            raise InputError(f'{function}: the torque is not finite (inputs too large?)') \
+                from None
         if out is None:
             return tau
         out[:] = tau
@@ -268,21 +259,24 @@ class RobotModel:
 
     def gravity_torques(self, q, gravity=None) -> np.ndarray:
         """g(q) = rnea(q, 0, 0): the torques that hold the robot still against gravity."""
-        return self.rnea(q, self._zeros_v, self._zeros_v, gravity=gravity)
+        return self._rnea_checked(q, self._zeros_v, self._zeros_v, None, gravity, None,
+                                  'gravity_torques')
 
     def velocity_product(self, q, v) -> np.ndarray:
         """C(q, v) v = rnea(q, v, 0) without gravity: Coriolis and centrifugal torques."""
-        return self.rnea(q, v, self._zeros_v, gravity=self._zero_gravity)
+        return self._rnea_checked(q, v, self._zeros_v, None, self._zero_gravity, None,
+                                  'velocity_product')
 
     def external_torques(self, q, f_ext: Mapping) -> np.ndarray:
         """-J^T f_ext: the joint torques that the external wrenches alone require."""
-        return self.rnea(q, self._zeros_v, self._zeros_v, f_ext=f_ext,
-                         gravity=self._zero_gravity)
+        return self._rnea_checked(q, self._zeros_v, self._zeros_v, f_ext, self._zero_gravity,
+                                  None, 'external_torques')
 
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space inertia M(q), (nv, nv), by the Composite Rigid Body Algorithm."""
         q, _, _ = self._checked_state(q, self._zeros_v, self._zeros_v)
-        return crba.crba(self._model, self._work, q)
+        return checks.finite(crba.crba(self._model, self._work, q), 'mass_matrix',
+                             'mass matrix')
 
     def rnea_batch(self, Q, V, A, f_ext: Mapping | None = None, gravity=None,
                    threads: int | None = None) -> np.ndarray:
@@ -295,11 +289,12 @@ class RobotModel:
         """
         Q, V, A, g, chunks = self._batch_inputs(Q, V, A, gravity, threads)
         n = Q.shape[0]
-        if f_ext:
+        if checks.wrench_mapping(f_ext):
             wrenches = np.zeros((n, len(self._link_body), 6))
             for link, value in f_ext.items():
                 row = self._link_row(link)
-                value = np.asarray(value, dtype=np.float64)
+                value = checks.real_array(value, f'f_ext[{link!r}]',
+                                          f'real numbers of shape (6,) or ({n}, 6)', copy=False)
                 if value.shape not in ((6,), (n, 6)) or not np.all(np.isfinite(value)):
                     raise InputError(f'f_ext[{link!r}]: expected finite shape (6,) or ({n}, 6), '
                                      f'got {value.shape}')
@@ -315,7 +310,7 @@ class RobotModel:
         else:
             kernels.rnea_batch(self._model, Q, V, A, g, self._link_body, self._link_pose,
                                wrenches, tau, chunks)
-        self._check_batch_result(tau)
+        checks.finite_samples(tau)
         return tau
 
     def rnea_terms_batch(self, Q, V, A, gravity=None, threads: int | None = None
@@ -337,7 +332,7 @@ class RobotModel:
             terms.terms_batch(self._model, Q, V, A, g, inertial, velocity_product, gravity_term,
                               chunks)
         for result in (inertial, velocity_product, gravity_term):
-            self._check_batch_result(result)
+            checks.finite_samples(result)
         return inertial, velocity_product, gravity_term
 
     # ------------------------------------------------------------------ inertial parameters
@@ -417,23 +412,17 @@ class RobotModel:
         The kernels must not raise: numba loses exceptions raised in its worker threads (the
         call returns zeros, the next call fails), so every sample is validated here first.
         """
-        Q = self._matrix(Q, self.nq, 'Q')
+        threads = checks.thread_count(threads)
+        Q = checks.matrix(Q, self.nq, 'Q')
         n = Q.shape[0]
-        V = self._matrix(V, self.nv, 'V', n)
-        A = self._matrix(A, self.nv, 'A', n)
-        g = self._gravity if gravity is None else _vector(gravity, 3, 'gravity')
-        self._check_samples(Q, V, A)
+        V = checks.matrix(V, self.nv, 'V', n)
+        A = checks.matrix(A, self.nv, 'A', n)
+        g = self._gravity if gravity is None else checks.vector(gravity, 3, 'gravity')
+        checks.samples(self._tree.joints, Q, V, A)
         # Threads pay off only for long batches: waking the pool costs tens of microseconds,
         # and much more when another process holds a core.
-        chunks = max(1, min(threads or get_num_threads(), n // MIN_SAMPLES_PER_THREAD))
+        chunks = max(1, min(threads, n // MIN_SAMPLES_PER_THREAD))
         return Q, V, A, g, chunks
-
-    @staticmethod
-    def _check_batch_result(tau: np.ndarray) -> None:
-        finite = np.isfinite(tau).all(axis=1)
-        if not finite.all():
-            raise InputError(f'sample {int(np.argmin(finite))}: the torque is not finite '
-                             '(inputs too large?)')
 
     # ------------------------------------------------------------------ kinematics
     def link_placement(self, q, link: str) -> tuple[np.ndarray, np.ndarray]:
@@ -452,6 +441,7 @@ class RobotModel:
         out = np.zeros((len(rows), 12))
         kinematics.link_placements(self._model, self._work, self._bodies, q, self._link_body,
                                    self._link_pose, rows, out)
+        checks.finite(out, 'link_placements', 'placement')
         return kinematics.placement_matrices(out)
 
     def link_jacobian(self, q, link: str, frame: str = 'local') -> np.ndarray:
@@ -473,12 +463,14 @@ class RobotModel:
                                                self._link_body, self._link_pose, row,
                                                placement, jac)
         rotation, position = kinematics.placement_matrices(placement)
-        if frame == 'local':
-            return np.vstack([rotation.T @ jac[:3], rotation.T @ jac[3:]])
-        if frame == 'world':
-            # Velocity of the point at the world origin: v_O = v_link - w x p_link.
-            jac[:3] -= np.cross(jac[3:].T, position).T
-        return jac
+        with np.errstate(all='ignore'):  # an overflow is refused below, by name
+            if frame == 'local':
+                jac = np.vstack([rotation.T @ jac[:3], rotation.T @ jac[3:]])
+            elif frame == 'world':
+                # Velocity of the point at the world origin: v_O = v_link - w x p_link.
+                jac[:3] -= np.cross(jac[3:].T, position).T
+        checks.finite(placement, 'link_jacobian', 'link placement')
+        return checks.finite(jac, 'link_jacobian', 'Jacobian')
 
     def joint_reaction_wrenches(self, q, v, a, f_ext: Mapping | None = None, gravity=None
                                 ) -> dict[str, np.ndarray]:
@@ -492,7 +484,8 @@ class RobotModel:
         gives the joint's torque (before mimic folding). Fixed joints are folded into bodies
         and have no entry.
         """
-        self.rnea(q, v, a, f_ext=f_ext, gravity=gravity)  # leaves the body forces in work
+        # Leaves the body forces in work.
+        self._rnea_checked(q, v, a, f_ext, gravity, None, 'joint_reaction_wrenches')
         start = kernels.W_FORCE
         forces = self._work.reshape(-1, kernels.WORK_WIDTH)[:, start:start + 6]
         wrenches = {}
@@ -500,50 +493,18 @@ class RobotModel:
             if '[' in name:  # the inner bodies of a planar joint
                 continue
             rotation = self._canonical[body]  # canonical body frame -> URDF child link frame
-            wrenches[name] = np.concatenate([rotation @ forces[body, 3:],
-                                             rotation @ forces[body, :3]])
+            with np.errstate(all='ignore'):  # an overflow is refused below, by name
+                wrench = np.concatenate([rotation @ forces[body, 3:],
+                                         rotation @ forces[body, :3]])
+            wrenches[name] = checks.finite(wrench, 'joint_reaction_wrenches',
+                                           f'wrench of joint {name!r}')
         return wrenches
 
     # ------------------------------------------------------------------ checks
+    _matrix = staticmethod(checks.matrix)
+
     def _checked_state(self, q, v, a):
-        q = _vector(q, self.nq, 'q')
-        v = _vector(v, self.nv, 'v')
-        a = _vector(a, self.nv, 'a')
-        for joint in self._tree.joints:
-            if joint.nq == 7:
-                quaternion = q[joint.idx_q + 3:joint.idx_q + 7]
-                norm = float(np.linalg.norm(quaternion))
-                if abs(norm - 1.0) > kernels.QUATERNION_TOLERANCE:
-                    raise InputError(
-                        f'q[{joint.idx_q + 3}:{joint.idx_q + 7}] (quaternion of joint '
-                        f'{joint.name!r}) has norm {norm:.6g}: expected a unit quaternion')
-        return q, v, a
-
-    def _check_samples(self, Q, V, A) -> None:
-        """Raise InputError naming the first sample that ``_checked_state`` would refuse."""
-        ok = np.isfinite(Q).all(axis=1) & np.isfinite(V).all(axis=1) & np.isfinite(A).all(axis=1)
-        for joint in self._tree.joints:
-            if joint.nq == 7:
-                quaternion = Q[:, joint.idx_q + 3:joint.idx_q + 7]
-                norm = np.sqrt(np.einsum('ij,ij->i', quaternion, quaternion))
-                ok &= np.abs(norm - 1.0) <= kernels.QUATERNION_TOLERANCE
-        if ok.all():
-            return
-        k = int(np.argmin(ok))
-        try:
-            self._checked_state(Q[k], V[k], A[k])
-        except InputError as exc:
-            raise InputError(f'sample {k}: {exc}') from None
-
-    def _matrix(self, value, width: int, name: str, rows: int | None = None) -> np.ndarray:
-        array = np.ascontiguousarray(value, dtype=np.float64)
-        expected = f'({"N" if rows is None else rows}, {width})'
-        if array.ndim != 2 or array.shape[1] != width or (rows is not None
-                                                          and array.shape[0] != rows):
-            raise InputError(f'{name}: expected shape {expected}, got {array.shape}')
-        if not array.flags.writeable:
-            array = array.copy()
-        return array
+        return checks.state(self._tree.joints, self.nq, self.nv, q, v, a)
 
     def _link_row(self, link: str, field: str = 'f_ext') -> int:
         try:
@@ -552,11 +513,11 @@ class RobotModel:
             raise InputError(f'{field}: unknown link {link!r}') from None
 
     def _wrenches(self, f_ext: Mapping | None) -> np.ndarray:
-        if not f_ext:
+        if not checks.wrench_mapping(f_ext):
             return self._no_fext
         wrenches = np.zeros((len(self._link_body), 6))
         for link, value in f_ext.items():
-            wrenches[self._link_row(link)] = _vector(value, 6, f'f_ext[{link!r}]')
+            wrenches[self._link_row(link)] = checks.vector(value, 6, f'f_ext[{link!r}]')
         return wrenches
 
     def __repr__(self) -> str:

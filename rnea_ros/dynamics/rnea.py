@@ -10,8 +10,9 @@ the world) and ``link_pose`` (12 floats per link: its placement in that body).
 External wrenches ``fext`` are (nl, 6) rows [fx fy fz tx ty tz] in each link's own frame about the
 link origin; an empty (0, 6) array means none. Gravity ``g`` is a world-frame 3-vector.
 
-Invalid inputs (wrong size, non-finite value, quaternion far from unit norm, non-finite result)
-raise ``ValueError`` from the kernel; the caller (model.py) turns that into a precise message.
+Invalid inputs (wrong size, non-finite value, quaternion far from unit norm, non-finite result,
+an output array sharing memory with an input) raise ``ValueError`` from the kernel; the caller
+(model.py) turns that into a precise message, or computes on copies.
 """
 from __future__ import annotations
 
@@ -395,6 +396,24 @@ def backward_pass(model, work, forces, offset, stride, tau):
 
 
 @njit(**JIT_INLINE)
+def overlaps(x, y):
+    """Tell whether the 1-D contiguous arrays x and y share memory (one may view the other)."""
+    if x.shape[0] == 0 or y.shape[0] == 0:
+        return False
+    x_start = x.ctypes.data
+    y_start = y.ctypes.data
+    return x_start < y_start + y.shape[0] * y.itemsize and \
+        y_start < x_start + x.shape[0] * x.itemsize
+
+
+@njit(**JIT_INLINE)
+def check_output(tau, q, v, a):
+    """Raise ValueError if tau shares memory with q, v or a: it is zeroed before they are read."""
+    if overlaps(tau, q) or overlaps(tau, v) or overlaps(tau, a):
+        raise ValueError('rnea: the output overlaps an input')
+
+
+@njit(**JIT_INLINE)
 def check_finite(tau):
     """Raise ValueError if tau has a non-finite entry (inputs too large)."""
     for k in range(tau.shape[0]):
@@ -421,6 +440,7 @@ def rnea_default(state, q, v, a, tau):
     if tau.shape[0] != int(model[H_NV]):  # tau may be the caller's ``out`` array
         raise ValueError('rnea: wrong output size')
     check_inputs(model, q, v, a)
+    check_output(tau, q, v, a)
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     rnea_core(model, state[size:], q, v, a, model[H_GRAVITY:H_GRAVITY + 3], NO_LINKS, NO_POSES,
@@ -434,6 +454,7 @@ def rnea_general(model, work, q, v, a, g, link_body, link_pose, fext, tau):
     if tau.shape[0] != int(model[H_NV]) or g.shape[0] != 3:  # tau may be the caller's out
         raise ValueError('rnea: wrong output or gravity size')
     check_inputs(model, q, v, a)
+    check_output(tau, q, v, a)
     for k in range(tau.shape[0]):
         tau[k] = 0.0
     rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau)

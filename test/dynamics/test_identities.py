@@ -3,7 +3,7 @@ Identities between the dynamics functions of ``RobotModel``, and its argument ch
 
 No oracle here: each test compares the library with itself (gravity = rnea(q, 0, 0), M a =
 rnea(q, v, a) - rnea(q, v, 0), invariance to the order of the URDF elements...) or checks the
-exact error message of a bad argument (``model._vector`` and ``model._checked_state``).
+exact error message of a bad argument (``checks.py``; more in ``test_checks.py``).
 """
 from __future__ import annotations
 
@@ -355,9 +355,9 @@ def test_bad_argument_raises_input_error_naming_it(argument, checked, fault):
 
 
 @pytest.mark.parametrize('value, message', [
-    pytest.param('abc', 'q: expected 19 numbers, got str', id='str'),
-    pytest.param({'x': 1.0}, 'q: expected 19 numbers, got dict', id='dict'),
-    pytest.param(None, 'q: expected shape (19,), got ()', id='None'),
+    pytest.param('abc', 'q: expected 19 real numbers, got str', id='str'),
+    pytest.param({'x': 1.0}, 'q: expected 19 real numbers, got dict', id='dict'),
+    pytest.param(None, 'q: expected 19 real numbers, got NoneType', id='None'),
     pytest.param(1.0, 'q: expected shape (19,), got ()', id='scalar'),
     pytest.param(np.zeros((1, 19)), 'q: expected shape (19,), got (1, 19)', id='2d'),
 ])
