@@ -109,6 +109,16 @@ def test_model_checks(ur5):
         load_model(planar, Settings())
 
 
+def test_xacro_robot_description_is_refused_as_xacro():
+    """Issue 9 #6: unexpanded xacro as robot_description says so, and how to expand it."""
+    xacro = robot_path('ur5').read_text().replace(  # ur5.urdf declares xmlns:xacro
+        '</robot>', '<xacro:property name="scale" value="1"/></robot>')
+    with pytest.raises(ModelRejected, match=r'^invalid URDF: this is unexpanded xacro, not URDF '
+                                            r'\(element <xacro:property>\): expand it first: '
+                                            r'`xacro robot.urdf.xacro name:=value > robot.urdf`'):
+        load_model(xacro, Settings())
+
+
 @pytest.mark.parametrize('bad', [{'fault_output': 'x'}, {'state_source': 'x'},
                                  {'torque_terms': 'x'}, {'input_timeout': 0.0},
                                  {'gravity': (0.0, float('nan'), 0.0)},
