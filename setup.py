@@ -32,6 +32,7 @@ setup(
             'rnea_node = rnea_ros.node.main:main',
             'rnea_node_demo = rnea_ros.node.demo:main',
             'rnea_bag = rnea_ros.bag.cli:main',
+            'rnea_fleet = rnea_ros.fleet.cli:main',
         ],
     },
 )

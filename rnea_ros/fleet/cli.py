@@ -1,0 +1,183 @@
+"""
+``rnea_fleet``: the ``rnea_bag`` analysis over many bags on Dask, and the fleet's drift view.
+
+Usage::
+
+    rnea_fleet BAG_OR_DIR [...] --output DIR [--urdf FILE] [--scheduler tcp://HOST:PORT]
+               [--workers N] [--overwrite] [--robot-pattern REGEX] [rnea_bag options]
+
+Every bag is analysed by the ``rnea_bag`` pipeline (same numbers) into ``DIR/bags/<bag>``;
+``DIR/fleet.parquet``, ``DIR/fleet.md`` and ``DIR/report.html`` gather the fleet. The
+per-bag analysis options are ``rnea_bag``'s own (``rnea_fleet --help`` lists them). Exit
+status: 0 when every bag was analysed, 1 when a bag failed (its row says why) or the run could
+not start, 2 for bad usage.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+import sys
+import xml.etree.ElementTree as ET
+
+from rnea_ros.bag import cli as bag_cli
+from rnea_ros.errors import RneaError
+from rnea_ros.fleet import drift
+
+# rnea_bag options that are the fleet's own business (or its own option of the same name).
+NOT_PER_BAG = frozenset({'help', 'bag', 'output', 'progress', 'timings', 'threads',
+                         'overwrite'})
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
+    """Return the parser, and the names (dests) of the per-bag options from ``rnea_bag``."""
+    parser = argparse.ArgumentParser(
+        prog='rnea_fleet', description='Analyse many rosbag2 bags with the rnea_bag pipeline '
+        'on a Dask cluster (local by default): per-bag results, a fleet table, drift of the '
+        'residual per robot and joint, an HTML report.',
+        epilog='With --scheduler the bags, --urdf and DIR must be readable (DIR writable) by '
+        'the workers at the same paths (shared storage), and the workers need this rnea_ros '
+        'installed.')
+    parser.add_argument('bags', nargs='+', metavar='BAG_OR_DIR',
+                        help='a rosbag2 bag (directory or .mcap/.db3 file), or a directory: '
+                        'every bag under it, its robot the name of the folder holding it')
+    parser.add_argument('--output', required=True, metavar='DIR',
+                        help='output directory: bags/<bag>/, fleet.parquet, fleet.md, '
+                        'report.html')
+    parser.add_argument('--scheduler', metavar='tcp://HOST:PORT',
+                        help='run on this existing Dask cluster (default: a local cluster)')
+    parser.add_argument('--workers', type=int, metavar='N',
+                        help='worker processes of the local cluster (default: one per core)')
+    parser.add_argument('--overwrite', action='store_true',
+                        help='analyse every bag again (default: reuse the results in DIR '
+                        'made from the same bag content and settings)')
+    parser.add_argument('--robot-pattern', metavar='REGEX',
+                        help='take the robot name from the bag path: the one group of REGEX '
+                        r'(e.g. "fleet/(\w+)/")')
+    parser.add_argument('--progress', action=argparse.BooleanOptionalAction, default=None,
+                        help='progress bar of bags done on stderr (default: on a terminal)')
+    checks = parser.add_argument_group(
+        'drift', 'A joint drifts when its residual RMS (median of the last bags) exceeds '
+        'max(FACTOR x baseline, baseline + FLOOR); baseline: median of its first bags, or of '
+        'the other robots of its model when it has too few.')
+    checks.add_argument('--drift-factor', type=float, default=drift.FACTOR, metavar='FACTOR',
+                        help='relative growth (default: %(default)s)')
+    checks.add_argument('--drift-floor', type=float, default=drift.FLOOR, metavar='FLOOR',
+                        help='absolute growth, N·m or N (default: %(default)s)')
+    checks.add_argument('--drift-baseline-bags', type=int, default=drift.BASELINE_BAGS,
+                        metavar='K', help='first bags forming the baseline (default: '
+                        '%(default)s)')
+    checks.add_argument('--drift-recent-bags', type=int, default=drift.RECENT_BAGS,
+                        metavar='M', help='last bags forming the current level (default: '
+                        '%(default)s)')
+    return parser, _add_bag_options(parser)
+
+
+def _add_bag_options(parser: argparse.ArgumentParser) -> list[str]:
+    """
+    Give ``parser`` the per-bag options of ``rnea_bag``, in its groups; return their dests.
+
+    The option objects are shared, as argparse's own ``parents=`` does, so that rnea_bag's
+    options (and new ones) keep their exact meaning, checks and defaults here.
+    """
+    source = bag_cli.build_parser()
+    dests = []
+    for group in source._action_groups:
+        actions = [a for a in group._group_actions if a.dest not in NOT_PER_BAG]
+        if not actions:
+            continue
+        title = group.title if group.title not in ('options', 'optional arguments') \
+            else 'per-bag analysis (as rnea_bag)'
+        target = parser.add_argument_group(title, group.description)
+        for action in actions:
+            target._add_action(action)
+            dests.append(action.dest)
+    return dests
+
+
+def _file_options(parser: argparse.ArgumentParser, dests: list[str]) -> set[str]:
+    """Return the per-bag options naming a file (metavar FILE): absolute, digested by content."""
+    return {a.dest for a in parser._actions if a.dest in dests and a.metavar == 'FILE'}
+
+
+def _urdf_name(path: str) -> str | None:
+    try:
+        return ET.parse(path).getroot().get('name') or None
+    except (OSError, ET.ParseError):
+        return None  # the tasks report the problem
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``rnea_fleet`` with ``argv`` (default: the command line); return the exit status."""
+    parser, dests = build_parser()
+    args = parser.parse_args(argv)
+    if args.scheduler and args.workers is not None:
+        parser.error('--workers sets the size of the local cluster; with --scheduler the '
+                     'cluster has its own workers')
+    if args.workers is not None and args.workers < 1:
+        parser.error(f'--workers must be at least 1, got {args.workers}')
+    if args.drift_baseline_bags < 1 or args.drift_recent_bags < 1:
+        parser.error('--drift-baseline-bags and --drift-recent-bags must be at least 1')
+    try:
+        return _run(args, parser, dests)
+    except (RneaError, ValueError, OSError) as exc:
+        print(f'rnea_fleet: error: {exc}', file=sys.stderr)
+        return 1
+
+
+def _run(args, parser, dests) -> int:
+    from rnea_ros.bag.progress import Progress
+    from rnea_ros.fleet import bags as fleet_bags
+    from rnea_ros.fleet import cluster, digest, run
+    output = Path(os.path.abspath(args.output))
+    if output.exists() and not output.is_dir():
+        raise RneaError(f'--output {args.output!r} exists and is not a directory')
+    options = {dest: getattr(args, dest) for dest in dests}
+    files = _file_options(parser, dests)
+    for dest in files:
+        if options[dest]:
+            options[dest] = os.path.abspath(options[dest])
+    options['threads'] = 1  # one bag per core: the cluster runs bags side by side
+    settings = digest.settings(options, files)
+    found = fleet_bags.discover(args.bags, args.robot_pattern, exclude=output)
+    if options.get('urdf') and args.robot_pattern is None:
+        name = _urdf_name(options['urdf'])
+        found = [bag if bag.robot is not None else
+                 fleet_bags.Bag(bag.path, name, bag.name, bag.robot_error) for bag in found]
+    output.mkdir(parents=True, exist_ok=True)
+    run.clean_partial(output)
+    work = run.jobs(found, output, options, digest.settings_digest(settings), args.overwrite)
+    show = args.progress if args.progress is not None else sys.stderr.isatty()
+    progress = Progress('bags', len(work), show)
+    count = [0]
+
+    def done(outcome):
+        count[0] += 1
+        progress(count[0])
+        if outcome.status != 'ok':
+            if show:
+                sys.stderr.write('\n')
+            print(f'rnea_fleet: error: {outcome.bag}: {outcome.error}', file=sys.stderr)
+
+    with cluster.client(output, args.scheduler, args.workers) as connection:
+        outcomes = run.analyse_all(connection, work, done)
+    progress.close()
+    run.clean_partial(output)
+    thresholds = drift.Thresholds(args.drift_factor, args.drift_floor,
+                                  args.drift_baseline_bags, args.drift_recent_bags)
+    shown = {'scheduler': args.scheduler or f'local ({args.workers or os.cpu_count()} '
+             'workers)', 'robot_pattern': args.robot_pattern, **settings}
+    result = run.write_outputs(output, outcomes, thresholds, shown)
+    for check in result.checks:
+        if check.flagged:
+            print(f'rnea_fleet: drift: {check.robot} / {check.joint}: residual RMS '
+                  f'{check.current:.4g}, baseline {check.baseline:.4g} ({check.method})',
+                  file=sys.stderr)
+    computed = len(outcomes) - len(result.skipped) - len(result.failed)
+    print(f'rnea_fleet: {len(outcomes)} bags: {computed} analysed, {len(result.skipped)} '
+          f'reused (unchanged), {len(result.failed)} failed -> {output}')
+    return 1 if result.failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""
+``report.html`` of a fleet: a self-contained page (plotly.js embedded) that opens offline.
+
+The residual-over-time trends - per robot and joint, the residual RMS of each bag over the
+bag start time, drifting joints in red with their drift threshold - with a selector (all,
+drifting, one robot, one robot and joint); the per-(robot, joint) table with the drift
+checks; the failed bags with their errors. Plotly draws the plots; the page itself is static
+HTML written here (no hand-written JavaScript).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime, timezone
+import html
+import math
+
+from rnea_ros.fleet import drift
+from rnea_ros.fleet.task import Outcome
+
+DRIFT_COLOR = '#d62728'
+STYLE = """
+body { font-family: sans-serif; margin: 1.5em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f3f3f3; } td.name { text-align: left; font-family: monospace; }
+tr.drift td { background: #fde2e2; font-weight: bold; }
+"""
+
+
+def _utc(ns: int) -> datetime:
+    return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).replace(tzinfo=None)
+
+
+def _num(value: float, digits: int = 4) -> str:
+    return '–' if value is None or math.isnan(value) else f'{value:.{digits}g}'
+
+
+def trends_figure(outcomes: Sequence[Outcome], checks: Sequence[drift.Check]):
+    """Plot the residual RMS over bag start (plotly), one trace per (robot, joint)."""
+    import plotly.graph_objects as go
+    series: dict[tuple[str, str], list] = defaultdict(list)
+    for o in outcomes:
+        if o.status != 'ok':
+            continue
+        for j in o.joints:
+            if not math.isnan(j.rms_residual):
+                series[o.robot or '', j.joint].append((o.start_ns, o.bag, j.rms_residual))
+    by_key = {(c.robot, c.joint): c for c in checks}
+    figure = go.Figure()
+    owners: list[tuple[str, str, bool]] = []  # (robot, joint, is threshold) per trace
+    for (robot, joint), points in sorted(series.items()):
+        points.sort()
+        check = by_key.get((robot, joint))
+        flagged = check is not None and check.flagged
+        x = [_utc(p[0]) for p in points]
+        figure.add_trace(go.Scatter(
+            x=x, y=[p[2] for p in points], text=[p[1] for p in points],
+            mode='lines+markers', name=f'{robot} / {joint}' + (' (DRIFT)' if flagged else ''),
+            legendgroup=f'{robot}/{joint}',
+            line={'color': DRIFT_COLOR, 'width': 3} if flagged else {'width': 1.5},
+            hovertemplate='%{text}<br>%{x}<br>RMS residual %{y:.4g}<extra>'
+            f'{html.escape(robot)} / {html.escape(joint)}</extra>'))
+        owners.append((robot, joint, False))
+        if check is not None and math.isfinite(check.threshold):
+            figure.add_trace(go.Scatter(
+                x=[x[0], x[-1]], y=[check.threshold] * 2, mode='lines',
+                name=f'{robot} / {joint} threshold ({check.method})',
+                legendgroup=f'{robot}/{joint}', showlegend=False,
+                line={'dash': 'dash', 'color': DRIFT_COLOR if flagged else '#888'},
+                hovertemplate=f'drift threshold {check.threshold:.4g}<extra></extra>'))
+            owners.append((robot, joint, True))
+    flagged_keys = {(c.robot, c.joint) for c in checks if c.flagged}
+
+    def button(label, wanted):
+        visible = [wanted(robot, joint) and (not threshold or label != 'all')
+                   for robot, joint, threshold in owners]
+        return {'label': label, 'method': 'update',
+                'args': [{'visible': visible}, {'title.text': f'Residual RMS per bag: {label}'}]}
+    buttons = [button('all', lambda r, j: True)]
+    if flagged_keys:
+        buttons.append(button('drifting', lambda r, j: (r, j) in flagged_keys))
+    robots = sorted({robot for robot, _ in series})
+    for robot in robots:
+        buttons.append(button(robot, lambda r, j, robot=robot: r == robot))
+    for robot, joint in sorted(series):
+        buttons.append(button(f'{robot} / {joint}',
+                              lambda r, j, key=(robot, joint): (r, j) == key))
+    initial = buttons[0]['args'][0]['visible']
+    for trace, visible in zip(figure.data, initial):
+        trace.visible = visible
+    figure.update_layout(
+        title={'text': 'Residual RMS per bag: all'}, height=560, hovermode='closest',
+        xaxis={'title': {'text': 'bag start (UTC)'}},
+        yaxis={'title': {'text': 'RMS residual (measured - predicted) [N·m, N]'},
+               'rangemode': 'tozero'},
+        updatemenus=[{'buttons': buttons, 'direction': 'down', 'x': 0.0, 'xanchor': 'left',
+                      'y': 1.12, 'yanchor': 'bottom', 'showactive': True}],
+        margin={'t': 110})
+    return figure
+
+
+def page(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
+           thresholds: drift.Thresholds) -> str:
+    """Return the whole page as a string."""
+    import plotly.io as pio
+    ok = [o for o in outcomes if o.status == 'ok']
+    failed = sorted((o for o in outcomes if o.status != 'ok'), key=lambda o: o.bag)
+    flagged = [c for c in checks if c.flagged]
+    figure = trends_figure(outcomes, checks)
+    plot = pio.to_html(figure, include_plotlyjs=True, full_html=False, div_id='trends',
+                       config={'displaylogo': False, 'responsive': True})
+    esc = html.escape
+    parts = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
+             '<title>Fleet torque analysis</title>', f'<style>{STYLE}</style></head><body>',
+             '<h1>Fleet torque analysis</h1>',
+             f'<p>{len(outcomes)} bags: {len(ok)} analysed, {len(failed)} failed; '
+             f'{len({o.robot for o in ok})} robots. ',
+             (f'<strong>{len(flagged)} joint(s) drifting:</strong> '
+              + ', '.join(f'{esc(c.robot)} / {esc(c.joint)}' for c in flagged)
+              if flagged else 'No joint is drifting.') + '</p>',
+             f'<p>Drift: the current residual RMS (median of the last '
+             f'{thresholds.recent_bags} bags) above max({thresholds.factor:g} &times; '
+             f'baseline, baseline + {thresholds.floor:g}); baseline: median of the robot&#39;s '
+             f'first {thresholds.baseline_bags} bags, or of the other robots of the same model '
+             'when it has fewer bags.</p>',
+             plot, '<h2>Per robot and joint</h2>', '<table id="joints"><tr><th>robot</th>'
+             '<th>joint</th><th>bags</th><th>method</th><th>baseline</th>'
+             '<th>current</th><th>ratio</th><th>threshold</th><th>drift</th></tr>']
+    for c in sorted(checks, key=lambda c: (not c.flagged, c.robot, c.joint)):
+        parts.append(f'<tr class="{"drift" if c.flagged else "ok"}">'
+                     f'<td class="name">{esc(c.robot)}</td><td class="name">{esc(c.joint)}</td>'
+                     f'<td>{c.bags}</td><td>{c.method}</td><td>{_num(c.baseline)}</td>'
+                     f'<td>{_num(c.current)}</td>'
+                     f'<td>{_num(c.ratio, 3)}</td><td>{_num(c.threshold)}</td>'
+                     f'<td>{"DRIFT" if c.flagged else "no"}</td></tr>')
+    parts.append('</table>')
+    if failed:
+        parts += ['<h2>Failed bags</h2>', '<table id="failed"><tr><th>bag</th><th>path</th>'
+                  '<th>error</th></tr>']
+        parts += [f'<tr><td class="name">{esc(o.bag)}</td><td class="name">{esc(o.path)}</td>'
+                  f'<td class="name">{esc(o.error)}</td></tr>' for o in failed]
+        parts.append('</table>')
+    parts.append('</body></html>')
+    return '\n'.join(parts) + '\n'

@@ -1,0 +1,156 @@
+"""
+The fleet table: one row per (bag, joint), written as ``fleet.parquet`` and ``fleet.md``.
+
+Columns of ``fleet.parquet`` (pyarrow): ``bag`` (output folder name, ``DIR/bags/<bag>``),
+``path`` (the bag as given, absolute), ``robot``, ``model`` (the URDF robot name), ``joint``,
+``unit``, ``start`` (bag start, timestamp UTC, µs resolution: readable as ``datetime``), ``duration`` (analysed span, s), ``samples``,
+``rms_torque``, ``peak_torque``, ``rms_residual``, ``peak_residual`` (N·m, N for prismatic
+joints; NaN without measured effort), ``drift`` (the flag of ``rnea_ros.fleet.drift``, on
+every row of the robot and joint), ``status`` ('ok' or 'error') and ``error`` (the message).
+A bag that failed has one row with an empty joint. Rows are in bag order (start time, then
+name; failed bags last), joints in model order: a run and its re-run give the same table.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+import math
+import os
+from pathlib import Path
+
+from rnea_ros.fleet import drift
+from rnea_ros.fleet.task import Outcome
+
+COLUMNS = ('bag', 'path', 'robot', 'model', 'joint', 'unit', 'start', 'duration', 'samples',
+           'rms_torque', 'peak_torque', 'rms_residual', 'peak_residual', 'drift', 'status',
+           'error')
+NAN = float('nan')
+
+
+def ordered(outcomes: Sequence[Outcome]) -> list[Outcome]:
+    """Order the bags: successful ones by start time then name, then failed ones by name."""
+    return sorted(outcomes, key=lambda o: (o.status != 'ok', o.start_ns or 0, o.bag))
+
+
+def samples(outcomes: Sequence[Outcome]) -> list[drift.Sample]:
+    """Return the residual RMS of every joint of every successful bag (drift samples)."""
+    return [drift.Sample(o.robot or '', o.model, j.joint, o.start_ns, o.bag, j.rms_residual)
+            for o in outcomes if o.status == 'ok' for j in o.joints]
+
+
+def rows(outcomes: Sequence[Outcome], checks: Sequence[drift.Check]) -> dict[str, list]:
+    """Return the table as columns (name -> list), in ``ordered`` row order."""
+    flagged = {(c.robot, c.joint) for c in checks if c.flagged}
+    table: dict[str, list] = {name: [] for name in COLUMNS}
+
+    def add(outcome: Outcome, joint=None):
+        ok = joint is not None
+        values = {
+            'bag': outcome.bag, 'path': outcome.path, 'robot': outcome.robot or '',
+            'model': outcome.model, 'joint': joint.joint if ok else '',
+            'unit': joint.unit if ok else '',
+            'start': None if outcome.start_ns is None else outcome.start_ns // 1000,
+            'duration': outcome.duration if ok else NAN, 'samples': outcome.samples,
+            'rms_torque': joint.rms_torque if ok else NAN,
+            'peak_torque': joint.peak_torque if ok else NAN,
+            'rms_residual': joint.rms_residual if ok else NAN,
+            'peak_residual': joint.peak_residual if ok else NAN,
+            'drift': ok and (outcome.robot or '', joint.joint) in flagged,
+            'status': outcome.status, 'error': outcome.error}
+        for name in COLUMNS:
+            table[name].append(values[name])
+
+    for outcome in ordered(outcomes):
+        if outcome.status == 'ok' and outcome.joints:
+            for joint in outcome.joints:
+                add(outcome, joint)
+        else:
+            add(outcome)
+    return table
+
+
+def write_parquet(path: Path, table: dict[str, list]) -> Path:
+    """Write ``fleet.parquet`` with typed columns (``start``: timestamp[us, UTC]), atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    schema = pa.schema([
+        ('bag', pa.string()), ('path', pa.string()), ('robot', pa.string()),
+        ('model', pa.string()), ('joint', pa.string()), ('unit', pa.string()),
+        ('start', pa.timestamp('us', tz='UTC')), ('duration', pa.float64()),
+        ('samples', pa.int64()), ('rms_torque', pa.float64()), ('peak_torque', pa.float64()),
+        ('rms_residual', pa.float64()), ('peak_residual', pa.float64()),
+        ('drift', pa.bool_()), ('status', pa.string()), ('error', pa.string())])
+    arrays = pa.table({name: table[name] for name in COLUMNS}, schema=schema)
+    partial = path.with_name(f'.{path.name}.partial')
+    pq.write_table(arrays, partial)
+    os.replace(partial, path)
+    return path
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (a partial file renamed into place)."""
+    partial = path.with_name(f'.{path.name}.partial')
+    partial.write_text(text)
+    os.replace(partial, path)
+    return path
+
+
+def _fmt(value, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return '–'
+    if isinstance(value, float):
+        return f'{value:.{digits}g}'
+    return str(value)
+
+
+def _utc(ns: int | None) -> str:
+    if ns is None:
+        return '–'
+    from datetime import datetime, timezone
+    return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).strftime('%Y-%m-%d %H:%M:%S UTC')
+
+
+def markdown(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
+             thresholds: drift.Thresholds, settings: dict) -> str:
+    """Return fleet.md: counts, drift flags, per-(robot, joint) table, bags, failures."""
+    ok = [o for o in outcomes if o.status == 'ok']
+    failed = [o for o in outcomes if o.status != 'ok']
+    robots = sorted({o.robot or '' for o in ok})
+    flagged = [c for c in checks if c.flagged]
+    lines = ['# Fleet torque analysis', '',
+             f'- {len(outcomes)} bags: {len(ok)} analysed, {len(failed)} failed; '
+             f'{len(robots)} robots',
+             f'- drift rule: current residual RMS (median of the last {thresholds.recent_bags} '
+             f'bags) above max({_fmt(thresholds.factor)} x baseline, baseline + '
+             f'{_fmt(thresholds.floor)}); '
+             f"baseline: median of the robot's first {thresholds.baseline_bags} bags, or of "
+             'the other robots of the same model when it has fewer than '
+             f'{thresholds.baseline_bags + thresholds.recent_bags} (see '
+             '`rnea_ros/fleet/drift.py`)', '', '## Drift', '']
+    if flagged:
+        lines += [f'**{len(flagged)} joint(s) drifting:** '
+                  + ', '.join(f'`{c.robot}` / `{c.joint}`' for c in flagged), '']
+    else:
+        lines += ['No joint is drifting.', '']
+    lines += ['| robot | joint | bags | method | baseline | current | ratio | threshold | '
+              'drift |', '|---|---|---|---|---|---|---|---|---|']
+    for c in sorted(checks, key=lambda c: (not c.flagged, c.robot, c.joint)):
+        lines.append(f'| `{c.robot}` | `{c.joint}` | {c.bags} | {c.method} | '
+                     f'{_fmt(c.baseline)} | {_fmt(c.current)} | '
+                     f'{_fmt(c.ratio, 3)} | {_fmt(c.threshold)} | '
+                     f'{"**DRIFT**" if c.flagged else "no"} |')
+    lines += ['', '## Bags', '',
+              '| bag | robot | start | duration [s] | samples | worst RMS residual |',
+              '|---|---|---|---|---|---|']
+    for o in ordered(ok):
+        residuals = [(j.rms_residual, j.joint) for j in o.joints
+                     if not math.isnan(j.rms_residual)]
+        worst = f'{_fmt(max(residuals)[0])} (`{max(residuals)[1]}`)' if residuals else '–'
+        lines.append(f'| `{o.bag}` | `{o.robot}` | {_utc(o.start_ns)} | {_fmt(o.duration)} | '
+                     f'{o.samples} | {worst} |')
+    if failed:
+        lines += ['', '## Failed bags', '', '| bag | path | error |', '|---|---|---|']
+        for o in ordered(failed):
+            message = o.error.replace('|', '\\|').replace('\n', ' ')
+            lines.append(f'| `{o.bag}` | `{o.path}` | {message} |')
+    lines += ['', '## Settings', '', '```', *(f'{k}: {v}' for k, v in settings.items()), '```']
+    return '\n'.join(lines) + '\n'

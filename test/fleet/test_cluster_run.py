@@ -1,0 +1,160 @@
+"""
+``rnea_fleet --scheduler`` on a real Dask cluster (a scheduler and two worker processes).
+
+Over the generated fleet of ``conftest``: per-bag results equal ``rnea_bag`` run alone, the
+fleet table, the failed bags' rows and the exit status, the planted drift flagged and nothing
+else, a re-run that reuses every result and computes only an added bag, ``--overwrite``.
+"""
+from __future__ import annotations
+
+import io
+import json
+import math
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+import bagdata
+from conftest import WEEK_NS
+
+from rnea_ros.bag import cli as bag_cli
+from rnea_ros.bag.report import read_table
+from rnea_ros.fleet import cli
+
+PANDA_JOINTS = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1']
+GOOD = {'arm_a': 8, 'arm_b': 8, 'arm_c': 2}
+
+
+def read_rows(path: Path) -> list[dict]:
+    """fleet.parquet as dicts, NaN as None (so that equal tables compare equal)."""
+    return [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
+            for row in pq.read_table(path).to_pylist()]
+
+
+def fleet(*argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = cli.main([str(a) for a in argv])
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope='module')
+def first_run(cluster, fleet_dir, tmp_path_factory):
+    output = tmp_path_factory.mktemp('fleet_out')
+    status, out, err = fleet(fleet_dir, '--output', output, '--urdf', bagdata.PANDA,
+                             '--scheduler', cluster.address, '--no-plots')
+    return {'status': status, 'out': out, 'err': err, 'output': output,
+            'table': read_rows(output / 'fleet.parquet')}
+
+
+def test_per_bag_results_equal_rnea_bag_alone(first_run, fleet_dir, tmp_path, capsys):
+    for robot, run in (('arm_a', 'run_07'), ('arm_b', 'run_06')):
+        alone = tmp_path / f'{robot}_{run}'
+        assert bag_cli.main([str(fleet_dir / robot / run), '--urdf', str(bagdata.PANDA),
+                             '--no-plots', '--output', str(alone)]) == 0
+        ours = first_run['output'] / 'bags' / f'{robot}.{run}'
+        # Bit for bit: the same text of every torque.
+        assert (ours / 'torques.csv').read_bytes() == (alone / 'torques.csv').read_bytes()
+        theirs, mine = read_table(alone / 'residual.parquet'), read_table(ours /
+                                                                          'residual.parquet')
+        assert list(mine) == list(theirs)
+        for name in mine:
+            np.testing.assert_array_equal(mine[name], theirs[name])
+        expected = json.loads((alone / 'summary.json').read_text())
+        stored = json.loads((ours / 'summary.json').read_text())
+        assert stored['joints'] == expected['joints']
+        assert set(stored['fleet']) == {'bag_digest', 'settings_digest', 'bag_start_ns'}
+
+
+def test_fleet_table(first_run):
+    rows = first_run['table']
+    ok = [r for r in rows if r['status'] == 'ok']
+    assert len(ok) == sum(GOOD.values()) * len(PANDA_JOINTS)
+    for robot, count in GOOD.items():
+        bags = sorted({r['bag'] for r in ok if r['robot'] == robot})
+        assert bags == [f'{robot}.run_{k:02d}' for k in range(count)]
+    for row in ok:
+        summary = json.loads((first_run['output'] / 'bags' / row['bag'] /
+                              'summary.json').read_text())
+        joint = next(j for j in summary['joints'] if j['joint'] == row['joint'])
+        assert row['rms_torque'] == joint['rms'] and row['peak_torque'] == joint['peak']
+        assert row['rms_residual'] == joint['rms_residual']
+        assert row['peak_residual'] == joint['peak_residual']
+        assert row['samples'] == summary['run']['samples'] == 495
+        assert row['duration'] == pytest.approx(1.0, abs=0.02)
+        assert row['model'] == 'panda' and row['error'] == ''
+        k = int(row['bag'][-2:])
+        robot_index = list(GOOD).index(row['robot'])
+        # start: the bag start (its first message, a few ms after the first generated
+        # sample time when that one was dropped), UTC
+        first = (bagdata.BAG_START + k * WEEK_NS + robot_index * 3600 * 10**9) * 1e-9
+        assert row['start'].utcoffset().total_seconds() == 0
+        assert row['start'].timestamp() == pytest.approx(first, abs=0.01)
+    assert [r['joint'] for r in ok[:8]] == PANDA_JOINTS
+    assert all(r['rms_residual'] is not None and r['rms_residual'] > 0 for r in ok)
+
+
+def test_failed_bags_have_an_error_row_and_exit_status_1(first_run, fleet_dir):
+    assert first_run['status'] == 1
+    failed = {r['bag']: r for r in first_run['table'] if r['status'] == 'error'}
+    assert set(failed) == {'run_corrupt', 'run_empty', 'run_foreign'}
+    for row in failed.values():
+        assert row['joint'] == '' and row['robot'] == 'arm_c' and row['start'] is None
+        assert row['rms_torque'] is None and not row['drift']
+        assert f'rnea_fleet: error: {row["bag"]}: {row["error"]}' in first_run['err']
+    assert failed['run_corrupt']['error'].startswith(
+        f"cannot read bag '{fleet_dir / 'arm_c' / 'run_corrupt'}' (corrupt or not a rosbag2")
+    assert failed['run_empty']['error'] == 'no /joint_states messages in the bag'
+    assert failed['run_foreign']['error'] == (
+        "joint_states topic 'joint_states' is not in the bag; the bag has no "
+        'sensor_msgs/msg/JointState topic (all topics: /chatter (std_msgs/msg/String))')
+    assert not (first_run['output'] / 'bags' / 'run_corrupt').exists()
+    assert '21 bags: 18 analysed, 0 reused (unchanged), 3 failed' in first_run['out']
+
+
+def test_the_planted_drift_is_flagged_and_nothing_else(first_run):
+    flagged = {(r['robot'], r['joint']) for r in first_run['table'] if r['drift']}
+    assert flagged == {('arm_a', 'panda_joint2')}
+    rows = [r for r in first_run['table'] if (r['robot'], r['joint']) == ('arm_a',
+                                                                          'panda_joint2')]
+    assert len(rows) == 8 and all(r['drift'] for r in rows)
+    assert 'rnea_fleet: drift: arm_a / panda_joint2' in first_run['err']
+    text = (first_run['output'] / 'fleet.md').read_text()
+    assert '**1 joint(s) drifting:** `arm_a` / `panda_joint2`' in text
+    assert '| `arm_a` | `panda_joint2` | 8 | own |' in text
+    assert '| `arm_c` | `panda_joint2` | 2 | fleet |' in text
+    page = (first_run['output'] / 'report.html').read_text()
+    assert page.count('<tr class="drift">') == 1
+    assert ('<tr class="drift"><td class="name">arm_a</td><td class="name">panda_joint2</td>'
+            in page)
+
+
+def test_rerun_reuses_results_and_computes_only_a_new_bag(first_run, cluster, fleet_dir,
+                                                         tmp_path):
+    output = first_run['output']
+    stamps = {p: p.stat().st_mtime_ns for p in (output / 'bags').glob('*/torques.csv')}
+    assert len(stamps) == 18
+    status, out, _ = fleet(fleet_dir, '--output', output, '--urdf', bagdata.PANDA,
+                           '--scheduler', cluster.address, '--no-plots')
+    assert status == 1
+    assert '21 bags: 0 analysed, 18 reused (unchanged), 3 failed' in out
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+    assert read_rows(output / 'fleet.parquet') == first_run['table']
+    # Another setting is another result: a different --window recomputes (not run here).
+    # A bag added to the fleet is the only one computed.
+    extra = tmp_path / 'more'
+    (extra / 'arm_d').mkdir(parents=True)
+    import shutil
+    shutil.copytree(fleet_dir / 'arm_a' / 'run_00', extra / 'arm_d' / 'run_00')
+    status, out, _ = fleet(fleet_dir, extra, '--output', output, '--urdf', bagdata.PANDA,
+                           '--scheduler', cluster.address, '--no-plots')
+    assert '22 bags: 1 analysed, 18 reused (unchanged), 3 failed' in out
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+    status, out, _ = fleet(fleet_dir, '--output', output, '--urdf', bagdata.PANDA,
+                           '--scheduler', cluster.address, '--no-plots', '--overwrite')
+    assert '21 bags: 18 analysed, 0 reused (unchanged), 3 failed' in out
+    assert all(p.stat().st_mtime_ns != stamps[p] for p in stamps)
+    assert read_rows(output / 'fleet.parquet') == first_run['table']
