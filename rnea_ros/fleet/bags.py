@@ -12,10 +12,10 @@ from the first group of the pattern searched in the bag's path.
 from __future__ import annotations
 
 from collections import Counter
-import os
-import re
 from dataclasses import dataclass
+import os
 from pathlib import Path
+import re
 
 from rnea_ros.errors import InputError
 

@@ -101,7 +101,7 @@ def trends_figure(outcomes: Sequence[Outcome], checks: Sequence[drift.Check]):
 
 
 def page(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
-           thresholds: drift.Thresholds) -> str:
+         thresholds: drift.Thresholds) -> str:
     """Return the whole page as a string."""
     import plotly.io as pio
     ok = [o for o in outcomes if o.status == 'ok']

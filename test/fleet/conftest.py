@@ -23,17 +23,16 @@ waits for the workers with ``client.wait_for_workers``.
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
+import os
 from pathlib import Path
-
-import numpy as np
-import pytest
+import subprocess
+import sys
 
 import bagdata
+import numpy as np
+import pytest
 
 WEEK_NS = 7 * 24 * 3600 * 10**9
 RATE = 500.0
@@ -101,7 +100,7 @@ def panda_model():
 
 @pytest.fixture(scope='session')
 def fleet_dir(tmp_path_factory, panda_model) -> Path:
-    """The generated fleet of the module docstring."""
+    """Generate the fleet of the module docstring."""
     root = tmp_path_factory.mktemp('fleet')
     base = np.full(8, 0.3)
 
@@ -138,7 +137,7 @@ class DaskCluster:
 
 @contextmanager
 def dask_cluster(directory: Path, workers: int = 2):
-    """A ``dask scheduler`` and ``workers`` ``dask worker`` processes on localhost."""
+    """Start a ``dask scheduler`` and ``workers`` ``dask worker`` processes on localhost."""
     from distributed import Client
     directory.mkdir(parents=True, exist_ok=True)
     scheduler_file = directory / 'scheduler.json'

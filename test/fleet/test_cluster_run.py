@@ -7,18 +7,18 @@ else, a re-run that reuses every result and computes only an added bag, ``--over
 """
 from __future__ import annotations
 
+from contextlib import redirect_stderr, redirect_stdout
 import io
 import json
 import math
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-
-import numpy as np
-import pyarrow.parquet as pq
-import pytest
+import shutil
 
 import bagdata
 from conftest import WEEK_NS
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
 
 from rnea_ros.bag import cli as bag_cli
 from rnea_ros.bag.report import read_table
@@ -58,8 +58,8 @@ def test_per_bag_results_equal_rnea_bag_alone(first_run, fleet_dir, tmp_path, ca
         ours = first_run['output'] / 'bags' / f'{robot}.{run}'
         # Bit for bit: the same text of every torque.
         assert (ours / 'torques.csv').read_bytes() == (alone / 'torques.csv').read_bytes()
-        theirs, mine = read_table(alone / 'residual.parquet'), read_table(ours /
-                                                                          'residual.parquet')
+        theirs = read_table(alone / 'residual.parquet')
+        mine = read_table(ours / 'residual.parquet')
         assert list(mine) == list(theirs)
         for name in mine:
             np.testing.assert_array_equal(mine[name], theirs[name])
@@ -118,8 +118,8 @@ def test_failed_bags_have_an_error_row_and_exit_status_1(first_run, fleet_dir):
 def test_the_planted_drift_is_flagged_and_nothing_else(first_run):
     flagged = {(r['robot'], r['joint']) for r in first_run['table'] if r['drift']}
     assert flagged == {('arm_a', 'panda_joint2')}
-    rows = [r for r in first_run['table'] if (r['robot'], r['joint']) == ('arm_a',
-                                                                          'panda_joint2')]
+    key = ('arm_a', 'panda_joint2')
+    rows = [r for r in first_run['table'] if (r['robot'], r['joint']) == key]
     assert len(rows) == 8 and all(r['drift'] for r in rows)
     assert 'rnea_fleet: drift: arm_a / panda_joint2' in first_run['err']
     text = (first_run['output'] / 'fleet.md').read_text()
@@ -132,8 +132,8 @@ def test_the_planted_drift_is_flagged_and_nothing_else(first_run):
             in page)
 
 
-def test_rerun_reuses_results_and_computes_only_a_new_bag(first_run, cluster, fleet_dir,
-                                                         tmp_path):
+def test_rerun_reuses_results_and_computes_only_a_new_bag(
+        first_run, cluster, fleet_dir, tmp_path):
     output = first_run['output']
     stamps = {p: p.stat().st_mtime_ns for p in (output / 'bags').glob('*/torques.csv')}
     assert len(stamps) == 18
@@ -147,7 +147,6 @@ def test_rerun_reuses_results_and_computes_only_a_new_bag(first_run, cluster, fl
     # A bag added to the fleet is the only one computed.
     extra = tmp_path / 'more'
     (extra / 'arm_d').mkdir(parents=True)
-    import shutil
     shutil.copytree(fleet_dir / 'arm_a' / 'run_00', extra / 'arm_d' / 'run_00')
     status, out, _ = fleet(fleet_dir, extra, '--output', output, '--urdf', bagdata.PANDA,
                            '--scheduler', cluster.address, '--no-plots')
