@@ -3,7 +3,8 @@ The Dask cluster of a fleet run: an embedded ``LocalCluster`` or an existing one
 
 Local: ``n_workers`` worker processes (default: one per core), one thread each (a bag is a
 task on one core), no dashboard, their scratch space (``local_directory``) in
-``DIR/.dask``, removed when the run ends: nothing is written outside the output directory.
+``DIR/.dask`` (also Dask's ``temporary-directory``), removed when the run ends: nothing is
+written outside the output directory.
 Remote (``--scheduler tcp://HOST:PORT``): the client connects and ships the tasks there; the
 workers must be able to import this version of ``rnea_ros`` and to read the bags (and
 ``--urdf``) and write ``DIR`` at the same paths (shared storage), and their scratch space is
@@ -44,11 +45,14 @@ def client(output: Path, scheduler: str | None = None,
         finally:
             connection.close()
         return
+    import dask
     scratch = output / SCRATCH
     scratch.mkdir(parents=True, exist_ok=True)
-    cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                           processes=True, dashboard_address=None,
-                           local_directory=str(scratch), silence_logs=logging.ERROR)
+    # Dask's own scratch files (locks, spill) default to the system temporary directory.
+    with dask.config.set({'temporary-directory': str(scratch)}):
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                               processes=True, dashboard_address=None,
+                               local_directory=str(scratch), silence_logs=logging.ERROR)
     try:
         connection = Client(cluster)
         try:

@@ -6,9 +6,10 @@ Columns of ``fleet.parquet`` (pyarrow): ``bag`` (output folder name, ``DIR/bags/
 ``unit``, ``start`` (bag start, timestamp UTC, µs resolution), ``duration`` (analysed span,
 s), ``samples``, ``rms_torque``, ``peak_torque``, ``rms_residual``, ``peak_residual`` (N·m, N
 for prismatic joints; NaN without measured effort), ``drift`` (the flag of
-``rnea_ros.fleet.drift``, on every row of the robot and joint), ``status`` ('ok' or 'error') and ``error`` (the message).
-A bag that failed has one row with an empty joint. Rows are in bag order (start time, then
-name; failed bags last), joints in model order: a run and its re-run give the same table.
+``rnea_ros.fleet.drift``, on every row of the robot and joint), ``status`` ('ok' or 'error')
+and ``error`` (the message). A bag that failed has one row with an empty joint. Rows are in
+bag order (start time, then name; failed bags last), joints in model order: a run and its
+re-run give the same table.
 """
 from __future__ import annotations
 

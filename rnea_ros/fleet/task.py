@@ -188,10 +188,10 @@ def _outcome(job: Job, summary: dict, skipped: bool) -> Outcome:
 
 
 def _event(state: str, job: Job) -> None:
-    """Log ``{'state', 'bag', 'worker'}`` on the scheduler's event topic (on a worker only)."""
+    """Log {'state', 'bag', 'worker' address} on the scheduler's event topic (on a worker)."""
     try:
         from distributed import get_worker
         worker = get_worker()
     except (ImportError, ValueError):
         return
-    worker.log_event(EVENT_TOPIC, {'state': state, 'bag': job.name, 'worker': worker.name})
+    worker.log_event(EVENT_TOPIC, {'state': state, 'bag': job.name, 'worker': worker.address})
