@@ -17,9 +17,10 @@ with 10 % jitter, 1 % of the samples dropped; measured effort = the RNEA torque 
 motion + friction (Coulomb, tanh-smoothed at 0.02 rad/s, and viscous 0.1 N·m s/rad on every
 joint) + normal noise (0.02 N·m) quantised to 0.005 N·m.
 
-``dask_cluster()`` starts a ``dask scheduler`` and ``dask worker`` processes (no nanny, one
-thread each, no dashboard) on 127.0.0.1 with ports chosen by the OS, connects a client and
-waits for the workers with ``client.wait_for_workers``.
+``dask_cluster()`` starts a ``dask scheduler`` (port chosen by the OS, written to a scheduler
+file) and ``dask worker`` processes given its address (no nanny, so that killing one loses
+it; one thread each, no dashboard) on 127.0.0.1, connects a client and waits for the workers
+with ``client.wait_for_workers``.
 """
 from __future__ import annotations
 
@@ -48,8 +49,12 @@ def friction(v: np.ndarray, coulomb: np.ndarray) -> np.ndarray:
 
 
 def fleet_bag(path: Path, model, start_ns: int, seed: int, coulomb: np.ndarray,
-              offset: np.ndarray | None = None, storage: str = 'sqlite3') -> Path:
-    """One generated bag (see the module docstring); ``offset`` (8,) added to the effort."""
+              offset: np.ndarray | None = None, description: str | None = None) -> Path:
+    """
+    Write one bag of the module docstring.
+
+    ``offset`` (8,) is added to the effort; ``description``: a robot_description message.
+    """
     rng = np.random.default_rng(seed)
     times = bagdata.sample_times(SAMPLES, RATE, jitter=0.1, seed=seed)
     times = np.sort(rng.choice(times, size=int(0.99 * SAMPLES), replace=False))
@@ -61,7 +66,7 @@ def fleet_bag(path: Path, model, start_ns: int, seed: int, coulomb: np.ndarray,
     if offset is not None:
         effort += offset
     effort = np.round(effort / 0.005) * 0.005
-    return bagdata.panda_bag(path, times, effort=effort, storage=storage)
+    return bagdata.panda_bag(path, times, effort=effort, description=description)
 
 
 def robot_bags(root: Path, model, robot: str, count: int, robot_index: int,
@@ -179,15 +184,20 @@ def dask_cluster(directory: Path, workers: int = 2):
 
     scheduler = start('scheduler', ['scheduler', '--host', '127.0.0.1', '--port', '0',
                                     '--no-dashboard', '--scheduler-file', str(scheduler_file)])
-    processes = {f'w{k}': start(f'w{k}', [
-        'worker', '--scheduler-file', str(scheduler_file), '--host', '127.0.0.1', '--no-nanny',
-        '--nthreads', '1', '--name', f'w{k}', '--no-dashboard',
-        '--local-directory', str(directory / f'w{k}')]) for k in range(workers)}
+    processes = {}
     client = None
     try:
+        # The client waits for the scheduler file; the workers then get the address, as a
+        # user gives it (README: dask worker tcp://HOST:PORT --nthreads 1).
         client = Client(scheduler_file=str(scheduler_file), timeout=120)
+        address = client.scheduler_info()['address']
+        for k in range(workers):
+            processes[f'w{k}'] = start(f'w{k}', [
+                'worker', address, '--nthreads', '1', '--host', '127.0.0.1', '--no-nanny',
+                '--name', f'w{k}', '--no-dashboard', '--local-directory',
+                str(directory / f'w{k}')])
         client.wait_for_workers(workers, timeout=180)
-        yield DaskCluster(client.scheduler_info()['address'], client, scheduler, processes)
+        yield DaskCluster(address, client, scheduler, processes)
     finally:
         if client is not None:
             client.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 import shutil
 
 import bagdata
-from conftest import WEEK_NS
+from conftest import fleet_bag, WEEK_NS
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
@@ -157,3 +157,23 @@ def test_rerun_reuses_results_and_computes_only_a_new_bag(
     assert '21 bags: 18 analysed, 0 reused (unchanged), 3 failed' in out
     assert all(p.stat().st_mtime_ns != stamps[p] for p in stamps)
     assert read_rows(output / 'fleet.parquet') == first_run['table']
+
+
+def test_urdf_recorded_in_each_bag_robot_pattern_and_bag_options(cluster, fleet_dir,
+                                                                 panda_model, tmp_path):
+    site = tmp_path / 'site'
+    fleet_bag(site / 'arm_x' / 'run_0', panda_model, bagdata.BAG_START, seed=3,
+              coulomb=np.full(8, 0.3), description=bagdata.PANDA.read_text())
+    output = tmp_path / 'out'
+    status, out, err = fleet(site, fleet_dir / 'arm_c' / 'run_00', '--output', output,
+                             '--robot-pattern', r'/(arm_\w)/run', '--window', '0.1',
+                             '--no-plots', '--scheduler', cluster.address)
+    assert status == 1
+    rows = {r['bag']: r for r in read_rows(output / 'fleet.parquet')}
+    assert rows['run_0']['robot'] == 'arm_x' and rows['run_0']['model'] == 'panda'
+    assert rows['run_00'] == {**rows['run_00'], 'robot': 'arm_c', 'status': 'error', 'error': (
+        "no --urdf given and the bag has no 'robot_description' topic (std_msgs/String) to "
+        'take the URDF from')}
+    summary = json.loads((output / 'bags' / 'run_0' / 'summary.json').read_text())
+    assert summary['run']['differentiation']['window'] == 0.1
+    assert summary['run']['urdf'] == 'topic /robot_description'
