@@ -137,10 +137,11 @@ def test_rerun_reuses_results_and_computes_only_a_new_bag(
     output = first_run['output']
     stamps = {p: p.stat().st_mtime_ns for p in (output / 'bags').glob('*/torques.csv')}
     assert len(stamps) == 18
-    status, out, _ = fleet(fleet_dir, '--output', output, '--urdf', bagdata.PANDA,
-                           '--scheduler', cluster.address, '--no-plots')
+    status, out, err = fleet(fleet_dir, '--output', output, '--urdf', bagdata.PANDA,
+                             '--scheduler', cluster.address, '--no-plots', '--progress')
     assert status == 1
     assert '21 bags: 0 analysed, 18 reused (unchanged), 3 failed' in out
+    assert err.startswith('\rbags ') and '100%  21/21' in err  # the progress bar
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
     assert read_rows(output / 'fleet.parquet') == first_run['table']
     # Another setting is another result: a different --window recomputes (not run here).
