@@ -2,8 +2,8 @@
 One bag, one Dask task: the ``rnea_bag`` pipeline into ``DIR/bags/<name>``, or its stored result.
 
 ``analyse(job)`` runs on a worker. It fingerprints the bag (``rnea_ros.fleet.digest``); when
-``DIR/bags/<name>/summary.json`` holds the same bag and settings digests (key ``fleet``) the
-stored result is returned without recomputing. Otherwise the pipeline writes into a fresh
+``DIR/bags/<name>/summary.json`` holds the same bag and settings digests (key ``fleet``) and
+every output it lists is still there, the stored result is returned without recomputing. Otherwise the pipeline writes into a fresh
 folder ``DIR/bags/.partial/<name>.<random>``, the digests are added to its summary.json, and
 the folder replaces ``DIR/bags/<name>`` by renames: a worker killed mid-bag leaves only a
 partial folder (removed by the next run), never a result that looks complete, and two runs of
@@ -116,7 +116,7 @@ def _message(exc: BaseException) -> str:
 
 
 def _stored(output: Path, digest: str, settings_digest: str) -> dict | None:
-    """Return the stored summary if it was made from this bag content and these settings."""
+    """Return the stored summary if made from this bag content and settings, and complete."""
     try:
         summary = json.loads((output / 'summary.json').read_text())
     except (OSError, ValueError):
@@ -126,6 +126,8 @@ def _stored(output: Path, digest: str, settings_digest: str) -> dict | None:
         return None
     if fleet.get('bag_digest') != digest or fleet.get('settings_digest') != settings_digest:
         return None
+    if not all((output / name).exists() for name in summary.get('outputs', [])):
+        return None  # a file of the result was removed since
     return summary
 
 

@@ -144,15 +144,18 @@ def test_rerun_reuses_results_and_computes_only_a_new_bag(
     assert err.startswith('\rbags ') and '100%  21/21' in err  # the progress bar
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
     assert read_rows(output / 'fleet.parquet') == first_run['table']
-    # Another setting is another result: a different --window recomputes (not run here).
-    # A bag added to the fleet is the only one computed.
+    # A bag added to the fleet, and a result missing one of its files, are computed again.
     extra = tmp_path / 'more'
     (extra / 'arm_d').mkdir(parents=True)
     shutil.copytree(fleet_dir / 'arm_a' / 'run_00', extra / 'arm_d' / 'run_00')
+    removed = output / 'bags' / 'arm_b.run_03' / 'decomposition.parquet'
+    removed.unlink()
     status, out, _ = fleet(fleet_dir, extra, '--output', output, '--urdf', bagdata.PANDA,
                            '--scheduler', cluster.address, '--no-plots')
-    assert '22 bags: 1 analysed, 18 reused (unchanged), 3 failed' in out
-    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+    assert '22 bags: 2 analysed, 17 reused (unchanged), 3 failed' in out
+    assert removed.exists()
+    kept = {p: t for p, t in stamps.items() if p.parent != removed.parent}
+    assert {p: p.stat().st_mtime_ns for p in kept} == kept and len(kept) == 17
     status, out, _ = fleet(fleet_dir, '--output', output, '--urdf', bagdata.PANDA,
                            '--scheduler', cluster.address, '--no-plots', '--overwrite')
     assert '21 bags: 18 analysed, 0 reused (unchanged), 3 failed' in out
