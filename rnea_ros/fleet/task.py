@@ -3,11 +3,12 @@ One bag, one Dask task: the ``rnea_bag`` pipeline into ``DIR/bags/<name>``, or i
 
 ``analyse(job)`` runs on a worker. It fingerprints the bag (``rnea_ros.fleet.digest``); when
 ``DIR/bags/<name>/summary.json`` holds the same bag and settings digests (key ``fleet``) and
-every output it lists is still there, the stored result is returned without recomputing. Otherwise the pipeline writes into a fresh
-folder ``DIR/bags/.partial/<name>.<random>``, the digests are added to its summary.json, and
-the folder replaces ``DIR/bags/<name>`` by renames: a worker killed mid-bag leaves only a
-partial folder (removed by the next run), never a result that looks complete, and two runs of
-the same task (a retried one) cannot mix their files.
+every output it lists is still there, the stored result is returned without recomputing.
+Otherwise the pipeline writes into a fresh folder ``DIR/bags/.partial/<name>.<random>``, the
+digests are added to its summary.json, and the folder replaces ``DIR/bags/<name>`` by
+renames: a worker killed mid-bag leaves only a partial folder (removed by the next run), never
+a result that looks complete, and two runs of the same task (a retried one) cannot mix their
+files.
 
 A bag the pipeline refuses (corrupt, empty, foreign: ``RneaError``, ``ValueError``,
 ``OSError``) gives an ``Outcome`` with status 'error' and the message; its stale result, if
