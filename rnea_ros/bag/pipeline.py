@@ -1,5 +1,4 @@
-"""
-The ``rnea_bag`` pipeline: replay a rosbag2 through the dynamics; torques, terms, plots.
+"""The ``rnea_bag`` pipeline: replay a rosbag2 through the dynamics; torques, terms, plots.
 
 Usage::
 
@@ -76,7 +75,7 @@ import time
 
 import numpy as np
 
-from rnea_ros.bag import cdr, differentiate, replay
+from rnea_ros.bag import accelerations, cdr, differentiate, locks, replay
 from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
 from rnea_ros.bag.report import summarize, table_suffix, write_summary, write_table, write_tables
 from rnea_ros.bag.storage import (BagError, JOINT_STATE, JOINT_TRAJECTORY, ODOMETRY, open_bag,
@@ -105,7 +104,6 @@ class Result:
 
 
 class _Timings(dict):
-
     @contextmanager
     def __call__(self, phase: str):
         start = time.perf_counter()
@@ -120,8 +118,9 @@ def run(args: argparse.Namespace) -> Result:
     timings = _Timings()
     bag_path = Path(args.bag)
     output = Path(args.output) if args.output else Path.cwd() / f'{bag_path.name}_rnea'
-    if args.window <= 0 or args.order < 2:
-        raise InputError('--window must be positive and --order at least 2')
+    if (args.window is not None and not args.window > 0) or args.order < 2 or (
+            args.max_gap is not None and not args.max_gap > 0):
+        raise InputError('--window and --max-gap must be positive and --order at least 2')
     _contact_links(args)
     with timings('reading'):
         reader = open_bag(bag_path)
@@ -154,7 +153,9 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         contacts = _contacts(args, model)
         js_conns = topic_connections(reader, args.joint_states, JOINT_STATE,
                                      what='joint_states topic')
-        margin = int(2 * args.window * 1e9)
+        # Reading margin around --start/--end: the default window is at most 10 intervals of
+        # a 100 Hz log, or 0.1 s.
+        margin = int(2 * (args.window or 0.1) * 1e9)
         lo = None if args.start is None else bag_start + int(args.start * 1e9)
         hi = None if args.end is None else bag_start + int(args.end * 1e9)
         total = sum(c.msgcount for c in js_conns)
@@ -170,7 +171,10 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         urdf_joints = urdf_joint_names(xml)
         series = replay.joint_series(decoded, raw.times, [j.name for j in joints],
                                      urdf_joints, clock=args.clock,
-                                     ignore_extra=args.ignore_extra_joints)
+                                     ignore_extra=args.ignore_extra_joints,
+                                     locked=locks.parse(args.lock, joints),
+                                     lock_missing=locks.missing_positions(joints)
+                                     if args.lock_missing else None)
         del raw, decoded
         warnings += series.warnings
         desired = _desired(args, reader, store, series, lo, hi, margin)
@@ -180,12 +184,33 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
 
     with timings('differentiating'):
         continuous = [k for k, j in enumerate(joints) if j.kind == 'continuous']
-        diff = differentiate_fn(series.times_ns, replay.unwrap_columns(series.position,
-                                                                       continuous))
+        position = replay.unwrap_columns(series.position, continuous)
+        diff = differentiate_fn(series.times_ns, position)
         velocity = np.where(np.isfinite(series.velocity), series.velocity, diff.first)
+        routes = accelerations.choose(series.times_ns, position, series.velocity,
+                                      series.names, diff.window, args.order, diff.max_gap,
+                                      skip=set(series.locked),
+                                      mode=args.accelerations_from)
         acceleration = diff.second
+        by_velocity = [k for k, route in enumerate(routes)
+                       if route.route == accelerations.VELOCITIES]
+        if by_velocity:
+            acceleration = acceleration.copy()
+            acceleration[:, by_velocity] = differentiate_fn(
+                series.times_ns, series.velocity[:, by_velocity]).first
+        held = [series.names.index(name) for name in series.locked]
+        acceleration[:, held] = 0.0
         if desired is not None:
             acceleration = np.where(np.isfinite(desired), desired, acceleration)
+        # Estimates from one-sided windows (near a segment end) are left out.
+        estimated = ~np.isfinite(series.velocity).all(axis=1)
+        if desired is None:
+            estimated[:] = len(held) < len(joints)
+        else:
+            free = np.ones(len(joints), dtype=bool)
+            free[held] = False
+            estimated |= ~np.isfinite(desired[:, free]).all(axis=1)
+        edge = diff.edge & estimated
     with timings('reading'):
         base_state = _base_state(args, reader, store, series, lo, hi, margin, differentiate_fn)
     n = series.times_ns.size
@@ -209,6 +234,12 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
     if hi is not None:
         keep &= series.receive_ns < hi
     finite = np.isfinite(q).all(axis=1) & np.isfinite(v).all(axis=1) & np.isfinite(a).all(axis=1)
+    edges_left_out = int((keep & finite & edge).sum())
+    if edges_left_out:
+        warnings.append(f'{edges_left_out} samples within half a differentiation window '
+                        f'({diff.window:g} s) of the ends of the gap-free segments were left '
+                        'out (their estimate would come from a one-sided fit)')
+    keep &= ~edge
     if (keep & ~finite).any():
         warnings.append(f'{int((keep & ~finite).sum())} samples in gap-separated runs shorter '
                         'than 3 samples have no acceleration estimate and were left out')
@@ -254,7 +285,7 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         elif contact_table.exists():
             contact_table.unlink()  # from an earlier run with contacts
         summary = _summary(args, reader, model, series, diff, desired, seconds, labels, units,
-                           columns, parts, effort, warnings, source)
+                           columns, parts, effort, warnings, source, routes, edges_left_out)
         if joint_model is not None:
             summary['joint_model'] = _joint_model_summary(args.joint_model, joint_model)
         if solved is not None:
@@ -299,7 +330,7 @@ def _decode(raw, layout_of, store, msgtype: str, fields, topic: str):
 
 
 def _robot_description(args, reader, store) -> tuple[str, str]:
-    """Return the URDF text and where it came from."""
+    """The URDF text and where it came from."""
     if args.urdf:
         path = Path(args.urdf)
         try:
@@ -355,7 +386,7 @@ def _base_state(args, reader, store, series, lo, hi, margin, differentiate_fn):
 
 
 def _time_origin(times_ns, receive_ns, bag_start: int, clock: str, warnings: list) -> int:
-    """Return the bag start, unless header stamps are on another clock (e.g. simulated time)."""
+    """The bag start, unless header stamps are on another clock (e.g. simulated time)."""
     if clock == 'header' and times_ns.size:
         offset = np.median((times_ns - receive_ns).astype(np.float64)) * 1e-9
         if abs(offset) > 10.0:
@@ -366,7 +397,7 @@ def _time_origin(times_ns, receive_ns, bag_start: int, clock: str, warnings: lis
 
 
 def _contact_links(args) -> list[str]:
-    """Return the --contacts link names (checked against the other options, not yet the model)."""
+    """The --contacts link names (checked against the other options, not yet the model)."""
     if args.contacts is None:
         return []
     links = list(dict.fromkeys(name.strip() for name in args.contacts.split(',')
@@ -412,7 +443,7 @@ def _index(columns: list[int], width: int) -> list[int] | slice:
 
 
 def _summary(args, reader, model, series, diff, desired, seconds, labels, units, columns,
-             parts, effort, warnings, source) -> dict:
+             parts, effort, warnings, source, routes, edges_left_out) -> dict:
     sel = _index(columns, len(labels))
     measured = effort[:, sel]
     residual = measured - parts.total[:, sel] if np.isfinite(measured).any() else None
@@ -421,12 +452,18 @@ def _summary(args, reader, model, series, diff, desired, seconds, labels, units,
                         residual, model.effort_limits[sel], args.summary_window)
     rate = 1.0 / differentiate.median_interval(series.times_ns) if series.times_ns.size > 1 \
         else float('nan')
+    count = {kind: sum(r.route == kind for r in routes)
+             for kind in (accelerations.POSITIONS, accelerations.VELOCITIES)}
+    estimate = 'estimated from the positions'
+    if count[accelerations.VELOCITIES]:
+        estimate = (f'estimated from the positions for {count[accelerations.POSITIONS]} '
+                    f'joint(s), from the velocities for {count[accelerations.VELOCITIES]}')
     if desired is None:
-        source_text = 'estimated from the positions'
+        source_text = estimate
     else:
         share = float(np.isfinite(desired).mean()) if desired.size else 0.0
         source_text = (f'desired accelerations topic for {100 * share:.3g} % of values, '
-                       'the rest estimated from the positions')
+                       f'the rest {estimate}')
     gains = diff.gain_second[np.isfinite(diff.gain_second)]
     velocity_measured = float(np.isfinite(series.velocity).mean()) if series.velocity.size \
         else 0.0
@@ -439,11 +476,13 @@ def _summary(args, reader, model, series, diff, desired, seconds, labels, units,
             'robot': model.name, 'urdf': source, 'nv': model.nv,
             'floating_base': model.floating_base, 'velocity_measured': velocity_measured,
             'acceleration_source': source_text,
+            'acceleration_routes': [route.as_dict() for route in routes],
+            'locked_joints': {name: {'position': value, 'source': why}
+                              for name, (value, why) in series.locked.items()},
             'differentiation': {
-                'window': args.window, 'samples': diff.samples, 'order': args.order,
-                'max_gap': args.max_gap if args.max_gap is not None else
-                differentiate.GAP_FACTOR * differentiate.median_interval(series.times_ns),
-                'segments': int(diff.segments.shape[0]),
+                'window': diff.window, 'samples': diff.samples, 'order': args.order,
+                'max_gap': diff.max_gap, 'segments': int(diff.segments.shape[0]),
+                'edge_samples_left_out': edges_left_out,
                 'gain_first_median': float(np.median(diff.gain_first[np.isfinite(
                     diff.gain_first)])) if gains.size else None,
                 'gain_second_median': float(np.median(gains)) if gains.size else None,
