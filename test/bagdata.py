@@ -1,8 +1,14 @@
-"""
-Test bags written with ``rosbags`` from an analytic trajectory of Franka's panda.
+"""Test bags written with ``rosbags``: analytic panda motions and realistic logs.
 
 Messages are serialized by rosbags' own serializer (not by ``rnea_ros.bag.cdr``), so the bag tool's
 decoder is checked against an independent encoding.
+
+- ``panda_bag``: an exact sinusoidal motion of Franka's panda (``trajectory``).
+- ``realistic_log`` / ``realistic_bag``: what a real robot logs, for any fixed-base
+  ``RobotModel``: jittered stamps, dropped packets, quantised positions, the robot's own
+  filtered velocity, effort with noise and an offset (torque sensor or motor current x gain,
+  optionally low-passed), friction and armature, a "true" model other than the URDF's; the
+  truth (q, v, a, tau) comes from a finite Fourier series inside the joint limits.
 """
 from __future__ import annotations
 
@@ -10,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from oracle import robot_path
 from rosbags.rosbag2 import StoragePlugin, Writer
-from rosbags.typesys import get_typestore, Stores
+from rosbags.typesys import Stores, get_typestore
+
+from oracle import robot_path
 
 STORE = get_typestore(Stores.LATEST)
 JOINT_STATE = 'sensor_msgs/msg/JointState'
@@ -41,7 +48,7 @@ def trajectory(t: np.ndarray, derivative: int = 0) -> np.ndarray:
 
 
 def fourth_derivative_bound() -> np.ndarray:
-    """Return max |q''''| per joint: amplitude * omega^4."""
+    """max |q''''| per joint: amplitude * omega^4."""
     return AMPLITUDE * OMEGA ** 4
 
 
@@ -106,12 +113,8 @@ def write_bag(path: Path, topics: dict, storage: str = 'sqlite3') -> Path:
 
 def sample_times(n: int, rate: float = 1000.0, jitter: float = 0.0, gap: tuple | None = None,
                  seed: int = 0) -> np.ndarray:
-    """
-    Make n increasing sample times in ns from BAG_START.
-
-    n increasing sample times in ns from BAG_START: period 1/rate, uniform relative jitter
-    in [-jitter, jitter] of a period, and ``gap`` = (index, seconds) inserted before a sample.
-    """
+    """n increasing sample times in ns from BAG_START: period 1/rate, uniform relative jitter
+    in [-jitter, jitter] of a period, and ``gap`` = (index, seconds) inserted before a sample."""
     rng = np.random.default_rng(seed)
     period = 1e9 / rate
     steps = period * (1.0 + rng.uniform(-jitter, jitter, n))
@@ -124,13 +127,9 @@ def sample_times(n: int, rate: float = 1000.0, jitter: float = 0.0, gap: tuple |
 def panda_bag(path: Path, times_ns: np.ndarray, *, storage: str = 'sqlite3',
               velocity: bool = True, effort: np.ndarray | None = None,
               desired: bool = False, description: str | None = None) -> Path:
-    """
-    Make the joint_states messages of the analytic trajectory at ``times_ns``.
-
-    joint_states of the analytic trajectory at ``times_ns`` (also the receive times), with
+    """joint_states of the analytic trajectory at ``times_ns`` (also the receive times), with
     the mimic finger; optional measured ``effort`` (N, 8), a desired_accelerations message
-    per sample (exact accelerations) and a robot_description message.
-    """
+    per sample (exact accelerations) and a robot_description message."""
     t = (times_ns - BAG_START) * 1e-9
     q, v, a = trajectory(t), trajectory(t, 1), trajectory(t, 2)
     names = PANDA_JOINTS + [MIMIC]
@@ -194,6 +193,11 @@ class RealisticLog:
     offset: np.ndarray
     holes: np.ndarray
     settings: dict
+
+
+# Fields of ``RealisticLog`` with one row per sample (to cut a log).
+RECEIVE_DELAY = 300_000  # ns from a message's stamp to its receive time in the bag
+PER_SAMPLE = ('times_ns', 'q', 'v_reported', 'effort', 'q_true', 'v_true', 'a_true', 'tau_true')
 
 
 def fourier_trajectory(lower: np.ndarray, upper: np.ndarray, seed: int, *,
@@ -345,7 +349,7 @@ def realistic_bag(path: Path, log: RealisticLog, *, storage: str = 'sqlite3',
                   omit: tuple[str, ...] = (), extra: dict[str, float] | None = None,
                   velocity: bool = True, effort: bool = True,
                   description: str | None = None) -> Path:
-    """Write ``log`` as /joint_states (receive time = stamp + 0.3 ms) with ``write_bag``.
+    """Write ``log`` as /joint_states (receive time = stamp + ``RECEIVE_DELAY``), ``write_bag``.
 
     ``omit``: joints left out of every message (e.g. a gripper the driver does not publish);
     ``extra``: name -> constant position added to every message (e.g. a mimic joint);
@@ -360,7 +364,7 @@ def realistic_bag(path: Path, log: RealisticLog, *, storage: str = 'sqlite3',
         row_q = np.append(log.q[k, columns], constants)
         row_v = np.append(log.v_reported[k, columns], 0.0 * constants) if velocity else ()
         row_e = np.append(log.effort[k, columns], 0.0 * constants) if effort else ()
-        states.append((ns + 300_000, joint_state(ns, names, row_q, row_v, row_e)))
+        states.append((ns + RECEIVE_DELAY, joint_state(ns, names, row_q, row_v, row_e)))
     topics = {'/joint_states': (JOINT_STATE, states)}
     if description is not None:
         topics['/robot_description'] = (STRING, [(int(log.times_ns[0]) - 1000,

@@ -131,3 +131,53 @@ def choose(times_ns: np.ndarray, position: np.ndarray, velocity: np.ndarray,
             float(sigma_q[c]), float(sigma_v[m]), float(error_q[c]), float(error_v[m]),
             float(delay[m]) if np.isfinite(delay[m]) else None)
     return routes
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Velocities and accelerations (N, J) for the dynamics, how they were obtained.
+
+    ``diff``: the positions' ``differentiate.Derivatives``; ``routes``: one ``Route`` per
+    joint; ``edge`` (N,): samples whose estimate comes from a one-sided fit (near a segment
+    end), to be left out.
+    """
+
+    velocity: np.ndarray
+    acceleration: np.ndarray
+    diff: differentiate.Derivatives
+    routes: list[Route]
+    edge: np.ndarray
+
+
+def estimate(series, kinds, desired: np.ndarray | None, window: float | None, order: int,
+             max_gap: float | None, mode: str = 'auto') -> Estimate:
+    """v and a of a ``replay.JointSeries`` (``kinds``: each column's URDF joint type).
+
+    Velocities: the messages' where finite, else the positions' derivative. Accelerations:
+    ``desired`` where finite, 0 for locked joints, else per joint the route ``choose`` picks.
+    """
+    from rnea_ros.bag import replay
+    continuous = [k for k, kind in enumerate(kinds) if kind == 'continuous']
+    position = replay.unwrap_columns(series.position, continuous)
+    diff = differentiate.derivatives(series.times_ns, position, window, order, max_gap)
+    velocity = np.where(np.isfinite(series.velocity), series.velocity, diff.first)
+    routes = choose(series.times_ns, position, series.velocity, series.names, diff.window,
+                    order, diff.max_gap, skip=set(series.locked), mode=mode)
+    acceleration = diff.second.copy()
+    by_velocity = [k for k, route in enumerate(routes) if route.route == VELOCITIES]
+    if by_velocity:
+        acceleration[:, by_velocity] = differentiate.derivatives(
+            series.times_ns, series.velocity[:, by_velocity], diff.window, order,
+            diff.max_gap).first
+    free = np.ones(len(routes), dtype=bool)
+    free[[series.names.index(name) for name in series.locked]] = False
+    acceleration[:, ~free] = 0.0
+    # A sample needs an estimate where a velocity is missing or a free joint's acceleration
+    # does not come from the desired accelerations.
+    estimated = ~np.isfinite(series.velocity).all(axis=1)
+    if desired is None:
+        estimated |= free.any()
+    else:
+        acceleration = np.where(np.isfinite(desired), desired, acceleration)
+        estimated |= ~np.isfinite(desired[:, free]).all(axis=1)
+    return Estimate(velocity, acceleration, diff, routes, diff.edge & estimated)

@@ -15,12 +15,18 @@ What it does
    NAME:=VALUE`` arguments), or else the first ``robot_description`` (std_msgs/String)
    message in the bag.
 2. The joint states (``--joint-states``, sensor_msgs/JointState) become q, v and measured
-   effort in model order (``rnea_ros.bag.replay``: clock, merging, missing joints). Velocities come
-   from the messages where present and finite, else from the differentiator.
+   effort in model order (``rnea_ros.bag.replay``: clock, merging, missing joints; joints the
+   bag never publishes are an error unless held by ``--lock``/``--lock-missing``,
+   ``rnea_ros.bag.locks``). Velocities come from the messages where present and finite, else
+   from the differentiator.
 3. Accelerations: from the ``--desired-accelerations`` topic (trajectory_msgs/JointTrajectory
-   with one point, as the node consumes it) where it has a fresh sample, else estimated from
-   the positions by a Savitzky-Golay differentiator on the uneven sample times, gap-aware
-   (``rnea_ros.bag.differentiate``: method and error bound).
+   with one point, as the node consumes it) where it has a fresh sample, else estimated by a
+   Savitzky-Golay differentiator on the uneven sample times that fits through holes and
+   splits at gaps (``rnea_ros.bag.differentiate``: method, defaults and error bound), per
+   joint from the positions or from the velocities of the messages, whichever the data say is
+   better (``rnea_ros.bag.accelerations``, ``--accelerations-from``). Samples whose estimate
+   would come from a one-sided fit (within half a window of a gap or of the ends) are left
+   out, with a warning.
 4. Floating base (``--floating-base``): the base state from nav_msgs/Odometry (``--odometry``);
    a floating-base run without odometry is refused.
 5. The dynamics of every sample in one batch (``rnea_ros.bag.decomposition``): total torque and the
@@ -53,7 +59,9 @@ Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
   ``.fz`` (N), ``.tx``, ``.ty``, ``.tz`` (N·m) per contact link: the wrench the ground applies,
   in the link frame about its origin.
 - ``summary.json`` and ``summary.md``: per joint RMS/peak torque, RMS per term, peak over the
-  URDF effort limit, RMS/peak residual; the worst time windows; the settings used; warnings.
+  URDF effort limit, RMS/peak residual; the worst time windows; the settings used (the
+  differentiator's window, gap and samples left out; per joint the acceleration route with
+  the noise of positions and velocities; the locked joints); warnings.
 - ``effort_<group>.png`` and ``decomposition_<group>.png`` (``rnea_ros.bag.plots``).
 - With ``--write-bag``: ``DIR/bag``, a bag of the input's storage format with every original
   topic plus ``joint_torques`` (sensor_msgs/JointState: position and velocity used, effort =
@@ -179,38 +187,17 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         warnings += series.warnings
         desired = _desired(args, reader, store, series, lo, hi, margin)
 
+    with timings('differentiating'):
+        estimate = accelerations.estimate(series, [j.kind for j in joints], desired,
+                                          args.window, args.order, args.max_gap,
+                                          args.accelerations_from)
+        diff, routes, velocity, acceleration, edge = (
+            estimate.diff, estimate.routes, estimate.velocity, estimate.acceleration,
+            estimate.edge)
+
     def differentiate_fn(times, values):
         return differentiate.derivatives(times, values, args.window, args.order, args.max_gap)
 
-    with timings('differentiating'):
-        continuous = [k for k, j in enumerate(joints) if j.kind == 'continuous']
-        position = replay.unwrap_columns(series.position, continuous)
-        diff = differentiate_fn(series.times_ns, position)
-        velocity = np.where(np.isfinite(series.velocity), series.velocity, diff.first)
-        routes = accelerations.choose(series.times_ns, position, series.velocity,
-                                      series.names, diff.window, args.order, diff.max_gap,
-                                      skip=set(series.locked),
-                                      mode=args.accelerations_from)
-        acceleration = diff.second
-        by_velocity = [k for k, route in enumerate(routes)
-                       if route.route == accelerations.VELOCITIES]
-        if by_velocity:
-            acceleration = acceleration.copy()
-            acceleration[:, by_velocity] = differentiate_fn(
-                series.times_ns, series.velocity[:, by_velocity]).first
-        held = [series.names.index(name) for name in series.locked]
-        acceleration[:, held] = 0.0
-        if desired is not None:
-            acceleration = np.where(np.isfinite(desired), desired, acceleration)
-        # Estimates from one-sided windows (near a segment end) are left out.
-        estimated = ~np.isfinite(series.velocity).all(axis=1)
-        if desired is None:
-            estimated[:] = len(held) < len(joints)
-        else:
-            free = np.ones(len(joints), dtype=bool)
-            free[held] = False
-            estimated |= ~np.isfinite(desired[:, free]).all(axis=1)
-        edge = diff.edge & estimated
     with timings('reading'):
         base_state = _base_state(args, reader, store, series, lo, hi, margin, differentiate_fn)
     n = series.times_ns.size
