@@ -1,4 +1,5 @@
-"""Test bags written with ``rosbags``: analytic panda motions and realistic logs.
+"""
+Test bags written with ``rosbags``: analytic panda motions and realistic logs.
 
 Messages are serialized by rosbags' own serializer (not by ``rnea_ros.bag.cdr``), so the bag tool's
 decoder is checked against an independent encoding.
@@ -16,10 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from rosbags.rosbag2 import StoragePlugin, Writer
-from rosbags.typesys import Stores, get_typestore
-
 from oracle import robot_path
+from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.typesys import get_typestore, Stores
 
 STORE = get_typestore(Stores.LATEST)
 JOINT_STATE = 'sensor_msgs/msg/JointState'
@@ -48,7 +48,7 @@ def trajectory(t: np.ndarray, derivative: int = 0) -> np.ndarray:
 
 
 def fourth_derivative_bound() -> np.ndarray:
-    """max |q''''| per joint: amplitude * omega^4."""
+    """Return max |q''''| per joint: amplitude * omega^4."""
     return AMPLITUDE * OMEGA ** 4
 
 
@@ -113,8 +113,12 @@ def write_bag(path: Path, topics: dict, storage: str = 'sqlite3') -> Path:
 
 def sample_times(n: int, rate: float = 1000.0, jitter: float = 0.0, gap: tuple | None = None,
                  seed: int = 0) -> np.ndarray:
-    """n increasing sample times in ns from BAG_START: period 1/rate, uniform relative jitter
-    in [-jitter, jitter] of a period, and ``gap`` = (index, seconds) inserted before a sample."""
+    """
+    Make n increasing sample times in ns from BAG_START.
+
+    n increasing sample times in ns from BAG_START: period 1/rate, uniform relative jitter
+    in [-jitter, jitter] of a period, and ``gap`` = (index, seconds) inserted before a sample.
+    """
     rng = np.random.default_rng(seed)
     period = 1e9 / rate
     steps = period * (1.0 + rng.uniform(-jitter, jitter, n))
@@ -127,9 +131,13 @@ def sample_times(n: int, rate: float = 1000.0, jitter: float = 0.0, gap: tuple |
 def panda_bag(path: Path, times_ns: np.ndarray, *, storage: str = 'sqlite3',
               velocity: bool = True, effort: np.ndarray | None = None,
               desired: bool = False, description: str | None = None) -> Path:
-    """joint_states of the analytic trajectory at ``times_ns`` (also the receive times), with
+    """
+    Make the joint_states messages of the analytic trajectory at ``times_ns``.
+
+    joint_states of the analytic trajectory at ``times_ns`` (also the receive times), with
     the mimic finger; optional measured ``effort`` (N, 8), a desired_accelerations message
-    per sample (exact accelerations) and a robot_description message."""
+    per sample (exact accelerations) and a robot_description message.
+    """
     t = (times_ns - BAG_START) * 1e-9
     q, v, a = trajectory(t), trajectory(t, 1), trajectory(t, 2)
     names = PANDA_JOINTS + [MIMIC]
@@ -153,7 +161,8 @@ def panda_bag(path: Path, times_ns: np.ndarray, *, storage: str = 'sqlite3',
 
 @dataclass(frozen=True)
 class JointFriction:
-    """Friction of the simulated joints: coulomb * tanh(v / threshold) + viscous * v.
+    """
+    Friction of the simulated joints: coulomb * tanh(v / threshold) + viscous * v.
 
     ``coulomb`` [N·m] and ``viscous`` [N·m·s/rad] per joint (N or N·s/m for prismatic
     joints); ``threshold`` [rad/s] the velocity over which the smooth sign saturates.
@@ -169,7 +178,8 @@ class JointFriction:
 
 @dataclass(frozen=True)
 class RealisticLog:
-    """A simulated joint_states log of a fixed-base robot, and the truth behind it.
+    """
+    A simulated joint_states log of a fixed-base robot, and the truth behind it.
 
     Columns in ``names`` order (the model's one-DoF joints). Measured: ``times_ns`` (N,) the
     header stamps (ns from the epoch, start ``BAG_START``), ``q`` (quantised positions),
@@ -203,7 +213,8 @@ PER_SAMPLE = ('times_ns', 'q', 'v_reported', 'effort', 'q_true', 'v_true', 'a_tr
 def fourier_trajectory(lower: np.ndarray, upper: np.ndarray, seed: int, *,
                        base_frequency: float = 0.2, harmonics: int = 5,
                        max_velocity: float = 1.0):
-    """A finite Fourier series per joint inside [lower, upper] (a 20 % margin each side).
+    """
+    Make a finite Fourier series per joint inside [lower, upper] (a 20 % margin each side).
 
     q_j(t) = c_j + sum_l (a_jl sin(l w t) + b_jl cos(l w t)), w = 2 pi ``base_frequency``, the
     usual excitation of identification experiments. Joints without limits swing over +-1 rad;
@@ -261,7 +272,8 @@ def realistic_log(model, duration: float = 10.0, rate: float = 1000.0, seed: int
                   friction: JointFriction | None = None, armature: np.ndarray | None = None,
                   true_model=None, hold: dict | None = None,
                   max_velocity: float = 1.0) -> RealisticLog:
-    """Simulate what a real robot logs while following an exciting trajectory.
+    """
+    Simulate what a real robot logs while following an exciting trajectory.
 
     - Timing: the robot samples every 1/``rate`` s, each stamp jittered uniformly by
       +-``jitter`` s (stamps are the true sampling instants, unless ``stamp_error`` > 0: the
@@ -334,11 +346,12 @@ def realistic_log(model, duration: float = 10.0, rate: float = 1000.0, seed: int
     pick = np.flatnonzero(keep)[order]
     unique = np.concatenate([[True], np.diff(times_ns) > 0])
     times_ns, pick = times_ns[unique], pick[unique]
-    settings = dict(duration=duration, rate=rate, seed=seed, jitter=jitter, holes=holes,
-                    quantum=quantum, stamp_error=stamp_error, velocity_source=velocity_source,
-                    velocity_filter=velocity_filter, velocity_noise=velocity_noise,
-                    effort_noise=effort_noise, effort_filter=effort_filter,
-                    effort_gain=effort_gain, hold=dict(hold or {}))
+    settings = {'duration': duration, 'rate': rate, 'seed': seed, 'jitter': jitter,
+                'holes': holes, 'quantum': quantum, 'stamp_error': stamp_error,
+                'velocity_source': velocity_source, 'velocity_filter': velocity_filter,
+                'velocity_noise': velocity_noise, 'effort_noise': effort_noise,
+                'effort_filter': effort_filter, 'effort_gain': effort_gain,
+                'hold': dict(hold or {})}
     holes_ns = BAG_START + np.round(np.array(spans).reshape(-1, 2) * 1e9).astype(np.int64)
     return RealisticLog(names, times_ns, q[pick], v_reported[pick], effort[pick],
                         q_true[pick], v_true[pick], a_true[pick], tau[pick], offset, holes_ns,
@@ -349,7 +362,8 @@ def realistic_bag(path: Path, log: RealisticLog, *, storage: str = 'sqlite3',
                   omit: tuple[str, ...] = (), extra: dict[str, float] | None = None,
                   velocity: bool = True, effort: bool = True,
                   description: str | None = None) -> Path:
-    """Write ``log`` as /joint_states (receive time = stamp + ``RECEIVE_DELAY``), ``write_bag``.
+    """
+    Write ``log`` as /joint_states (receive time = stamp + ``RECEIVE_DELAY``), ``write_bag``.
 
     ``omit``: joints left out of every message (e.g. a gripper the driver does not publish);
     ``extra``: name -> constant position added to every message (e.g. a mimic joint);
@@ -367,6 +381,6 @@ def realistic_bag(path: Path, log: RealisticLog, *, storage: str = 'sqlite3',
         states.append((ns + RECEIVE_DELAY, joint_state(ns, names, row_q, row_v, row_e)))
     topics = {'/joint_states': (JOINT_STATE, states)}
     if description is not None:
-        topics['/robot_description'] = (STRING, [(int(log.times_ns[0]) - 1000,
-                                                   string(description))])
+        first = int(log.times_ns[0]) - 1000
+        topics['/robot_description'] = (STRING, [(first, string(description))])
     return write_bag(path, topics, storage)

@@ -1,4 +1,5 @@
-"""Per joint, accelerations from the positions (two differentiations) or the velocities (one).
+"""
+Per joint, accelerations from the positions (two differentiations) or the velocities (one).
 
 A joint_states message may carry the robot's velocities. Differentiating them once can give
 better accelerations than differentiating the positions twice (coarse encoders, positions
@@ -36,8 +37,10 @@ VELOCITIES = 'velocities'
 
 @dataclass(frozen=True)
 class Route:
-    """What ``choose`` decided for one joint and the numbers behind it (SI units; None where
-    a number could not be estimated).
+    """
+    What ``choose`` decided for one joint, and the numbers behind it.
+
+    SI units; None where a number could not be estimated.
 
     ``position_noise`` [rad or m], ``velocity_noise`` [per s]; ``error_positions`` and
     ``error_velocities``: the predicted RMS acceleration error of each route [per s^2];
@@ -70,7 +73,8 @@ def _rms(x: np.ndarray) -> np.ndarray:
 def choose(times_ns: np.ndarray, position: np.ndarray, velocity: np.ndarray,
            names, window: float, order: int, max_gap: float,
            skip: set[str] | frozenset = frozenset(), mode: str = 'auto') -> list[Route]:
-    """One ``Route`` per column of ``position`` and ``velocity`` (N, J), ``names`` order.
+    """
+    One ``Route`` per column of ``position`` and ``velocity`` (N, J), ``names`` order.
 
     ``window``, ``order``, ``max_gap``: the differentiator's settings; ``skip``: joints that
     need no estimate (held by --lock), reported with route 'locked'; ``mode``: 'auto' (the
@@ -135,7 +139,8 @@ def choose(times_ns: np.ndarray, position: np.ndarray, velocity: np.ndarray,
 
 @dataclass(frozen=True)
 class Estimate:
-    """Velocities and accelerations (N, J) for the dynamics, how they were obtained.
+    """
+    Velocities and accelerations (N, J) for the dynamics, how they were obtained.
 
     ``diff``: the positions' ``differentiate.Derivatives``; ``routes``: one ``Route`` per
     joint; ``edge`` (N,): samples whose estimate comes from a one-sided fit (near a segment
@@ -151,7 +156,8 @@ class Estimate:
 
 def estimate(series, kinds, desired: np.ndarray | None, window: float | None, order: int,
              max_gap: float | None, mode: str = 'auto') -> Estimate:
-    """v and a of a ``replay.JointSeries`` (``kinds``: each column's URDF joint type).
+    """
+    Estimate v and a of a ``replay.JointSeries`` (``kinds``: each column's URDF joint type).
 
     Velocities: the messages' where finite, else the positions' derivative. Accelerations:
     ``desired`` where finite, 0 for locked joints, else per joint the route ``choose`` picks.

@@ -1,4 +1,5 @@
-"""Smoothing differentiation of sampled signals: Savitzky-Golay on uneven sample times, with gaps.
+"""
+Smoothing differentiation of sampled signals: Savitzky-Golay on uneven sample times, with gaps.
 
 Method
 ------
@@ -50,8 +51,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from numba import njit, prange
+import numpy as np
 
 DEFAULT_WINDOW = 0.05  # s
 # The default window spans at least this many median sample intervals (low sample rates).
@@ -61,7 +62,8 @@ DEFAULT_ORDER = 3
 
 @dataclass(frozen=True)
 class Derivatives:
-    """First and second time derivatives (N, m), their error gains (N,), the segments.
+    """
+    First and second time derivatives (N, m), their error gains (N,), the segments.
 
     ``segments`` (K, 2): [start, stop) sample indices of the gap-free segments; ``samples``:
     the window length in samples at the median interval; ``valid`` (N,): False where a segment
@@ -83,7 +85,8 @@ class Derivatives:
 
 @dataclass(frozen=True)
 class Fit:
-    """The fit at selected samples ``at`` (M,): value, first and second derivative (M, m).
+    """
+    The fit at selected samples ``at`` (M,): value, first and second derivative (M, m).
 
     ``leverage`` (M,): the weight of sample i in its own fitted value (the residual y - value
     has variance sigma^2 (1 - leverage) under white noise of standard deviation sigma);
@@ -160,7 +163,8 @@ def _settings(times_ns, values, window, order, max_gap):
 
 def windows(times_ns: np.ndarray, runs: np.ndarray, window: float, order: int
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per sample: [lo, hi) of its window, the polynomial degree (-1: none) and ``edge``.
+    """
+    Per sample: [lo, hi) of its window, the polynomial degree (-1: none) and ``edge``.
 
     See the module docstring for the rule.
     """
@@ -217,7 +221,8 @@ def windows(times_ns: np.ndarray, runs: np.ndarray, window: float, order: int
 
 def derivatives(times_ns: np.ndarray, values: np.ndarray, window: float | None = None,
                 order: int = DEFAULT_ORDER, max_gap: float | None = None) -> Derivatives:
-    """Savitzky-Golay first and second derivatives of ``values`` (N, m) sampled at ``times_ns``.
+    """
+    Savitzky-Golay first and second derivatives of ``values`` (N, m) sampled at ``times_ns``.
 
     ``times_ns``: (N,) int64 sample times in ns, strictly increasing. ``window`` in seconds
     (default ``default_window``), ``order`` >= 2 the polynomial degree, ``max_gap`` in seconds
@@ -244,7 +249,7 @@ def derivatives(times_ns: np.ndarray, values: np.ndarray, window: float | None =
 def fit_at(times_ns: np.ndarray, values: np.ndarray, at: np.ndarray,
            window: float | None = None, order: int = DEFAULT_ORDER,
            max_gap: float | None = None) -> Fit:
-    """The same fit as ``derivatives``, at the samples ``at`` only, with its noise factors."""
+    """Fit as ``derivatives`` does, at the samples ``at`` only, with its noise factors."""
     times_ns, values, window, max_gap = _settings(times_ns, values, window, order, max_gap)
     at = np.ascontiguousarray(at, dtype=np.int64)
     runs = segments(times_ns, max_gap)
@@ -262,7 +267,8 @@ def fit_at(times_ns: np.ndarray, values: np.ndarray, at: np.ndarray,
 
 @njit(cache=True, parallel=True)
 def _savitzky_golay(t, y, at, lo, hi, degree, d0, d1, d2, g1, g2, leverage, n1, n2):
-    """Per-sample least-squares polynomial fit at the samples ``at``; see the module docstring.
+    """
+    Per-sample least-squares polynomial fit at the samples ``at``; see the module docstring.
 
     Writes row k of the outputs for sample at[k]; d0, leverage, n1, n2 only when d0 has rows.
     """
@@ -359,8 +365,12 @@ def _savitzky_golay(t, y, at, lo, hi, degree, d0, d1, d2, g1, g2, leverage, n1, 
 
 @njit(cache=True)
 def _solve(a, b, size, systems):
-    """Solve a x = b[s] for s < systems in place in b (Gaussian elimination with partial
-    pivoting on the leading size x size block of a, which it overwrites)."""
+    """
+    Solve a x = b[s] for s < systems in place in b.
+
+    Gaussian elimination with partial pivoting on the leading size x size block of a, which
+    it overwrites.
+    """
     work = a
     for col in range(size):
         pivot = col

@@ -1,4 +1,5 @@
-"""Joints held at a fixed position: ``--lock JOINT=VALUE[,...]`` and ``--lock-missing``.
+"""
+Joints held at a fixed position: ``--lock JOINT=VALUE[,...]`` and ``--lock-missing``.
 
 A URDF often has joints the bag never publishes (a gripper on another topic or none). The
 dynamics needs every joint, so such a joint is an error unless the user says where it is:
@@ -8,14 +9,14 @@ dynamics needs every joint, so such a joint is an error unless the user says whe
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
+import math
 
 from rnea_ros.errors import InputError
 
 
 def parse(text: str | None, joints: Sequence) -> dict[str, float]:
-    """The --lock text as joint -> position, checked against ``joints`` (``tree.Joint``)."""
+    """Parse the --lock text: joint -> position, checked against ``joints`` (``tree.Joint``)."""
     if text is None:
         return {}
     by_name = {joint.name: joint for joint in joints}
@@ -45,5 +46,5 @@ def parse(text: str | None, joints: Sequence) -> dict[str, float]:
 
 
 def missing_positions(joints: Sequence) -> dict[str, float]:
-    """The --lock-missing position of every joint: 0, or the limit nearest to 0."""
+    """Return the --lock-missing position of every joint: 0, or the limit nearest to 0."""
     return {joint.name: min(max(0.0, joint.lower), joint.upper) for joint in joints}

@@ -1,4 +1,5 @@
-"""The ``rnea_bag`` pipeline: replay a rosbag2 through the dynamics; torques, terms, plots.
+"""
+The ``rnea_bag`` pipeline: replay a rosbag2 through the dynamics; torques, terms, plots.
 
 Usage::
 
@@ -112,6 +113,7 @@ class Result:
 
 
 class _Timings(dict):
+
     @contextmanager
     def __call__(self, phase: str):
         start = time.perf_counter()
@@ -317,7 +319,7 @@ def _decode(raw, layout_of, store, msgtype: str, fields, topic: str):
 
 
 def _robot_description(args, reader, store) -> tuple[str, str]:
-    """The URDF text and where it came from."""
+    """Return the URDF text and where it came from."""
     if args.urdf:
         path = Path(args.urdf)
         try:
@@ -373,7 +375,7 @@ def _base_state(args, reader, store, series, lo, hi, margin, differentiate_fn):
 
 
 def _time_origin(times_ns, receive_ns, bag_start: int, clock: str, warnings: list) -> int:
-    """The bag start, unless header stamps are on another clock (e.g. simulated time)."""
+    """Return the bag start, unless header stamps are on another clock (e.g. simulated time)."""
     if clock == 'header' and times_ns.size:
         offset = np.median((times_ns - receive_ns).astype(np.float64)) * 1e-9
         if abs(offset) > 10.0:
@@ -384,7 +386,7 @@ def _time_origin(times_ns, receive_ns, bag_start: int, clock: str, warnings: lis
 
 
 def _contact_links(args) -> list[str]:
-    """The --contacts link names (checked against the other options, not yet the model)."""
+    """Return the --contacts link names (checked against the other options, not yet the model)."""
     if args.contacts is None:
         return []
     links = list(dict.fromkeys(name.strip() for name in args.contacts.split(',')

@@ -1,4 +1,5 @@
-"""Recorded messages -> joint-space time series in ``RobotModel`` order, without ROS.
+"""
+Recorded messages -> joint-space time series in ``RobotModel`` order, without ROS.
 
 Conventions
 -----------
@@ -41,7 +42,8 @@ from rnea_ros.errors import InputError
 
 @dataclass(frozen=True)
 class JointSeries:
-    """Joint samples: (N,) times and (N, J) values, columns in ``names`` order (SI units).
+    """
+    Joint samples: (N,) times and (N, J) values, columns in ``names`` order (SI units).
 
     ``times_ns``: sample times on ``clock`` ('header' or 'receive', the one actually used);
     ``receive_ns``: when the bag received each sample (the earliest, for merged messages).
@@ -65,7 +67,8 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
                  urdf_joints: set[str], *, clock: str = 'header',
                  ignore_extra: bool = False, locked: Mapping[str, float] | None = None,
                  lock_missing: Mapping[str, float] | None = None) -> JointSeries:
-    """Gather decoded JointState blocks (``rnea_ros.cdr.Decoded``) into model-order columns.
+    """
+    Gather decoded JointState blocks (``rnea_ros.cdr.Decoded``) into model-order columns.
 
     ``names``: the model's one-DoF joints, the columns; ``urdf_joints``: every joint name of
     the URDF; ``locked``: joint -> position held (--lock); ``lock_missing``: joint -> position
@@ -170,7 +173,7 @@ def _merge_rows(values: np.ndarray, first: np.ndarray) -> np.ndarray:
 
 
 def unwrap_columns(position: np.ndarray, columns: Sequence[int]) -> np.ndarray:
-    """A copy of ``position`` with the ``columns`` (continuous joints) unwrapped in time."""
+    """Return a copy of ``position`` with the ``columns`` (continuous joints) unwrapped in time."""
     out = position.copy()
     for k in columns:
         out[:, k] = np.unwrap(out[:, k])
@@ -179,8 +182,12 @@ def unwrap_columns(position: np.ndarray, columns: Sequence[int]) -> np.ndarray:
 
 @dataclass(frozen=True)
 class BaseState:
-    """Free-flyer state at the joint sample times: q (N, 7), v (N, 6), a (N, 6), ``keep``
-    (the joint samples inside the odometry's time span; the others get no base state)."""
+    """
+    Free-flyer state at the joint sample times.
+
+    Free-flyer state at the joint sample times: q (N, 7), v (N, 6), a (N, 6), ``keep``
+    (the joint samples inside the odometry's time span; the others get no base state).
+    """
 
     q: np.ndarray
     v: np.ndarray
@@ -190,7 +197,8 @@ class BaseState:
 
 def base_state(odom_times_ns: np.ndarray, odometry: np.ndarray, sample_times_ns: np.ndarray,
                differentiate) -> BaseState:
-    """Free-flyer q, v, a from Odometry rows (``rnea_ros.bag.cdr`` order, (M, 85)).
+    """
+    Free-flyer q, v, a from Odometry rows (``rnea_ros.bag.cdr`` order, (M, 85)).
 
     ``differentiate(times_ns, values)`` returns ``differentiate.Derivatives`` (the caller's
     filter settings); its first derivative of the twist is a[:6].
@@ -233,7 +241,8 @@ def base_state(odom_times_ns: np.ndarray, odometry: np.ndarray, sample_times_ns:
 
 def desired_accelerations(messages: Sequence, receive_ns: np.ndarray, names: Sequence[str],
                           sample_times_ns: np.ndarray, timeout: float) -> np.ndarray:
-    """(N, J) desired accelerations at the sample times, NaN where none applies.
+    """
+    (N, J) desired accelerations at the sample times, NaN where none applies.
 
     ``messages``: deserialized trajectory_msgs/JointTrajectory, ``receive_ns`` their receive
     times; ``names``: the columns. See the module docstring for the timing rule.

@@ -1,4 +1,5 @@
-"""``rnea_bag`` with default settings on realistic logs (``bagdata.realistic_log``).
+"""
+``rnea_bag`` with default settings on realistic logs (``bagdata.realistic_log``).
 
 Jittered stamps, dropped packets, quantised positions, the robot's own filtered velocities,
 noisy effort with an offset, at 1 kHz, 500 Hz and 100 Hz: no spikes, the better acceleration
@@ -9,9 +10,9 @@ from __future__ import annotations
 import json
 
 import bagdata
+from bagdata import BAG_START, PANDA
 import numpy as np
 import pytest
-from bagdata import BAG_START, PANDA
 
 from rnea_ros import RobotModel
 from rnea_ros.bag.cli import main
@@ -71,8 +72,9 @@ def test_no_spikes_with_default_settings(tmp_path, capsys, panda, rate):
 def test_a_real_gap_splits_the_fit_and_its_ends_are_left_out(tmp_path, capsys, panda):
     log = bagdata.realistic_log(panda, 4.0, 1000.0, seed=1, holes=None, hold=HOLD)
     gap = (log.times_ns > BAG_START + 2_000_000_000) & (log.times_ns < BAG_START + 2_200_000_000)
+    fields = bagdata.RealisticLog.__dataclass_fields__
     log = bagdata.RealisticLog(*(getattr(log, f)[~gap] if f in bagdata.PER_SAMPLE else
-                                 getattr(log, f) for f in bagdata.RealisticLog.__dataclass_fields__))
+                                 getattr(log, f) for f in fields))
     bag = bagdata.realistic_bag(tmp_path / 'bag', log)
     code, err = replay(capsys, bag, tmp_path / 'out')
     assert code == 0, err
@@ -107,13 +109,13 @@ def _route_errors(panda, log):
 @pytest.mark.parametrize('case, kwargs, route', [
     # A velocity sensor (white noise 2e-3 rad/s) beside coarse positions (12-bit): one
     # differentiation of the velocities is better.
-    ('raw velocities', dict(velocity_source='sensor', velocity_filter=None,
-                            velocity_noise=2e-3, quantum=2.0 ** -12), 'velocities'),
+    ('raw velocities', {'velocity_source': 'sensor', 'velocity_filter': None,
+                        'velocity_noise': 2e-3, 'quantum': 2.0 ** -12}, 'velocities'),
     # The driver's velocity is low-passed at 10 Hz (16 ms delay): the positions, although
     # the velocity looks smooth.
-    ('filtered velocities', dict(velocity_filter=10.0), 'positions'),
+    ('filtered velocities', {'velocity_filter': 10.0}, 'positions'),
     # The default log: the robot's 50 Hz filtered difference of fine positions.
-    ('default', dict(), 'positions'),
+    ('default', {}, 'positions'),
 ])
 def test_acceleration_route_per_joint(tmp_path, capsys, panda, case, kwargs, route):
     log = bagdata.realistic_log(panda, 6.0, 1000.0, seed=2, hold=HOLD, **kwargs)
@@ -147,7 +149,7 @@ def test_acceleration_route_per_joint(tmp_path, capsys, panda, case, kwargs, rou
 
 @pytest.fixture(scope='module')
 def gripperless(tmp_path_factory, panda):
-    """A bag without the finger (the driver publishes the arm only); the finger at 0.0."""
+    """Write a bag without the finger (the driver publishes the arm only); the finger at 0.0."""
     log = bagdata.realistic_log(panda, 2.0, 500.0, seed=3, hold={FINGER: 0.0})
     path = tmp_path_factory.mktemp('gripperless') / 'bag'
     return log, bagdata.realistic_bag(path, log, omit=(FINGER,))
@@ -157,7 +159,7 @@ def test_missing_joint_is_an_error_that_names_the_options(tmp_path, capsys, grip
     _, bag = gripperless
     code, err = replay(capsys, bag, tmp_path / 'out')
     assert code == 1
-    assert err == ("rnea_bag: error: joint_states never gives a position for the URDF joints "
+    assert err == ('rnea_bag: error: joint_states never gives a position for the URDF joints '
                    "['panda_finger_joint1'] (the dynamics needs every joint; wrong URDF or "
                    'topic? To hold them at a fixed position: --lock JOINT=VALUE[,...] or '
                    '--lock-missing)\n')
