@@ -398,7 +398,7 @@ def test_help_lists_the_options(capsys):
     assert 'does not record a contact schedule' in ' '.join(text.split())
     for option in ('--urdf', '--floating-base', '--joint-states', '--output', '--write-bag',
                    '--start', '--joints', '--window', '--order', '--max-gap', '--contacts',
-                   '--friction'):
+                   '--friction', '--lock', '--lock-missing', '--accelerations-from'):
         assert option in text
 
 

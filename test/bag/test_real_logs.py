@@ -208,3 +208,14 @@ def test_bad_lock(tmp_path, capsys, gripperless, value, message):
     code, err = replay(capsys, bag, tmp_path / 'out', '--lock', value)
     assert code == 1
     assert err == f'rnea_bag: error: {message}\n'
+
+
+def test_lock_overrides_a_published_joint(tmp_path, capsys, panda):
+    log = bagdata.realistic_log(panda, 1.0, 500.0, seed=4, hold=HOLD)
+    bag = bagdata.realistic_bag(tmp_path / 'bag', log)
+    code, err = replay(capsys, bag, tmp_path / 'out', '--lock', f'{FINGER}=0.03')
+    assert code == 0, err
+    assert 'rnea_bag: warning: --lock overrides the positions the bag gives for ' \
+        "['panda_finger_joint1']" in err
+    summary = json.loads((tmp_path / 'out' / 'summary.json').read_text())
+    assert summary['run']['locked_joints'] == {FINGER: {'position': 0.03, 'source': '--lock'}}
