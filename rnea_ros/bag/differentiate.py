@@ -170,53 +170,84 @@ def windows(times_ns: np.ndarray, runs: np.ndarray, window: float, order: int
     """
     t = times_ns
     n = t.size
-    side = order // 2 + 1
-    lengths = runs[:, 1] - runs[:, 0]
-    start = np.repeat(runs[:, 0], lengths)
-    stop = np.repeat(runs[:, 1], lengths)
-    index = np.arange(n)
-    half_ns = int(round(0.5 * window * 1e9))
     h = median_interval(t)
-    tolerance = int(0.5 * h * 1e9) if np.isfinite(h) else 0
-    near_start = index - side < start
-    near_end = index + side >= stop
-    half = np.full(n, half_ns, dtype=np.int64)
-    inner = np.flatnonzero(~(near_start | near_end))
-    ti = t[inner]
-    # Each side holds k samples and reaches at least half its span (past a hole: to the next
-    # sample), so that a hole next to a sample does not leave its fit one-sided.
-    reach = 3 * half_ns // 4
-    left = np.minimum(np.searchsorted(t, ti - reach, 'right') - 1, inner - side)
-    right = np.maximum(np.searchsorted(t, ti + reach, 'left'), inner + side)
-    near_start[inner[left < start[inner]]] = True
-    near_end[inner[right >= stop[inner]]] = True
-    inside = (left >= start[inner]) & (right < stop[inner])
-    inner, left, right, ti = inner[inside], left[inside], right[inside], ti[inside]
-    half[inner] = np.maximum(half_ns, np.maximum(ti - t[left], t[right] - ti))
-    near_start |= t - half < t[start] - tolerance
-    near_end |= t + half > t[stop - 1] + tolerance
-    edge = near_start | near_end
-    lo = np.maximum(np.searchsorted(t, t - half, 'left'), start)
-    hi = np.minimum(np.searchsorted(t, t + half, 'right'), stop)
-    # One-sided windows of the same span, from (or to) the segment's end sample, holding at
-    # least 2 side + 1 samples.
-    span = 2 * half_ns
-    first = np.searchsorted(t, t[start] + span, 'right')
-    last = np.searchsorted(t, t[stop - 1] - span, 'left')
-    only_start = near_start & ~near_end
-    only_end = near_end & ~near_start
-    both = near_start & near_end
-    lo[only_start] = start[only_start]
-    hi[only_start] = np.minimum(np.maximum(first, start + 2 * side + 1), stop)[only_start]
-    hi[only_end] = stop[only_end]
-    lo[only_end] = np.maximum(np.minimum(last, stop - 2 * side - 1), start)[only_end]
-    lo[both], hi[both] = start[both], stop[both]
-    # A one-sided window may reach the whole segment from both ends: keep it inside.
-    hi = np.minimum(hi, stop)
-    lo = np.maximum(lo, start)
+    lo = np.zeros(n, dtype=np.int64)
+    hi = np.zeros(n, dtype=np.int64)
+    edge = np.zeros(n, dtype=np.bool_)
+    if n:
+        _windows(t, runs, int(round(0.5 * window * 1e9)),
+                 int(0.5 * h * 1e9) if np.isfinite(h) else 0, order // 2 + 1, lo, hi, edge)
     count = hi - lo
     degree = np.where(count >= 3, np.minimum(order, count - 1), -1)
     return lo, hi, degree, edge
+
+
+@njit(cache=True)
+def _seek(t, j, x, start, stop, right):
+    """
+    Move j (start <= j <= stop) to the first index whose time is >= x (> x if right).
+
+    Walks from j: amortised O(1) when x moves little between calls.
+    """
+    if right:
+        while j > start and t[j - 1] > x:
+            j -= 1
+        while j < stop and t[j] <= x:
+            j += 1
+    else:
+        while j > start and t[j - 1] >= x:
+            j -= 1
+        while j < stop and t[j] < x:
+            j += 1
+    return j
+
+
+@njit(cache=True)
+def _windows(t, runs, half_ns, tolerance, side, lo, hi, edge):
+    """Fill lo, hi, edge per sample (the rule of the module docstring), run by run."""
+    reach = 3 * half_ns // 4
+    span = 2 * half_ns
+    for r in range(runs.shape[0]):
+        start, stop = runs[r, 0], runs[r, 1]
+        first_t, last_t = t[start], t[stop - 1]
+        # One-sided windows of the same span from (to) the segment's end sample, holding at
+        # least 2 side + 1 samples.
+        start_hi = min(max(_seek(t, start, first_t + span, start, stop, True),
+                           start + 2 * side + 1), stop)
+        end_lo = max(min(_seek(t, stop, last_t - span, start, stop, False),
+                         stop - 2 * side - 1), start)
+        pl = pr = a = b = start
+        for i in range(start, stop):
+            ti = t[i]
+            near_start = i - side < start
+            near_end = i + side >= stop
+            half = half_ns
+            if not (near_start or near_end):
+                pl = _seek(t, pl, ti - reach, start, stop, True)
+                pr = _seek(t, pr, ti + reach, start, stop, False)
+                left = min(pl - 1, i - side)
+                right = max(pr, i + side)
+                if left < start:
+                    near_start = True
+                if right >= stop:
+                    near_end = True
+                if not (near_start or near_end):
+                    half = max(half, ti - t[left], t[right] - ti)
+            if ti - half < first_t - tolerance:
+                near_start = True
+            if ti + half > last_t + tolerance:
+                near_end = True
+            edge[i] = near_start or near_end
+            if near_start and near_end:
+                lo[i], hi[i] = start, stop
+            elif near_start:
+                lo[i], hi[i] = start, start_hi
+            elif near_end:
+                lo[i], hi[i] = end_lo, stop
+            else:
+                a = _seek(t, a, ti - half, start, stop, False)
+                b = _seek(t, b, ti + half, start, stop, True)
+                lo[i], hi[i] = a, b
 
 
 def derivatives(times_ns: np.ndarray, values: np.ndarray, window: float | None = None,

@@ -163,9 +163,9 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         contacts = _contacts(args, model)
         js_conns = topic_connections(reader, args.joint_states, JOINT_STATE,
                                      what='joint_states topic')
-        # Reading margin around --start/--end: the default window is at most 10 intervals of
-        # a 100 Hz log, or 0.1 s.
-        margin = int(2 * (args.window or 0.1) * 1e9)
+        # Reading margin around --start/--end, for the windows of the samples at its ends (the
+        # default window is 10 sample intervals at low rates: 1 s covers 20 Hz).
+        margin = int(2 * (args.window or 0.5) * 1e9)
         lo = None if args.start is None else bag_start + int(args.start * 1e9)
         hi = None if args.end is None else bag_start + int(args.end * 1e9)
         total = sum(c.msgcount for c in js_conns)
