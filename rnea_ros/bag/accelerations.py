@@ -187,3 +187,12 @@ def estimate(series, kinds, desired: np.ndarray | None, window: float | None, or
         acceleration = np.where(np.isfinite(desired), desired, acceleration)
         estimated |= ~np.isfinite(desired[:, free]).all(axis=1)
     return Estimate(velocity, acceleration, diff, routes, diff.edge & estimated)
+
+
+def describe(routes: list[Route]) -> str:
+    """Say where the estimated accelerations come from, for the summary."""
+    count = {kind: sum(r.route == kind for r in routes) for kind in (POSITIONS, VELOCITIES)}
+    if not count[VELOCITIES]:
+        return 'estimated from the positions'
+    return (f'estimated from the positions for {count[POSITIONS]} joint(s), from the '
+            f'velocities for {count[VELOCITIES]}')

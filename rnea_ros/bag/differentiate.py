@@ -132,6 +132,19 @@ def segments(times_ns: np.ndarray, max_gap: float) -> np.ndarray:
     return np.stack([edges[:-1], edges[1:]], axis=1)
 
 
+def settings(diff: Derivatives, order: int) -> dict:
+    """Describe a ``derivatives`` result for the summary: settings, segments, error gains."""
+    gains = diff.gain_second[np.isfinite(diff.gain_second)]
+    first = diff.gain_first[np.isfinite(diff.gain_first)]
+    return {
+        'window': diff.window, 'samples': diff.samples, 'order': order,
+        'max_gap': diff.max_gap, 'segments': int(diff.segments.shape[0]),
+        'gain_first_median': float(np.median(first)) if first.size else None,
+        'gain_second_median': float(np.median(gains)) if gains.size else None,
+        'gain_second_max': float(gains.max()) if gains.size else None,
+    }
+
+
 def window_samples(times_ns: np.ndarray, window: float, order: int) -> int:
     """Odd number of samples spanning ``window`` seconds at the median interval, >= order + 1."""
     h = median_interval(times_ns)

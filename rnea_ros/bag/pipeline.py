@@ -86,9 +86,10 @@ import numpy as np
 
 from rnea_ros.bag import accelerations, cdr, differentiate, locks, replay
 from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
-from rnea_ros.bag.report import summarize, table_suffix, write_summary, write_table, write_tables
+from rnea_ros.bag.report import table_suffix, write_summary, write_table, write_tables
 from rnea_ros.bag.storage import (BagError, JOINT_STATE, JOINT_TRAJECTORY, ODOMETRY, open_bag,
                                   read_raw, STRING, topic_connections, typestore, WRENCH_STAMPED)
+from rnea_ros.bag.summary import json_safe, run_summary
 from rnea_ros.dynamics.description import read_robot_description
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel
@@ -273,12 +274,12 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
             files.append(write_table(contact_table, table))
         elif contact_table.exists():
             contact_table.unlink()  # from an earlier run with contacts
-        summary = _summary(args, reader, model, series, diff, desired, seconds, labels, units,
-                           columns, parts, effort, warnings, source, routes, edges_left_out)
+        summary = run_summary(args, model, series, diff, desired, seconds, labels, units,
+                              columns, parts, effort, warnings, source, routes, edges_left_out)
         if joint_model is not None:
             summary['joint_model'] = _joint_model_summary(args.joint_model, joint_model)
         if solved is not None:
-            summary['contacts'] = _json_safe({
+            summary['contacts'] = json_safe({
                 'links': list(solved.links), 'kind': 'point', 'friction': args.friction,
                 'schedule': 'in contact for the whole time window (the bag records none)',
                 'samples': int(times_ns.size), 'infeasible_samples': solved.infeasible,
@@ -431,63 +432,11 @@ def _index(columns: list[int], width: int) -> list[int] | slice:
     return slice(None) if columns == list(range(width)) else columns
 
 
-def _summary(args, reader, model, series, diff, desired, seconds, labels, units, columns,
-             parts, effort, warnings, source, routes, edges_left_out) -> dict:
-    sel = _index(columns, len(labels))
-    measured = effort[:, sel]
-    residual = measured - parts.total[:, sel] if np.isfinite(measured).any() else None
-    summary = summarize(seconds, [labels[k] for k in columns], [units[k] for k in columns],
-                        parts.total[:, sel], {t: x[:, sel] for t, x in parts.terms.items()},
-                        residual, model.effort_limits[sel], args.summary_window)
-    rate = 1.0 / differentiate.median_interval(series.times_ns) if series.times_ns.size > 1 \
-        else float('nan')
-    count = {kind: sum(r.route == kind for r in routes)
-             for kind in (accelerations.POSITIONS, accelerations.VELOCITIES)}
-    estimate = 'estimated from the positions'
-    if count[accelerations.VELOCITIES]:
-        estimate = (f'estimated from the positions for {count[accelerations.POSITIONS]} '
-                    f'joint(s), from the velocities for {count[accelerations.VELOCITIES]}')
-    if desired is None:
-        source_text = estimate
-    else:
-        share = float(np.isfinite(desired).mean()) if desired.size else 0.0
-        source_text = (f'desired accelerations topic for {100 * share:.3g} % of values, '
-                       f'the rest {estimate}')
-    gains = diff.gain_second[np.isfinite(diff.gain_second)]
-    velocity_measured = float(np.isfinite(series.velocity).mean()) if series.velocity.size \
-        else 0.0
-    summary.update({
-        'bag': str(args.bag),
-        'run': {
-            'joint_states': args.joint_states, 'samples': int(seconds.size),
-            'start': float(seconds[0]), 'end': float(seconds[-1]),
-            'duration': float(seconds[-1] - seconds[0]), 'rate': rate, 'clock': args.clock,
-            'robot': model.name, 'urdf': source, 'nv': model.nv,
-            'floating_base': model.floating_base, 'velocity_measured': velocity_measured,
-            'acceleration_source': source_text,
-            'acceleration_routes': [route.as_dict() for route in routes],
-            'locked_joints': {name: {'position': value, 'source': why}
-                              for name, (value, why) in series.locked.items()},
-            'differentiation': {
-                'window': diff.window, 'samples': diff.samples, 'order': args.order,
-                'max_gap': diff.max_gap, 'segments': int(diff.segments.shape[0]),
-                'edge_samples_left_out': edges_left_out,
-                'gain_first_median': float(np.median(diff.gain_first[np.isfinite(
-                    diff.gain_first)])) if gains.size else None,
-                'gain_second_median': float(np.median(gains)) if gains.size else None,
-                'gain_second_max': float(gains.max()) if gains.size else None,
-            },
-        },
-        'warnings': list(warnings),
-    })
-    return _json_safe(summary)
-
-
 def _joint_model_summary(path, joint_model: JointModel) -> dict:
     """Describe the joint model used: file, model, threshold, joints with terms, parameters."""
     names = joint_model.joint_names
     friction = joint_model.friction_model != 'none'
-    return _json_safe({
+    return json_safe({
         'file': str(path), 'friction_model': joint_model.friction_model,
         'velocity_threshold': joint_model.velocity_threshold,
         'friction_joints': [name for k, name in enumerate(names) if friction and (
@@ -495,17 +444,6 @@ def _joint_model_summary(path, joint_model: JointModel) -> dict:
         'armature_joints': [name for k, name in enumerate(names) if joint_model.armature[k]],
         'parameters': joint_model.to_parameters(),
     })
-
-
-def _json_safe(value):
-    """NaN/inf -> None throughout (JSON has no NaN)."""
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value
 
 
 def _write_bag(reader, output, model, joints, series, keep, q, v, total, topic, js_conns,
