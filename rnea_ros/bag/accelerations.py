@@ -122,8 +122,9 @@ def choose(times_ns: np.ndarray, position: np.ndarray, velocity: np.ndarray,
                                                      0.0)))
     lag = v[inner] - fit.first[:, measured]
     power = np.sum(a_q * a_q, axis=0)
-    delay = np.where(power > 0, -np.sum(lag * a_q, axis=0) / np.where(power > 0, power, 1.0),
-                     np.nan)
+    # Only where the joint's acceleration stands out of its own estimation error.
+    moving = _rms(a_q) > 3.0 * error_q[measured]
+    delay = np.where(moving, -np.sum(lag * a_q, axis=0) / np.where(moving, power, 1.0), np.nan)
     for m, c in enumerate(measured):
         k = columns[c]
         better = error_v[m] < error_q[c] if mode == 'auto' else mode == VELOCITIES

@@ -133,9 +133,16 @@ def segments(times_ns: np.ndarray, max_gap: float) -> np.ndarray:
 
 
 def settings(diff: Derivatives, order: int) -> dict:
-    """Describe a ``derivatives`` result for the summary: settings, segments, error gains."""
-    gains = diff.gain_second[np.isfinite(diff.gain_second)]
-    first = diff.gain_first[np.isfinite(diff.gain_first)]
+    """
+    Describe a ``derivatives`` result for the summary: settings, segments, error gains.
+
+    The gains are those of the samples with a centred window (``rnea_bag`` leaves the others
+    out).
+    """
+    # The samples kept by rnea_bag: centred windows (all, if there are none).
+    kept = ~diff.edge if (~diff.edge).any() else np.ones_like(diff.edge)
+    gains = diff.gain_second[kept & np.isfinite(diff.gain_second)]
+    first = diff.gain_first[kept & np.isfinite(diff.gain_first)]
     return {
         'window': diff.window, 'samples': diff.samples, 'order': order,
         'max_gap': diff.max_gap, 'segments': int(diff.segments.shape[0]),

@@ -280,7 +280,7 @@ def markdown(summary: dict) -> str:
               f'{diff.get("edge_samples_left_out", 0)} samples near segment ends left out; '
               f'acceleration error <= gain x max|q^({diff["order"] + 1})| with median gain '
               f'{_fmt(diff["gain_second_median"])} s^{diff["order"] - 1} (max '
-              f'{_fmt(diff["gain_second_max"])})']
+              f'{_fmt(diff["gain_second_max"])} over the samples kept)']
     locked = info.get('locked_joints') or {}
     if locked:
         lines.append('- joints held fixed: ' + ', '.join(

@@ -65,6 +65,10 @@ def test_no_spikes_with_default_settings(tmp_path, capsys, panda, rate):
     per_end = diff['window'] / 2 * rate
     assert abs(diff['edge_samples_left_out'] - 2 * per_end) <= 4
     assert rows.size == log.times_ns.size - diff['edge_samples_left_out']
+    # Gains of the kept samples: no one-sided fit (~60 times the median) among them.
+    assert diff['gain_second_max'] < 3 * diff['gain_second_median']
+    routes = {r['joint']: r for r in summary['run']['acceleration_routes']}
+    assert routes[FINGER]['velocity_delay'] is None  # a joint at rest has no delay to measure
     # Small absolute errors too: the arm joints' torques are tens of N·m.
     assert rms[:7].max() < 0.05
 
