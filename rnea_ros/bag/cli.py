@@ -6,6 +6,7 @@ Usage::
     rnea_bag BAG [--urdf FILE [--xacro-arg NAME:=VALUE]] [--floating-base]
                  [--joint-states TOPIC] [--output DIR] [--write-bag] [--start S] [--end S]
                  [--joints J1,J2] [--window S]
+                 [--lock JOINT=VALUE[,...]] [--lock-missing]
                  [--contacts LINK,LINK [--friction MU]] ...
 
 ``rnea_bag --help`` lists every option; ``rnea_ros.bag.pipeline`` says what it does and what
@@ -53,14 +54,31 @@ def build_parser() -> argparse.ArgumentParser:
                         help='sample times: message header stamps (default) or receive times')
     window.add_argument('--ignore-extra-joints', action='store_true',
                         help='skip joint_states names that the URDF does not have')
-    accel = parser.add_argument_group('accelerations (Savitzky-Golay differentiator)')
-    accel.add_argument('--window', type=float, default=differentiate.DEFAULT_WINDOW,
-                       metavar='S', help='fit window in seconds (default: %(default)s)')
+    window.add_argument('--lock', metavar='JOINT=VALUE[,...]',
+                        help='hold these URDF joints at a fixed position (rad, or m for '
+                        'prismatic joints; inside the joint limits), e.g. a gripper the bag '
+                        'does not publish; overrides the bag')
+    window.add_argument('--lock-missing', action='store_true',
+                        help='hold every URDF joint the bag never publishes at 0 (or at the '
+                        'limit nearest to 0); listed in a warning and in summary.json')
+    accel = parser.add_argument_group(
+        'accelerations (Savitzky-Golay differentiator)', 'Per joint, from the positions or, '
+        'where the data say that is better, from the velocities of the messages (see '
+        'summary.json). Holes shorter than --max-gap are fitted through; samples within half '
+        'a window of a longer gap or of the ends are left out.')
+    accel.add_argument('--window', type=float, metavar='S',
+                       help='fit window in seconds (default: '
+                       f'{differentiate.DEFAULT_WINDOW:g}, or '
+                       f'{differentiate.MIN_WINDOW_INTERVALS} median sample intervals when '
+                       'longer)')
+    accel.add_argument('--accelerations-from', choices=('auto', 'positions', 'velocities'),
+                       default='auto', help='route of the estimated accelerations: per joint '
+                       'the better one (default), or the one given (velocities only where the '
+                       'messages carry them)')
     accel.add_argument('--order', type=int, default=differentiate.DEFAULT_ORDER,
                        help='polynomial degree, >= 2 (default: %(default)s)')
     accel.add_argument('--max-gap', type=float, metavar='S',
-                       help='longer sample intervals split the fit (default: 5 median '
-                       'intervals)')
+                       help='longer sample intervals split the fit (default: half the window)')
     accel.add_argument('--desired-accelerations', default='desired_accelerations',
                        metavar='TOPIC', help='trajectory_msgs/JointTrajectory topic of desired '
                        'accelerations, used when the bag has it (default: %(default)s)')

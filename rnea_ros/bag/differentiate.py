@@ -4,16 +4,29 @@ Smoothing differentiation of sampled signals: Savitzky-Golay on uneven sample ti
 Method
 ------
 For each sample i, a polynomial of degree ``order`` (p) is fitted by least squares to the
-``w`` samples around it (``w`` = the odd number of samples that spans ``window`` seconds at the
-median sample interval, at least p + 1), in the local time tau = t_j - t_i; its first and second
+samples of its window, in the local time tau = t_j - t_i; its value and first and second
 derivatives at tau = 0 are the estimates. On evenly spaced samples this is exactly the
-Savitzky-Golay filter; on uneven ones each sample gets its own weights. The window is centred
-on the sample, and shifted to stay inside its segment near a segment's ends.
+Savitzky-Golay filter; on uneven ones each sample gets its own weights.
 
-Gaps: consecutive samples further apart than ``max_gap`` seconds (default: 5 median intervals)
-start a new segment; no window straddles a gap. A segment shorter than the window is fitted as a
-whole, with the degree lowered to (its length - 1) if needed; a segment of fewer than 3 samples
-gets NaN derivatives (a second derivative needs 3 samples).
+Windows, holes and gaps
+-----------------------
+- The window of a sample is a span of time, not a count of samples: the samples within
+  ``window``/2 seconds on either side, widened symmetrically (in time) where needed so that each
+  side holds at least k = p // 2 + 1 samples and reaches at least 3/4 of the half-window (next
+  to a hole: to the first sample past it). ``window`` defaults to 0.05 s, or 10 median sample
+  intervals when that is longer (``default_window``: 0.05 s from 200 Hz up, 0.1 s at 100 Hz).
+- Holes (dropped samples) shorter than ``max_gap`` are bridged: the fit runs through them, the
+  window keeping its span in time (a hole only removes samples from it). ``max_gap`` defaults to
+  half the window (``default_max_gap``): up to that, a centred window still sees samples on both
+  sides of the hole. A longer interval is a gap: it starts a new segment and no window straddles
+  it.
+- Never past the data: a sample closer than half a window (or than k samples) to an end of its
+  segment cannot have a centred window. It gets a one-sided window of the same span, starting
+  (or ending) at the segment's end sample, and is flagged in ``edge``: its error gain is up to
+  ~60 times that of a centred window (p = 3), so ``rnea_bag`` leaves such samples out where it
+  uses the estimate. A segment shorter than the window is fitted as a whole, with the degree
+  lowered to (its length - 1) if needed; a segment of fewer than 3 samples gets NaN derivatives
+  (a second derivative needs 3 samples).
 
 Error bound
 -----------
@@ -24,12 +37,15 @@ derivative estimate at sample i is bounded by::
     gain_d(i) = sum_j |w_dj| |tau_j|^(p+1) / (p+1)!
 
 with w_dj the weights of the estimate. ``derivatives`` returns both gains. On evenly spaced
-samples at interval h with a centred window of half-width m = (w-1)/2 samples and p = 3,
-gain_2 is about 0.077 (m h)^2: 4.8e-5 s^2 for the default 0.05 s window (51 samples at 1 kHz),
-so a sinusoid of amplitude A and angular frequency omega gets an acceleration error below
-4.8e-5 * A * omega^4 (2e-3 rad/s^2 for A = 0.5 rad, omega = 3 rad/s). Near a segment end the
-window is one-sided and the gain grows up to ~60 times (2.8e-3 s^2 there). Measurement noise
-adds sum_j |w_dj| * noise, which the window length trades against the bias above.
+samples at interval h with a centred window of half-width m h and p = 3, gain_2 is about
+0.077 (m h)^2: 4.8e-5 s^2 for the default 0.05 s window at 1 kHz, so a sinusoid of amplitude A
+and angular frequency omega gets an acceleration error below 4.8e-5 * A * omega^4 (2e-3 rad/s^2
+for A = 0.5 rad, omega = 3 rad/s). A hole removes samples from the windows around it (more noise
+gain) and widens those of the samples next to it: their gain grows by at most
+(0.75 + 2 hole / window)^2, 2.4 for a 20 ms hole in a 0.05 s window. At a segment end
+(``edge``) it grows up to ~60 times (2.8e-3 s^2 there). White measurement
+noise of standard deviation sigma adds sigma * sqrt(sum_j w_dj^2) (``noise_gains``), which the
+window length trades against the bias above.
 """
 from __future__ import annotations
 
@@ -39,8 +55,9 @@ from numba import njit, prange
 import numpy as np
 
 DEFAULT_WINDOW = 0.05  # s
+# The default window spans at least this many median sample intervals (low sample rates).
+MIN_WINDOW_INTERVALS = 10
 DEFAULT_ORDER = 3
-GAP_FACTOR = 5.0
 
 
 @dataclass(frozen=True)
@@ -49,7 +66,9 @@ class Derivatives:
     First and second time derivatives (N, m), their error gains (N,), the segments.
 
     ``segments`` (K, 2): [start, stop) sample indices of the gap-free segments; ``samples``:
-    the window length in samples; ``valid`` (N,): False where a segment was too short.
+    the window length in samples at the median interval; ``valid`` (N,): False where a segment
+    was too short; ``edge`` (N,): the sample's window is one-sided (near a segment end);
+    ``window`` and ``max_gap``: the settings used [s].
     """
 
     first: np.ndarray
@@ -59,6 +78,30 @@ class Derivatives:
     segments: np.ndarray
     samples: int
     valid: np.ndarray
+    edge: np.ndarray
+    window: float
+    max_gap: float
+
+
+@dataclass(frozen=True)
+class Fit:
+    """
+    The fit at selected samples ``at`` (M,): value, first and second derivative (M, m).
+
+    ``leverage`` (M,): the weight of sample i in its own fitted value (the residual y - value
+    has variance sigma^2 (1 - leverage) under white noise of standard deviation sigma);
+    ``noise_first``, ``noise_second`` (M,): sqrt(sum_j w_dj^2), the factors from that sigma to
+    the standard deviation of each derivative; ``edge`` (M,) as in ``Derivatives``.
+    """
+
+    at: np.ndarray
+    value: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    leverage: np.ndarray
+    noise_first: np.ndarray
+    noise_second: np.ndarray
+    edge: np.ndarray
 
 
 def median_interval(times_ns: np.ndarray) -> float:
@@ -68,35 +111,56 @@ def median_interval(times_ns: np.ndarray) -> float:
     return float(np.median(np.diff(times_ns))) * 1e-9
 
 
-def segments(times_ns: np.ndarray, max_gap: float | None = None) -> np.ndarray:
-    """[start, stop) index pairs of the runs without a gap longer than ``max_gap`` seconds."""
+def default_window(times_ns: np.ndarray) -> float:
+    """``DEFAULT_WINDOW``, or ``MIN_WINDOW_INTERVALS`` median intervals when that is longer."""
+    h = median_interval(times_ns)
+    return max(DEFAULT_WINDOW, MIN_WINDOW_INTERVALS * h) if np.isfinite(h) else DEFAULT_WINDOW
+
+
+def default_max_gap(window: float) -> float:
+    """Half the window: a longer interval between samples splits the fit."""
+    return 0.5 * window
+
+
+def segments(times_ns: np.ndarray, max_gap: float) -> np.ndarray:
+    """[start, stop) index pairs of the runs without an interval longer than ``max_gap`` s."""
     n = times_ns.size
     if n == 0:
         return np.zeros((0, 2), dtype=np.int64)
-    if max_gap is None:
-        max_gap = GAP_FACTOR * median_interval(times_ns) if n > 1 else np.inf
     breaks = np.flatnonzero(np.diff(times_ns) * 1e-9 > max_gap) + 1
     edges = np.concatenate([[0], breaks, [n]]).astype(np.int64)
     return np.stack([edges[:-1], edges[1:]], axis=1)
 
 
+def settings(diff: Derivatives, order: int) -> dict:
+    """
+    Describe a ``derivatives`` result for the summary: settings, segments, error gains.
+
+    The gains are those of the samples with a centred window (``rnea_bag`` leaves the others
+    out).
+    """
+    # The samples kept by rnea_bag: centred windows (all, if there are none).
+    kept = ~diff.edge if (~diff.edge).any() else np.ones_like(diff.edge)
+    gains = diff.gain_second[kept & np.isfinite(diff.gain_second)]
+    first = diff.gain_first[kept & np.isfinite(diff.gain_first)]
+    return {
+        'window': diff.window, 'samples': diff.samples, 'order': order,
+        'max_gap': diff.max_gap, 'segments': int(diff.segments.shape[0]),
+        'gain_first_median': float(np.median(first)) if first.size else None,
+        'gain_second_median': float(np.median(gains)) if gains.size else None,
+        'gain_second_max': float(gains.max()) if gains.size else None,
+    }
+
+
 def window_samples(times_ns: np.ndarray, window: float, order: int) -> int:
-    """Odd number of samples spanning ``window`` seconds, at least order + 1."""
+    """Odd number of samples spanning ``window`` seconds at the median interval, >= order + 1."""
     h = median_interval(times_ns)
     samples = int(round(window / h)) + 1 if np.isfinite(h) and h > 0 else order + 1
     samples = max(samples, order + 1)
     return samples + 1 - samples % 2
 
 
-def derivatives(times_ns: np.ndarray, values: np.ndarray, window: float = DEFAULT_WINDOW,
-                order: int = DEFAULT_ORDER, max_gap: float | None = None) -> Derivatives:
-    """
-    Savitzky-Golay first and second derivatives of ``values`` (N, m) sampled at ``times_ns``.
-
-    ``times_ns``: (N,) int64 sample times in ns, strictly increasing. ``window`` in seconds,
-    ``order`` >= 2 the polynomial degree, ``max_gap`` in seconds (see the module docstring).
-    Units: values per second and per second squared.
-    """
+def _settings(times_ns, values, window, order, max_gap):
     times_ns = np.ascontiguousarray(times_ns, dtype=np.int64)
     values = np.ascontiguousarray(values, dtype=np.float64)
     if values.ndim == 1:
@@ -106,53 +170,182 @@ def derivatives(times_ns: np.ndarray, values: np.ndarray, window: float = DEFAUL
         raise ValueError(f'values: {values.shape[0]} rows for {n} sample times')
     if order < 2:
         raise ValueError(f'order {order}: a second derivative needs a polynomial degree >= 2')
-    if window <= 0:
+    window = default_window(times_ns) if window is None else float(window)
+    if not window > 0:
         raise ValueError(f'window {window} s: must be positive')
+    max_gap = default_max_gap(window) if max_gap is None else float(max_gap)
+    if not max_gap > 0:
+        raise ValueError(f'max_gap {max_gap} s: must be positive')
     if n > 1 and np.any(np.diff(times_ns) <= 0):
         raise ValueError('sample times must be strictly increasing')
-    runs = segments(times_ns, max_gap)
-    width = window_samples(times_ns, window, order)
+    return times_ns, values, window, max_gap
+
+
+def windows(times_ns: np.ndarray, runs: np.ndarray, window: float, order: int
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """
+    Per sample: [lo, hi) of its window, the polynomial degree (-1: none) and ``edge``.
+
+    See the module docstring for the rule.
+    """
+    t = times_ns
+    n = t.size
+    h = median_interval(t)
     lo = np.zeros(n, dtype=np.int64)
     hi = np.zeros(n, dtype=np.int64)
-    degree = np.zeros(n, dtype=np.int64)
-    for start, stop in runs:
-        length = stop - start
-        k = np.arange(start, stop)
-        if length >= width:
-            first = np.clip(k - width // 2, start, stop - width)
-            lo[start:stop], hi[start:stop] = first, first + width
-            degree[start:stop] = order
-        else:
-            lo[start:stop], hi[start:stop] = start, stop
-            degree[start:stop] = min(order, length - 1) if length >= 3 else -1
+    edge = np.zeros(n, dtype=np.bool_)
+    if n:
+        _windows(t, runs, int(round(0.5 * window * 1e9)),
+                 int(0.5 * h * 1e9) if np.isfinite(h) else 0, order // 2 + 1, lo, hi, edge)
+    count = hi - lo
+    degree = np.where(count >= 3, np.minimum(order, count - 1), -1)
+    return lo, hi, degree, edge
+
+
+@njit(cache=True)
+def _seek(t, j, x, start, stop, right):
+    """
+    Move j (start <= j <= stop) to the first index whose time is >= x (> x if right).
+
+    Walks from j: amortised O(1) when x moves little between calls.
+    """
+    if right:
+        while j > start and t[j - 1] > x:
+            j -= 1
+        while j < stop and t[j] <= x:
+            j += 1
+    else:
+        while j > start and t[j - 1] >= x:
+            j -= 1
+        while j < stop and t[j] < x:
+            j += 1
+    return j
+
+
+@njit(cache=True)
+def _windows(t, runs, half_ns, tolerance, side, lo, hi, edge):
+    """Fill lo, hi, edge per sample (the rule of the module docstring), run by run."""
+    reach = 3 * half_ns // 4
+    span = 2 * half_ns
+    for r in range(runs.shape[0]):
+        start, stop = runs[r, 0], runs[r, 1]
+        first_t, last_t = t[start], t[stop - 1]
+        # One-sided windows of the same span from (to) the segment's end sample, holding at
+        # least 2 side + 1 samples.
+        start_hi = min(max(_seek(t, start, first_t + span, start, stop, True),
+                           start + 2 * side + 1), stop)
+        end_lo = max(min(_seek(t, stop, last_t - span, start, stop, False),
+                         stop - 2 * side - 1), start)
+        pl = pr = a = b = start
+        for i in range(start, stop):
+            ti = t[i]
+            near_start = i - side < start
+            near_end = i + side >= stop
+            half = half_ns
+            if not (near_start or near_end):
+                pl = _seek(t, pl, ti - reach, start, stop, True)
+                pr = _seek(t, pr, ti + reach, start, stop, False)
+                left = min(pl - 1, i - side)
+                right = max(pr, i + side)
+                if left < start:
+                    near_start = True
+                if right >= stop:
+                    near_end = True
+                if not (near_start or near_end):
+                    half = max(half, ti - t[left], t[right] - ti)
+            if ti - half < first_t - tolerance:
+                near_start = True
+            if ti + half > last_t + tolerance:
+                near_end = True
+            edge[i] = near_start or near_end
+            if near_start and near_end:
+                lo[i], hi[i] = start, stop
+            elif near_start:
+                lo[i], hi[i] = start, start_hi
+            elif near_end:
+                lo[i], hi[i] = end_lo, stop
+            else:
+                a = _seek(t, a, ti - half, start, stop, False)
+                b = _seek(t, b, ti + half, start, stop, True)
+                lo[i], hi[i] = a, b
+
+
+def derivatives(times_ns: np.ndarray, values: np.ndarray, window: float | None = None,
+                order: int = DEFAULT_ORDER, max_gap: float | None = None) -> Derivatives:
+    """
+    Savitzky-Golay first and second derivatives of ``values`` (N, m) sampled at ``times_ns``.
+
+    ``times_ns``: (N,) int64 sample times in ns, strictly increasing. ``window`` in seconds
+    (default ``default_window``), ``order`` >= 2 the polynomial degree, ``max_gap`` in seconds
+    (default ``default_max_gap``); see the module docstring. Units: values per second and per
+    second squared.
+    """
+    times_ns, values, window, max_gap = _settings(times_ns, values, window, order, max_gap)
+    n = times_ns.size
+    runs = segments(times_ns, max_gap)
+    lo, hi, degree, edge = windows(times_ns, runs, window, order)
     first = np.empty_like(values)
     second = np.empty_like(values)
     gain_first = np.empty(n)
     gain_second = np.empty(n)
+    none = np.zeros((0, values.shape[1]))
     if n:
-        _savitzky_golay(times_ns, values, lo, hi, degree, first, second, gain_first,
-                        gain_second)
-    return Derivatives(first, second, gain_first, gain_second, runs, width, degree >= 0)
+        _savitzky_golay(times_ns, values, np.arange(n), lo, hi, degree, none, first, second,
+                        gain_first, gain_second, np.zeros(0), np.zeros(0), np.zeros(0))
+    return Derivatives(first, second, gain_first, gain_second, runs,
+                       window_samples(times_ns, window, order), degree >= 0, edge, window,
+                       max_gap)
+
+
+def fit_at(times_ns: np.ndarray, values: np.ndarray, at: np.ndarray,
+           window: float | None = None, order: int = DEFAULT_ORDER,
+           max_gap: float | None = None) -> Fit:
+    """Fit as ``derivatives`` does, at the samples ``at`` only, with its noise factors."""
+    times_ns, values, window, max_gap = _settings(times_ns, values, window, order, max_gap)
+    at = np.ascontiguousarray(at, dtype=np.int64)
+    runs = segments(times_ns, max_gap)
+    lo, hi, degree, edge = windows(times_ns, runs, window, order)
+    size = at.size
+    value = np.empty((size, values.shape[1]))
+    first = np.empty_like(value)
+    second = np.empty_like(value)
+    leverage, noise_first, noise_second = np.empty(size), np.empty(size), np.empty(size)
+    if size:
+        _savitzky_golay(times_ns, values, at, lo, hi, degree, value, first, second,
+                        np.empty(size), np.empty(size), leverage, noise_first, noise_second)
+    return Fit(at, value, first, second, leverage, noise_first, noise_second, edge[at])
 
 
 @njit(cache=True, parallel=True)
-def _savitzky_golay(t, y, lo, hi, degree, d1, d2, g1, g2):
-    """Per-sample least-squares polynomial fit; see the module docstring for the method."""
-    n, m = y.shape
+def _savitzky_golay(t, y, at, lo, hi, degree, d0, d1, d2, g1, g2, leverage, n1, n2):
+    """
+    Per-sample least-squares polynomial fit at the samples ``at``; see the module docstring.
+
+    Writes row k of the outputs for sample at[k]; d0, leverage, n1, n2 only when d0 has rows.
+    """
+    count = at.size
+    m = y.shape[1]
+    stats = d0.shape[0] > 0
     max_degree = max(2, degree.max())
     chunks = 8
-    size = (n + chunks - 1) // chunks
+    size = (count + chunks - 1) // chunks
     for chunk in prange(chunks):
         gram = np.empty((max_degree + 1, max_degree + 1))
-        rhs = np.empty((2, max_degree + 1))
+        rhs = np.empty((3, max_degree + 1))
         power = np.empty(2 * max_degree + 2)
-        for i in range(chunk * size, min(n, (chunk + 1) * size)):
+        for row in range(chunk * size, min(count, (chunk + 1) * size)):
+            i = at[row]
             p = degree[i]
             if p < 0:
-                d1[i, :] = np.nan
-                d2[i, :] = np.nan
-                g1[i] = np.nan
-                g2[i] = np.nan
+                d1[row, :] = np.nan
+                d2[row, :] = np.nan
+                g1[row] = np.nan
+                g2[row] = np.nan
+                if stats:
+                    d0[row, :] = np.nan
+                    leverage[row] = np.nan
+                    n1[row] = np.nan
+                    n2[row] = np.nan
                 continue
             # Local time scaled to [-1, 1] keeps the normal equations well conditioned.
             scale = max(abs(t[lo[i]] - t[i]), abs(t[hi[i] - 1] - t[i])) * 1e-9
@@ -167,15 +360,20 @@ def _savitzky_golay(t, y, lo, hi, degree, d1, d2, g1, g2):
             for r in range(p + 1):
                 for c in range(p + 1):
                     gram[r, c] = power[r + c]
-            # Rows 1 and 2 of gram^-1 (it is symmetric): solve gram z = e1, gram z = e2.
+            # Rows 0, 1 and 2 of gram^-1 (it is symmetric): solve gram z = e0, e1, e2.
             rhs[:, :p + 1] = 0.0
             rhs[0, 1] = 1.0
             rhs[1, 2] = 1.0
-            _solve_two(gram, rhs, p + 1)
-            d1[i, :] = 0.0
-            d2[i, :] = 0.0
+            rhs[2, 0] = 1.0
+            _solve(gram, rhs, p + 1, 3 if stats else 2)
+            d1[row, :] = 0.0
+            d2[row, :] = 0.0
+            if stats:
+                d0[row, :] = 0.0
             bound1 = 0.0
             bound2 = 0.0
+            square1 = 0.0
+            square2 = 0.0
             factorial = 1.0
             scale_power = scale
             for k in range(2, p + 2):
@@ -185,32 +383,44 @@ def _savitzky_golay(t, y, lo, hi, degree, d1, d2, g1, g2):
                 tau = (t[j] - t[i]) * 1e-9
                 u = tau / scale
                 basis = 1.0
+                w0 = 0.0
                 w1 = 0.0
                 w2 = 0.0
                 for k in range(p + 1):
+                    w0 += rhs[2, k] * basis
                     w1 += rhs[0, k] * basis
                     w2 += rhs[1, k] * basis
                     basis *= u
                 w1 /= scale
                 w2 *= 2.0 / (scale * scale)
                 for c in range(m):
-                    d1[i, c] += w1 * y[j, c]
-                    d2[i, c] += w2 * y[j, c]
+                    d1[row, c] += w1 * y[j, c]
+                    d2[row, c] += w2 * y[j, c]
                 # basis is u^(p+1) here: |tau|^(p+1) = |u|^(p+1) scale^(p+1).
                 remainder = abs(basis) * scale_power / factorial
                 bound1 += abs(w1) * remainder
                 bound2 += abs(w2) * remainder
-            g1[i] = bound1
-            g2[i] = bound2
+                if stats:
+                    for c in range(m):
+                        d0[row, c] += w0 * y[j, c]
+                    if j == i:
+                        leverage[row] = w0
+                    square1 += w1 * w1
+                    square2 += w2 * w2
+            g1[row] = bound1
+            g2[row] = bound2
+            if stats:
+                n1[row] = np.sqrt(square1)
+                n2[row] = np.sqrt(square2)
 
 
 @njit(cache=True)
-def _solve_two(a, b, size):
+def _solve(a, b, size, systems):
     """
-    Solve a x = b[0] and a x = b[1] in place in b.
+    Solve a x = b[s] for s < systems in place in b.
 
-    Solve a x = b[0] and a x = b[1] in place in b (Gaussian elimination with partial
-    pivoting on the leading size x size block of a, which it overwrites).
+    Gaussian elimination with partial pivoting on the leading size x size block of a, which
+    it overwrites.
     """
     work = a
     for col in range(size):
@@ -221,15 +431,15 @@ def _solve_two(a, b, size):
         if pivot != col:
             for c in range(size):
                 work[col, c], work[pivot, c] = work[pivot, c], work[col, c]
-            for s in range(2):
+            for s in range(systems):
                 b[s, col], b[s, pivot] = b[s, pivot], b[s, col]
         for r in range(col + 1, size):
             factor = work[r, col] / work[col, col]
             for c in range(col, size):
                 work[r, c] -= factor * work[col, c]
-            for s in range(2):
+            for s in range(systems):
                 b[s, r] -= factor * b[s, col]
-    for s in range(2):
+    for s in range(systems):
         for r in range(size - 1, -1, -1):
             total = b[s, r]
             for c in range(r + 1, size):

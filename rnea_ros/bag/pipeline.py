@@ -16,12 +16,18 @@ What it does
    NAME:=VALUE`` arguments), or else the first ``robot_description`` (std_msgs/String)
    message in the bag.
 2. The joint states (``--joint-states``, sensor_msgs/JointState) become q, v and measured
-   effort in model order (``rnea_ros.bag.replay``: clock, merging, missing joints). Velocities come
-   from the messages where present and finite, else from the differentiator.
+   effort in model order (``rnea_ros.bag.replay``: clock, merging, missing joints; joints the
+   bag never publishes are an error unless held by ``--lock``/``--lock-missing``,
+   ``rnea_ros.bag.locks``). Velocities come from the messages where present and finite, else
+   from the differentiator.
 3. Accelerations: from the ``--desired-accelerations`` topic (trajectory_msgs/JointTrajectory
-   with one point, as the node consumes it) where it has a fresh sample, else estimated from
-   the positions by a Savitzky-Golay differentiator on the uneven sample times, gap-aware
-   (``rnea_ros.bag.differentiate``: method and error bound).
+   with one point, as the node consumes it) where it has a fresh sample, else estimated by a
+   Savitzky-Golay differentiator on the uneven sample times that fits through holes and
+   splits at gaps (``rnea_ros.bag.differentiate``: method, defaults and error bound), per
+   joint from the positions or from the velocities of the messages, whichever the data say is
+   better (``rnea_ros.bag.accelerations``, ``--accelerations-from``). Samples whose estimate
+   would come from a one-sided fit (within half a window of a gap or of the ends) are left
+   out, with a warning.
 4. Floating base (``--floating-base``): the base state from nav_msgs/Odometry (``--odometry``);
    a floating-base run without odometry is refused.
 5. The dynamics of every sample in one batch (``rnea_ros.bag.decomposition``): total torque and the
@@ -54,7 +60,9 @@ Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
   ``.fz`` (N), ``.tx``, ``.ty``, ``.tz`` (N·m) per contact link: the wrench the ground applies,
   in the link frame about its origin.
 - ``summary.json`` and ``summary.md``: per joint RMS/peak torque, RMS per term, peak over the
-  URDF effort limit, RMS/peak residual; the worst time windows; the settings used; warnings.
+  URDF effort limit, RMS/peak residual; the worst time windows; the settings used (the
+  differentiator's window, gap and samples left out; per joint the acceleration route with
+  the noise of positions and velocities; the locked joints); warnings.
 - ``effort_<group>.png`` and ``decomposition_<group>.png`` (``rnea_ros.bag.plots``).
 - With ``--write-bag``: ``DIR/bag``, a bag of the input's storage format with every original
   topic plus ``joint_torques`` (sensor_msgs/JointState: position and velocity used, effort =
@@ -76,11 +84,12 @@ import time
 
 import numpy as np
 
-from rnea_ros.bag import cdr, differentiate, replay
+from rnea_ros.bag import accelerations, cdr, differentiate, locks, replay
 from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
-from rnea_ros.bag.report import summarize, table_suffix, write_summary, write_table, write_tables
+from rnea_ros.bag.report import table_suffix, write_summary, write_table, write_tables
 from rnea_ros.bag.storage import (BagError, JOINT_STATE, JOINT_TRAJECTORY, ODOMETRY, open_bag,
                                   read_raw, STRING, topic_connections, typestore, WRENCH_STAMPED)
+from rnea_ros.bag.summary import json_safe, run_summary
 from rnea_ros.dynamics.description import read_robot_description
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel
@@ -120,8 +129,9 @@ def run(args: argparse.Namespace) -> Result:
     timings = _Timings()
     bag_path = Path(args.bag)
     output = Path(args.output) if args.output else Path.cwd() / f'{bag_path.name}_rnea'
-    if args.window <= 0 or args.order < 2:
-        raise InputError('--window must be positive and --order at least 2')
+    if (args.window is not None and not args.window > 0) or args.order < 2 or (
+            args.max_gap is not None and not args.max_gap > 0):
+        raise InputError('--window and --max-gap must be positive and --order at least 2')
     _contact_links(args)
     with timings('reading'):
         reader = open_bag(bag_path)
@@ -154,7 +164,9 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         contacts = _contacts(args, model)
         js_conns = topic_connections(reader, args.joint_states, JOINT_STATE,
                                      what='joint_states topic')
-        margin = int(2 * args.window * 1e9)
+        # Reading margin around --start/--end, for the windows of the samples at its ends (the
+        # default window is 10 sample intervals at low rates: 1 s covers 20 Hz).
+        margin = int(2 * (args.window or 0.5) * 1e9)
         lo = None if args.start is None else bag_start + int(args.start * 1e9)
         hi = None if args.end is None else bag_start + int(args.end * 1e9)
         total = sum(c.msgcount for c in js_conns)
@@ -170,22 +182,25 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         urdf_joints = urdf_joint_names(xml)
         series = replay.joint_series(decoded, raw.times, [j.name for j in joints],
                                      urdf_joints, clock=args.clock,
-                                     ignore_extra=args.ignore_extra_joints)
+                                     ignore_extra=args.ignore_extra_joints,
+                                     locked=locks.parse(args.lock, joints),
+                                     lock_missing=locks.missing_positions(joints)
+                                     if args.lock_missing else None)
         del raw, decoded
         warnings += series.warnings
         desired = _desired(args, reader, store, series, lo, hi, margin)
 
+    with timings('differentiating'):
+        estimate = accelerations.estimate(series, [j.kind for j in joints], desired,
+                                          args.window, args.order, args.max_gap,
+                                          args.accelerations_from)
+        diff, routes, velocity, acceleration, edge = (
+            estimate.diff, estimate.routes, estimate.velocity, estimate.acceleration,
+            estimate.edge)
+
     def differentiate_fn(times, values):
         return differentiate.derivatives(times, values, args.window, args.order, args.max_gap)
 
-    with timings('differentiating'):
-        continuous = [k for k, j in enumerate(joints) if j.kind == 'continuous']
-        diff = differentiate_fn(series.times_ns, replay.unwrap_columns(series.position,
-                                                                       continuous))
-        velocity = np.where(np.isfinite(series.velocity), series.velocity, diff.first)
-        acceleration = diff.second
-        if desired is not None:
-            acceleration = np.where(np.isfinite(desired), desired, acceleration)
     with timings('reading'):
         base_state = _base_state(args, reader, store, series, lo, hi, margin, differentiate_fn)
     n = series.times_ns.size
@@ -209,6 +224,12 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
     if hi is not None:
         keep &= series.receive_ns < hi
     finite = np.isfinite(q).all(axis=1) & np.isfinite(v).all(axis=1) & np.isfinite(a).all(axis=1)
+    edges_left_out = int((keep & finite & edge).sum())
+    if edges_left_out:
+        warnings.append(f'{edges_left_out} samples within half a differentiation window '
+                        f'({diff.window:g} s) of the ends of the gap-free segments were left '
+                        'out (their estimate would come from a one-sided fit)')
+    keep &= ~edge
     if (keep & ~finite).any():
         warnings.append(f'{int((keep & ~finite).sum())} samples in gap-separated runs shorter '
                         'than 3 samples have no acceleration estimate and were left out')
@@ -253,12 +274,12 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
             files.append(write_table(contact_table, table))
         elif contact_table.exists():
             contact_table.unlink()  # from an earlier run with contacts
-        summary = _summary(args, reader, model, series, diff, desired, seconds, labels, units,
-                           columns, parts, effort, warnings, source)
+        summary = run_summary(args, model, series, diff, desired, seconds, labels, units,
+                              columns, parts, effort, warnings, source, routes, edges_left_out)
         if joint_model is not None:
             summary['joint_model'] = _joint_model_summary(args.joint_model, joint_model)
         if solved is not None:
-            summary['contacts'] = _json_safe({
+            summary['contacts'] = json_safe({
                 'links': list(solved.links), 'kind': 'point', 'friction': args.friction,
                 'schedule': 'in contact for the whole time window (the bag records none)',
                 'samples': int(times_ns.size), 'infeasible_samples': solved.infeasible,
@@ -411,55 +432,11 @@ def _index(columns: list[int], width: int) -> list[int] | slice:
     return slice(None) if columns == list(range(width)) else columns
 
 
-def _summary(args, reader, model, series, diff, desired, seconds, labels, units, columns,
-             parts, effort, warnings, source) -> dict:
-    sel = _index(columns, len(labels))
-    measured = effort[:, sel]
-    residual = measured - parts.total[:, sel] if np.isfinite(measured).any() else None
-    summary = summarize(seconds, [labels[k] for k in columns], [units[k] for k in columns],
-                        parts.total[:, sel], {t: x[:, sel] for t, x in parts.terms.items()},
-                        residual, model.effort_limits[sel], args.summary_window)
-    rate = 1.0 / differentiate.median_interval(series.times_ns) if series.times_ns.size > 1 \
-        else float('nan')
-    if desired is None:
-        source_text = 'estimated from the positions'
-    else:
-        share = float(np.isfinite(desired).mean()) if desired.size else 0.0
-        source_text = (f'desired accelerations topic for {100 * share:.3g} % of values, '
-                       'the rest estimated from the positions')
-    gains = diff.gain_second[np.isfinite(diff.gain_second)]
-    velocity_measured = float(np.isfinite(series.velocity).mean()) if series.velocity.size \
-        else 0.0
-    summary.update({
-        'bag': str(args.bag),
-        'run': {
-            'joint_states': args.joint_states, 'samples': int(seconds.size),
-            'start': float(seconds[0]), 'end': float(seconds[-1]),
-            'duration': float(seconds[-1] - seconds[0]), 'rate': rate, 'clock': args.clock,
-            'robot': model.name, 'urdf': source, 'nv': model.nv,
-            'floating_base': model.floating_base, 'velocity_measured': velocity_measured,
-            'acceleration_source': source_text,
-            'differentiation': {
-                'window': args.window, 'samples': diff.samples, 'order': args.order,
-                'max_gap': args.max_gap if args.max_gap is not None else
-                differentiate.GAP_FACTOR * differentiate.median_interval(series.times_ns),
-                'segments': int(diff.segments.shape[0]),
-                'gain_first_median': float(np.median(diff.gain_first[np.isfinite(
-                    diff.gain_first)])) if gains.size else None,
-                'gain_second_median': float(np.median(gains)) if gains.size else None,
-                'gain_second_max': float(gains.max()) if gains.size else None,
-            },
-        },
-        'warnings': list(warnings),
-    })
-    return _json_safe(summary)
-
-
 def _joint_model_summary(path, joint_model: JointModel) -> dict:
     """Describe the joint model used: file, model, threshold, joints with terms, parameters."""
     names = joint_model.joint_names
     friction = joint_model.friction_model != 'none'
-    return _json_safe({
+    return json_safe({
         'file': str(path), 'friction_model': joint_model.friction_model,
         'velocity_threshold': joint_model.velocity_threshold,
         'friction_joints': [name for k, name in enumerate(names) if friction and (
@@ -467,17 +444,6 @@ def _joint_model_summary(path, joint_model: JointModel) -> dict:
         'armature_joints': [name for k, name in enumerate(names) if joint_model.armature[k]],
         'parameters': joint_model.to_parameters(),
     })
-
-
-def _json_safe(value):
-    """NaN/inf -> None throughout (JSON has no NaN)."""
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value
 
 
 def _write_bag(reader, output, model, joints, series, keep, q, v, total, topic, js_conns,

@@ -11,7 +11,10 @@ Conventions
 - A joint missing from some messages (e.g. two publishers on one topic, each with its own
   joints) gets its position by linear interpolation in time between the messages that carry
   it, held constant before the first and after the last; velocity and effort stay unknown
-  (NaN) there. A model joint that no message carries is an error.
+  (NaN) there. A model joint that no message carries is an error that names it, unless it is
+  locked: ``locked`` (--lock) or ``lock_missing`` (--lock-missing) hold it at a fixed position
+  (velocity and acceleration zero, effort unknown). A lock also overrides a joint the bag
+  publishes (with a warning).
 - Joint names of the bag that the URDF has but that are not independent (mimic, fixed) are
   ignored: the model derives them. Names the URDF does not have are an error, unless
   ``ignore_extra``.
@@ -29,7 +32,7 @@ Conventions
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,7 +48,8 @@ class JointSeries:
     ``times_ns``: sample times on ``clock`` ('header' or 'receive', the one actually used);
     ``receive_ns``: when the bag received each sample (the earliest, for merged messages).
     ``velocity`` and ``effort`` are NaN where no message gave them. ``warnings``: what was
-    dropped, merged or filled, for the report.
+    dropped, merged or filled, for the report. ``locked``: joint -> (position, why) of the
+    joints held fixed ('--lock' or '--lock-missing').
     """
 
     names: tuple[str, ...]
@@ -56,16 +60,20 @@ class JointSeries:
     velocity: np.ndarray
     effort: np.ndarray
     warnings: tuple[str, ...] = field(default=())
+    locked: dict = field(default_factory=dict)
 
 
 def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
                  urdf_joints: set[str], *, clock: str = 'header',
-                 ignore_extra: bool = False) -> JointSeries:
+                 ignore_extra: bool = False, locked: Mapping[str, float] | None = None,
+                 lock_missing: Mapping[str, float] | None = None) -> JointSeries:
     """
     Gather decoded JointState blocks (``rnea_ros.cdr.Decoded``) into model-order columns.
 
     ``names``: the model's one-DoF joints, the columns; ``urdf_joints``: every joint name of
-    the URDF. Raises ``InputError`` naming unknown or never-seen joints.
+    the URDF; ``locked``: joint -> position held (--lock); ``lock_missing``: joint -> position
+    held if no message carries the joint (--lock-missing), None: such a joint is an error.
+    Raises ``InputError`` naming unknown or never-seen joints.
     """
     names = tuple(names)
     column = {name: k for k, name in enumerate(names)}
@@ -127,10 +135,25 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
         position, velocity, effort = (_merge_rows(a, first) for a in (position, velocity, effort))
         received = np.minimum.reduceat(received, first)
         times = unique
-    never = [names[k] for k in range(width) if not np.isfinite(position[:, k]).any()]
-    if never and times.size:
+    held = {name: (float(value), '--lock') for name, value in (locked or {}).items()}
+    never = [names[k] for k in range(width)
+             if not np.isfinite(position[:, k]).any() and names[k] not in held]
+    if never and times.size and lock_missing is None:
         raise InputError(f'joint_states never gives a position for the URDF joints {never} '
-                         '(the dynamics needs every joint; wrong URDF or topic?)')
+                         '(the dynamics needs every joint; wrong URDF or topic? To hold them '
+                         'at a fixed position: --lock JOINT=VALUE[,...] or --lock-missing)')
+    if never and times.size:
+        held.update({name: (float(lock_missing[name]), '--lock-missing') for name in never})
+        warnings.append('joints the bag never publishes are held fixed (--lock-missing): '
+                        + ', '.join(f'{name}={held[name][0]:g}' for name in never))
+    overridden = [name for name, (_, why) in held.items() if why == '--lock'
+                  and np.isfinite(position[:, column[name]]).any()]
+    if overridden:
+        warnings.append(f'--lock overrides the positions the bag gives for {overridden}')
+    for name, (value, _) in held.items():
+        k = column[name]
+        position[:, k] = value
+        velocity[:, k] = 0.0
     filled = 0
     for k in range(width):
         have = np.isfinite(position[:, k])
@@ -140,7 +163,7 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
     if filled:
         warnings.append(f'interpolated {filled} joint positions missing from some messages')
     return JointSeries(names, clock, times, received, position, velocity, effort,
-                       tuple(warnings))
+                       tuple(warnings), held)
 
 
 def _merge_rows(values: np.ndarray, first: np.ndarray) -> np.ndarray:

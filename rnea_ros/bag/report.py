@@ -274,11 +274,33 @@ def markdown(summary: dict) -> str:
                      f'(max unbalanced base wrench {_fmt(contacts["max_residual_norm"])})')
     diff = info['differentiation']
     lines += [f'- differentiator: Savitzky–Golay, degree {diff["order"]}, window '
-              f'{diff["samples"]} samples ({_fmt(diff["window"])} s), {diff["segments"]} '
-              f'gap-free segment(s) (gap > {_fmt(diff["max_gap"])} s); acceleration error '
-              f'<= gain x max|q^({diff["order"] + 1})| with median gain '
+              f'{_fmt(diff["window"])} s ({diff["samples"]} samples at the median rate), '
+              f'{diff["segments"]} gap-free segment(s) (gap > {_fmt(diff["max_gap"])} s; '
+              'shorter holes are fitted through); '
+              f'{diff.get("edge_samples_left_out", 0)} samples near segment ends left out; '
+              f'acceleration error <= gain x max|q^({diff["order"] + 1})| with median gain '
               f'{_fmt(diff["gain_second_median"])} s^{diff["order"] - 1} (max '
-              f'{_fmt(diff["gain_second_max"])} at segment ends)', '']
+              f'{_fmt(diff["gain_second_max"])} over the samples kept)']
+    locked = info.get('locked_joints') or {}
+    if locked:
+        lines.append('- joints held fixed: ' + ', '.join(
+            f'`{name}` = {_fmt(entry["position"])} ({entry["source"]})'
+            for name, entry in locked.items()))
+    lines.append('')
+    routes = info.get('acceleration_routes') or []
+    if routes:
+        lines += ['## Accelerations per joint', '',
+                  'Route: from the positions (two differentiations) or the velocities of the '
+                  'messages (one), whichever has the smaller predicted RMS error; noise: '
+                  'white-noise level of the signal (rad or m, per s for velocities).', '',
+                  '| joint | route | position noise | velocity noise | predicted error, '
+                  'positions | predicted error, velocities | velocity delay [s] |',
+                  '|---|---|---|---|---|---|---|']
+        for r in routes:
+            lines.append(f'| `{r["joint"]}` | {r["route"]} | {_fmt(r["position_noise"], 3)} | '
+                         f'{_fmt(r["velocity_noise"], 3)} | {_fmt(r["error_positions"], 3)} | '
+                         f'{_fmt(r["error_velocities"], 3)} | {_fmt(r["velocity_delay"], 3)} |')
+        lines.append('')
     measured = any('rms_residual' in j for j in summary['joints'])
     terms = list(summary['joints'][0]['rms_terms']) if summary['joints'] else []
     header = ['joint', 'unit', 'RMS', 'peak', 'peak at [s]', 'peak / limit']

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rnea_ros.bag.differentiate import derivatives, segments, window_samples
+from rnea_ros.bag.differentiate import default_window, derivatives, window_samples, windows
 
 
 def _times(n: int, jitter: float, seed: int = 0, rate: float = 1000.0) -> np.ndarray:
@@ -33,11 +33,17 @@ def test_matches_a_direct_least_squares_fit():
     t_ns = _times(200, 0.3, seed=2)
     y = np.sin(3.0 * t_ns * 1e-9) + 0.1 * np.cos(17.0 * t_ns * 1e-9)
     d = derivatives(t_ns, y, window=0.02, order=3)
-    width = d.samples
+    assert d.edge[:10].all() and d.edge[-10:].all() and not d.edge[12:-12].any()
     for i in (0, 5, 100, 199):
-        lo = min(max(0, i - width // 2), 200 - width)
-        tau = (t_ns[lo:lo + width] - t_ns[i]) * 1e-9
-        fit = np.polynomial.polynomial.polyfit(tau, y[lo:lo + width], 3)
+        # Centred: the samples within 10 ms; at an end: the first (last) 20 ms.
+        if i < 100:
+            inside = np.abs(t_ns - t_ns[i]) <= 10_000_000 if not d.edge[i] else \
+                t_ns - t_ns[0] <= 20_000_000
+        else:
+            inside = np.abs(t_ns - t_ns[i]) <= 10_000_000 if not d.edge[i] else \
+                t_ns[-1] - t_ns <= 20_000_000
+        tau = (t_ns[inside] - t_ns[i]) * 1e-9
+        fit = np.polynomial.polynomial.polyfit(tau, y[inside], 3)
         assert d.first[i, 0] == pytest.approx(fit[1], rel=1e-8, abs=1e-8)
         assert d.second[i, 0] == pytest.approx(2 * fit[2], rel=1e-7, abs=1e-6)
 
@@ -80,12 +86,46 @@ def test_short_segments_lower_the_degree_or_give_nan():
     assert np.isnan(d.second[4:, 0]).all() and np.isnan(d.first[6, 0])
 
 
-def test_default_gap_is_five_median_intervals():
-    t_ns = np.array([0, 10, 20, 30, 81, 91, 140], dtype=np.int64) * 1_000_000
-    # Median interval 10 ms: 51 ms is a gap, 49 ms is not.
-    assert segments(t_ns).tolist() == [[0, 4], [4, 7]]
+def test_default_window_and_gap():
+    # 0.05 s, or 10 median intervals when longer; a gap is an interval over half the window.
+    assert default_window(np.arange(100) * 1_000_000) == 0.05
+    assert default_window(np.arange(100) * 2_000_000) == 0.05
+    assert default_window(np.arange(100) * 10_000_000) == pytest.approx(0.1)
+    t_ns = np.array([0, 10, 20, 30, 81, 91, 140, 200], dtype=np.int64) * 1_000_000
+    d = derivatives(t_ns, np.zeros(8))
+    assert d.window == pytest.approx(0.1) and d.max_gap == pytest.approx(0.05)
+    # Median interval 10 ms: 51 ms and 60 ms are gaps, 49 ms is not.
+    assert d.segments.tolist() == [[0, 4], [4, 7], [7, 8]]
     assert window_samples(np.arange(100) * 1_000_000, 0.05, 3) == 51
     assert window_samples(np.arange(100) * 10_000_000, 0.01, 3) == 5
+
+
+def test_holes_are_bridged_with_the_span_kept():
+    """A 19 ms hole at 1 kHz: one segment, fitted through, no spike at the hole."""
+    t_ns = _times(1000, 0.2, seed=3)
+    t_ns[500:] += 19_000_000
+    t = t_ns * 1e-9
+    y = 0.5 * np.sin(3.0 * t) + 0.2 * np.cos(7.0 * t)
+    d = derivatives(t_ns, y)
+    assert d.segments.tolist() == [[0, 1000]]
+    assert not d.edge[30:-30].any()
+    exact = -4.5 * np.sin(3.0 * t) - 9.8 * np.cos(7.0 * t)
+    error = np.abs(d.second[:, 0] - exact)[~d.edge]
+    near = np.abs(t_ns[~d.edge] - t_ns[500]) < 50_000_000
+    # The windows next to the hole widen to reach past it: their bias gain grows by at most
+    # (0.75 + 2 hole / window)^2 = 2.3, never to a one-sided fit's ~60.
+    assert error[near].max() < 2.5 * error[~near].max()
+    assert d.gain_second[~d.edge].max() < 2.5 * np.median(d.gain_second[~d.edge])
+
+
+def test_ends_use_one_sided_windows_of_the_same_span():
+    t_ns = np.arange(200, dtype=np.int64) * 1_000_000
+    lo, hi, degree, edge = windows(t_ns, np.array([[0, 200]]), 0.05, 3)
+    assert edge.tolist() == [True] * 25 + [False] * 150 + [True] * 25
+    assert lo[:25].tolist() == [0] * 25 and hi[:25].tolist() == [51] * 25
+    assert lo[-25:].tolist() == [149] * 25 and hi[-25:].tolist() == [200] * 25
+    assert (hi[25:175] - lo[25:175]).tolist() == [51] * 150
+    assert (degree == 3).all()
 
 
 @pytest.mark.parametrize('kwargs, message', [
