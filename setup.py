@@ -33,6 +33,7 @@ setup(
             'rnea_node_demo = rnea_ros.node.demo:main',
             'rnea_bag = rnea_ros.bag.cli:main',
             'rnea_fleet = rnea_ros.fleet.cli:main',
+            'rnea_identify = rnea_ros.identify.cli:main',
         ],
     },
 )

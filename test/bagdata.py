@@ -384,3 +384,42 @@ def realistic_bag(path: Path, log: RealisticLog, *, storage: str = 'sqlite3',
         first = int(log.times_ns[0]) - 1000
         topics['/robot_description'] = (STRING, [(first, string(description))])
     return write_bag(path, topics, storage)
+
+# ---------------------------------------------------------------- identification data
+def fourier_excitation(lower: np.ndarray, upper: np.ndarray, t: np.ndarray, *,
+                         base_frequency: float = 0.2, harmonics: int = 4, seed: int = 0,
+                       fill: float = 0.4):
+    """q, v, a (N, J) of a finite Fourier series per joint, inside [lower, upper].
+
+    The usual excitation of identification (Swevers et al. 1997): q_j = q0_j + sum_l
+    (a_jl sin(l w t) - b_jl cos(l w t)) / (l w), w = 2 pi ``base_frequency``, random
+    coefficients (``seed``) scaled so the motion spans ``fill`` of each joint's range around
+    its middle (ranges capped at ±pi).
+    """
+    rng = np.random.default_rng(seed)
+    lower = np.maximum(lower, -np.pi)
+    upper = np.minimum(upper, np.pi)
+    w = 2 * np.pi * base_frequency
+    order = np.arange(1, harmonics + 1)
+    a = rng.standard_normal((lower.size, harmonics))
+    b = rng.standard_normal((lower.size, harmonics))
+    angle = w * order[None, :] * t[:, None]  # (N, L)
+    shape = (np.sin(angle)[:, None, :] * a - np.cos(angle)[:, None, :] * b) / (w * order)
+    velocity = np.cos(angle)[:, None, :] * a + np.sin(angle)[:, None, :] * b
+    accel = (-np.sin(angle)[:, None, :] * a + np.cos(angle)[:, None, :] * b) * (w * order)
+    q = shape.sum(axis=2)
+    peak = np.abs(q).max(axis=0)
+    gain = fill * 0.5 * (upper - lower) / peak
+    middle = 0.5 * (upper + lower)
+    return middle + gain * q, gain * velocity.sum(axis=2), gain * accel.sum(axis=2)
+
+
+def joint_states_bag(path: Path, times_ns: np.ndarray, names, position, velocity=None,
+                     effort=None, storage: str = 'sqlite3') -> Path:
+    """A bag with one /joint_states message per sample (receive time = stamp)."""
+    states = []
+    for k, ns in enumerate(times_ns.tolist()):
+        states.append((ns, joint_state(ns, names, position[k],
+                                       () if velocity is None else velocity[k],
+                                       () if effort is None else effort[k])))
+    return write_bag(path, {'/joint_states': (JOINT_STATE, states)}, storage)

@@ -1,0 +1,6 @@
+"""``python -m rnea_ros.identify BAG ...``: identification, as the console script ``rnea_identify``."""
+import sys
+
+from rnea_ros.identify.cli import main
+
+sys.exit(main())

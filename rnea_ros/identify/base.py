@@ -1,0 +1,87 @@
+"""Base (identifiable) parameters: which combinations of theta the torques can tell apart.
+
+Many standard parameters never change the joint torques (a fixed-base robot's first body has
+one that matters, its inertia about the first axis) or only in fixed combinations (a body's
+mass moves with its child's first moment along their common axis). The base parameters
+beta = E theta are the independent combinations: every torque is W(q, v, a) beta, W being
+the regressor's base columns.
+
+Method: the regressor of ``SAMPLES`` random states (q uniform inside the joint limits, v and a
+standard normal; a fixed seed, so every run finds the same base), columns scaled to unit norm.
+The joint-term columns (friction, armature) are kept as base columns first, so their values
+stay directly readable; the inertial columns, with the joint columns projected out, go through
+QR with column pivoting (``scipy.linalg.qr``). Numerical rank: the count of |R_kk| above
+``TOLERANCE`` |R_00| (structurally dependent columns give 1e-14 or less). The other inertial
+columns are expressed in the base columns by least squares: E = [I | K] in base/dependent
+order, beta_k = theta_k + sum_d K_kd theta_d.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+
+SAMPLES = 200
+TOLERANCE = 1e-8
+SEED = 1
+
+
+@dataclass(frozen=True)
+class BaseParameters:
+    """beta = ``E`` theta; ``columns`` the theta index of each base parameter (its leading
+    column: inertial base columns first, then every joint term), ``names`` theirs, with the
+    dependent parameters each one absorbs in ``grouped`` ((name, coefficient) lists)."""
+
+    columns: np.ndarray
+    E: np.ndarray
+    names: tuple[str, ...]
+    grouped: tuple[tuple[tuple[str, float], ...], ...]
+    rank_tolerance: float
+
+    @property
+    def size(self) -> int:
+        return int(self.columns.size)
+
+
+def random_states(model, count: int = SAMPLES, seed: int = SEED):
+    """(q, v, a) of ``count`` random states: q inside the joint limits (±pi without limits)."""
+    rng = np.random.default_rng(seed)
+    lower = np.array([j.lower if np.isfinite(j.lower) else -np.pi for j in model.joints])
+    upper = np.array([j.upper if np.isfinite(j.upper) else np.pi for j in model.joints])
+    q = rng.uniform(lower, upper, (count, model.nv))
+    return q, rng.standard_normal((count, model.nv)), rng.standard_normal((count, model.nv))
+
+
+def base_parameters(model, lay, tolerance: float = TOLERANCE) -> BaseParameters:
+    """The base parameters of ``model`` with the joint terms of ``lay`` (``Layout``)."""
+    q, v, a = random_states(model)
+    inertial = model.regressor_batch(q, v, a).reshape(-1, lay.n_inertial)
+    joint = lay.joint_columns(v, a).reshape(inertial.shape[0], -1)
+    norms = np.linalg.norm(inertial, axis=0)
+    seen = np.flatnonzero(norms > tolerance * norms.max())
+    scaled = inertial[:, seen] / norms[seen]
+    joint_scaled = joint / np.linalg.norm(joint, axis=0)
+    basis, _ = np.linalg.qr(joint_scaled)
+    rest = scaled - basis @ (basis.T @ scaled)
+    _, r, pivots = scipy.linalg.qr(rest, mode='economic', pivoting=True)
+    diagonal = np.abs(np.diag(r))
+    rank = int(np.sum(diagonal > tolerance * diagonal[0])) if diagonal.size else 0
+    base_inertial = np.sort(seen[pivots[:rank]])
+    dependent = np.setdiff1d(np.arange(lay.n_inertial), base_inertial)
+    columns = np.concatenate([base_inertial, lay.n_inertial + np.arange(joint.shape[1])])
+    full = np.concatenate([inertial, joint], axis=1)
+    unit = np.linalg.norm(full, axis=0)
+    unit[unit == 0.0] = 1.0
+    full /= unit
+    coefficients, *_ = np.linalg.lstsq(full[:, columns], full[:, dependent], rcond=None)
+    coefficients *= unit[dependent] / unit[columns][:, None]
+    coefficients[np.abs(coefficients) < 1e-10 * max(1.0, np.abs(coefficients).max())] = 0.0
+    E = np.zeros((columns.size, lay.size))
+    E[np.arange(columns.size), columns] = 1.0
+    E[:, dependent] = coefficients
+    names = lay.names
+    grouped = tuple(tuple((names[d], float(coefficients[k, n]))
+                          for n, d in enumerate(dependent) if coefficients[k, n] != 0.0)
+                    for k in range(columns.size))
+    return BaseParameters(columns, E, tuple(names[c] for c in columns), grouped, tolerance)

@@ -1,0 +1,134 @@
+"""``rnea_identify``: the command line of identification (``rnea_ros.identify.pipeline``).
+
+Usage::
+
+    rnea_identify BAG [BAG...] --urdf FILE --output DIR [--joint-states TOPIC]
+                  [--holdout F | --validate BAG] [--friction MODEL]
+                  [--inertial {physical,base,none}]
+
+Writes into DIR: ``identified.urdf``, ``joint_model.yaml`` (a node parameters file),
+``identification.json``, ``identification.md`` and ``validation_<group>.png``
+(``rnea_ros.identify.report`` lists what each holds). Bad input (no effort, unknown joints,
+too few samples, a floating base, an unreadable bag or URDF) prints one
+``rnea_identify: error: ...`` line and exits with status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from rnea_ros.errors import RneaError
+from rnea_ros.identify import parameters, pipeline, report, urdf_out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog='rnea_identify', description='Identify a fixed-base robot\'s inertial parameters, '
+        'joint friction and armature from rosbag2 bags with measured joint effort; write an '
+        'identified URDF, a joint model parameters file for the node, a report and plots.')
+    parser.add_argument('bags', nargs='+', metavar='BAG',
+                        help='rosbag2 directories (sqlite3 or mcap) or .db3/.mcap files')
+    parser.add_argument('--urdf', required=True, metavar='FILE', help='the robot URDF')
+    parser.add_argument('--output', required=True, metavar='DIR', help='output directory')
+    parser.add_argument('--joint-states', default='joint_states', metavar='TOPIC',
+                        help='sensor_msgs/JointState topic with position, effort and '
+                        'optionally velocity (default: %(default)s)')
+    check = parser.add_mutually_exclusive_group()
+    check.add_argument('--holdout', type=float, default=0.3, metavar='F',
+                       help='validate on the last F of each bag\'s time, train on the rest '
+                       '(default: %(default)s)')
+    check.add_argument('--validate', metavar='BAG',
+                       help='validate on this bag, train on all of the BAGs')
+    parser.add_argument('--friction', default=parameters.DEFAULT_FRICTION,
+                        choices=tuple(parameters.FRICTION_MODELS),
+                        help='friction per joint: fc tanh(v / %g) + fv v + offset, or fewer '
+                        'terms (default: %%(default)s)' % parameters.DEFAULT_VELOCITY_THRESHOLD)
+    parser.add_argument('--inertial', default='physical', choices=pipeline.INERTIAL_MODES,
+                        help='physical: consistent link inertias near the URDF (default); '
+                        'base: base parameters only, URDF inertias kept; none: URDF inertias '
+                        'kept, only friction and armature identified')
+    parser.add_argument('--no-plots', action='store_true', help='skip the PNG plots')
+    parser.add_argument('--threads', type=int, help='threads of the regressor batch')
+    return parser
+
+
+def write_joint_model(path: Path, result: pipeline.Identification) -> Path:
+    """joint_model.yaml: the node's friction and armature parameters under ``/**``."""
+    import yaml
+    values: dict[str, float] = {}
+    for joint, terms in report.joint_model(result).items():
+        for term, value in terms.items():
+            key = f'armature.{joint}' if term == 'armature' else f'friction.{joint}.{term}'
+            values[key] = value
+    values['friction_velocity_threshold'] = result.layout.velocity_threshold
+    path.write_text(yaml.safe_dump({'/**': {'ros__parameters': values}}, sort_keys=False))
+    return path
+
+
+def write_outputs(result: pipeline.Identification, output: Path, settings: dict,
+                  plots: bool = True) -> list[Path]:
+    """Every output file of the module docstring; returns their paths."""
+    output.mkdir(parents=True, exist_ok=True)
+    lay = result.layout
+    nb = len(lay.body_links)
+    files = []
+    phi_new = result.theta[:lay.n_inertial].reshape(nb, 10)
+    phi_old = result.theta_urdf[:lay.n_inertial].reshape(nb, 10)
+    terms = report.joint_model(result)
+    friction = {joint: (t.get('coulomb', 0.0), t.get('viscous', 0.0))
+                for joint, t in terms.items()} if lay.friction_terms else {}
+    text, notes = urdf_out.write(result.urdf_xml, result.model, lay.body_links, phi_new,
+                                 phi_old, result.scale[:lay.n_inertial].reshape(nb, 10),
+                                 friction)
+    result.warnings.extend(notes)
+    files.append(output / 'identified.urdf')
+    files[-1].write_text(text)
+    files.append(write_joint_model(output / 'joint_model.yaml', result))
+    if plots and result.validation is not None:
+        from rnea_ros.identify import plots as plotting
+        data = result.validation
+        curves = {'measured': data.effort}
+        for name in ('urdf', 'identified'):
+            curves[name] = pipeline.predict(result.model, lay, result.base,
+                                            result.betas[name], data)
+        units = ['N' if j.kind == 'prismatic' else 'N m' for j in result.model.joints]
+        files += plotting.plot_validation(output, data.seconds, lay.joint_names, units,
+                                          curves, title=result.model.name)
+    names = [f.name for f in files] + ['identification.json', 'identification.md']
+    files += report.write(output, report.summary(result, settings, names))
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        result = pipeline.identify(args.bags, args.urdf, joint_states=args.joint_states,
+                                   holdout=0.0 if args.validate else args.holdout,
+                                   validate=args.validate, friction=args.friction,
+                                   inertial=args.inertial, threads=args.threads)
+        settings = {'bags': args.bags, 'urdf': args.urdf, 'joint_states': args.joint_states,
+                    'validation': f'bag {args.validate}' if args.validate else
+                    f'last {args.holdout:g} of each bag', 'friction': args.friction,
+                    'velocity_threshold': result.layout.velocity_threshold,
+                    'inertial': args.inertial}
+        write_outputs(result, Path(args.output), settings, plots=not args.no_plots)
+    except (RneaError, ValueError, OSError) as exc:
+        print(f'rnea_identify: error: {exc}', file=sys.stderr)
+        return 2
+    for warning in result.warnings:
+        print(f'rnea_identify: warning: {warning}', file=sys.stderr)
+    rms = result.rms
+    data = 'validation' if result.counts['validation'] else 'training'
+    print(f'rnea_identify: {result.counts["training"]} training samples -> {args.output}')
+    print(f'  RMS residual on {data} data, per joint: ' + ', '.join(result.layout.joint_names))
+    for name in pipeline.MODELS:
+        print(f'  {name:<14} ' + ' '.join(f'{x:8.4g}' for x in np.asarray(rms[name][data])))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,202 @@
+"""The ``rnea_identify`` pipeline: bags -> regressor -> base parameters -> fit -> outputs.
+
+1. The model from ``--urdf`` (fixed base only) and the layout of theta
+   (``rnea_ros.identify.parameters``: inertial parameters, friction, armature).
+2. The base parameters from random states (``rnea_ros.identify.base``).
+3. Each bag's samples (``rnea_ros.identify.samples``); training and validation: the last
+   ``--holdout`` fraction of each bag's time is held out, or ``--validate BAG`` is the
+   validation data and every sample of the bags trains.
+4. One pass over the samples in chunks of ``CHUNK``: the regressor
+   (``RobotModel.regressor_batch``) with the joint columns, added to the normal equations of
+   training or validation (``rnea_ros.identify.fit``).
+5. The weighted least-squares fit of the base parameters, then per ``--inertial``:
+   ``physical`` (default) the standard parameters of ``rnea_ros.identify.physical``,
+   ``base`` the base parameters only (the URDF's inertias are kept in identified.urdf: base
+   parameters are combinations, not link inertias), ``none`` the URDF's inertias with the
+   joint terms fitted (the same SDP with the inertias fixed).
+6. Residuals of three models per joint on training and validation data: the URDF, the URDF
+   with the joint terms fitted to it, the identified model; outputs (``rnea_ros.identify.report``).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rnea_ros.dynamics.model import RobotModel
+from rnea_ros.errors import InputError
+from rnea_ros.identify import base as base_params
+from rnea_ros.identify import fit, parameters, physical, samples
+
+CHUNK = 20_000
+MIN_SAMPLES_PER_PARAMETER = 2  # training samples (each one row per joint) per base parameter
+INERTIAL_MODES = ('physical', 'base', 'none')
+MODELS = ('urdf', 'urdf+friction', 'identified')
+SNAP = 1e-9  # of the prior scale: changes below it (solver round-off) are set to zero
+
+
+@dataclass
+class Identification:
+    """Everything the report needs; arrays in theta / beta order (see ``parameters``)."""
+
+    model: RobotModel
+    urdf_xml: str
+    layout: parameters.Layout
+    base: base_params.BaseParameters
+    theta_urdf: np.ndarray
+    scale: np.ndarray
+    theta: np.ndarray
+    theta_friction: np.ndarray
+    fit: fit.Fit
+    betas: dict[str, np.ndarray]
+    rms: dict[str, dict[str, np.ndarray]]
+    counts: dict[str, int]
+    dropped_nan_effort: int
+    inertial: str
+    solver: str | None
+    min_eigenvalues: np.ndarray | None
+    validation: samples.Samples | None
+    warnings: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def _split(bags: list[samples.Samples], holdout: float):
+    train, validation = [], []
+    for data in bags:
+        if holdout <= 0 or len(data) == 0:
+            train.append(data)
+            continue
+        cut = data.seconds[-1] * (1.0 - holdout)
+        train.append(data.select(data.seconds < cut))
+        validation.append(data.select(data.seconds >= cut))
+    return train, validation
+
+
+def accumulate(model, lay, base, sets: list[samples.Samples], threads=None
+               ) -> fit.NormalEquations:
+    """Normal equations of the base regressor over ``sets``, chunk by chunk."""
+    equations = fit.NormalEquations(model.nv, base.size)
+    inertial_columns = base.columns[base.columns < lay.n_inertial]
+    buffer = None
+    for data in sets:
+        for start in range(0, len(data), CHUNK):
+            stop = min(start + CHUNK, len(data))
+            q, v, a = (x[start:stop] for x in (data.q, data.v, data.a))
+            if buffer is None or buffer.shape[0] != stop - start:
+                buffer = np.empty((stop - start, model.nv, lay.n_inertial))
+            Y = model.regressor_batch(q, v, a, threads=threads, out=buffer)
+            rows = np.concatenate([Y[:, :, inertial_columns], lay.joint_columns(v, a)], axis=2)
+            equations.add(rows, data.effort[start:stop])
+    return equations
+
+
+def predict(model, lay, base, beta: np.ndarray, data: samples.Samples) -> np.ndarray:
+    """(N, nv) torques W beta of the samples."""
+    out = np.empty_like(data.effort)
+    inertial_columns = base.columns[base.columns < lay.n_inertial]
+    for start in range(0, len(data), CHUNK):
+        stop = min(start + CHUNK, len(data))
+        q, v, a = (x[start:stop] for x in (data.q, data.v, data.a))
+        Y = model.regressor_batch(q, v, a)
+        rows = np.concatenate([Y[:, :, inertial_columns], lay.joint_columns(v, a)], axis=2)
+        out[start:stop] = rows @ beta
+    return out
+
+
+def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
+             holdout: float = 0.3, validate: str | None = None,
+             friction: str = parameters.DEFAULT_FRICTION,
+             inertial: str = 'physical', threads: int | None = None) -> Identification:
+    """Run steps 1-6 of the module docstring (``RneaError`` on bad input)."""
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+    if not 0.0 <= holdout < 1.0:
+        raise InputError(f'--holdout must be in [0, 1), got {holdout}')
+    if inertial not in INERTIAL_MODES:
+        raise InputError(f'--inertial must be one of {INERTIAL_MODES}, got {inertial!r}')
+    if friction not in parameters.FRICTION_MODELS:
+        raise InputError(f'--friction must be one of {tuple(parameters.FRICTION_MODELS)}, '
+                         f'got {friction!r}')
+    try:
+        urdf_xml = Path(urdf).read_text()
+    except OSError as exc:
+        raise InputError(f'cannot read --urdf {str(urdf)!r}: {exc.strerror}') from None
+    model = RobotModel.from_urdf_string(urdf_xml)
+    samples.check_fixed_base(model)
+    lay = parameters.layout(model, urdf_xml, friction)
+    theta_urdf, scale = parameters.prior(model, lay)
+    base = base_params.base_parameters(model, lay)
+    timings['model'] = time.perf_counter() - clock
+
+    clock = time.perf_counter()
+    loaded = [samples.load(bag, model, urdf_xml, joint_states) for bag in bags]
+    warnings = [f'{data.bag}: {w}' for data in loaded for w in data.warnings]
+    if validate is not None:
+        check = samples.load(validate, model, urdf_xml, joint_states)
+        warnings += [f'{check.bag}: {w}' for w in check.warnings]
+        train, validation = loaded, [check]
+    else:
+        check = None
+        train, validation = _split(loaded, holdout)
+    dropped = sum(d.dropped_nan_effort for d in loaded + ([check] if check else []))
+    if dropped:
+        warnings.append(f'{dropped} samples with a NaN effort were dropped')
+    n_train = sum(len(d) for d in train)
+    needed = MIN_SAMPLES_PER_PARAMETER * base.size
+    if n_train < needed:
+        raise InputError(f'too few samples: {n_train} training samples for {base.size} base '
+                         f'parameters (at least {needed} needed)')
+    timings['reading'] = time.perf_counter() - clock
+
+    clock = time.perf_counter()
+    train_eq = accumulate(model, lay, base, train, threads)
+    validation_eq = accumulate(model, lay, base, validation, threads)
+    timings['regressor'] = time.perf_counter() - clock
+
+    clock = time.perf_counter()
+    result = fit.weighted_fit(train_eq)
+    beta_urdf = base.E @ theta_urdf
+    free = base.columns >= lay.n_inertial
+    beta_friction = fit.fit_joint_terms(result.H, result.g, beta_urdf, free)
+    theta_friction = theta_urdf.copy()
+    theta_friction[lay.n_inertial:] = beta_friction[free] - beta_urdf[free]
+    solver, eigen = None, None
+    if inertial == 'base':
+        beta = result.beta
+        theta = theta_urdf.copy()
+        theta[lay.n_inertial:] = beta[free] - beta_urdf[free]
+    else:
+        solution = physical.solve(lay, base, result.H, result.beta, theta_urdf, scale,
+                                  fixed_inertial=inertial == 'none')
+        theta, solver = solution.theta, solution.solver
+        eigen = solution.min_eigenvalues if inertial == 'physical' else None
+        # The solver's round-off on parameters the data leave alone is no change to write.
+        unchanged = np.abs(theta - theta_urdf) <= SNAP * scale
+        unchanged[lay.n_inertial:] = False
+        theta[unchanged] = theta_urdf[unchanged]
+        beta = base.E @ theta
+    betas = {'urdf': beta_urdf, 'urdf+friction': beta_friction, 'identified': beta}
+    rms = {name: {'training': train_eq.rms(b), 'validation': validation_eq.rms(b)}
+           for name, b in betas.items()}
+    timings['fit'] = time.perf_counter() - clock
+    warnings += _excitation_warnings(base, result, scale)
+    plot_data = validation[0] if validation and len(validation[0]) else None
+    return Identification(model, urdf_xml, lay, base, theta_urdf, scale, theta, theta_friction,
+                          result, betas, rms, {'training': n_train,
+                                               'validation': validation_eq.count},
+                          dropped, inertial, solver, eigen, plot_data, warnings, timings)
+
+
+VISIBILITY = 0.1  # a base parameter whose standard deviation exceeds this many prior scales
+
+
+def _excitation_warnings(base, result: fit.Fit, scale: np.ndarray) -> list[str]:
+    blind = [name for name, std, column in zip(base.names, result.std, base.columns)
+             if not std <= VISIBILITY * scale[column]]
+    if not blind:
+        return []
+    return [f'the data barely excite {len(blind)} of {base.size} base parameters (standard '
+            f'deviation above {VISIBILITY:g} of their prior scale): {", ".join(blind)}; they '
+            'stay near the URDF (a more exciting trajectory would identify them)']

@@ -1,0 +1,171 @@
+"""What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, identified.urdf.
+
+``identification.json`` (every number; NaN/inf as null):
+
+- ``settings``, ``samples`` (training, validation, dropped for a NaN effort);
+- ``noise``: per joint the torque noise sigma estimated from the unweighted fit's residual;
+- ``excitation``: the condition number of the weighted base regressor with unit-norm
+  columns, and per base parameter its value, standard deviation and relative standard
+  deviation (std / |value|) and the dependent parameters it absorbs;
+- ``rms``: per model (``urdf``, ``urdf+friction``: the URDF with the joint terms fitted to
+  it, ``identified``) and data set (``training``, ``validation``) the RMS residual per joint;
+- ``joint_model``: the identified friction and armature per joint;
+- ``links``: per moving body (named by its link) the URDF and identified parameters, and
+  whether its pseudo-inertia is positive semi-definite; ``total_mass`` before and after;
+- ``warnings`` and ``outputs``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from rnea_ros.identify.parameters import INERTIAL
+from rnea_ros.identify.pipeline import MODELS, Identification
+
+
+def _safe(value):
+    if isinstance(value, dict):
+        return {k: _safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _safe(value.tolist())
+    if isinstance(value, np.floating | float):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def joint_model(result: Identification) -> dict[str, dict[str, float]]:
+    """Per joint: coulomb, viscous, offset (the friction model's terms) and armature."""
+    lay = result.layout
+    return {joint: {term: float(result.theta[lay.joint_index(j, term)])
+                    for term in lay.joint_terms}
+            for j, joint in enumerate(lay.joint_names)}
+
+
+def summary(result: Identification, settings: dict, outputs: list[str]) -> dict:
+    """The identification.json dictionary (see the module docstring)."""
+    lay, base, fit = result.layout, result.base, result.fit
+    joints = list(lay.joint_names)
+    nb = len(lay.body_links)
+    phi_urdf = result.theta_urdf[:lay.n_inertial].reshape(nb, 10)
+    phi = result.theta[:lay.n_inertial].reshape(nb, 10)
+    beta = result.betas['identified']
+    with np.errstate(divide='ignore', invalid='ignore'):
+        relative = fit.std / np.abs(fit.beta)
+    links = {}
+    for i, link in enumerate(lay.body_links):
+        entry = {'urdf': dict(zip(INERTIAL, phi_urdf[i])),
+                 'identified': dict(zip(INERTIAL, phi[i]))}
+        if result.min_eigenvalues is not None:
+            entry['pseudo_inertia_min_eigenvalue'] = result.min_eigenvalues[i]
+            entry['physically_consistent'] = bool(phi[i, 0] > 0
+                                                  and result.min_eigenvalues[i] >= 0)
+        links[link] = entry
+    return _safe({
+        'settings': settings,
+        'samples': {'training': result.counts['training'],
+                    'validation': result.counts['validation'],
+                    'dropped_nan_effort': result.dropped_nan_effort},
+        'inertial': result.inertial, 'solver': result.solver,
+        'noise': dict(zip(joints, fit.sigma)),
+        'excitation': {
+            'condition_number': fit.condition,
+            'rank_tolerance': base.rank_tolerance,
+            'base_parameters': [
+                {'name': name, 'least_squares': b, 'std': s, 'relative_std': r,
+                 'final': f, 'absorbs': [{'name': n, 'coefficient': c} for n, c in group]}
+                for name, b, s, r, f, group in zip(base.names, fit.beta, fit.std, relative,
+                                                   beta, base.grouped)],
+        },
+        'rms': {model: {data: dict(zip(joints, values))
+                        for data, values in result.rms[model].items()} for model in MODELS},
+        'joint_model': joint_model(result),
+        'links': links,
+        'total_mass': {'urdf': float(phi_urdf[:, 0].sum()), 'identified': float(phi[:, 0].sum())},
+        'warnings': list(result.warnings),
+        'timings': result.timings,
+        'outputs': outputs,
+    })
+
+
+def _fmt(value, digits: int = 4) -> str:
+    if value is None:
+        return '–'
+    if isinstance(value, float):
+        return f'{value:.{digits}g}'
+    return str(value)
+
+
+def markdown(data: dict) -> str:
+    """identification.md from the identification.json dictionary."""
+    settings = data['settings']
+    joints = list(data['noise'])
+    lines = ['# Identification', '',
+             f"Bags: {', '.join(settings['bags'])}; URDF `{settings['urdf']}`; "
+             f"inertial `{data['inertial']}`; friction `{settings['friction']}`; validation: "
+             f"{settings['validation']}.", '',
+             f"Samples: {data['samples']['training']} training, "
+             f"{data['samples']['validation']} validation, "
+             f"{data['samples']['dropped_nan_effort']} dropped (NaN effort).", '']
+    if data['warnings']:
+        lines += ['## Warnings', ''] + [f'- {w}' for w in data['warnings']] + ['']
+    lines += ['## RMS residual per joint (measured − predicted)', '',
+              '| model | data | ' + ' | '.join(joints) + ' |',
+              '|---|---|' + '---|' * len(joints)]
+    for model, sets in data['rms'].items():
+        for name, values in sets.items():
+            lines.append(f'| {model} | {name} | '
+                         + ' | '.join(_fmt(values[j]) for j in joints) + ' |')
+    lines += ['', '`urdf+friction`: the URDF with only the joint terms (friction, armature) '
+              'fitted; `identified`: the identified model with its joint terms.', '',
+              '## Joint model', '', '| joint | noise σ | '
+              + ' | '.join(next(iter(data['joint_model'].values()))) + ' |',
+              '|---|---|' + '---|' * len(next(iter(data['joint_model'].values())))]
+    for joint, terms in data['joint_model'].items():
+        lines.append(f'| {joint} | {_fmt(data["noise"][joint])} | '
+                     + ' | '.join(_fmt(v) for v in terms.values()) + ' |')
+    excitation = data['excitation']
+    lines += ['', '## Excitation', '',
+              f"Condition number of the weighted base regressor (unit-norm columns): "
+              f"{_fmt(excitation['condition_number'])}; "
+              f"{len(excitation['base_parameters'])} base parameters (QR rank tolerance "
+              f"{excitation['rank_tolerance']:g}).", '',
+              '| base parameter | least squares | std | relative std | final | absorbs |',
+              '|---|---|---|---|---|---|']
+    for p in excitation['base_parameters']:
+        absorbs = len(p['absorbs'])
+        lines.append(f"| {p['name']} | {_fmt(p['least_squares'])} | {_fmt(p['std'])} | "
+                     f"{_fmt(p['relative_std'], 2)} | {_fmt(p['final'])} | "
+                     f"{absorbs or ''} |")
+    mass = data['total_mass']
+    lines += ['', '## Links', '',
+              f"Total mass: {_fmt(mass['urdf'], 6)} kg in the URDF, "
+              f"{_fmt(mass['identified'], 6)} kg identified.", '',
+              '| link | m | c (URDF → identified) [m] | changed parameters | consistent |',
+              '|---|---|---|---|---|']
+    for link, entry in data['links'].items():
+        old, new = entry['urdf'], entry['identified']
+        changed = [p for p in INERTIAL if abs(new[p] - old[p]) > 1e-9 * max(1.0, abs(old[p]))]
+        com_old = [old[p] / old['m'] if old['m'] else 0.0 for p in INERTIAL[1:4]]
+        com_new = [new[p] / new['m'] if new['m'] else 0.0 for p in INERTIAL[1:4]]
+        lines.append(f"| {link} | {_fmt(old['m'])} → {_fmt(new['m'])} | "
+                     f"{', '.join(_fmt(c, 3) for c in com_old)} → "
+                     f"{', '.join(_fmt(c, 3) for c in com_new)} | "
+                     f"{', '.join(changed) or 'none'} | "
+                     f"{_fmt(entry.get('physically_consistent', '–'))} |")
+    lines += ['', 'Outputs: ' + ', '.join(f'`{o}`' for o in data['outputs']), '']
+    return '\n'.join(lines)
+
+
+def write(directory: Path, data: dict) -> list[Path]:
+    """identification.json and identification.md in ``directory``."""
+    json_path = directory / 'identification.json'
+    json_path.write_text(json.dumps(data, indent=2) + '\n')
+    md_path = directory / 'identification.md'
+    md_path.write_text(markdown(data))
+    return [json_path, md_path]
