@@ -1,0 +1,267 @@
+"""``rnea_identify`` end to end on a synthetic UR5 whose true model differs from its URDF.
+
+The generator (``synthetic_bag``): the true robot is the example-robot-data UR5 with four
+bodies changed (mass x0.8 or x1.2, centre of mass moved by up to 3 cm, rotational inertia
+about the centre of mass scaled by 0.7-1.4: still physical), plus per joint Coulomb friction
+(s(v) = tanh(v / 0.01)), viscous friction, an offset, an armature, and Gaussian effort noise
+of a known sigma per joint. The motion is a finite Fourier series inside the joint limits
+(``bagdata.fourier_trajectory``) sampled at 500 Hz with jittered stamps; the bag carries
+positions, velocities and effort; accelerations are estimated by the tool.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import bagdata
+import numpy as np
+import pytest
+import yaml
+from oracle import robot_path
+
+from rnea_ros import RobotModel
+from rnea_ros.identify.cli import main
+from rnea_ros.identify.parameters import INERTIAL, inertia_matrix, pseudo_inertia
+
+UR5 = robot_path('ur5')
+RATE = 500.0
+DURATION = 10.0
+COULOMB = np.array([3.0, 4.0, 2.0, 0.8, 0.6, 0.5])
+VISCOUS = np.array([2.0, 1.5, 1.0, 0.4, 0.3, 0.3])
+OFFSET = np.array([0.3, -0.5, 0.2, 0.1, -0.1, 0.05])
+ARMATURE = np.array([0.4, 0.5, 0.3, 0.1, 0.1, 0.08])
+NOISE = np.array([0.2, 0.3, 0.2, 0.05, 0.05, 0.05])
+CHANGED_BODIES = (2, 3, 4, 5)
+
+
+def true_parameters(model: RobotModel, seed: int = 3) -> np.ndarray:
+    """(nb, 10) the URDF's parameters with ``CHANGED_BODIES`` changed, physically."""
+    rng = np.random.default_rng(seed)
+    phi = model.inertial_parameters().copy()
+    for i in CHANGED_BODIES:
+        mass = phi[i, 0]
+        com = phi[i, 1:4] / mass
+        inertia_com = inertia_matrix(phi[i, 4:]) - mass * (com @ com * np.eye(3)
+                                                           - np.outer(com, com))
+        mass = mass * rng.choice([0.8, 1.2])
+        com = com + rng.uniform(-0.03, 0.03, 3)
+        inertia = inertia_com * rng.uniform(0.7, 1.4) + mass * (com @ com * np.eye(3)
+                                                                - np.outer(com, com))
+        phi[i] = [mass, *(mass * com), inertia[0, 0], inertia[0, 1], inertia[1, 1],
+                  inertia[0, 2], inertia[1, 2], inertia[2, 2]]
+    return phi
+
+
+def synthetic_bag(path: Path, model: RobotModel, *, seed: int = 1, moving=None,
+                  nan_effort: int = 0, duration: float = DURATION) -> Path:
+    """Write the generator's bag (module docstring); ``moving``: joints that move (all)."""
+    truth = model.with_inertial_parameters(true_parameters(model))
+    times = bagdata.sample_times(int(RATE * duration), rate=RATE, jitter=0.05, seed=seed)
+    t = (times - bagdata.BAG_START) * 1e-9
+    lower = np.array([j.lower for j in model.joints])
+    upper = np.array([j.upper for j in model.joints])
+    q, v, a = bagdata.fourier_trajectory(lower, upper, t, seed=seed)
+    if moving is not None:
+        still = [k for k in range(model.nv) if k not in moving]
+        q[:, still], v[:, still], a[:, still] = 0.5, 0.0, 0.0
+    tau = truth.rnea_batch(q, v, a) + COULOMB * np.tanh(v / 0.01) + VISCOUS * v + OFFSET \
+        + ARMATURE * a
+    tau += np.random.default_rng(seed + 100).standard_normal(tau.shape) * NOISE
+    if nan_effort:
+        tau[np.linspace(10, tau.shape[0] - 10, nan_effort).astype(int), 2] = np.nan
+    return bagdata.joint_states_bag(path, times, model.joint_names, q, v, tau)
+
+
+@pytest.fixture(scope='module')
+def ur5() -> RobotModel:
+    return RobotModel.from_urdf_file(UR5)
+
+
+@pytest.fixture(scope='module')
+def bag(tmp_path_factory, ur5) -> Path:
+    return synthetic_bag(tmp_path_factory.mktemp('synthetic') / 'bag', ur5, nan_effort=7)
+
+
+def identify(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture(scope='module')
+def identified(tmp_path_factory, bag) -> Path:
+    out = tmp_path_factory.mktemp('identified')
+    assert main([str(bag), '--urdf', str(UR5), '--output', str(out)]) == 0
+    return out
+
+
+def test_identified_model_predicts_held_out_torques_to_the_noise(identified):
+    report = json.loads((identified / 'identification.json').read_text())
+    joints = list(report['noise'])
+    validation = {m: np.array([report['rms'][m]['validation'][j] for j in joints])
+                  for m in report['rms']}
+    # Held-out RMS within 10 % of the noise: nothing left but the noise.
+    assert np.all(validation['identified'] <= 1.1 * NOISE), validation['identified']
+    assert np.all(validation['urdf'] > 3 * NOISE)  # the URDF is wrong, visibly
+    assert np.all(validation['identified'] < validation['urdf+friction'])
+    # The estimated noise is the true noise.
+    np.testing.assert_allclose([report['noise'][j] for j in joints], NOISE, rtol=0.1)
+    assert report['samples']['dropped_nan_effort'] == 7
+    assert report['samples']['validation'] > 0.25 * RATE * DURATION
+
+
+def test_friction_and_armature_recovered_within_10_percent(identified, ur5):
+    values = yaml.safe_load((identified / 'joint_model.yaml').read_text())['/**'][
+        'ros__parameters']
+    report = json.loads((identified / 'identification.json').read_text())
+    base = {p['name']: p for p in report['excitation']['base_parameters']}
+    grouped = []
+    for k, joint in enumerate(ur5.joint_names):
+        assert values[f'friction.{joint}.coulomb'] == pytest.approx(COULOMB[k], rel=0.1)
+        assert values[f'friction.{joint}.viscous'] == pytest.approx(VISCOUS[k], rel=0.1)
+        if not base[f'armature.{joint}']['absorbs']:
+            assert values[f'armature.{joint}'] == pytest.approx(ARMATURE[k], rel=0.1)
+        else:
+            grouped.append(k)
+    assert values['friction_velocity_threshold'] == pytest.approx(0.01)
+    # The first two armatures of a UR5 are only seen together with link parameters (e.g. the
+    # masses of the wrist times their squared distance to the first axis): their base
+    # parameters, armature plus what they absorb, are recovered.
+    assert grouped == [0, 1]
+    truth = ur5.with_inertial_parameters(true_parameters(ur5)).inertial_parameters()
+    index = {f'{link}.{p}': (i, c) for i, link in enumerate(report['links'])
+             for c, p in enumerate(INERTIAL)}
+    for k in grouped:
+        joint = ur5.joint_names[k]
+        entry = base[f'armature.{joint}']
+        expected = ARMATURE[k] + sum(item['coefficient'] * truth[index[item['name']]]
+                                     for item in entry['absorbs'])
+        assert entry['final'] == pytest.approx(expected, rel=0.02)
+
+
+def test_identified_urdf_round_trips_and_is_physical(identified, ur5):
+    report = json.loads((identified / 'identification.json').read_text())
+    phi = np.array([[entry['identified'][p] for p in INERTIAL]
+                    for entry in report['links'].values()])
+    loaded = RobotModel.from_urdf_file(identified / 'identified.urdf')
+    np.testing.assert_allclose(loaded.inertial_parameters(), phi, rtol=0, atol=1e-9)
+    for i, body in enumerate(phi):
+        assert body[0] > 0
+        assert np.linalg.eigvalsh(pseudo_inertia(body)).min() >= 0, f'body {i}'
+    assert all(entry['physically_consistent'] for entry in report['links'].values())
+    # Only <inertial> and <dynamics> lines differ from the input.
+    before = UR5.read_text().splitlines()
+    after = (identified / 'identified.urdf').read_text().splitlines()
+    changed = {line.strip().split()[0] for line in set(after) - set(before)}
+    assert changed <= {'<origin', '<mass', '<inertia', '<dynamics'}, changed
+    assert len(after) == len(before) + sum('<inertial>' in line for line in after) \
+        - sum('<inertial>' in line for line in before)
+    # Identified friction is also in each joint's <dynamics>.
+    values = yaml.safe_load((identified / 'joint_model.yaml').read_text())['/**'][
+        'ros__parameters']
+    text = (identified / 'identified.urdf').read_text()
+    for joint in ur5.joint_names:
+        assert f'damping="{values[f"friction.{joint}.viscous"]!r}"' in text
+
+
+def test_report_and_plots(identified):
+    markdown = (identified / 'identification.md').read_text()
+    for heading in ('RMS residual per joint', 'Joint model', 'Excitation', 'Total mass'):
+        assert heading in markdown
+    report = json.loads((identified / 'identification.json').read_text())
+    assert report['excitation']['condition_number'] < 100
+    assert report['total_mass']['urdf'] != report['total_mass']['identified']
+    assert {'validation_joints1.png', 'validation_joints2.png'} <= set(report['outputs'])
+    assert (identified / 'validation_joints1.png').stat().st_size > 10_000
+
+
+def test_inertial_none_keeps_the_urdf_inertias(tmp_path, capsys, bag):
+    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path, '--inertial',
+                              'none', '--no-plots')
+    assert code == 0, err
+    loaded = RobotModel.from_urdf_file(tmp_path / 'identified.urdf')
+    np.testing.assert_array_equal(loaded.inertial_parameters(),
+                                  RobotModel.from_urdf_file(UR5).inertial_parameters())
+    report = json.loads((tmp_path / 'identification.json').read_text())
+    joint = 'wrist_3_joint'
+    assert report['joint_model'][joint]['viscous'] == pytest.approx(VISCOUS[5], rel=0.1)
+    assert 'urdf+friction' in out
+
+
+def test_base_mode_and_validation_bag(tmp_path, capsys, ur5, bag):
+    other = synthetic_bag(tmp_path / 'other', ur5, seed=2, duration=4.0)
+    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out',
+                              '--inertial', 'base', '--validate', other, '--no-plots')
+    assert code == 0, err
+    report = json.loads((tmp_path / 'out' / 'identification.json').read_text())
+    assert report['samples']['validation'] == pytest.approx(4.0 * RATE, abs=10)
+    rms = np.array(list(report['rms']['identified']['validation'].values()))
+    assert np.all(rms <= 1.15 * NOISE), rms
+    # Base parameters are not link inertias: the URDF's are kept.
+    loaded = RobotModel.from_urdf_file(tmp_path / 'out' / 'identified.urdf')
+    np.testing.assert_array_equal(loaded.inertial_parameters(), ur5.inertial_parameters())
+
+
+def test_poorly_exciting_bag_warns_naming_parameters(tmp_path, capsys, ur5):
+    bag = synthetic_bag(tmp_path / 'bag', ur5, moving=[0, 5], duration=4.0)
+    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out',
+                              '--no-plots')
+    assert code == 0, err
+    warning = next(line for line in err.splitlines() if 'barely excite' in line)
+    assert 'forearm_link.mc_x' in warning and 'armature.elbow_joint' in warning
+    assert 'friction.shoulder_pan_joint.viscous' not in warning  # joint 1 moves: seen
+
+
+def test_bag_without_effort_is_refused(tmp_path, capsys, ur5):
+    times = bagdata.sample_times(500, rate=RATE)
+    q = np.zeros((500, 6))
+    bag = bagdata.joint_states_bag(tmp_path / 'bag', times, ur5.joint_names, q, q)
+    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out')
+    assert code == 2
+    assert err == (f'rnea_identify: error: {bag}: joint_states carries no effort for '
+                   f'{list(ur5.joint_names)}: identification needs the measured joint '
+                   'torques\n')
+
+
+def test_unknown_joints_are_refused(tmp_path, capsys, ur5):
+    times = bagdata.sample_times(500, rate=RATE)
+    names = list(ur5.joint_names) + ['gripper_joint']
+    q = np.zeros((500, 7))
+    bag = bagdata.joint_states_bag(tmp_path / 'bag', times, names, q, q, q)
+    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out')
+    assert code == 2
+    assert err == ("rnea_identify: error: joint_states names joints that are not in the URDF: "
+                   "['gripper_joint'] (wrong URDF? --ignore-extra-joints skips them)\n")
+
+
+def test_too_few_samples_are_refused(tmp_path, capsys, ur5):
+    bag = synthetic_bag(tmp_path / 'bag', ur5, duration=0.1)
+    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out')
+    assert code == 2
+    assert err.startswith('rnea_identify: error: too few samples: 35 training samples for 58 '
+                          'base parameters (at least 116 needed)'), err
+    assert err.count('\n') == 1
+
+
+def test_floating_base_is_refused(tmp_path, capsys):
+    text = UR5.read_text().replace(
+        '<joint name="shoulder_pan_joint" type="revolute">',
+        '<joint name="shoulder_pan_joint" type="floating">')
+    assert 'type="floating"' in text
+    urdf = tmp_path / 'floating.urdf'
+    urdf.write_text(text)
+    code, out, err = identify(capsys, tmp_path / 'missing', '--urdf', urdf, '--output',
+                              tmp_path / 'out')
+    assert code == 2
+    assert err == ("rnea_identify: error: the robot has a floating base or a floating/planar "
+                   "joint ['shoulder_pan_joint']: rnea_identify identifies fixed-base robots only\n")
+
+
+def test_module_and_help():
+    result = subprocess.run([sys.executable, '-m', 'rnea_ros.identify', '--help'],
+                            capture_output=True, text=True, check=True)
+    for option in ('--urdf', '--output', '--joint-states', '--holdout', '--validate',
+                   '--friction', '--inertial'):
+        assert option in result.stdout
