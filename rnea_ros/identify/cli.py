@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
                         'kept, only friction and armature identified')
     parser.add_argument('--no-plots', action='store_true', help='skip the PNG plots')
     parser.add_argument('--threads', type=int, help='threads of the regressor batch')
+    parser.add_argument('--timings', action='store_true',
+                        help='print the time spent per phase (model, reading, regressor, fit, '
+                        'writing)')
     return parser
 
 
@@ -115,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
                     f'last {args.holdout:g} of each bag', 'friction': args.friction,
                     'velocity_threshold': result.layout.velocity_threshold,
                     'inertial': args.inertial}
+        begin = time.perf_counter()
         write_outputs(result, Path(args.output), settings, plots=not args.no_plots)
+        result.timings['writing'] = time.perf_counter() - begin
     except (RneaError, ValueError, OSError) as exc:
         print(f'rnea_identify: error: {exc}', file=sys.stderr)
         return 2
@@ -127,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f'  RMS residual on {data} data, per joint: ' + ', '.join(result.layout.joint_names))
     for name in pipeline.MODELS:
         print(f'  {name:<14} ' + ' '.join(f'{x:8.4g}' for x in np.asarray(rms[name][data])))
+    if args.timings:
+        for phase, seconds in result.timings.items():
+            print(f'  {phase:<16} {seconds:8.2f} s')
     return 0
 
 

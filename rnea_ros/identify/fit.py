@@ -32,11 +32,22 @@ class NormalEquations:
         self.energy = np.zeros(nv)
         self.count = 0
 
-    def add(self, rows: np.ndarray, tau: np.ndarray) -> None:
-        """Add samples: ``rows`` (n, nv, size) the base regressor, ``tau`` (n, nv) torques."""
-        per_joint = np.ascontiguousarray(rows.transpose(1, 0, 2))
-        self.gram += np.matmul(per_joint.transpose(0, 2, 1), per_joint)
-        self.moment += np.einsum('jnk,nj->jk', per_joint, tau)
+    def add(self, inertial: np.ndarray, joint: np.ndarray, tau: np.ndarray) -> None:
+        """Add samples: the base regressor's inertial columns ``inertial`` (n, nv, r_I), each
+        joint's own term columns ``joint`` (n, nv, k) (zero on other rows, so not stored),
+        ``tau`` (n, nv); the joint blocks follow the inertial columns, k per joint."""
+        r, k = inertial.shape[2], joint.shape[2]
+        for j in range(tau.shape[1]):
+            rows = np.ascontiguousarray(inertial[:, j, :])
+            own = joint[:, j, :]
+            block = slice(r + j * k, r + (j + 1) * k)
+            cross = rows.T @ own
+            self.gram[j, :r, :r] += rows.T @ rows
+            self.gram[j, :r, block] += cross
+            self.gram[j, block, :r] += cross.T
+            self.gram[j, block, block] += own.T @ own
+            self.moment[j, :r] += tau[:, j] @ rows
+            self.moment[j, block] += tau[:, j] @ own
         self.energy += np.einsum('nj,nj->j', tau, tau)
         self.count += tau.shape[0]
 

@@ -87,8 +87,8 @@ def accumulate(model, lay, base, sets: list[samples.Samples], threads=None
             if buffer is None or buffer.shape[0] != stop - start:
                 buffer = np.empty((stop - start, model.nv, lay.n_inertial))
             Y = model.regressor_batch(q, v, a, threads=threads, out=buffer)
-            rows = np.concatenate([Y[:, :, inertial_columns], lay.joint_columns(v, a)], axis=2)
-            equations.add(rows, data.effort[start:stop])
+            equations.add(Y[:, :, inertial_columns], lay.joint_features(v, a),
+                          data.effort[start:stop])
     return equations
 
 
