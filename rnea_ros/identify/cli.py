@@ -45,8 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help='validate on this bag, train on all of the BAGs')
     parser.add_argument('--friction', default=parameters.DEFAULT_FRICTION,
                         choices=tuple(parameters.FRICTION_MODELS),
-                        help='friction per joint: fc tanh(v / %g) + fv v + offset, or fewer '
-                        'terms (default: %%(default)s)' % parameters.DEFAULT_VELOCITY_THRESHOLD)
+                        help='friction per joint: fc tanh(v / %g) + fv v + offset, or none '
+                        '(default: %%(default)s)' % parameters.DEFAULT_VELOCITY_THRESHOLD)
     parser.add_argument('--inertial', default='physical', choices=pipeline.INERTIAL_MODES,
                         help='physical: consistent link inertias near the URDF (default); '
                         'base: base parameters only, URDF inertias kept; none: URDF inertias '
@@ -60,15 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def write_joint_model(path: Path, result: pipeline.Identification) -> Path:
-    """joint_model.yaml: the node's friction and armature parameters under ``/**``."""
-    import yaml
-    values: dict[str, float] = {}
-    for joint, terms in report.joint_model(result).items():
-        for term, value in terms.items():
-            key = f'armature.{joint}' if term == 'armature' else f'friction.{joint}.{term}'
-            values[key] = value
-    values['friction_velocity_threshold'] = result.layout.velocity_threshold
-    path.write_text(yaml.safe_dump({'/**': {'ros__parameters': values}}, sort_keys=False))
+    """joint_model.yaml: the node's friction and armature parameters (``JointModel``)."""
+    lay = result.layout
+    values = result.theta[lay.n_inertial:].reshape(len(lay.joint_names), -1)
+    path.write_text(lay.joint_model(values).to_yaml())
     return path
 
 

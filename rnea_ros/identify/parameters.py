@@ -7,10 +7,10 @@ Model (SI units; revolute joints in N m, rad/s, rad/s^2; prismatic joints in N, 
 - ``phi``: the 10 standard inertial parameters of every moving body, in ``INERTIAL`` order
   (mass, first moment m c, rotational inertia about the body origin), in the body frame: the
   frame of the URDF link its joint moves (``RobotModel.inertial_parameters``).
-- Per independent joint j, its row only: Coulomb friction fc_j with the smooth sign
-  s(v) = tanh(v / velocity_threshold), viscous friction fv_j, a constant offset f0_j (sensor
-  bias, unmodelled gravity compensation) and the armature Ia_j (reflected rotor inertia).
-  ``--friction`` chooses which friction terms the model has; the armature is always there.
+- Per independent joint j, its row only, the terms of ``rnea_ros.dynamics.joint_model``:
+  Coulomb friction fc_j with the smooth sign s(v) = tanh(v / velocity_threshold), viscous
+  friction fv_j, a constant offset f0_j (sensor bias, unmodelled spring) and the armature Ia_j
+  (reflected rotor inertia). ``--friction none`` leaves friction out; the armature stays.
 
 theta = [phi of body 0 .. body nb-1, joint terms of joint 0 .. nv-1]. Names: ``<link>.<p>``
 for the inertial parameters (the link carrying the body's ``<inertial>``),
@@ -24,19 +24,16 @@ joint's effort limit (10 N m without one); armature that torque over 10 rad/s^2.
 """
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 import numpy as np
 
+from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD, FRICTION_FIELDS, JointModel
+
 INERTIAL = ('m', 'mc_x', 'mc_y', 'mc_z', 'Ixx', 'Ixy', 'Iyy', 'Ixz', 'Iyz', 'Izz')
-FRICTION_MODELS = {
-    'coulomb-viscous-offset': ('coulomb', 'viscous', 'offset'),
-    'coulomb-viscous': ('coulomb', 'viscous'),
-    'none': (),
-}
+# The friction models of ``JointModel`` and the terms each one has.
+FRICTION_MODELS = {'coulomb-viscous-offset': FRICTION_FIELDS, 'none': ()}
 DEFAULT_FRICTION = 'coulomb-viscous-offset'
-DEFAULT_VELOCITY_THRESHOLD = 0.01  # rad/s (m/s): s(v) = tanh(v / threshold)
 
 
 @dataclass(frozen=True)
@@ -73,17 +70,20 @@ class Layout:
         return self.n_inertial + joint * len(self.joint_terms) + self.joint_terms.index(term)
 
     def joint_features(self, v: np.ndarray, a: np.ndarray) -> np.ndarray:
-        """(N, nv, k) per joint its columns [s(v), v, 1, a] (the chosen friction terms)."""
-        columns = []
-        for term in self.friction_terms:
-            if term == 'coulomb':
-                columns.append(np.tanh(v / self.velocity_threshold))
-            elif term == 'viscous':
-                columns.append(v)
-            else:
-                columns.append(np.ones_like(v))
-        columns.append(a)
-        return np.stack(columns, axis=2)
+        """(N, nv, k) per joint its own columns: [s(v), v, 1] (the friction terms), then a."""
+        if not self.friction_terms:
+            return a[:, :, None]
+        friction = self.joint_model(np.zeros((len(self.joint_names), 4))).friction_regressor(v)
+        return np.concatenate([friction, a[:, :, None]], axis=2)
+
+    def joint_model(self, values: np.ndarray) -> JointModel:
+        """The ``JointModel`` of joint-term values (nv, k) in ``joint_terms`` order."""
+        terms = dict(zip(self.joint_terms, values.T))
+        zeros = np.zeros(len(self.joint_names))
+        return JointModel(self.joint_names, terms.get('coulomb', zeros),
+                          terms.get('viscous', zeros), terms.get('offset', zeros),
+                          terms['armature'], self.velocity_threshold,
+                          'none' if not self.friction_terms else DEFAULT_FRICTION)
 
     def joint_columns(self, v: np.ndarray, a: np.ndarray) -> np.ndarray:
         """(N, nv, nv k) the regressor columns of every joint term (zero off the joint's row)."""
@@ -95,18 +95,11 @@ class Layout:
         return out
 
 
-def body_links(model, urdf_xml: str) -> tuple[str, ...]:
-    """Per moving body, the URDF link whose frame is the body frame (its joint's child)."""
-    child = {joint.get('name'): joint.find('child').get('link')
-             for joint in ET.fromstring(urdf_xml).findall('joint')}
-    return tuple(child[name] for name in model.tree.body_names)
-
-
-def layout(model, urdf_xml: str, friction: str = DEFAULT_FRICTION,
+def layout(model, friction: str = DEFAULT_FRICTION,
            velocity_threshold: float = DEFAULT_VELOCITY_THRESHOLD) -> Layout:
     """The ``Layout`` of a fixed-base model with the friction model ``friction``."""
-    return Layout(body_links(model, urdf_xml), tuple(model.joint_names),
-                  FRICTION_MODELS[friction], velocity_threshold)
+    return Layout(tuple(model.body_names), tuple(model.joint_names), FRICTION_MODELS[friction],
+                  velocity_threshold)
 
 
 def prior(model, lay: Layout) -> tuple[np.ndarray, np.ndarray]:

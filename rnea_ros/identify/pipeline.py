@@ -125,7 +125,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
         raise InputError(f'cannot read --urdf {str(urdf)!r}: {exc.strerror}') from None
     model = RobotModel.from_urdf_string(urdf_xml)
     samples.check_fixed_base(model)
-    lay = parameters.layout(model, urdf_xml, friction)
+    lay = parameters.layout(model, friction)
     theta_urdf, scale = parameters.prior(model, lay)
     base = base_params.base_parameters(model, lay)
     timings['model'] = time.perf_counter() - clock
