@@ -1,4 +1,5 @@
-"""Benchmark of ``rnea_identify`` on a generated one-hour, 1 kHz log of a 7-DoF arm.
+"""
+Benchmark of ``rnea_identify`` on a generated one-hour, 1 kHz log of a 7-DoF arm.
 
     .venv/bin/python bench/bench_identify.py [--minutes 60] [--rate 1000] [--keep DIR]
 
@@ -16,18 +17,18 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 import re
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
-from bagdata import fourier_trajectory  # noqa: E402
+from bagdata import fourier_trajectory  # noqa: E402, I100, I202
 from oracle import robot_path  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
@@ -111,9 +112,9 @@ def main() -> None:
         model.rnea_batch(q, v, a)
         rnea = time.perf_counter() - begin
         phase = timings.get('regressor', float('nan'))
-        print(f'\nbaseline on {n} samples (this process): rnea_batch {rnea:.2f} s; the tool\'s '
-              f'regressor + normal equations phase {phase:.2f} s = {phase / rnea:.1f}x one '
-              'RNEA per sample')
+        print(f'\nbaseline on {n} samples (this process): rnea_batch {rnea:.2f} s; the '
+              f'regressor + normal equations phase of the tool {phase:.2f} s = '
+              f'{phase / rnea:.1f}x one RNEA per sample')
 
 
 if __name__ == '__main__':

@@ -389,7 +389,8 @@ def realistic_bag(path: Path, log: RealisticLog, *, storage: str = 'sqlite3',
 def fourier_excitation(lower: np.ndarray, upper: np.ndarray, t: np.ndarray, *,
                          base_frequency: float = 0.2, harmonics: int = 4, seed: int = 0,
                        fill: float = 0.4):
-    """q, v, a (N, J) of a finite Fourier series per joint, inside [lower, upper].
+    """
+    Return q, v, a (N, J) of a finite Fourier series per joint, inside [lower, upper].
 
     The usual excitation of identification (Swevers et al. 1997): q_j = q0_j + sum_l
     (a_jl sin(l w t) - b_jl cos(l w t)) / (l w), w = 2 pi ``base_frequency``, random
@@ -416,7 +417,7 @@ def fourier_excitation(lower: np.ndarray, upper: np.ndarray, t: np.ndarray, *,
 
 def joint_states_bag(path: Path, times_ns: np.ndarray, names, position, velocity=None,
                      effort=None, storage: str = 'sqlite3') -> Path:
-    """A bag with one /joint_states message per sample (receive time = stamp)."""
+    """Write a bag with one /joint_states message per sample (receive time = stamp)."""
     states = []
     for k, ns in enumerate(times_ns.tolist()):
         states.append((ns, joint_state(ns, names, position[k],

@@ -1,4 +1,5 @@
-"""Identification of a fixed-base robot from bags (console script ``rnea_identify``).
+"""
+Identification of a fixed-base robot from bags (console script ``rnea_identify``).
 
 ``samples`` reads bags into q, v, a and effort (through ``rnea_ros.bag``), ``parameters``
 lays out the unknowns (inertial parameters per body, friction and armature per joint),

@@ -1,4 +1,4 @@
-"""``python -m rnea_ros.identify BAG ...``: identification, as the console script ``rnea_identify``."""
+"""``python -m rnea_ros.identify BAG ...``: the console script ``rnea_identify``."""
 import sys
 
 from rnea_ros.identify.cli import main

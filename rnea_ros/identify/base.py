@@ -1,4 +1,5 @@
-"""Base (identifiable) parameters: which combinations of theta the torques can tell apart.
+"""
+Base (identifiable) parameters: which combinations of theta the torques can tell apart.
 
 Many standard parameters never change the joint torques (a fixed-base robot's first body has
 one that matters, its inertia about the first axis) or only in fixed combinations (a body's
@@ -29,9 +30,13 @@ SEED = 1
 
 @dataclass(frozen=True)
 class BaseParameters:
-    """beta = ``E`` theta; ``columns`` the theta index of each base parameter (its leading
-    column: inertial base columns first, then every joint term), ``names`` theirs, with the
-    dependent parameters each one absorbs in ``grouped`` ((name, coefficient) lists)."""
+    """
+    The base parameters beta = ``E`` theta.
+
+    ``columns``: the theta index of each base parameter (its leading column: inertial base
+    columns first, then every joint term), ``names`` theirs, with the dependent parameters
+    each one absorbs in ``grouped`` ((name, coefficient) lists).
+    """
 
     columns: np.ndarray
     E: np.ndarray
@@ -54,7 +59,7 @@ def random_states(model, count: int = SAMPLES, seed: int = SEED):
 
 
 def base_parameters(model, lay, tolerance: float = TOLERANCE) -> BaseParameters:
-    """The base parameters of ``model`` with the joint terms of ``lay`` (``Layout``)."""
+    """Find the base parameters of ``model`` with the joint terms of ``lay`` (``Layout``)."""
     q, v, a = random_states(model)
     inertial = model.regressor_batch(q, v, a).reshape(-1, lay.n_inertial)
     joint = lay.joint_columns(v, a).reshape(inertial.shape[0], -1)

@@ -1,4 +1,5 @@
-"""``rnea_identify``: the command line of identification (``rnea_ros.identify.pipeline``).
+"""
+``rnea_identify``: the command line of identification (``rnea_ros.identify.pipeline``).
 
 Usage::
 
@@ -15,9 +16,9 @@ too few samples, a floating base, an unreadable bag or URDF) prints one
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -27,9 +28,10 @@ from rnea_ros.identify import parameters, pipeline, report, urdf_out
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog='rnea_identify', description='Identify a fixed-base robot\'s inertial parameters, '
-        'joint friction and armature from rosbag2 bags with measured joint effort; write an '
-        'identified URDF, a joint model parameters file for the node, a report and plots.')
+        prog='rnea_identify', description='Identify the inertial parameters, '
+        'joint friction and armature of a fixed-base robot from rosbag2 bags with measured '
+        'joint effort; write an identified URDF, a joint model parameters file for the node, '
+        'a report and plots.')
     parser.add_argument('bags', nargs='+', metavar='BAG',
                         help='rosbag2 directories (sqlite3 or mcap) or .db3/.mcap files')
     parser.add_argument('--urdf', required=True, metavar='FILE', help='the robot URDF')
@@ -39,8 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
                         'optionally velocity (default: %(default)s)')
     check = parser.add_mutually_exclusive_group()
     check.add_argument('--holdout', type=float, default=0.3, metavar='F',
-                       help='validate on the last F of each bag\'s time, train on the rest '
-                       '(default: %(default)s)')
+                       help='validate on the last fraction F of the time of each bag, train '
+                       'on the rest (default: %(default)s)')
     check.add_argument('--validate', metavar='BAG',
                        help='validate on this bag, train on all of the BAGs')
     parser.add_argument('--friction', default=parameters.DEFAULT_FRICTION,

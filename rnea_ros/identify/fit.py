@@ -1,4 +1,5 @@
-"""Least squares on the base regressor, from normal equations accumulated in chunks.
+"""
+Least squares on the base regressor, from normal equations accumulated in chunks.
 
 The stacked regressor of a long log does not fit in memory (an hour at 1 kHz of a 7-DoF arm
 is 3.6 M samples x 7 rows x ~80 base columns: 16 GB), so ``NormalEquations`` keeps per joint j
@@ -33,9 +34,13 @@ class NormalEquations:
         self.count = 0
 
     def add(self, inertial: np.ndarray, joint: np.ndarray, tau: np.ndarray) -> None:
-        """Add samples: the base regressor's inertial columns ``inertial`` (n, nv, r_I), each
-        joint's own term columns ``joint`` (n, nv, k) (zero on other rows, so not stored),
-        ``tau`` (n, nv); the joint blocks follow the inertial columns, k per joint."""
+        """
+        Add samples to the sums.
+
+        ``inertial``: the base regressor's inertial columns (n, nv, r_I); ``joint``: each
+        joint's own term columns (n, nv, k) (zero on other rows, so not stored); ``tau``
+        (n, nv). The joint blocks follow the inertial columns, k per joint.
+        """
         r, k = inertial.shape[2], joint.shape[2]
         for j in range(tau.shape[1]):
             rows = np.ascontiguousarray(inertial[:, j, :])
@@ -130,8 +135,12 @@ def weighted_fit(train: NormalEquations) -> Fit:
 
 def fit_joint_terms(H: np.ndarray, g: np.ndarray, fixed: np.ndarray,
                     free: np.ndarray) -> np.ndarray:
-    """beta minimising the weighted residual with only the ``free`` entries varied from
-    ``fixed`` (the URDF's beta): the joint terms of a model whose inertia is the URDF's."""
+    """
+    Fit only the ``free`` entries of beta, the others held at ``fixed``.
+
+    With ``fixed`` the URDF's beta and ``free`` the joint terms: the friction and armature of
+    a model whose inertia is the URDF's (minimum weighted residual).
+    """
     beta = fixed.copy()
     rest = ~free
     rhs = g[free] - H[np.ix_(free, rest)] @ fixed[rest]

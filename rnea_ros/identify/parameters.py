@@ -1,4 +1,5 @@
-"""The parameter vector theta of identification, its names, columns and prior scales.
+"""
+The parameter vector theta of identification, its names, columns and prior scales.
 
 Model (SI units; revolute joints in N m, rad/s, rad/s^2; prismatic joints in N, m/s, m/s^2)::
 
@@ -77,7 +78,7 @@ class Layout:
         return np.concatenate([friction, a[:, :, None]], axis=2)
 
     def joint_model(self, values: np.ndarray) -> JointModel:
-        """The ``JointModel`` of joint-term values (nv, k) in ``joint_terms`` order."""
+        """Build the ``JointModel`` of joint-term values (nv, k) in ``joint_terms`` order."""
         terms = dict(zip(self.joint_terms, values.T))
         zeros = np.zeros(len(self.joint_names))
         return JointModel(self.joint_names, terms.get('coulomb', zeros),
@@ -97,7 +98,7 @@ class Layout:
 
 def layout(model, friction: str = DEFAULT_FRICTION,
            velocity_threshold: float = DEFAULT_VELOCITY_THRESHOLD) -> Layout:
-    """The ``Layout`` of a fixed-base model with the friction model ``friction``."""
+    """Lay out theta for a fixed-base model with the friction model ``friction``."""
     return Layout(tuple(model.body_names), tuple(model.joint_names), FRICTION_MODELS[friction],
                   velocity_threshold)
 
@@ -133,7 +134,8 @@ def inertia_matrix(six: np.ndarray) -> np.ndarray:
 
 
 def pseudo_inertia(phi: np.ndarray) -> np.ndarray:
-    """The 4x4 pseudo-inertia [[0.5 tr(I) 1 - I, h], [h^T, m]] of one body's 10 parameters.
+    """
+    Return the 4x4 pseudo-inertia [[0.5 tr(I) 1 - I, h], [h^T, m]] of one body's parameters.
 
     Positive semi-definite (with m > 0) exactly when a mass density gives these parameters
     (Wensing, Kim and Slotine 2017): the physical consistency the fit enforces.

@@ -1,4 +1,5 @@
-"""Physically consistent standard parameters near the URDF: one convex SDP per robot.
+"""
+Physically consistent standard parameters near the URDF: one convex SDP per robot.
 
 The least-squares base parameters say nothing about the combinations the torques cannot see,
 and may even belong to no rigid body. This step finds standard parameters theta (every body's
@@ -46,7 +47,7 @@ class PhysicalSolution:
 
 
 def _pseudo_inertia(phi):
-    """cvxpy 4x4 pseudo-inertia of one body's 10 parameters (affine)."""
+    """Return the 4x4 pseudo-inertia of one body's 10 parameters as a cvxpy expression."""
     import cvxpy as cp
     m, hx, hy, hz, ixx, ixy, iyy, ixz, iyz, izz = (phi[k] for k in range(10))
     half = 0.5 * (ixx + iyy + izz)
@@ -58,7 +59,7 @@ def _pseudo_inertia(phi):
 
 def solve(lay, base, H: np.ndarray, beta: np.ndarray, theta_prior: np.ndarray,
           scale: np.ndarray, fixed_inertial: bool = False) -> PhysicalSolution:
-    """The SDP of the module docstring; ``fixed_inertial`` keeps every body at the URDF."""
+    """Solve the SDP of the module docstring; ``fixed_inertial`` keeps the URDF's bodies."""
     import cvxpy as cp
     values, vectors = np.linalg.eigh(H)
     keep = values > 1e-12 * max(values.max(), 0.0)

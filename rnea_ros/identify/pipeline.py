@@ -1,4 +1,5 @@
-"""The ``rnea_identify`` pipeline: bags -> regressor -> base parameters -> fit -> outputs.
+"""
+The ``rnea_identify`` pipeline: bags -> regressor -> base parameters -> fit -> outputs.
 
 1. The model from ``--urdf`` (fixed base only) and the layout of theta
    (``rnea_ros.identify.parameters``: inertial parameters, friction, armature).
@@ -19,9 +20,9 @@
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
+import time
 
 import numpy as np
 
@@ -76,7 +77,7 @@ def _split(bags: list[samples.Samples], holdout: float):
 
 def accumulate(model, lay, base, sets: list[samples.Samples], threads=None
                ) -> fit.NormalEquations:
-    """Normal equations of the base regressor over ``sets``, chunk by chunk."""
+    """Accumulate the normal equations of the base regressor over ``sets``, in chunks."""
     equations = fit.NormalEquations(model.nv, base.size)
     inertial_columns = base.columns[base.columns < lay.n_inertial]
     buffer = None

@@ -1,4 +1,5 @@
-"""PNG plots of the validation data: measured effort vs the URDF's and the identified model's.
+"""
+PNG plots of the validation data: measured effort vs the URDF's and the identified model's.
 
 ``validation_<group>.png`` per group of up to four joints (``rnea_ros.bag.plots.groups``), one
 panel per joint: the measured effort, the URDF's prediction (before) and the identified model's

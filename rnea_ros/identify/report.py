@@ -1,4 +1,5 @@
-"""What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, identified.urdf.
+"""
+What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, identified.urdf.
 
 ``identification.json`` (every number; NaN/inf as null):
 
@@ -22,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from rnea_ros.identify.parameters import INERTIAL
-from rnea_ros.identify.pipeline import MODELS, Identification
+from rnea_ros.identify.pipeline import Identification, MODELS
 
 
 def _safe(value):
@@ -40,7 +41,7 @@ def _safe(value):
 
 
 def joint_model(result: Identification) -> dict[str, dict[str, float]]:
-    """Per joint: coulomb, viscous, offset (the friction model's terms) and armature."""
+    """Return per joint its coulomb, viscous, offset (the friction's terms) and armature."""
     lay = result.layout
     return {joint: {term: float(result.theta[lay.joint_index(j, term)])
                     for term in lay.joint_terms}
@@ -48,7 +49,7 @@ def joint_model(result: Identification) -> dict[str, dict[str, float]]:
 
 
 def summary(result: Identification, settings: dict, outputs: list[str]) -> dict:
-    """The identification.json dictionary (see the module docstring)."""
+    """Gather the identification.json dictionary (see the module docstring)."""
     lay, base, fit = result.layout, result.base, result.fit
     joints = list(lay.joint_names)
     nb = len(lay.body_links)
@@ -131,7 +132,7 @@ def markdown(data: dict) -> str:
                      + ' | '.join(_fmt(v) for v in terms.values()) + ' |')
     excitation = data['excitation']
     lines += ['', '## Excitation', '',
-              f"Condition number of the weighted base regressor (unit-norm columns): "
+              'Condition number of the weighted base regressor (unit-norm columns): '
               f"{_fmt(excitation['condition_number'])}; "
               f"{len(excitation['base_parameters'])} base parameters (QR rank tolerance "
               f"{excitation['rank_tolerance']:g}).", '',

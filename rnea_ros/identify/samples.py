@@ -1,4 +1,5 @@
-"""Bags -> identification samples: q, v, a and measured effort per joint, in model order.
+"""
+Bags -> identification samples: q, v, a and measured effort per joint, in model order.
 
 A bag is read as ``rnea_bag`` reads it (``rnea_ros.bag``): the joint_states topic, header
 stamps, messages merged by stamp, velocities from the messages where finite, else from the
@@ -8,21 +9,22 @@ differentiate) are left out; samples with a NaN effort on any joint are dropped 
 """
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+import xml.etree.ElementTree as ET
 
 import numpy as np
 
 from rnea_ros.bag import cdr, differentiate, replay
-from rnea_ros.bag.storage import JOINT_STATE, BagError, open_bag, read_raw, topic_connections
+from rnea_ros.bag.storage import BagError, JOINT_STATE, open_bag, read_raw, topic_connections
 from rnea_ros.bag.storage import typestore
 from rnea_ros.errors import InputError
 
 
 @dataclass
 class Samples:
-    """The samples of one bag, (N, nv) arrays in ``RobotModel`` v order (SI units).
+    """
+    The samples of one bag, (N, nv) arrays in ``RobotModel`` v order (SI units).
 
     ``seconds``: sample times from the first kept sample; ``dropped_nan_effort``: samples left
     out because a joint's effort was NaN; ``warnings``: what the reader merged or filled.
@@ -41,7 +43,7 @@ class Samples:
         return int(self.seconds.size)
 
     def select(self, mask: np.ndarray) -> Samples:
-        """The samples where ``mask`` is true (same bag, same warnings)."""
+        """Return the samples where ``mask`` is true (same bag, same warnings)."""
         return Samples(self.bag, self.seconds[mask], self.q[mask], self.v[mask], self.a[mask],
                        self.effort[mask], self.dropped_nan_effort, self.warnings)
 

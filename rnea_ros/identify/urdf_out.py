@@ -1,4 +1,5 @@
-"""Write the identified model back into the input URDF: ``identified.urdf``.
+"""
+Write the identified model back into the input URDF: ``identified.urdf``.
 
 Only what changed is rewritten, in place in the text: every other byte of the file is kept.
 
@@ -16,9 +17,9 @@ Only what changed is rewritten, in place in the text: every other byte of the fi
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 import xml.etree.ElementTree as ET
 import xml.parsers.expat as expat
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -39,8 +40,12 @@ def link_parameters(mass: float, com: np.ndarray, inertia_com: np.ndarray) -> np
 
 
 def transformed(phi: np.ndarray, rotation: np.ndarray, translation: np.ndarray) -> np.ndarray:
-    """Parameters of a link given in its frame, expressed in a frame where the link sits at
-    (rotation, translation): the fold of ``rnea_ros.dynamics.urdf``."""
+    """
+    Express a link's parameters (given in its frame) in its body's frame.
+
+    The link sits at (rotation, translation) in the body: the fold of
+    ``rnea_ros.dynamics.urdf``.
+    """
     mass = phi[0]
     if mass > 0:
         com = phi[1:4] / mass
@@ -84,8 +89,12 @@ class _Element:
 
 
 def _locate(data: bytes) -> tuple[dict, dict]:
-    """(links, joints): name -> ``_Element`` with the byte spans of the URDF's top level
-    ``<link>``/``<joint>`` elements and their ``<inertial>``/``<dynamics>`` children."""
+    """
+    Find the byte spans of the URDF's links and joints.
+
+    Returns (links, joints): name -> ``_Element`` of the top-level ``<link>``/``<joint>``
+    elements, with their ``<inertial>``/``<dynamics>`` children.
+    """
     parser = expat.ParserCreate()
     stack: list[tuple[str, _Element]] = []
     found: dict[str, dict] = {'link': {}, 'joint': {}}
@@ -126,8 +135,12 @@ def changed_bodies(phi_new: np.ndarray, phi_old: np.ndarray, scale: np.ndarray) 
 
 def write(urdf_xml: str, model, body_links, phi_new: np.ndarray, phi_old: np.ndarray,
           scale: np.ndarray, friction: dict[str, tuple[float, float]]) -> tuple[str, list[str]]:
-    """(identified URDF text, notes on what was written); ``phi_*`` (nb, 10), ``scale``
-    (nb, 10) the prior scales; ``friction`` joint -> (coulomb, viscous)."""
+    """
+    Return the identified URDF text and notes on what was written.
+
+    ``phi_*`` (nb, 10), ``scale`` (nb, 10) the prior scales; ``friction``: joint ->
+    (coulomb, viscous).
+    """
     data = urdf_xml.encode()
     links, joints = _locate(data)
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement) byte spans

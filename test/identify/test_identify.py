@@ -1,4 +1,5 @@
-"""``rnea_identify`` end to end on a synthetic UR5 whose true model differs from its URDF.
+"""
+``rnea_identify`` end to end on a synthetic UR5 whose true model differs from its URDF.
 
 The generator (``synthetic_bag``): the true robot is the example-robot-data UR5 with four
 bodies changed (mass x0.8 or x1.2, centre of mass moved by up to 3 cm, rotational inertia
@@ -11,19 +12,19 @@ positions, velocities and effort; accelerations are estimated by the tool.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 import bagdata
 import numpy as np
-import pytest
 from oracle import robot_path
+import pytest
 
 from rnea_ros import RobotModel
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.identify.cli import main
-from rnea_ros.identify.parameters import INERTIAL, inertia_matrix, pseudo_inertia
+from rnea_ros.identify.parameters import inertia_matrix, INERTIAL, pseudo_inertia
 
 UR5 = robot_path('ur5')
 RATE = 500.0
@@ -230,7 +231,7 @@ def test_unknown_joints_are_refused(tmp_path, capsys, ur5):
     bag = bagdata.joint_states_bag(tmp_path / 'bag', times, names, q, q, q)
     code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out')
     assert code == 2
-    assert err == ("rnea_identify: error: joint_states names joints that are not in the URDF: "
+    assert err == ('rnea_identify: error: joint_states names joints that are not in the URDF: '
                    "['gripper_joint'] (wrong URDF? --ignore-extra-joints skips them)\n")
 
 
@@ -253,8 +254,9 @@ def test_floating_base_is_refused(tmp_path, capsys):
     code, out, err = identify(capsys, tmp_path / 'missing', '--urdf', urdf, '--output',
                               tmp_path / 'out')
     assert code == 2
-    assert err == ("rnea_identify: error: the robot has a floating base or a floating/planar "
-                   "joint ['shoulder_pan_joint']: rnea_identify identifies fixed-base robots only\n")
+    assert err == ('rnea_identify: error: the robot has a floating base or a floating/planar '
+                   "joint ['shoulder_pan_joint']: rnea_identify identifies fixed-base robots "
+                   'only\n')
 
 
 def test_module_and_help():
