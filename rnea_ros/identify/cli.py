@@ -92,9 +92,9 @@ def write_outputs(result: pipeline.Identification, output: Path, settings: dict,
         from rnea_ros.identify import plots as plotting
         data = result.validation
         curves = {'measured': data.effort}
-        for name in ('urdf', 'identified'):
-            curves[name] = pipeline.predict(result.model, lay, result.base,
-                                            result.betas[name], data)
+        curves.update(pipeline.predict(result.model, lay, result.base,
+                                       {name: result.betas[name]
+                                        for name in ('urdf', 'identified')}, data))
         units = ['N' if j.kind == 'prismatic' else 'N m' for j in result.model.joints]
         files += plotting.plot_validation(output, data.seconds, lay.joint_names, units,
                                           curves, title=result.model.name)

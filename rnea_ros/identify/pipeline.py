@@ -93,16 +93,18 @@ def accumulate(model, lay, base, sets: list[samples.Samples], threads=None
     return equations
 
 
-def predict(model, lay, base, beta: np.ndarray, data: samples.Samples) -> np.ndarray:
-    """(N, nv) torques W beta of the samples."""
-    out = np.empty_like(data.effort)
+def predict(model, lay, base, betas: dict[str, np.ndarray], data: samples.Samples
+            ) -> dict[str, np.ndarray]:
+    """Predict the torques W beta (N, nv) of the samples for each named beta."""
+    out = {name: np.empty_like(data.effort) for name in betas}
     inertial_columns = base.columns[base.columns < lay.n_inertial]
     for start in range(0, len(data), CHUNK):
         stop = min(start + CHUNK, len(data))
         q, v, a = (x[start:stop] for x in (data.q, data.v, data.a))
         Y = model.regressor_batch(q, v, a)
         rows = np.concatenate([Y[:, :, inertial_columns], lay.joint_columns(v, a)], axis=2)
-        out[start:stop] = rows @ beta
+        for name, beta in betas.items():
+            out[name][start:stop] = rows @ beta
     return out
 
 
@@ -182,7 +184,8 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     rms = {name: {'training': train_eq.rms(b), 'validation': validation_eq.rms(b)}
            for name, b in betas.items()}
     timings['fit'] = time.perf_counter() - clock
-    warnings += _excitation_warnings(base, result, scale)
+    warnings += _excitation_warnings(base, result, scale,
+                                     lay.n_inertial if inertial == 'none' else 0)
     plot_data = validation[0] if validation and len(validation[0]) else None
     return Identification(model, urdf_xml, lay, base, theta_urdf, scale, theta, theta_friction,
                           result, betas, rms, {'training': n_train,
@@ -193,9 +196,10 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
 VISIBILITY = 0.1  # a base parameter whose standard deviation exceeds this many prior scales
 
 
-def _excitation_warnings(base, result: fit.Fit, scale: np.ndarray) -> list[str]:
+def _excitation_warnings(base, result: fit.Fit, scale: np.ndarray, first: int) -> list[str]:
+    """Name the base parameters (from theta column ``first`` on) the data barely excite."""
     blind = [name for name, std, column in zip(base.names, result.std, base.columns)
-             if not std <= VISIBILITY * scale[column]]
+             if column >= first and not std <= VISIBILITY * scale[column]]
     if not blind:
         return []
     return [f'the data barely excite {len(blind)} of {base.size} base parameters (standard '

@@ -44,7 +44,8 @@ def plot_validation(directory: Path, time: np.ndarray, labels: Sequence[str],
                     rms = float(np.sqrt(np.mean((measured[:, k] - curves[curve][:, k]) ** 2)))
                     label = f'{label}: RMS {rms:.3g}'
                 ax.plot(t, v[:, k], color=colour, lw=width, label=label)
-            ax.legend(loc='upper right', fontsize=7, frameon=False, ncol=3)
+            ax.legend(loc='lower right', bbox_to_anchor=(1.0, 0.98), fontsize=7, frameon=False,
+                      ncol=3)
             ax.set_ylabel(f'{labels[k]}\n[{units[k]}]', fontsize=9)
             ax.grid(True, alpha=0.3)
         axes[-1, 0].set_xlabel('time [s]')

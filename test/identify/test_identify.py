@@ -85,6 +85,11 @@ def bag(tmp_path_factory, ur5) -> Path:
     return synthetic_bag(tmp_path_factory.mktemp('synthetic') / 'bag', ur5, nan_effort=7)
 
 
+@pytest.fixture(scope='module')
+def short_bag(tmp_path_factory, ur5) -> Path:
+    return synthetic_bag(tmp_path_factory.mktemp('short') / 'bag', ur5, seed=2, duration=4.0)
+
+
 def identify(capsys, *argv) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     captured = capsys.readouterr()
@@ -175,24 +180,28 @@ def test_report_and_plots(identified):
     assert (identified / 'validation_joints1.png').stat().st_size > 10_000
 
 
-def test_inertial_none_keeps_the_urdf_inertias(tmp_path, capsys, bag):
-    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path, '--inertial',
-                              'none', '--no-plots')
+def test_inertial_none_keeps_the_urdf_inertias(tmp_path, capsys, bag, short_bag):
+    code, out, err = identify(capsys, bag, short_bag, '--urdf', UR5, '--output', tmp_path,
+                              '--inertial', 'none', '--no-plots')
     assert code == 0, err
     loaded = RobotModel.from_urdf_file(tmp_path / 'identified.urdf')
     np.testing.assert_array_equal(loaded.inertial_parameters(),
                                   RobotModel.from_urdf_file(UR5).inertial_parameters())
+    # The joint terms of the URDF's model: the urdf+friction model, with friction >= 0.
     joint_model = JointModel.load_yaml(tmp_path / 'joint_model.yaml', loaded)
-    # The wrist, whose URDF bodies are nearly right, gets its friction; the other joints'
-    # friction absorbs some of the URDF's errors.
-    np.testing.assert_allclose(joint_model.viscous[4:], VISCOUS[4:], rtol=0.1)
+    assert np.all(joint_model.coulomb >= 0) and np.all(joint_model.viscous >= 0)
+    report = json.loads((tmp_path / 'identification.json').read_text())
+    for data in ('training', 'validation'):
+        np.testing.assert_allclose(list(report['rms']['identified'][data].values()),
+                                   list(report['rms']['urdf+friction'][data].values()),
+                                   rtol=0.05)
     assert 'urdf+friction' in out
+    assert report['samples']['training'] == pytest.approx(0.7 * RATE * (DURATION + 4), rel=0.01)
 
 
-def test_base_mode_and_validation_bag(tmp_path, capsys, ur5, bag):
-    other = synthetic_bag(tmp_path / 'other', ur5, seed=2, duration=4.0)
+def test_base_mode_and_validation_bag(tmp_path, capsys, ur5, bag, short_bag):
     code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out',
-                              '--inertial', 'base', '--validate', other, '--no-plots')
+                              '--inertial', 'base', '--validate', short_bag, '--no-plots')
     assert code == 0, err
     report = json.loads((tmp_path / 'out' / 'identification.json').read_text())
     assert report['samples']['validation'] == pytest.approx(4.0 * RATE, abs=10)
@@ -259,9 +268,10 @@ def test_floating_base_is_refused(tmp_path, capsys):
                    'only\n')
 
 
-def test_module_and_help():
-    result = subprocess.run([sys.executable, '-m', 'rnea_ros.identify', '--help'],
-                            capture_output=True, text=True, check=True)
+@pytest.mark.parametrize('command', [[sys.executable, '-m', 'rnea_ros.identify'],
+                                     ['rnea_identify']])
+def test_module_console_script_and_help(command):
+    result = subprocess.run(command + ['--help'], capture_output=True, text=True, check=True)
     for option in ('--urdf', '--output', '--joint-states', '--holdout', '--validate',
-                   '--friction', '--inertial'):
+                   '--friction', '--inertial', '--no-plots', '--threads', '--timings'):
         assert option in result.stdout
