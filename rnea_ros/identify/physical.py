@@ -69,7 +69,7 @@ def solve(lay, base, H: np.ndarray, beta: np.ndarray, theta_prior: np.ndarray,
     normalised = cp.multiply(1.0 / scale, theta - theta_prior)
     objective = cp.sum_squares(root @ base.E @ theta - target) + cp.sum_squares(normalised)
     constraints = []
-    for k, term in enumerate(lay.joint_terms):
+    for term in lay.joint_terms:
         if term in ('coulomb', 'viscous', 'armature'):
             index = [lay.joint_index(j, term) for j in range(len(lay.joint_names))]
             constraints.append(theta[index] >= 0)

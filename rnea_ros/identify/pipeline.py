@@ -179,6 +179,9 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
         unchanged = np.abs(theta - theta_urdf) <= SNAP * scale
         unchanged[lay.n_inertial:] = False
         theta[unchanged] = theta_urdf[unchanged]
+        if eigen is not None:
+            eigen = np.array([np.linalg.eigvalsh(parameters.pseudo_inertia(body)).min()
+                              for body in theta[:lay.n_inertial].reshape(-1, 10)])
         beta = base.E @ theta
     betas = {'urdf': beta_urdf, 'urdf+friction': beta_friction, 'identified': beta}
     rms = {name: {'training': train_eq.rms(b), 'validation': validation_eq.rms(b)}

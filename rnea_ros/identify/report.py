@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rnea_ros.bag.report import _fmt
 from rnea_ros.identify.parameters import INERTIAL
 from rnea_ros.identify.pipeline import Identification, MODELS
 
@@ -92,14 +93,6 @@ def summary(result: Identification, settings: dict, outputs: list[str]) -> dict:
         'timings': result.timings,
         'outputs': outputs,
     })
-
-
-def _fmt(value, digits: int = 4) -> str:
-    if value is None:
-        return '–'
-    if isinstance(value, float):
-        return f'{value:.{digits}g}'
-    return str(value)
 
 
 def markdown(data: dict) -> str:
