@@ -26,6 +26,9 @@ from rnea_ros.errors import RneaError
 from rnea_ros.identify import parameters, pipeline, report, urdf_out
 
 
+PLOT_SAMPLES = 200_000
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog='rnea_identify', description='Identify the inertial parameters, '
@@ -91,6 +94,10 @@ def write_outputs(result: pipeline.Identification, output: Path, settings: dict,
     if plots and result.validation is not None:
         from rnea_ros.identify import plots as plotting
         data = result.validation
+        if len(data) > PLOT_SAMPLES:  # a plot shows 2000 bins: every k-th sample is enough
+            keep = np.zeros(len(data), dtype=bool)
+            keep[::-(-len(data) // PLOT_SAMPLES)] = True
+            data = data.select(keep)
         curves = {'measured': data.effort}
         curves.update(pipeline.predict(result.model, lay, result.base,
                                        {name: result.betas[name]

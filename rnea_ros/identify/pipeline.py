@@ -144,6 +144,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
         check = None
         train, validation = _split(loaded, holdout)
     dropped = sum(d.dropped_nan_effort for d in loaded + ([check] if check else []))
+    del loaded, check  # the split copied the samples: keep one copy of a long log
     if dropped:
         warnings.append(f'{dropped} samples with a NaN effort were dropped')
     n_train = sum(len(d) for d in train)

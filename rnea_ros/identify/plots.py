@@ -3,8 +3,9 @@ PNG plots of the validation data: measured effort vs the URDF's and the identifi
 
 ``validation_<group>.png`` per group of up to four joints (``rnea_ros.bag.plots.groups``), one
 panel per joint: the measured effort, the URDF's prediction (before) and the identified model's
-with its friction and armature (after), each with its RMS residual in the legend. Long data are
-reduced to min/max envelopes as in ``rnea_ros.bag.plots``.
+with its friction and armature (after), each with its RMS residual over the samples plotted in
+the legend (long data: every k-th sample, at most ``cli.PLOT_SAMPLES``; then reduced to min/max
+envelopes as in ``rnea_ros.bag.plots``).
 """
 from __future__ import annotations
 
