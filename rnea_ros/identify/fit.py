@@ -24,35 +24,50 @@ import numpy as np
 RCOND = 1e-12
 
 
-class NormalEquations:
-    """Per-joint normal equations of the base regressor W (rows: samples x joints)."""
+def one_blas_thread():
+    """
+    Limit BLAS to one thread (a context manager, threadpoolctl).
 
-    def __init__(self, nv: int, size: int):
+    The normal equations are many small products (a chunk's samples x ~40 columns): OpenBLAS's own
+    threads gain nothing there and stall on a loaded machine (measured: one 4096 x 44 Gram
+    product 0.5 s with two threads at a load of 15 on 2 cores, 4 ms with one).
+    """
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(limits=1, user_api='blas')
+
+
+class NormalEquations:
+    """
+    Per-joint normal equations of the base regressor W (rows: samples x joints).
+
+    ``sources[j]``/``positions[j]``: the regressor columns row j involves and their positions
+    among the base parameters (``rows_of``); the joint terms follow the inertial ones, k per
+    joint.
+    """
+
+    def __init__(self, nv: int, size: int, sources: np.ndarray, positions: np.ndarray,
+                 counts: np.ndarray):
         self.gram = np.zeros((nv, size, size))
         self.moment = np.zeros((nv, size))
         self.energy = np.zeros(nv)
         self.count = 0
+        self._rows = [(sources[j, :counts[j]], positions[j, :counts[j]]) for j in range(nv)]
 
-    def add(self, inertial: np.ndarray, joint: np.ndarray, tau: np.ndarray) -> None:
+    def add(self, regressor: np.ndarray, joint: np.ndarray, tau: np.ndarray) -> None:
         """
         Add samples to the sums.
 
-        ``inertial``: the base regressor's inertial columns (n, nv, r_I); ``joint``: each
-        joint's own term columns (n, nv, k) (zero on other rows, so not stored); ``tau``
-        (n, nv). The joint blocks follow the inertial columns, k per joint.
+        ``regressor``: the regressor chunk (n, nv, 10 nb); ``joint``: each joint's own term
+        columns (n, nv, k) (zero on other rows, so not stored); ``tau`` (n, nv). Call it
+        inside ``one_blas_thread()``.
         """
-        r, k = inertial.shape[2], joint.shape[2]
-        for j in range(tau.shape[1]):
-            rows = np.ascontiguousarray(inertial[:, j, :])
-            own = joint[:, j, :]
-            block = slice(r + j * k, r + (j + 1) * k)
-            cross = rows.T @ own
-            self.gram[j, :r, :r] += rows.T @ rows
-            self.gram[j, :r, block] += cross
-            self.gram[j, block, :r] += cross.T
-            self.gram[j, block, block] += own.T @ own
-            self.moment[j, :r] += tau[:, j] @ rows
-            self.moment[j, block] += tau[:, j] @ own
+        nv, k = tau.shape[1], joint.shape[2]
+        r = self.gram.shape[1] - nv * k
+        for j, (sources, positions) in enumerate(self._rows):
+            x = np.concatenate([regressor[:, j, sources], joint[:, j, :]], axis=1)
+            where = np.concatenate([positions, r + j * k + np.arange(k)])
+            self.gram[j][np.ix_(where, where)] += x.T @ x
+            self.moment[j, where] += tau[:, j] @ x
         self.energy += np.einsum('nj,nj->j', tau, tau)
         self.count += tau.shape[0]
 
@@ -72,6 +87,26 @@ class NormalEquations:
         """(H, g): the normal equations with each joint's rows divided by its ``sigma``."""
         w = 1.0 / sigma ** 2
         return np.einsum('j,jkl->kl', w, self.gram), w @ self.moment
+
+
+def rows_of(regressor: np.ndarray, inertial_columns: np.ndarray):
+    """
+    Find, per joint row, the base inertial columns that are ever nonzero in it.
+
+    ``regressor`` (n, nv, P) at random states, ``inertial_columns`` the regressor column of
+    each base inertial parameter. Returns (sources, positions, counts) for
+    ``NormalEquations``.
+    """
+    nv = regressor.shape[1]
+    used = np.abs(regressor[:, :, inertial_columns]).max(axis=0) > 0.0  # (nv, r_I)
+    counts = used.sum(axis=1).astype(np.int64)
+    sources = np.zeros((nv, max(int(counts.max()), 1)), dtype=np.int64)
+    positions = np.zeros_like(sources)
+    for j in range(nv):
+        index = np.flatnonzero(used[j])
+        positions[j, :index.size] = index
+        sources[j, :index.size] = inertial_columns[index]
+    return sources, positions, counts
 
 
 def solve(H: np.ndarray, g: np.ndarray) -> np.ndarray:

@@ -78,18 +78,21 @@ def _split(bags: list[samples.Samples], holdout: float):
 def accumulate(model, lay, base, sets: list[samples.Samples], threads=None
                ) -> fit.NormalEquations:
     """Accumulate the normal equations of the base regressor over ``sets``, in chunks."""
-    equations = fit.NormalEquations(model.nv, base.size)
     inertial_columns = base.columns[base.columns < lay.n_inertial]
+    q, v, a = base_params.random_states(model)
+    equations = fit.NormalEquations(model.nv, base.size,
+                                    *fit.rows_of(model.regressor_batch(q, v, a),
+                                                 inertial_columns))
     buffer = None
-    for data in sets:
-        for start in range(0, len(data), CHUNK):
-            stop = min(start + CHUNK, len(data))
-            q, v, a = (x[start:stop] for x in (data.q, data.v, data.a))
-            if buffer is None or buffer.shape[0] != stop - start:
-                buffer = np.empty((stop - start, model.nv, lay.n_inertial))
-            Y = model.regressor_batch(q, v, a, threads=threads, out=buffer)
-            equations.add(Y[:, :, inertial_columns], lay.joint_features(v, a),
-                          data.effort[start:stop])
+    with fit.one_blas_thread():
+        for data in sets:
+            for start in range(0, len(data), CHUNK):
+                stop = min(start + CHUNK, len(data))
+                q, v, a = (x[start:stop] for x in (data.q, data.v, data.a))
+                if buffer is None or buffer.shape[0] != stop - start:
+                    buffer = np.empty((stop - start, model.nv, lay.n_inertial))
+                Y = model.regressor_batch(q, v, a, threads=threads, out=buffer)
+                equations.add(Y, lay.joint_features(v, a), data.effort[start:stop])
     return equations
 
 

@@ -269,7 +269,7 @@ def test_floating_base_is_refused(tmp_path, capsys):
 
 
 @pytest.mark.parametrize('command', [[sys.executable, '-m', 'rnea_ros.identify'],
-                                     ['rnea_identify']])
+                                     [str(Path(sys.executable).with_name('rnea_identify'))]])
 def test_module_console_script_and_help(command):
     result = subprocess.run(command + ['--help'], capture_output=True, text=True, check=True)
     for option in ('--urdf', '--output', '--joint-states', '--holdout', '--validate',

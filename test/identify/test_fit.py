@@ -1,0 +1,82 @@
+"""
+The base parameters and the chunked normal equations against the stacked regressor.
+
+Checked on random states of the UR5 and of the panda (a mimic finger, a prismatic joint):
+the torques of any theta are the base regressor times E theta, and the per-joint normal
+equations (only each row's own columns kept, in chunks) equal those of the full stacked matrix.
+"""
+from __future__ import annotations
+
+import numpy as np
+from oracle import robot_path
+import pytest
+
+from rnea_ros import RobotModel
+from rnea_ros.identify import base as base_params
+from rnea_ros.identify import fit, parameters, pipeline
+from rnea_ros.identify.samples import Samples
+
+
+@pytest.fixture(scope='module', params=['ur5', 'panda'])
+def setup(request):
+    model = RobotModel.from_urdf_file(robot_path(request.param))
+    lay = parameters.layout(model)
+    return model, lay, base_params.base_parameters(model, lay)
+
+
+def stacked(model, lay, q, v, a) -> np.ndarray:
+    """(N, nv, size) the full regressor with the joint columns, theta order."""
+    return np.concatenate([model.regressor_batch(q, v, a), lay.joint_columns(v, a)], axis=2)
+
+
+def test_base_parameters_reproduce_every_torque(setup):
+    model, lay, base = setup
+    q, v, a = base_params.random_states(model, 300, seed=7)
+    W = stacked(model, lay, q, v, a)
+    theta = np.random.default_rng(0).standard_normal(lay.size)
+    full = W @ theta
+    reduced = W[:, :, base.columns] @ (base.E @ theta)
+    np.testing.assert_allclose(reduced, full, rtol=0, atol=1e-9 * np.abs(full).max())
+    # The base columns have full rank: no combination of them vanishes on every state.
+    Wb = W[:, :, base.columns].reshape(-1, base.size)
+    singular = np.linalg.svd(Wb / np.linalg.norm(Wb, axis=0), compute_uv=False)
+    assert singular.min() > 1e-6 * singular.max()
+
+
+def test_chunked_normal_equations_equal_the_stacked_ones(setup, monkeypatch):
+    model, lay, base = setup
+    q, v, a = base_params.random_states(model, 1000, seed=8)
+    tau = np.random.default_rng(1).standard_normal((1000, model.nv))
+    monkeypatch.setattr(pipeline, 'CHUNK', 128)  # several chunks, a short last one
+    data = Samples('x', np.arange(1000) * 1e-3, q, v, a, tau)
+    equations = pipeline.accumulate(model, lay, base, [data])
+    Wb = stacked(model, lay, q, v, a)[:, :, base.columns]
+    for j in range(model.nv):
+        np.testing.assert_allclose(equations.gram[j], Wb[:, j].T @ Wb[:, j], rtol=1e-10,
+                                   atol=1e-9)
+        np.testing.assert_allclose(equations.moment[j], tau[:, j] @ Wb[:, j], rtol=1e-10,
+                                   atol=1e-9)
+    beta = np.random.default_rng(2).standard_normal(base.size)
+    residual = tau - Wb @ beta
+    np.testing.assert_allclose(equations.rss(beta), (residual ** 2).sum(axis=0), rtol=1e-8)
+    assert equations.count == 1000
+
+
+def test_weighted_fit_recovers_beta_and_noise():
+    rng = np.random.default_rng(3)
+    equations = fit.NormalEquations(2, 3, np.zeros((2, 1), dtype=np.int64),
+                                    np.zeros((2, 1), dtype=np.int64), np.zeros(2, np.int64))
+    beta = np.array([1.0, -2.0, 0.5])
+    sigma = np.array([0.1, 1.0])
+    for _ in range(4):
+        joint = rng.standard_normal((5000, 2, 3))  # every column on both rows
+        equations.add(np.zeros((5000, 2, 0)), np.zeros((5000, 2, 0)), np.zeros((5000, 2)))
+        tau = joint @ beta + rng.standard_normal((5000, 2)) * sigma
+        for j in range(2):
+            equations.gram[j] += joint[:, j].T @ joint[:, j]
+            equations.moment[j] += tau[:, j] @ joint[:, j]
+        equations.energy += (tau ** 2).sum(axis=0)
+    result = fit.weighted_fit(equations)
+    np.testing.assert_allclose(result.sigma, sigma, rtol=0.03)
+    np.testing.assert_allclose(result.beta, beta, atol=5 * result.std.max())
+    assert np.all(result.std < 0.01)
