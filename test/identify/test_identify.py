@@ -169,6 +169,19 @@ def test_identified_urdf_round_trips_and_is_physical(identified, ur5):
         assert f'damping="{viscous!r}" friction="{coulomb!r}"' in text
 
 
+def test_rnea_bag_with_the_identified_model_leaves_the_noise(identified, bag, tmp_path,
+                                                             capsys):
+    from rnea_ros.bag.cli import main as rnea_bag
+    code = rnea_bag([str(bag), '--urdf', str(identified / 'identified.urdf'), '--joint-model',
+                     str(identified / 'joint_model.yaml'), '--output', str(tmp_path),
+                     '--no-plots'])
+    assert code == 0, capsys.readouterr().err
+    summary = json.loads((tmp_path / 'summary.json').read_text())
+    rms = np.array([joint['rms_residual'] for joint in summary['joints']])
+    # The whole bag (training and validation) with rnea_bag's own accelerations.
+    assert np.all(rms <= 1.1 * NOISE), rms
+
+
 def test_report_and_plots(identified):
     markdown = (identified / 'identification.md').read_text()
     for heading in ('RMS residual per joint', 'Joint model', 'Excitation', 'Total mass'):
