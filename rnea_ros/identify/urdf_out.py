@@ -23,6 +23,7 @@ import xml.parsers.expat as expat
 
 import numpy as np
 
+from rnea_ros.dynamics.urdf_elements import parse_inertial
 from rnea_ros.identify.parameters import inertia_matrix
 
 CHANGE_TOLERANCE = 1e-12  # relative to the body's prior scale: below it the URDF is kept
@@ -146,7 +147,8 @@ def write(urdf_xml: str, model, body_links, phi_new: np.ndarray, phi_old: np.nda
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement) byte spans
     notes: list[str] = []
     robot = ET.fromstring(urdf_xml)
-    inertials = {link.get('name'): link.find('inertial') for link in robot.findall('link')}
+    elements = {link.get('name'): link for link in robot.findall('link')}
+    inertials = {name: link.find('inertial') for name, link in elements.items()}
 
     def set_inertial(name: str, phi: np.ndarray | None):
         link = links[name]
@@ -175,7 +177,7 @@ def write(urdf_xml: str, model, body_links, phi_new: np.ndarray, phi_old: np.nda
         rest = np.zeros(10)
         for frame in others:
             if inertials[frame.name] is not None:
-                rest += transformed(_link_phi(inertials[frame.name]), frame.rotation,
+                rest += transformed(_link_phi(elements[frame.name]), frame.rotation,
                                     frame.translation)
         own = phi_new[i] - rest
         if not _physical(own) and any(inertials[f.name] is not None for f in others):
@@ -204,10 +206,7 @@ def write(urdf_xml: str, model, body_links, phi_new: np.ndarray, phi_old: np.nda
     return out.decode(), notes
 
 
-def _link_phi(element: ET.Element) -> np.ndarray:
-    """10 parameters about the link origin of an ``<inertial>`` element (as the parser)."""
-    from rnea_ros.dynamics.urdf import _parse_inertial
-    holder = ET.Element('link')
-    holder.append(element)
-    inertial = _parse_inertial(holder, 'link')
+def _link_phi(link: ET.Element) -> np.ndarray:
+    """Return the 10 parameters about the link origin of a link's ``<inertial>``."""
+    inertial = parse_inertial(link, link.get('name'))
     return link_parameters(inertial.mass, inertial.com, inertial.inertia)
