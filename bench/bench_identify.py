@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
-from bagdata import fourier_trajectory  # noqa: E402, I100, I202
+from bagdata import fourier_excitation  # noqa: E402, I100, I202
 from oracle import robot_path  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
@@ -43,7 +43,7 @@ COULOMB, VISCOUS, ARMATURE, NOISE = 2.0, 0.5, 0.1, 0.1
 def motion(model: RobotModel, t: np.ndarray):
     lower = np.array([j.lower for j in model.joints])
     upper = np.array([j.upper for j in model.joints])
-    return fourier_trajectory(lower, upper, t, base_frequency=0.05, harmonics=5, seed=4)
+    return fourier_excitation(lower, upper, t, base_frequency=0.05, harmonics=5, seed=4)
 
 
 def generate(path: Path, n: int, rate: float, model: RobotModel) -> float:

@@ -385,9 +385,10 @@ def realistic_bag(path: Path, log: RealisticLog, *, storage: str = 'sqlite3',
         topics['/robot_description'] = (STRING, [(first, string(description))])
     return write_bag(path, topics, storage)
 
+
 # ---------------------------------------------------------------- identification data
 def fourier_excitation(lower: np.ndarray, upper: np.ndarray, t: np.ndarray, *,
-                         base_frequency: float = 0.2, harmonics: int = 4, seed: int = 0,
+                       base_frequency: float = 0.2, harmonics: int = 4, seed: int = 0,
                        fill: float = 0.4):
     """
     Return q, v, a (N, J) of a finite Fourier series per joint, inside [lower, upper].

@@ -6,7 +6,7 @@ bodies changed (mass x0.8 or x1.2, centre of mass moved by up to 3 cm, rotationa
 about the centre of mass scaled by 0.7-1.4: still physical), plus per joint Coulomb friction
 (s(v) = tanh(v / 0.01)), viscous friction, an offset, an armature, and Gaussian effort noise
 of a known sigma per joint. The motion is a finite Fourier series inside the joint limits
-(``bagdata.fourier_trajectory``) sampled at 500 Hz with jittered stamps; the bag carries
+(``bagdata.fourier_excitation``) sampled at 500 Hz with jittered stamps; the bag carries
 positions, velocities and effort; accelerations are estimated by the tool.
 """
 from __future__ import annotations
@@ -63,7 +63,7 @@ def synthetic_bag(path: Path, model: RobotModel, *, seed: int = 1, moving=None,
     t = (times - bagdata.BAG_START) * 1e-9
     lower = np.array([j.lower for j in model.joints])
     upper = np.array([j.upper for j in model.joints])
-    q, v, a = bagdata.fourier_trajectory(lower, upper, t, seed=seed)
+    q, v, a = bagdata.fourier_excitation(lower, upper, t, seed=seed)
     if moving is not None:
         still = [k for k in range(model.nv) if k not in moving]
         q[:, still], v[:, still], a[:, still] = 0.5, 0.0, 0.0
