@@ -1,7 +1,7 @@
 """
 Benchmark of ``rnea_bag`` on a generated one-hour, 1 kHz joint_states bag of the panda.
 
-    .venv/bin/python bench/bench_bag.py [--minutes 60] [--storage mcap|sqlite3] [--write-bag]
+    .venv/bin/python bench/bench_bag.py [--minutes 60] [--storage mcap|sqlite3] [--bag DIR]
 
 1. Generates, in a temporary directory, a rosbag2 with ``--minutes`` of sensor_msgs/JointState
    at ``--rate`` Hz (default 60 min at 1 kHz: 3.6 M messages) for the panda of
@@ -9,8 +9,9 @@ Benchmark of ``rnea_bag`` on a generated one-hour, 1 kHz joint_states bag of the
    of a smooth trajectory, measured effort = the RNEA torque plus noise, stamps with 10 % jitter.
 2. Runs the tool end to end in a fresh process (``python -m rnea_ros.bag BAG --urdf ...
    --timings``, the way a user runs it: interpreter start, imports and the numba cache
-   included) and prints its split: reading (bag + decoding), differentiating, dynamics,
-   writing (tables, summary, plots), and the wall-clock total.
+   included), without and then with ``--write-bag``, and prints the split of each: reading
+   (bag + decoding), differentiating, dynamics, writing (tables, summary, plots, report,
+   bag), the wall-clock total and the CPU time, with the load average (the machine is shared).
 3. Compares the dynamics part with a Python loop over ``pin.rnea`` (Pinocchio, one call per
    term: the same three terms the tool computes, and also the total alone) on the same
    samples, in this run: the loop is timed on ``--pin-samples`` samples and extrapolated to all
@@ -82,17 +83,23 @@ def generate(path: Path, n: int, rate: float, storage: str, model: RobotModel) -
 
 
 def run_tool(bag: Path, output: Path, write_bag: bool) -> tuple[float, dict[str, float]]:
+    """Run rnea_bag in a fresh process: (wall clock s, its --timings and 'cpu')."""
     command = [sys.executable, '-m', 'rnea_ros.bag', str(bag), '--urdf',
                str(robot_path('panda')), '--output', str(output), '--timings', '--no-progress']
     if write_bag:
         command.append('--write-bag')
+    before = os.times()
     begin = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
     wall = time.perf_counter() - begin
+    after = os.times()
+    cpu = (after.children_user - before.children_user
+           + after.children_system - before.children_system)
     if done.returncode:
         sys.exit(f'rnea_bag failed:\n{done.stdout}\n{done.stderr}')
     timings = {m.group(1): float(m.group(2))
                for m in re.finditer(r'^\s+(\w[\w ]*?)\s+([0-9.]+) s$', done.stdout, re.M)}
+    timings['cpu (user + system)'] = cpu
     return wall, timings
 
 
@@ -123,28 +130,50 @@ def main() -> None:
     parser.add_argument('--minutes', type=float, default=60.0)
     parser.add_argument('--rate', type=float, default=1000.0)
     parser.add_argument('--storage', choices=('mcap', 'sqlite3'), default='mcap')
-    parser.add_argument('--write-bag', action='store_true',
-                        help='also time --write-bag (not part of the 60 s target)')
+    parser.add_argument('--no-write-bag', action='store_true',
+                        help='do not time the run with --write-bag')
     parser.add_argument('--pin-samples', type=int, default=200_000)
-    parser.add_argument('--keep', metavar='DIR', help='generate into DIR and keep it')
+    parser.add_argument('--bag', metavar='DIR', type=Path,
+                        help='use the bag DIR, generating it there first if it does not exist '
+                        '(kept for the next run); default: a temporary directory')
+    parser.add_argument('--generate-only', action='store_true',
+                        help='only generate the bag (with --bag)')
     args = parser.parse_args()
     n = int(round(args.minutes * 60 * args.rate))
     model = RobotModel.from_urdf_file(robot_path('panda'))
     print(f'machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; '
           f'numba threads {os.environ.get("NUMBA_NUM_THREADS", "default")}')
-    with tempfile.TemporaryDirectory(dir=args.keep) as tmp:
-        bag = Path(tmp) / 'bench_bag'
-        print(f'{n} joint_states messages ({args.minutes:g} min at {args.rate:g} Hz, '
-              f'{args.storage}) into {bag}')
-        seconds = generate(bag, n, args.rate, args.storage, model)
+    with tempfile.TemporaryDirectory() as tmp:
+        bag = args.bag or Path(tmp) / 'bench_bag'
+        if bag.exists():
+            print(f'reusing the bag {bag}')
+        else:
+            print(f'{n} joint_states messages ({args.minutes:g} min at {args.rate:g} Hz, '
+                  f'{args.storage}) into {bag}')
+            seconds = generate(bag, n, args.rate, args.storage, model)
+            print(f'  generated in {seconds:.1f} s')
         size = sum(f.stat().st_size for f in bag.iterdir()) / 1e9
-        print(f'  generated in {seconds:.1f} s ({size:.2f} GB)')
+        print(f'  {size:.2f} GB')
+        if args.generate_only:
+            return
 
-        wall, timings = run_tool(bag, Path(tmp) / 'out', args.write_bag)
-        print('\nrnea_bag end to end (fresh process):')
-        for phase, value in timings.items():
-            print(f'  {phase:<16} {value:7.2f} s')
-        print(f'  {"wall clock":<16} {wall:7.2f} s   (target < 60 s)')
+        runs = {}
+        for write_bag in (False,) if args.no_write_bag else (False, True):
+            load = os.getloadavg()[0]
+            wall, timings = run_tool(bag, Path(tmp) / f'out{int(write_bag)}', write_bag)
+            runs['with --write-bag' if write_bag else 'without --write-bag'] = (
+                wall, timings, (load + os.getloadavg()[0]) / 2)
+        print('\nrnea_bag end to end (fresh process), seconds:')
+        print(f'  {"phase":<22}' + ''.join(f'{name:>22}' for name in runs))
+        phases = list(dict.fromkeys(p for _, t, _ in runs.values() for p in t))
+        for phase in phases:
+            values = [t.get(phase, float('nan')) for _, t, _ in runs.values()]
+            print(f'  {phase:<22}' + ''.join(f'{value:22.2f}' for value in values))
+        print(f'  {"wall clock":<22}' + ''.join(f'{w:22.2f}' for w, _, _ in runs.values())
+              + '   (targets 25 s and 45 s)')
+        loads = [a for _, _, a in runs.values()]
+        print(f'  {"load average (mean)":<22}' + ''.join(f'{a:22.2f}' for a in loads))
+        timings = runs['without --write-bag'][1]
 
         # The dynamics part on the same samples, in this process, against pin.rnea.
         t = np.arange(n) / args.rate

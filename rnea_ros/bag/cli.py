@@ -11,7 +11,7 @@ Usage::
 
 ``rnea_bag --help`` lists every option; ``rnea_ros.bag.pipeline`` says what it does and what
 comes out. Errors are printed as one ``rnea_bag: error: ...`` line; the exit status is then 1
-(2 for bad usage).
+(2 for bad usage and for an output directory that holds files, without ``--overwrite``).
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import argparse
 import sys
 
 from rnea_ros.bag import differentiate
+from rnea_ros.bag.outputs import OutputExistsError
 from rnea_ros.bag.pipeline import run
 from rnea_ros.dynamics.description import parse_xacro_arg
 from rnea_ros.errors import RneaError
@@ -43,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
                         './<bag name>_rnea)')
     parser.add_argument('--write-bag', action='store_true',
                         help='also write DIR/bag: the input topics plus joint_torques')
+    parser.add_argument('--overwrite', action='store_true',
+                        help='write into an output directory that holds files already: '
+                        'replaces the outputs of rnea_bag, keeps every other file')
     window = parser.add_argument_group('time window and joints')
     window.add_argument('--start', type=float, metavar='S',
                         help='analyse from S seconds after the bag start')
@@ -135,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         result = run(args)
+    except OutputExistsError as exc:
+        print(f'rnea_bag: error: {exc}', file=sys.stderr)
+        return 2
     except (RneaError, ValueError, OSError) as exc:
         print(f'rnea_bag: error: {exc}', file=sys.stderr)
         return 1

@@ -76,6 +76,7 @@ printed as one ``rnea_bag: error: ...`` line; the exit status is then 1 (2 for b
 from __future__ import annotations
 
 import argparse
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,6 +87,8 @@ import numpy as np
 
 from rnea_ros.bag import accelerations, cdr, differentiate, locks, replay
 from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
+from rnea_ros.bag.downsample import reduce_bag
+from rnea_ros.bag.outputs import check as check_output, Staging
 from rnea_ros.bag.report import table_suffix, write_summary, write_table, write_tables
 from rnea_ros.bag.storage import (BagError, JOINT_STATE, JOINT_TRAJECTORY, ODOMETRY, open_bag,
                                   read_raw, STRING, topic_connections, typestore, WRENCH_STAMPED)
@@ -133,6 +136,7 @@ def run(args: argparse.Namespace) -> Result:
             args.max_gap is not None and not args.max_gap > 0):
         raise InputError('--window and --max-gap must be positive and --order at least 2')
     _contact_links(args)
+    check_output(output, args.overwrite)  # before any work: refuse and touch nothing
     with timings('reading'):
         reader = open_bag(bag_path)
     try:
@@ -236,8 +240,11 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
     keep &= finite
     if not keep.any():
         raise BagError('no joint_states samples left to analyse in the time window')
+    if keep.all():  # views, not copies of every (N, nv) array
+        keep = slice(None)
+    else:
+        q, v, a, effort = q[keep], v[keep], a[keep], effort[keep]
     times_ns = series.times_ns[keep]
-    q, v, a, effort = q[keep], v[keep], a[keep], effort[keep]
     origin = _time_origin(times_ns, series.receive_ns[keep], bag_start, series.clock, warnings)
     seconds = (times_ns - origin) * 1e-9
 
@@ -262,18 +269,20 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
                           joint_model=joint_model)
         progress.close()
 
-    with timings('writing'):
-        output.mkdir(parents=True, exist_ok=True)
-        files = write_tables(output, seconds, labels, columns, parts, effort, args.format)
-        contact_table = output / f'contact_wrenches{table_suffix(args.format)}'
+    with timings('writing'), Staging(output, args.overwrite) as staging, \
+            ThreadPoolExecutor(1) as background:
+        stage = staging.path
+        # pyarrow formats and writes the tables without the GIL: on a second core while this
+        # thread does the summary and the pictures.
+        tables = background.submit(write_tables, stage, seconds, labels, columns, parts, effort,
+                                   args.format)
         if solved is not None:
             table = {'time': seconds}
             for link, wrench in solved.wrenches.items():
                 table.update({f'{link}.{axis}': wrench[:, k]
                               for k, axis in enumerate(WRENCH_AXES)})
-            files.append(write_table(contact_table, table))
-        elif contact_table.exists():
-            contact_table.unlink()  # from an earlier run with contacts
+            contact_table = background.submit(
+                write_table, stage / f'contact_wrenches{table_suffix(args.format)}', table)
         summary = run_summary(args, model, series, diff, desired, seconds, labels, units,
                               columns, parts, effort, warnings, source, routes, edges_left_out)
         if joint_model is not None:
@@ -285,21 +294,25 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
                 'samples': int(times_ns.size), 'infeasible_samples': solved.infeasible,
                 'max_residual_norm': float(solved.residual_norm.max()),
             })
-        summary['outputs'] = [f.name for f in files] + ['summary.json', 'summary.md']
+        sel = _index(columns, len(labels))
+        shown = ([labels[k] for k in columns], [units[k] for k in columns])
+        terms = {t: values[:, sel] for t, values in parts.terms.items()}
+        reduced = reduce_bag(seconds, parts.total[:, sel], terms, effort[:, sel])
+        pictures = []
         if not args.no_plots:
             from rnea_ros.bag import plots
-            sel = _index(columns, len(labels))
-            pictures = plots.plot_all(output, seconds, [labels[k] for k in columns],
-                                      [units[k] for k in columns], parts.total[:, sel],
-                                      {t: values[:, sel] for t, values in parts.terms.items()},
-                                      effort[:, sel], title=model.name)
-            files += pictures
-            summary['outputs'] += [p.name for p in pictures]
+            pictures = plots.plot_all(stage, reduced, *shown, title=model.name)
+        from rnea_ros.bag import htmlreport
+        report = htmlreport.write_bag_report(stage / 'report.html', reduced, *shown, summary)
+        files = tables.result() + ([contact_table.result()] if solved is not None else [])
+        files += pictures + [report]
         if args.write_bag:
-            files.append(_write_bag(reader, output, model, joints, series, keep, q, v,
+            files.append(_write_bag(reader, stage, model, joints, series, keep, q, v,
                                     parts.total, args.joint_states, js_conns, show, solved))
-            summary['outputs'].append('bag/')
-        files += list(write_summary(output, summary))
+        summary['outputs'] = [f.name + ('/' if f.is_dir() else '') for f in files] + [
+            'summary.json', 'summary.md']
+        files += list(write_summary(stage, summary))
+        files = staging.commit([f.name for f in files])
     return Result(output, files, int(times_ns.size), dict(timings), warnings)
 
 
@@ -454,19 +467,17 @@ def _write_bag(reader, output, model, joints, series, keep, q, v, total, topic, 
     vi = [j.idx_v for j in joints]
     matrix, _ = cdr.encode_joint_states(series.times_ns[keep], names, q[:, qi], v[:, vi],
                                         total[:, vi])
-    records = cdr.records(matrix)
-    del matrix
     namespace = js_conns[0].topic.rsplit('/', 1)[0]
     torque_topic = f'{namespace}/joint_torques' if js_conns[0].topic.startswith('/') \
         else 'joint_torques'
     receive_ns = series.receive_ns[keep]
-    extra = [(torque_topic, JOINT_STATE, receive_ns, records)]
+    extra = [(torque_topic, JOINT_STATE, receive_ns, matrix)]
     if solved is not None:
         prefix = torque_topic[:-len('joint_torques')]
         for link, wrench in solved.wrenches.items():
             encoded = cdr.encode_wrench_stamped(series.times_ns[keep], link, wrench)
             extra.append((f'{prefix}contact_wrenches/{link}', WRENCH_STAMPED, receive_ns,
-                          cdr.records(encoded)))
+                          encoded))
     path = output / 'bag'
     count = sum(c.msgcount for c in reader.connections) + sum(len(e[3]) for e in extra)
     progress = _progress('writing bag', count, show)

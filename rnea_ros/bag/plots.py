@@ -8,18 +8,19 @@ form two groups of their own), two figures with one panel per joint:
 - ``decomposition_<group>.png``: the terms stacked, positive parts above zero and negative
   parts below, with the total as a line.
 
-Long recordings are reduced to ``BINS`` time bins before plotting: lines keep each bin's
-minimum and maximum (peaks stay visible), stacked areas use each bin's mean.
+Long recordings are reduced before plotting (``rnea_ros.bag.downsample``): lines keep each
+time bucket's minimum and maximum (peaks stay visible), stacked areas use each bucket's mean.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from rnea_ros.bag.downsample import ReducedBag
+
 GROUP_SIZE = 4
-BINS = 2000
 TERM_STYLE = {  # term: (legend label, colour)
     'inertial': ('inertial M(q)a', '#4c72b0'),
     'velocity_product': ('velocity product C(q,v)v', '#dd8452'),
@@ -47,53 +48,21 @@ def groups(labels: Sequence[str]) -> list[tuple[str, list[int]]]:
     return out
 
 
-def _bins(n: int) -> np.ndarray:
-    """Start indices of at most BINS contiguous bins over n samples."""
-    return np.unique(np.linspace(0, n, min(n, BINS) + 1).astype(np.int64)[:-1])
-
-
-def envelope(time: np.ndarray, values: np.ndarray):
-    """Min/max per bin, interleaved in time: lines that keep the peaks. values (N, J)."""
-    if time.size <= 2 * BINS:
-        return time, values
-    starts = _bins(time.size)
-    t = np.repeat(time[starts], 2)
-    v = np.empty((2 * starts.size, values.shape[1]))
-    v[0::2] = np.fmin.reduceat(values, starts, axis=0)  # fmin/fmax skip NaN (not measured)
-    v[1::2] = np.fmax.reduceat(values, starts, axis=0)
-    return t, v
-
-
-def means(time: np.ndarray, values: np.ndarray):
-    """Mean per bin (time and values (N, J)): for the stacked areas."""
-    if time.size <= 2 * BINS:
-        return time, values
-    starts = _bins(time.size)
-    counts = np.diff(np.append(starts, time.size))
-    return (np.add.reduceat(time, starts) / counts,
-            np.add.reduceat(values, starts, axis=0) / counts[:, None])
-
-
-def plot_all(directory: Path, time: np.ndarray, labels: Sequence[str], units: Sequence[str],
-             total: np.ndarray, terms: Mapping[str, np.ndarray],
-             measured: np.ndarray | None, title: str = '') -> list[Path]:
+def plot_all(directory: Path, reduced: ReducedBag, labels: Sequence[str],
+             units: Sequence[str], title: str = '') -> list[Path]:
     """
     Write the figures of every group into ``directory``; returns their paths.
 
-    ``time`` (N,) seconds from the bag start; ``total``, ``terms[...]``, ``measured`` (N, J)
-    in ``labels`` order (``measured`` NaN where not recorded, or None).
+    ``reduced``: the curves of the bag (``downsample.reduce_bag``), columns in ``labels``
+    order; time in seconds from the bag start.
     """
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
-    has_measured = measured is not None and np.isfinite(measured).any()
-    # Reduce once for every joint: (time, (n, J)) per curve.
-    lines = {'predicted': envelope(time, total)}
-    if has_measured:
-        lines['measured'] = envelope(time, measured)
-    areas = {term: means(time, values) for term, values in terms.items()}
-    areas['total'] = means(time, total)
+    lines = {name: (reduced.line_time, values) for name, values in reduced.lines.items()
+             if name != 'residual'}
+    areas = {name: (reduced.area_time, values) for name, values in reduced.areas.items()}
     paths = []
     for name, columns in groups(labels):
         for kind in ('effort', 'decomposition'):

@@ -125,9 +125,11 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
         times = np.asarray(receive_ns, dtype=np.int64)
     elif clock != 'header':
         raise ValueError(f"clock {clock!r}: expected 'header' or 'receive'")
-    order = np.argsort(times, kind='stable')
-    times, received = times[order], np.asarray(receive_ns, dtype=np.int64)[order]
-    position, velocity, effort = position[order], velocity[order], effort[order]
+    received = np.asarray(receive_ns, dtype=np.int64)
+    if n > 1 and np.any(times[1:] < times[:-1]):  # in order already: no copies
+        order = np.argsort(times, kind='stable')
+        times, received = times[order], received[order]
+        position, velocity, effort = position[order], velocity[order], effort[order]
     if n > 1 and np.any(np.diff(times) <= 0):
         unique, first = np.unique(times, return_index=True)
         warnings.append(f'merged {n - unique.size} joint_states messages that share a stamp '

@@ -44,7 +44,7 @@ def write_table(path: Path, columns: Mapping[str, np.ndarray]) -> Path:
         # Float columns gain little from dictionaries or compression, which cost most of the
         # writing time.
         pq.write_table(pa.table({name: np.asarray(columns[name]) for name in names}), path,
-                       use_dictionary=False, compression='none')
+                       use_dictionary=False, compression='none', write_statistics=False)
         return path
     if have_pyarrow():
         import pyarrow as pa

@@ -40,13 +40,15 @@ class RawRecords:
     """
     Serialized messages of one topic: record i is ``buffer[starts[i]:starts[i]+lengths[i]]``.
 
-    ``times``: receive (log) time of each record in ns since the epoch, non-decreasing.
+    ``times``: receive (log) time of each record in ns since the epoch, non-decreasing;
+    ``channels``: the MCAP channel id of each record (chunk reader only, else None).
     """
 
     times: np.ndarray
     buffer: np.ndarray
     starts: np.ndarray
     lengths: np.ndarray
+    channels: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.times.size)
@@ -147,7 +149,8 @@ def _read_generic(reader, connections, start, stop, progress) -> RawRecords:
 
 
 @njit(cache=True, nogil=True)
-def _scan_mcap_chunk(data, channels, start, stop, out_time, out_start, out_length):
+def _scan_mcap_chunk(data, channels, start, stop, out_time, out_start, out_length,
+                     out_channel):
     """
     Scan the message records of a decompressed MCAP chunk.
 
@@ -187,21 +190,22 @@ def _scan_mcap_chunk(data, channels, start, stop, out_time, out_start, out_lengt
                 out_time[count] = log_time
                 out_start[count] = body + 22
                 out_length[count] = length - 22
+                out_channel[count] = channel
                 count += 1
         position = body + length
     return count
 
 
-def _read_mcap_chunks(reader, connections, start, stop, progress) -> RawRecords | None:
+def mcap_storages(reader) -> list | None:
     """
-    Read indexed MCAP chunks directly (the fast path).
+    Return the ``McapReader`` of each file of an indexed MCAP bag, or None.
 
-    The fast path for indexed, uncompressed-per-message MCAP bags; None when it does not
-    apply (then the generic reader is used).
+    None for any bag that is not MCAP, not indexed, or compressed per file or per message
+    (chunk compression is fine).
     """
     try:
         from rosbags.rosbag2.reader import DirectoryReader
-        from rosbags.rosbag2.storage_mcap import decompress, McapReader
+        from rosbags.rosbag2.storage_mcap import McapReader
     except ImportError:  # another rosbags layout: stay on the public API
         return None
     storage = reader.storage
@@ -212,6 +216,20 @@ def _read_mcap_chunks(reader, connections, start, stop, progress) -> RawRecords 
     else:
         storages = [storage]
     if not storages or not all(isinstance(s, McapReader) and s.chunks for s in storages):
+        return None
+    return storages
+
+
+def _read_mcap_chunks(reader, connections, start, stop, progress) -> RawRecords | None:
+    """
+    Read indexed MCAP chunks directly (the fast path).
+
+    The fast path for indexed, uncompressed-per-message MCAP bags; None when it does not
+    apply (then the generic reader is used).
+    """
+    from rosbags.rosbag2.storage_mcap import decompress
+    storages = mcap_storages(reader)
+    if storages is None:
         return None
     wanted = {(c.topic, c.msgtype) for c in connections}
     start = -2**63 if start is None else start
@@ -241,26 +259,28 @@ def _read_mcap_chunks(reader, connections, start, stop, progress) -> RawRecords 
             times = np.empty(capacity, dtype=np.int64)
             starts = np.empty(capacity, dtype=np.int64)
             lengths = np.empty(capacity, dtype=np.int64)
-            found = _scan_mcap_chunk(data, channels, start, stop, times, starts, lengths)
+            ids = np.empty(capacity, dtype=np.int64)
+            found = _scan_mcap_chunk(data, channels, start, stop, times, starts, lengths, ids)
             if found < 0:
                 raise BagError(f'malformed MCAP chunk at byte {chunk.chunk_start_offset} of '
                                f'{str(mcap.path)!r}')
-            parts.append((data, times[:found], starts[:found], lengths[:found]))
+            parts.append((data, times[:found], starts[:found], lengths[:found], ids[:found]))
             count += found
             if progress is not None:
                 progress(count)
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
-        return RawRecords(empty, np.zeros(0, dtype=np.uint8), empty, empty)
+        return RawRecords(empty, np.zeros(0, dtype=np.uint8), empty, empty, empty)
     offsets = np.cumsum([0] + [p[0].size for p in parts[:-1]])
     buffer = np.concatenate([p[0] for p in parts])
     times = np.concatenate([p[1] for p in parts])
     starts = np.concatenate([p[2] + offset for p, offset in zip(parts, offsets)])
     lengths = np.concatenate([p[3] for p in parts])
-    order = np.argsort(times, kind='stable')
-    if np.any(order != np.arange(order.size)):
-        times, starts, lengths = times[order], starts[order], lengths[order]
-    return RawRecords(times, buffer, starts, lengths)
+    ids = np.concatenate([p[4] for p in parts])
+    if np.any(times[1:] < times[:-1]):
+        order = np.argsort(times, kind='stable')
+        times, starts, lengths, ids = times[order], starts[order], lengths[order], ids[order]
+    return RawRecords(times, buffer, starts, lengths, ids)
 
 
 def deserialize_all(records: RawRecords, msgtype: str, store=None) -> list:
@@ -269,25 +289,28 @@ def deserialize_all(records: RawRecords, msgtype: str, store=None) -> list:
     return [store.deserialize_cdr(records.record(k), msgtype) for k in range(len(records))]
 
 
-def write_bag(reader, path: Path, extra: Iterable[tuple[str, str, np.ndarray, list]],
+def write_bag(reader, path: Path, extra: Iterable[tuple[str, str, np.ndarray, np.ndarray]],
               storage: str | None = None,
               progress: Callable[[int], None] | None = None) -> int:
     """
     Write a new bag at ``path``: every message of ``reader`` plus the ``extra`` topics.
 
-    ``extra``: (topic, msgtype, log times ns, serialized records) per new topic, its records
-    in time order. The storage format is the input's unless ``storage`` ('sqlite3'/'mcap') says
-    otherwise. Messages are written in log-time order. Returns the number written.
+    ``extra``: (topic, msgtype, log times ns, (n, size) uint8 matrix of serialized records,
+    one message per row) per new topic, in time order. The storage format is the input's
+    unless ``storage`` ('sqlite3'/'mcap') says otherwise. Messages are written in log-time
+    order (ties: the input's first, then ``extra`` in order). An indexed single-file MCAP input
+    written as MCAP goes through the bulk chunk writer (``rnea_ros.bag.mcapwrite``), anything
+    else through rosbags' writer one message at a time. Returns the number written.
     """
     from rosbags.rosbag2 import StoragePlugin, Writer
     store = typestore()
+    extra = list(extra)
     if storage is None:
         storage = 'mcap' if _is_mcap(reader) else 'sqlite3'
     plugin = {'mcap': StoragePlugin.MCAP, 'sqlite3': StoragePlugin.SQLITE3}[storage]
     if path.exists():
         raise BagError(f'output bag {str(path)!r} exists already: remove it or use another '
                        '--output directory')
-    written = 0
     with Writer(path, version=Writer.VERSION_LATEST, storage_plugin=plugin) as writer:
         out_conn = {}
         for conn in reader.connections:
@@ -305,20 +328,61 @@ def write_bag(reader, path: Path, extra: Iterable[tuple[str, str, np.ndarray, li
                 conn.topic, conn.msgtype, msgdef=msgdef, rihs01=digest,
                 serialization_format=conn.ext.serialization_format,
                 offered_qos_profiles=conn.ext.offered_qos_profiles)
-        original = ((timestamp, 0, (conn.topic, conn.msgtype), raw)
-                    for conn, timestamp, raw in reader.messages())
-        streams = [original]
-        for order, (topic, msgtype, times, raws) in enumerate(extra, start=1):
-            out_conn[(topic, msgtype)] = writer.add_connection(topic, msgtype,
-                                                               typestore=store)
-            streams.append(zip(times.tolist(), [order] * len(raws),
-                               [(topic, msgtype)] * len(raws), raws))
-        write = writer.write
-        for timestamp, _, key, raw in heapq.merge(*streams, key=lambda m: (m[0], m[1])):
-            write(out_conn[key], timestamp, raw)
-            written += 1
-            if progress is not None and written % 65536 == 0:
-                progress(written)
+        for topic, msgtype, _, _ in extra:
+            out_conn[(topic, msgtype)] = writer.add_connection(topic, msgtype, typestore=store)
+        storages = mcap_storages(reader) if storage == 'mcap' else None
+        if storages is not None and len(storages) == 1:
+            return _write_bulk(reader, storages[0], writer, out_conn, extra, progress)
+        return _write_each(reader, writer, out_conn, extra, progress)
+
+
+def _write_bulk(reader, mcap, writer, out_conn, extra, progress) -> int:
+    """Every message through ``mcapwrite.write_messages``: input records, then ``extra``."""
+    from rnea_ros.bag.mcapwrite import write_messages
+    records = read_raw(reader, list(reader.connections))
+    channel_of = np.zeros(max([c.id for c in mcap.connections] + [0]) + 1, dtype=np.int64)
+    for conn in mcap.connections:
+        channel_of[conn.id] = out_conn[(conn.topic, conn.msgtype)].id
+    times = [records.times]
+    channels = [channel_of[records.channels]]
+    starts = [records.starts]
+    lengths = [records.lengths]
+    order = [np.zeros(len(records), dtype=np.int8)]
+    matrices = [np.ascontiguousarray(matrix, dtype=np.uint8) for *_, matrix in extra]
+    offset = records.buffer.size
+    for k, ((topic, msgtype, stamps, _), matrix) in enumerate(zip(extra, matrices), start=1):
+        rows, size = matrix.shape
+        times.append(np.asarray(stamps, dtype=np.int64))
+        channels.append(np.full(rows, out_conn[(topic, msgtype)].id, dtype=np.int64))
+        starts.append(offset + size * np.arange(rows, dtype=np.int64))
+        lengths.append(np.full(rows, size, dtype=np.int64))
+        order.append(np.full(rows, k, dtype=np.int8))
+        offset += matrix.size
+    times, order = np.concatenate(times), np.concatenate(order)
+    sort = np.lexsort((order, times))  # by time, ties: the input's first; stable
+    second = np.concatenate([m.ravel() for m in matrices]) if matrices \
+        else np.zeros(0, dtype=np.uint8)
+    return write_messages(writer, times[sort], np.concatenate(channels)[sort],
+                          (records.buffer, second), np.concatenate(starts)[sort],
+                          np.concatenate(lengths)[sort], progress)
+
+
+def _write_each(reader, writer, out_conn, extra, progress) -> int:
+    """Every message through rosbags' writer, merged in log-time order."""
+    from rnea_ros.bag.cdr import records
+    original = ((timestamp, 0, (conn.topic, conn.msgtype), raw)
+                for conn, timestamp, raw in reader.messages())
+    streams = [original]
+    for order, (topic, msgtype, times, matrix) in enumerate(extra, start=1):
+        streams.append(zip(times.tolist(), [order] * len(matrix),
+                           [(topic, msgtype)] * len(matrix), records(matrix)))
+    written = 0
+    write = writer.write
+    for timestamp, _, key, raw in heapq.merge(*streams, key=lambda m: (m[0], m[1])):
+        write(out_conn[key], timestamp, raw)
+        written += 1
+        if progress is not None and written % 65536 == 0:
+            progress(written)
     return written
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-import shutil
 
 import bagdata
 from bagdata import BAG_START, PANDA, panda_bag, PANDA_JOINTS, sample_times, trajectory
@@ -382,14 +381,6 @@ def test_unknown_joint_selection_and_empty_window(tmp_path, capsys):
     assert code == 1 and 'no /joint_states messages in the bag in the time window' in err
 
 
-def test_output_bag_is_not_overwritten(tmp_path, capsys):
-    bag = panda_bag(tmp_path / 'bag', sample_times(100))
-    (tmp_path / 'out' / 'bag').mkdir(parents=True)
-    code, _, err = run(capsys, bag, tmp_path / 'out', '--write-bag')
-    assert code == 1 and 'exists already' in err
-    shutil.rmtree(tmp_path / 'out')
-
-
 def test_help_lists_the_options(capsys):
     with pytest.raises(SystemExit) as stop:
         main(['--help'])
@@ -398,7 +389,8 @@ def test_help_lists_the_options(capsys):
     assert 'does not record a contact schedule' in ' '.join(text.split())
     for option in ('--urdf', '--floating-base', '--joint-states', '--output', '--write-bag',
                    '--start', '--joints', '--window', '--order', '--max-gap', '--contacts',
-                   '--friction', '--lock', '--lock-missing', '--accelerations-from'):
+                   '--friction', '--lock', '--lock-missing', '--accelerations-from',
+                   '--overwrite'):
         assert option in text
 
 
