@@ -109,8 +109,9 @@ def test_overwrite_replaces_an_existing_bag_directory(tmp_path, capsys, bags):
     code, err = run(capsys, bags[0], out, '--write-bag', '--overwrite')
     assert code == 0, err
     assert not (out / 'bag' / 'old.txt').exists()
+    samples = json.loads((out / 'summary.json').read_text())['run']['samples']
     with Reader(out / 'bag') as reader:
-        assert reader.topics['/joint_torques'].msgcount == 100
+        assert reader.topics['/joint_torques'].msgcount == samples > 0
 
 
 @pytest.mark.parametrize('failing', ['write_summary', 'write_bag_report'])
