@@ -211,7 +211,8 @@ class JointStateInput:
         joint_timeouts(self.period, 1.0, 1.0, np.zeros(n))
 
     def lock(self, positions: dict[str, float]) -> None:
-        """Hold these joints at these positions, at rest, never stale; ignore them in messages.
+        """
+        Hold these joints at these positions, at rest, never stale; ignore them in messages.
 
         ``KeyError`` names a joint that is not one of ``joint_names``.
         """

@@ -1,4 +1,5 @@
-"""From a robot_description to a ready ``Feedforward``, away from the control path.
+"""
+From a robot_description to a ready ``Feedforward``, away from the control path.
 
 Parsing and checking a URDF holds the GIL: a 20 MB description (long comments, meshes inlined)
 took 100-200 ms, during which the control thread could not run a cycle. Merely receiving it holds
@@ -32,6 +33,11 @@ from rnea_ros.node.settings import (actuated_joints, check_model, ModelRejected,
                                     ParameterRejected, Settings)
 
 PARENT_CHECK = 0.5  # s: how often the worker looks whether the node is still there
+_WARM_UP_URDF = ('<robot name="warm_up"><link name="base"/><link name="arm"><inertial>'
+                 '<mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/>'
+                 '</inertial></link><joint name="j" type="revolute"><parent link="base"/>'
+                 '<child link="arm"/><axis xyz="0 0 1"/><limit effort="1" velocity="1" '
+                 'lower="-1" upper="1"/></joint></robot>')
 
 
 def parse_description(xml: str, settings: Settings) -> tuple[RobotModel | None, str, list[str]]:
@@ -59,7 +65,8 @@ def load_model(xml: str, settings: Settings) -> RobotModel:
 
 
 def build_core(node, model: RobotModel, settings: Settings) -> Feedforward:
-    """Build the ``Feedforward`` of ``model``, its joint-model parameters declared on ``node``.
+    """
+    Build the ``Feedforward`` of ``model``, its joint-model parameters declared on ``node``.
 
     Raises ``ModelRejected`` (``ParameterRejected`` for a parameter that does not fit the
     model) with the reason.
@@ -72,7 +79,7 @@ def build_core(node, model: RobotModel, settings: Settings) -> Feedforward:
     return Feedforward(model, settings)
 
 
-def _worker_main(topic: str, name: str, namespace: str, settings: Settings,
+def _worker_main(topic: str, name: str, namespace: str, settings: Settings, node_pid: int,
                  connection) -> None:
     """Run in the worker process: parse every description on ``topic``, send the results."""
     import rclpy
@@ -82,7 +89,8 @@ def _worker_main(topic: str, name: str, namespace: str, settings: Settings,
 
     from rnea_ros.node.messages import DESCRIPTION_QOS
 
-    parent = os.getppid()
+    # Load the compiled kernels now, while the node starts, not when the first model comes.
+    parse_description(_WARM_UP_URDF, settings)
     rclpy.init(args=[], signal_handler_options=SignalHandlerOptions.NO)
     node = rclpy.create_node(name, namespace=namespace)
 
@@ -92,7 +100,7 @@ def _worker_main(topic: str, name: str, namespace: str, settings: Settings,
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     try:
-        while os.getppid() == parent:  # the node (or its forkserver) exited: so do we
+        while _alive(node_pid):  # the node exited (even by SIGKILL): so do we
             executor.spin_once(timeout_sec=PARENT_CHECK)
     except (KeyboardInterrupt, ExternalShutdownException, BrokenPipeError, EOFError):
         pass
@@ -100,6 +108,14 @@ def _worker_main(topic: str, name: str, namespace: str, settings: Settings,
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 class DescriptionWorker:
@@ -112,21 +128,29 @@ class DescriptionWorker:
     def __init__(self, topic: str, node_name: str, namespace: str, settings: Settings,
                  on_result: Callable[[RobotModel | None, str, list[str]], None]):
         context = multiprocessing.get_context('forkserver')
-        context.set_forkserver_preload(['rnea_ros.dynamics.urdf', 'rclpy', 'std_msgs.msg'])
-        self._connection, child = context.Pipe(duplex=False)
+        # Nothing preloaded: the server starts at once, the worker imports what it needs.
+        context.set_forkserver_preload([])
+        self._connection, self._child = context.Pipe(duplex=False)
         self._process = context.Process(
             target=_worker_main, name='rnea_description', daemon=True,
-            args=(topic, f'{node_name}_description', namespace, settings, child))
+            args=(topic, f'{node_name}_description', namespace, settings, os.getpid(),
+                  self._child))
         self._on_result = on_result
         self._stopping = False
-        self._process.start()
-        child.close()
+        self._started = threading.Event()
+        # Started from the thread: starting the fork server takes a while; the node goes on.
         self._thread = threading.Thread(target=self._receive, name='rnea_description',
                                         daemon=True)
         self._thread.start()
 
     def _receive(self) -> None:
-        while True:
+        try:
+            if not self._stopping:
+                self._process.start()
+        finally:
+            self._started.set()
+            self._child.close()
+        while not self._stopping:
             try:
                 result = self._connection.recv()  # waits without the GIL
             except (EOFError, OSError):
@@ -137,7 +161,8 @@ class DescriptionWorker:
 
     def close(self) -> None:
         self._stopping = True
-        if self._process.is_alive():
+        self._started.wait()
+        if self._process.pid is not None:
             self._process.terminate()
-        self._process.join(timeout=2.0)
+            self._process.join(timeout=2.0)
         self._connection.close()

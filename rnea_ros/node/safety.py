@@ -9,10 +9,12 @@ case                          published                             diagnostics
 ============================  ====================================  ======================
 no model yet / model invalid  nothing (no command layout exists)    ERROR
 joint_states missing or
-older than input_timeout
-(a commanded joint), or its
-velocity when needed;
-odometry likewise             the ``fault_output`` (below)          ERROR, recovers alone
+older than its joint's
+timeout (a commanded joint;
+``joint_input``), or its
+velocity when needed;         the ``fault_output`` (below)          ERROR, recovers alone;
+odometry older than                                                 fault cycles counted
+input_timeout                                                       per code (WARN after)
 new model, other joints       the ``fault_output``, old model kept  ERROR until restart
 non-finite torque computed    the ``fault_output`` for that cycle   counted; ERROR then
 desired input silent          torques with zero desired accel       WARN

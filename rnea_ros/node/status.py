@@ -1,4 +1,5 @@
-"""The diagnostics summary of a ``Feedforward``: inputs, fault state, joint terms.
+"""
+The diagnostics summary of a ``Feedforward``: inputs, fault state, joint terms.
 
 ROS-free: ``Feedforward.status`` calls ``core_status``; the node adds the cycle timing and
 publishes the result as a ``diagnostic_msgs/DiagnosticStatus``. Keys are in the README.
