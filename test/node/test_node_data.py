@@ -19,7 +19,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 import test_node
 from test_node import (ERROR, has_level, joint_state, OK, PANDA_ARM, random_arm_state,
-                       standing_solo, status, Streams, WARN)
+                       standing_solo, STATUS, status, Streams, WARN)
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros.dynamics.joint_model import JointModel
@@ -245,7 +245,7 @@ def test_trajectory_effort_on_a_standing_floating_base_matches_joint_torques(ros
 
 def hardware_id(msg) -> str | None:
     for item in msg.status:
-        if item.name == 'rnea: feed-forward torques':
+        if item.name == STATUS:
             return item.hardware_id
     return None
 
