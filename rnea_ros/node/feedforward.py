@@ -12,7 +12,8 @@ place:
   what to publish, when it returns True. Its numerical work is three compiled calls (input ages,
   ``RobotModel.rnea`` into a preallocated tau, then clip + finiteness + outputs in one), so the
   Python around it stays short: the node runs it on the latency path;
-- ``trajectory_efforts``: efforts at every point of a trajectory;
+- ``trajectory_efforts``: efforts at every point of a trajectory, with the same contact solution,
+  armature and friction as the cycle;
 - ``status``: the diagnostics summary.
 
 State layout: q = [base pose (7, floating base only); joint positions], v = [base twist (6);
@@ -20,22 +21,34 @@ joint velocities], following ``RobotModel``. Only one-degree-of-freedom joints c
 ``sensor_msgs/JointState``, so a model with other multi-DoF joints (URDF ``floating``/``planar``)
 is refused. ``now`` is steady-clock seconds (watchdogs); ``ros_time`` is ROS time in seconds
 (trajectory sampling, which is defined in ROS time).
+
+Joint terms (``rnea_ros.dynamics.joint_model``, parameters ``armature.<joint>`` and
+``friction.<joint>.*``): the armature torque (armature x the acceleration used) is part of the
+dynamics whenever set; the friction torque is added to the published torques only with
+``friction_compensation``, at the desired velocity of the joints the active desired motion gives
+a velocity for (a multi-point trajectory always does, a single point when it carries
+velocities), at the measured velocity for the others. Neither is added to the fault output.
 """
 from __future__ import annotations
 
 import math
 
-from numba import njit
 import numpy as np
 
+from rnea_ros.contacts import ContactSolver
+from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
+from rnea_ros.node.cycle_kernels import add_joint_terms, finish_outputs, input_ages
 from rnea_ros.node.joint_input import (base_spatial_acceleration, BaseStateInput, JointStateInput,
-                                       NEVER, NON_FINITE, Rejected)
+                                       NEVER, NEVER_RECEIVED, NON_FINITE, Rejected, STALE,
+                                       VELOCITY_STALE)
 from rnea_ros.node.safety import (all_finite, EffortLimiter, ERROR, fault_torques, FaultState,
                                   JOINT_STATES_MISSING, JOINT_STATES_STALE, MODEL_MISMATCH,
-                                  NON_FINITE_OUTPUT, ODOMETRY_STALE, OK, VELOCITY_MISSING, WARN)
-from rnea_ros.node.settings import actuated_joints, check_model, ModelRejected, Settings
+                                  NON_FINITE_OUTPUT, ODOMETRY_STALE, VELOCITY_MISSING)
+from rnea_ros.node.settings import (actuated_joints, check_model, ModelRejected,
+                                    ParameterRejected, Settings)
+from rnea_ros.node.status import core_status
 from rnea_ros.node.trajectory import (MISSING_FIELD, point_derivatives, Trajectory,
                                       TrajectorySampler)
 from rnea_ros.node.wrenches import ContactOutput, MeasuredWrenches, ReactionOutput
@@ -103,6 +116,7 @@ class Feedforward:
         self.tau = np.zeros(model.nv)
         self.joints = JointStateInput(self.joint_names, self.q[self.q_offset:],
                                       self.v[self.v_offset:])
+        self.joints.lock(dict(zip(settings.locked_joints, settings.locked_positions)))
         self.base = BaseStateInput(self.q[:7], self.v[:6]) if floating else None
         self.base_acceleration = np.zeros(6)
         self.base_acceleration_time = NEVER
@@ -119,7 +133,8 @@ class Feedforward:
         # Outputs (``bind_outputs`` may replace them with the arrays of outgoing messages).
         n = len(self.joint_names)
         self.position, self.velocity, self.effort = np.zeros(n), np.zeros(n), np.zeros(n)
-        command = settings.command_joints or self.joint_names
+        command = settings.command_joints or tuple(
+            name for name in self.joint_names if name not in self.joints.locked)
         self.command_joints = tuple(command)
         self._command_index = np.array([self.v_offset + self._joint_index[name]
                                         for name in command], dtype=np.int64)
@@ -140,8 +155,28 @@ class Feedforward:
                 raise ModelRejected(f'contacts: {exc}') from None
         self.reactions = (ReactionOutput(model) if settings.publish_joint_reaction_wrenches
                           else None)
+        # Contact solution of trajectory points: its own solver on its own model copy (it runs
+        # on the executor thread, beside the cycles).
+        self._trajectory_contacts = (ContactSolver(model.copy(), settings.contacts)
+                                     if self.contacts is not None else None)
+        # Armature and friction per v entry (zeros where unset).
+        try:
+            self.joint_model = JointModel.from_parameters(model, {
+                **settings.joint_model,
+                'friction_velocity_threshold': settings.friction_velocity_threshold,
+                'friction_model': settings.friction_model})
+        except InputError as exc:
+            raise ParameterRejected(str(exc)) from None
+        self.armature_on = bool(np.any(self.joint_model.armature))
+        jm = self.joint_model
+        self.friction_joints = () if not jm.has_friction else tuple(
+            joint.name for joint in model.joints if joint.nv == 1
+            and (jm.coulomb[joint.idx_v] or jm.viscous[joint.idx_v] or jm.offset[joint.idx_v]))
+        self._v_friction = np.zeros(model.nv)
+        self._v_friction_joints = self._v_friction[self.v_offset:]
         # Compile (or load from the cache) every helper now, not in the first cycle.
         input_ages(self.joints.position_time, self.joints.velocity_time, self._command_joint)
+        self._add_joint_terms(self._zeros, False)
         self._finish()
         self.limiter.clip(self._zeros.copy())
 
@@ -215,6 +250,7 @@ class Feedforward:
             except Rejected:
                 pass
         self.desired_ever = other.desired_ever
+        self.joints.lock(self.joints.locked)  # the new model's locks over the old values
         self.clipped_cycles = other.clipped_cycles
         self.non_finite_outputs = other.non_finite_outputs
         self.fault = other.fault
@@ -225,23 +261,21 @@ class Feedforward:
         settings = self.settings
         if self.model_mismatch is not None:
             return MODEL_MISMATCH
-        joints = self.joints
-        position_time, velocity_time = input_ages(joints.position_time, joints.velocity_time,
-                                                  self._command_joint)
-        if position_time == NEVER:
-            return JOINT_STATES_MISSING
         timeout = settings.input_timeout
-        if now - position_time > timeout:
+        # Per joint, against its own publisher's period (joint_input's module docstring).
+        freshness = self.joints.fault(now, self._command_joint, timeout,
+                                      settings.max_input_timeout,
+                                      settings.torque_terms != 'gravity'
+                                      and settings.state_source == 'measured')
+        if freshness == NEVER_RECEIVED:
+            return JOINT_STATES_MISSING
+        if freshness == STALE:
             return JOINT_STATES_STALE
-        if (now - velocity_time > timeout and settings.torque_terms != 'gravity'
-                and settings.state_source == 'measured'):
+        if freshness == VELOCITY_STALE:
             return VELOCITY_MISSING
         if self.base is not None and now - self.base.time > timeout:
             return ODOMETRY_STALE
         return None
-
-    def _oldest(self, times: np.ndarray) -> float:
-        return oldest(times, self._command_joint)
 
     def cycle(self, now: float, ros_time: float) -> bool:
         """
@@ -306,6 +340,7 @@ class Feedforward:
             q, v = self.q_desired, self.v_desired
             q[:] = self.q
             v[:] = self.v
+        sampled = False
         if terms == 'full' or from_desired:
             if desired is None:
                 a.fill(0.0)
@@ -315,6 +350,7 @@ class Feedforward:
                 a.fill(0.0)
                 desired.sampler.sample(ros_time - desired.start, desired.q, desired.v,
                                        desired.a)
+                sampled = True
                 desired.scatter(desired.a, self._a_joints)
                 if from_desired:
                     if desired.has_positions:
@@ -345,7 +381,23 @@ class Feedforward:
                                        else self.contacts.f_ext(f_ext))
         except InputError:
             return NON_FINITE_OUTPUT
+        friction = settings.friction_compensation and bool(self.friction_joints)
+        if friction:  # at the desired velocity where the desired motion gives one
+            self._v_friction[:] = self.v
+            if desired is not None and desired.has_velocities:
+                if not (sampled or desired.constant):
+                    desired.sampler.sample(ros_time - desired.start, desired.q, desired.v,
+                                           desired.a)
+                desired.scatter(desired.v, self._v_friction_joints)
+        if friction or self.armature_on:
+            self._add_joint_terms(a, friction)
         return None
+
+    def _add_joint_terms(self, a: np.ndarray, friction: bool) -> None:
+        """Add armature * a to tau (and the friction at ``_v_friction`` if ``friction``)."""
+        model = self.joint_model
+        add_joint_terms(self.tau, a, self._v_friction, model.coulomb, model.viscous,
+                        model.offset, model.armature, model.velocity_threshold, friction)
 
     # ------------------------------------------------------------------ trajectories
     def trajectory_efforts(self, trajectory: Trajectory,
@@ -379,9 +431,19 @@ class Feedforward:
         if self.settings.torque_terms == 'full':
             a[:, [self.v_offset + j for j in columns]] = a_points[:, known]
         try:
-            tau = self.model.rnea_batch(q, v, a)
+            if self._trajectory_contacts is not None:  # balanced by the contacts, as the cycle
+                tau = np.array([self._trajectory_contacts.solve(q[k], v[k], a[k]).tau
+                                for k in range(n_points)])
+            else:
+                tau = self.model.rnea_batch(q, v, a)
         except InputError as exc:
             raise Rejected(NON_FINITE, f'inverse dynamics failed: {exc}') from None
+        # The joint terms as in the cycle: friction at the points' (desired) velocities.
+        tau += self.joint_model.armature * a
+        if self.settings.friction_compensation and self.friction_joints:
+            v_friction = np.zeros((n_points, self.model.nv))
+            v_friction[:, [self.v_offset + j for j in columns]] = v_points[:, known]
+            tau += self.joint_model.friction_torques_batch(v_friction)
         for row in tau:
             if not all_finite(row):
                 raise Rejected(NON_FINITE, 'the efforts are not finite')
@@ -393,117 +455,7 @@ class Feedforward:
     # ------------------------------------------------------------------ diagnostics
     def status(self, now: float, ros_time: float) -> tuple[int, str, dict[str, str]]:
         """(level, message, key -> value) describing the inputs and the fault state."""
-        settings = self.settings
-        values: dict[str, str] = {}
-        level, messages = self.fault.level, [self.fault.text]
-        if self.fault.code == MODEL_MISMATCH and self.model_mismatch:
-            messages.append(self.model_mismatch)
-        command_index = list(self._command_joint)
-        values['joint_states age [s]'] = _age(now, self._oldest(self.joints.position_time))
-        missing = self.joints.names_never_received(command_index)
-        if missing:
-            values['commanded joints never received'] = ', '.join(missing)
-        stale = self.joints.names_older_than(now, settings.input_timeout, command_index)
-        if stale and not missing:
-            values['commanded joints stale'] = ', '.join(stale)
-        others = [k for k in range(len(self.joint_names)) if k not in set(command_index)]
-        assumed = self.joints.names_never_received(others)
-        if assumed:
-            values['joints never received (assumed at 0)'] = ', '.join(assumed)
-        values['joint velocity age [s]'] = _age(now, self._oldest(self.joints.velocity_time))
-        if self.base is not None:
-            values['odometry age [s]'] = _age(now, self.base.time)
-            values['base_acceleration age [s]'] = _age(now, self.base_acceleration_time)
-        desired = self.desired
-        if desired is None:
-            values['desired motion'] = 'none received: zero desired acceleration'
-        elif desired.active(now, ros_time, settings.acceleration_timeout):
-            trajectory = desired.trajectory
-            values['desired motion'] = (f'active: {trajectory.n_points} point(s), '
-                                        f'{trajectory.interpolation}')
-        else:
-            values['desired motion'] = 'timed out: zero desired acceleration'
-            if level == OK:
-                level = WARN
-                messages = ['desired accelerations timed out: gravity + velocity-product only']
-        values['desired age [s]'] = _age(now, desired.received if desired else NEVER)
-        if self.measured.topics:
-            values.update(self.measured.status(now))
-            stale = self.measured.stale(now, settings.input_timeout)
-            if stale:
-                values['wrench topics stale (taken as zero)'] = ', '.join(stale)
-                if level == OK:
-                    level = WARN
-                    messages = [f'measured wrenches older than input_timeout, taken as zero: '
-                                f'{", ".join(stale)}']
-        if self.contacts is not None:
-            values.update(self.contacts.diagnostics())
-            if level == OK and self.fault.code is None and not self.contacts.feasible:
-                level = WARN
-                messages = [f'contact solve {self.contacts.status}: the motion is not feasible '
-                            f'within the friction cones (base residual '
-                            f'{self.contacts.residual_norm:.3g})']
-        values['clipped cycles'] = str(self.clipped_cycles)
-        values['non-finite torques replaced'] = str(self.non_finite_outputs)
-        values['fault cycles'] = str(self.fault.fault_cycles)
-        return level, '; '.join(messages), values
-
-
-@njit(cache=True, nogil=True)
-def oldest(times, indices) -> float:
-    """min(times[indices]) without a temporary array."""
-    result = np.inf
-    for k in indices:
-        if times[k] < result:
-            result = times[k]
-    return result
-
-
-@njit(cache=True, nogil=True)
-def input_ages(position_time, velocity_time, indices):
-    """(oldest position time, oldest velocity time) of the joints ``indices`` (inf if none)."""
-    position, velocity = np.inf, np.inf
-    for k in indices:
-        if position_time[k] < position:
-            position = position_time[k]
-        if velocity_time[k] < velocity:
-            velocity = velocity_time[k]
-    return position, velocity
-
-
-@njit(cache=True, nogil=True)
-def finish_outputs(tau, lower, upper, clip, command_index, q, v, q_offset, v_offset,
-                   position_out, velocity_out, effort_out, command_out) -> int:
-    """
-    Finish a cycle in one call: check, clip and write the outputs.
-
-    The end of a cycle in one call: unless tau holds a non-finite value (then -1, nothing
-    written), clip it to [lower, upper] when ``clip``, write the joint entries of q, v, tau
-    (from the offsets on) and tau[command_index]; returns 1 if an entry was clipped, else 0.
-    """
-    for k in range(tau.shape[0]):
-        if not np.isfinite(tau[k]):
-            return -1
-    clipped = 0
-    if clip:
-        for k in range(tau.shape[0]):
-            if tau[k] >= upper[k]:
-                tau[k] = upper[k]
-                clipped = 1
-            elif tau[k] <= lower[k]:
-                tau[k] = lower[k]
-                clipped = 1
-    for k in range(effort_out.shape[0]):
-        position_out[k] = q[q_offset + k]
-        velocity_out[k] = v[v_offset + k]
-        effort_out[k] = tau[v_offset + k]
-    for k in range(command_index.shape[0]):
-        command_out[k] = tau[command_index[k]]
-    return clipped
-
-
-def _age(now: float, time: float) -> str:
-    return 'never' if time == NEVER else f'{now - time:.4f}'
+        return core_status(self, now, ros_time)
 
 
 __all__ = ['ERROR', 'Feedforward']

@@ -16,6 +16,19 @@ checked: drivers commonly publish NaN there when they have no torque sensing.
 Times are steady-clock seconds (``time.monotonic``) given by the caller: watchdogs must not follow
 simulated or adjusted ROS time. A joint never received has time ``-inf`` (age infinite).
 
+Freshness is judged per joint, against what that joint's own publisher does. Each joint keeps an
+estimate of the interval between its messages (``period``: the first interval, then an
+exponential mean with weight ``PERIOD_WEIGHT`` per new interval; ``inf`` until two messages
+arrived), and its timeout is ``max(input_timeout, min(max_input_timeout, STALE_PERIODS x
+period))`` (``joint_timeouts``): an arm at 500 Hz keeps ``input_timeout``, a gripper published
+at 5 Hz by another publisher gets 3 x 0.2 s = 0.6 s, and no joint waits longer than
+``max(input_timeout, max_input_timeout)`` after its last message before the fault output. A
+joint with one message so far (period unknown) gets that bound.
+
+Locked joints (``lock``; the node's ``locked_joints``) are joints of the model that nobody
+publishes (a gripper absent from joint_states): held at a given position, at rest, never stale
+(time ``+inf``); names of locked joints in messages are ignored like unknown names.
+
 ``BaseStateInput`` maps ``nav_msgs/Odometry`` onto the free-flyer part of the state (REP-105):
 the pose (``pose.pose``, the base link in the odometry/world frame ``header.frame_id``) gives
 ``q[:7] = [x y z qx qy qz qw]``; the twist (``twist.twist``, expressed in the base link frame
@@ -40,6 +53,13 @@ NON_FINITE = 'non_finite'
 BAD_QUATERNION = 'bad_quaternion'
 
 NEVER = -math.inf
+LOCKED = math.inf  # the time of a locked joint: never older than any timeout
+
+STALE_PERIODS = 3.0  # a joint is stale after this many of its own message periods...
+PERIOD_WEIGHT = 0.1  # ...estimated by an exponential mean with this weight per new interval
+
+# input_fault codes (joint_states part), most severe first.
+FRESH, NEVER_RECEIVED, STALE, VELOCITY_STALE = 0, 1, 2, 3
 
 
 class Rejected(ValueError):
@@ -71,14 +91,15 @@ def _as_array(values):
 
 
 @njit(cache=True, nogil=True)
-def merge(position, velocity, source, target, q, v, q_time, v_time, now) -> int:
+def merge(position, velocity, source, target, q, v, q_time, v_time, period, now) -> int:
     """
     Merge a message's positions (and velocities) into the state if they are finite.
 
     Write ``position[source]`` into ``q[target]`` (and velocity, unless empty) with their
     times, if all those entries are finite; else write nothing and return the message index of
     the first non-finite position, or ``len(position)`` + that of the first non-finite velocity.
-    Returns -1 when merged. ``position``/``velocity``: message arrays (buffers, no copy).
+    Returns -1 when merged, after updating each merged joint's ``period`` estimate (see the
+    module docstring). ``position``/``velocity``: message arrays (buffers, no copy).
     """
     for i in range(source.shape[0]):
         if not np.isfinite(position[source[i]]):
@@ -91,11 +112,53 @@ def merge(position, velocity, source, target, q, v, q_time, v_time, now) -> int:
     for i in range(source.shape[0]):
         j = target[i]
         q[j] = position[source[i]]
+        previous = q_time[j]
+        if previous > -np.inf:
+            interval = now - previous
+            if period[j] == np.inf:
+                period[j] = interval
+            else:
+                period[j] += PERIOD_WEIGHT * (interval - period[j])
         q_time[j] = now
         if with_velocity:
             v[j] = velocity[source[i]]
             v_time[j] = now
     return -1
+
+
+@njit(cache=True, nogil=True)
+def joint_timeouts(period, timeout, max_timeout, out) -> None:
+    """Write each joint's timeout: max(timeout, min(max_timeout, STALE_PERIODS x period))."""
+    for j in range(period.shape[0]):
+        own = STALE_PERIODS * period[j]
+        if own > max_timeout:
+            own = max_timeout
+        out[j] = own if own > timeout else timeout
+
+
+@njit(cache=True, nogil=True)
+def freshness(now, q_time, v_time, period, indices, timeout, max_timeout,
+              need_velocity) -> int:
+    """
+    Return the worst freshness of the joints ``indices``.
+
+    NEVER_RECEIVED, STALE (a position older than its joint's timeout), VELOCITY_STALE (a
+    velocity likewise, if ``need_velocity``) or FRESH.
+    """
+    worst = FRESH
+    for k in indices:
+        if q_time[k] == -np.inf:
+            return NEVER_RECEIVED
+        own = STALE_PERIODS * period[k]
+        if own > max_timeout:
+            own = max_timeout
+        if own < timeout:
+            own = timeout
+        if now - q_time[k] > own:
+            worst = STALE
+        elif need_velocity and worst == FRESH and now - v_time[k] > own:
+            worst = VELOCITY_STALE
+    return worst
 
 
 class _NameMap:
@@ -132,6 +195,8 @@ class JointStateInput:
             raise ValueError(f'position and velocity must have shape ({n},)')
         self.position_time = np.full(n, NEVER)
         self.velocity_time = np.full(n, NEVER)
+        self.period = np.full(n, math.inf)  # estimated interval between messages, per joint
+        self.locked: dict[str, float] = {}
         self.stamp = None  # header stamp of the latest accepted message (opaque to this class)
         self.accepted = 0
         self._maps: list[_NameMap | None] = []  # most recent first; None entries: duplicates
@@ -140,7 +205,25 @@ class JointStateInput:
         # Compile (or load from the cache) the merge for both kinds of message arrays now.
         for kind in (np.zeros, lambda size: array.array('d', bytes(8 * size))):
             merge(kind(1), kind(0), np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1),
-                  np.zeros(1), np.zeros(1), np.zeros(1), 0.0)
+                  np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1), 0.0)
+        freshness(0.0, self.position_time, self.velocity_time, self.period,
+                  np.zeros(0, np.int64), 1.0, 1.0, True)
+        joint_timeouts(self.period, 1.0, 1.0, np.zeros(n))
+
+    def lock(self, positions: dict[str, float]) -> None:
+        """
+        Hold these joints at these positions, at rest, never stale; ignore them in messages.
+
+        ``KeyError`` names a joint that is not one of ``joint_names``.
+        """
+        for name, value in positions.items():
+            k = self._index[name]
+            self.position[k], self.velocity[k] = value, 0.0
+            self.position_time[k] = self.velocity_time[k] = LOCKED
+        self.locked.update(positions)
+        self._maps.clear()
+        self._map_names.clear()
+        self._last_map = None
 
     # ------------------------------------------------------------------ updates
     def update(self, names: Sequence[str], position, velocity, effort, now: float,
@@ -162,7 +245,8 @@ class JointStateInput:
             mapping = self._name_map(names)
             self._last_map = mapping
         bad = merge(_as_array(position), _as_array(velocity), mapping.source, mapping.target,
-                    self.position, self.velocity, self.position_time, self.velocity_time, now)
+                    self.position, self.velocity, self.position_time, self.velocity_time,
+                    self.period, now)
         if bad >= 0:
             field, values, k = (('position', position, bad) if bad < n else
                                 ('velocity', velocity, bad - n))
@@ -184,7 +268,7 @@ class JointStateInput:
         source, target = [], []
         for k, name in enumerate(names):
             joint = self._index.get(name)
-            if joint is not None:
+            if joint is not None and name not in self.locked:
                 source.append(k)
                 target.append(joint)
         mapping = _NameMap(names, source, target)
@@ -209,12 +293,25 @@ class JointStateInput:
         """Take over the values and ages of the joints both inputs know (after a model change)."""
         for k, name in enumerate(self.joint_names):
             j = other._index.get(name)
-            if j is not None:
+            if j is not None and name not in self.locked:
                 self.position[k] = other.position[j]
                 self.velocity[k] = other.velocity[j]
                 self.position_time[k] = other.position_time[j]
                 self.velocity_time[k] = other.velocity_time[j]
+                self.period[k] = other.period[j]
         self.stamp = other.stamp
+
+    def timeouts(self, timeout: float, max_timeout: float) -> np.ndarray:
+        """Each joint's current timeout (see the module docstring; allocates)."""
+        out = np.empty(len(self.joint_names))
+        joint_timeouts(self.period, timeout, max_timeout, out)
+        return out
+
+    def fault(self, now: float, indices: np.ndarray, timeout: float, max_timeout: float,
+              need_velocity: bool) -> int:
+        """FRESH, NEVER_RECEIVED, STALE or VELOCITY_STALE for the joints ``indices``."""
+        return freshness(now, self.position_time, self.velocity_time, self.period, indices,
+                         timeout, max_timeout, need_velocity)
 
     # ------------------------------------------------------------------ ages
     def names_never_received(self, indices=None) -> list[str]:
@@ -222,12 +319,18 @@ class JointStateInput:
         indices = range(len(self.joint_names)) if indices is None else indices
         return [self.joint_names[k] for k in indices if self.position_time[k] == NEVER]
 
-    def names_older_than(self, now: float, timeout: float, indices=None,
+    def names_older_than(self, now: float, timeout, indices=None,
                          velocity: bool = False) -> list[str]:
-        """Joints (of ``indices``) whose position (or velocity) is older than ``timeout``."""
+        """
+        Return the joints (of ``indices``) whose position (or velocity) is older than timeout.
+
+        ``timeout``: a number, or one per joint as ``timeouts`` gives.
+        """
         times = self.velocity_time if velocity else self.position_time
         indices = range(len(self.joint_names)) if indices is None else indices
-        return [self.joint_names[k] for k in indices if now - times[k] > timeout]
+        limits = np.broadcast_to(np.asarray(timeout, dtype=np.float64),
+                                 (len(self.joint_names),))
+        return [self.joint_names[k] for k in indices if now - times[k] > limits[k]]
 
 
 class BaseStateInput:

@@ -19,11 +19,11 @@ from geometry_msgs.msg import AccelStamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from rclpy.lifecycle import TransitionCallbackReturn
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray, String
+from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from rnea_ros.node import realtime
-from rnea_ros.node.messages import COMMAND_QOS, DESCRIPTION_QOS, SENSOR_QOS, TRAJECTORY_QOS
+from rnea_ros.node.messages import COMMAND_QOS, SENSOR_QOS, TRAJECTORY_QOS
 from rnea_ros.node.take_loop import TakeLoop
 
 SUCCESS, FAILURE = TransitionCallbackReturn.SUCCESS, TransitionCallbackReturn.FAILURE
@@ -44,7 +44,13 @@ class ManagedOutputs:
         self._configured = True
         description = self.get_parameter('robot_description').value
         if description:
-            self._load_description(description, 'parameter')
+            try:
+                self._load_description(description, 'parameter')
+            except ValueError as exc:  # a parameter that does not fit the model: exit 2
+                self.get_logger().error(f'configure failed: {exc}')
+                self.exit_code = 2
+                self._release()
+                return FAILURE
         return SUCCESS
 
     def on_activate(self, state) -> TransitionCallbackReturn:
@@ -91,6 +97,7 @@ class ManagedOutputs:
             else:
                 self.destroy_subscription(entity)
         self._entities = []
+        self._stop_description_worker()
         with self._lock:
             self._core, self._publications, self._reaction_pubs = None, [], {}
             self._robot_name = ''
@@ -136,9 +143,8 @@ class ManagedOutputs:
                            for msg_type, topic, callback in inputs]
         self._entities.append(self.create_subscription(
             JointTrajectory, 'joint_trajectory', self._on_trajectory, TRAJECTORY_QOS))
-        if self._description_from_topic:
-            self._entities.append(self.create_subscription(
-                String, 'robot_description', self._on_description, DESCRIPTION_QOS))
+        if self._description_from_topic:  # by a process of its own: see model_loading
+            self._start_description_worker()
 
     def _start_threads(self) -> None:
         """Start the inputs thread and, with ``rate`` > 0, the control thread."""

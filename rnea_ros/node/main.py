@@ -157,7 +157,7 @@ def spin(node, stop: threading.Event) -> int:
     try:
         if node.autostart and node.trigger_configure() != TransitionCallbackReturn.SUCCESS:
             print('rnea_node: configure failed (the reason is logged above)', file=sys.stderr)
-            code = 1
+            code = getattr(node, 'exit_code', 1)  # 2: a parameter that does not fit the model
         else:
             node.gc_monitor.freeze()  # start-up is over: collect once, then keep gc off cycles
             if node.autostart and not stop.is_set():

@@ -16,7 +16,8 @@ publishers. With ``autostart`` (default) ``main`` configures and activates the n
 
 subscriptions
   ``robot_description``      std_msgs/String, reliable + transient local, depth 1; only when the
-                             ``robot_description`` parameter is empty
+                             ``robot_description`` parameter is empty, and then by a process of
+                             its own (node ``<name>_description``, ``model_loading``)
   ``joint_states``           sensor_msgs/JointState, best effort (connects to reliable and best
                              effort publishers), depth 1
   ``desired_accelerations``  trajectory_msgs/JointTrajectory, best effort, depth 1
@@ -68,7 +69,6 @@ from nav_msgs.msg import Odometry
 from rclpy.clock import Clock, ClockType
 from rclpy.lifecycle import LifecycleNode
 from sensor_msgs.msg import JointState
-from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory
 
 from rnea_ros.node import realtime
@@ -79,10 +79,11 @@ from rnea_ros.node.joint_input import Rejected
 from rnea_ros.node.lifecycle import ManagedOutputs
 from rnea_ros.node.messages import (COMMAND_QOS, diagnostic_array, OutputMessages, set_efforts,
                                     to_trajectory)
+from rnea_ros.node.model_loading import build_core, DescriptionWorker, parse_description
 from rnea_ros.node.parameters import (check_parameters, check_topic_names, declare_parameters,
                                       LIVE_PARAMETERS)
 from rnea_ros.node.safety import ERROR, OK, WARN
-from rnea_ros.node.settings import load_model, ModelRejected
+from rnea_ros.node.settings import ModelRejected, ParameterRejected
 from rnea_ros.node.take_loop import TakeLoop
 
 NODE_NAME = 'rnea'
@@ -113,6 +114,8 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._configured = False
         self._core: Feedforward | None = None
         self._description_error: str | None = None
+        self._worker: DescriptionWorker | None = None
+        self._parsed: tuple | None = None  # the worker's latest result, for the executor
         self._robot_name = ''
         self.stats = CycleStats(self.settings.rate)
         self.rejections = Rejections()
@@ -127,6 +130,8 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._reaction_pubs: dict[str, object] = {}
         self._publications: list[tuple] = []
         self._scheduling = 'not started'
+        self._worker: DescriptionWorker | None = None  # robot_description from the topic
+        self._parsed: tuple | None = None  # the worker's latest result, for the executor
         trajectory_module.warm_up()
         self._description_from_topic = not self.get_parameter('robot_description').value
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
@@ -160,14 +165,46 @@ class RneaNode(ManagedOutputs, LifecycleNode):
                 self.get_logger().info(f'{parameter.name} = {parameter.value!r}')
 
     # ------------------------------------------------------------------ robot model
-    def _on_description(self, msg: String) -> None:
-        self._load_description(msg.data, 'topic')
+    def _start_description_worker(self) -> None:
+        """Receive and parse robot_description in a process of its own (``model_loading``)."""
+        self._description_ready = self.create_guard_condition(self._on_parsed)
+        self._worker = DescriptionWorker(self.resolve_topic_name('robot_description'),
+                                         self.get_name(), self.get_namespace(), self.settings,
+                                         self._on_worker_result)
+
+    def _stop_description_worker(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+            self.destroy_guard_condition(self._description_ready)
+        self._worker, self._parsed = None, None
+
+    def _on_worker_result(self, model, reason: str, notes: list[str]) -> None:
+        """From the description worker's thread: hand the result to the executor."""
+        self._parsed = (model, reason, notes)
+        self._description_ready.trigger()
+
+    def _on_parsed(self) -> None:
+        parsed, self._parsed = self._parsed, None
+        if parsed is not None and self._configured:
+            model, reason, notes = parsed
+            if model is not None and self._core is None:  # no cycles yet: warm up here
+                model = model.copy()
+            self._install_description(model, reason, notes, 'topic')
 
     def _load_description(self, xml: str, source: str) -> None:
+        self._install_description(*parse_description(xml, self.settings), source)
+
+    def _install_description(self, model, reason: str, notes: list[str], source: str) -> None:
         logger = self.get_logger()
-        try:  # built outside the lock: the cycles go on meanwhile
-            core = Feedforward(load_model(xml, self.settings), self.settings)
+        for note in notes:
+            logger.warning(f'robot_description ({source}): {note}')
+        try:  # built outside the lock (parsed in the worker for the topic): cycles go on
+            if model is None:
+                raise ModelRejected(reason)
+            core = build_core(self, model, self.settings)
         except ModelRejected as exc:
+            if source == 'parameter' and isinstance(exc, ParameterRejected):
+                raise ValueError(str(exc)) from None  # a bad parameter: exit 2 at start
             self._description_error = str(exc)
             with self._lock:
                 self.rejections.record('robot_description', 'invalid', str(exc),
@@ -414,6 +451,8 @@ class RneaNode(ManagedOutputs, LifecycleNode):
                 values['last robot_description rejected'] = self._description_error
                 if level == OK:
                     level, message = 1, 'last robot_description rejected; model kept'
+                elif level == 1:  # e.g. fault cycles since the last report: say both
+                    message = f'last robot_description rejected; model kept; {message}'
         if self._configured and not self._active:
             level, message = max(level, WARN), f'{lifecycle}: publishing nothing; {message}'
         values['lifecycle'] = lifecycle

@@ -13,13 +13,14 @@ from rclpy.expand_topic_name import expand_topic_name
 from rclpy.parameter import Parameter
 from rclpy.validate_full_topic_name import validate_full_topic_name
 
+from rnea_ros.dynamics.joint_model import FRICTION_MODELS
 from rnea_ros.node.safety import check_choice, FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS
 from rnea_ros.node.settings import Settings
 from rnea_ros.node.wrenches import CONTACT_FIELDS, contact_from_parameters, contact_parameter
 
 # Parameters changed live are applied between two cycles; the others need a restart.
-LIVE_PARAMETERS = ('state_source', 'input_timeout', 'acceleration_timeout', 'fault_output',
-                   'effort_limit_scale', 'torque_terms')
+LIVE_PARAMETERS = ('state_source', 'input_timeout', 'max_input_timeout', 'acceleration_timeout',
+                   'fault_output', 'effort_limit_scale', 'torque_terms', 'friction_compensation')
 
 
 def _range(low: float, high: float) -> list[FloatingPointRange]:
@@ -64,6 +65,12 @@ PARAMETERS = {  # name: (default or type, descriptor)
         type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
         description='Age [s, steady clock] beyond which joint_states (of a commanded joint) '
                     'or odometry are stale: fault_output is published.')),
+    'max_input_timeout': (1.0, ParameterDescriptor(
+        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
+        description='Upper bound [s] of the per-joint timeout: a joint whose own publisher is '
+                    'slow (a gripper at a few Hz) is stale after 3 of its observed message '
+                    'periods, but never later than this after its last message (and never '
+                    'earlier than input_timeout).')),
     'acceleration_timeout': (0.1, ParameterDescriptor(
         type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
         description='Age [s] beyond which a single-point desired_accelerations message (or the '
@@ -108,6 +115,36 @@ PARAMETERS = {  # name: (default or type, descriptor)
         type=ParameterType.PARAMETER_BOOL, read_only=True,
         description='Publish joint_reaction_wrenches/<joint>: the wrench each moving joint '
                     'transmits from parent to child, in the child link frame.')),
+    'locked_joints': (Parameter.Type.STRING_ARRAY, ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
+        description='URDF joints nobody publishes (e.g. a gripper absent from joint_states): '
+                    'held at locked_positions at rest, not required fresh, never commanded.')),
+    'locked_positions': (Parameter.Type.DOUBLE_ARRAY, ParameterDescriptor(
+        type=ParameterType.PARAMETER_DOUBLE_ARRAY, read_only=True,
+        description='Positions [rad or m] of locked_joints, one per joint, within its limits.')),
+    'friction_compensation': (False, ParameterDescriptor(
+        type=ParameterType.PARAMETER_BOOL,
+        description='Add the friction of friction.<joint>.* to the published torques, at the '
+                    'desired velocity where the desired motion gives one, else the measured.')),
+    'friction_velocity_threshold': (0.01, ParameterDescriptor(
+        type=ParameterType.PARAMETER_DOUBLE, read_only=True,
+        floating_point_range=_range(1e-9, 100.0),
+        description='Velocity scale [rad/s or m/s] of the smooth sign of Coulomb friction: '
+                    'coulomb * tanh(v / threshold).')),
+    'friction_model': ('coulomb-viscous-offset', ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING, read_only=True,
+        additional_constraints=_choices(FRICTION_MODELS),
+        description='coulomb-viscous-offset: the friction of friction.<joint>.*; none: no '
+                    'friction (the armature stays). As rnea_identify writes it.')),
+}
+
+# armature.<joint> and friction.<joint>.<term>: declared for each one-DoF joint of a model when
+# it loads (a joint_model.yaml from rnea_identify sets them; unset: 0).
+JOINT_MODEL_PARAMETERS = {
+    'armature': 'reflected rotor inertia [kg m^2 or kg]: tau += armature * a (always applied).',
+    'coulomb': 'Coulomb friction [N m or N]: coulomb * tanh(v / friction_velocity_threshold).',
+    'viscous': 'viscous friction [N m s/rad or N s/m]: viscous * v.',
+    'offset': 'constant torque offset [N m or N].',
 }
 
 # contact.<link>.<field>: declared once `contacts` is read (dynamically typed: the node checks
@@ -216,6 +253,8 @@ def _read_settings(node) -> Settings:
     values['command_joints'] = tuple(values['command_joints'] or ())
     values['wrench_topics'] = tuple(values['wrench_topics'] or ())
     values['contacts'] = _read_contacts(node, tuple(values['contacts'] or ()))
+    values['locked_joints'] = tuple(values['locked_joints'] or ())
+    values['locked_positions'] = tuple(float(x) for x in values['locked_positions'] or ())
     return Settings(**values).validate()
 
 
@@ -255,6 +294,44 @@ def check_topic_names(node, settings: Settings) -> None:
             reason = str(exc).splitlines()[0].split(', at ')[0]  # not rcl's source line
             raise ValueError(f'parameter {parameter!r}: {value!r} does not make a valid topic '
                              f'name {topic!r}: {reason}') from None
+
+
+def joint_model_parameters(node, joint_names) -> dict[str, object]:
+    """
+    Declare the joint-model parameters of ``joint_names`` and return the ones set.
+
+    ``armature.<joint>`` and ``friction.<joint>.<term>`` for each of ``joint_names`` (the
+    model's one-DoF joints; once per name over the node's life).
+
+    A parameter given for the node (``--params-file joint_model.yaml``) that names no joint of
+    the model is an error: ``ValueError`` naming it, as a typo must not silently drop a term.
+    """
+    values = {}
+    for joint in joint_names:
+        for term, text in JOINT_MODEL_PARAMETERS.items():
+            name = f'armature.{joint}' if term == 'armature' else f'friction.{joint}.{term}'
+            if not node.has_parameter(name):
+                try:
+                    node.declare_parameter(name, None, ParameterDescriptor(
+                        read_only=True, dynamic_typing=True,
+                        description=f'Joint {joint!r}: {text}'))
+                except rclpy.exceptions.InvalidParameterException as exc:
+                    raise ValueError(f'joint {joint!r} cannot name the parameter {name!r}: '
+                                     f'{exc}') from None
+            value = node.get_parameter(name).value
+            if value is not None:
+                values[name] = value
+    known = {f'armature.{joint}' for joint in joint_names} | {
+        f'friction.{joint}.{term}' for joint in joint_names for term in JOINT_MODEL_PARAMETERS
+        if term != 'armature'}
+    overrides = getattr(node, '_parameter_overrides', {})  # rclpy keeps no public accessor
+    unknown = sorted(name for name in overrides
+                     if name.startswith(('armature.', 'friction.')) and name not in known)
+    if unknown:
+        raise ValueError(f'parameter {unknown[0]!r} names no one-DoF joint of the model '
+                         f'(armature.<joint>, friction.<joint>.coulomb|viscous|offset); '
+                         f'joints: {list(joint_names)}')
+    return values
 
 
 def check_parameters(parameters) -> SetParametersResult:

@@ -9,10 +9,12 @@ case                          published                             diagnostics
 ============================  ====================================  ======================
 no model yet / model invalid  nothing (no command layout exists)    ERROR
 joint_states missing or
-older than input_timeout
-(a commanded joint), or its
-velocity when needed;
-odometry likewise             the ``fault_output`` (below)          ERROR, recovers alone
+older than its joint's
+timeout (a commanded joint;
+``joint_input``), or its
+velocity when needed;         the ``fault_output`` (below)          ERROR, recovers alone;
+odometry older than                                                 fault cycles counted
+input_timeout                                                       per code (WARN after)
 new model, other joints       the ``fault_output``, old model kept  ERROR until restart
 non-finite torque computed    the ``fault_output`` for that cycle   counted; ERROR then
 desired input silent          torques with zero desired accel       WARN
@@ -137,7 +139,9 @@ class FaultState:
     The current fault code (None: healthy) with transition counting and logging hooks.
 
     ``update`` is called every cycle with the code that holds (None if none); it returns True on a
-    transition so the caller can log once per change instead of once per cycle.
+    transition so the caller can log once per change instead of once per cycle. Every fault cycle
+    is counted, in total and per code (``counts``), so a report can tell what happened between
+    two reports, not only the state at that instant (``since_report``).
     """
 
     def __init__(self):
@@ -145,10 +149,21 @@ class FaultState:
         self.since: float = 0.0
         self.transitions = 0
         self.fault_cycles = 0
+        self.counts: dict[str, int] = dict.fromkeys(FAULT_TEXT, 0)
+        self._reported: dict[str, int] = dict.fromkeys(FAULT_TEXT, 0)
+
+    def since_report(self) -> dict[str, int]:
+        """Fault cycles per code since the previous call (codes with none left out)."""
+        counts = dict(self.counts)  # the cycles keep counting meanwhile: read once
+        delta = {code: n - self._reported[code] for code, n in counts.items()
+                 if n != self._reported[code]}
+        self._reported = counts
+        return delta
 
     def update(self, code: str | None, now: float) -> bool:
         if code is not None:
             self.fault_cycles += 1
+            self.counts[code] += 1
         if code == self.code:
             return False
         self.code = code

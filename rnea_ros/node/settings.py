@@ -1,14 +1,15 @@
 """
 The node's settings (its parameters, ROS-free) and the checks a model must pass to be driven.
 
-``Settings`` mirrors the parameters that ``parameters`` declares; ``load_model`` builds a
-``RobotModel`` from a robot_description and refuses, with the reason, one the node cannot use.
+``Settings`` mirrors the parameters that ``parameters`` declares; ``check_model`` refuses, with
+the reason, a model the node cannot use (``model_loading`` builds it from a robot_description).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 import math
 
+from rnea_ros.dynamics.joint_model import FRICTION_MODELS
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
 from rnea_ros.node.safety import check_choice, FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS
@@ -24,6 +25,7 @@ class Settings:
     command_joints: tuple[str, ...] = ()
     state_source: str = 'measured'
     input_timeout: float = 0.1
+    max_input_timeout: float = 1.0
     acceleration_timeout: float = 0.1
     fault_output: str = 'zero'
     effort_limit_scale: float = 1.0
@@ -33,6 +35,12 @@ class Settings:
     contacts: tuple = ()  # contacts.Contact records
     wrench_topics: tuple[str, ...] = ()
     publish_joint_reaction_wrenches: bool = False
+    locked_joints: tuple[str, ...] = ()
+    locked_positions: tuple[float, ...] = ()
+    friction_compensation: bool = False
+    friction_velocity_threshold: float = 0.01
+    friction_model: str = 'coulomb-viscous-offset'
+    joint_model: dict = field(default_factory=dict)  # armature.<joint>, friction.<joint>.<term>
     extra: dict = field(default_factory=dict)
 
     def validate(self) -> Settings:
@@ -41,7 +49,9 @@ class Settings:
         check_choice('fault_output', self.fault_output, FAULT_OUTPUTS)
         check_choice('torque_terms', self.torque_terms, TORQUE_TERMS)
         check_choice('inertia_check', self.inertia_check, ('error', 'warn'))
-        for name in ('rate', 'input_timeout', 'acceleration_timeout', 'effort_limit_scale'):
+        check_choice('friction_model', self.friction_model, FRICTION_MODELS)
+        for name in ('rate', 'input_timeout', 'max_input_timeout', 'acceleration_timeout',
+                     'effort_limit_scale'):
             value = getattr(self, name)
             if not (math.isfinite(value) and value >= 0):
                 raise ValueError(f'parameter {name!r} is {value}: expected a finite value >= 0')
@@ -56,6 +66,24 @@ class Settings:
                              f'expected 0 (normal scheduling) to 99')
         if len(set(self.command_joints)) != len(self.command_joints):
             raise ValueError("parameter 'command_joints' repeats a joint")
+        threshold = self.friction_velocity_threshold
+        if not (math.isfinite(threshold) and threshold > 0):
+            raise ValueError(f"parameter 'friction_velocity_threshold' is {threshold}: expected "
+                             f'a finite value > 0 (rad/s or m/s)')
+        if len(self.locked_positions) != len(self.locked_joints):
+            raise ValueError(f"parameter 'locked_positions' has {len(self.locked_positions)} "
+                             f'values for {len(self.locked_joints)} locked_joints: expected one '
+                             f'position per joint')
+        if len(set(self.locked_joints)) != len(self.locked_joints):
+            raise ValueError("parameter 'locked_joints' repeats a joint")
+        bad = [x for x in self.locked_positions if not math.isfinite(x)]
+        if bad:
+            raise ValueError(f"parameter 'locked_positions' holds {bad[0]}: expected finite "
+                             f'positions (rad or m)')
+        locked_commanded = sorted(set(self.locked_joints) & set(self.command_joints))
+        if locked_commanded:
+            raise ValueError(f"parameter 'command_joints' names locked joints "
+                             f'{locked_commanded}: a locked joint is never commanded')
         links = [contact.link for contact in self.contacts]
         if len(set(links)) != len(links):
             raise ValueError(f"parameter 'contacts' repeats a link: {links}")
@@ -74,18 +102,14 @@ class ModelRejected(RneaError):
     """A robot_description the node cannot use; the message says why."""
 
 
-def load_model(xml: str, settings: Settings) -> RobotModel:
-    """Build and check a model for the node; raises ``ModelRejected`` with the reason."""
-    if not xml.strip():
-        raise ModelRejected('robot_description is empty')
-    try:
-        model = RobotModel.from_urdf_string(xml, floating_base=settings.floating_base,
-                                            gravity=settings.gravity,
-                                            inertia_check=settings.inertia_check)
-    except (RneaError, ValueError) as exc:
-        raise ModelRejected(f'invalid URDF: {exc}') from None
-    check_model(model, settings)
-    return model
+class ParameterRejected(ModelRejected):
+    """
+    A parameter that does not fit the model; the message names the parameter.
+
+    E.g. it names a joint the model lacks, or a position outside the joint's limits. With the
+    model from the parameter the node stops at start (exit 2); a model from the topic is
+    rejected like an invalid one.
+    """
 
 
 def check_model(model: RobotModel, settings: Settings) -> None:
@@ -102,12 +126,28 @@ def check_model(model: RobotModel, settings: Settings) -> None:
     if unknown:
         raise ModelRejected(f'contacts {unknown} are not links of the model; links: '
                             f'{list(model.link_names)}')
+    check_locked_joints(model, settings)
     names = set(model.joint_names)
     missing = [name for name in settings.command_joints if name not in names]
     if missing:
         raise ModelRejected(f'command_joints {missing} are not independent joints of the model '
                             f'(mimic and fixed joints cannot be commanded); joints: '
                             f'{list(actuated_joints(model))}')
+
+
+def check_locked_joints(model: RobotModel, settings: Settings) -> None:
+    """Check that ``locked_joints`` name one-DoF joints of the model, inside their limits."""
+    joints = {joint.name: joint for joint in model.joints if joint.nv == 1}
+    unknown = [name for name in settings.locked_joints if name not in joints]
+    if unknown:
+        raise ParameterRejected(f"parameter 'locked_joints': {unknown} are not independent "
+                                f'one-DoF joints of the model; joints: {list(joints)}')
+    for name, value in zip(settings.locked_joints, settings.locked_positions):
+        joint = joints[name]
+        if not joint.lower <= value <= joint.upper:
+            raise ParameterRejected(f"parameter 'locked_positions': {value} for joint "
+                                    f'{name!r} is outside its limits [{joint.lower}, '
+                                    f'{joint.upper}]')
 
 
 def actuated_joints(model: RobotModel) -> tuple[str, ...]:

@@ -544,11 +544,11 @@ def test_rnea_out_argument_is_filled_and_returned():
     q, v, a = rng.standard_normal((3, model.nv))
     out = np.full(model.nv, np.nan)
     assert model.rnea(q, v, a, out=out) is out
-    np.testing.assert_array_equal(out, model.rnea(q, v, a))
+    np.testing.assert_allclose(out, model.rnea(q, v, a), rtol=0, atol=1e-12)
     link = model.link_names[-1]
     expected = model.rnea(q, v, a, f_ext={link: np.ones(6)}, gravity=[0, 0, -1.0])
     assert model.rnea(q, v, a, f_ext={link: np.ones(6)}, gravity=[0, 0, -1.0], out=out) is out
-    np.testing.assert_array_equal(out, expected)
+    np.testing.assert_allclose(out, expected, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize('out', [np.zeros(3), np.zeros(9), np.zeros(8, dtype=np.float32),

@@ -37,7 +37,7 @@ def test_link_placements_match_pinocchio(robot):
         np.testing.assert_allclose(rotation, expected.rotation, atol=1e-12, err_msg=link)
         np.testing.assert_allclose(position, expected.translation, atol=1e-12, err_msg=link)
         single = model.link_placement(q, link)
-        np.testing.assert_array_equal(single[0], rotation)
+        np.testing.assert_allclose(single[0], rotation, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize('frame', FRAMES)

@@ -4,11 +4,15 @@ from __future__ import annotations
 import numpy as np
 from oracle import robot_path
 import pytest
+from standing import contacts, standing
 
 from rnea_ros import RobotModel
+from rnea_ros.contacts import ContactSolver
+from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.node.feedforward import Feedforward
+from rnea_ros.node.model_loading import load_model
 from rnea_ros.node.safety import JOINT_STATES_MISSING, JOINT_STATES_STALE, VELOCITY_MISSING
-from rnea_ros.node.settings import load_model, ModelRejected, Settings
+from rnea_ros.node.settings import ModelRejected, ParameterRejected, Settings
 from rnea_ros.node.trajectory import Trajectory
 
 
@@ -157,3 +161,139 @@ def test_bound_outputs_are_written_in_place(ur5):
     np.testing.assert_allclose(buffers[3], tau[[5, 1]], atol=1e-12)
     with pytest.raises(ValueError, match=r'command: expected a float64 array of shape \(2,\)'):
         core.bind_outputs(np.zeros(6), np.zeros(6), np.zeros(6), np.zeros(3))
+
+
+def test_fault_cycles_are_counted_per_kind_between_two_reports(ur5):
+    """A fault that came and went between two reports still shows (WARN), with its count."""
+    q, v = state(ur5)
+    core = make(ur5, input_timeout=0.1, max_input_timeout=0.1)
+    assert core.cycle(0.5, 0.0)  # joint_states never received
+    core.status(0.5, 0.0)  # a report: counts start over
+    core.on_joint_states(ur5.joint_names, q, v, [], now=1.0)
+    for now in (1.05, 1.15, 1.16, 1.17):  # ok, then 3 stale cycles
+        assert core.cycle(now, 0.0)
+    core.on_joint_states(ur5.joint_names, q, v, [], now=1.18)
+    assert core.cycle(1.19, 0.0) and core.fault.code is None
+    level, message, values = core.status(1.2, 0.0)
+    assert level == 1 and '3 cycles (joint_states_stale)' in message
+    assert values['fault cycles since last report'] == '3'
+    assert values['fault cycles (joint_states_stale)'] == '3'
+    assert values['fault cycles (joint_states_missing)'] == '1'
+    level, _, values = core.status(1.21, 0.0)
+    assert level == 0 and values['fault cycles since last report'] == '0'
+
+
+JOINT_MODEL = {'armature.shoulder_pan_joint': 0.4, 'armature.elbow_joint': 0.1,
+               'friction.shoulder_pan_joint.coulomb': 2.0,
+               'friction.shoulder_pan_joint.viscous': 0.5,
+               'friction.elbow_joint.offset': -0.3, 'friction.wrist_1_joint.coulomb': 1.0}
+
+
+def test_armature_always_and_friction_when_compensating_match_the_library(ur5):
+    """Add armature * a and friction(v) to rnea: v desired where the desired motion gives it."""
+    names = ur5.joint_names
+    q, v = state(ur5, 3)
+    a = np.linspace(-2, 2, 6)
+    core = make(ur5, joint_model=JOINT_MODEL, friction_velocity_threshold=0.05)
+    joint_model = JointModel.from_parameters(ur5, {**JOINT_MODEL,
+                                                   'friction_velocity_threshold': 0.05})
+    core.on_joint_states(names, q, v, [], now=1.0)
+    # Desired accelerations for all, desired velocities for the first three joints only.
+    core.on_desired(Trajectory.from_points(names, [(0, [], [], a)]), 0.0, now=1.0)
+    assert core.cycle(1.01, 0.0)
+    rigid = ur5.rnea(q, v, a)
+    np.testing.assert_allclose(core.effort, rigid + joint_model.armature_torques(a), rtol=0,
+                               atol=1e-12)
+    assert joint_model.armature[0] == 0.4 and joint_model.armature[2] == 0.1
+    core.settings.friction_compensation = True
+    assert core.cycle(1.02, 0.0)  # no desired velocities: the measured ones
+    np.testing.assert_allclose(core.effort, rigid + joint_model.armature_torques(a)
+                               + joint_model.friction_torques(v), rtol=0, atol=1e-12)
+    v_desired = np.array([0.3, -0.2, 0.01])
+    core.on_desired(Trajectory.from_points(names[:3], [(0, [], v_desired, a[:3])]), 0.0, 1.0)
+    assert core.cycle(1.03, 0.0)
+    a_used = np.concatenate([a[:3], np.zeros(3)])
+    v_friction = np.concatenate([v_desired, v[3:]])
+    np.testing.assert_allclose(core.effort, ur5.rnea(q, v, a_used)
+                               + joint_model.armature_torques(a_used)
+                               + joint_model.friction_torques(v_friction), rtol=0, atol=1e-12)
+    values = core.status(1.03, 0.0)[2]
+    assert values['friction compensation'] == ('on: shoulder_pan_joint, elbow_joint, '
+                                               'wrist_1_joint')
+    assert values['armature'] == 'shoulder_pan_joint 0.4, elbow_joint 0.1'
+    core.settings.torque_terms = 'gravity'  # no acceleration: no armature torque
+    assert core.cycle(1.04, 0.0)
+    np.testing.assert_allclose(core.effort, ur5.gravity_torques(q)
+                               + joint_model.friction_torques(v_friction), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize('params, text', [
+    ({'armature.nope': 1.0}, "parameter 'armature.nope': unknown joint 'nope'; expected one of"),
+    ({'friction.elbow_joint.stiction': 1.0},
+     "parameter 'friction.elbow_joint.stiction': expected friction.<joint>.{coulomb,viscous,"),
+    ({'armature.elbow_joint': -1.0},
+     "parameter 'armature.elbow_joint': expected a finite number >= 0, got -1.0"),
+])
+def test_joint_model_parameters_that_do_not_fit_the_model_are_refused(ur5, params, text):
+    with pytest.raises(ParameterRejected) as error:
+        make(ur5, joint_model=params)
+    assert str(error.value).startswith(text)
+
+
+@pytest.fixture(scope='module')
+def panda() -> RobotModel:
+    return RobotModel.from_urdf_file(robot_path('panda'))
+
+
+def test_locked_joints_are_held_not_required_and_not_commanded(panda):
+    names = panda.joint_names
+    arm = names[:7]
+    q, v = state(panda, 4)
+    core = make(panda, locked_joints=('panda_finger_joint1',), locked_positions=(0.03,))
+    assert core.command_joints == arm
+    core.on_joint_states(arm, q[:7], v[:7], [], now=1.0)
+    assert core.cycle(1.01, 0.0) and core.fault.code is None
+    q_used, v_used = q.copy(), v.copy()
+    q_used[7], v_used[7] = 0.03, 0.0
+    np.testing.assert_allclose(core.effort, panda.rnea(q_used, v_used, np.zeros(8)), rtol=0,
+                               atol=1e-12)
+    np.testing.assert_allclose(core.command, core.effort[:7], rtol=0, atol=0)
+    assert core.status(1.01, 0.0)[2]['locked joints'] == 'panda_finger_joint1 0.03'
+
+
+@pytest.mark.parametrize('settings, error, text', [
+    ({'locked_joints': ('nope',), 'locked_positions': (0.0,)}, ParameterRejected,
+     "parameter 'locked_joints': ['nope'] are not independent one-DoF joints of the model"),
+    ({'locked_joints': ('panda_finger_joint1',), 'locked_positions': (0.5,)}, ParameterRejected,
+     "parameter 'locked_positions': 0.5 for joint 'panda_finger_joint1' is outside its limits "
+     '[0.0, 0.04]'),
+    ({'locked_joints': ('panda_finger_joint1',), 'locked_positions': ()}, ValueError,
+     "parameter 'locked_positions' has 0 values for 1 locked_joints"),
+    ({'locked_joints': ('panda_joint1',), 'locked_positions': (0.0,),
+      'command_joints': ('panda_joint1',)}, ValueError,
+     "parameter 'command_joints' names locked joints ['panda_joint1']"),
+])
+def test_bad_locked_joints_are_refused_naming_the_parameter(panda, settings, error, text):
+    with pytest.raises(error) as raised:
+        make(panda, **settings)
+    assert str(raised.value).startswith(text)
+
+
+def test_trajectory_efforts_on_a_floating_base_use_the_contact_solution():
+    """Standing solo12: a trajectory point at the standing state gets the cycle's torques."""
+    model, q = standing('solo12')
+    core = Feedforward(model, Settings(floating_base=True, contacts=tuple(contacts('solo12')),
+                                       joint_model={'armature.FL_KFE': 0.2}).validate())
+    joints = model.joint_names[1:]
+    core.on_joint_states(joints, q[7:], np.zeros(12), [], now=1.0)
+    core.on_odometry(q[:3], q[3:7], (0, 0, 0), (0, 0, 0), now=1.0)
+    assert core.cycle(1.01, 0.0) and core.fault.code is None
+    cycle = core.effort.copy()
+    solution = ContactSolver(model, contacts('solo12')).solve(q, np.zeros(18), np.zeros(18))
+    np.testing.assert_allclose(cycle, solution.tau[6:], rtol=0, atol=1e-9)
+    at_rest = np.zeros(12)
+    efforts = core.trajectory_efforts(Trajectory.from_points(
+        joints, [(0.0, q[7:], at_rest, at_rest), (1.0, q[7:], at_rest, at_rest)]))
+    np.testing.assert_allclose(efforts, [cycle, cycle], rtol=0, atol=1e-9)
+    # The plain RNEA (no contacts) would be far off: the legs carry the weight.
+    assert np.max(np.abs(model.rnea(q, np.zeros(18), np.zeros(18))[6:] - cycle)) > 0.5

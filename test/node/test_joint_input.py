@@ -1,4 +1,4 @@
-"""JointStateInput / BaseStateInput: merging by name, rejection reasons, ages, frames."""
+"""JointStateInput / BaseStateInput: merging by name, rejections, freshness per joint, frames."""
 from __future__ import annotations
 
 import array
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from rnea_ros.node.joint_input import (BAD_QUATERNION, base_spatial_acceleration, BaseStateInput,
-                                       DUPLICATE_NAME, JointStateInput, LENGTH_MISMATCH, NEVER,
-                                       NON_FINITE, Rejected)
+                                       DUPLICATE_NAME, FRESH, JointStateInput, LENGTH_MISMATCH,
+                                       NEVER, NEVER_RECEIVED, NON_FINITE, Rejected, STALE)
 
 NAMES = ('a', 'b', 'c')
 
@@ -109,3 +109,105 @@ def test_base_acceleration_is_converted_from_classical_to_spatial():
     out = np.zeros(6)
     base_spatial_acceleration((0, 0, 0), (0, 0, 0.5), twist, out)
     np.testing.assert_allclose(out, [0, -2.0, 0, 0, 0, 0.5])
+
+
+# ---------------------------------------------------------------------- freshness per joint
+ARM, GRIPPER = np.arange(7), np.array([7])
+ARM_GRIPPER = tuple(f'arm{k}' for k in range(7)) + ('gripper',)
+
+
+def feed(joints, rng, start, end, rates, stop=None):
+    """
+    Return the messages of an arm and a gripper publisher, merged in arrival order.
+
+    The arm (joints 0-6) and the gripper (joint 7) publish at ``rates`` (Hz), stamps jittered by
+    +-20 % of the period, every 10th arm message dropped; each stops at ``stop[name]``.
+    """
+    stop = stop or {}
+    events = []
+    for name, rate, indices in (('arm', rates[0], ARM), ('gripper', rates[1], GRIPPER)):
+        t, k = start, 0
+        while t < min(end, stop.get(name, np.inf)):
+            if not (name == 'arm' and k % 10 == 9):
+                events.append((t, indices))
+            k += 1
+            t += (1 + rng.uniform(-0.2, 0.2)) / rate
+    events.sort(key=lambda event: event[0])
+    return events
+
+
+def run_cycles(joints, events, end, rate=500.0, timeout=0.1, max_timeout=1.0):
+    """
+    Merge ``events`` and evaluate freshness at each cycle of ``rate``.
+
+    Returns the (time, code) of the cycles that were not FRESH.
+    """
+    faults, k = [], 0
+    commanded = np.arange(8)
+    for now in np.arange(events[0][0], end, 1 / rate):
+        while k < len(events) and events[k][0] <= now:
+            t, indices = events[k]
+            names = [ARM_GRIPPER[j] for j in indices]
+            joints.update(names, [0.1] * len(names), [0.0] * len(names), [], now=t)
+            k += 1
+        code = joints.fault(now, commanded, timeout, max_timeout, True)
+        if code != FRESH:
+            faults.append((now, code))
+    return faults
+
+
+@pytest.mark.parametrize('arm_rate', [200.0, 500.0, 1000.0])
+def test_slow_gripper_publisher_gives_no_fault_cycle(arm_rate):
+    """An arm at 200-1000 Hz and a gripper at 5 Hz from another publisher, default timeouts."""
+    joints = JointStateInput(ARM_GRIPPER)
+    events = feed(joints, np.random.default_rng(int(arm_rate)), 0.0, 3.0, (arm_rate, 5.0))
+    faults = run_cycles(joints, events, 3.0)
+    # Only the start-up, before the gripper's first message arrived, is missing.
+    assert all(code == NEVER_RECEIVED for _, code in faults)
+    assert not faults or faults[-1][0] < events[0][0] + 0.25
+    timeouts = joints.timeouts(0.1, 1.0)
+    np.testing.assert_allclose(timeouts[:7], 0.1, rtol=0, atol=1e-12)  # the arm keeps 0.1 s
+    assert 0.45 < timeouts[7] < 0.75  # 3 x ~0.2 s
+
+
+@pytest.mark.parametrize('stopped, bound', [('arm', 0.1), ('gripper', 1.0)])
+def test_a_publisher_that_stops_trips_the_fault_within_its_bound(stopped, bound):
+    """
+    Trip the arm after input_timeout, the gripper after 3 of its periods.
+
+    At most max_input_timeout; both stay tripped.
+    """
+    joints = JointStateInput(ARM_GRIPPER)
+    events = feed(joints, np.random.default_rng(3), 0.0, 4.0, (500.0, 5.0), stop={stopped: 2.0})
+    last = max(t for t, indices in events if (indices is ARM) == (stopped == 'arm'))
+    faults = [(t, code) for t, code in run_cycles(joints, events, 4.0) if t > 1.0]
+    assert faults and all(code == STALE for _, code in faults)
+    first = faults[0][0]
+    assert first <= last + bound + 2e-3  # within the bound (+ one 500 Hz cycle)
+    assert first > last + 0.1 - 2e-3  # and not before input_timeout
+    assert faults[-1][0] > 3.99 and len(faults) == pytest.approx((4.0 - first) * 500, abs=2)
+
+
+def test_period_estimate_follows_the_publisher_and_is_bounded():
+    joints = JointStateInput(('a',))
+    assert joints.timeouts(0.1, 1.0)[0] == pytest.approx(1.0)  # one message or none: the bound
+    for k in range(50):
+        joints.update(['a'], [0.0], [], [], now=0.5 * k)  # 2 Hz: 3 periods would be 1.5 s
+    assert joints.period[0] == pytest.approx(0.5, abs=1e-9)
+    assert joints.timeouts(0.1, 1.0)[0] == pytest.approx(1.0)  # capped by max_input_timeout
+    assert joints.timeouts(2.0, 1.0)[0] == pytest.approx(2.0)  # never below input_timeout
+
+
+def test_locked_joints_are_held_never_stale_and_ignored_in_messages():
+    q, v = np.zeros(3), np.zeros(3)
+    joints = JointStateInput(NAMES, q, v)
+    joints.lock({'c': 0.25})
+    np.testing.assert_allclose(q, [0, 0, 0.25], rtol=0, atol=0)
+    joints.update(['a', 'b', 'c'], [1.0, 2.0, 9.0], [0.1, 0.2, 9.0], [], now=1.0)
+    np.testing.assert_allclose(q, [1, 2, 0.25], rtol=0, atol=0)
+    np.testing.assert_allclose(v, [0.1, 0.2, 0.0], rtol=0, atol=0)
+    assert joints.fault(50.0, np.array([2]), 0.1, 1.0, True) == FRESH
+    assert joints.fault(50.0, np.array([0, 2]), 0.1, 1.0, True) == STALE
+    assert joints.names_never_received() == []
+    with pytest.raises(KeyError):
+        joints.lock({'nope': 0.0})

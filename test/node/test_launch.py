@@ -187,7 +187,8 @@ def test_config_names_declared_parameters_with_valid_values():
     document = yaml.safe_load(CONFIG.read_text())
     params = document['/**']['ros__parameters']
     assert set(params) <= set(PARAMETERS)
-    commented = {'command_joints', 'contacts', 'wrench_topics'}  # lists: commented examples
+    commented = {'command_joints', 'contacts', 'wrench_topics', 'locked_joints',
+                 'locked_positions'}  # lists: commented examples
     assert set(PARAMETERS) - set(params) == commented
     assert all(f'# {name}: [' in CONFIG.read_text() for name in commented)
     values = {k: v for k, v in params.items() if k not in ('robot_description', 'autostart')}
