@@ -221,11 +221,9 @@ class ReactionOutput:
 
     def __init__(self, model: RobotModel):
         self.model = model
-        child_links: dict[str, str] = {}
-        body_names = model.tree.body_names
-        for link in model.tree.links:  # a body's first link in visit order is its child link
-            if link.body >= 0:
-                child_links.setdefault(body_names[link.body], link.name)
+        tree = model.tree
+        child_links = {joint: link for joint, link in zip(tree.body_names, tree.body_links)
+                       if link}
         zeros = np.zeros(model.nv)
         self.joints = tuple(model.joint_reaction_wrenches(model.neutral_configuration(),
                                                           zeros, zeros))
