@@ -30,9 +30,10 @@ PIP_PACKAGES = {
     'daqp': 'daqp', 'rosbags': 'rosbags', 'pyarrow': 'pyarrow', 'cvxpy': 'cvxpy',
     'clarabel': 'clarabel', 'scs': 'scs', 'dask': 'dask', 'distributed': 'distributed',
     'plotly': 'plotly', 'pinocchio': 'pin', 'example_robot_data': 'example-robot-data',
-    'quadprog': 'quadprog',
+    'quadprog': 'quadprog', 'threadpoolctl': 'threadpoolctl',
 }
-TEST_HELPERS = {'oracle', 'ros_harness', 'standing', 'bagdata', 'test_seeds', 'conftest'}
+# The test suite's own modules (helpers such as the oracle, and test modules others reuse).
+TEST_HELPERS = {path.stem for path in (ROOT / 'test').rglob('*.py')}
 
 
 def imported_modules(paths) -> dict[str, str]:

@@ -5,7 +5,7 @@ PNG plots of the validation data: measured effort vs the URDF's and the identifi
 panel per joint: the measured effort, the URDF's prediction (before) and the identified model's
 with its friction and armature (after), each with its RMS residual over the samples plotted in
 the legend (long data: every k-th sample, at most ``cli.PLOT_SAMPLES``; then reduced to min/max
-envelopes as in ``rnea_ros.bag.plots``).
+envelopes by ``rnea_ros.bag.downsample``, as the bag plots are).
 """
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rnea_ros.bag.plots import envelope, groups
+from rnea_ros.bag.downsample import envelope
+from rnea_ros.bag.plots import groups
 
 STYLE = {  # curve: (legend label, colour, line width)
     'measured': ('measured', '#7f7f7f', 1.4),
@@ -31,7 +32,7 @@ def plot_validation(directory: Path, time: np.ndarray, labels: Sequence[str],
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
-    lines = {name: envelope(time, values) for name, values in curves.items()}
+    t_reduced, reduced = envelope(time, curves)
     measured = curves['measured']
     paths = []
     for name, columns in groups(labels):
@@ -39,12 +40,12 @@ def plot_validation(directory: Path, time: np.ndarray, labels: Sequence[str],
         fig, axes = plt.subplots(len(columns), 1, sharex=True, squeeze=False,
                                  figsize=(10, height))
         for ax, k in zip(axes[:, 0], columns):
-            for curve, (t, v) in lines.items():
+            for curve, v in reduced.items():
                 label, colour, width = STYLE[curve]
                 if curve != 'measured':
                     rms = float(np.sqrt(np.mean((measured[:, k] - curves[curve][:, k]) ** 2)))
                     label = f'{label}: RMS {rms:.3g}'
-                ax.plot(t, v[:, k], color=colour, lw=width, label=label)
+                ax.plot(t_reduced, v[:, k], color=colour, lw=width, label=label)
             ax.legend(loc='lower right', bbox_to_anchor=(1.0, 0.98), fontsize=7, frameon=False,
                       ncol=3)
             ax.set_ylabel(f'{labels[k]}\n[{units[k]}]', fontsize=9)
