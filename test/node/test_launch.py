@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import ast
 from glob import glob
+import os
 from pathlib import Path
 import shlex
 import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -115,8 +117,10 @@ def test_xacro_command_of_the_launch_file_expands_xacro_and_passes_urdf(tmp_path
 
     def run(urdf, xacro_args=''):
         command = shlex.split('xacro ' + str(urdf) + ' ' + xacro_args)  # as Command splits
+        # The xacro console script of this environment (a ROS install has it on PATH).
+        path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get('PATH', '')])
         return subprocess.run(command, capture_output=True, text=True, check=True,
-                              timeout=120).stdout
+                              timeout=120, env={**os.environ, 'PATH': path}).stdout
 
     model = RobotModel.from_urdf_string(run(xacro_file, 'prefix:=left_'))
     assert model.joint_names == ('left_joint',)
@@ -169,7 +173,6 @@ def test_setup_installs_launch_and_config():
     setup = (ROOT / 'setup.py').read_text()
     assert "glob('launch/*.launch.py')" in setup and "glob('config/*.yaml')" in setup
     assert "'rnea_node = rnea_ros.node.main:main'" in setup
-    import os
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
