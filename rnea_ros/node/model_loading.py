@@ -8,7 +8,8 @@ description from the topic never enters the node's process: ``DescriptionWorker`
 of its own (``forkserver`` context: no fork of a process with DDS threads) with its own rclpy
 node (``<node>_description``, same namespace), subscribed to the node's resolved
 ``robot_description`` topic; it parses and checks each description, builds the ``RobotModel``
-(packing the tree into the kernels' arrays: 40 ms for talos_reduced) and sends it back through a
+(packing the tree into the kernels' arrays: 40 ms for talos_reduced; at a lower CPU priority
+than the node, ``WORKER_NICENESS``) and sends it back through a
 pipe, pickled as its tree and packed arrays (tens of kB; unpickling is a few array copies, 1
 ms). A thread of the node waits on that pipe (without the GIL) and wakes the executor through
 a guard condition, which declares the model's joint-model parameters (``armature.<joint>``,
@@ -33,6 +34,9 @@ from rnea_ros.node.settings import (actuated_joints, check_model, ModelRejected,
                                     ParameterRejected, Settings)
 
 PARENT_CHECK = 0.5  # s: how often the worker looks whether the node is still there
+# Niceness added to the worker (its threads inherit it): on a busy machine a description being
+# parsed yields the CPU to the node's control thread, which must not miss its deadlines.
+WORKER_NICENESS = 10
 _WARM_UP_URDF = ('<robot name="warm_up"><link name="base"/><link name="arm"><inertial>'
                  '<mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/>'
                  '</inertial></link><joint name="j" type="revolute"><parent link="base"/>'
@@ -89,6 +93,7 @@ def _worker_main(topic: str, name: str, namespace: str, settings: Settings, node
 
     from rnea_ros.node.messages import DESCRIPTION_QOS
 
+    os.nice(WORKER_NICENESS)  # first: the DDS threads rclpy starts inherit it
     # Load the compiled kernels now, while the node starts, not when the first model comes.
     parse_description(_WARM_UP_URDF, settings)
     rclpy.init(args=[], signal_handler_options=SignalHandlerOptions.NO)

@@ -9,6 +9,7 @@ behind each is unit-tested in ``test_feedforward`` and ``test_joint_input``.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import threading
 import time
 
@@ -23,6 +24,7 @@ from test_node import (ERROR, has_level, joint_state, OK, PANDA_ARM, random_arm_
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.node.model_loading import WORKER_NICENESS
 
 pytestmark = pytest.mark.timeout(120)
 ros, panda = test_node.ros, test_node.panda  # the fixtures of test_node: the node, the panda
@@ -250,6 +252,29 @@ def hardware_id(msg) -> str | None:
     return None
 
 
+def _nice(pid: int) -> int:
+    # /proc/<pid>/stat: field 19 is the niceness (after the command in parentheses).
+    return int(Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[16])
+
+
+def _descendants(pid: int) -> list[tuple[int, int]]:
+    """Return (pid, niceness) of every process below ``pid``."""
+    parent = {}
+    for entry in Path('/proc').iterdir():
+        if entry.name.isdigit():
+            try:
+                parent[int(entry.name)] = int(
+                    (entry / 'stat').read_text().rsplit(')', 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue  # gone meanwhile
+    found, frontier = [], [pid]
+    while frontier:
+        children = [child for child, up in parent.items() if up in frontier]
+        found += children
+        frontier = children
+    return [(child, _nice(child)) for child in found if Path(f'/proc/{child}').exists()]
+
+
 def test_a_20_mb_description_replaces_the_model_without_stalling_the_cycles(ros, panda):
     """
     Replace the model with a 20 MB robot_description at 500 Hz: at most 2 more missed cycles.
@@ -259,13 +284,17 @@ def test_a_20_mb_description_replaces_the_model_without_stalling_the_cycles(ros,
     the finished model is installed under the lock.
     """
     model, xml = panda
-    ros.start_node({'rate': 500.0})
+    node = ros.start_node({'rate': 500.0})
     description = ros.publisher(String, 'robot_description', LATCHED)
     description.publish(String(data=xml))
     q, v, _ = random_arm_state(model, 25)
     streams = Streams(ros, model.joint_names, q, v)
     good = model.rnea(q, v, np.zeros(model.nv))
     streams.torque_for((8, 0), timeout=30, predicate=lambda m: np.allclose(m.effort, good))
+    # The worker parses at a lower CPU priority than the node's control thread.
+    niceness = dict(_descendants(node.proc.pid))
+    assert WORKER_NICENESS > 0 and _nice(node.proc.pid) + WORKER_NICENESS in \
+        niceness.values(), niceness
 
     def missed(msg) -> int:
         return int(status(msg)[2]['missed cycles'])
@@ -285,13 +314,13 @@ def test_a_20_mb_description_replaces_the_model_without_stalling_the_cycles(ros,
     messages = streams.diagnostics.messages
     periods = messages.index(after) - messages.index(before)
     replacement = missed(after) - missed(before)
-    # Quiet windows of the same number of reports (this machine is shared: the largest).
+    # Quiet windows of the same number of reports; the typical one (median) is the reference.
     windows = [missed(quiet[k + periods]) - missed(quiet[k])
                for k in range(len(quiet) - periods)]
     if not windows:  # the replacement took longer than the quiet record: scale the whole
         windows = [(missed(quiet[-1]) - missed(quiet[0])) * periods / (len(quiet) - 1)]
     print(f'missed cycles: {replacement} over {periods} reports with the 20 MB replacement, '
           f'{windows} in quiet windows of as many reports')
-    assert replacement <= max(windows) + 2, (replacement, windows)
+    assert replacement <= np.median(windows) + 2, (replacement, windows)
     torques = streams.torque_for((9, 0), predicate=lambda m: np.allclose(m.effort, good))
     np.testing.assert_allclose(torques.effort, good, rtol=0, atol=1e-12)
