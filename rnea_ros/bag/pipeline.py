@@ -135,14 +135,36 @@ def run(args: argparse.Namespace) -> Result:
     if (args.window is not None and not args.window > 0) or args.order < 2 or (
             args.max_gap is not None and not args.max_gap > 0):
         raise InputError('--window and --max-gap must be positive and --order at least 2')
+    if args.threads is not None and args.threads < 1:
+        raise InputError(f'--threads must be at least 1, got {args.threads}')
     _contact_links(args)
     check_output(output, args.overwrite)  # before any work: refuse and touch nothing
     with timings('reading'):
         reader = open_bag(bag_path)
     try:
-        return _run(args, reader, output, timings)
+        with thread_limit(args.threads):
+            return _run(args, reader, output, timings)
     finally:
         reader.close()
+
+
+@contextmanager
+def thread_limit(threads: int | None):
+    """
+    Run the numba kernels called from this thread on at most ``threads`` threads.
+
+    None: numba's default (one per core). A fleet worker runs one bag per core with 1.
+    """
+    if threads is None:
+        yield
+        return
+    import numba
+    before = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
 
 
 def _run(args, reader, output: Path, timings: _Timings) -> Result:

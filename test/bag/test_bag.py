@@ -381,6 +381,28 @@ def test_unknown_joint_selection_and_empty_window(tmp_path, capsys):
     assert code == 1 and 'no /joint_states messages in the bag in the time window' in err
 
 
+def test_one_thread_gives_the_same_results_and_restores_numba(tmp_path, capsys):
+    """--threads 1 (a fleet worker's setting) limits the kernels and changes no number."""
+    import numba
+    times = sample_times(3000, jitter=0.2)
+    effort = np.random.default_rng(3).normal(0.0, 1.0, (times.size, 8))
+    bag = panda_bag(tmp_path / 'bag', times, effort=effort)
+    before = numba.get_num_threads()
+    code, _, err = run(capsys, bag, tmp_path / 'all', '--format', 'csv')
+    assert code == 0, err
+    code, _, err = run(capsys, bag, tmp_path / 'one', '--format', 'csv', '--threads', '1')
+    assert code == 0, err
+    assert numba.get_num_threads() == before
+    for name in ('torques.csv', 'decomposition.csv', 'residual.csv'):
+        one, every = (read_table(tmp_path / d / name) for d in ('one', 'all'))
+        assert one.keys() == every.keys()
+        for column in one:
+            np.testing.assert_allclose(one[column], every[column], rtol=0, atol=1e-12)
+    code, _, err = run(capsys, bag, tmp_path / 'none', '--threads', '0')
+    assert code == 1 and 'rnea_bag: error: --threads must be at least 1, got 0' in err
+    assert not (tmp_path / 'none').exists()
+
+
 def test_help_lists_the_options(capsys):
     with pytest.raises(SystemExit) as stop:
         main(['--help'])
@@ -390,7 +412,7 @@ def test_help_lists_the_options(capsys):
     for option in ('--urdf', '--floating-base', '--joint-states', '--output', '--write-bag',
                    '--start', '--joints', '--window', '--order', '--max-gap', '--contacts',
                    '--friction', '--lock', '--lock-missing', '--accelerations-from',
-                   '--overwrite'):
+                   '--overwrite', '--threads'):
         assert option in text
 
 
