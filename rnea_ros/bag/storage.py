@@ -2,9 +2,10 @@
 Reading and writing rosbag2 bags (sqlite3 or mcap) with ``rosbags``; no ROS install needed.
 
 Raw records: a topic's messages are read as one uint8 buffer with per-record offsets, the form
-the vectorised decoders of ``rnea_ros.bag.cdr`` take. Indexed, uncompressed MCAP files are read
-chunk by chunk with a numba record scanner (rosbags' per-message generator costs ~8 us per
-message: half a minute for an hour of 1 kHz joint_states); every other bag goes through
+the vectorised decoders of ``rnea_ros.bag.cdr`` take. Indexed MCAP files are read chunk by
+chunk with a numba record scanner (rosbags' per-message generator costs ~8 us per message: half
+a minute for an hour of 1 kHz joint_states), uncompressed chunks in place in a read-only memory
+map of the file (no copy of the bag); every other bag goes through
 ``rosbags.rosbag2.Reader.messages``. Both give the same records in the same order (log time,
 ties in file order); ``read_raw(..., fast=False)`` forces the generic path.
 
@@ -13,9 +14,11 @@ type) raises ``BagError`` with a message that names the path or topic.
 """
 from __future__ import annotations
 
+from binascii import crc32
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 import heapq
+import mmap
 from pathlib import Path
 
 from numba import njit
@@ -42,6 +45,8 @@ class RawRecords:
 
     ``times``: receive (log) time of each record in ns since the epoch, non-decreasing;
     ``channels``: the MCAP channel id of each record (chunk reader only, else None).
+    ``buffer`` may be a read-only map of the bag file (``_map_file``), released with the last
+    array that views it: decode and drop the records rather than keep them.
     """
 
     times: np.ndarray
@@ -225,8 +230,13 @@ def _read_mcap_chunks(reader, connections, start, stop, progress) -> RawRecords 
     Read indexed MCAP chunks directly (the fast path).
 
     The fast path for indexed, uncompressed-per-message MCAP bags; None when it does not
-    apply (then the generic reader is used).
+    apply (then the generic reader is used). Each file is mapped read-only (``_map_file``) and
+    its uncompressed chunks are scanned in place; when every record comes from the uncompressed
+    chunks of one file, the records' buffer is that map and their starts are file offsets (no
+    copy of the bag). Compressed chunks are decompressed (as rosbags does, checksum included),
+    and records from several files or from compressed chunks are copied into one buffer.
     """
+    from rosbags.rosbag2.errors import ReaderError
     from rosbags.rosbag2.storage_mcap import decompress
     storages = mcap_storages(reader)
     if storages is None:
@@ -234,53 +244,80 @@ def _read_mcap_chunks(reader, connections, start, stop, progress) -> RawRecords 
     wanted = {(c.topic, c.msgtype) for c in connections}
     start = -2**63 if start is None else start
     stop = 2**63 - 1 if stop is None else stop
+    # Per chunk: (source, first byte of its records in source, their size, then the records'
+    # times, starts relative to that first byte, lengths and channel ids).
     parts, count = [], 0
     for mcap in storages:
         channels = np.array([c.id for c in mcap.connections if (c.topic, c.msgtype) in wanted],
                             dtype=np.int64)
-        if channels.size == 0:
+        chunks = [chunk for chunk in mcap.chunks
+                  if chunk.message_end_time >= start and chunk.message_start_time < stop
+                  and any(chunk.channel_count.get(int(c), 0) for c in channels)]
+        if not chunks:
             continue
-        bio = mcap.bio
-        for chunk in mcap.chunks:
-            if chunk.message_end_time < start or chunk.message_start_time >= stop:
-                continue
-            if not any(chunk.channel_count.get(int(c), 0) for c in channels):
-                continue
+        mapped = _map_file(mcap.bio)
+        for chunk in chunks:
             # Same offsets as rosbags' own chunk reader (storage_mcap.msgsrc).
-            bio.seek(chunk.chunk_start_offset + 9 + 24)
-            crc = int.from_bytes(bio.read(4), 'little')
-            bio.seek(chunk.chunk_start_offset + 9 + 40 + len(chunk.compression))
-            compressed = bio.read(chunk.compressed_size)
-            if len(compressed) != chunk.compressed_size:
+            head = chunk.chunk_start_offset + 9
+            begin = head + 40 + len(chunk.compression)
+            end = begin + chunk.compressed_size
+            if end > mapped.size:
                 raise BagError(f'truncated MCAP chunk in {str(mcap.path)!r}')
-            data = np.frombuffer(decompress(compressed, chunk.compression,
-                                            chunk.uncompressed_size, crc), dtype=np.uint8)
+            crc = int.from_bytes(mapped[head + 24:head + 28].tobytes(), 'little')
+            size = chunk.uncompressed_size
+            if chunk.compression or chunk.compressed_size != size:
+                source = np.frombuffer(decompress(mapped[begin:end].tobytes(),
+                                                  chunk.compression, size, crc), dtype=np.uint8)
+                first = 0
+            else:
+                source, first = mapped, begin
+                if crc and crc32(mapped[begin:end]) != crc:  # rosbags' check and error
+                    raise ReaderError('Chunk checksum mismatch.')
             capacity = sum(chunk.channel_count.get(int(c), 0) for c in channels)
             times = np.empty(capacity, dtype=np.int64)
             starts = np.empty(capacity, dtype=np.int64)
             lengths = np.empty(capacity, dtype=np.int64)
             ids = np.empty(capacity, dtype=np.int64)
-            found = _scan_mcap_chunk(data, channels, start, stop, times, starts, lengths, ids)
+            found = _scan_mcap_chunk(source[first:first + size], channels, start, stop, times,
+                                     starts, lengths, ids)
             if found < 0:
                 raise BagError(f'malformed MCAP chunk at byte {chunk.chunk_start_offset} of '
                                f'{str(mcap.path)!r}')
-            parts.append((data, times[:found], starts[:found], lengths[:found], ids[:found]))
+            parts.append((source, first, size, times[:found], starts[:found], lengths[:found],
+                          ids[:found]))
             count += found
             if progress is not None:
                 progress(count)
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return RawRecords(empty, np.zeros(0, dtype=np.uint8), empty, empty, empty)
-    offsets = np.cumsum([0] + [p[0].size for p in parts[:-1]])
-    buffer = np.concatenate([p[0] for p in parts])
-    times = np.concatenate([p[1] for p in parts])
-    starts = np.concatenate([p[2] + offset for p, offset in zip(parts, offsets)])
-    lengths = np.concatenate([p[3] for p in parts])
-    ids = np.concatenate([p[4] for p in parts])
+    if all(p[0] is parts[0][0] for p in parts):  # one file's map, or one decompressed chunk
+        buffer = parts[0][0]
+        offsets = [p[1] for p in parts]
+    else:
+        pieces = [source[first:first + size] for source, first, size, *_ in parts]
+        buffer = np.concatenate(pieces)
+        offsets = np.cumsum([0] + [piece.size for piece in pieces[:-1]])
+    times = np.concatenate([p[3] for p in parts])
+    starts = np.concatenate([p[4] + offset for p, offset in zip(parts, offsets)])
+    lengths = np.concatenate([p[5] for p in parts])
+    ids = np.concatenate([p[6] for p in parts])
     if np.any(times[1:] < times[:-1]):
         order = np.argsort(times, kind='stable')
         times, starts, lengths, ids = times[order], starts[order], lengths[order], ids[order]
     return RawRecords(times, buffer, starts, lengths, ids)
+
+
+def _map_file(bio) -> np.ndarray:
+    """
+    Return the whole file open as ``bio`` as a read-only uint8 array over a memory map.
+
+    The map has its own file descriptor and lives as long as an array views it: records read
+    from it stay valid after the reader is closed, and it is unmapped with the last view. A
+    file cut short while mapped (not a finished bag) would fault on access: bags are read
+    after they are written.
+    """
+    return np.frombuffer(mmap.mmap(bio.fileno(), 0, access=mmap.ACCESS_READ), dtype=np.uint8)
 
 
 def deserialize_all(records: RawRecords, msgtype: str, store=None) -> list:
