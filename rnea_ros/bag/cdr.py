@@ -4,11 +4,12 @@ Vectorised CDR codec for ``sensor_msgs/JointState`` and ``nav_msgs/Odometry``, w
 Decoding millions of messages one at a time through a generic deserializer costs ~15 us each
 (about a minute for an hour of joint_states at 1 kHz). A publisher nearly always sends the same
 names and frame ids in every message, so its records share one byte layout: only the stamp and
-the float64 values change. This module parses one record per layout, checks every other record
-of that length against the layout's fixed bytes (numba), and slices the stamps and float64
-arrays out of all matching records at once. Records that fit no layout (big-endian, names that
-change every message, malformed) go to a fallback deserializer (``rosbags``), so the result
-never depends on the fast path applying.
+the float64 values change. This module parses one record per layout, then one compiled pass
+over every other record of that length checks it against the layout's fixed bytes and copies
+the stamp and the float64 arrays of each matching record straight from the buffer (which may
+be a map of the bag file: records need not be back to back). Records that fit no layout
+(big-endian, names that change every message, malformed) go to a fallback deserializer
+(``rosbags``), so the result never depends on the fast path applying.
 
 Wire format (ROS 2 ``cdr``, i.e. XCDR1, little endian): a 4-byte encapsulation header
 ``00 01 00 00``, then the payload, in which every primitive is aligned to its size *relative to
@@ -164,25 +165,45 @@ def odometry_layout(cursor: _Cursor) -> Layout | None:
 
 
 @njit(cache=True, nogil=True)
-def _match_layout(buffer, starts, fixed, expected, match):
-    """match[i] = the record at ``starts[i]`` repeats ``expected`` at the ``fixed`` offsets."""
-    for i in range(starts.size):
-        start = starts[i]
-        ok = True
-        for k in range(fixed.size):
-            if buffer[start + fixed[k]] != expected[k]:
-                ok = False
-                break
-        match[i] = ok
+def _extract(buffer, starts, rows, first_fixed, template, mask, arrays, outputs, stamps,
+             match):
+    """
+    Match the records ``rows`` against a layout and extract the matching ones, in one pass.
 
-
-@njit(cache=True, nogil=True)
-def _rows(buffer, starts, size):
-    """Return the records at ``starts`` (each ``size`` bytes) as a (len(starts), size) matrix."""
-    out = np.empty((starts.size, size), dtype=np.uint8)
-    for i in range(starts.size):
-        out[i, :] = buffer[starts[i]:starts[i] + size]
-    return out
+    The record at ``starts[rows[i]]`` matches if, from its byte ``first_fixed`` on, it repeats
+    ``template`` wherever ``mask`` is 0xFF (its fixed bytes): then ``match[i]`` is set,
+    ``stamps[rows[i]]`` gets its header stamp in ns and row ``count`` (the matches so far) of
+    each ``outputs[k]`` (a uint8 view of a float64 array) the bytes at record offset
+    ``arrays[k]``. Returns the number of matches.
+    """
+    count = 0
+    span = template.size
+    for i in range(rows.size):
+        row = rows[i]
+        start = starts[row]
+        # Sliced once per record so that the loop below reads from a fixed base: vectorised.
+        fixed = buffer[start + first_fixed:start + first_fixed + span]
+        differ = np.uint8(0)
+        for k in range(span):
+            differ |= (fixed[k] ^ template[k]) & mask[k]
+        match[i] = differ == 0
+        if differ:
+            continue
+        sec = np.int64(0)
+        nanosec = np.int64(0)
+        for k in range(4):
+            sec |= np.int64(buffer[start + HEADER_SIZE + k]) << (8 * k)
+            nanosec |= np.int64(buffer[start + HEADER_SIZE + 4 + k]) << (8 * k)
+        if sec >= 2**31:  # int32 seconds
+            sec -= 2**32
+        stamps[row] = sec * 1_000_000_000 + nanosec
+        for k in range(len(outputs)):
+            out = outputs[k][count]
+            source = buffer[start + arrays[k]:start + arrays[k] + out.size]
+            for j in range(out.size):
+                out[j] = source[j]
+        count += 1
+    return count
 
 
 def decode(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
@@ -193,14 +214,15 @@ def decode(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
 
     ``layout_of``: ``joint_state_layout`` or ``odometry_layout``. ``fallback(record)`` returns
     (stamp_ns, key, arrays) for a record no layout fits; it may raise for a corrupt record.
+    The arrays of the blocks are new arrays: none views ``buffer``.
     """
     n = starts.size
     stamps = np.zeros(n, dtype=np.int64)
     blocks: list[Block] = []
     leftover: list[np.ndarray] = []
-    for size in np.unique(lengths):
-        rows = np.flatnonzero(lengths == size)
-        contiguous = rows.size == n and (n == 1 or bool(np.all(np.diff(starts) == size)))
+    one_size = n > 0 and lengths.min() == lengths.max()
+    for size in (lengths[:1] if one_size else np.unique(lengths)):
+        rows = np.arange(n) if one_size else np.flatnonzero(lengths == size)
         for _ in range(MAX_LAYOUTS_PER_LENGTH):
             if rows.size == 0:
                 break
@@ -209,26 +231,26 @@ def decode(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
             if layout is None:
                 leftover.append(rows[:1])
                 rows = rows[1:]
-                contiguous = False
                 continue
-            row_starts = starts[rows]
-            expected = np.frombuffer(layout.template, dtype=np.uint8)[layout.fixed]
+            # The fixed bytes as a template and mask from the first fixed one to the last.
+            fixed = layout.fixed
+            first_fixed = int(fixed[0]) if fixed.size else 0
+            span = int(fixed[-1]) + 1 - first_fixed if fixed.size else 0
+            template = np.frombuffer(layout.template, dtype=np.uint8)[
+                first_fixed:first_fixed + span]
+            mask = np.zeros(span, dtype=np.uint8)
+            mask[fixed - first_fixed] = 0xFF
+            arrays = tuple(np.empty((rows.size, count)) for _, count in layout.arrays)
+            offsets = np.array([offset for offset, _ in layout.arrays], dtype=np.int64)
             match = np.empty(rows.size, dtype=np.bool_)
-            _match_layout(buffer, row_starts, layout.fixed, expected, match)
-            matched, row_starts = rows[match], row_starts[match]
+            found = _extract(buffer, starts, rows, first_fixed, template, mask, offsets,
+                             tuple(a.view(np.uint8) for a in arrays), stamps, match)
+            if found < rows.size // 2:  # do not keep a large allocation for a few records
+                arrays = tuple(a[:found].copy() for a in arrays)
+            elif found < rows.size:
+                arrays = tuple(a[:found] for a in arrays)
+            blocks.append(Block(rows[match], layout.key, arrays))
             rows = rows[~match]
-            if contiguous and matched.size == n:
-                # One layout for every record, stored back to back: an (n, size) matrix view.
-                matrix = buffer[starts[0]:starts[0] + n * size].reshape(n, size)
-            else:
-                matrix = _rows(buffer, row_starts, size)
-            stamp = matrix[:, HEADER_SIZE:HEADER_SIZE + 8].copy().view('<i4')
-            stamps[matched] = (stamp[:, 0].astype(np.int64) * 1_000_000_000
-                               + stamp[:, 1].view('<u4').astype(np.int64))
-            arrays = tuple(matrix[:, offset:offset + 8 * count].copy().view('<f8')
-                           for offset, count in layout.arrays)
-            blocks.append(Block(matched, layout.key, arrays))
-            contiguous = False
         if rows.size:
             leftover.append(rows)
     fallback_rows = np.concatenate(leftover) if leftover else np.zeros(0, dtype=np.int64)

@@ -29,6 +29,17 @@ def _rows(decoded: cdr.Decoded, n: int) -> list:
     return out
 
 
+def assert_rosbags_values(raws: list[bytes], decoded: cdr.Decoded) -> None:
+    """Names, stamp and arrays of every record as rosbags deserializes them (copied bytes)."""
+    for raw, (names, pos, vel, eff), stamp in zip(raws, _rows(decoded, len(raws)),
+                                                  decoded.stamps):
+        msg = STORE.deserialize_cdr(raw, JOINT_STATE)
+        assert names == tuple(msg.name)
+        assert stamp == msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec
+        for ours, theirs in ((pos, msg.position), (vel, msg.velocity), (eff, msg.effort)):
+            np.testing.assert_array_equal(ours, theirs)
+
+
 def test_decoder_matches_rosbags_on_mixed_layouts():
     rng = np.random.default_rng(3)
     layouts = [(['a', 'joint_bb'], 2, 2, 0), (['x'], 1, 0, 1), ([], 0, 0, 0),
@@ -42,13 +53,26 @@ def test_decoder_matches_rosbags_on_mixed_layouts():
         raws.append(joint_state(int(rng.integers(0, 2**31 * 10**9)), names, *values))
     decoded = _decode_js(raws)
     assert decoded.fallback_count == 0
-    for raw, (names, pos, vel, eff), stamp in zip(raws, _rows(decoded, len(raws)),
-                                                  decoded.stamps):
-        msg = STORE.deserialize_cdr(raw, JOINT_STATE)
-        assert names == tuple(msg.name)
-        assert stamp == msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec
-        for ours, theirs in ((pos, msg.position), (vel, msg.velocity), (eff, msg.effort)):
-            np.testing.assert_array_equal(ours, theirs)
+    assert_rosbags_values(raws, decoded)
+
+
+def test_records_apart_in_the_buffer_as_in_a_mapped_bag():
+    # In a mapped MCAP file the records lie between record headers and other topics: random
+    # gaps here, and a same-length record with other names among them (layout check).
+    rng = np.random.default_rng(6)
+    raws = [joint_state(int(ns), ['ab', 'cd'], rng.normal(size=2), rng.normal(size=2))
+            for ns in rng.integers(-2**31 * 10**9, 2**31 * 10**9, 300)]
+    raws[100] = joint_state(-1, ['xy', 'zw'], [1.0, 2.0], [3.0, 4.0])  # negative seconds
+    gaps = rng.integers(0, 40, len(raws))
+    buffer = b''.join(bytes(rng.integers(0, 256, gap, dtype=np.uint8)) + raw
+                      for gap, raw in zip(gaps, raws))
+    lengths = np.array([len(r) for r in raws], dtype=np.int64)
+    starts = np.cumsum(gaps + np.concatenate([[0], lengths[:-1]]))
+    decoded = cdr.decode(np.frombuffer(buffer, dtype=np.uint8), starts, lengths,
+                         cdr.joint_state_layout, lambda raw: pytest.fail('no fallback'))
+    assert sorted(len(block.rows) for block in decoded.blocks) == [1, 299]
+    assert_rosbags_values(raws, decoded)
+    assert decoded.stamps[100] == -1
 
 
 def test_same_length_other_names_is_a_second_layout():
