@@ -78,9 +78,7 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
     names = tuple(names)
     column = {name: k for k, name in enumerate(names)}
     n, width = receive_ns.size, len(names)
-    position = np.full((n, width), np.nan)
-    velocity = np.full((n, width), np.nan)
-    effort = np.full((n, width), np.nan)
+    position = velocity = effort = None
     unknown: set[str] = set()
     bad_rows = 0
     warnings: list[str] = []
@@ -91,24 +89,31 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
                 a.shape[1] not in (0, count) for a in (vel, eff)) or pos.shape[1] != count:
             bad_rows += block.rows.size
             continue
-        pairs = []
+        source = np.full(width, -1)  # per model column: the block's column, or -1
         for k, name in enumerate(msg_names):
             if name in column:
-                pairs.append((k, column[name]))
+                source[column[name]] = k
             elif name not in urdf_joints:
                 unknown.add(name)
-        if not pairs:
+        if not np.any(source >= 0):
             continue
-        src = np.array([p[0] for p in pairs])
-        dst = np.array([p[1] for p in pairs])
-        # One block for every message, in order (the usual case): column copies only.
-        rows = slice(None) if block.rows.size == n and np.array_equal(
-            block.rows, np.arange(n)) else block.rows[:, None]
+        if position is None and len(decoded.blocks) == 1 and block.rows.size == n \
+                and np.array_equal(block.rows, np.arange(n)):
+            # One block for every message, in order (the usual case): one column gather each.
+            position, velocity, effort = (_gather_columns(a, source) for a in (pos, vel, eff))
+            continue
+        if position is None:
+            position, velocity, effort = (np.full((n, width), np.nan) for _ in range(3))
+        dst = np.flatnonzero(source >= 0)
+        src = source[dst]
+        rows = block.rows[:, None]
         position[rows, dst] = pos[:, src]
         if vel.shape[1]:
             velocity[rows, dst] = vel[:, src]
         if eff.shape[1]:
             effort[rows, dst] = eff[:, src]
+    if position is None:
+        position, velocity, effort = (np.full((n, width), np.nan) for _ in range(3))
     if unknown and not ignore_extra:
         raise InputError(f'joint_states names joints that are not in the URDF: '
                          f'{sorted(unknown)} (wrong URDF? --ignore-extra-joints skips them)')
@@ -138,8 +143,8 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
         received = np.minimum.reduceat(received, first)
         times = unique
     held = {name: (float(value), '--lock') for name, value in (locked or {}).items()}
-    never = [names[k] for k in range(width)
-             if not np.isfinite(position[:, k]).any() and names[k] not in held]
+    complete, seen = _finite_columns(position)
+    never = [names[k] for k in range(width) if not seen[k] and names[k] not in held]
     if never and times.size and lock_missing is None:
         raise InputError(f'joint_states never gives a position for the URDF joints {never} '
                          '(the dynamics needs every joint; wrong URDF or topic? To hold them '
@@ -149,15 +154,16 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
         warnings.append('joints the bag never publishes are held fixed (--lock-missing): '
                         + ', '.join(f'{name}={held[name][0]:g}' for name in never))
     overridden = [name for name, (_, why) in held.items() if why == '--lock'
-                  and np.isfinite(position[:, column[name]]).any()]
+                  and seen[column[name]]]
     if overridden:
         warnings.append(f'--lock overrides the positions the bag gives for {overridden}')
     for name, (value, _) in held.items():
         k = column[name]
         position[:, k] = value
         velocity[:, k] = 0.0
+        complete[k] = True
     filled = 0
-    for k in range(width):
+    for k in np.flatnonzero(~complete):
         have = np.isfinite(position[:, k])
         if not have.all():
             filled += int((~have).sum())
@@ -166,6 +172,34 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
         warnings.append(f'interpolated {filled} joint positions missing from some messages')
     return JointSeries(names, clock, times, received, position, velocity, effort,
                        tuple(warnings), held)
+
+
+def _gather_columns(values: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """(N, J) array: column j is ``values[:, source[j]]``, or NaN where ``source[j]`` < 0."""
+    if values.shape[1] == 0:
+        return np.full((values.shape[0], source.size), np.nan)
+    first = int(source[0])
+    if first >= 0 and np.array_equal(source, np.arange(first, first + source.size)):
+        # The model's columns in the message's order (the usual case): one slice copy.
+        out = np.empty((values.shape[0], source.size))
+        out[...] = values[:, first:first + source.size]
+        return out
+    out = np.take(values, np.maximum(source, 0), axis=1)
+    if np.any(source < 0):
+        out[:, source < 0] = np.nan
+    return out
+
+
+def _finite_columns(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of (N, J) ``values``: (every value finite, some value finite)."""
+    with np.errstate(all='ignore'):
+        # A finite column sum proves a column finite in one pass; only the others are scanned.
+        complete = np.isfinite(values.sum(axis=0))
+    seen = complete & (values.shape[0] > 0)
+    for k in np.flatnonzero(~complete):
+        finite = np.isfinite(values[:, k])
+        complete[k], seen[k] = finite.all(), finite.any()
+    return complete, seen
 
 
 def _merge_rows(values: np.ndarray, first: np.ndarray) -> np.ndarray:
