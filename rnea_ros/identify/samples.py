@@ -60,24 +60,25 @@ def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
          window: float = differentiate.DEFAULT_WINDOW,
          order: int = differentiate.DEFAULT_ORDER) -> Samples:
     """Read one bag into ``Samples`` (``BagError``/``InputError`` name what is wrong)."""
+    store = typestore()
     reader = open_bag(Path(path))
     try:
         conns = topic_connections(reader, topic, JOINT_STATE, what='joint_states topic')
+
+        def fallback(record: bytes):
+            try:
+                return cdr.joint_state_fields(store.deserialize_cdr(record, JOINT_STATE))
+            except Exception as exc:  # noqa: B902 - any decoding failure: a corrupt record
+                raise BagError(f'{path}: corrupt {JOINT_STATE} message on {conns[0].topic!r} '
+                               f'({len(record)} bytes): {type(exc).__name__}: {exc}') from None
         raw = read_raw(reader, conns)
+        if len(raw) == 0:
+            raise BagError(f'{path}: no {conns[0].topic} messages')
+        # Decoded while the bag is open: the records may be a view of the mapped file.
+        decoded = cdr.decode(raw.buffer, raw.starts, raw.lengths, cdr.joint_state_layout,
+                             fallback)
     finally:
         reader.close()
-    if len(raw) == 0:
-        raise BagError(f'{path}: no {conns[0].topic} messages')
-    store = typestore()
-
-    def fallback(record: bytes):
-        try:
-            return cdr.joint_state_fields(store.deserialize_cdr(record, JOINT_STATE))
-        except Exception as exc:  # noqa: B902 - any decoding failure means a corrupt record
-            raise BagError(f'{path}: corrupt {JOINT_STATE} message on {conns[0].topic!r} '
-                           f'({len(record)} bytes): {type(exc).__name__}: {exc}') from None
-
-    decoded = cdr.decode(raw.buffer, raw.starts, raw.lengths, cdr.joint_state_layout, fallback)
     joints = list(model.joints)
     urdf_joints = {j.get('name') for j in ET.fromstring(urdf_xml).findall('joint')}
     series = replay.joint_series(decoded, raw.times, [j.name for j in joints], urdf_joints)
