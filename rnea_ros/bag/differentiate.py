@@ -160,14 +160,13 @@ def window_samples(times_ns: np.ndarray, window: float, order: int) -> int:
     return samples + 1 - samples % 2
 
 
-def _settings(times_ns, values, window, order, max_gap):
-    times_ns = np.ascontiguousarray(times_ns, dtype=np.int64)
-    values = np.ascontiguousarray(values, dtype=np.float64)
-    if values.ndim == 1:
-        values = values[:, None]
-    n = times_ns.size
-    if values.shape[0] != n:
-        raise ValueError(f'values: {values.shape[0]} rows for {n} sample times')
+def resolve(times_ns: np.ndarray, window: float | None, order: int,
+            max_gap: float | None) -> tuple[float, float]:
+    """
+    Check the settings and fill in the defaults: the (window, max_gap) ``derivatives`` uses.
+
+    Raises ValueError naming the setting that is out of range.
+    """
     if order < 2:
         raise ValueError(f'order {order}: a second derivative needs a polynomial degree >= 2')
     window = default_window(times_ns) if window is None else float(window)
@@ -176,27 +175,44 @@ def _settings(times_ns, values, window, order, max_gap):
     max_gap = default_max_gap(window) if max_gap is None else float(max_gap)
     if not max_gap > 0:
         raise ValueError(f'max_gap {max_gap} s: must be positive')
+    return window, max_gap
+
+
+def _settings(times_ns, values, window, order, max_gap):
+    times_ns = np.ascontiguousarray(times_ns, dtype=np.int64)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    if values.ndim == 1:
+        values = values[:, None]
+    n = times_ns.size
+    if values.shape[0] != n:
+        raise ValueError(f'values: {values.shape[0]} rows for {n} sample times')
+    window, max_gap = resolve(times_ns, window, order, max_gap)
     if n > 1 and np.any(np.diff(times_ns) <= 0):
         raise ValueError('sample times must be strictly increasing')
     return times_ns, values, window, max_gap
 
 
-def windows(times_ns: np.ndarray, runs: np.ndarray, window: float, order: int
+def windows(times_ns: np.ndarray, runs: np.ndarray, window: float, order: int,
+            at: np.ndarray | None = None
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """
     Per sample: [lo, hi) of its window, the polynomial degree (-1: none) and ``edge``.
 
-    See the module docstring for the rule.
+    See the module docstring for the rule. With ``at`` (sorted sample indices): the windows of
+    those samples only, in that order (the same as the full arrays indexed by ``at``).
     """
     t = times_ns
     n = t.size
     h = median_interval(t)
-    lo = np.zeros(n, dtype=np.int64)
-    hi = np.zeros(n, dtype=np.int64)
-    edge = np.zeros(n, dtype=np.bool_)
-    if n:
+    full = at is None
+    at = np.arange(n) if full else np.ascontiguousarray(at, dtype=np.int64)
+    lo = np.zeros(at.size, dtype=np.int64)
+    hi = np.zeros(at.size, dtype=np.int64)
+    edge = np.zeros(at.size, dtype=np.bool_)
+    if at.size:
         _windows(t, runs, int(round(0.5 * window * 1e9)),
-                 int(0.5 * h * 1e9) if np.isfinite(h) else 0, order // 2 + 1, lo, hi, edge)
+                 int(0.5 * h * 1e9) if np.isfinite(h) else 0, order // 2 + 1, at, full,
+                 lo, hi, edge)
     count = hi - lo
     degree = np.where(count >= 3, np.minimum(order, count - 1), -1)
     return lo, hi, degree, edge
@@ -223,12 +239,22 @@ def _seek(t, j, x, start, stop, right):
 
 
 @njit(cache=True)
-def _windows(t, runs, half_ns, tolerance, side, lo, hi, edge):
-    """Fill lo, hi, edge per sample (the rule of the module docstring), run by run."""
+def _windows(t, runs, half_ns, tolerance, side, at, full, lo, hi, edge):
+    """
+    Fill lo, hi, edge of the samples ``at`` (sorted; all if ``full``), run by run.
+
+    The rule of the module docstring. Every search walks from where the previous sample's
+    ended (``full``) or from the sample itself (a sparse ``at``), which finds the same index.
+    """
     reach = 3 * half_ns // 4
     span = 2 * half_ns
+    row = 0
     for r in range(runs.shape[0]):
         start, stop = runs[r, 0], runs[r, 1]
+        if row == at.size:
+            break
+        if at[row] >= stop:
+            continue
         first_t, last_t = t[start], t[stop - 1]
         # One-sided windows of the same span from (to) the segment's end sample, holding at
         # least 2 side + 1 samples.
@@ -237,7 +263,10 @@ def _windows(t, runs, half_ns, tolerance, side, lo, hi, edge):
         end_lo = max(min(_seek(t, stop, last_t - span, start, stop, False),
                          stop - 2 * side - 1), start)
         pl = pr = a = b = start
-        for i in range(start, stop):
+        while row < at.size and at[row] < stop:
+            i = at[row]
+            if not full:
+                pl = pr = a = b = i
             ti = t[i]
             near_start = i - side < start
             near_end = i + side >= stop
@@ -257,17 +286,18 @@ def _windows(t, runs, half_ns, tolerance, side, lo, hi, edge):
                 near_start = True
             if ti + half > last_t + tolerance:
                 near_end = True
-            edge[i] = near_start or near_end
+            edge[row] = near_start or near_end
             if near_start and near_end:
-                lo[i], hi[i] = start, stop
+                lo[row], hi[row] = start, stop
             elif near_start:
-                lo[i], hi[i] = start, start_hi
+                lo[row], hi[row] = start, start_hi
             elif near_end:
-                lo[i], hi[i] = end_lo, stop
+                lo[row], hi[row] = end_lo, stop
             else:
                 a = _seek(t, a, ti - half, start, stop, False)
                 b = _seek(t, b, ti + half, start, stop, True)
-                lo[i], hi[i] = a, b
+                lo[row], hi[row] = a, b
+            row += 1
 
 
 def derivatives(times_ns: np.ndarray, values: np.ndarray, window: float | None = None,
@@ -280,21 +310,39 @@ def derivatives(times_ns: np.ndarray, values: np.ndarray, window: float | None =
     (default ``default_max_gap``); see the module docstring. Units: values per second and per
     second squared.
     """
+    return derivatives_and_first(times_ns, values, None, window, order, max_gap)[0]
+
+
+def derivatives_and_first(times_ns: np.ndarray, values: np.ndarray, others: np.ndarray | None,
+                          window: float | None = None, order: int = DEFAULT_ORDER,
+                          max_gap: float | None = None) -> tuple[Derivatives, np.ndarray]:
+    """
+    Run ``derivatives`` on ``values`` and, in the same pass, the first derivative of ``others``.
+
+    ``others`` (N, k) or None: columns sampled at the same times (the velocities), fitted with
+    the same weights as ``values`` (the weights depend only on the times), so the first
+    derivative of each equals ``derivatives(times_ns, others, ...).first``. Returns the
+    ``Derivatives`` of ``values`` and the (N, k) first derivatives of ``others``.
+    """
     times_ns, values, window, max_gap = _settings(times_ns, values, window, order, max_gap)
     n = times_ns.size
+    others = np.zeros((n, 0)) if others is None else \
+        np.ascontiguousarray(others, dtype=np.float64).reshape(n, -1)
     runs = segments(times_ns, max_gap)
     lo, hi, degree, edge = windows(times_ns, runs, window, order)
     first = np.empty_like(values)
     second = np.empty_like(values)
+    others_first = np.empty_like(others)
     gain_first = np.empty(n)
     gain_second = np.empty(n)
     none = np.zeros((0, values.shape[1]))
     if n:
-        _savitzky_golay(times_ns, values, np.arange(n), lo, hi, degree, none, first, second,
-                        gain_first, gain_second, np.zeros(0), np.zeros(0), np.zeros(0))
+        _savitzky_golay(times_ns, values, others, np.arange(n), lo, hi, degree, none, first,
+                        second, others_first, gain_first, gain_second, np.zeros(0),
+                        np.zeros(0), np.zeros(0))
     return Derivatives(first, second, gain_first, gain_second, runs,
                        window_samples(times_ns, window, order), degree >= 0, edge, window,
-                       max_gap)
+                       max_gap), others_first
 
 
 def fit_at(times_ns: np.ndarray, values: np.ndarray, at: np.ndarray,
@@ -304,41 +352,50 @@ def fit_at(times_ns: np.ndarray, values: np.ndarray, at: np.ndarray,
     times_ns, values, window, max_gap = _settings(times_ns, values, window, order, max_gap)
     at = np.ascontiguousarray(at, dtype=np.int64)
     runs = segments(times_ns, max_gap)
-    lo, hi, degree, edge = windows(times_ns, runs, window, order)
+    # The windows of the samples ``at`` only (sorted for the walk, then in the given order).
+    ordered = np.argsort(at, kind='stable')
+    lo, hi, degree, edge = (np.empty(at.size, dtype=np.int64), np.empty(at.size, np.int64),
+                            np.empty(at.size, np.int64), np.empty(at.size, np.bool_))
+    lo[ordered], hi[ordered], degree[ordered], edge[ordered] = windows(
+        times_ns, runs, window, order, at[ordered])
     size = at.size
     value = np.empty((size, values.shape[1]))
     first = np.empty_like(value)
     second = np.empty_like(value)
     leverage, noise_first, noise_second = np.empty(size), np.empty(size), np.empty(size)
     if size:
-        _savitzky_golay(times_ns, values, at, lo, hi, degree, value, first, second,
-                        np.empty(size), np.empty(size), leverage, noise_first, noise_second)
-    return Fit(at, value, first, second, leverage, noise_first, noise_second, edge[at])
+        _savitzky_golay(times_ns, values, np.zeros((values.shape[0], 0)), at, lo, hi, degree,
+                        value, first, second, np.zeros((size, 0)), np.empty(size),
+                        np.empty(size), leverage, noise_first, noise_second)
+    return Fit(at, value, first, second, leverage, noise_first, noise_second, edge)
 
 
 @njit(cache=True, parallel=True)
-def _savitzky_golay(t, y, at, lo, hi, degree, d0, d1, d2, g1, g2, leverage, n1, n2):
+def _savitzky_golay(t, y, z, at, lo, hi, degree, d0, d1, d2, dz, g1, g2, leverage, n1, n2):
     """
     Per-sample least-squares polynomial fit at the samples ``at``; see the module docstring.
 
-    Writes row k of the outputs for sample at[k]; d0, leverage, n1, n2 only when d0 has rows.
+    Row k: the sample at[k], its window [lo[k], hi[k]) and degree[k]. Writes row k of d1, d2
+    (of the values y), dz (first derivative of the columns z with the same weights), g1, g2;
+    d0, leverage, n1, n2 only when d0 has rows.
     """
     count = at.size
-    m = y.shape[1]
     stats = d0.shape[0] > 0
     max_degree = max(2, degree.max())
+    longest = max(1, (hi - lo).max())
     chunks = 8
     size = (count + chunks - 1) // chunks
     for chunk in prange(chunks):
         gram = np.empty((max_degree + 1, max_degree + 1))
         rhs = np.empty((3, max_degree + 1))
         power = np.empty(2 * max_degree + 2)
+        weights = np.empty((3, longest))
         for row in range(chunk * size, min(count, (chunk + 1) * size)):
-            i = at[row]
-            p = degree[i]
+            p = degree[row]
             if p < 0:
                 d1[row, :] = np.nan
                 d2[row, :] = np.nan
+                dz[row, :] = np.nan
                 g1[row] = np.nan
                 g2[row] = np.nan
                 if stats:
@@ -347,71 +404,198 @@ def _savitzky_golay(t, y, at, lo, hi, degree, d0, d1, d2, g1, g2, leverage, n1, 
                     n1[row] = np.nan
                     n2[row] = np.nan
                 continue
-            # Local time scaled to [-1, 1] keeps the normal equations well conditioned.
-            scale = max(abs(t[lo[i]] - t[i]), abs(t[hi[i] - 1] - t[i])) * 1e-9
-            # gram[r, c] = sum_j u_j^(r + c): accumulate the power sums once.
-            power[:2 * p + 1] = 0.0
-            for j in range(lo[i], hi[i]):
-                u = (t[j] - t[i]) * 1e-9 / scale
-                term = 1.0
-                for k in range(2 * p + 1):
-                    power[k] += term
-                    term *= u
-            for r in range(p + 1):
-                for c in range(p + 1):
-                    gram[r, c] = power[r + c]
-            # Rows 0, 1 and 2 of gram^-1 (it is symmetric): solve gram z = e0, e1, e2.
-            rhs[:, :p + 1] = 0.0
-            rhs[0, 1] = 1.0
-            rhs[1, 2] = 1.0
-            rhs[2, 0] = 1.0
-            _solve(gram, rhs, p + 1, 3 if stats else 2)
-            d1[row, :] = 0.0
-            d2[row, :] = 0.0
+            i = at[row]
+            start = lo[row]
+            width = hi[row] - start
+            g1[row], g2[row], own = _weights(t, i, start, width, p, gram, rhs, power, weights,
+                                             stats)
+            _apply(y, start, width, weights, d1, d2, row, True)
+            _apply(z, start, width, weights, dz, dz, row, False)
             if stats:
-                d0[row, :] = 0.0
-            bound1 = 0.0
-            bound2 = 0.0
-            square1 = 0.0
-            square2 = 0.0
-            factorial = 1.0
-            scale_power = scale
-            for k in range(2, p + 2):
-                factorial *= k
-                scale_power *= scale
-            for j in range(lo[i], hi[i]):
-                tau = (t[j] - t[i]) * 1e-9
-                u = tau / scale
-                basis = 1.0
-                w0 = 0.0
-                w1 = 0.0
-                w2 = 0.0
-                for k in range(p + 1):
-                    w0 += rhs[2, k] * basis
-                    w1 += rhs[0, k] * basis
-                    w2 += rhs[1, k] * basis
-                    basis *= u
-                w1 /= scale
-                w2 *= 2.0 / (scale * scale)
-                for c in range(m):
-                    d1[row, c] += w1 * y[j, c]
-                    d2[row, c] += w2 * y[j, c]
-                # basis is u^(p+1) here: |tau|^(p+1) = |u|^(p+1) scale^(p+1).
-                remainder = abs(basis) * scale_power / factorial
-                bound1 += abs(w1) * remainder
-                bound2 += abs(w2) * remainder
-                if stats:
-                    for c in range(m):
-                        d0[row, c] += w0 * y[j, c]
-                    if j == i:
-                        leverage[row] = w0
-                    square1 += w1 * w1
-                    square2 += w2 * w2
-            g1[row] = bound1
-            g2[row] = bound2
-            if stats:
+                _apply(y, start, width, weights[2:], d0, d0, row, False)
+                leverage[row] = own
+                square1 = 0.0
+                square2 = 0.0
+                for k in range(width):
+                    square1 += weights[0, k] * weights[0, k]
+                    square2 += weights[1, k] * weights[1, k]
                 n1[row] = np.sqrt(square1)
                 n2[row] = np.sqrt(square2)
+
+
+@njit(cache=True)
+def _weights(t, i, start, width, p, gram, rhs, power, weights, stats):
+    """
+    Fill weights[0, 1, 2][:width]: the first, second derivative and value weights at t[i].
+
+    Of the degree-p fit over the samples start..start + width - 1. Returns the error gains of
+    the first and second derivatives and the value weight of sample i (its leverage).
+    """
+    ti = t[i]
+    # Local time scaled to [-1, 1] keeps the normal equations well conditioned.
+    scale = max(ti - t[start], t[start + width - 1] - ti) * 1e-9
+    inverse = 1.0 / scale
+    # gram[r, c] = sum_j u_j^(r + c): accumulate the power sums once.
+    if p == 3:
+        s0 = s1 = s2 = s3 = s4 = s5 = s6 = 0.0
+        for k in range(width):
+            u = (t[start + k] - ti) * 1e-9 * inverse
+            u2 = u * u
+            u3 = u2 * u
+            s0 += 1.0
+            s1 += u
+            s2 += u2
+            s3 += u3
+            s4 += u2 * u2
+            s5 += u2 * u3
+            s6 += u3 * u3
+        _solve_cubic(s0, s1, s2, s3, s4, s5, s6, rhs)
+    else:
+        power[:2 * p + 1] = 0.0
+        for k in range(width):
+            u = (t[start + k] - ti) * 1e-9 * inverse
+            term = 1.0
+            for e in range(2 * p + 1):
+                power[e] += term
+                term *= u
+        for r in range(p + 1):
+            for c in range(p + 1):
+                gram[r, c] = power[r + c]
+        # Rows 1, 2 and 0 of gram^-1 (it is symmetric): solve gram z = e1, e2, e0.
+        rhs[:, :p + 1] = 0.0
+        rhs[0, 1] = 1.0
+        rhs[1, 2] = 1.0
+        rhs[2, 0] = 1.0
+        _solve(gram, rhs, p + 1, 3)
+    # Per sample: w1 = sum_k rhs[0, k] u^k / scale, w2 = 2 sum_k rhs[1, k] u^k / scale^2.
+    for k in range(p + 1):
+        rhs[0, k] *= inverse
+        rhs[1, k] *= 2.0 * inverse * inverse
+    factorial = 1.0
+    scale_power = 1.0
+    for e in range(2, p + 2):
+        factorial *= e
+    for e in range(p + 1):
+        scale_power *= scale
+    # |tau|^(p+1) / (p+1)! = |u|^(p+1) scale^(p+1) / (p+1)!
+    remainder_scale = scale_power / factorial
+    bound1 = 0.0
+    bound2 = 0.0
+    own = 0.0
+    if p == 3:
+        a0, a1, a2, a3 = rhs[0, 0], rhs[0, 1], rhs[0, 2], rhs[0, 3]
+        b0, b1, b2, b3 = rhs[1, 0], rhs[1, 1], rhs[1, 2], rhs[1, 3]
+        for k in range(width):
+            u = (t[start + k] - ti) * 1e-9 * inverse
+            w1 = a0 + u * (a1 + u * (a2 + u * a3))
+            w2 = b0 + u * (b1 + u * (b2 + u * b3))
+            weights[0, k] = w1
+            weights[1, k] = w2
+            u2 = u * u
+            remainder = u2 * u2 * remainder_scale
+            bound1 += abs(w1) * remainder
+            bound2 += abs(w2) * remainder
+    else:
+        for k in range(width):
+            u = (t[start + k] - ti) * 1e-9 * inverse
+            w1 = rhs[0, p]
+            w2 = rhs[1, p]
+            for e in range(p - 1, -1, -1):
+                w1 = rhs[0, e] + u * w1
+                w2 = rhs[1, e] + u * w2
+            weights[0, k] = w1
+            weights[1, k] = w2
+            remainder = abs(u ** (p + 1)) * remainder_scale
+            bound1 += abs(w1) * remainder
+            bound2 += abs(w2) * remainder
+    if stats:
+        for k in range(width):
+            u = (t[start + k] - ti) * 1e-9 * inverse
+            w0 = rhs[2, p]
+            for e in range(p - 1, -1, -1):
+                w0 = rhs[2, e] + u * w0
+            weights[2, k] = w0
+            if start + k == i:
+                own = w0
+    return bound1, bound2, own
+
+
+@njit(cache=True)
+def _solve_cubic(s0, s1, s2, s3, s4, s5, s6, rhs):
+    """
+    Rows 1, 2 and 0 of the inverse of the 4 x 4 Hankel matrix of s0..s6, in rhs[0, 1, 2].
+
+    The normal equations of the cubic fit: symmetric positive definite, so an LDL^T
+    factorisation without pivoting is stable (what the general ``_solve`` does in ~3 times
+    the time, with pivoting and loops over arrays).
+    """
+    d0 = s0
+    l10 = s1 / d0
+    l20 = s2 / d0
+    l30 = s3 / d0
+    d1 = s2 - l10 * s1
+    l21 = (s3 - l20 * s1) / d1
+    l31 = (s4 - l30 * s1) / d1
+    d2 = s4 - l20 * s2 - l21 * l21 * d1
+    l32 = (s5 - l30 * s2 - l31 * l21 * d1) / d2
+    d3 = s6 - l30 * s3 - l31 * l31 * d1 - l32 * l32 * d2
+    for row, unit in ((0, 1), (1, 2), (2, 0)):
+        # L y = e_unit, then D z = y, then L^T x = z.
+        y0 = 1.0 if unit == 0 else 0.0
+        y1 = (1.0 if unit == 1 else 0.0) - l10 * y0
+        y2 = (1.0 if unit == 2 else 0.0) - l20 * y0 - l21 * y1
+        y3 = -l30 * y0 - l31 * y1 - l32 * y2
+        x3 = y3 / d3
+        x2 = y2 / d2 - l32 * x3
+        x1 = y1 / d1 - l21 * x2 - l31 * x3
+        x0 = y0 / d0 - l10 * x1 - l20 * x2 - l30 * x3
+        rhs[row, 0], rhs[row, 1], rhs[row, 2], rhs[row, 3] = x0, x1, x2, x3
+
+
+@njit(cache=True)
+def _apply(y, start, width, weights, first, second, row, both):
+    """
+    first[row, c] = sum_k weights[0, k] y[start + k, c] (and second[row] with weights[1]).
+
+    Four columns at a time in local sums: independent additions the processor overlaps.
+    """
+    m = y.shape[1]
+    c = 0
+    while c + 4 <= m:
+        f0 = f1 = f2 = f3 = 0.0
+        s0 = s1 = s2 = s3 = 0.0
+        for k in range(width):
+            w = weights[0, k]
+            y0 = y[start + k, c]
+            y1 = y[start + k, c + 1]
+            y2 = y[start + k, c + 2]
+            y3 = y[start + k, c + 3]
+            f0 += w * y0
+            f1 += w * y1
+            f2 += w * y2
+            f3 += w * y3
+            if both:
+                v = weights[1, k]
+                s0 += v * y0
+                s1 += v * y1
+                s2 += v * y2
+                s3 += v * y3
+        first[row, c], first[row, c + 1], first[row, c + 2], first[row, c + 3] = f0, f1, f2, f3
+        if both:
+            second[row, c], second[row, c + 1] = s0, s1
+            second[row, c + 2], second[row, c + 3] = s2, s3
+        c += 4
+    while c < m:
+        f0 = 0.0
+        s0 = 0.0
+        for k in range(width):
+            f0 += weights[0, k] * y[start + k, c]
+            if both:
+                s0 += weights[1, k] * y[start + k, c]
+        first[row, c] = f0
+        if both:
+            second[row, c] = s0
+        c += 1
 
 
 @njit(cache=True)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rnea_ros.bag.differentiate import default_window, derivatives, window_samples, windows
+from rnea_ros.bag.differentiate import (
+    default_window, derivatives, derivatives_and_first, fit_at, window_samples, windows)
 
 
 def _times(n: int, jitter: float, seed: int = 0, rate: float = 1000.0) -> np.ndarray:
@@ -141,3 +142,44 @@ def test_bad_settings(kwargs, message):
 def test_times_must_increase():
     with pytest.raises(ValueError, match='strictly increasing'):
         derivatives(np.array([0, 2, 2, 3], dtype=np.int64), np.zeros(4))
+
+
+def test_one_pass_equals_the_separate_ones():
+    """
+    ``derivatives_and_first`` and ``fit_at`` against ``derivatives``: same weights, same results.
+
+    Jittered stamps, a bridged hole, a gap and a 2-sample run (NaN); relative tolerance 1e-12
+    of each column's largest value (the sums are taken in another order).
+    """
+    t_ns = _times(3000, 0.3, seed=4)
+    t_ns[1000:] += 15_000_000  # a hole, bridged
+    t_ns[2000:] += 200_000_000  # a gap
+    t_ns[2998:] += 200_000_000  # a run of 2 samples: no estimate
+    t = t_ns * 1e-9
+    rng = np.random.default_rng(5)
+    y = np.stack([np.sin(2.0 * t), np.cos(3.0 * t) + 1e-3 * rng.standard_normal(t.size)], 1)
+    z = np.stack([2.0 * np.cos(2.0 * t), -3.0 * np.sin(3.0 * t), t ** 2,
+                  0.1 * rng.standard_normal(t.size), np.exp(-t)], axis=1)
+    alone, alone_z = derivatives(t_ns, y), derivatives(t_ns, z)
+    both, first_z = derivatives_and_first(t_ns, y, z)
+
+    def same(a, b):
+        assert np.array_equal(np.isnan(a), np.isnan(b))
+        scale = np.nanmax(np.abs(a), axis=0)
+        assert np.all(np.nanmax(np.abs(a - b), axis=0) <= 1e-12 * scale)
+
+    same(both.first, alone.first)
+    same(both.second, alone.second)
+    same(both.gain_second, alone.gain_second)
+    same(first_z, alone_z.first)
+    assert np.isnan(first_z[-2:]).all() and np.isfinite(first_z[:-2]).all()
+    assert np.array_equal(both.edge, alone.edge)
+    # At a few samples in any order (their windows found alone), as over the whole series.
+    at = np.array([2500, 3, 1000, 1999, 2000, 999, 2998, 1500])
+    fit = fit_at(t_ns, y, at)
+    same(fit.first, alone.first[at])
+    same(fit.second, alone.second[at])
+    assert np.array_equal(fit.edge, alone.edge[at])
+    full = windows(t_ns, alone.segments, alone.window, 3)
+    for part, whole in zip(windows(t_ns, alone.segments, alone.window, 3, np.sort(at)), full):
+        assert np.array_equal(part, whole[np.sort(at)])
