@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from numba import njit, prange
 import numpy as np
 
 from rnea_ros.bag import differentiate
@@ -87,9 +88,10 @@ def choose(times_ns: np.ndarray, position: np.ndarray, velocity: np.ndarray,
         if name in skip:
             routes[k] = Route(name, 'locked', 'held at a fixed position')
     runs = differentiate.segments(times_ns, max_gap)
-    # Samples with a centred window of twice the span (for the bias estimate).
-    _, _, degree, edge = differentiate.windows(times_ns, runs, 2 * window, order)
-    inner = np.flatnonzero(~edge & (degree >= order))
+    # Samples with a centred window of twice the span (for the bias estimate). Such a window
+    # holds at least order + 2 samples: the full degree.
+    _, _, _, edge = differentiate.windows(times_ns, runs, 2 * window, order)
+    inner = np.flatnonzero(~edge)
     if inner.size > STATISTICS_SAMPLES:
         inner = inner[np.linspace(0, inner.size - 1, STATISTICS_SAMPLES).astype(np.int64)]
     columns = [k for k in range(len(names)) if routes[k] is None]
@@ -97,7 +99,8 @@ def choose(times_ns: np.ndarray, position: np.ndarray, velocity: np.ndarray,
         for k in columns:
             routes[k] = Route(names[k], POSITIONS, 'too few samples to compare the routes')
         return routes
-    q = position[:, columns]
+    # Whole arrays where every column is asked for: no (N, J) copies.
+    q = position if len(columns) == position.shape[1] else position[:, columns]
     fit = differentiate.fit_at(times_ns, q, inner, window, order, max_gap)
     wide = differentiate.fit_at(times_ns, q, inner, 2 * window, order, max_gap)
     sigma_q = _noise(q, fit)
@@ -105,14 +108,16 @@ def choose(times_ns: np.ndarray, position: np.ndarray, velocity: np.ndarray,
     difference = _rms(fit.second - wide.second)
     bias_q = np.sqrt(np.maximum(difference ** 2 - noise_q ** 2, 0.0)) / 3.0
     error_q = np.hypot(noise_q, bias_q)
-    measured = [c for c, k in enumerate(columns) if np.isfinite(velocity[:, k]).all()]
+    finite = np.isfinite(velocity).all(axis=0)
+    measured = [c for c, k in enumerate(columns) if finite[k]]
     for c, k in enumerate(columns):
         if c not in measured:
             routes[k] = Route(names[k], POSITIONS, 'no finite velocity in every sample',
                               float(sigma_q[c]), error_positions=float(error_q[c]))
     if not measured:
         return routes
-    v = velocity[:, [columns[c] for c in measured]]
+    v = velocity if len(measured) == velocity.shape[1] else \
+        velocity[:, [columns[c] for c in measured]]
     fit_v = differentiate.fit_at(times_ns, v, inner, window, order, max_gap)
     sigma_v = _noise(v, fit_v)
     noise_v = sigma_v * _rms(fit_v.noise_first)
@@ -154,6 +159,50 @@ class Estimate:
     routes: list[Route]
     edge: np.ndarray
 
+    def model_arrays(self, position: np.ndarray, effort: np.ndarray, qi, vi, nq: int, nv: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """
+        Return q (N, nq), v, a (N, nv), effort (N, nv) of the model and the finite rows (N,).
+
+        ``position``, ``effort`` (N, J): the series' columns; ``qi``, ``vi`` (J,): their
+        model indices. The other columns are 0 (effort: NaN, not measured); a row is finite
+        where its q, v and a are. One parallel pass instead of numpy's column scatters.
+        """
+        n = position.shape[0]
+        q, v, a = np.empty((n, nq)), np.empty((n, nv)), np.empty((n, nv))
+        full_effort, finite = np.empty((n, nv)), np.empty(n, dtype=np.bool_)
+        _model_arrays(np.asarray(qi, dtype=np.int64), np.asarray(vi, dtype=np.int64),
+                      position, self.velocity, self.acceleration, effort, q, v, a, full_effort,
+                      finite)
+        return q, v, a, full_effort, finite
+
+
+@njit(cache=True, parallel=True)
+def _model_arrays(qi, vi, position, velocity, acceleration, effort, q, v, a, full, finite):
+    """Fill q, v, a, full (effort) and finite row by row; see ``Estimate.model_arrays``."""
+    n = position.shape[0]
+    chunks = 8
+    size = (n + chunks - 1) // chunks
+    for chunk in prange(chunks):
+        for r in range(chunk * size, min(n, (chunk + 1) * size)):
+            q[r, :] = 0.0
+            v[r, :] = 0.0
+            a[r, :] = 0.0
+            full[r, :] = np.nan
+            ok = True
+            for k in range(qi.size):
+                x = position[r, k]
+                q[r, qi[k]] = x
+                ok &= np.isfinite(x)
+            for k in range(vi.size):
+                x = velocity[r, k]
+                y = acceleration[r, k]
+                v[r, vi[k]] = x
+                a[r, vi[k]] = y
+                full[r, vi[k]] = effort[r, k]
+                ok &= np.isfinite(x) & np.isfinite(y)
+            finite[r] = ok
+
 
 def estimate(series, kinds, desired: np.ndarray | None, window: float | None, order: int,
              max_gap: float | None, mode: str = 'auto') -> Estimate:
@@ -165,23 +214,40 @@ def estimate(series, kinds, desired: np.ndarray | None, window: float | None, or
     """
     from rnea_ros.bag import replay
     continuous = [k for k, kind in enumerate(kinds) if kind == 'continuous']
-    position = replay.unwrap_columns(series.position, continuous)
-    diff = differentiate.derivatives(series.times_ns, position, window, order, max_gap)
-    velocity = np.where(np.isfinite(series.velocity), series.velocity, diff.first)
-    routes = choose(series.times_ns, position, series.velocity, series.names, diff.window,
-                    order, diff.max_gap, skip=set(series.locked), mode=mode)
-    acceleration = diff.second.copy()
+    position = replay.unwrap_columns(series.position, continuous) if continuous \
+        else series.position
+    times_ns = series.times_ns
+    window, max_gap = differentiate.resolve(times_ns, window, order, max_gap)
+    # The routes first (from <= STATISTICS_SAMPLES fits), then one pass over the whole series:
+    # the positions' derivatives and the first derivative of the velocities that route.
+    routes = choose(times_ns, position, series.velocity, series.names, window, order, max_gap,
+                    skip=set(series.locked), mode=mode)
     by_velocity = [k for k, route in enumerate(routes) if route.route == VELOCITIES]
-    if by_velocity:
-        acceleration[:, by_velocity] = differentiate.derivatives(
-            series.times_ns, series.velocity[:, by_velocity], diff.window, order,
-            diff.max_gap).first
+    everyone = len(by_velocity) == len(routes)
+    diff, rate = differentiate.derivatives_and_first(
+        times_ns, position, None if not by_velocity else series.velocity if everyone
+        else series.velocity[:, by_velocity], window, order, max_gap)
+    measured = np.isfinite(series.velocity)
+    velocity = series.velocity if measured.all() else \
+        np.where(measured, series.velocity, diff.first)
+    # diff.second is shared, not copied, unless columns change.
+    if not by_velocity:
+        acceleration = diff.second
+    elif everyone:
+        acceleration = rate
+    else:
+        acceleration = diff.second.copy()
+        for c, k in enumerate(by_velocity):
+            acceleration[:, k] = rate[:, c]
     free = np.ones(len(routes), dtype=bool)
     free[[series.names.index(name) for name in series.locked]] = False
-    acceleration[:, ~free] = 0.0
+    if not free.all():
+        if acceleration is diff.second:
+            acceleration = acceleration.copy()
+        acceleration[:, ~free] = 0.0
     # A sample needs an estimate where a velocity is missing or a free joint's acceleration
     # does not come from the desired accelerations.
-    estimated = ~np.isfinite(series.velocity).all(axis=1)
+    estimated = ~measured.all(axis=1)
     if desired is None:
         estimated |= free.any()
     else:

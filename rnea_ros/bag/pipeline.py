@@ -220,9 +220,7 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         estimate = accelerations.estimate(series, [j.kind for j in joints], desired,
                                           args.window, args.order, args.max_gap,
                                           args.accelerations_from)
-        diff, routes, velocity, acceleration, edge = (
-            estimate.diff, estimate.routes, estimate.velocity, estimate.acceleration,
-            estimate.edge)
+        diff, routes, edge = estimate.diff, estimate.routes, estimate.edge
 
     def differentiate_fn(times, values):
         return differentiate.derivatives(times, values, args.window, args.order, args.max_gap)
@@ -230,18 +228,16 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
     with timings('reading'):
         base_state = _base_state(args, reader, store, series, lo, hi, margin, differentiate_fn)
     n = series.times_ns.size
-    q = np.zeros((n, model.nq))
-    v = np.zeros((n, model.nv))
-    a = np.zeros((n, model.nv))
-    effort = np.full((n, model.nv), np.nan)
-    qi = [j.idx_q for j in joints]
-    vi = [j.idx_v for j in joints]
-    q[:, qi], v[:, vi], a[:, vi] = series.position, velocity, acceleration
-    effort[:, vi] = series.effort
+    q, v, a, effort, finite = estimate.model_arrays(
+        series.position, series.effort, [j.idx_q for j in joints], [j.idx_v for j in joints],
+        model.nq, model.nv)
     keep = np.ones(n, dtype=bool)
     if base_state is not None:
         keep &= base_state.keep
         q[keep, :7], v[keep, :6], a[keep, :6] = base_state.q, base_state.v, base_state.a
+        finite[keep] &= (np.isfinite(base_state.q).all(axis=1)
+                         & np.isfinite(base_state.v).all(axis=1)
+                         & np.isfinite(base_state.a).all(axis=1))
         if not base_state.keep.all():
             warnings.append(f'{int((~base_state.keep).sum())} joint samples outside the '
                             'odometry time span were left out')
@@ -249,7 +245,6 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         keep &= series.receive_ns >= lo
     if hi is not None:
         keep &= series.receive_ns < hi
-    finite = np.isfinite(q).all(axis=1) & np.isfinite(v).all(axis=1) & np.isfinite(a).all(axis=1)
     edges_left_out = int((keep & finite & edge).sum())
     if edges_left_out:
         warnings.append(f'{edges_left_out} samples within half a differentiation window '
@@ -262,10 +257,10 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
     keep &= finite
     if not keep.any():
         raise BagError('no joint_states samples left to analyse in the time window')
-    if keep.all():  # views, not copies of every (N, nv) array
-        keep = slice(None)
-    else:
-        q, v, a, effort = q[keep], v[keep], a[keep], effort[keep]
+    rows = np.flatnonzero(keep)
+    if rows[-1] - rows[0] + 1 == rows.size:  # one run of rows: views, not copies
+        keep = slice(int(rows[0]), int(rows[-1]) + 1)
+    q, v, a, effort = q[keep], v[keep], a[keep], effort[keep]
     times_ns = series.times_ns[keep]
     origin = _time_origin(times_ns, series.receive_ns[keep], bag_start, series.clock, warnings)
     seconds = (times_ns - origin) * 1e-9
