@@ -148,9 +148,11 @@ class Estimate:
     """
     Velocities and accelerations (N, J) for the dynamics, how they were obtained.
 
-    ``diff``: the positions' ``differentiate.Derivatives``; ``routes``: one ``Route`` per
-    joint; ``edge`` (N,): samples whose estimate comes from a one-sided fit (near a segment
-    end), to be left out.
+    ``diff``: the ``differentiate.Derivatives`` of the positions of the joints that need them
+    (the positions route, or a velocity missing somewhere: ``first`` and ``second`` hold only
+    those columns, in joint order; gains, edges and segments hold for every joint);
+    ``routes``: one ``Route`` per joint; ``edge`` (N,): samples whose estimate comes from a
+    one-sided fit (near a segment end), to be left out.
     """
 
     velocity: np.ndarray
@@ -223,28 +225,36 @@ def estimate(series, kinds, desired: np.ndarray | None, window: float | None, or
     routes = choose(times_ns, position, series.velocity, series.names, window, order, max_gap,
                     skip=set(series.locked), mode=mode)
     by_velocity = [k for k, route in enumerate(routes) if route.route == VELOCITIES]
-    everyone = len(by_velocity) == len(routes)
-    diff, rate = differentiate.derivatives_and_first(
-        times_ns, position, None if not by_velocity else series.velocity if everyone
-        else series.velocity[:, by_velocity], window, order, max_gap)
     measured = np.isfinite(series.velocity)
-    velocity = series.velocity if measured.all() else \
-        np.where(measured, series.velocity, diff.first)
-    # diff.second is shared, not copied, unless columns change.
-    if not by_velocity:
-        acceleration = diff.second
-    elif everyone:
+    # The positions' derivatives only of the joints that use them: the positions route, or a
+    # velocity missing somewhere.
+    missing = ~measured.all(axis=0)
+    needed = [k for k, route in enumerate(routes) if route.route == POSITIONS or missing[k]]
+    diff, rate = differentiate.derivatives_and_first(
+        times_ns, _columns(position, needed), _columns(series.velocity, by_velocity),
+        window, order, max_gap)
+    velocity = series.velocity
+    if missing.any():
+        velocity = velocity.copy()
+        for c, k in enumerate(needed):
+            if missing[k]:
+                velocity[:, k] = np.where(measured[:, k], velocity[:, k], diff.first[:, c])
+    locked = [k for k, route in enumerate(routes) if route.route == 'locked']
+    by_position = [k for k, route in enumerate(routes) if route.route == POSITIONS]
+    # Whole arrays shared where one route serves every joint, else assembled (locked: 0).
+    if len(by_velocity) == len(routes):
         acceleration = rate
+    elif len(by_position) == len(routes) == len(needed):
+        acceleration = diff.second
     else:
-        acceleration = diff.second.copy()
+        acceleration = np.zeros_like(series.velocity)
         for c, k in enumerate(by_velocity):
             acceleration[:, k] = rate[:, c]
+        for c, k in enumerate(needed):
+            if routes[k].route == POSITIONS:
+                acceleration[:, k] = diff.second[:, c]
     free = np.ones(len(routes), dtype=bool)
-    free[[series.names.index(name) for name in series.locked]] = False
-    if not free.all():
-        if acceleration is diff.second:
-            acceleration = acceleration.copy()
-        acceleration[:, ~free] = 0.0
+    free[locked] = False
     # A sample needs an estimate where a velocity is missing or a free joint's acceleration
     # does not come from the desired accelerations.
     estimated = ~measured.all(axis=1)
@@ -254,6 +264,11 @@ def estimate(series, kinds, desired: np.ndarray | None, window: float | None, or
         acceleration = np.where(np.isfinite(desired), desired, acceleration)
         estimated |= ~np.isfinite(desired[:, free]).all(axis=1)
     return Estimate(velocity, acceleration, diff, routes, diff.edge & estimated)
+
+
+def _columns(values: np.ndarray, columns: list[int]) -> np.ndarray:
+    """Return values[:, columns]: the array itself if that is every column, no copy."""
+    return values if columns == list(range(values.shape[1])) else values[:, columns]
 
 
 def describe(routes: list[Route]) -> str:

@@ -327,7 +327,11 @@ def derivatives_and_first(times_ns: np.ndarray, values: np.ndarray, others: np.n
     times_ns, values, window, max_gap = _settings(times_ns, values, window, order, max_gap)
     n = times_ns.size
     others = np.zeros((n, 0)) if others is None else \
-        np.ascontiguousarray(others, dtype=np.float64).reshape(n, -1)
+        np.ascontiguousarray(others, dtype=np.float64)
+    if others.ndim == 1:
+        others = others[:, None]
+    if others.shape[0] != n:
+        raise ValueError(f'others: {others.shape[0]} rows for {n} sample times')
     runs = segments(times_ns, max_gap)
     lo, hi, degree, edge = windows(times_ns, runs, window, order)
     first = np.empty_like(values)
