@@ -238,66 +238,73 @@ def _seek(t, j, x, start, stop, right):
     return j
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _windows(t, runs, half_ns, tolerance, side, at, full, lo, hi, edge):
     """
     Fill lo, hi, edge of the samples ``at`` (sorted; all if ``full``), run by run.
 
-    The rule of the module docstring. Every search walks from where the previous sample's
-    ended (``full``) or from the sample itself (a sparse ``at``), which finds the same index.
+    The rule of the module docstring, in 8 parallel chunks of ``at``. Every search walks from
+    where the previous sample's ended (``full``) or from the sample itself (a sparse ``at``,
+    and the first sample of a chunk or a run), which finds the same index.
     """
     reach = 3 * half_ns // 4
     span = 2 * half_ns
-    row = 0
-    for r in range(runs.shape[0]):
-        start, stop = runs[r, 0], runs[r, 1]
-        if row == at.size:
-            break
-        if at[row] >= stop:
+    chunks = 8
+    size = (at.size + chunks - 1) // chunks
+    for chunk in prange(chunks):
+        row = chunk * size
+        last = min(at.size, row + size)
+        if row >= last:
             continue
-        first_t, last_t = t[start], t[stop - 1]
-        # One-sided windows of the same span from (to) the segment's end sample, holding at
-        # least 2 side + 1 samples.
-        start_hi = min(max(_seek(t, start, first_t + span, start, stop, True),
-                           start + 2 * side + 1), stop)
-        end_lo = max(min(_seek(t, stop, last_t - span, start, stop, False),
-                         stop - 2 * side - 1), start)
-        pl = pr = a = b = start
-        while row < at.size and at[row] < stop:
-            i = at[row]
-            if not full:
-                pl = pr = a = b = i
-            ti = t[i]
-            near_start = i - side < start
-            near_end = i + side >= stop
-            half = half_ns
-            if not (near_start or near_end):
-                pl = _seek(t, pl, ti - reach, start, stop, True)
-                pr = _seek(t, pr, ti + reach, start, stop, False)
-                left = min(pl - 1, i - side)
-                right = max(pr, i + side)
-                if left < start:
-                    near_start = True
-                if right >= stop:
-                    near_end = True
+        r = np.searchsorted(runs[:, 1], at[row], side='right')
+        while row < last:
+            start, stop = runs[r, 0], runs[r, 1]
+            r += 1
+            if at[row] >= stop:
+                continue
+            first_t, last_t = t[start], t[stop - 1]
+            # One-sided windows of the same span from (to) the segment's end sample, holding
+            # at least 2 side + 1 samples.
+            start_hi = min(max(_seek(t, start, first_t + span, start, stop, True),
+                               start + 2 * side + 1), stop)
+            end_lo = max(min(_seek(t, stop, last_t - span, start, stop, False),
+                             stop - 2 * side - 1), start)
+            pl = pr = a = b = at[row]
+            while row < last and at[row] < stop:
+                i = at[row]
+                if not full:
+                    pl = pr = a = b = i
+                ti = t[i]
+                near_start = i - side < start
+                near_end = i + side >= stop
+                half = half_ns
                 if not (near_start or near_end):
-                    half = max(half, ti - t[left], t[right] - ti)
-            if ti - half < first_t - tolerance:
-                near_start = True
-            if ti + half > last_t + tolerance:
-                near_end = True
-            edge[row] = near_start or near_end
-            if near_start and near_end:
-                lo[row], hi[row] = start, stop
-            elif near_start:
-                lo[row], hi[row] = start, start_hi
-            elif near_end:
-                lo[row], hi[row] = end_lo, stop
-            else:
-                a = _seek(t, a, ti - half, start, stop, False)
-                b = _seek(t, b, ti + half, start, stop, True)
-                lo[row], hi[row] = a, b
-            row += 1
+                    pl = _seek(t, pl, ti - reach, start, stop, True)
+                    pr = _seek(t, pr, ti + reach, start, stop, False)
+                    left = min(pl - 1, i - side)
+                    right = max(pr, i + side)
+                    if left < start:
+                        near_start = True
+                    if right >= stop:
+                        near_end = True
+                    if not (near_start or near_end):
+                        half = max(half, ti - t[left], t[right] - ti)
+                if ti - half < first_t - tolerance:
+                    near_start = True
+                if ti + half > last_t + tolerance:
+                    near_end = True
+                edge[row] = near_start or near_end
+                if near_start and near_end:
+                    lo[row], hi[row] = start, stop
+                elif near_start:
+                    lo[row], hi[row] = start, start_hi
+                elif near_end:
+                    lo[row], hi[row] = end_lo, stop
+                else:
+                    a = _seek(t, a, ti - half, start, stop, False)
+                    b = _seek(t, b, ti + half, start, stop, True)
+                    lo[row], hi[row] = a, b
+                row += 1
 
 
 def derivatives(times_ns: np.ndarray, values: np.ndarray, window: float | None = None,
@@ -393,7 +400,7 @@ def _savitzky_golay(t, y, z, at, lo, hi, degree, d0, d1, d2, dz, g1, g2, leverag
         gram = np.empty((max_degree + 1, max_degree + 1))
         rhs = np.empty((3, max_degree + 1))
         power = np.empty(2 * max_degree + 2)
-        weights = np.empty((3, longest))
+        weights = np.empty((4, longest))
         for row in range(chunk * size, min(count, (chunk + 1) * size)):
             p = degree[row]
             if p < 0:
@@ -432,8 +439,9 @@ def _weights(t, i, start, width, p, gram, rhs, power, weights, stats):
     """
     Fill weights[0, 1, 2][:width]: the first, second derivative and value weights at t[i].
 
-    Of the degree-p fit over the samples start..start + width - 1. Returns the error gains of
-    the first and second derivatives and the value weight of sample i (its leverage).
+    Of the degree-p fit over the samples start..start + width - 1 (weights[3]: scratch).
+    Returns the error gains of the first and second derivatives and the value weight of
+    sample i (its leverage).
     """
     ti = t[i]
     # Local time scaled to [-1, 1] keeps the normal equations well conditioned.
@@ -441,19 +449,19 @@ def _weights(t, i, start, width, p, gram, rhs, power, weights, stats):
     inverse = 1.0 / scale
     # gram[r, c] = sum_j u_j^(r + c): accumulate the power sums once.
     if p == 3:
-        s0 = s1 = s2 = s3 = s4 = s5 = s6 = 0.0
+        s1 = s2 = s3 = s4 = s5 = s6 = 0.0
         for k in range(width):
             u = (t[start + k] - ti) * 1e-9 * inverse
+            weights[3, k] = u
             u2 = u * u
             u3 = u2 * u
-            s0 += 1.0
             s1 += u
             s2 += u2
             s3 += u3
             s4 += u2 * u2
             s5 += u2 * u3
             s6 += u3 * u3
-        _solve_cubic(s0, s1, s2, s3, s4, s5, s6, rhs)
+        _solve_cubic(float(width), s1, s2, s3, s4, s5, s6, rhs)
     else:
         power[:2 * p + 1] = 0.0
         for k in range(width):
@@ -490,15 +498,17 @@ def _weights(t, i, start, width, p, gram, rhs, power, weights, stats):
         a0, a1, a2, a3 = rhs[0, 0], rhs[0, 1], rhs[0, 2], rhs[0, 3]
         b0, b1, b2, b3 = rhs[1, 0], rhs[1, 1], rhs[1, 2], rhs[1, 3]
         for k in range(width):
-            u = (t[start + k] - ti) * 1e-9 * inverse
+            u = weights[3, k]
             w1 = a0 + u * (a1 + u * (a2 + u * a3))
             w2 = b0 + u * (b1 + u * (b2 + u * b3))
             weights[0, k] = w1
             weights[1, k] = w2
             u2 = u * u
-            remainder = u2 * u2 * remainder_scale
-            bound1 += abs(w1) * remainder
-            bound2 += abs(w2) * remainder
+            u4 = u2 * u2
+            bound1 += abs(w1) * u4
+            bound2 += abs(w2) * u4
+        bound1 *= remainder_scale
+        bound2 *= remainder_scale
     else:
         for k in range(width):
             u = (t[start + k] - ti) * 1e-9 * inverse

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from rnea_ros.bag.differentiate import (
-    default_window, derivatives, derivatives_and_first, fit_at, window_samples, windows)
+    default_window, derivatives, derivatives_and_first, fit_at, segments, window_samples,
+    windows)
 
 
 def _times(n: int, jitter: float, seed: int = 0, rate: float = 1000.0) -> np.ndarray:
@@ -183,3 +184,17 @@ def test_one_pass_equals_the_separate_ones():
     full = windows(t_ns, alone.segments, alone.window, 3)
     for part, whole in zip(windows(t_ns, alone.segments, alone.window, 3, np.sort(at)), full):
         assert np.array_equal(part, whole[np.sort(at)])
+
+
+def test_windows_of_some_samples_equal_those_of_all():
+    """The full pass (8 parallel chunks walking on) and a sparse one (a walk per sample) agree."""
+    rng = np.random.default_rng(6)
+    steps = np.round(1e6 * (1 + rng.uniform(-0.4, 0.4, 20_000))).astype(np.int64)
+    holes = rng.random(steps.size) < 0.01  # holes up to 60 ms: bridged, or gaps (new runs)
+    steps[holes] += rng.integers(1, 60, holes.sum()) * 1_000_000
+    t_ns = np.cumsum(steps)
+    runs = segments(t_ns, 0.025)
+    assert 50 < runs.shape[0] < 150
+    at = np.arange(1, t_ns.size, 3)
+    for whole, part in zip(windows(t_ns, runs, 0.05, 3), windows(t_ns, runs, 0.05, 3, at)):
+        assert np.array_equal(whole[at], part)
