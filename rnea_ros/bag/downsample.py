@@ -1,5 +1,5 @@
 """
-Long recordings reduced for plotting: min/max envelopes and bucket means (numpy only).
+Long recordings reduced for plotting: min/max envelopes and bucket means.
 
 The time axis is cut into ``BUCKETS`` buckets of equal sample count (about one per horizontal
 pixel of a wide plot). A line keeps the minimum and maximum of every bucket, in time order
@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+
+from rnea_ros.bag import reduction
 
 BUCKETS = 1000
 
@@ -34,15 +36,25 @@ def envelope(x: np.ndarray, columns: Mapping[str, np.ndarray], buckets: int = BU
     if x.size <= 2 * buckets:
         return x, dict(columns)
     starts = bucket_starts(x.size, buckets)
-    out = {}
-    with np.errstate(invalid='ignore'):
-        for name, values in columns.items():
-            values = np.asarray(values, dtype=np.float64)
-            pair = np.empty((2 * starts.size,) + values.shape[1:])
-            pair[0::2] = np.fmin.reduceat(values, starts, axis=0)  # fmin/fmax skip NaN
-            pair[1::2] = np.fmax.reduceat(values, starts, axis=0)
-            out[name] = pair
-    return np.repeat(x[starts], 2), out
+    return np.repeat(x[starts], 2), {name: _interleave(_buckets(values, starts))
+                                     for name, values in columns.items()}
+
+
+def _buckets(values, starts: np.ndarray, minus=None) -> reduction.Buckets:
+    """``reduction.buckets`` of (N,) or (N, J) values, with the shape of the values kept."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 2:
+        return reduction.buckets(values, starts, minus)
+    found = reduction.buckets(values.reshape(-1, 1), starts,
+                              None if minus is None else np.asarray(minus).reshape(-1, 1))
+    return reduction.Buckets(*(part[:, 0] for part in found))
+
+
+def _interleave(found: reduction.Buckets) -> np.ndarray:
+    """Each bucket's minimum then its maximum."""
+    pair = np.empty((2 * found.low.shape[0],) + found.low.shape[1:])
+    pair[0::2], pair[1::2] = found.low, found.high
+    return pair
 
 
 def bucket_means(x: np.ndarray, columns: Mapping[str, np.ndarray], buckets: int = BUCKETS):
@@ -54,9 +66,8 @@ def bucket_means(x: np.ndarray, columns: Mapping[str, np.ndarray], buckets: int 
     counts = np.diff(np.append(starts, x.size))
     out = {}
     for name, values in columns.items():
-        values = np.asarray(values, dtype=np.float64)
-        sums = np.add.reduceat(values, starts, axis=0)
-        out[name] = sums / counts.reshape((-1,) + (1,) * (values.ndim - 1))
+        sums = _buckets(values, starts).sums
+        out[name] = sums / counts.reshape((-1,) + (1,) * (sums.ndim - 1))
     return np.add.reduceat(x, starts) / counts, out
 
 
@@ -85,11 +96,27 @@ class ReducedBag:
 
 def reduce_bag(time: np.ndarray, total: np.ndarray, terms: Mapping[str, np.ndarray],
                measured: np.ndarray | None, buckets: int = BUCKETS) -> ReducedBag:
-    """Envelopes of the predicted/measured/residual effort and means of the terms (N, J)."""
-    lines = {'predicted': total}
-    if measured is not None and np.isfinite(measured).any():
-        lines['measured'] = measured
-        lines['residual'] = measured - total
-    line_time, lines = envelope(time, lines, buckets)
-    area_time, areas = bucket_means(time, {**terms, 'total': total}, buckets)
-    return ReducedBag(int(np.asarray(time).size), buckets, line_time, lines, area_time, areas)
+    """
+    Envelopes of the predicted/measured/residual effort and means of the terms (N, J).
+
+    Each (N, J) array is read once (``rnea_ros.bag.reduction``): the residual is not formed.
+    """
+    time = np.asarray(time)
+    has_measured = measured is not None and np.isfinite(measured).any()
+    if time.size <= 2 * buckets:
+        lines = {'predicted': total}
+        if has_measured:
+            lines.update(measured=measured, residual=measured - total)
+        return ReducedBag(int(time.size), buckets, time, lines, time,
+                          {**terms, 'total': total})
+    starts = bucket_starts(time.size, buckets)
+    counts = np.diff(np.append(starts, time.size)).reshape(-1, 1)
+    predicted = _buckets(total, starts)
+    lines = {'predicted': _interleave(predicted)}
+    if has_measured:
+        lines['measured'] = _interleave(_buckets(measured, starts))
+        lines['residual'] = _interleave(_buckets(measured, starts, total))
+    areas = {name: _buckets(values, starts).sums / counts for name, values in terms.items()}
+    areas['total'] = predicted.sums / counts
+    return ReducedBag(int(time.size), buckets, np.repeat(time[starts], 2), lines,
+                      np.add.reduceat(time, starts) / counts[:, 0], areas)

@@ -2,13 +2,14 @@
 Tables and the summary of a bag analysis: CSV/Parquet files, summary.json and summary.md.
 
 Tables are wide: a ``time`` column (seconds from the bag start) and one float64 column per
-quantity. Numbers are written so that they read back exactly (shortest round-trip decimal).
-``pyarrow``, when installed, writes Parquet and fast CSV; without it, tables are CSV written by
-numpy (slower on long bags). See ``rnea_ros.bag.cli`` for the files and their columns.
+quantity. Numbers are written so that they read back exactly: CSV holds the shortest
+round-trip decimal of each value (``rnea_ros.bag.floattext``, the text pyarrow's CSV writer
+gives); ``pyarrow``, when installed, writes Parquet. See ``rnea_ros.bag.cli`` for the files and
+their columns.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 import importlib.util
 import io
@@ -19,10 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
+from rnea_ros.bag.floattext import format_rows
+from rnea_ros.bag.reduction import Moments, moments
 from rnea_ros.errors import InputError
 
 WORST_WINDOWS = 5
-CSV_BLOCKS = 16  # formatted in parallel
+TABLE_ROWS = 1 << 17  # rows per block written (CSV: blocks formatted in parallel)
 
 
 def have_pyarrow() -> bool:
@@ -37,37 +40,48 @@ def write_table(path: Path, columns: Mapping[str, np.ndarray]) -> Path:
     '.parquet' (needs pyarrow) else CSV with a plain header line. Returns ``path``.
     """
     names = list(columns)
+    arrays = [np.asarray(columns[name]) for name in names]
+    rows = len(arrays[0]) if arrays else 0
+    return _write_blocks(path, names, rows, lambda lo, hi: [x[lo:hi] for x in arrays])
+
+
+def _write_blocks(path: Path, names: list[str], rows: int,
+                  block: Callable[[int, int], list[np.ndarray]]) -> Path:
+    """
+    ``write_table`` of the columns ``names`` whose rows lo:hi ``block(lo, hi)`` gives.
+
+    Rows go ``TABLE_ROWS`` at a time: buffers are then reused, where whole columns would each
+    be copied into freshly mapped memory (most of pyarrow's Parquet writing time).
+    """
+    edges = list(range(0, rows, TABLE_ROWS)) + [rows]
+    spans = list(zip(edges[:-1], edges[1:])) or [(0, 0)]
     if path.suffix == '.parquet':
         import pyarrow as pa
         import pyarrow.parquet as pq
 
+        def table(lo: int, hi: int):
+            return pa.Table.from_arrays(block(lo, hi), names=names)
+        first = table(*spans[0])
         # Float columns gain little from dictionaries or compression, which cost most of the
         # writing time.
-        pq.write_table(pa.table({name: np.asarray(columns[name]) for name in names}), path,
-                       use_dictionary=False, compression='none', write_statistics=False)
+        with pq.ParquetWriter(path, first.schema, use_dictionary=False, compression='none',
+                              write_statistics=False) as writer:
+            writer.write_table(first, row_group_size=TABLE_ROWS)
+            for lo, hi in spans[1:]:
+                writer.write_table(table(lo, hi), row_group_size=TABLE_ROWS)
         return path
-    if have_pyarrow():
-        import pyarrow as pa
-        import pyarrow.csv as pacsv
-        table = pa.table({name: np.asarray(columns[name]) for name in names})
-        options = pacsv.WriteOptions(include_header=False)
 
-        def text(rows: tuple[int, int]) -> bytes:
-            sink = io.BytesIO()
-            pacsv.write_csv(table.slice(rows[0], rows[1] - rows[0]), sink, options)
-            return sink.getvalue()
-        # pyarrow formats without the GIL: blocks in parallel, written in order.
-        edges = np.linspace(0, table.num_rows, CSV_BLOCKS + 1).astype(np.int64).tolist()
-        with path.open('wb') as out, ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-            out.write((','.join(names) + '\n').encode())  # pyarrow would quote the names
-            for block in pool.map(text, zip(edges[:-1], edges[1:])):
-                out.write(block)
-        return path
-    matrix = np.column_stack([np.asarray(columns[name], dtype=np.float64) for name in names]) \
-        if names else np.zeros((0, 0))
-    with path.open('w') as out:
-        out.write(','.join(names) + '\n')
-        np.savetxt(out, matrix, fmt='%.17g', delimiter=',')
+    def text(span: tuple[int, int]) -> memoryview:
+        lo, hi = span
+        columns = np.empty((len(names), hi - lo))  # one contiguous row per column
+        for k, values in enumerate(block(lo, hi)):
+            columns[k] = values
+        return format_rows(columns)
+    # The formatter holds no GIL: blocks in parallel, written in order.
+    with path.open('wb') as out, ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        out.write((','.join(names) + '\n').encode())
+        for piece in pool.map(text, spans if rows else []):
+            out.write(piece)
     return path
 
 
@@ -100,11 +114,15 @@ def write_tables(directory: Path, time: np.ndarray, labels: Sequence[str],
     measured = [k for k in columns if np.isfinite(effort[:, k]).any()]
     residual = directory / f'residual{suffix}'
     if measured:
-        table = {'time': time}
-        table.update({f'measured/{labels[k]}': effort[:, k] for k in measured})
-        table.update({f'residual/{labels[k]}': effort[:, k] - parts.total[:, k]
-                      for k in measured})
-        files.append(write_table(residual, table))
+        names = (['time'] + [f'measured/{labels[k]}' for k in measured]
+                 + [f'residual/{labels[k]}' for k in measured])
+
+        def block(lo: int, hi: int) -> list[np.ndarray]:
+            rows = slice(lo, hi)
+            effort_rows = effort[rows, measured]
+            return [time[rows], *effort_rows.T,
+                    *(effort_rows - parts.total[rows, measured]).T]
+        files.append(_write_blocks(residual, names, len(time), block))
     elif residual.exists():
         residual.unlink()  # from an earlier run on another bag
     return files
@@ -122,17 +140,11 @@ def read_table(path: Path) -> dict[str, np.ndarray]:
     return {name: data[:, k] for k, name in enumerate(names)}
 
 
-def _rms(x: np.ndarray) -> np.ndarray:
-    """Root mean square of each column of (N, J) ``x`` over its finite values (NaN if none)."""
-    finite = np.isfinite(x)
-    if finite.all():
-        return np.sqrt(np.einsum('ij,ij->j', x, x) / max(x.shape[0], 1)) if x.shape[0] \
-            else np.full(x.shape[1], np.nan)
-    squares = np.where(finite, x, 0.0)
-    count = finite.sum(axis=0)
+def _rms(stats: Moments) -> np.ndarray:
+    """Root mean square of each column over its finite values (NaN if none)."""
     with np.errstate(invalid='ignore', divide='ignore'):
-        return np.where(count > 0, np.sqrt(np.einsum('ij,ij->j', squares, squares) / count),
-                        np.nan)
+        return np.where(stats.count > 0,
+                        np.sqrt(stats.sum_squares / np.maximum(stats.count, 1)), np.nan)
 
 
 def _finite_or_none(value: float):
@@ -142,7 +154,7 @@ def _finite_or_none(value: float):
 def summarize(time: np.ndarray, labels: Sequence[str], units: Sequence[str],
               total: np.ndarray, terms: Mapping[str, np.ndarray],
               residual: np.ndarray | None, effort_limits: np.ndarray,
-              window: float = 1.0) -> dict:
+              window: float = 1.0, measured: np.ndarray | None = None) -> dict:
     """
     Per-joint statistics and the worst time windows, as a JSON-ready dict.
 
@@ -151,19 +163,22 @@ def summarize(time: np.ndarray, labels: Sequence[str], units: Sequence[str],
     Worst windows (``window`` s long, from the first sample): with measured effort, the
     windows of largest RMS residual over all joints; without, those of largest peak |torque|
     over the effort limit (or of largest peak |torque| when no joint has a limit).
+    ``measured`` (N, J), instead of ``residual``: the residual is measured - ``total``, not
+    formed as an array. Each array is read once (``reduction.moments``).
     """
     n = time.size
-    peak_index = np.argmax(np.abs(total), axis=0) if n else np.zeros(len(labels), np.int64)
-    rms = _rms(total)
-    term_rms = {term: _rms(values) for term, values in terms.items()}
-    if residual is not None:
-        finite = np.isfinite(residual)
-        measured_fraction = finite.mean(axis=0) if n else np.zeros(len(labels))
-        residual_rms = _rms(residual)
-        with np.errstate(invalid='ignore'):
-            residual_peak = np.where(finite.any(axis=0),
-                                     np.nanmax(np.abs(np.where(finite, residual, 0.0)), axis=0),
-                                     np.nan) if n else np.full(len(labels), np.nan)
+    index, starts = _windows(time, window)
+    stats = moments(total, starts=starts)
+    peak_index = stats.argmax if n else np.zeros(len(labels), np.int64)
+    rms = _rms(stats)
+    term_rms = {term: _rms(moments(values)) for term, values in terms.items()}
+    misfit = None
+    if residual is not None or measured is not None:
+        misfit = moments(residual, starts=starts) if residual is not None \
+            else moments(measured, total, starts)
+        measured_fraction = misfit.count / n if n else np.zeros(len(labels))
+        residual_rms = _rms(misfit)
+        residual_peak = np.where(misfit.count > 0, misfit.peak, np.nan)
     joints = []
     for k, label in enumerate(labels):
         peak = float(abs(total[peak_index[k], k])) if n else math.nan
@@ -178,31 +193,36 @@ def summarize(time: np.ndarray, labels: Sequence[str], units: Sequence[str],
             'rms_terms': {term: _finite_or_none(float(values[k]))
                           for term, values in term_rms.items()},
         }
-        if residual is not None:
+        if misfit is not None:
             entry['measured_fraction'] = float(measured_fraction[k])
             entry['rms_residual'] = _finite_or_none(float(residual_rms[k]))
             entry['peak_residual'] = _finite_or_none(float(residual_peak[k]))
         joints.append(entry)
     return {'joints': joints,
-            'worst_windows': _worst_windows(time, labels, total, residual, effort_limits,
-                                            window)}
+            'worst_windows': _worst_windows(time, labels, stats, misfit, effort_limits,
+                                            window, index, starts)}
 
 
-def _worst_windows(time, labels, total, residual, effort_limits, window) -> list[dict]:
+def _windows(time: np.ndarray, window: float) -> tuple[np.ndarray, np.ndarray]:
+    """Window number of each sample (``window`` s from the first) and each window's first row."""
+    if time.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    index = np.floor((time - time[0]) / window).astype(np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], index[1:] != index[:-1]]))
+    return index, starts
+
+
+def _worst_windows(time, labels, stats: Moments, misfit: Moments | None, effort_limits,
+                   window, index, starts) -> list[dict]:
     if time.size == 0:
         return []
-    index = np.floor((time - time[0]) / window).astype(np.int64)
-    starts = np.flatnonzero(np.concatenate([[True], np.diff(index) != 0]))
-    measured = residual is not None and np.isfinite(residual).any()
-    if measured:
-        squares = np.where(np.isfinite(residual), residual * residual, 0.0)
-        counts = np.add.reduceat(np.isfinite(residual).astype(np.int64), starts, axis=0)
-        sums = np.add.reduceat(squares, starts, axis=0)
+    if misfit is not None and misfit.count.any():
+        sums, counts = misfit.window_sum_squares, misfit.window_count
         per_joint = np.sqrt(sums / np.maximum(counts, 1))
         score = np.sqrt(sums.sum(axis=1) / np.maximum(counts.sum(axis=1), 1))
         kind = 'rms_residual'
     else:
-        peaks = np.maximum.reduceat(np.abs(total), starts, axis=0)
+        peaks = stats.window_peak
         limits = np.where(np.isfinite(effort_limits) & (effort_limits > 0), effort_limits,
                           np.nan)
         if np.isfinite(limits).any():

@@ -17,10 +17,10 @@ def run_summary(args, model, series, diff, desired, seconds, labels, units, colu
     """Build summary.json of a run: per joint numbers (``report.summarize``) and settings."""
     sel = slice(None) if columns == list(range(len(labels))) else columns
     measured = effort[:, sel]
-    residual = measured - parts.total[:, sel] if np.isfinite(measured).any() else None
     summary = summarize(seconds, [labels[k] for k in columns], [units[k] for k in columns],
                         parts.total[:, sel], {t: x[:, sel] for t, x in parts.terms.items()},
-                        residual, model.effort_limits[sel], args.summary_window)
+                        None, model.effort_limits[sel], args.summary_window,
+                        measured=measured if np.isfinite(measured).any() else None)
     rate = 1.0 / differentiate.median_interval(series.times_ns) if series.times_ns.size > 1 \
         else float('nan')
     estimated = accelerations.describe(routes)
