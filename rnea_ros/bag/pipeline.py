@@ -287,12 +287,15 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         progress.close()
 
     with timings('writing'), Staging(output, args.overwrite) as staging, \
-            ThreadPoolExecutor(1) as background:
+            ThreadPoolExecutor(2) as background:
         stage = staging.path
-        # pyarrow formats and writes the tables without the GIL: on a second core while this
-        # thread does the summary and the pictures.
+        # The tables (pyarrow, compiled CSV text) and the summary's statistics (compiled) run
+        # without the GIL: on the second core while this thread draws the pictures.
         tables = background.submit(write_tables, stage, seconds, labels, columns, parts, effort,
                                    args.format)
+        statistics = background.submit(run_summary, args, model, series, diff, desired,
+                                       seconds, labels, units, columns, parts, effort,
+                                       list(warnings), source, routes, edges_left_out)
         if solved is not None:
             table = {'time': seconds}
             for link, wrench in solved.wrenches.items():
@@ -300,8 +303,15 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
                               for k, axis in enumerate(WRENCH_AXES)})
             contact_table = background.submit(
                 write_table, stage / f'contact_wrenches{table_suffix(args.format)}', table)
-        summary = run_summary(args, model, series, diff, desired, seconds, labels, units,
-                              columns, parts, effort, warnings, source, routes, edges_left_out)
+        sel = _index(columns, len(labels))
+        shown = ([labels[k] for k in columns], [units[k] for k in columns])
+        terms = {t: values[:, sel] for t, values in parts.terms.items()}
+        reduced = reduce_bag(seconds, parts.total[:, sel], terms, effort[:, sel])
+        pictures = []
+        if not args.no_plots:
+            from rnea_ros.bag import plots
+            pictures = plots.plot_all(stage, reduced, *shown, title=model.name)
+        summary = statistics.result()
         if joint_model is not None:
             summary['joint_model'] = _joint_model_summary(args.joint_model, joint_model)
         if solved is not None:
@@ -311,14 +321,6 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
                 'samples': int(times_ns.size), 'infeasible_samples': solved.infeasible,
                 'max_residual_norm': float(solved.residual_norm.max()),
             })
-        sel = _index(columns, len(labels))
-        shown = ([labels[k] for k in columns], [units[k] for k in columns])
-        terms = {t: values[:, sel] for t, values in parts.terms.items()}
-        reduced = reduce_bag(seconds, parts.total[:, sel], terms, effort[:, sel])
-        pictures = []
-        if not args.no_plots:
-            from rnea_ros.bag import plots
-            pictures = plots.plot_all(stage, reduced, *shown, title=model.name)
         from rnea_ros.bag import htmlreport
         report = htmlreport.write_bag_report(stage / 'report.html', reduced, *shown, summary)
         files = tables.result() + ([contact_table.result()] if solved is not None else [])
