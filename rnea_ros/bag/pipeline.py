@@ -323,11 +323,11 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
             })
         from rnea_ros.bag import htmlreport
         report = htmlreport.write_bag_report(stage / 'report.html', reduced, *shown, summary)
+        # The bag (compiled chunks, mostly disk) while the tables may still be written.
+        bag = [_write_bag(reader, stage, model, joints, series, keep, q, v, parts.total,
+                          args.joint_states, js_conns, show, solved)] if args.write_bag else []
         files = tables.result() + ([contact_table.result()] if solved is not None else [])
-        files += pictures + [report]
-        if args.write_bag:
-            files.append(_write_bag(reader, stage, model, joints, series, keep, q, v,
-                                    parts.total, args.joint_states, js_conns, show, solved))
+        files += pictures + [report] + bag
         summary['outputs'] = [f.name + ('/' if f.is_dir() else '') for f in files] + [
             'summary.json', 'summary.md']
         files += list(write_summary(stage, summary))
