@@ -292,7 +292,7 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         # The tables (pyarrow, compiled CSV text) and the summary's statistics (compiled) run
         # without the GIL: on the second core while this thread draws the pictures.
         tables = background.submit(write_tables, stage, seconds, labels, columns, parts, effort,
-                                   args.format)
+                                   args.format, args.threads)
         statistics = background.submit(run_summary, args, model, series, diff, desired,
                                        seconds, labels, units, columns, parts, effort,
                                        list(warnings), source, routes, edges_left_out)

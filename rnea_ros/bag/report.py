@@ -31,21 +31,25 @@ def have_pyarrow() -> bool:
     return importlib.util.find_spec('pyarrow') is not None
 
 
-def write_table(path: Path, columns: Mapping[str, np.ndarray]) -> Path:
+def write_table(path: Path, columns: Mapping[str, np.ndarray],
+                threads: int | None = None) -> Path:
     """
     Write ``columns`` (name -> (N,) array) to ``path`` as Parquet or CSV.
 
     Write ``columns`` (name -> (N,) array) to ``path``, Parquet if its suffix is
-    '.parquet' (needs pyarrow) else CSV with a plain header line. Returns ``path``.
+    '.parquet' (needs pyarrow) else CSV with a plain header line, its text formatted on
+    ``threads`` threads (default: one per core). Returns ``path``.
     """
     names = list(columns)
     arrays = [np.asarray(columns[name]) for name in names]
     rows = len(arrays[0]) if arrays else 0
-    return _write_blocks(path, names, rows, lambda lo, hi: [x[lo:hi] for x in arrays])
+    return _write_blocks(path, names, rows, lambda lo, hi: [x[lo:hi] for x in arrays],
+                         threads)
 
 
 def _write_blocks(path: Path, names: list[str], rows: int,
-                  block: Callable[[int, int], list[np.ndarray]]) -> Path:
+                  block: Callable[[int, int], list[np.ndarray]],
+                  threads: int | None = None) -> Path:
     """
     ``write_table`` of the columns ``names`` whose rows lo:hi ``block(lo, hi)`` gives.
 
@@ -77,7 +81,7 @@ def _write_blocks(path: Path, names: list[str], rows: int,
             columns[k] = values
         return format_rows(columns)
     # The formatter holds no GIL: blocks in parallel, written in order.
-    with path.open('wb') as out, ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+    with path.open('wb') as out, ThreadPoolExecutor(threads or os.cpu_count() or 1) as pool:
         out.write((','.join(names) + '\n').encode())
         for piece in pool.map(text, spans if rows else []):
             out.write(piece)
@@ -95,21 +99,23 @@ def table_suffix(fmt: str | None = None) -> str:
 
 def write_tables(directory: Path, time: np.ndarray, labels: Sequence[str],
                  columns: Sequence[int], parts, effort: np.ndarray,
-                 fmt: str | None = None) -> list[Path]:
+                 fmt: str | None = None, threads: int | None = None) -> list[Path]:
     """
     torques.csv, decomposition.<fmt> and, with measured effort, residual.<fmt>.
 
     ``parts``: ``decomposition.Decomposition``; ``effort`` (N, nv) measured, NaN where not
     recorded; ``columns``: the tau entries to write; ``fmt``: 'parquet' or 'csv' (default:
-    parquet when pyarrow is installed).
+    parquet when pyarrow is installed); ``threads``: of the CSV formatting (default: one per
+    core).
     """
     suffix = table_suffix(fmt)
     files = [write_table(directory / 'torques.csv',
-                         {'time': time, **{labels[k]: parts.total[:, k] for k in columns}})]
+                         {'time': time, **{labels[k]: parts.total[:, k] for k in columns}},
+                         threads)]
     table = {'time': time}
     for term in parts.terms:
         table.update({f'{term}/{labels[k]}': parts.terms[term][:, k] for k in columns})
-    files.append(write_table(directory / f'decomposition{suffix}', table))
+    files.append(write_table(directory / f'decomposition{suffix}', table, threads))
     measured = [k for k in columns if np.isfinite(effort[:, k]).any()]
     residual = directory / f'residual{suffix}'
     if measured:
@@ -121,7 +127,7 @@ def write_tables(directory: Path, time: np.ndarray, labels: Sequence[str],
             effort_rows = effort[rows, measured]
             return [time[rows], *effort_rows.T,
                     *(effort_rows - parts.total[rows, measured]).T]
-        files.append(_write_blocks(residual, names, len(time), block))
+        files.append(_write_blocks(residual, names, len(time), block, threads))
     elif residual.exists():
         residual.unlink()  # from an earlier run on another bag
     return files
