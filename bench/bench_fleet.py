@@ -9,8 +9,10 @@ Benchmark of ``rnea_fleet`` on a local Dask cluster: 1 worker against 2 workers.
    (two robots): positions and velocities of a smooth trajectory, measured effort = RNEA + noise,
    10 % stamp jitter (``bench_bag.generate``).
 2. Runs ``rnea_fleet`` on them end to end in a fresh process, with the defaults a user gets
-   (plots included), once with ``--workers 1`` and once with ``--workers 2``, each into a
-   fresh output directory (no result reused), and prints the wall-clock times, their ratio,
+   (plots included), ``--repeat`` times with ``--workers 1`` and with ``--workers 2`` in
+   alternating order, each into a fresh output directory (no result reused) after an
+   ``os.sync()`` (no write-back of the previous run's outputs left), and prints the
+   wall-clock times, the ratio of their medians,
    the load average around each run, the throughput in bags per hour per core and in
    robot-hours of bags per core-hour, and the cores needed for 10 000 robot-hours a day.
 
@@ -22,6 +24,7 @@ import argparse
 import os
 from pathlib import Path
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -73,6 +76,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
     parser.add_argument('--bags', type=int, default=8)
     parser.add_argument('--minutes', type=float, default=10.0)
+    parser.add_argument('--repeat', type=int, default=3, help='runs of each worker count')
     parser.add_argument('--data', type=Path, default=Path(tempfile.gettempdir()) /
                         'rnea_fleet_bench', help='where the bags are generated and kept')
     args = parser.parse_args()
@@ -82,14 +86,21 @@ def main() -> None:
     robot_hours = args.bags * args.minutes / 60
     print(f'{args.bags} bags of {args.minutes:g} min at 1 kHz ({robot_hours:g} robot-hours) '
           f'in {args.data}')
-    times = {}
+    walls: dict[int, list[float]] = {1: [], 2: []}
+    # Alternating order (1 2, 2 1, ...): a drift of the machine's load hits both alike.
+    order = [w for r in range(args.repeat) for w in ((1, 2) if r % 2 == 0 else (2, 1))]
     with tempfile.TemporaryDirectory() as tmp:
-        for workers in (1, 2):
+        for run, workers in enumerate(order):
             print(f'rnea_fleet --workers {workers}:')
-            wall, before, after = run_fleet(args.data, Path(tmp) / f'out_{workers}', workers)
-            times[workers] = wall
+            # Each run starts with no dirty pages of the previous one left to write back.
+            os.sync()
+            wall, before, after = run_fleet(args.data, Path(tmp) / f'out_{run}', workers)
+            shutil.rmtree(Path(tmp) / f'out_{run}')
+            walls[workers].append(wall)
             print(f'  {wall:7.1f} s wall clock (load average {before:.2f} before, {after:.2f} '
                   'after)')
+    times = {w: statistics.median(values) for w, values in walls.items()}
+    print(f'\nmedian of {args.repeat} runs: 1 worker {times[1]:.1f} s, 2 workers {times[2]:.1f} s')
     ratio = times[1] / times[2]
     per_core = args.bags / (times[2] / 3600) / 2
     hours_per_core_hour = per_core * args.minutes / 60

@@ -128,8 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument('--progress', action=argparse.BooleanOptionalAction, default=None,
                      help='progress bars on stderr (default: on a terminal, for long bags)')
     out.add_argument('--threads', type=int, metavar='N',
-                     help='threads of the computations (differentiation, dynamics, table '
-                     'formatting; default: one per core)')
+                     help='threads of the computations (differentiation, dynamics, tables '
+                     'and summary beside the plots; 1: all in one thread, as a fleet worker '
+                     'runs a bag; default: one per core)')
     out.add_argument('--timings', action='store_true',
                      help='print the time spent reading, differentiating, in the dynamics and '
                      'writing')

@@ -76,7 +76,7 @@ printed as one ``rnea_bag: error: ...`` line; the exit status is then 1 (2 for b
 from __future__ import annotations
 
 import argparse
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -287,7 +287,7 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         progress.close()
 
     with timings('writing'), Staging(output, args.overwrite) as staging, \
-            ThreadPoolExecutor(2) as background:
+            _background(args.threads) as background:
         stage = staging.path
         # The tables (pyarrow, compiled CSV text) and the summary's statistics (compiled) run
         # without the GIL: on the second core while this thread draws the pictures.
@@ -333,6 +333,33 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         files += list(write_summary(stage, summary))
         files = staging.commit([f.name for f in files])
     return Result(output, files, int(times_ns.size), dict(timings), warnings)
+
+
+class _Inline:
+    """An executor that runs each task at once, in the calling thread (``--threads 1``)."""
+
+    def submit(self, function, *args):
+        future = Future()
+        try:
+            future.set_result(function(*args))
+        except BaseException as exc:  # noqa: B036 - handed to whoever takes the result
+            future.set_exception(exc)
+        return future
+
+
+@contextmanager
+def _background(threads: int | None):
+    """
+    Yield the executor of the writing's side work (tables, summary statistics).
+
+    Two threads beside this one, which draws the pictures; with ``threads`` 1 (a fleet worker:
+    one bag per core, the other cores busy with other bags) everything runs in this thread.
+    """
+    if threads == 1:
+        yield _Inline()
+        return
+    with ThreadPoolExecutor(2) as pool:
+        yield pool
 
 
 def _progress(label: str, total: int, show: bool):
