@@ -1,0 +1,35 @@
+"""The README's bag and fleet benchmark commands run end to end (on tiny inputs: no timing)."""
+from __future__ import annotations
+
+from pathlib import Path
+import subprocess
+import sys
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def bench(script: str, *args: str) -> str:
+    done = subprocess.run([sys.executable, str(ROOT / 'bench' / script), *args],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_bench_bag_runs_without_and_with_write_bag(tmp_path):
+    out = bench('bench_bag.py', '--minutes', '0.05', '--pin-samples', '200',
+                '--bag', str(tmp_path / 'bag'))
+    assert '3000 joint_states messages' in out
+    assert 'without --write-bag' in out and 'with --write-bag' in out
+    assert 'pin.rnea loop, same 3 terms' in out
+
+
+def test_bench_fleet_runs_one_and_two_workers_and_sizes(tmp_path):
+    out = bench('bench_fleet.py', '--bags', '2', '--minutes', '0.05', '--repeat', '1',
+                '--data', str(tmp_path / 'fleet'))
+    assert out.count('rnea_fleet: 2 bags: 2 analysed, 0 reused (unchanged), 0 failed') == 2
+    assert 'median of 1 runs: 1 worker' in out
+    assert 'cores at this rate' in out
