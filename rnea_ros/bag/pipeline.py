@@ -85,15 +85,14 @@ import time
 
 import numpy as np
 
-from rnea_ros.bag import accelerations, cdr, differentiate, locks, replay
+from rnea_ros.bag import accelerations, cdr, differentiate, inputs, locks, replay
 from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
 from rnea_ros.bag.downsample import reduce_bag
 from rnea_ros.bag.outputs import check as check_output, Staging
 from rnea_ros.bag.report import table_suffix, write_summary, write_table, write_tables
-from rnea_ros.bag.storage import (BagError, JOINT_STATE, JOINT_TRAJECTORY, ODOMETRY, open_bag,
-                                  read_raw, STRING, topic_connections, typestore, WRENCH_STAMPED)
+from rnea_ros.bag.storage import (BagError, JOINT_STATE, open_bag, read_raw, topic_connections,
+                                  typestore, WRENCH_STAMPED)
 from rnea_ros.bag.summary import json_safe, run_summary
-from rnea_ros.dynamics.description import read_robot_description
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.urdf import urdf_joint_names
@@ -137,7 +136,7 @@ def run(args: argparse.Namespace) -> Result:
         raise InputError('--window and --max-gap must be positive and --order at least 2')
     if args.threads is not None and args.threads < 1:
         raise InputError(f'--threads must be at least 1, got {args.threads}')
-    _contact_links(args)
+    inputs.contact_links(args)
     check_output(output, args.overwrite)  # before any work: refuse and touch nothing
     with timings('reading'):
         reader = open_bag(bag_path)
@@ -173,7 +172,7 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
     bag_start = int(reader.start_time)
     store = typestore()
     with timings('reading'):
-        xml, source = _robot_description(args, reader, store)
+        xml, source = inputs.robot_description(args, reader, store)
         gravity = args.gravity if args.gravity else (0.0, 0.0, -9.81)
         model = RobotModel.from_urdf_string(xml, floating_base=args.floating_base,
                                             gravity=gravity, inertia_check=args.inertia_check)
@@ -186,8 +185,8 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         joint_model = JointModel.load_yaml(args.joint_model, model) if args.joint_model \
             else None
         labels, units = effort_labels(model)
-        columns = _selected_columns(args.joints, model, labels)
-        contacts = _contacts(args, model)
+        columns = inputs.selected_columns(args.joints, model, labels)
+        contacts = inputs.contacts(args, model)
         js_conns = topic_connections(reader, args.joint_states, JOINT_STATE,
                                      what='joint_states topic')
         # Reading margin around --start/--end, for the windows of the samples at its ends (the
@@ -203,8 +202,8 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         if len(raw) == 0:
             raise BagError(f'no {js_conns[0].topic} messages in the bag'
                            + ('' if lo is None and hi is None else ' in the time window'))
-        decoded = _decode(raw, cdr.joint_state_layout, store, JOINT_STATE,
-                          cdr.joint_state_fields, js_conns[0].topic)
+        decoded = inputs.decode_records(raw, cdr.joint_state_layout, store, JOINT_STATE,
+                                        cdr.joint_state_fields, js_conns[0].topic)
         urdf_joints = urdf_joint_names(xml)
         series = replay.joint_series(decoded, raw.times, [j.name for j in joints],
                                      urdf_joints, clock=args.clock,
@@ -214,7 +213,7 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
                                      if args.lock_missing else None)
         del raw, decoded
         warnings += series.warnings
-        desired = _desired(args, reader, store, series, lo, hi, margin)
+        desired = inputs.desired(args, reader, store, series, lo, hi, margin)
 
     with timings('differentiating'):
         estimate = accelerations.estimate(series, [j.kind for j in joints], desired,
@@ -226,7 +225,8 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         return differentiate.derivatives(times, values, args.window, args.order, args.max_gap)
 
     with timings('reading'):
-        base_state = _base_state(args, reader, store, series, lo, hi, margin, differentiate_fn)
+        base_state = inputs.base_state(args, reader, store, series, lo, hi, margin,
+                                       differentiate_fn)
     n = series.times_ns.size
     q, v, a, effort, finite = estimate.model_arrays(
         series.position, series.effort, [j.idx_q for j in joints], [j.idx_v for j in joints],
@@ -367,73 +367,6 @@ def _progress(label: str, total: int, show: bool):
     return Progress(label, total, bool(show) and total >= PROGRESS_MIN_MESSAGES)
 
 
-def _decode(raw, layout_of, store, msgtype: str, fields, topic: str):
-    """``cdr.decode`` with rosbags as the fallback; a record neither can read is corrupt."""
-    def fallback(record: bytes):
-        try:
-            return fields(store.deserialize_cdr(record, msgtype))
-        except Exception as exc:
-            raise BagError(f'corrupt {msgtype} message on {topic!r} ({len(record)} bytes): '
-                           f'{type(exc).__name__}: {exc}') from None
-    return cdr.decode(raw.buffer, raw.starts, raw.lengths, layout_of, fallback)
-
-
-def _robot_description(args, reader, store) -> tuple[str, str]:
-    """Return the URDF text and where it came from."""
-    if args.urdf:
-        path = Path(args.urdf)
-        try:
-            xacro_args = dict(getattr(args, 'xacro_arg', None) or ())
-            return read_robot_description(path, xacro_args), str(path)
-        except OSError as exc:
-            raise InputError(f'cannot read --urdf {str(path)!r}: {exc.strerror}') from None
-    conns = topic_connections(reader, args.robot_description, STRING, required=False)
-    if not conns:
-        raise InputError(f'no --urdf given and the bag has no {args.robot_description!r} '
-                         'topic (std_msgs/String) to take the URDF from')
-    for _, _, raw in reader.messages(conns):
-        return store.deserialize_cdr(raw, STRING).data, f'topic {conns[0].topic}'
-    raise InputError(f'no --urdf given and topic {conns[0].topic!r} has no message')
-
-
-def _desired(args, reader, store, series, lo, hi, margin) -> np.ndarray | None:
-    if args.estimate_accelerations:
-        return None
-    conns = topic_connections(reader, args.desired_accelerations, JOINT_TRAJECTORY,
-                              required=False)
-    if not conns:
-        return None
-    timeout_ns = int(args.acceleration_timeout * 1e9)
-    raw = read_raw(reader, conns, None if lo is None else lo - margin - timeout_ns,
-                   None if hi is None else hi + margin)
-    messages = [store.deserialize_cdr(raw.record(k), JOINT_TRAJECTORY) for k in range(len(raw))]
-    return replay.desired_accelerations(messages, raw.times, series.names, series.times_ns,
-                                        args.acceleration_timeout)
-
-
-def _base_state(args, reader, store, series, lo, hi, margin, differentiate_fn):
-    if not args.floating_base:
-        return None
-    conns = topic_connections(reader, args.odometry, ODOMETRY, required=False)
-    if not conns:
-        raise InputError(
-            f'--floating-base needs the base state, but the bag has no nav_msgs/Odometry topic '
-            f'{args.odometry!r} (pass --odometry TOPIC; topics: '
-            f'{", ".join(sorted({c.topic for c in reader.connections}))})')
-    raw = read_raw(reader, conns, None if lo is None else lo - margin,
-                   None if hi is None else hi + margin)
-    decoded = _decode(raw, cdr.odometry_layout, store, ODOMETRY, cdr.odometry_fields,
-                      conns[0].topic)
-    values = np.zeros((len(raw), cdr.ODOMETRY_DOUBLES))
-    for block in decoded.blocks:
-        values[block.rows] = block.arrays[0]
-    times = decoded.stamps if series.clock == 'header' else raw.times
-    if series.clock == 'header' and not np.any(times):
-        raise InputError(f'odometry topic {conns[0].topic!r} has zero header stamps while '
-                         'joint_states has stamps: use --clock receive')
-    return replay.base_state(times, values, series.times_ns, differentiate_fn)
-
-
 def _time_origin(times_ns, receive_ns, bag_start: int, clock: str, warnings: list) -> int:
     """Return the bag start, unless header stamps are on another clock (e.g. simulated time)."""
     if clock == 'header' and times_ns.size:
@@ -443,47 +376,6 @@ def _time_origin(times_ns, receive_ns, bag_start: int, clock: str, warnings: lis
                             'receive times (another clock?): time counts from the first sample')
             return int(times_ns[0])
     return bag_start
-
-
-def _contact_links(args) -> list[str]:
-    """Return the --contacts link names (checked against the other options, not yet the model)."""
-    if args.contacts is None:
-        return []
-    links = list(dict.fromkeys(name.strip() for name in args.contacts.split(',')
-                               if name.strip()))
-    if not links:
-        raise InputError('--contacts: expected link names, e.g. --contacts LF_FOOT,RF_FOOT')
-    if not args.floating_base:
-        raise InputError('--contacts needs --floating-base: contact wrenches balance a '
-                         'floating base (its state from the --odometry topic)')
-    if not (np.isfinite(args.friction) and args.friction > 0):
-        raise InputError(f'--friction must be a finite number > 0, got {args.friction}')
-    return links
-
-
-def _contacts(args, model) -> list:
-    """``Contact`` records of --contacts (point contacts, --friction), checked on the model."""
-    links = _contact_links(args)
-    if not links:
-        return []
-    from rnea_ros.contacts import Contact
-    unknown = [link for link in links if link not in model.link_names]
-    if unknown:
-        raise InputError(f'--contacts: {unknown} are not links of the model; links: '
-                         f'{list(model.link_names)}')
-    return [Contact(link, 'point', args.friction) for link in links]
-
-
-def _selected_columns(joints_arg: str | None, model, labels) -> list[int]:
-    if not joints_arg:
-        return list(range(len(labels)))
-    wanted = [name.strip() for name in joints_arg.split(',') if name.strip()]
-    unknown = [name for name in wanted if name not in model.joint_names and name not in labels]
-    if unknown:
-        raise InputError(f'--joints: {unknown} are not independent joints of the model; '
-                         f'joints: {list(model.joint_names)}')
-    return [k for k, label in enumerate(labels)
-            if label in wanted or label.split('.')[0] in wanted]
 
 
 def _index(columns: list[int], width: int) -> list[int] | slice:
