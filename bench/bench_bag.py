@@ -55,7 +55,22 @@ def motion(t: np.ndarray):
 
 
 def generate(path: Path, n: int, rate: float, storage: str, model: RobotModel) -> float:
-    """Write the bag; returns the seconds it took."""
+    """Write the panda bag; returns the seconds it took."""
+    def sample(rng, stamps):
+        q, v, a = motion((stamps - START_NS) * 1e-9)
+        effort = model.rnea_batch(q, v, a) + rng.normal(0.0, 0.05, q.shape)
+        return (NAMES, np.column_stack([q, q[:, 7]]), np.column_stack([v, v[:, 7]]),
+                np.column_stack([effort, np.zeros(stamps.size)]))
+    return write_joint_states(path, n, rate, storage, sample)
+
+
+def write_joint_states(path: Path, n: int, rate: float, storage: str, sample) -> float:
+    """
+    Write ``n`` joint_states messages at ``rate`` Hz with 10 % stamp jitter; returns seconds.
+
+    ``sample(rng, stamps_ns)`` gives (names, position, velocity, effort) of a chunk of stamps;
+    ``rng`` (seeded) also draws the jitter, so the bag is the same every time.
+    """
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import get_typestore, Stores
     begin = time.perf_counter()
@@ -70,11 +85,7 @@ def generate(path: Path, n: int, rate: float, storage: str, model: RobotModel) -
             k = np.arange(first, min(n, first + CHUNK))
             stamps = START_NS + np.round((k + rng.uniform(-0.1, 0.1, k.size)) * period)
             stamps = stamps.astype(np.int64)
-            q, v, a = motion((stamps - START_NS) * 1e-9)
-            effort = model.rnea_batch(q, v, a) + rng.normal(0.0, 0.05, q.shape)
-            matrix, _ = cdr.encode_joint_states(
-                stamps, NAMES, np.column_stack([q, q[:, 7]]), np.column_stack([v, v[:, 7]]),
-                np.column_stack([effort, np.zeros(k.size)]))
+            matrix, _ = cdr.encode_joint_states(stamps, *sample(rng, stamps))
             for stamp, record in zip(stamps.tolist(), cdr.records(matrix)):
                 write(conn, stamp, record)
             print(f'\r  generating: {min(n, first + CHUNK) / n:4.0%}', end='', flush=True)

@@ -29,14 +29,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
 from bagdata import fourier_excitation  # noqa: E402, I100, I202
+from bench_bag import START_NS, write_joint_states  # noqa: E402
 from oracle import robot_path  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
-from rnea_ros.bag import cdr  # noqa: E402
 
 ROBOT = 'xarm7'
-START_NS = 1_700_000_000 * 10**9
-CHUNK = 1 << 18
 COULOMB, VISCOUS, ARMATURE, NOISE = 2.0, 0.5, 0.1, 0.1
 
 
@@ -48,28 +46,12 @@ def motion(model: RobotModel, t: np.ndarray):
 
 def generate(path: Path, n: int, rate: float, model: RobotModel) -> float:
     """Write the bag; returns the seconds it took."""
-    from rosbags.rosbag2 import StoragePlugin, Writer
-    from rosbags.typesys import Stores, get_typestore
-    begin = time.perf_counter()
-    rng = np.random.default_rng(1)
-    period = 1e9 / rate
-    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
-        conn = writer.add_connection('/joint_states', 'sensor_msgs/msg/JointState',
-                                     typestore=get_typestore(Stores.LATEST))
-        write = writer.write
-        for first in range(0, n, CHUNK):
-            k = np.arange(first, min(n, first + CHUNK))
-            stamps = START_NS + np.round((k + rng.uniform(-0.1, 0.1, k.size)) * period)
-            stamps = stamps.astype(np.int64)
-            q, v, a = motion(model, (stamps - START_NS) * 1e-9)
-            effort = model.rnea_batch(q, v, a) + COULOMB * np.tanh(v / 0.01) + VISCOUS * v \
-                + ARMATURE * a + rng.normal(0.0, NOISE, q.shape)
-            matrix, _ = cdr.encode_joint_states(stamps, model.joint_names, q, v, effort)
-            for stamp, record in zip(stamps.tolist(), cdr.records(matrix)):
-                write(conn, stamp, record)
-            print(f'\r  generating: {min(n, first + CHUNK) / n:4.0%}', end='', flush=True)
-    print()
-    return time.perf_counter() - begin
+    def sample(rng, stamps):
+        q, v, a = motion(model, (stamps - START_NS) * 1e-9)
+        effort = model.rnea_batch(q, v, a) + COULOMB * np.tanh(v / 0.01) + VISCOUS * v \
+            + ARMATURE * a + rng.normal(0.0, NOISE, q.shape)
+        return model.joint_names, q, v, effort
+    return write_joint_states(path, n, rate, 'mcap', sample)
 
 
 def run_tool(bag: Path, output: Path) -> tuple[float, dict[str, float], str]:
