@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
 from lifecycle_msgs.msg import State, Transition
@@ -24,13 +23,6 @@ pytestmark = pytest.mark.timeout(600)
 PANDA_Q = [0.1, -0.3, 0.2, -1.8, 0.1, 1.6, 0.7, 0.02, 0.02]
 PANDA_JOINTS = ([f'panda_joint{k}' for k in range(1, 8)]
                 + ['panda_finger_joint1', 'panda_finger_joint2'])
-
-
-@pytest.fixture
-def ros(tmp_path):
-    harness = RosHarness(tmp_path)
-    yield harness
-    print(harness.close(), file=sys.stderr)  # shown by pytest when the test fails
 
 
 @pytest.fixture(scope='module')

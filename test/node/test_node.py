@@ -7,7 +7,6 @@ publishes with ``RobotModel`` and Pinocchio. Waiting is on messages, never on sl
 """
 from __future__ import annotations
 
-import sys
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
@@ -32,13 +31,6 @@ pytestmark = pytest.mark.timeout(90)
 STATUS = '/rnea: feed-forward torques'
 OK, WARN, ERROR = 0, 1, 2
 PANDA_ARM = tuple(f'panda_joint{k}' for k in range(1, 8))
-
-
-@pytest.fixture
-def ros(tmp_path):
-    harness = RosHarness(tmp_path)
-    yield harness
-    print(harness.close(), file=sys.stderr)  # shown by pytest when the test fails
 
 
 @pytest.fixture(scope='module')

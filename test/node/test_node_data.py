@@ -27,7 +27,7 @@ from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.node.model_loading import WORKER_NICENESS
 
 pytestmark = pytest.mark.timeout(120)
-ros, panda = test_node.ros, test_node.panda  # the fixtures of test_node: the node, the panda
+panda = test_node.panda  # the fixture of test_node: the panda (model, URDF)
 
 FINGER = 'panda_finger_joint1'
 

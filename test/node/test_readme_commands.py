@@ -21,7 +21,7 @@ import sys
 from diagnostic_msgs.msg import DiagnosticArray
 from oracle import ROBOTS_DIR
 import pytest
-from ros_harness import BEST_EFFORT, RosHarness
+from ros_harness import BEST_EFFORT
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
@@ -42,13 +42,6 @@ def readme_node_commands() -> list[str]:
     joined = block.replace('\\\n', ' ')
     return [line.strip() for line in joined.splitlines()
             if line.strip() and not line.lstrip().startswith('#')]
-
-
-@pytest.fixture
-def ros(tmp_path):
-    harness = RosHarness(tmp_path)
-    yield harness
-    print(harness.close(), file=sys.stderr)  # shown by pytest when the test fails
 
 
 def test_the_readme_block_is_what_this_test_covers():

@@ -16,19 +16,11 @@ from oracle import robot_path
 import pytest
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import GetParameters
-from ros_harness import RosHarness
 
 pytestmark = pytest.mark.timeout(300)
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-
-
-@pytest.fixture
-def ros(tmp_path):
-    harness = RosHarness(tmp_path)
-    yield harness
-    print(harness.close(), file=sys.stderr)  # shown by pytest when the test fails
 
 
 def run_node(*ros_args: str, timeout: float = 120) -> subprocess.CompletedProcess:

@@ -1,0 +1,14 @@
+"""The fixture of every node test: a ``RosHarness`` on a domain of its own."""
+from __future__ import annotations
+
+import sys
+
+import pytest
+from ros_harness import RosHarness
+
+
+@pytest.fixture
+def ros(tmp_path):
+    harness = RosHarness(tmp_path)
+    yield harness
+    print(harness.close(), file=sys.stderr)  # shown by pytest when the test fails
