@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from rnea_ros.bag import cdr, replay
-from rnea_ros.bag.storage import (BagError, JOINT_TRAJECTORY, ODOMETRY, read_raw, STRING,
-                                  topic_connections)
+from rnea_ros.bag.storage import (BagError, deserialize_all, JOINT_TRAJECTORY, ODOMETRY,
+                                  read_raw, STRING, topic_connections)
 from rnea_ros.dynamics.description import read_robot_description
 from rnea_ros.errors import InputError
 
@@ -57,7 +57,7 @@ def desired(args, reader, store, series, lo, hi, margin) -> np.ndarray | None:
     timeout_ns = int(args.acceleration_timeout * 1e9)
     raw = read_raw(reader, conns, None if lo is None else lo - margin - timeout_ns,
                    None if hi is None else hi + margin)
-    messages = [store.deserialize_cdr(raw.record(k), JOINT_TRAJECTORY) for k in range(len(raw))]
+    messages = deserialize_all(raw, JOINT_TRAJECTORY, store)
     return replay.desired_accelerations(messages, raw.times, series.names, series.times_ns,
                                         args.acceleration_timeout)
 
