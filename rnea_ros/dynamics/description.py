@@ -7,7 +7,11 @@ kind; ``unexpanded_xacro`` tells why a text handed over as URDF is in fact unexp
 that the parser can say so instead of failing on an undefined link or a ``${...}`` number.
 
 The ``xacro`` package (PyPI, or the ROS ``xacro`` package) is imported only to expand a file:
-``import rnea_ros`` does not need it.
+``import rnea_ros`` does not need it. A file is expanded only when the caller asks for it (a
+``.xacro`` name, or xacro arguments): a ``.urdf`` file whose text is xacro is refused like xacro
+text handed over as URDF. xacro evaluates its ``${...}`` expressions with Python's ``eval``
+(a sandbox that can be escaped) and reads the environment and files; the expansion here lets
+through only what ``xacro_guard`` allows.
 """
 from __future__ import annotations
 
@@ -18,14 +22,15 @@ from pathlib import Path
 import re
 import xml.etree.ElementTree as ET
 
+from rnea_ros.dynamics.xacro_guard import guarded
 from rnea_ros.errors import InputError, URDFError
 
 XACRO_SUFFIX = '.xacro'
 # xacro substitutions: ${expression} (properties, math) and $(arg x), $(find pkg), ...
 _SUBSTITUTION = re.compile(r'\$[{(]')
 HOW_TO_EXPAND = ('expand it first: `xacro robot.urdf.xacro name:=value > robot.urdf` (in a '
-                 'launch file: Command(["xacro ", path])), or load the file with '
-                 'RobotModel.from_urdf_file(path, xacro_args={...})')
+                 'launch file: Command(["xacro ", path])), or name the file robot.urdf.xacro '
+                 'and load it with RobotModel.from_urdf_file(path, xacro_args={...})')
 
 
 def parse_xacro_arg(text: str) -> tuple[str, str]:
@@ -53,8 +58,9 @@ def expand_xacro(path: str | os.PathLike, xacro_args: Mapping[str, str] | None =
 
     ``xacro_args``: the file's ``<xacro:arg>`` values by name, as ``name:=value`` on the xacro
     command line (values are text; numbers are turned into text). Any xacro failure (missing
-    include, undefined argument or property, bad XML) raises ``URDFError`` naming the file and
-    xacro's message; a missing file raises ``OSError``.
+    include, undefined argument or property, bad XML), and any expression or substitution that
+    ``xacro_guard`` refuses, raises ``URDFError`` naming the file and the reason; a missing file
+    raises ``OSError``.
     """
     if xacro_args is not None and not isinstance(xacro_args, Mapping):
         raise InputError('xacro_args: expected a mapping name -> value, got '
@@ -68,28 +74,31 @@ def expand_xacro(path: str | os.PathLike, xacro_args: Mapping[str, str] | None =
                         'installed: pip install xacro (or install ROS xacro)') from None
     # xacro takes text, as from its command line: 0.5 and True become '0.5' and 'True'.
     mappings = {str(name): str(value) for name, value in (xacro_args or {}).items()}
-    try:
-        document = xacro.process_file(str(path), mappings=mappings)
-    except Exception as exc:  # xacro raises anything its Python evaluations raise
-        raise URDFError(f'xacro cannot expand {str(path)!r}: {type(exc).__name__}: '
-                        f'{exc}') from None
+    with guarded(xacro) as refusals:
+        try:
+            document = xacro.process_file(str(path), mappings=mappings)
+        except Exception as exc:  # xacro raises anything its Python evaluations raise
+            if not refusals:
+                raise URDFError(f'xacro cannot expand {str(path)!r}: {type(exc).__name__}: '
+                                f'{exc}') from None
+    if refusals:
+        raise URDFError(f'xacro cannot expand {str(path)!r}: {refusals[0]}')
     return document.toxml()
 
 
 def read_robot_description(path: str | os.PathLike,
                            xacro_args: Mapping[str, str] | None = None) -> str:
     """
-    Read the URDF text of a file, expanding it with xacro if it is xacro.
+    Read the URDF text of a file, expanded with xacro when the caller asks for it.
 
-    A file is expanded when its name ends in ``.xacro``, when ``xacro_args`` is given, or when
-    its text uses xacro (``unexpanded_xacro``). Unreadable files raise ``OSError``.
+    A file is expanded when its name ends in ``.xacro`` or when ``xacro_args`` is given; any
+    other file is returned as it is, whatever its text: the URDF parser refuses unexpanded xacro
+    (``refuse_xacro``), so a downloaded "URDF" never runs xacro. Unreadable files raise
+    ``OSError``.
     """
     if is_xacro_file(path) or xacro_args:
         return expand_xacro(path, xacro_args)
-    text = Path(path).read_text()
-    if unexpanded_xacro(text) is not None:
-        return expand_xacro(path)
-    return text
+    return Path(path).read_text()
 
 
 def unexpanded_xacro(xml: str, robot: ET.Element | None = None) -> str | None:

@@ -89,10 +89,12 @@ class RobotModel:
         """
         Build a model from a URDF file, or a xacro file (see ``from_urdf_string``).
 
-        A file whose name ends in ``.xacro`` (``robot.urdf.xacro``), or whose text uses xacro,
-        is expanded with the ``xacro`` package first; ``xacro_args`` gives its ``<xacro:arg>``
-        values, as ``name:=value`` on the xacro command line: ``{'prefix': 'left_'}``. A xacro
-        failure (missing include, undefined argument) raises ``URDFError`` naming the file.
+        A file whose name ends in ``.xacro`` (``robot.urdf.xacro``), or given ``xacro_args``, is
+        expanded with the ``xacro`` package first (what it may evaluate: ``xacro_guard.py``);
+        ``xacro_args`` gives its ``<xacro:arg>`` values, as ``name:=value`` on the xacro command
+        line: ``{'prefix': 'left_'}``. Any other file is URDF: xacro text in it is refused. A
+        xacro failure (missing include, undefined argument, refused expression) raises
+        ``URDFError`` naming the file.
         """
         xml = read_robot_description(path, xacro_args)
         return cls.from_urdf_string(xml, floating_base=floating_base, gravity=gravity,

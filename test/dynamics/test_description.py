@@ -86,14 +86,19 @@ def test_xacro_file_is_expanded_with_its_arguments(arm_xacro, xacro_args, prefix
     assert_same_robot(model, RobotModel.from_urdf_string(arm_urdf(prefix, tool_mass)))
 
 
-def test_xacro_text_in_a_urdf_named_file_is_expanded(tmp_path):
-    path = tmp_path / 'arm.urdf'  # xacro inside, whatever the name says
-    path.write_text(ARM_XACRO)
-    assert_same_robot(RobotModel.from_urdf_file(path),
-                      RobotModel.from_urdf_string(arm_urdf('', 0.5)))
-
-
 HOW = re.escape('expand it first: `xacro robot.urdf.xacro name:=value > robot.urdf`')
+
+
+def test_xacro_text_in_a_urdf_named_file_is_refused(tmp_path):
+    """Only a .xacro name or xacro_args expand a file: a "URDF" that is xacro runs nothing."""
+    path = tmp_path / 'arm.urdf'
+    path.write_text(ARM_XACRO)
+    with pytest.raises(URDFError, match=f'^this is unexpanded xacro, not URDF '
+                                        f'\\(element <xacro:arg>\\): {HOW}'):
+        RobotModel.from_urdf_file(path)
+    # Asked for by its arguments, the same file is expanded.
+    assert_same_robot(RobotModel.from_urdf_file(path, xacro_args={'prefix': 'left_'}),
+                      RobotModel.from_urdf_string(arm_urdf('left_', 0.5)))
 
 
 @pytest.mark.parametrize('xml, evidence', [
