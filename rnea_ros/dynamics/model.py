@@ -60,7 +60,7 @@ class RobotModel:
         self._link_body, self._link_pose = kernels.pack_links(tree)
         self._bodies = np.zeros(12 * tree.n_bodies)  # world placements, kinematics scratch
         self._canonical = kernels.canonical_rotations(tree)
-        self._regressor_table = regressor.pack_regressor(tree)
+        self._regressor_table = None  # identification's table: packed on first use
         self._link_index = {link.name: row for row, link in enumerate(tree.links)}
         self._joint_index = {joint.name: joint for joint in tree.joints}
         self._zeros_v = np.zeros(tree.nv)
@@ -100,6 +100,10 @@ class RobotModel:
         return cls.from_urdf_string(xml, floating_base=floating_base, gravity=gravity,
                                     inertia_check=inertia_check)
 
+    def __getstate__(self) -> dict:
+        """Pickle without the regressor table: it is rebuilt where it is needed."""
+        return {**vars(self), '_regressor_table': None}
+
     def copy(self) -> RobotModel:
         """Return an independent model (own workspace) for use in another thread."""
         return RobotModel(self._tree, self._gravity)
@@ -117,9 +121,6 @@ class RobotModel:
         for wrenches in (self._no_fext, np.zeros((len(self._link_body), 6))):
             kernels.rnea_general(self._model, self._work, q, self._zeros_v, self._zeros_v,
                                  self._gravity, self._link_body, self._link_pose, wrenches, tau)
-        self._regressor_into(q[None], self._zeros_v[None], self._zeros_v[None], self._gravity, 1,
-                             np.zeros((1, self.nv, regressor.N_PARAMETERS
-                                       * len(self.body_names))))
         # From now on a call with other argument types must not compile on the control path:
         # it raises TypeError and RobotModel.rnea converts the arguments instead.
         if hasattr(kernels.rnea_default, 'disable_compile'):  # absent with NUMBA_DISABLE_JIT
@@ -395,6 +396,10 @@ class RobotModel:
         return self._regressor_into(Q, V, A, g, chunks, out)
 
     def _regressor_into(self, Q, V, A, g, chunks, out):
+        # The table grows with the square of the depth (each body lists its ancestors' joints):
+        # only identification needs it, so loading a model stays linear in memory.
+        if self._regressor_table is None:
+            self._regressor_table = regressor.pack_regressor(self._tree)
         status = np.zeros(Q.shape[0])
         if chunks == 1:
             regressor.regressor_serial(self._model, self._regressor_table, Q, V, A, g, out,
