@@ -76,6 +76,9 @@ ensure_venv() {
     run "${pip[@]}" install "$PIP_PIN" "$SETUPTOOLS_PIN"
     run "${pip[@]}" install -r requirements-test.txt -c constraints.txt
     run "${pip[@]}" install --no-deps --no-build-isolation -e .
+    # Every numba kernel compiled once into the cache (rnea_ros/**/__pycache__), so that no
+    # user command pays the compilation (about a minute of CPU).
+    run "$VENV_PYTHON" -m rnea_ros.precompile
     printf '%s\n' "$wanted" > "$STAMP"
     log ".venv is ready"
 }

@@ -113,7 +113,8 @@ class RobotModel:
         Run the per-call kernels once so none compiles on the control path.
 
         Run the per-call kernels once so none compiles (or loads from cache) on the control
-        path. The batch and mass-matrix kernels compile on first use: they serve offline work.
+        path. The batch, mass-matrix and regressor kernels load (or, without
+        ``python -m rnea_ros.precompile``, compile) on first use: they serve offline work.
         """
         q = self.neutral_configuration()
         tau = np.zeros(self.nv)
