@@ -4,10 +4,12 @@ Start the rnea node with a robot description file and a parameters file.
     ros2 launch rnea_ros rnea.launch.py urdf:=/path/to/robot.urdf [params_file:=my.yaml]
     ros2 launch rnea_ros rnea.launch.py urdf:=/path/to/robot.urdf.xacro xacro_args:='arm:=left'
 
-``urdf`` (a URDF or a xacro file) is expanded by the ``xacro`` command, as ROS 2 launch files
-usually do, into the ``robot_description`` parameter (``xacro_args``: its ``name:=value``
-mappings; a plain URDF passes through unchanged). Leave ``urdf`` empty to take the model from the
-``robot_description`` topic (robot_state_publisher) instead. To remap the node's topics when
+``urdf``, a xacro file (``.xacro`` name, or given ``xacro_args``: its ``name:=value``
+mappings), is expanded by the ``xacro`` command, as ROS 2 launch files usually do, into the
+``robot_description`` parameter; any other file is passed as it is (never run through xacro,
+whose expressions can run code: the node refuses a description that is unexpanded xacro).
+Leave ``urdf`` empty to take the model from the ``robot_description`` topic
+(robot_state_publisher) instead. To remap the node's topics when
 including this file, scope a ``SetRemap`` with the include in a ``GroupAction`` (an
 ``IncludeLaunchDescription`` takes no ``remappings``)::
 
@@ -35,11 +37,20 @@ from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 
 
+def _description(context):
+    """Return the xacro command's output for a xacro file, else the file's text as it is."""
+    urdf = LaunchConfiguration('urdf').perform(context)
+    if urdf.endswith('.xacro') or LaunchConfiguration('xacro_args').perform(context).strip():
+        return Command(['xacro ', LaunchConfiguration('urdf'), ' ',
+                        LaunchConfiguration('xacro_args')])
+    with open(urdf, encoding='utf-8') as file:
+        return file.read()
+
+
 def _node(context):
     parameters = [LaunchConfiguration('params_file')]
     if LaunchConfiguration('urdf').perform(context):
-        description = Command(['xacro ', LaunchConfiguration('urdf'), ' ',
-                               LaunchConfiguration('xacro_args')])
+        description = _description(context)
         parameters.append({'robot_description': ParameterValue(description, value_type=str)})
     return [Node(
         package='rnea_ros',

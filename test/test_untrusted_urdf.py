@@ -54,3 +54,47 @@ def test_rnea_fleet_refuses_it(hostile_urdf, tmp_path, capsys):
                        '--no-plots', '--workers', '1'])
     assert code != 0
     assert f'rnea_fleet: error: bag: {REFUSAL}\n' in capsys.readouterr().err
+
+
+class _Configuration:
+    """Stand-in of launch's LaunchConfiguration: ``perform`` reads the context mapping."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def perform(self, context):
+        return context[self.name]
+
+
+def _launch_description_function(monkeypatch):
+    """Load launch/rnea.launch.py with stand-ins of launch and launch_ros (no wheels here)."""
+    import importlib.util
+    from pathlib import Path
+    import sys
+    import types
+    modules = {'launch': {'LaunchDescription': object},
+               'launch.actions': {'DeclareLaunchArgument': object, 'OpaqueFunction': object},
+               'launch.substitutions': {'Command': lambda parts: ('xacro command', parts),
+                                        'LaunchConfiguration': _Configuration},
+               'launch_ros.actions': {'Node': object},
+               'launch_ros.parameter_descriptions': {'ParameterValue': object}}
+    for name, attributes in {**modules, 'launch_ros': {}}.items():
+        monkeypatch.setitem(sys.modules, name, types.SimpleNamespace(**attributes))
+    path = Path(__file__).resolve().parents[1] / 'launch' / 'rnea.launch.py'
+    spec = importlib.util.spec_from_file_location('rnea_launch', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module._description
+
+
+def test_the_launch_file_passes_a_urdf_as_it_is(hostile_urdf, tmp_path, monkeypatch):
+    """``urdf:=robot.urdf`` is never given to the xacro command; a .xacro file or args are."""
+    description = _launch_description_function(monkeypatch)
+    text = description({'urdf': str(hostile_urdf), 'xacro_args': ''})
+    assert text == hostile_urdf.read_text()  # the node refuses it as unexpanded xacro
+    xacro_file = tmp_path / 'panda.urdf.xacro'
+    for urdf, args in ((xacro_file, ''), (hostile_urdf, 'prefix:=left_')):
+        kind, parts = description({'urdf': str(urdf), 'xacro_args': args})
+        assert kind == 'xacro command'
+        assert [getattr(part, 'name', part) for part in parts] == ['xacro ', 'urdf', ' ',
+                                                                   'xacro_args']
