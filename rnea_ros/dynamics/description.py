@@ -22,7 +22,7 @@ from pathlib import Path
 import re
 import xml.etree.ElementTree as ET
 
-from rnea_ros.dynamics.xacro_guard import guarded
+from rnea_ros.dynamics.xacro_guard import check_guardable, guarded, XacroRefused
 from rnea_ros.errors import InputError, URDFError
 
 XACRO_SUFFIX = '.xacro'
@@ -74,6 +74,10 @@ def expand_xacro(path: str | os.PathLike, xacro_args: Mapping[str, str] | None =
                         'installed: pip install xacro (or install ROS xacro)') from None
     # xacro takes text, as from its command line: 0.5 and True become '0.5' and 'True'.
     mappings = {str(name): str(value) for name, value in (xacro_args or {}).items()}
+    try:
+        check_guardable(xacro)
+    except XacroRefused as exc:
+        raise URDFError(f'xacro cannot expand {str(path)!r}: {exc}') from None
     with guarded(xacro) as refusals:
         try:
             document = xacro.process_file(str(path), mappings=mappings)

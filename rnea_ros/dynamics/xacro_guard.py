@@ -17,6 +17,7 @@ may swallow the exception, the caller raises the first refusal):
   ``format_map`` and ``mro``, comprehensions, generators, lambdas, ``:=`` and f-strings.
 - ``$(...)``: only ``SUBSTITUTIONS`` (``arg``, ``find``, ``dirname``).
 
+A xacro version that evaluates anywhere else is refused (``check_guardable``).
 ``<xacro:include>`` still reads the files it names (they are checked the same way): expand only
 xacro files that you trust.
 """
@@ -26,6 +27,7 @@ import ast
 from contextlib import contextmanager
 import re
 import threading
+import types
 
 # Substitutions $(NAME ...) allowed: a xacro argument, a ROS package's path, the file's folder.
 SUBSTITUTIONS = frozenset({'arg', 'find', 'dirname'})
@@ -76,6 +78,42 @@ def check_substitution(text: str) -> None:
                                + ', '.join(f'$({name})' for name in sorted(SUBSTITUTIONS)))
 
 
+def _code_objects(xacro):
+    """Yield (name, code) of every function and method of the xacro module, nested ones too."""
+    stack = []
+    for name, value in vars(xacro).items():
+        for item in (value, *vars(value).values()) if isinstance(value, type) else (value,):
+            code = getattr(item, '__code__', None)
+            if isinstance(code, types.CodeType) and item.__module__ == xacro.__name__:
+                stack.append((name, code))
+    while stack:
+        name, code = stack.pop()
+        yield name, code
+        stack.extend((name, const) for const in code.co_consts
+                     if isinstance(const, types.CodeType))
+
+
+def check_guardable(xacro) -> None:
+    """
+    Raise ``XacroRefused`` unless xacro evaluates only through the two points patched here.
+
+    ``eval`` may appear only in ``safe_eval``, substitutions (``resolve_args``) only in
+    ``eval_extension``, and ``eval_text`` must call both by their module names: another xacro
+    version that evaluates elsewhere is refused rather than run unguarded.
+    """
+    calls = {'eval': set(), 'exec': set(), 'resolve_args': set(), 'safe_eval': set(),
+             'eval_extension': set()}
+    for name, code in _code_objects(xacro):
+        for called in calls.keys() & set(code.co_names):
+            calls[called].add(name)
+    if not (calls['eval'] <= {'safe_eval'} and not calls['exec']
+            and calls['resolve_args'] <= {'eval_extension'}
+            and 'eval_text' in calls['safe_eval'] & calls['eval_extension']):
+        raise XacroRefused(f'this xacro package ({getattr(xacro, "__file__", "?")}) evaluates '
+                           'expressions where they cannot be checked: expand the file with '
+                           'the xacro command if you trust it')
+
+
 @contextmanager
 def guarded(xacro):
     """
@@ -95,6 +133,7 @@ def guarded(xacro):
             return evaluate(text, *args)
         return checked
 
+    check_guardable(xacro)
     with _LOCK:
         safe_eval, eval_extension = xacro.safe_eval, xacro.eval_extension
         xacro.safe_eval = checking(check_expression, safe_eval)

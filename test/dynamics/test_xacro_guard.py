@@ -13,7 +13,7 @@ import pytest
 
 from rnea_ros import RobotModel, URDFError
 from rnea_ros.dynamics.description import HOW_TO_EXPAND
-from rnea_ros.dynamics.xacro_guard import check_expression, XacroRefused
+from rnea_ros.dynamics.xacro_guard import check_expression, check_guardable, XacroRefused
 
 MARKER = 'SECRET-MARKER-7f3a'
 HEAD = ('<?xml version="1.0"?>\n<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="r">\n'
@@ -121,3 +121,35 @@ def test_check_expression_refuses_a_walrus():
     with pytest.raises(XacroRefused,
                        match=r"^refused a NamedExpr in the expression '\(x := 1\)'$"):
         check_expression('(x := 1)')
+
+
+UNGUARDABLE = """
+def safe_eval(expr, globals, locals=None):
+    return eval(expr, globals, locals)
+
+def eval_extension(text):
+    return text
+
+def eval_text(text, symbols):
+    if text.startswith('$('):
+        return eval_extension(text)
+    return safe_eval(text, symbols)
+
+def grab_property(elt, table):
+    return eval(elt, table)
+"""
+
+
+def test_a_xacro_version_that_evaluates_elsewhere_is_refused():
+    """Another xacro whose eval is outside the two checked points is not run at all."""
+    import types
+    module = types.ModuleType('fake_xacro')
+    module.__file__ = 'fake_xacro.py'
+    exec(UNGUARDABLE, vars(module))
+    with pytest.raises(XacroRefused, match=r'^this xacro package \(fake_xacro.py\) evaluates '
+                                           r'expressions where they cannot be checked: expand '
+                                           r'the file with the xacro command if you trust it$'):
+        check_guardable(module)
+    exec(UNGUARDABLE.split('def grab_property')[0], vars(module))
+    del module.grab_property
+    check_guardable(module)  # eval only in safe_eval: guardable
