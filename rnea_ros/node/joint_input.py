@@ -8,8 +8,9 @@ each send a subset of the joints: values merge per joint, each joint keeps its o
 model does not know are ignored.
 
 A message is rejected whole, leaving the previous values in place (they keep ageing toward the
-timeout), when its arrays disagree in length with ``name`` (``velocity`` and ``effort`` may also
-be empty, as ``sensor_msgs/JointState`` allows), when it repeats a name, or when a position or
+timeout), when it has more than ``MAX_NAMES`` names (``TOO_LARGE``, before any is mapped), when
+its arrays disagree in length with ``name`` (``velocity`` and ``effort`` may also be empty, as
+``sensor_msgs/JointState`` allows), when it repeats a name, or when a position or
 velocity of a joint the model uses is not finite. Effort is never read, so its values are not
 checked: drivers commonly publish NaN there when they have no torque sensing.
 
@@ -51,6 +52,11 @@ LENGTH_MISMATCH = 'length_mismatch'
 DUPLICATE_NAME = 'duplicate_name'
 NON_FINITE = 'non_finite'
 BAD_QUATERNION = 'bad_quaternion'
+TOO_LARGE = 'too_large'
+
+# Most joint names a joint_states or trajectory message may carry: a larger one is dropped
+# before its names are mapped (a robot, or several merged, has far fewer joints).
+MAX_NAMES = 1000
 
 NEVER = -math.inf
 LOCKED = math.inf  # the time of a locked joint: never older than any timeout
@@ -230,6 +236,8 @@ class JointStateInput:
                stamp=None) -> None:
         """Merge one JointState message received at steady time ``now``; raises ``Rejected``."""
         n = len(names)
+        if n > MAX_NAMES:
+            raise Rejected(TOO_LARGE, f'name has {n} entries (at most {MAX_NAMES})')
         size = len(position)
         if size != n:
             raise Rejected(LENGTH_MISMATCH, f'position has {size} entries for {n} names '

@@ -132,6 +132,7 @@ class ManagedOutputs:
                                     on_failure=self._thread_failed)
             self._control = realtime.PeriodicThread(rate, self._cycle, 'rnea_control',
                                                     priority, self._thread_failed)
+        # desired_accelerations serialized: its size is checked before decoding (trajectories).
         inputs = [(JointTrajectory, 'desired_accelerations', self._on_desired)]
         inputs += [(WrenchStamped, topic, partial(self._on_wrench, index, topic))
                    for index, topic in enumerate(self.settings.wrench_topics)]
@@ -139,10 +140,11 @@ class ManagedOutputs:
             inputs += [(Odometry, 'odometry', self._on_odometry),
                        (AccelStamped, 'base_acceleration', self._on_base_acceleration)]
         inputs.append((JointState, 'joint_states', self._on_joint_states))
-        self._entities += [self._inputs.add(msg_type, topic, SENSOR_QOS, callback)
+        self._entities += [self._inputs.add(msg_type, topic, SENSOR_QOS, callback,
+                                            raw=msg_type is JointTrajectory)
                            for msg_type, topic, callback in inputs]
         self._entities.append(self.create_subscription(
-            JointTrajectory, 'joint_trajectory', self._on_trajectory, TRAJECTORY_QOS))
+            JointTrajectory, 'joint_trajectory', self._on_trajectory, TRAJECTORY_QOS, raw=True))
         if self._description_from_topic:  # by a process of its own: see model_loading
             self._start_description_worker()
 

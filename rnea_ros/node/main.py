@@ -7,7 +7,8 @@ then runs the node: with ``autostart`` it configures and activates it at once, o
 for the lifecycle services. SIGINT and SIGTERM are handled here, not by rclpy: the node first goes
 through its ``shutdown`` transition (its threads stop publishing and end), and only then is the
 ROS context shut down, so no thread ever publishes into a dead context. Exit codes: 0 after a
-signal, 1 when a node thread failed or a module is missing, 2 for a bad parameter or argument.
+signal, 1 when a node thread failed or a module is missing, 2 for a bad parameter or argument,
+or (``refuse_duplicate_name``) when another node of the same name runs.
 """
 from __future__ import annotations
 
@@ -16,10 +17,17 @@ import re
 import signal
 import sys
 import threading
+import time
 
 # Python modules the node needs that rosdep cannot install (no rosdep key): the pip package.
 PIP_ONLY = {'daqp': 'daqp'}
 SPIN_PERIOD = 0.1  # s: how soon the main thread sees a signal (it waits in the executor)
+# With refuse_duplicate_name: how long [s] discovery may take to show a node of the same name
+# (Fast DDS on one host: under a second when idle, seconds on a loaded machine), and how often
+# the graph is read meanwhile (rclpy has no graph event in Python; its wait_for_node reads the
+# graph every 0.1 s too).
+NAMESAKE_WAIT = 5.0
+NAMESAKE_POLL = 0.1
 
 DESCRIPTION = """\
 The rnea node (name 'rnea'): feed-forward joint torques of the latest joint_states and desired
@@ -33,7 +41,8 @@ Everything is given as ROS arguments after --ros-args:
 A managed (lifecycle) node: with autostart (default true) it configures and activates itself;
 with -p autostart:=false it waits for configure/activate on <node>/change_state.
 Exit status: 0 after SIGINT/SIGTERM, 1 if a node thread failed or a Python module is missing,
-2 for a parameter it cannot use (one line naming it).
+2 for a parameter it cannot use (one line naming it) or, with refuse_duplicate_name, when a node
+of the same name already runs.
 
 parameters (ros2 param describe /rnea <name> gives each one's description):
 """
@@ -155,7 +164,13 @@ def spin(node, stop: threading.Event) -> int:
     sys.setswitchinterval(realtime.SWITCH_INTERVAL)
     code = 0
     try:
-        if node.autostart and node.trigger_configure() != TransitionCallbackReturn.SUCCESS:
+        namesakes = wait_for_namesakes(node, stop) if node.refuse_duplicate_name else 0
+        if namesakes:
+            print(f'rnea_node: {namesakes} other node(s) named '
+                  f'{node.get_fully_qualified_name()} already run and refuse_duplicate_name is '
+                  f'true: not starting', file=sys.stderr)
+            code = 2
+        elif node.autostart and node.trigger_configure() != TransitionCallbackReturn.SUCCESS:
             print('rnea_node: configure failed (the reason is logged above)', file=sys.stderr)
             code = getattr(node, 'exit_code', 1)  # 2: a parameter that does not fit the model
         else:
@@ -174,6 +189,17 @@ def spin(node, stop: threading.Event) -> int:
         node.destroy_node()
         rclpy.try_shutdown()
     return 1 if node.failure is not None else code
+
+
+def wait_for_namesakes(node, stop: threading.Event) -> int:
+    """Return how many other nodes of ``node``'s name discovery shows within NAMESAKE_WAIT."""
+    deadline = time.monotonic() + NAMESAKE_WAIT
+    while not stop.is_set():
+        namesakes = node.namesakes()
+        if namesakes or time.monotonic() >= deadline:
+            return namesakes
+        stop.wait(NAMESAKE_POLL)
+    return 0
 
 
 if __name__ == '__main__':

@@ -9,15 +9,18 @@ numpy views; ``diagnostic_array`` builds the 1 Hz diagnostic_msgs/DiagnosticArra
 from __future__ import annotations
 
 import array
+import struct
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from trajectory_msgs.msg import JointTrajectory
 
+from rnea_ros.node.joint_input import MAX_NAMES, Rejected, TOO_LARGE
 from rnea_ros.node.trajectory import Trajectory
 
 SENSOR_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
@@ -90,6 +93,55 @@ def write_wrenches(messages, wrenches: np.ndarray, stamp) -> None:
         force, torque = msg.wrench.force, msg.wrench.torque
         force.x, force.y, force.z = fx, fy, fz
         torque.x, torque.y, torque.z = tx, ty, tz
+
+
+def decode_trajectory(data: bytes, max_points: int) -> JointTrajectory:
+    """
+    Decode a serialized trajectory_msgs/JointTrajectory unless it is too large.
+
+    Decoding builds a Python object per point (tens of µs each) in one call: a million points
+    held up the inputs thread for most of a second. So the joint names and points are counted
+    in the CDR first (``_trajectory_size``) and a message with more than ``MAX_NAMES`` names or
+    ``max_points`` points raises ``Rejected`` (``TOO_LARGE``) undecoded.
+    """
+    names, points = _trajectory_size(data)
+    if names > MAX_NAMES:
+        raise Rejected(TOO_LARGE, f'joint_names has {names} entries (at most {MAX_NAMES})')
+    if points > max_points:
+        raise Rejected(TOO_LARGE, f'{points} points (max_trajectory_points is {max_points})')
+    return deserialize_message(data, JointTrajectory)
+
+
+def _trajectory_size(data: bytes) -> tuple[int, int]:
+    """
+    Return (joint names, points) of a serialized JointTrajectory; points 0 past ``MAX_NAMES``.
+
+    The CDR: a 4-byte encapsulation header (second byte 1: little endian), header.stamp (two
+    4-byte integers), header.frame_id and each of joint_names (a string: a uint32 byte count
+    and the bytes), the point count; uint32s are aligned to 4 bytes after the encapsulation
+    header. Bytes that end early give (0, 0): decoding then says what is wrong.
+    """
+    layout = struct.Struct('<I' if data[1:2] == b'\x01' else '>I')
+    offset = 12
+
+    def uint32() -> int:
+        nonlocal offset
+        offset += -(offset - 4) % 4
+        value, = layout.unpack_from(data, offset)
+        offset += 4
+        return value
+    try:
+        skip = uint32()  # header.frame_id
+        offset += skip
+        names = uint32()
+        if names > MAX_NAMES:
+            return names, 0
+        for _ in range(names):
+            skip = uint32()
+            offset += skip
+        return names, uint32()
+    except struct.error:
+        return 0, 0
 
 
 def to_trajectory(msg: JointTrajectory) -> Trajectory:

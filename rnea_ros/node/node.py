@@ -69,7 +69,6 @@ from nav_msgs.msg import Odometry
 from rclpy.clock import Clock, ClockType
 from rclpy.lifecycle import LifecycleNode
 from sensor_msgs.msg import JointState
-from trajectory_msgs.msg import JointTrajectory
 
 from rnea_ros.node import realtime
 from rnea_ros.node import trajectory as trajectory_module
@@ -77,13 +76,14 @@ from rnea_ros.node.diagnostics import CycleStats, GcMonitor, Rejections
 from rnea_ros.node.feedforward import Feedforward
 from rnea_ros.node.joint_input import Rejected
 from rnea_ros.node.lifecycle import ManagedOutputs
-from rnea_ros.node.messages import (COMMAND_QOS, diagnostic_array, OutputMessages, set_efforts,
-                                    to_trajectory)
+from rnea_ros.node.messages import (COMMAND_QOS, decode_trajectory, diagnostic_array,
+                                    OutputMessages, set_efforts, to_trajectory)
 from rnea_ros.node.model_loading import build_core, DescriptionWorker, parse_description
-from rnea_ros.node.parameters import (check_parameters, check_topic_names, declare_parameters,
-                                      LIVE_PARAMETERS)
+from rnea_ros.node.parameters import (check_topic_names, declare_parameters,
+                                      joint_model_parameter_names, LIVE_PARAMETERS,
+                                      LiveParameters, undeclare_parameters)
 from rnea_ros.node.safety import ERROR, OK, WARN
-from rnea_ros.node.settings import ModelRejected, ParameterRejected
+from rnea_ros.node.settings import actuated_joints, ModelRejected, ParameterRejected
 from rnea_ros.node.take_loop import TakeLoop
 
 NODE_NAME = 'rnea'
@@ -103,6 +103,8 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         super().__init__(NODE_NAME, **kwargs)
         self.settings = declare_parameters(self)
         self.autostart = self.get_parameter('autostart').value
+        self.refuse_duplicate_name = self.get_parameter('refuse_duplicate_name').value
+        self._namesakes_said = False
         check_topic_names(self, self.settings)
         self.status_name = self.get_fully_qualified_name() + STATUS_SUFFIX
         # Guards the control state (Feedforward, output messages) between the threads.
@@ -136,7 +138,9 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._description_from_topic = not self.get_parameter('robot_description').value
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_timer(1.0, self._publish_diagnostics, clock=self._steady_clock)
-        self.add_on_set_parameters_callback(check_parameters)
+        live = LiveParameters(self)
+        self.add_pre_set_parameters_callback(live.pre_set)
+        self.add_on_set_parameters_callback(live.on_set)
         self.add_post_set_parameters_callback(self._apply_parameters)
 
     def _thread_failed(self, exc: BaseException) -> None:
@@ -145,6 +149,11 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self.get_logger().fatal('node thread failed, shutting down: ' + ''.join(
             traceback.format_exception(type(exc), exc, exc.__traceback__)))
         self.context.try_shutdown()
+
+    def namesakes(self) -> int:
+        """Count the other nodes of the graph (as discovered so far) with this node's name."""
+        me = (self.get_name(), self.get_namespace())
+        return self.get_node_names_and_namespaces().count(me) - 1  # the graph lists this one
 
     # ------------------------------------------------------------------ parameters
     def _wrench_publisher(self, prefix: str, name: str):
@@ -198,11 +207,16 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         logger = self.get_logger()
         for note in notes:
             logger.warning(f'robot_description ({source}): {note}')
+        # The joint-model parameters this model declares go again unless it is installed.
+        declared = ([] if model is None else
+                    [name for name in joint_model_parameter_names(actuated_joints(model))
+                     if not self.has_parameter(name)])
         try:  # built outside the lock (parsed in the worker for the topic): cycles go on
             if model is None:
                 raise ModelRejected(reason)
             core = build_core(self, model, self.settings)
         except ModelRejected as exc:
+            undeclare_parameters(self, declared)
             if source == 'parameter' and isinstance(exc, ParameterRejected):
                 raise ValueError(str(exc)) from None  # a bad parameter: exit 2 at start
             self._description_error = str(exc)
@@ -217,6 +231,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             added = sorted(set(core.joint_names) - set(old.joint_names))
             removed = sorted(set(old.joint_names) - set(core.joint_names))
             if added or removed:
+                undeclare_parameters(self, declared)
                 old.model_mismatch = (f'new robot_description joints differ: added {added}, '
                                       f'removed {removed}')
                 logger.error(f'{old.model_mismatch}; keeping the running model and publishing '
@@ -281,11 +296,13 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             return
         self._publish(messages, now)
 
-    def _on_desired(self, msg: JointTrajectory) -> None:
+    def _on_desired(self, data: bytes) -> None:
+        """From the inputs thread: a serialized desired motion, decoded unless too large."""
         if self._core is None:
             return
         now = time.monotonic()
         try:
+            msg = decode_trajectory(data, self.settings.max_trajectory_points)
             trajectory = to_trajectory(msg)
             start = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
             if start == 0:  # joint_trajectory_controller's convention: start on receipt
@@ -295,7 +312,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         except Rejected as exc:
             self._reject('desired_accelerations', exc, now)
 
-    def _on_trajectory(self, msg: JointTrajectory) -> None:
+    def _on_trajectory(self, data: bytes) -> None:
         core = self._core
         if not self._active:  # the executor's thread, which also runs the transitions
             return
@@ -305,6 +322,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         with self._lock:
             measured = core.q.copy()
         try:  # outside the lock: a long trajectory must not hold up the cycles
+            msg = decode_trajectory(data, self.settings.max_trajectory_points)
             efforts = core.trajectory_efforts(to_trajectory(msg), measured)
         except Rejected as exc:
             self._reject('joint_trajectory', exc, time.monotonic())
@@ -455,6 +473,16 @@ class RneaNode(ManagedOutputs, LifecycleNode):
                     message = f'last robot_description rejected; model kept; {message}'
         if self._configured and not self._active:
             level, message = max(level, WARN), f'{lifecycle}: publishing nothing; {message}'
+        namesakes = self.namesakes()
+        if namesakes:  # two nodes of one name interleave their feedforward_effort
+            values['other nodes with this name'] = str(namesakes)
+            level, message = ERROR, f'{namesakes} other node(s) named like this one; {message}'
+            if not self._namesakes_said:
+                self.get_logger().warning(
+                    f'{namesakes} other node(s) named {self.get_fully_qualified_name()} run '
+                    f'beside this one: their outputs interleave (give each a name or namespace '
+                    f'of its own; refuse_duplicate_name: true refuses to start)')
+            self._namesakes_said = True
         values['lifecycle'] = lifecycle
         values['state'] = ('no_model' if core is None else core.fault.code or 'ok')
         summary = self.stats.summary(now)

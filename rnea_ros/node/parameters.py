@@ -6,6 +6,8 @@ their values. ``config/rnea.yaml`` and the README list the same parameters for u
 """
 from __future__ import annotations
 
+import math
+
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 ParameterType, SetParametersResult)
 import rclpy.exceptions
@@ -14,6 +16,7 @@ from rclpy.parameter import Parameter
 from rclpy.validate_full_topic_name import validate_full_topic_name
 
 from rnea_ros.dynamics.joint_model import FRICTION_MODELS
+from rnea_ros.node.joint_input import MAX_NAMES
 from rnea_ros.node.safety import check_choice, FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS
 from rnea_ros.node.settings import Settings
 from rnea_ros.node.wrenches import CONTACT_FIELDS, contact_from_parameters, contact_parameter
@@ -52,11 +55,14 @@ PARAMETERS = {  # name: (default or type, descriptor)
                     'odometry (and base_acceleration).')),
     'gravity': ([0.0, 0.0, -9.81], ParameterDescriptor(
         type=ParameterType.PARAMETER_DOUBLE_ARRAY, read_only=True,
-        description='Gravity [m/s^2] in the world (odometry) frame.')),
+        description='Gravity [m/s^2] in the world (odometry) frame: 3 finite numbers of '
+                    'magnitude at most 10000.')),
     'command_joints': (Parameter.Type.STRING_ARRAY, ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
         description='Joints of feedforward_effort, in this order (the joints of the effort '
-                    'controller). Unset: every independent one-DoF joint in model order.')),
+                    'controller). Unset: every independent one-DoF joint in model order. A '
+                    'joint the model lacks: exit 2 at start (a model from the topic is '
+                    'rejected).')),
     'state_source': ('measured', ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(STATE_SOURCES),
         description='measured: q, v from joint_states. desired: q, v from the desired motion '
@@ -122,6 +128,18 @@ PARAMETERS = {  # name: (default or type, descriptor)
     'locked_positions': (Parameter.Type.DOUBLE_ARRAY, ParameterDescriptor(
         type=ParameterType.PARAMETER_DOUBLE_ARRAY, read_only=True,
         description='Positions [rad or m] of locked_joints, one per joint, within its limits.')),
+    'max_trajectory_points': (1000, ParameterDescriptor(
+        type=ParameterType.PARAMETER_INTEGER, read_only=True,
+        integer_range=[IntegerRange(from_value=1, to_value=1000000, step=1)],
+        description='Most points a desired_accelerations or joint_trajectory message may have '
+                    f'(and at most {MAX_NAMES} joint names): a larger one is '
+                    'dropped before it is decoded (counted as too_large, warned at most once '
+                    'a second), so one message cannot hold up the inputs for long.')),
+    'refuse_duplicate_name': (False, ParameterDescriptor(
+        type=ParameterType.PARAMETER_BOOL, read_only=True,
+        description='At start the node looks for another node of its fully qualified name in '
+                    'the graph (two would interleave their feedforward_effort): false: warn '
+                    '(and report it in the diagnostics); true: refuse to start (exit 2).')),
     'friction_compensation': (False, ParameterDescriptor(
         type=ParameterType.PARAMETER_BOOL,
         description='Add the friction of friction.<joint>.* to the published torques, at the '
@@ -169,7 +187,7 @@ def contact_descriptor(link: str, field: str) -> ParameterDescriptor:
 
 
 # Not in ``Settings``: read by the node itself.
-NODE_PARAMETERS = ('robot_description', 'autostart')
+NODE_PARAMETERS = ('robot_description', 'autostart', 'refuse_duplicate_name')
 _INTEGER_TO_DOUBLE = {ParameterType.PARAMETER_INTEGER: ParameterType.PARAMETER_DOUBLE,
                       ParameterType.PARAMETER_INTEGER_ARRAY: ParameterType.PARAMETER_DOUBLE_ARRAY}
 
@@ -203,11 +221,17 @@ def _coerce_integer_override(node, name: str, declared: int) -> None:
     ``declare_parameter`` from ``Node._parameter_overrides`` (no public setter exists).
     """
     override = node._parameter_overrides.get(name)
-    if override is None or _INTEGER_TO_DOUBLE.get(override.type_.value) != declared:
-        return
-    value = override.value
+    if override is not None:
+        node._parameter_overrides[name] = as_declared(override, declared)
+
+
+def as_declared(parameter: Parameter, declared: int) -> Parameter:
+    """Return ``parameter`` as a double (array) if it is an integer (array) for one, else it."""
+    if _INTEGER_TO_DOUBLE.get(parameter.type_.value) != declared:
+        return parameter
+    value = parameter.value
     value = [float(v) for v in value] if isinstance(value, (list, tuple)) else float(value)
-    node._parameter_overrides[name] = Parameter(name, Parameter.Type(declared), value)
+    return Parameter(parameter.name, Parameter.Type(declared), value)
 
 
 def _shown(value) -> str:
@@ -296,34 +320,44 @@ def check_topic_names(node, settings: Settings) -> None:
                              f'name {topic!r}: {reason}') from None
 
 
+def _joint_model_entries(joint_names) -> list[tuple[str, str, str]]:
+    """(joint, term, parameter name) of each joint-model parameter of ``joint_names``."""
+    return [(joint, term, f'armature.{joint}' if term == 'armature'
+             else f'friction.{joint}.{term}')
+            for joint in joint_names for term in JOINT_MODEL_PARAMETERS]
+
+
+def joint_model_parameter_names(joint_names) -> list[str]:
+    """``armature.<joint>`` and ``friction.<joint>.<term>`` of each of ``joint_names``."""
+    return [name for _, _, name in _joint_model_entries(joint_names)]
+
+
 def joint_model_parameters(node, joint_names) -> dict[str, object]:
     """
     Declare the joint-model parameters of ``joint_names`` and return the ones set.
 
     ``armature.<joint>`` and ``friction.<joint>.<term>`` for each of ``joint_names`` (the
-    model's one-DoF joints; once per name over the node's life).
+    model's one-DoF joints); the ones already declared stay as they are. The node undeclares
+    those of a model it does not keep (``undeclare_parameters``).
 
     A parameter given for the node (``--params-file joint_model.yaml``) that names no joint of
     the model is an error: ``ValueError`` naming it, as a typo must not silently drop a term.
     """
     values = {}
-    for joint in joint_names:
-        for term, text in JOINT_MODEL_PARAMETERS.items():
-            name = f'armature.{joint}' if term == 'armature' else f'friction.{joint}.{term}'
-            if not node.has_parameter(name):
-                try:
-                    node.declare_parameter(name, None, ParameterDescriptor(
-                        read_only=True, dynamic_typing=True,
-                        description=f'Joint {joint!r}: {text}'))
-                except rclpy.exceptions.InvalidParameterException as exc:
-                    raise ValueError(f'joint {joint!r} cannot name the parameter {name!r}: '
-                                     f'{exc}') from None
-            value = node.get_parameter(name).value
-            if value is not None:
-                values[name] = value
-    known = {f'armature.{joint}' for joint in joint_names} | {
-        f'friction.{joint}.{term}' for joint in joint_names for term in JOINT_MODEL_PARAMETERS
-        if term != 'armature'}
+    entries = _joint_model_entries(joint_names)
+    for joint, term, name in entries:
+        if not node.has_parameter(name):
+            try:
+                node.declare_parameter(name, None, ParameterDescriptor(
+                    read_only=True, dynamic_typing=True,
+                    description=f'Joint {joint!r}: {JOINT_MODEL_PARAMETERS[term]}'))
+            except rclpy.exceptions.InvalidParameterException as exc:
+                raise ValueError(f'joint {joint!r} cannot name the parameter {name!r}: '
+                                 f'{exc}') from None
+        value = node.get_parameter(name).value
+        if value is not None:
+            values[name] = value
+    known = {name for _, _, name in entries}
     overrides = getattr(node, '_parameter_overrides', {})  # rclpy keeps no public accessor
     unknown = sorted(name for name in overrides
                      if name.startswith(('armature.', 'friction.')) and name not in known)
@@ -334,14 +368,79 @@ def joint_model_parameters(node, joint_names) -> dict[str, object]:
     return values
 
 
-def check_parameters(parameters) -> SetParametersResult:
-    """Refuse a live change to a choice parameter that names no choice."""
-    choices = {'state_source': STATE_SOURCES, 'fault_output': FAULT_OUTPUTS,
-               'torque_terms': TORQUE_TERMS}
-    for parameter in parameters:
-        if parameter.name in choices:
-            try:
-                check_choice(parameter.name, parameter.value, choices[parameter.name])
-            except ValueError as exc:
-                return SetParametersResult(successful=False, reason=str(exc))
-    return SetParametersResult(successful=True)
+def undeclare_parameters(node, names) -> None:
+    """
+    Undeclare the read-only parameters ``names`` that are declared (a model's joint model).
+
+    rclpy's ``undeclare_parameter`` refuses read-only parameters, and these must stay read-only
+    while their model runs; so they are removed from the node's tables directly. A value given
+    at start (``--params-file``) stays among the overrides and applies again if a later model
+    declares the parameter.
+    """
+    for name in names:
+        if node.has_parameter(name):
+            del node._parameters[name]
+            del node._descriptors[name]
+
+
+def value_error(parameter: Parameter, descriptor: ParameterDescriptor) -> str | None:
+    """
+    Say why ``parameter`` does not fit ``descriptor`` (type, range, choice), or None.
+
+    The words of a refusal at start (``declare_parameters``, ``Settings.validate``).
+    """
+    name, value = parameter.name, parameter.value
+    expected = f'parameter {name!r} is {_shown(value)}: expected {expectation(descriptor)}'
+    if parameter.type_.value != descriptor.type:
+        return expected
+    for bounds in [*descriptor.floating_point_range, *descriptor.integer_range]:
+        if not (math.isfinite(value) and bounds.from_value <= value <= bounds.to_value):
+            return expected
+    if name in LIVE_CHOICES:
+        try:
+            check_choice(name, value, LIVE_CHOICES[name])
+        except ValueError as exc:
+            return str(exc)
+    return None
+
+
+LIVE_CHOICES = {'state_source': STATE_SOURCES, 'fault_output': FAULT_OUTPUTS,
+                'torque_terms': TORQUE_TERMS}
+
+
+class LiveParameters:
+    """
+    A live parameter change follows the rule of start-up, with the same words.
+
+    rclpy checks a new value against its descriptor (type, range) before any on-set callback,
+    in words of its own, and refuses an integer for a double, which start-up accepts. So
+    ``pre_set`` (rclpy's pre-set callback, run first) turns an integer for a double into a
+    double, as ``declare_parameters`` does, and checks each value with ``value_error``; an
+    unusable value is swapped for the current one (which passes rclpy's checks) and its
+    message kept for ``on_set`` (the on-set callback), which refuses the change with it.
+    Both run in the same ``set_parameters`` call, on the executor's thread.
+    """
+
+    def __init__(self, node):
+        self._node = node
+        self._refusal: str | None = None
+
+    def pre_set(self, parameters: list[Parameter]) -> list[Parameter]:
+        self._refusal = None
+        checked = []
+        for parameter in parameters:
+            declared = PARAMETERS.get(parameter.name)
+            if declared is not None and not declared[1].read_only:
+                parameter = as_declared(parameter, declared[1].type)
+                error = value_error(parameter, declared[1])
+                if error is not None:
+                    self._refusal = self._refusal or error
+                    parameter = self._node.get_parameter(parameter.name)
+            checked.append(parameter)
+        return checked
+
+    def on_set(self, parameters: list[Parameter]) -> SetParametersResult:
+        refusal, self._refusal = self._refusal, None
+        if refusal is not None:
+            return SetParametersResult(successful=False, reason=refusal)
+        return SetParametersResult(successful=True)

@@ -15,6 +15,11 @@ from rnea_ros.errors import RneaError
 from rnea_ros.node.safety import check_choice, FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS
 
 
+# Largest magnitude [m/s^2] of `gravity`: ~36 times the Sun's surface gravity (274 m/s^2), far
+# above any robot's; a larger value is a typo, and 1e308 overflows the dynamics.
+MAX_GRAVITY = 1e4
+
+
 @dataclass
 class Settings:
     """The node's parameters (see ``rnea_ros.node.node`` for their descriptions)."""
@@ -40,6 +45,7 @@ class Settings:
     friction_compensation: bool = False
     friction_velocity_threshold: float = 0.01
     friction_model: str = 'coulomb-viscous-offset'
+    max_trajectory_points: int = 1000
     joint_model: dict = field(default_factory=dict)  # armature.<joint>, friction.<joint>.<term>
     extra: dict = field(default_factory=dict)
 
@@ -61,6 +67,9 @@ class Settings:
         if len(self.gravity) != 3 or not all(math.isfinite(g) for g in self.gravity):
             raise ValueError(f"parameter 'gravity' is {list(self.gravity)}: expected 3 finite "
                              f'numbers (world frame, m/s^2)')
+        if math.hypot(*self.gravity) > MAX_GRAVITY:
+            raise ValueError(f"parameter 'gravity' is {list(self.gravity)}: expected a "
+                             f'magnitude of at most {MAX_GRAVITY:g} m/s^2')
         if not 0 <= self.thread_priority <= 99:
             raise ValueError(f"parameter 'thread_priority' is {self.thread_priority}: "
                              f'expected 0 (normal scheduling) to 99')
@@ -130,9 +139,9 @@ def check_model(model: RobotModel, settings: Settings) -> None:
     names = set(model.joint_names)
     missing = [name for name in settings.command_joints if name not in names]
     if missing:
-        raise ModelRejected(f'command_joints {missing} are not independent joints of the model '
-                            f'(mimic and fixed joints cannot be commanded); joints: '
-                            f'{list(actuated_joints(model))}')
+        raise ParameterRejected(f"parameter 'command_joints': {missing} are not independent "
+                                f'joints of the model (mimic and fixed joints cannot be '
+                                f'commanded); joints: {list(actuated_joints(model))}')
 
 
 def check_locked_joints(model: RobotModel, settings: Settings) -> None:

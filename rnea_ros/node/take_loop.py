@@ -58,12 +58,16 @@ class TakeLoop(realtime.RealtimeThread):
         self._entries: list[tuple] = []
         self._idle, self._idle_timeout = idle, idle_timeout
 
-    def add(self, msg_type, topic: str, qos: QoSProfile, callback):
-        """Subscribe ``callback(msg)`` to ``topic`` on this thread; returns the subscription."""
+    def add(self, msg_type, topic: str, qos: QoSProfile, callback, raw: bool = False):
+        """
+        Subscribe ``callback(msg)`` to ``topic`` on this thread; returns the subscription.
+
+        ``raw``: ``callback`` gets the serialized message (bytes), as rclpy's ``raw``.
+        """
         if self._thread.is_alive():
             raise RuntimeError('TakeLoop.add after start')
         subscription = self._node.create_subscription(msg_type, topic, callback, qos,
-                                                      callback_group=self._group)
+                                                      callback_group=self._group, raw=raw)
         self._entries.append((subscription, callback))
         return subscription
 

@@ -99,7 +99,9 @@ def test_trajectory_efforts_use_measured_state_for_other_joints(ur5):
 
 def test_model_checks(ur5):
     xml = robot_path('ur5').read_text()
-    with pytest.raises(ModelRejected, match=r"command_joints \['nope'\]"):
+    # A parameter that does not fit: exit 2 at start; a model from the topic is rejected.
+    with pytest.raises(ParameterRejected, match=r"^parameter 'command_joints': \['nope'\] are "
+                                                r'not independent joints of the model'):
         load_model(xml, Settings(command_joints=('nope',)))
     with pytest.raises(ModelRejected, match='invalid URDF'):
         load_model('<robot name="x"><link name="a"/><link name="a"/></robot>', Settings())

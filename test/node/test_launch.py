@@ -186,7 +186,7 @@ def test_setup_installs_launch_and_config():
 def test_config_names_declared_parameters_with_valid_values():
     rclpy = pytest.importorskip('rclpy')
     del rclpy
-    from rnea_ros.node.parameters import PARAMETERS
+    from rnea_ros.node.parameters import NODE_PARAMETERS, PARAMETERS
     document = yaml.safe_load(CONFIG.read_text())
     params = document['/**']['ros__parameters']
     assert set(params) <= set(PARAMETERS)
@@ -194,7 +194,7 @@ def test_config_names_declared_parameters_with_valid_values():
                  'locked_positions'}  # lists: commented examples
     assert set(PARAMETERS) - set(params) == commented
     assert all(f'# {name}: [' in CONFIG.read_text() for name in commented)
-    values = {k: v for k, v in params.items() if k not in ('robot_description', 'autostart')}
+    values = {k: v for k, v in params.items() if k not in NODE_PARAMETERS}
     values['gravity'] = tuple(values['gravity'])
     Settings(**values).validate()
     for name, (default, _) in PARAMETERS.items():
