@@ -10,8 +10,9 @@ Usage::
                  [--contacts LINK,LINK [--friction MU]] ...
 
 ``rnea_bag --help`` lists every option; ``rnea_ros.bag.pipeline`` says what it does and what
-comes out. Errors are printed as one ``rnea_bag: error: ...`` line; the exit status is then 1
-(2 for bad usage and for an output directory that holds files, without ``--overwrite``).
+comes out. Errors are printed as one ``rnea_bag: error: ...`` line; the exit status is then 2
+for bad input (bag, URDF, options, an output directory that holds files without
+``--overwrite``: the errors of ``rnea_ros.errors``), 1 when the machine fails (a full disk).
 """
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ import argparse
 import sys
 
 from rnea_ros.bag import differentiate
-from rnea_ros.bag.outputs import OutputExistsError
 from rnea_ros.bag.pipeline import run
+from rnea_ros.bag.storage import reason
 from rnea_ros.dynamics.description import parse_xacro_arg
 from rnea_ros.errors import RneaError
 
@@ -142,11 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         result = run(args)
-    except OutputExistsError as exc:
+    except RneaError as exc:  # the input: the bag, the URDF, an option, the output directory
         print(f'rnea_bag: error: {exc}', file=sys.stderr)
         return 2
-    except (RneaError, ValueError, OSError) as exc:
-        print(f'rnea_bag: error: {exc}', file=sys.stderr)
+    except (ValueError, OSError) as exc:  # not the input: a full disk, a failing device
+        print(f'rnea_bag: error: {reason(exc)}', file=sys.stderr)
         return 1
     for warning in result.warnings:
         print(f'rnea_bag: warning: {warning}', file=sys.stderr)

@@ -71,7 +71,7 @@ Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
   (geometry_msgs/WrenchStamped, frame_id = the link, header stamp = the sample time) there.
 
 Errors (missing or corrupt bag, missing topic, joints the URDF does not have, bad URDF) are
-printed as one ``rnea_bag: error: ...`` line; the exit status is then 1 (2 for bad usage).
+printed as one ``rnea_bag: error: ...`` line; the exit status is then 2 (``rnea_ros.bag.cli``).
 """
 from __future__ import annotations
 
