@@ -20,6 +20,7 @@ import argparse
 import sys
 
 from rnea_ros.bag import differentiate
+from rnea_ros.bag.inputs import add_joint_state_options
 from rnea_ros.bag.pipeline import run
 from rnea_ros.bag.storage import reason
 from rnea_ros.dynamics.description import parse_xacro_arg
@@ -55,17 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help='analyse up to S seconds after the bag start')
     window.add_argument('--joints', metavar='J1,J2',
                         help='report only these joints (the dynamics still uses all)')
-    window.add_argument('--clock', choices=('header', 'receive'), default='header',
-                        help='sample times: message header stamps (default) or receive times')
-    window.add_argument('--ignore-extra-joints', action='store_true',
-                        help='skip joint_states names that the URDF does not have')
-    window.add_argument('--lock', metavar='JOINT=VALUE[,...]',
-                        help='hold these URDF joints at a fixed position (rad, or m for '
-                        'prismatic joints; inside the joint limits), e.g. a gripper the bag '
-                        'does not publish; overrides the bag')
-    window.add_argument('--lock-missing', action='store_true',
-                        help='hold every URDF joint the bag never publishes at 0 (or at the '
-                        'limit nearest to 0); listed in a warning and in summary.json')
+    add_joint_state_options(window)
     accel = parser.add_argument_group(
         'accelerations (Savitzky-Golay differentiator)', 'Per joint, from the positions or, '
         'where the data say that is better, from the velocities of the messages (see '
