@@ -272,9 +272,13 @@ def _seconds(ns: int) -> str:
 def _check_magnitudes(topic: str, names, fields, held: set[str]) -> None:
     """Raise ``InputError`` naming the first message with a finite value beyond ``MAX_ABS``."""
     for field_name, values in zip(('position', 'velocity', 'effort'), fields):
-        beyond = np.abs(values) > MAX_ABS  # NaN compares false; inf is caught below
-        if not beyond.any():
+        flat = values.ravel()
+        # Two reductions without a temporary array (an hour at 1 kHz: 200 MB a field); NaN
+        # is skipped, an inf sends to the full check below.
+        if not flat.size or not (np.fmax.reduce(flat) > MAX_ABS
+                                 or np.fmin.reduce(flat) < -MAX_ABS):
             continue
+        beyond = np.abs(values) > MAX_ABS
         beyond &= np.isfinite(values)
         beyond[:, [k for k, name in enumerate(names) if name in held]] = False
         if not beyond.any():
