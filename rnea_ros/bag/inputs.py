@@ -67,7 +67,8 @@ def joint_states(reader, store, topic: str, names, urdf_joints: set[str], *,
     decoded = decode_records(raw, cdr.joint_state_layout, store, JOINT_STATE,
                              cdr.joint_state_fields, conns[0].topic)
     return replay.joint_series(decoded, raw.times, names, urdf_joints, topic=conns[0].topic,
-                               window=window, ways_out=ways_out, **options)
+                               window=window, ways_out=ways_out,
+                               origin_ns=int(reader.start_time), **options)
 
 
 def robot_description(args, reader, store) -> tuple[str, str]:

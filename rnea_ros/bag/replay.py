@@ -84,7 +84,8 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
                  ignore_extra: bool = False, locked: Mapping[str, float] | None = None,
                  lock_missing: Mapping[str, float] | None = None, topic: str = 'joint_states',
                  window: tuple[int | None, int | None] = (None, None),
-                 ways_out: str = '--clock receive') -> JointSeries:
+                 ways_out: str = '--clock receive', origin_ns: int | None = None
+                 ) -> JointSeries:
     """
     Gather decoded JointState blocks (``rnea_ros.cdr.Decoded``) into model-order columns.
 
@@ -93,7 +94,8 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
     held if no message carries the joint (--lock-missing), None: such a joint is an error.
     ``window``: the [start, stop) receive times [ns] analysed, when the messages were read
     with a margin around them (None: all); ``topic`` and ``ways_out`` (the options that avoid a
-    clock step) name them in errors. Raises ``InputError`` naming unknown or never-seen
+    clock step) name them in errors, with the step's time from ``origin_ns`` (the bag start;
+    None: the first message). Raises ``InputError`` naming unknown or never-seen
     joints and header clock steps.
     """
     names = tuple(names)
@@ -166,7 +168,7 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
         raise ValueError(f"clock {clock!r}: expected 'header' or 'receive'")
     received = np.asarray(receive_ns, dtype=np.int64)
     if clock == 'header':
-        rows = clock_segment(times, received, topic, window, ways_out)
+        rows = clock_segment(times, received, topic, window, ways_out, origin_ns)
         if rows != slice(0, n):
             warnings.append(f'{topic}: left out {n - (rows.stop - rows.start)} messages read '
                             'around the time window on the other side of a header clock step')
@@ -239,12 +241,13 @@ def clock_steps(stamps_ns: np.ndarray, receive_ns: np.ndarray) -> np.ndarray:
 
 def clock_segment(stamps_ns: np.ndarray, receive_ns: np.ndarray, topic: str,
                   window: tuple[int | None, int | None] = (None, None),
-                  ways_out: str = '--clock receive') -> slice:
+                  ways_out: str = '--clock receive', origin_ns: int | None = None) -> slice:
     """
     Return the rows of the one clock segment that holds the receive-time ``window``.
 
     Raises ``InputError`` for a step inside the window (all of it, without one), naming
-    ``topic``, the message and the stamps on either side.
+    ``topic``, the message (index in ``stamps_ns``; receive time from ``origin_ns``, default
+    the first message) and the stamps on either side.
     """
     lo, hi = window
     first, last = 0, stamps_ns.size
@@ -257,11 +260,13 @@ def clock_segment(stamps_ns: np.ndarray, receive_ns: np.ndarray, topic: str,
             before, after = int(stamps_ns[k - 1]), int(stamps_ns[k])
             jump = (after - before) * 1e-9
             received = (int(receive_ns[k]) - int(receive_ns[k - 1])) * 1e-9
+            origin = int(receive_ns[0]) if origin_ns is None else int(origin_ns)
+            at = (int(receive_ns[k]) - origin) * 1e-9
             raise InputError(
                 f'{topic}: the header clock steps {"back" if jump < 0 else "forward"} '
-                f'{abs(jump):.6g} s at message {k} (stamp {_seconds(after)} after '
-                f'{_seconds(before)}, received {received:.6g} s later): sorted by stamp the two '
-                f'sides would interleave; use {ways_out}')
+                f'{abs(jump):.6g} s at message {k}, received {at:.6f} s after the bag start '
+                f'(stamp {_seconds(after)} after {_seconds(before)}, received {received:.6g} s '
+                f'later): sorted by stamp the two sides would interleave; use {ways_out}')
     return slice(first, last)
 
 
