@@ -104,3 +104,16 @@ def test_a_bag_directory_with_a_crafted_file_is_refused(tmp_path, capsys):
         f"rnea_bag: error: invalid MCAP file '{data}': the record at byte {GIGABYTE // 2} of "
         'the summary section has opcode 0x00, not a record that belongs there (zeros: a file '
         'not completely written?)\n')
+
+
+def test_an_error_without_a_message_is_named_by_its_type(tmp_path, capsys, monkeypatch):
+    from rosbags.rosbag2 import Reader
+    bag = bagdata.panda_bag(tmp_path / 'bag', bagdata.sample_times(50), storage='mcap')
+
+    def out_of_memory(self):
+        raise MemoryError()  # what a huge length read as an allocation gives: no message
+    monkeypatch.setattr(Reader, 'open', out_of_memory)
+    code = rnea_bag([str(bag), '--urdf', str(bagdata.PANDA), '--output', str(tmp_path / 'o')])
+    assert (code, capsys.readouterr().err) == (
+        2, f"rnea_bag: error: cannot read bag '{bag}' (corrupt or not a rosbag2 sqlite3/mcap "
+        'bag?): MemoryError\n')
