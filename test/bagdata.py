@@ -417,11 +417,17 @@ def fourier_excitation(lower: np.ndarray, upper: np.ndarray, t: np.ndarray, *,
 
 
 def joint_states_bag(path: Path, times_ns: np.ndarray, names, position, velocity=None,
-                     effort=None, storage: str = 'sqlite3') -> Path:
-    """Write a bag with one /joint_states message per sample (receive time = stamp)."""
+                     effort=None, storage: str = 'sqlite3',
+                     stamps_ns: np.ndarray | None = None) -> Path:
+    """
+    Write a bag with one /joint_states message per sample, received at ``times_ns``.
+
+    Header stamps: ``stamps_ns`` (e.g. a clock that steps), by default the receive times.
+    """
+    stamps = times_ns if stamps_ns is None else stamps_ns
     states = []
-    for k, ns in enumerate(times_ns.tolist()):
-        states.append((ns, joint_state(ns, names, position[k],
+    for k, (ns, stamp_ns) in enumerate(zip(times_ns.tolist(), stamps.tolist())):
+        states.append((ns, joint_state(stamp_ns, names, position[k],
                                        () if velocity is None else velocity[k],
                                        () if effort is None else effort[k])))
     return write_bag(path, {'/joint_states': (JOINT_STATE, states)}, storage)

@@ -10,8 +10,9 @@ Usage::
                  [--contacts LINK,LINK [--friction MU]] ...
 
 ``rnea_bag --help`` lists every option; ``rnea_ros.bag.pipeline`` says what it does and what
-comes out. Errors are printed as one ``rnea_bag: error: ...`` line; the exit status is then 1
-(2 for bad usage and for an output directory that holds files, without ``--overwrite``).
+comes out. Errors are printed as one ``rnea_bag: error: ...`` line; the exit status is then 2
+for bad input (bag, URDF, options, an output directory that holds files without
+``--overwrite``: the errors of ``rnea_ros.errors``), 1 when the machine fails (a full disk).
 """
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ import argparse
 import sys
 
 from rnea_ros.bag import differentiate
-from rnea_ros.bag.outputs import OutputExistsError
+from rnea_ros.bag.inputs import add_joint_state_options
 from rnea_ros.bag.pipeline import run
+from rnea_ros.bag.storage import reason
 from rnea_ros.dynamics.description import parse_xacro_arg
 from rnea_ros.errors import RneaError
 
@@ -54,17 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help='analyse up to S seconds after the bag start')
     window.add_argument('--joints', metavar='J1,J2',
                         help='report only these joints (the dynamics still uses all)')
-    window.add_argument('--clock', choices=('header', 'receive'), default='header',
-                        help='sample times: message header stamps (default) or receive times')
-    window.add_argument('--ignore-extra-joints', action='store_true',
-                        help='skip joint_states names that the URDF does not have')
-    window.add_argument('--lock', metavar='JOINT=VALUE[,...]',
-                        help='hold these URDF joints at a fixed position (rad, or m for '
-                        'prismatic joints; inside the joint limits), e.g. a gripper the bag '
-                        'does not publish; overrides the bag')
-    window.add_argument('--lock-missing', action='store_true',
-                        help='hold every URDF joint the bag never publishes at 0 (or at the '
-                        'limit nearest to 0); listed in a warning and in summary.json')
+    add_joint_state_options(window)
     accel = parser.add_argument_group(
         'accelerations (Savitzky-Golay differentiator)', 'Per joint, from the positions or, '
         'where the data say that is better, from the velocities of the messages (see '
@@ -142,11 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         result = run(args)
-    except OutputExistsError as exc:
+    except RneaError as exc:  # the input: the bag, the URDF, an option, the output directory
         print(f'rnea_bag: error: {exc}', file=sys.stderr)
         return 2
-    except (RneaError, ValueError, OSError) as exc:
-        print(f'rnea_bag: error: {exc}', file=sys.stderr)
+    except (ValueError, OSError) as exc:  # not the input: a full disk, a failing device
+        print(f'rnea_bag: error: {reason(exc)}', file=sys.stderr)
         return 1
     for warning in result.warnings:
         print(f'rnea_bag: warning: {warning}', file=sys.stderr)

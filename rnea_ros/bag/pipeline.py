@@ -71,7 +71,7 @@ Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
   (geometry_msgs/WrenchStamped, frame_id = the link, header stamp = the sample time) there.
 
 Errors (missing or corrupt bag, missing topic, joints the URDF does not have, bad URDF) are
-printed as one ``rnea_bag: error: ...`` line; the exit status is then 1 (2 for bad usage).
+printed as one ``rnea_bag: error: ...`` line; the exit status is then 2 (``rnea_ros.bag.cli``).
 """
 from __future__ import annotations
 
@@ -85,12 +85,12 @@ import time
 
 import numpy as np
 
-from rnea_ros.bag import accelerations, cdr, differentiate, inputs, locks, replay
+from rnea_ros.bag import accelerations, cdr, differentiate, inputs, locks
 from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
 from rnea_ros.bag.downsample import reduce_bag
 from rnea_ros.bag.outputs import check as check_output, Staging
 from rnea_ros.bag.report import table_suffix, write_summary, write_table, write_tables
-from rnea_ros.bag.storage import (BagError, JOINT_STATE, open_bag, read_raw, topic_connections,
+from rnea_ros.bag.storage import (BagError, JOINT_STATE, open_bag, topic_connections,
                                   typestore, WRENCH_STAMPED)
 from rnea_ros.bag.summary import json_safe, run_summary
 from rnea_ros.dynamics.joint_model import JointModel
@@ -194,24 +194,14 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         margin = int(2 * (args.window or 0.5) * 1e9)
         lo = None if args.start is None else bag_start + int(args.start * 1e9)
         hi = None if args.end is None else bag_start + int(args.end * 1e9)
-        total = sum(c.msgcount for c in js_conns)
-        progress = _progress('reading', total, show)
-        raw = read_raw(reader, js_conns, None if lo is None else lo - margin,
-                       None if hi is None else hi + margin, progress)
+        progress = _progress('reading', sum(c.msgcount for c in js_conns), show)
+        series = inputs.joint_states(
+            reader, store, args.joint_states, [j.name for j in joints], urdf_joint_names(xml),
+            window=(lo, hi), margin=margin, progress=progress,
+            ways_out='--clock receive, or --start/--end on one side of it', clock=args.clock,
+            ignore_extra=args.ignore_extra_joints, locked=locks.parse(args.lock, joints),
+            lock_missing=locks.missing_positions(joints) if args.lock_missing else None)
         progress.close()
-        if len(raw) == 0:
-            raise BagError(f'no {js_conns[0].topic} messages in the bag'
-                           + ('' if lo is None and hi is None else ' in the time window'))
-        decoded = inputs.decode_records(raw, cdr.joint_state_layout, store, JOINT_STATE,
-                                        cdr.joint_state_fields, js_conns[0].topic)
-        urdf_joints = urdf_joint_names(xml)
-        series = replay.joint_series(decoded, raw.times, [j.name for j in joints],
-                                     urdf_joints, clock=args.clock,
-                                     ignore_extra=args.ignore_extra_joints,
-                                     locked=locks.parse(args.lock, joints),
-                                     lock_missing=locks.missing_positions(joints)
-                                     if args.lock_missing else None)
-        del raw, decoded
         warnings += series.warnings
         desired = inputs.desired(args, reader, store, series, lo, hi, margin)
 
@@ -310,7 +300,8 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         pictures = []
         if not args.no_plots:
             from rnea_ros.bag import plots
-            pictures = plots.plot_all(stage, reduced, *shown, title=model.name)
+            pictures = plots.plot_all(stage, reduced, *shown, title=model.name,
+                                      wrenches=set(labels) - {j.name for j in joints})
         summary = statistics.result()
         if joint_model is not None:
             summary['joint_model'] = _joint_model_summary(args.joint_model, joint_model)

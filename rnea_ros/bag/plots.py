@@ -8,13 +8,18 @@ form two groups of their own), two figures with one panel per joint:
 - ``decomposition_<group>.png``: the terms stacked, positive parts above zero and negative
   parts below, with the total as a line.
 
+Group names come from joint names, which may hold anything (``arm/elbow.pitch``): in file
+names every character but letters, digits, ``-`` and ``_`` becomes ``_``, and a name that
+would repeat another gets ``_2``, ``_3``...: every file is a new name inside the directory.
+
 Long recordings are reduced before plotting (``rnea_ros.bag.downsample``): lines keep each
 time bucket's minimum and maximum (peaks stay visible), stacked areas use each bucket's mean.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
+import re
 
 import numpy as np
 
@@ -30,31 +35,47 @@ TERM_STYLE = {  # term: (legend label, colour)
 }
 
 
-def groups(labels: Sequence[str]) -> list[tuple[str, list[int]]]:
-    """(name, column indices) of the plot groups."""
-    out: list[tuple[str, list[int]]] = []
+def groups(labels: Sequence[str], wrenches: Collection[str] = ()
+           ) -> list[tuple[str, list[int]]]:
+    """
+    Return (name, column indices) of the plot groups; names safe and unique as file names.
+
+    ``wrenches``: the labels that are wrench components of a multi-DoF joint ('J.fx', ...);
+    every other label is a one-DoF joint, whatever its name holds.
+    """
     singles: list[int] = []
     bases: dict[str, list[int]] = {}
     for k, label in enumerate(labels):
-        if '.' in label:
+        if label in wrenches:
             joint, axis = label.rsplit('.', 1)
             kind = 'forces' if axis.startswith('f') else 'torques'
             bases.setdefault(f'{joint}_{kind}', []).append(k)
         else:
             singles.append(k)
-    out += list(bases.items())
+    named = list(bases.items())
     for g, first in enumerate(range(0, len(singles), GROUP_SIZE), start=1):
-        out.append((f'joints{g}', singles[first:first + GROUP_SIZE]))
+        named.append((f'joints{g}', singles[first:first + GROUP_SIZE]))
+    out: list[tuple[str, list[int]]] = []
+    taken: set[str] = set()
+    for name, columns in named:
+        stem = re.sub(r'[^A-Za-z0-9_-]', '_', name)
+        unique, count = stem, 1
+        while unique.lower() in taken:  # case-insensitive file systems too
+            count += 1
+            unique = f'{stem}_{count}'
+        taken.add(unique.lower())
+        out.append((unique, columns))
     return out
 
 
 def plot_all(directory: Path, reduced: ReducedBag, labels: Sequence[str],
-             units: Sequence[str], title: str = '') -> list[Path]:
+             units: Sequence[str], title: str = '', wrenches: Collection[str] = ()
+             ) -> list[Path]:
     """
     Write the figures of every group into ``directory``; returns their paths.
 
     ``reduced``: the curves of the bag (``downsample.reduce_bag``), columns in ``labels``
-    order; time in seconds from the bag start.
+    order; time in seconds from the bag start; ``wrenches``: as ``groups``.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -63,7 +84,7 @@ def plot_all(directory: Path, reduced: ReducedBag, labels: Sequence[str],
              if name != 'residual'}
     areas = {name: (reduced.area_time, values) for name, values in reduced.areas.items()}
     paths = []
-    for name, columns in groups(labels):
+    for name, columns in groups(labels, wrenches):
         for kind in ('effort', 'decomposition'):
             height = 0.9 + 2.2 * len(columns)  # inches
             # A bare Agg figure: no pyplot figure manager to create and close.

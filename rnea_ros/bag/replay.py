@@ -6,6 +6,18 @@ Conventions
 - Sample times: the joint_states header stamps (``clock='header'``), or the bag's receive
   times (``clock='receive'``); int64 ns since the epoch. Header stamps that are all zero (never
   set) fall back to receive times with a warning.
+- A header clock that steps (``clock_steps``): in the bag's receive order, a stamp that goes
+  back, or jumps forward while the receive times do not, by more than ``STEP_PERIODS`` median
+  sample periods and at least ``STEP_SECONDS``, is a step of the sender's clock (not a reordered
+  or dropped message): sorting by stamp would interleave the two sides. It is an error naming
+  the topic, the message and both stamps; ``--clock receive`` or a time window on one side of
+  it (``window``: steps in the margin read around the window drop that side, with a warning)
+  are the ways out. Smaller disorder (two publishers, delivery jitter) is sorted by stamp.
+- A finite value beyond ``MAX_ABS`` (1e9 rad, m, rad/s, m/s, N·m or N: no joint turns, moves or
+  pushes that far; a continuous joint at 10 rad/s takes three years to reach it) is a corrupt
+  message: an error naming the message index (in the order read), the joint and the field,
+  before any arithmetic spreads it (or overflows) over the samples around it. NaN is "not
+  given", as in the messages' convention.
 - Messages with the same sample time are merged: per joint, any message at that time that
   carries the joint gives its value (with conflicting values, the largest).
 - A joint missing from some messages (e.g. two publishers on one topic, each with its own
@@ -39,6 +51,10 @@ import numpy as np
 
 from rnea_ros.errors import InputError
 
+STEP_PERIODS = 100
+STEP_SECONDS = 0.5
+MAX_ABS = 1e9
+
 
 @dataclass(frozen=True)
 class JointSeries:
@@ -66,21 +82,29 @@ class JointSeries:
 def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
                  urdf_joints: set[str], *, clock: str = 'header',
                  ignore_extra: bool = False, locked: Mapping[str, float] | None = None,
-                 lock_missing: Mapping[str, float] | None = None) -> JointSeries:
+                 lock_missing: Mapping[str, float] | None = None, topic: str = 'joint_states',
+                 window: tuple[int | None, int | None] = (None, None),
+                 ways_out: str = '--clock receive', origin_ns: int | None = None
+                 ) -> JointSeries:
     """
     Gather decoded JointState blocks (``rnea_ros.cdr.Decoded``) into model-order columns.
 
     ``names``: the model's one-DoF joints, the columns; ``urdf_joints``: every joint name of
     the URDF; ``locked``: joint -> position held (--lock); ``lock_missing``: joint -> position
     held if no message carries the joint (--lock-missing), None: such a joint is an error.
-    Raises ``InputError`` naming unknown or never-seen joints.
+    ``window``: the [start, stop) receive times [ns] analysed, when the messages were read
+    with a margin around them (None: all); ``topic`` and ``ways_out`` (the options that avoid a
+    clock step) name them in errors, with the step's time from ``origin_ns`` (the bag start;
+    None: the first message). Raises ``InputError`` naming unknown or never-seen
+    joints and header clock steps.
     """
     names = tuple(names)
     column = {name: k for k, name in enumerate(names)}
     n, width = receive_ns.size, len(names)
     position = velocity = effort = None
     unknown: set[str] = set()
-    bad_rows = 0
+    bad_rows, first_bad = 0, n
+    bad = ''
     warnings: list[str] = []
     for block in decoded.blocks:
         (msg_names, _), (pos, vel, eff) = block.key, block.arrays
@@ -88,6 +112,12 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
         if len(set(msg_names)) != count or any(
                 a.shape[1] not in (0, count) for a in (vel, eff)) or pos.shape[1] != count:
             bad_rows += block.rows.size
+            if int(block.rows[0]) < first_bad:
+                first_bad = int(block.rows[0])
+                bad = (f'message {first_bad} has {count} names'
+                       + (' (one repeated)' if len(set(msg_names)) != count else '')
+                       + f', {pos.shape[1]} positions, {vel.shape[1]} velocities and '
+                       f'{eff.shape[1]} efforts')
             continue
         source = np.full(width, -1)  # per model column: the block's column, or -1
         for k, name in enumerate(msg_names):
@@ -119,9 +149,15 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
                          f'{sorted(unknown)} (wrong URDF? --ignore-extra-joints skips them)')
     if unknown:
         warnings.append(f'ignored joints that are not in the URDF: {sorted(unknown)}')
+    expected = ('expected distinct names, one position per name, and one velocity and effort '
+                'per name or none')
+    if bad_rows and bad_rows == n:
+        raise InputError(f'{topic}: every message is malformed: {bad} ({expected})')
     if bad_rows:
-        warnings.append(f'skipped {bad_rows} joint_states messages whose position, velocity or '
-                        'effort length does not match their names (or that repeat a name)')
+        warnings.append(f'skipped {bad_rows} {topic} messages whose position, velocity or '
+                        f'effort length does not match their names (or that repeat a name); '
+                        f'the first: {bad} ({expected})')
+    _check_magnitudes(topic, names, (position, velocity, effort), set(locked or ()))
     times = np.asarray(decoded.stamps, dtype=np.int64)
     if clock == 'header' and n and not np.any(times):
         warnings.append('joint_states header stamps are all zero: using the receive times')
@@ -131,6 +167,14 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
     elif clock != 'header':
         raise ValueError(f"clock {clock!r}: expected 'header' or 'receive'")
     received = np.asarray(receive_ns, dtype=np.int64)
+    if clock == 'header':
+        rows = clock_segment(times, received, topic, window, ways_out, origin_ns)
+        if rows != slice(0, n):
+            warnings.append(f'{topic}: left out {n - (rows.stop - rows.start)} messages read '
+                            'around the time window on the other side of a header clock step')
+            times, received = times[rows], received[rows]
+            position, velocity, effort = position[rows], velocity[rows], effort[rows]
+            n = times.size
     if n > 1 and np.any(times[1:] < times[:-1]):  # in order already: no copies
         order = np.argsort(times, kind='stable')
         times, received = times[order], received[order]
@@ -172,6 +216,83 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
         warnings.append(f'interpolated {filled} joint positions missing from some messages')
     return JointSeries(names, clock, times, received, position, velocity, effort,
                        tuple(warnings), held)
+
+
+def clock_steps(stamps_ns: np.ndarray, receive_ns: np.ndarray) -> np.ndarray:
+    """
+    Return the indices k where the stamps step between messages k-1 and k (module docstring).
+
+    ``stamps_ns`` and ``receive_ns`` in the bag's (receive) order. A step: the stamp goes back,
+    or forward while the receive time does not follow, by more than the threshold:
+    ``STEP_PERIODS`` median stamp periods, at least ``STEP_SECONDS``.
+    """
+    if stamps_ns.size < 2:
+        return np.zeros(0, dtype=np.int64)
+    d_stamp = np.diff(stamps_ns)
+    ahead = d_stamp[d_stamp > 0]
+    period = float(np.median(ahead)) if ahead.size else 0.0
+    threshold = max(STEP_PERIODS * period, STEP_SECONDS * 1e9)
+    excess = d_stamp - np.diff(receive_ns)  # what the stamps did that the receive times did not
+    back = (d_stamp < 0) & (excess < -threshold)
+    forward = (d_stamp > threshold) & (excess > threshold)
+    step = back | forward
+    return np.flatnonzero(step) + 1
+
+
+def clock_segment(stamps_ns: np.ndarray, receive_ns: np.ndarray, topic: str,
+                  window: tuple[int | None, int | None] = (None, None),
+                  ways_out: str = '--clock receive', origin_ns: int | None = None) -> slice:
+    """
+    Return the rows of the one clock segment that holds the receive-time ``window``.
+
+    Raises ``InputError`` for a step inside the window (all of it, without one), naming
+    ``topic``, the message (index in ``stamps_ns``; receive time from ``origin_ns``, default
+    the first message) and the stamps on either side.
+    """
+    lo, hi = window
+    first, last = 0, stamps_ns.size
+    for k in clock_steps(stamps_ns, receive_ns).tolist():
+        if lo is not None and receive_ns[k - 1] < lo:
+            first = k  # the margin read before the window: another segment
+        elif hi is not None and receive_ns[k] >= hi:
+            last = min(last, k)
+        else:
+            before, after = int(stamps_ns[k - 1]), int(stamps_ns[k])
+            jump = (after - before) * 1e-9
+            received = (int(receive_ns[k]) - int(receive_ns[k - 1])) * 1e-9
+            origin = int(receive_ns[0]) if origin_ns is None else int(origin_ns)
+            at = (int(receive_ns[k]) - origin) * 1e-9
+            raise InputError(
+                f'{topic}: the header clock steps {"back" if jump < 0 else "forward"} '
+                f'{abs(jump):.6g} s at message {k}, received {at:.6f} s after the bag start '
+                f'(stamp {_seconds(after)} after {_seconds(before)}, received {received:.6g} s '
+                f'later): sorted by stamp the two sides would interleave; use {ways_out}')
+    return slice(first, last)
+
+
+def _seconds(ns: int) -> str:
+    return f'{ns // 1_000_000_000}.{ns % 1_000_000_000:09d} s'
+
+
+def _check_magnitudes(topic: str, names, fields, held: set[str]) -> None:
+    """Raise ``InputError`` naming the first message with a finite value beyond ``MAX_ABS``."""
+    for field_name, values in zip(('position', 'velocity', 'effort'), fields):
+        flat = values.ravel()
+        # Two reductions without a temporary array (an hour at 1 kHz: 200 MB a field); NaN
+        # is skipped, an inf sends to the full check below.
+        if not flat.size or not (np.fmax.reduce(flat) > MAX_ABS
+                                 or np.fmin.reduce(flat) < -MAX_ABS):
+            continue
+        beyond = np.abs(values) > MAX_ABS
+        beyond &= np.isfinite(values)
+        beyond[:, [k for k, name in enumerate(names) if name in held]] = False
+        if not beyond.any():
+            continue
+        row = int(np.flatnonzero(beyond.any(axis=1))[0])
+        k = int(np.flatnonzero(beyond[row])[0])
+        raise InputError(f'{topic}: message {row} gives {names[k]!r} the {field_name} '
+                         f'{values[row, k]:.6g}, beyond +-{MAX_ABS:g} (SI units): a corrupt '
+                         'value')
 
 
 def _gather_columns(values: np.ndarray, source: np.ndarray) -> np.ndarray:

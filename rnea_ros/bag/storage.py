@@ -72,9 +72,17 @@ def typestore():
 def open_bag(path: str | Path):
     """Open a bag as a ``rosbags.rosbag2.Reader`` (close it, or use it in a ``with``)."""
     from rosbags.rosbag2 import Reader
+    from rnea_ros.bag.mcapcheck import check_file, mcap_files, McapLayoutError
     path = Path(path)
     if not path.exists():
         raise BagError(f'bag {str(path)!r} does not exist')
+    try:
+        for data in mcap_files(path):
+            check_file(data)
+    except McapLayoutError as exc:
+        raise BagError(f'invalid MCAP file {str(data)!r}: {exc}') from None
+    except OSError as exc:
+        raise BagError(f'cannot read bag file {str(data)!r}: {exc.strerror}') from None
     try:
         reader = Reader(path)
         reader.open()
@@ -82,8 +90,13 @@ def open_bag(path: str | Path):
         raise
     except Exception as exc:  # rosbags raises ReaderError, sqlite/apsw, yaml, OS errors
         raise BagError(f'cannot read bag {str(path)!r} (corrupt or not a rosbag2 sqlite3/mcap '
-                       f'bag?): {exc}') from None
+                       f'bag?): {reason(exc)}') from None
     return reader
+
+
+def reason(exc: BaseException) -> str:
+    """Return the message of ``exc``, or its type when it has none (a MemoryError)."""
+    return str(exc) or type(exc).__name__
 
 
 def topic_list(reader) -> str:
@@ -134,7 +147,8 @@ def read_raw(reader, connections: list, start: int | None = None, stop: int | No
         raise
     except Exception as exc:
         raise BagError(f'cannot read topic {connections[0].topic!r} from bag '
-                       f'{str(reader.path)!r} (corrupt?): {type(exc).__name__}: {exc}') from None
+                       f'{str(reader.path)!r} (corrupt?): {type(exc).__name__}'
+                       + (f': {exc}' if str(exc) else '')) from None
 
 
 def _read_generic(reader, connections, start, stop, progress) -> RawRecords:

@@ -3,15 +3,18 @@
 
 Usage::
 
-    rnea_identify BAG [BAG...] --urdf FILE --output DIR [--joint-states TOPIC]
+    rnea_identify BAG [BAG...] --urdf FILE [--output DIR] [--joint-states TOPIC]
                   [--holdout F | --validate BAG] [--friction MODEL]
-                  [--inertial {physical,base,none}]
+                  [--inertial {physical,base,none}] [--lock JOINT=VALUE[,...]] ...
 
-Writes into DIR: ``identified.urdf``, ``joint_model.yaml`` (a node parameters file),
+Writes into DIR (default ``./<first bag name>_identified``): ``identified.urdf``,
+``joint_model.yaml`` (a node parameters file),
 ``identification.json``, ``identification.md`` and ``validation_<group>.png``
-(``rnea_ros.identify.report`` lists what each holds). Bad input (no effort, unknown joints,
-too few samples, a floating base, an unreadable bag or URDF) prints one
-``rnea_identify: error: ...`` line and exits with status 2.
+(``rnea_ros.identify.report`` lists what each holds). The joint_states options (``--clock``,
+``--lock``, ``--lock-missing``, ``--ignore-extra-joints``) are ``rnea_bag``'s. Bad input (no
+effort, unknown joints, too few samples, a floating base, an unreadable bag or URDF) prints one
+``rnea_identify: error: ...`` line and exits with status 2; a failing machine (a full disk)
+with status 1, as ``rnea_bag``.
 """
 from __future__ import annotations
 
@@ -22,6 +25,8 @@ import time
 
 import numpy as np
 
+from rnea_ros.bag.inputs import add_joint_state_options
+from rnea_ros.bag.storage import reason
 from rnea_ros.errors import RneaError
 from rnea_ros.identify import parameters, pipeline, report, urdf_out
 
@@ -38,10 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument('bags', nargs='+', metavar='BAG',
                         help='rosbag2 directories (sqlite3 or mcap) or .db3/.mcap files')
     parser.add_argument('--urdf', required=True, metavar='FILE', help='the robot URDF')
-    parser.add_argument('--output', required=True, metavar='DIR', help='output directory')
+    parser.add_argument('--output', metavar='DIR', help='output directory (default: '
+                        './<first bag name>_identified)')
     parser.add_argument('--joint-states', default='joint_states', metavar='TOPIC',
                         help='sensor_msgs/JointState topic with position, effort and '
                         'optionally velocity (default: %(default)s)')
+    add_joint_state_options(parser.add_argument_group(
+        'joints and time', 'As rnea_bag. A held joint the bag gives no effort for adds no '
+        'equations to the fit.'))
     check = parser.add_mutually_exclusive_group()
     check.add_argument('--holdout', type=float, default=0.3, metavar='F',
                        help='validate on the last fraction F of the time of each bag, train '
@@ -113,27 +122,35 @@ def write_outputs(result: pipeline.Identification, output: Path, settings: dict,
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    output = Path(args.output) if args.output else \
+        Path.cwd() / f'{Path(args.bags[0]).name}_identified'
+    reading = {'clock': args.clock, 'lock': args.lock, 'lock_missing': args.lock_missing,
+               'ignore_extra': args.ignore_extra_joints}
     try:
         result = pipeline.identify(args.bags, args.urdf, joint_states=args.joint_states,
                                    holdout=0.0 if args.validate else args.holdout,
                                    validate=args.validate, friction=args.friction,
-                                   inertial=args.inertial, threads=args.threads)
+                                   inertial=args.inertial, threads=args.threads,
+                                   reading=reading)
         settings = {'bags': args.bags, 'urdf': args.urdf, 'joint_states': args.joint_states,
                     'validation': f'bag {args.validate}' if args.validate else
                     f'last {args.holdout:g} of each bag', 'friction': args.friction,
                     'velocity_threshold': result.layout.velocity_threshold,
-                    'inertial': args.inertial}
+                    'inertial': args.inertial, **reading}
         begin = time.perf_counter()
-        write_outputs(result, Path(args.output), settings, plots=not args.no_plots)
+        write_outputs(result, output, settings, plots=not args.no_plots)
         result.timings['writing'] = time.perf_counter() - begin
-    except (RneaError, ValueError, OSError) as exc:
+    except RneaError as exc:  # the input: bags, URDF, options
         print(f'rnea_identify: error: {exc}', file=sys.stderr)
         return 2
+    except (ValueError, OSError) as exc:  # not the input: a full disk, a failing device
+        print(f'rnea_identify: error: {reason(exc)}', file=sys.stderr)
+        return 1
     for warning in result.warnings:
         print(f'rnea_identify: warning: {warning}', file=sys.stderr)
     rms = result.rms
     data = 'validation' if result.counts['validation'] else 'training'
-    print(f'rnea_identify: {result.counts["training"]} training samples -> {args.output}')
+    print(f'rnea_identify: {result.counts["training"]} training samples -> {output}')
     print(f'  RMS residual on {data} data, per joint: ' + ', '.join(result.layout.joint_names))
     for name in pipeline.MODELS:
         print(f'  {name:<14} ' + ' '.join(f'{x:8.4g}' for x in np.asarray(rms[name][data])))

@@ -7,10 +7,13 @@ the Gram matrix G_j = W_j^T W_j, the moment h_j = W_j^T tau_j and the energy tau
 the rows of that joint, added chunk by chunk. Everything the fit and the report need follows:
 
 - the residual sum of squares of any beta, per joint: tau^T tau - 2 beta^T h + beta^T G beta;
-- the noise of each joint, sigma_j^2 = RSS_j(beta_0) / N from a first unweighted fit beta_0;
+- the noise of each joint, sigma_j^2 = RSS_j(beta_0) / N_j from a first unweighted fit beta_0;
 - the weighted fit: H = sum_j G_j / sigma_j^2, g = sum_j h_j / sigma_j^2, H beta = g, and the
   covariance of beta, H^-1 (torque noise independent between samples and joints);
 - a fit of the joint terms alone with the inertial part held at the URDF's.
+
+A joint whose effort is NaN in a sample (a joint held by ``--lock`` that the bag gives no
+effort for) has no row there: N_j counts its rows, and its RMS is NaN without any.
 
 Solves are done on the column-scaled matrix (unit diagonal) with a pseudo-inverse
 (``RCOND``): directions no data excite get zero, and a standard deviation of ``inf``.
@@ -51,6 +54,7 @@ class NormalEquations:
         self.moment = np.zeros((nv, size))
         self.energy = np.zeros(nv)
         self.count = 0
+        self.joint_count = np.zeros(nv, dtype=np.int64)
         self._rows = [(sources[j, :counts[j]], positions[j, :counts[j]]) for j in range(nv)]
 
     def add(self, regressor: np.ndarray, joint: np.ndarray, tau: np.ndarray) -> None:
@@ -63,13 +67,18 @@ class NormalEquations:
         """
         nv, k = tau.shape[1], joint.shape[2]
         r = self.gram.shape[1] - nv * k
+        measured = np.isfinite(tau)
         for j, (sources, positions) in enumerate(self._rows):
             x = np.concatenate([regressor[:, j, sources], joint[:, j, :]], axis=1)
+            t = tau[:, j]
+            if not measured[:, j].all():  # no row where the effort is not measured
+                x, t = x[measured[:, j]], t[measured[:, j]]
             where = np.concatenate([positions, r + j * k + np.arange(k)])
             self.gram[j][np.ix_(where, where)] += x.T @ x
-            self.moment[j, where] += tau[:, j] @ x
-        self.energy += np.einsum('nj,nj->j', tau, tau)
+            self.moment[j, where] += t @ x
+            self.energy[j] += t @ t
         self.count += tau.shape[0]
+        self.joint_count += measured.sum(axis=0)
 
     def rss(self, beta: np.ndarray) -> np.ndarray:
         """Residual sum of squares per joint of the prediction W beta (>= 0)."""
@@ -78,10 +87,10 @@ class NormalEquations:
         return np.maximum(value, 0.0)
 
     def rms(self, beta: np.ndarray) -> np.ndarray:
-        """RMS residual per joint (NaN without samples)."""
-        if self.count == 0:
-            return np.full(self.energy.shape, np.nan)
-        return np.sqrt(self.rss(beta) / self.count)
+        """RMS residual per joint (NaN for a joint without rows)."""
+        with np.errstate(invalid='ignore', divide='ignore'):
+            return np.where(self.joint_count > 0,
+                            np.sqrt(self.rss(beta) / np.maximum(self.joint_count, 1)), np.nan)
 
     def weighted(self, sigma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(H, g): the normal equations with each joint's rows divided by its ``sigma``."""
@@ -160,7 +169,7 @@ def weighted_fit(train: NormalEquations) -> Fit:
     """Unweighted fit -> per-joint noise -> fit weighted by it (see the module docstring)."""
     gram = train.gram.sum(axis=0)
     beta0 = solve(gram, train.moment.sum(axis=0))
-    sigma = np.sqrt(train.rss(beta0) / max(train.count, 1))
+    sigma = np.sqrt(train.rss(beta0) / np.maximum(train.joint_count, 1))
     floor = 1e-9 * max(float(sigma.max()), 1e-12)
     sigma = np.maximum(sigma, floor)  # a joint fitted exactly must not get an infinite weight
     H, g = train.weighted(sigma)

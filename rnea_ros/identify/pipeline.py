@@ -114,8 +114,13 @@ def predict(model, lay, base, betas: dict[str, np.ndarray], data: samples.Sample
 def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
              holdout: float = 0.3, validate: str | None = None,
              friction: str = parameters.DEFAULT_FRICTION,
-             inertial: str = 'physical', threads: int | None = None) -> Identification:
-    """Run steps 1-6 of the module docstring (``RneaError`` on bad input)."""
+             inertial: str = 'physical', threads: int | None = None,
+             reading: dict | None = None) -> Identification:
+    """
+    Run steps 1-6 of the module docstring (``RneaError`` on bad input).
+
+    ``reading``: the options of ``samples.load`` (clock, lock, lock_missing, ignore_extra).
+    """
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     if not 0.0 <= holdout < 1.0:
@@ -137,10 +142,11 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     timings['model'] = time.perf_counter() - clock
 
     clock = time.perf_counter()
-    loaded = [samples.load(bag, model, urdf_xml, joint_states) for bag in bags]
+    reading = dict(reading or {})
+    loaded = [samples.load(bag, model, urdf_xml, joint_states, **reading) for bag in bags]
     warnings = [f'{data.bag}: {w}' for data in loaded for w in data.warnings]
     if validate is not None:
-        check = samples.load(validate, model, urdf_xml, joint_states)
+        check = samples.load(validate, model, urdf_xml, joint_states, **reading)
         warnings += [f'{check.bag}: {w}' for w in check.warnings]
         train, validation = loaded, [check]
     else:

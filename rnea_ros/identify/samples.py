@@ -1,23 +1,25 @@
 """
 Bags -> identification samples: q, v, a and measured effort per joint, in model order.
 
-A bag is read as ``rnea_bag`` reads it (``rnea_ros.bag``): the joint_states topic, header
-stamps, messages merged by stamp, velocities from the messages where finite, else from the
-Savitzky-Golay differentiator, which also gives the accelerations (gap-aware, see
-``rnea_ros.bag.differentiate``). Samples without a finite acceleration (runs too short to
-differentiate) are left out; samples with a NaN effort on any joint are dropped and counted.
+A bag is read as ``rnea_bag`` reads it, by the same functions: the joint_states topic
+(``rnea_ros.bag.inputs.joint_states``: header stamps unless ``clock='receive'``, a header clock
+that steps refused, messages merged by stamp, joints held by ``locked``/``lock_missing``),
+velocities from the messages where finite, accelerations per joint from the positions or the
+velocities (``rnea_ros.bag.accelerations.estimate``, the Savitzky-Golay differentiator,
+gap-aware). The same samples are left out as by ``rnea_bag``: those without a finite estimate
+(runs too short to differentiate) and those within half a window of a gap or of the ends (a
+one-sided fit); then samples with a NaN effort on any joint are dropped and counted.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from rnea_ros.bag import cdr, differentiate, replay
-from rnea_ros.bag.storage import BagError, JOINT_STATE, open_bag, read_raw, topic_connections
-from rnea_ros.bag.storage import typestore
+from rnea_ros.bag import accelerations, differentiate, inputs, locks
+from rnea_ros.bag.storage import BagError, open_bag, typestore
+from rnea_ros.dynamics.urdf import urdf_joint_names
 from rnea_ros.errors import InputError
 
 
@@ -57,47 +59,48 @@ def check_fixed_base(model) -> None:
 
 
 def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
-         window: float = differentiate.DEFAULT_WINDOW,
-         order: int = differentiate.DEFAULT_ORDER) -> Samples:
-    """Read one bag into ``Samples`` (``BagError``/``InputError`` name what is wrong)."""
-    store = typestore()
+         window: float | None = None, order: int = differentiate.DEFAULT_ORDER,
+         clock: str = 'header', lock: str | None = None, lock_missing: bool = False,
+         ignore_extra: bool = False) -> Samples:
+    """
+    Read one bag into ``Samples`` (``BagError``/``InputError`` name the bag and what is wrong).
+
+    ``window`` None: the differentiator's default; ``lock``: the ``--lock`` text;
+    ``lock_missing``: hold the joints the bag never publishes (``rnea_ros.bag.locks``);
+    ``ignore_extra``: skip joint names the URDF does not have.
+    """
+    joints = list(model.joints)
+    locked = locks.parse(lock, joints)
     reader = open_bag(Path(path))
     try:
-        conns = topic_connections(reader, topic, JOINT_STATE, what='joint_states topic')
-
-        def fallback(record: bytes):
-            try:
-                return cdr.joint_state_fields(store.deserialize_cdr(record, JOINT_STATE))
-            except Exception as exc:  # noqa: B902 - any decoding failure: a corrupt record
-                raise BagError(f'{path}: corrupt {JOINT_STATE} message on {conns[0].topic!r} '
-                               f'({len(record)} bytes): {type(exc).__name__}: {exc}') from None
-        raw = read_raw(reader, conns)
-        if len(raw) == 0:
-            raise BagError(f'{path}: no {conns[0].topic} messages')
-        # Decoded while the bag is open: the records may be a view of the mapped file.
-        decoded = cdr.decode(raw.buffer, raw.starts, raw.lengths, cdr.joint_state_layout,
-                             fallback)
+        series = inputs.joint_states(
+            reader, typestore(), topic, [j.name for j in joints], urdf_joint_names(urdf_xml),
+            clock=clock, ignore_extra=ignore_extra, locked=locked,
+            lock_missing=locks.missing_positions(joints) if lock_missing else None)
+    except (BagError, InputError) as exc:
+        raise type(exc)(f'{path}: {exc}') from None
     finally:
         reader.close()
-    joints = list(model.joints)
-    urdf_joints = {j.get('name') for j in ET.fromstring(urdf_xml).findall('joint')}
-    series = replay.joint_series(decoded, raw.times, [j.name for j in joints], urdf_joints)
-    del raw, decoded
+    measured = np.isfinite(series.effort).any(axis=0)
     no_effort = [name for k, name in enumerate(series.names)
-                 if not np.isfinite(series.effort[:, k]).any()]
+                 if not measured[k] and name not in series.locked]
     if no_effort:
         raise InputError(f'{path}: joint_states carries no effort for {no_effort}: '
                          'identification needs the measured joint torques')
-    continuous = [k for k, j in enumerate(joints) if j.kind == 'continuous']
-    position = replay.unwrap_columns(series.position, continuous)
-    diff = differentiate.derivatives(series.times_ns, position, window, order)
-    velocity = np.where(np.isfinite(series.velocity), series.velocity, diff.first)
-    keep = np.isfinite(velocity).all(axis=1) & np.isfinite(diff.second).all(axis=1)
-    nan_effort = ~np.isfinite(series.effort).all(axis=1) & keep
+    if not measured.any():
+        raise InputError(f'{path}: joint_states carries no effort: identification needs the '
+                         'measured joint torques')
+    estimate = accelerations.estimate(series, [j.kind for j in joints], None, window, order,
+                                      None)
+    keep = np.isfinite(estimate.velocity).all(axis=1) \
+        & np.isfinite(estimate.acceleration).all(axis=1) & ~estimate.edge
+    # A held joint the bag gives no effort for has no equations (``fit``); any other NaN
+    # effort drops the sample.
+    nan_effort = ~np.isfinite(series.effort[:, measured]).all(axis=1) & keep
     keep &= ~nan_effort
     times = series.times_ns[keep]
     seconds = (times - times[0]) * 1e-9 if times.size else np.zeros(0)
     # A fixed-base model's joints are one-DoF and in v order: the series columns are v order.
-    return Samples(str(path), seconds, series.position[keep], velocity[keep],
-                   diff.second[keep], series.effort[keep], int(nan_effort.sum()),
+    return Samples(str(path), seconds, series.position[keep], estimate.velocity[keep],
+                   estimate.acceleration[keep], series.effort[keep], int(nan_effort.sum()),
                    list(series.warnings))

@@ -115,7 +115,7 @@ def test_bad_joint_model_file_is_named(tmp_path, capsys, recording):
     code = main([str(bag), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
                  '--joint-model', str(path)])
     err = capsys.readouterr().err
-    assert code == 1
+    assert code == 2
     assert err.startswith(f"rnea_bag: error: {path}: parameter 'armature.wrist': unknown "
                           "joint 'wrist'; expected one of ['panda_joint1', ")
     assert not (tmp_path / 'out').exists()

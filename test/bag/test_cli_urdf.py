@@ -46,7 +46,7 @@ def test_xacro_file_with_arguments(tmp_path, capsys):
 def test_xacro_text_on_the_robot_description_topic_is_named(tmp_path, capsys):
     bag = panda_bag(tmp_path / 'bag', sample_times(50), description=PANDA_XACRO)
     code, err = run(capsys, bag, '--output', tmp_path / 'out', '--no-plots')
-    assert code == 1
+    assert code == 2
     assert err.startswith('rnea_bag: error: this is unexpanded xacro, not URDF (element '
                           '<xacro:arg>): expand it first')
 
@@ -64,6 +64,6 @@ def test_xacro_error_names_the_file(tmp_path, capsys):
     broken.write_text(PANDA_XACRO.replace('$(arg robot_name)', '$(arg name)'))
     bag = panda_bag(tmp_path / 'bag', sample_times(50))
     code, err = run(capsys, bag, '--urdf', broken, '--output', tmp_path / 'out')
-    assert code == 1
+    assert code == 2
     assert (f"rnea_bag: error: xacro cannot expand '{broken}': XacroException: Undefined "
             'substitution argument name') in err

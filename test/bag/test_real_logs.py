@@ -162,7 +162,7 @@ def gripperless(tmp_path_factory, panda):
 def test_missing_joint_is_an_error_that_names_the_options(tmp_path, capsys, gripperless):
     _, bag = gripperless
     code, err = replay(capsys, bag, tmp_path / 'out')
-    assert code == 1
+    assert code == 2
     assert err == ('rnea_bag: error: joint_states never gives a position for the URDF joints '
                    "['panda_finger_joint1'] (the dynamics needs every joint; wrong URDF or "
                    'topic? To hold them at a fixed position: --lock JOINT=VALUE[,...] or '
@@ -210,7 +210,7 @@ def test_lock_missing_stays_inside_the_limits(panda):
 def test_bad_lock(tmp_path, capsys, gripperless, value, message):
     _, bag = gripperless
     code, err = replay(capsys, bag, tmp_path / 'out', '--lock', value)
-    assert code == 1
+    assert code == 2
     assert err == f'rnea_bag: error: {message}\n'
 
 

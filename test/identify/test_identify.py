@@ -56,8 +56,13 @@ def true_parameters(model: RobotModel, seed: int = 3) -> np.ndarray:
 
 
 def synthetic_bag(path: Path, model: RobotModel, *, seed: int = 1, moving=None,
-                  nan_effort: int = 0, duration: float = DURATION) -> Path:
-    """Write the generator's bag (module docstring); ``moving``: joints that move (all)."""
+                  nan_effort: int = 0, duration: float = DURATION,
+                  unpublished: int | None = None) -> Path:
+    """
+    Write the generator's bag (module docstring); ``moving``: joints that move (all).
+
+    ``unpublished``: a joint held at 0 that the messages leave out.
+    """
     truth = model.with_inertial_parameters(true_parameters(model))
     times = bagdata.sample_times(int(RATE * duration), rate=RATE, jitter=0.05, seed=seed)
     t = (times - bagdata.BAG_START) * 1e-9
@@ -67,12 +72,17 @@ def synthetic_bag(path: Path, model: RobotModel, *, seed: int = 1, moving=None,
     if moving is not None:
         still = [k for k in range(model.nv) if k not in moving]
         q[:, still], v[:, still], a[:, still] = 0.5, 0.0, 0.0
+    if unpublished is not None:
+        q[:, unpublished], v[:, unpublished], a[:, unpublished] = 0.0, 0.0, 0.0
     tau = truth.rnea_batch(q, v, a) + COULOMB * np.tanh(v / 0.01) + VISCOUS * v + OFFSET \
         + ARMATURE * a
     tau += np.random.default_rng(seed + 100).standard_normal(tau.shape) * NOISE
     if nan_effort:
-        tau[np.linspace(10, tau.shape[0] - 10, nan_effort).astype(int), 2] = np.nan
-    return bagdata.joint_states_bag(path, times, model.joint_names, q, v, tau)
+        tau[np.linspace(50, tau.shape[0] - 50, nan_effort).astype(int), 2] = np.nan
+    kept = [k for k in range(model.nv) if k != unpublished]
+    q, v, tau = (np.ascontiguousarray(x[:, kept]) for x in (q, v, tau))
+    return bagdata.joint_states_bag(path, times, [model.joint_names[k] for k in kept], q, v,
+                                    tau)
 
 
 @pytest.fixture(scope='module')
@@ -94,6 +104,13 @@ def identify(capsys, *argv) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def refusal(capsys, bag: Path, tmp_path: Path) -> str:
+    """Return what rnea_identify prints refusing ``bag`` (exit 2, no output directory)."""
+    code, _, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out')
+    assert code == 2 and not (tmp_path / 'out').exists()
+    return err
 
 
 @pytest.fixture(scope='module')
@@ -217,7 +234,8 @@ def test_base_mode_and_validation_bag(tmp_path, capsys, ur5, bag, short_bag):
                               '--inertial', 'base', '--validate', short_bag, '--no-plots')
     assert code == 0, err
     report = json.loads((tmp_path / 'out' / 'identification.json').read_text())
-    assert report['samples']['validation'] == pytest.approx(4.0 * RATE, abs=10)
+    # Less the samples within half a window (25 ms) of the ends, as rnea_bag leaves out.
+    assert report['samples']['validation'] == pytest.approx(4.0 * RATE - 25, abs=2)
     rms = np.array(list(report['rms']['identified']['validation'].values()))
     assert np.all(rms <= 1.15 * NOISE), rms
     # Base parameters are not link inertias: the URDF's are kept.
@@ -253,15 +271,16 @@ def test_unknown_joints_are_refused(tmp_path, capsys, ur5):
     bag = bagdata.joint_states_bag(tmp_path / 'bag', times, names, q, q, q)
     code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out')
     assert code == 2
-    assert err == ('rnea_identify: error: joint_states names joints that are not in the URDF: '
-                   "['gripper_joint'] (wrong URDF? --ignore-extra-joints skips them)\n")
+    assert err == (f'rnea_identify: error: {bag}: joint_states names joints that are not in '
+                   "the URDF: ['gripper_joint'] (wrong URDF? --ignore-extra-joints skips "
+                   'them)\n')
 
 
 def test_too_few_samples_are_refused(tmp_path, capsys, ur5):
     bag = synthetic_bag(tmp_path / 'bag', ur5, duration=0.1)
     code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out')
     assert code == 2
-    assert err.startswith('rnea_identify: error: too few samples: 35 training samples for 58 '
+    assert err.startswith('rnea_identify: error: too few samples: 18 training samples for 58 '
                           'base parameters (at least 116 needed)'), err
     assert err.count('\n') == 1
 
@@ -281,10 +300,63 @@ def test_floating_base_is_refused(tmp_path, capsys):
                    'only\n')
 
 
+def test_samples_are_counted_as_rnea_bag_counts_them(tmp_path, capsys, short_bag):
+    from rnea_ros.bag.cli import main as rnea_bag
+    code, out, err = identify(capsys, short_bag, '--urdf', UR5, '--output', tmp_path / 'i',
+                              '--holdout', '0', '--no-plots')
+    assert code == 0, err
+    identified = int(out.split()[1])
+    assert rnea_bag([str(short_bag), '--urdf', str(UR5), '--output', str(tmp_path / 'b'),
+                     '--no-plots']) == 0
+    assert capsys.readouterr().out == f'rnea_bag: {identified} samples -> {tmp_path / "b"}\n'
+    assert identified == 4.0 * RATE - 25  # the ends' half windows (12.5 samples each) left out
+
+
+def test_wrong_length_effort_is_named(tmp_path, capsys, ur5):
+    times = bagdata.sample_times(500, rate=RATE)
+    q = np.zeros((500, 6))
+    bag = bagdata.joint_states_bag(tmp_path / 'bag', times, ur5.joint_names, q, q, q[:, :5])
+    assert refusal(capsys, bag, tmp_path) == (
+        f'rnea_identify: error: {bag}: /joint_states: every message is malformed: message 0 '
+        'has 6 names, 6 positions, 6 velocities and 5 efforts (expected distinct names, one '
+        'position per name, and one velocity and effort per name or none)\n')
+
+
+def test_unpublished_joint_is_named_with_the_options_that_hold_it(
+        tmp_path, capsys, monkeypatch, ur5):
+    bag = synthetic_bag(tmp_path / 'bag', ur5, duration=4.0, unpublished=5)
+    assert refusal(capsys, bag, tmp_path) == (
+        f'rnea_identify: error: {bag}: joint_states never gives a position for the URDF joints '
+        "['wrist_3_joint'] (the dynamics needs every joint; wrong URDF or topic? To hold them "
+        'at a fixed position: --lock JOINT=VALUE[,...] or --lock-missing)\n')
+    # Held, the joint adds no equations (the bag gives no effort for it); the output directory
+    # defaults to ./<first bag name>_identified, as rnea_bag's to ./<bag name>_rnea.
+    monkeypatch.chdir(tmp_path)
+    code, out, err = identify(capsys, bag, '--urdf', UR5, '--lock', 'wrist_3_joint=0',
+                              '--no-plots')
+    assert code == 0, err
+    assert out.startswith(f'rnea_identify: {int(out.split()[1])} training samples -> '
+                          f'{tmp_path / "bag_identified"}\n')
+    report = json.loads((tmp_path / 'bag_identified' / 'identification.json').read_text())
+    assert report['rms']['identified']['validation']['wrist_3_joint'] is None
+    rms = [report['rms']['identified']['validation'][j] for j in ur5.joint_names[:5]]
+    assert np.all(np.array(rms) <= 1.2 * NOISE[:5]), rms
+
+
+def test_bad_lock_is_named_without_the_bag(tmp_path, capsys, short_bag):
+    code, out, err = identify(capsys, short_bag, '--urdf', UR5, '--output', tmp_path / 'o',
+                              '--lock', 'elbow=1')
+    assert (code, err) == (2, "rnea_identify: error: --lock: 'elbow' is not a one-DoF joint of "
+                              "the URDF; joints: ['shoulder_pan_joint', 'shoulder_lift_joint', "
+                              "'elbow_joint', 'wrist_1_joint', 'wrist_2_joint', "
+                              "'wrist_3_joint']\n")
+
+
 @pytest.mark.parametrize('command', [[sys.executable, '-m', 'rnea_ros.identify'],
                                      [str(Path(sys.executable).with_name('rnea_identify'))]])
 def test_module_console_script_and_help(command):
     result = subprocess.run(command + ['--help'], capture_output=True, text=True, check=True)
     for option in ('--urdf', '--output', '--joint-states', '--holdout', '--validate',
-                   '--friction', '--inertial', '--no-plots', '--threads', '--timings'):
+                   '--friction', '--inertial', '--no-plots', '--threads', '--timings',
+                   '--clock', '--lock', '--lock-missing', '--ignore-extra-joints'):
         assert option in result.stdout
