@@ -76,8 +76,6 @@ import numpy as np
 from rnea_ros.contacts.cones import contact_wrench_cone, friction_pyramid, tangent_frame
 from rnea_ros.contacts.kernels import (contact_problem, contact_torques, contact_wrenches,
                                        POINT_CODE, SURFACE_CODE)
-from rnea_ros.dynamics import rnea as kernels
-from rnea_ros.dynamics.tree import FREE_FLYER
 from rnea_ros.errors import InputError
 
 if TYPE_CHECKING:
@@ -240,8 +238,8 @@ class ContactSolver:
 
     def __init__(self, model: RobotModel, contacts: Sequence[Contact | str]):
         """``contacts``: ``Contact`` records, or link names for default point contacts."""
-        tree = model.tree
-        if tree.n_bodies == 0 or tree.joint_type[0] != FREE_FLYER or tree.v_index[0] != 0:
+        root = model.joints[0] if model.joints else None
+        if root is None or root.nv != 6 or root.idx_v != 0:
             raise InputError('contact inverse dynamics needs a floating base: load the model '
                              'with floating_base=True')
         contacts = tuple(c if isinstance(c, Contact) else Contact(c) for c in contacts)
@@ -252,10 +250,11 @@ class ContactSolver:
         self._links = tuple(contact.link for contact in contacts)
         link_rows = {name: row for row, name in enumerate(model.link_names)}
         self._link_rows = link_rows
-        self._packed = kernels.pack_model(tree, model.gravity)
-        self._work = kernels.new_workspace(self._packed)
-        self._bodies = np.zeros(12 * tree.n_bodies)
-        self._link_body, self._link_pose = kernels.pack_links(tree)
+        packed = model.packed
+        self._packed = packed.model
+        self._work = packed.new_workspace()
+        self._bodies = np.zeros(12 * packed.n_bodies)
+        self._link_body, self._link_pose = packed.link_body, packed.link_pose
         self._gravity = model.gravity
         k = len(contacts)
         self._rows = np.zeros(k, dtype=np.int64)

@@ -114,9 +114,8 @@ class ParameterRejected(ModelRejected):
 
 def check_model(model: RobotModel, settings: Settings) -> None:
     """Check that the model fits the node: 1-DoF joints (and a free-flyer root), command joints."""
-    for k, joint in enumerate(model.joints):
-        if joint.nv == 1 or (k == 0 and joint.kind == 'free-flyer'):
-            continue
+    if model.multi_dof_joints:
+        joint = model.multi_dof_joints[0]
         raise ModelRejected(f'joint {joint.name!r} is {joint.kind} ({joint.nv} DoF): the node '
                             f'reads joints from sensor_msgs/JointState, one value per joint'
                             + ('; for a floating robot use floating_base: true and a URDF '
