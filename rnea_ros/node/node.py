@@ -73,6 +73,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from rnea_ros.node import realtime
 from rnea_ros.node import trajectory as trajectory_module
+from rnea_ros.node.declaration import LIVE
 from rnea_ros.node.diagnostics import CycleStats, GcMonitor, Rejections
 from rnea_ros.node.feedforward import Feedforward
 from rnea_ros.node.joint_input import Rejected
@@ -80,8 +81,8 @@ from rnea_ros.node.lifecycle import ManagedOutputs
 from rnea_ros.node.messages import (COMMAND_QOS, diagnostic_array, OutputMessages, set_efforts,
                                     to_trajectory)
 from rnea_ros.node.model_loading import build_core, DescriptionWorker, parse_description
-from rnea_ros.node.parameters import (check_parameters, check_topic_names, declare_parameters,
-                                      LIVE_PARAMETERS)
+from rnea_ros.node.parameters import (as_declared, check_parameters, check_topic_names,
+                                      declare_parameters)
 from rnea_ros.node.safety import ERROR, OK, WARN
 from rnea_ros.node.settings import ModelRejected, ParameterRejected
 from rnea_ros.node.take_loop import TakeLoop
@@ -100,7 +101,9 @@ class RneaNode(ManagedOutputs, LifecycleNode):
     """
 
     def __init__(self, **kwargs):
-        super().__init__(NODE_NAME, **kwargs)
+        # The given parameter values become parameters (read through rclpy's public API).
+        super().__init__(NODE_NAME, automatically_declare_parameters_from_overrides=True,
+                         **kwargs)
         self.settings = declare_parameters(self)
         self.autostart = self.get_parameter('autostart').value
         check_topic_names(self, self.settings)
@@ -136,6 +139,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._description_from_topic = not self.get_parameter('robot_description').value
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_timer(1.0, self._publish_diagnostics, clock=self._steady_clock)
+        self.add_pre_set_parameters_callback(as_declared)
         self.add_on_set_parameters_callback(check_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
 
@@ -156,12 +160,12 @@ class RneaNode(ManagedOutputs, LifecycleNode):
     def _apply_parameters(self, parameters) -> None:
         with self._lock:  # between two cycles
             for parameter in parameters:
-                if parameter.name in LIVE_PARAMETERS:
+                if parameter.name in LIVE:
                     setattr(self.settings, parameter.name, parameter.value)
             if self._core is not None:
                 self._core.limiter.scale = self.settings.effort_limit_scale
         for parameter in parameters:
-            if parameter.name in LIVE_PARAMETERS:
+            if parameter.name in LIVE:
                 self.get_logger().info(f'{parameter.name} = {parameter.value!r}')
 
     # ------------------------------------------------------------------ robot model

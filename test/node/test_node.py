@@ -510,6 +510,42 @@ def test_live_parameter_change_to_gravity_only(ros, panda):
     assert not set_parameter('robot_description', '<robot/>').successful  # read-only
 
 
+def test_a_live_value_is_checked_by_the_rule_and_message_of_the_start(ros, panda):
+    """An integer for a number is that number live too; a bad value: the start's message."""
+    from rcl_interfaces.msg import Parameter as ParameterMsg
+    from rcl_interfaces.msg import ParameterType, ParameterValue
+    from rcl_interfaces.srv import GetParameters, SetParameters
+    _, xml = panda
+    ros.start_node({'robot_description': xml, 'rate': 200.0})
+    setter = ros.node.create_client(SetParameters, '/rnea/set_parameters')
+    getter = ros.node.create_client(GetParameters, '/rnea/get_parameters')
+    ros.spin_until(lambda: setter.service_is_ready() and getter.service_is_ready(),
+                   what='the parameter services')
+
+    def call(client, request):
+        future = client.call_async(request)
+        ros.spin_until(future.done, what='a parameter service')
+        return future.result()
+
+    def set_value(name, value):
+        request = SetParameters.Request(parameters=[ParameterMsg(name=name, value=value)])
+        return call(setter, request).results[0]
+    integer = set_value('input_timeout', ParameterValue(type=ParameterType.PARAMETER_INTEGER,
+                                                        integer_value=1))
+    assert integer.successful, integer.reason
+    value = call(getter, GetParameters.Request(names=['input_timeout'])).values[0]
+    assert (value.type, value.double_value) == (ParameterType.PARAMETER_DOUBLE, 1.0)
+    refused = set_value('input_timeout', ParameterValue(type=ParameterType.PARAMETER_DOUBLE,
+                                                        double_value=-1.0))
+    assert not refused.successful
+    assert refused.reason == ("parameter 'input_timeout' is -1.0: expected a number from "
+                              '0.0001 to 60')
+    text = set_value('fault_output', ParameterValue(type=ParameterType.PARAMETER_INTEGER,
+                                                    integer_value=3))
+    assert text.reason == ("parameter 'fault_output' is 3: expected one of: zero, "
+                           'hold_gravity, none')
+
+
 def test_example_config_with_a_urdf_params_file_runs(ros, panda, tmp_path):
     """What the launch file passes: config/rnea.yaml, then robot_description from the URDF."""
     from pathlib import Path
