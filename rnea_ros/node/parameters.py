@@ -30,7 +30,8 @@ from rnea_ros.node.wrenches import contact_from_parameters
 # Declared by rclpy itself, or for the QoS overrides of publishers and subscriptions.
 ROS_OWN = ('use_sim_time', 'start_type_description_service')
 ROS_OWN_PREFIXES = ('qos_overrides.',)
-FAMILY_PREFIXES = ('armature.', 'friction.', 'contact.')
+JOINT_MODEL_PREFIXES = ('armature.', 'friction.')
+FAMILY_PREFIXES = JOINT_MODEL_PREFIXES + ('contact.',)
 
 
 def descriptor(parameter: Parameter, subject: str = '') -> ParameterDescriptor:
@@ -45,9 +46,10 @@ def declare_parameters(node) -> Settings:
     """
     Declare every parameter on ``node`` and return their checked values.
 
-    Also declares ``contact.<link>.*`` for each contact link. A value that does not fit its
-    parameter raises ValueError with one line naming the parameter, the value and what is
-    expected.
+    Also declares ``contact.<link>.*`` for each contact link, and records in
+    ``node.given_joint_model`` the joint-model parameters given for the node (checked against
+    each model's joints). A value that does not fit its parameter raises ValueError with one
+    line naming the parameter, the value and what is expected.
     """
     given = set(_names(node))
     values = {parameter.name: _declare(node, parameter.name, parameter, parameter.default,
@@ -58,6 +60,8 @@ def declare_parameters(node) -> Settings:
         if name not in BY_NAME and not name.startswith(FAMILY_PREFIXES + ROS_OWN_PREFIXES) \
                 and name not in ROS_OWN:
             node.undeclare_parameter(name)  # another node's parameter in a shared file
+    node.given_joint_model = frozenset(name for name in given
+                                       if name.startswith(JOINT_MODEL_PREFIXES))
     settings = {name: () if value is None else value for name, value in values.items()
                 if name not in NODE_ONLY}
     return Settings(**settings).validate()
@@ -151,8 +155,7 @@ def joint_model_parameters(node, joint_names) -> dict[str, object]:
                 values[name] = value
     known = {JOINT_MODEL.name(member, joint) for joint in joint_names
              for member in JOINT_MODEL.members}
-    unknown = sorted(name for name in _names(node)
-                     if name.startswith(('armature.', 'friction.')) and name not in known)
+    unknown = sorted(node.given_joint_model - known)
     if unknown:
         raise ValueError(f'parameter {unknown[0]!r} names no one-DoF joint of the model '
                          f'(armature.<joint>, friction.<joint>.coulomb|viscous|offset); '
