@@ -467,9 +467,9 @@ def main() -> int:
     parser.add_argument('--echo-priority', type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo:
-        from rnea_ros.node.parameters import PARAMETERS
+        from rnea_ros.node.declaration import BY_NAME
         priority = args.echo_priority
-        return echo_main(args.echo, PARAMETERS['thread_priority'][0] if priority is None
+        return echo_main(args.echo, BY_NAME['thread_priority'].default if priority is None
                          else priority)
     print(f'load average {" ".join(f"{x:.2f}" for x in os.getloadavg())}, '
           f'{os.cpu_count()} CPUs')

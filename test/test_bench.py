@@ -1,4 +1,4 @@
-"""The README's bag and fleet benchmark commands run end to end (on tiny inputs: no timing)."""
+"""The benchmark commands of docs/benchmarks.md run end to end (on tiny inputs: no timing)."""
 from __future__ import annotations
 
 from pathlib import Path

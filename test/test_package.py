@@ -1,10 +1,10 @@
 """
 The package as colcon and rosdep see it: declared dependencies cover every import.
 
-A rosdep + colcon user gets what ``package.xml`` lists, plus the README's ``pip install`` lines
-for the modules without a rosdep key; ``colcon test`` runs pytest only if ``setup.py`` names it
-in ``extras_require['test']``. Imports are read from the sources (AST), so a new import without
-a declaration fails here.
+A rosdep + colcon user gets what ``package.xml`` lists, plus the ``pip install`` lines of
+docs/development.md for the modules without a rosdep key; ``colcon test`` runs pytest only if
+``setup.py`` names it in ``extras_require['test']``. Imports are read from the sources (AST),
+so a new import without a declaration fails here.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ROSDEP_KEYS = {
     'numpy': 'python3-numpy', 'numba': 'python3-numba', 'yaml': 'python3-yaml',
     'matplotlib': 'python3-matplotlib', 'scipy': 'python3-scipy', 'pytest': 'python3-pytest',
-    'xacro': 'xacro', 'ament_index_python': 'ament_index_python',
+    'xacro': 'xacro', 'ament_index_python': 'ament_index_python', 'tqdm': 'python3-tqdm',
 }
 ROS_PACKAGES = {'rclpy', 'rcl_interfaces', 'lifecycle_msgs', 'sensor_msgs', 'std_msgs',
                 'geometry_msgs', 'trajectory_msgs', 'nav_msgs', 'diagnostic_msgs', 'launch',
@@ -60,7 +60,7 @@ def package_dependencies() -> tuple[set[str], set[str]]:
 
 
 def readme_pip_lines() -> list[str]:
-    text = (ROOT / 'README.md').read_text()
+    text = (ROOT / 'docs' / 'development.md').read_text()
     section = text[text.index('## Building with colcon'):]
     return re.findall(r'^python3 -m pip install ([^\n#]+)', section, re.M)
 

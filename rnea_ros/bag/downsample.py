@@ -6,6 +6,14 @@ pixel of a wide plot). A line keeps the minimum and maximum of every bucket, in 
 (``envelope``), so every peak stays visible however long the bag; a stacked area keeps each
 bucket's mean (``bucket_means``). Inputs of at most ``2 * buckets`` samples are kept as they
 are. ``reduce_bag`` does both once for the PNG plots and the HTML report of a bag.
+
+Why not tsdownsample's ``MinMaxDownsampler`` (measured on 3.6 M samples x 7 joints, load 6:
+0.17 s here against 0.04-0.06 s for its seven columns): its buckets are of equal *time* width,
+so a bag with holes gets empty and crowded buckets, and its NaN variant lets one missing sample
+turn its whole bucket into NaN, where a joint that is not recorded in some messages must only
+leave a gap where a bucket has no sample at all. The envelope also comes out of the same
+compiled pass (``reduction.buckets``) as the bucket means, and 0.17 s is about 1 % of the
+end-to-end run of that bag.
 """
 from __future__ import annotations
 

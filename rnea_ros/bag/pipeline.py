@@ -177,9 +177,8 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         model = RobotModel.from_urdf_string(xml, floating_base=args.floating_base,
                                             gravity=gravity, inertia_check=args.inertia_check)
         joints = [j for j in model.joints if j.nv == 1]
-        base = [j for j in model.joints if j.nv != 1]
-        if base and not (model.floating_base and len(base) == 1 and base[0].idx_v == 0):
-            odd = [j.name for j in base if not (model.floating_base and j.idx_v == 0)]
+        if model.multi_dof_joints:
+            odd = [j.name for j in model.multi_dof_joints]
             raise InputError(f'URDF joints {odd} are floating/planar: joint_states cannot give '
                              'their state')
         joint_model = JointModel.load_yaml(args.joint_model, model) if args.joint_model \

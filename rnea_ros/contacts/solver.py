@@ -3,7 +3,7 @@ Contact inverse dynamics: the contact wrenches that balance a floating base, and
 
 A floating-base robot's equations of motion have six unactuated rows: the base wrench
 ``rnea(q, v, a, f_ext)[:6]`` must vanish, and only the contacts can make it so. ``ContactSolver``
-finds contact wrenches lambda that do it, then the joint torques with them:
+finds contact wrenches lambda that do it, then the joint torques with them::
 
     minimise    1/2 lambda^T H lambda                   (weighted norm of the wrenches)
     subject to  A(q) lambda = b(q, v, a)                 (6 base rows: the base wrench vanishes)
@@ -29,18 +29,20 @@ Contacts (``Contact``)
   can produce), 16 rows: friction on the resultant, centre of pressure inside the sole, and the
   torsional friction bound on the yaw moment.
 
-Friction is linearised as a 4-facet pyramid, |f_t1| <= mu' f_n and |f_t2| <= mu' f_n with
-mu' = mu / sqrt(2): the pyramid inscribed in the circular cone of coefficient ``friction`` (an
-inner approximation: every accepted force lies inside the true cone). Its tangent axes: the
-world x axis projected on the ground plane (y if x is the normal) and normal x t1; for a sole,
-the link's x and y axes. The normal force is unilateral (>= 0, implied by the pyramid).
+Friction is linearised as a 4-facet pyramid, ``|f_t1| <= mu' f_n`` and ``|f_t2| <= mu' f_n``
+with ``mu' = mu / sqrt(2)``: the pyramid inscribed in the circular cone of coefficient
+``friction`` (an inner approximation: every accepted force lies inside the true cone). Its
+tangent axes: the world x axis projected on the ground plane (y if x is the normal) and normal
+x t1; for a sole, the link's x and y axes. The normal force is unilateral (>= 0, implied by the
+pyramid).
 
 Cost: ``weight`` times the squared force (N^2) plus, for a sole, ``weight / (X^2 + Y^2)`` times
 the squared moment about the sole centre: a moment costs like the corner forces that make it.
 
 Outputs (``ContactSolution``), per contact in the order given:
-- ``wrenches``: [fx fy fz tx ty tz] (N, N m) that the ground applies on the link, **in the link
-  frame about the link origin** - the ``f_ext`` convention of ``RobotModel.rnea``, and the frame
+
+- ``wrenches``: [fx fy fz tx ty tz] (N, N m) that the ground applies on the link, *in the link
+  frame about the link origin* - the ``f_ext`` convention of ``RobotModel.rnea``, and the frame
   of a ``geometry_msgs/WrenchStamped`` with ``frame_id`` = the link;
 - ``world_wrenches``: the same wrenches in world axes, still about the link origin;
 - ``centers_of_pressure``: world point where the resultant acts (the contact point of a point
@@ -49,17 +51,17 @@ Outputs (``ContactSolution``), per contact in the order given:
 
 Infeasible motions (e.g. the base accelerating downwards faster than gravity while in contact:
 the feet would have to pull on the ground; or more sideways acceleration than friction allows)
-have no exact solution. The solver then solves a second QP with a slack s on the base rows,
-A lambda + s = b, cost 1/2 lambda^T H lambda + RESIDUAL_WEIGHT/2 * (|s_f|^2 + |s_n|^2 / 1 m^2):
-the wrenches inside the cones that leave the smallest base wrench unbalanced. It returns them
-with ``feasible=False``, ``status='least_violation'`` and the ``residual``: the base rows
-``tau[:6]`` [force; moment about the root origin] in the root frame, i.e. the wrench that a
-fictitious actuator on the base would still have to apply (zero when feasible). The joint
-torques ``tau[6:]`` are those of the returned wrenches. Everything stays finite; nothing is
-silent. Bad inputs (sizes, non-finite values) raise ``InputError``.
+have no exact solution. The solver then solves a second QP with a slack s on the base rows, ``A
+lambda + s = b``, of cost ``1/2 lambda^T H lambda + RESIDUAL_WEIGHT/2 * (|s_f|^2 + |s_n|^2 / 1
+m^2)``: the wrenches inside the cones that leave the smallest base wrench unbalanced. It
+returns them with ``feasible=False``, ``status='least_violation'`` and the ``residual``: the
+base rows ``tau[:6]`` [force; moment about the root origin] in the root frame, i.e. the wrench
+that a fictitious actuator on the base would still have to apply (zero when feasible). The
+joint torques ``tau[6:]`` are those of the returned wrenches. Everything stays finite; nothing
+is silent. Bad inputs (sizes, non-finite values) raise ``InputError``.
 
 A solver owns its workspace: use one per thread. Units are SI. The jitted per-cycle kernels
-live in ``contact_kernels.py``, the cone rows in ``cones.py``.
+live in ``kernels.py``, the cone rows in ``cones.py``.
 """
 from __future__ import annotations
 
@@ -74,8 +76,6 @@ import numpy as np
 from rnea_ros.contacts.cones import contact_wrench_cone, friction_pyramid, tangent_frame
 from rnea_ros.contacts.kernels import (contact_problem, contact_torques, contact_wrenches,
                                        POINT_CODE, SURFACE_CODE)
-from rnea_ros.dynamics import rnea as kernels
-from rnea_ros.dynamics.tree import FREE_FLYER
 from rnea_ros.errors import InputError
 
 if TYPE_CHECKING:
@@ -238,8 +238,8 @@ class ContactSolver:
 
     def __init__(self, model: RobotModel, contacts: Sequence[Contact | str]):
         """``contacts``: ``Contact`` records, or link names for default point contacts."""
-        tree = model.tree
-        if tree.n_bodies == 0 or tree.joint_type[0] != FREE_FLYER or tree.v_index[0] != 0:
+        root = model.joints[0] if model.joints else None
+        if root is None or root.nv != 6 or root.idx_v != 0:
             raise InputError('contact inverse dynamics needs a floating base: load the model '
                              'with floating_base=True')
         contacts = tuple(c if isinstance(c, Contact) else Contact(c) for c in contacts)
@@ -250,10 +250,11 @@ class ContactSolver:
         self._links = tuple(contact.link for contact in contacts)
         link_rows = {name: row for row, name in enumerate(model.link_names)}
         self._link_rows = link_rows
-        self._packed = kernels.pack_model(tree, model.gravity)
-        self._work = kernels.new_workspace(self._packed)
-        self._bodies = np.zeros(12 * tree.n_bodies)
-        self._link_body, self._link_pose = kernels.pack_links(tree)
+        packed = model.packed
+        self._packed = packed.model
+        self._work = packed.new_workspace()
+        self._bodies = np.zeros(12 * packed.n_bodies)
+        self._link_body, self._link_pose = packed.link_body, packed.link_pose
         self._gravity = model.gravity
         k = len(contacts)
         self._rows = np.zeros(k, dtype=np.int64)

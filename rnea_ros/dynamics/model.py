@@ -9,6 +9,7 @@ Pinocchio's ``Data``. ``rnea_batch`` is thread-parallel internally and is safe t
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 import os
 
 import numpy as np
@@ -22,6 +23,31 @@ from rnea_ros.dynamics.urdf import parse_urdf
 from rnea_ros.errors import InputError
 
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+
+
+@dataclass(frozen=True)
+class PackedModel:
+    """
+    The arrays the jitted kernels (``rnea_ros.dynamics.rnea``) run on: the model's own, shared.
+
+    Read only: they are the model's, not copies. ``model``: the flat model array (a header, then
+    one row per body, in each body's canonical frame: joint axis along z); ``link_body``:
+    (n_links,) the body each link of ``RobotModel.link_names`` is fixed to, -1 for links fixed
+    to the world; ``link_pose``: (12 n_links,) each link's placement (rotation row-major, then
+    translation) in its body's canonical frame; ``n_bodies``: the number of bodies. A kernel
+    also needs scratch memory of its own: ``new_workspace()``, one per thread.
+    """
+
+    model: np.ndarray
+    link_body: np.ndarray
+    link_pose: np.ndarray
+    n_bodies: int
+
+    def new_workspace(self) -> np.ndarray:
+        """Return fresh scratch memory for one RNEA pass at a time on ``model``."""
+        return kernels.new_workspace(self.model)
+
+
 # rnea_batch gives each thread at least this many samples (fewer: it runs on the caller's thread).
 MIN_SAMPLES_PER_THREAD = 256
 _empty = np.empty
@@ -58,6 +84,7 @@ class RobotModel:
             kernels.pack_model(tree, self._gravity))
         self._nv = tree.nv
         self._link_body, self._link_pose = kernels.pack_links(tree)
+        self._packed = PackedModel(self._model, self._link_body, self._link_pose, tree.n_bodies)
         self._bodies = np.zeros(12 * tree.n_bodies)  # world placements, kinematics scratch
         self._canonical = kernels.canonical_rotations(tree)
         self._regressor_table = None  # identification's table: packed on first use
@@ -174,7 +201,25 @@ class RobotModel:
 
     @property
     def floating_base(self) -> bool:
+        """Whether the model has the free-flyer ``root_joint`` of ``floating_base=True``."""
         return self._tree.floating_base
+
+    @property
+    def multi_dof_joints(self) -> tuple:
+        """
+        URDF joints of more than one degree of freedom (``floating``, ``planar``).
+
+        The free-flyer ``root_joint`` that ``floating_base=True`` adds is not one of them: its
+        state comes from odometry. A ``sensor_msgs/JointState`` gives one value per joint, so
+        the node and the tools that read joint states refuse a model that has any.
+        """
+        return tuple(joint for joint in self._tree.joints
+                     if joint.nv != 1 and joint.kind != 'free-flyer')
+
+    @property
+    def packed(self) -> PackedModel:
+        """Return the kernels' view of the model (``PackedModel``: read only, shared)."""
+        return self._packed
 
     @property
     def gravity(self) -> np.ndarray:

@@ -148,7 +148,7 @@ def _run(args, parser, dests) -> int:
     run.clean_partial(output)
     work = run.jobs(found, output, options, digest.settings_digest(settings), args.overwrite)
     show = args.progress if args.progress is not None else sys.stderr.isatty()
-    progress = Progress('bags', len(work), show)
+    progress = Progress('bags', len(work), show, unit='bag')
     count = [0]
 
     def done(outcome):

@@ -52,7 +52,7 @@ class Samples:
 
 def check_fixed_base(model) -> None:
     """Refuse a model with a floating or planar joint: identification is for fixed bases."""
-    odd = [j.name for j in model.joints if j.nv != 1]
+    odd = [j.name for j in model.multi_dof_joints]
     if model.floating_base or odd:
         raise InputError(f'the robot has a floating base or a floating/planar joint {odd}: '
                          'rnea_identify identifies fixed-base robots only')

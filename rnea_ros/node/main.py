@@ -58,13 +58,13 @@ def build_parser(parameters: bool = True) -> argparse.ArgumentParser:
     try:
         if not parameters:
             raise ImportError
-        from rnea_ros.node.parameters import PARAMETERS, expectation
+        from rnea_ros.node.declaration import PARAMETERS
     except ImportError:  # a missing module is said, with what to do, when the node starts
         pass
     else:
-        epilog = '\n'.join(f'  {name}: {expectation(descriptor)}'
-                           + (' (read-only)' if descriptor.read_only else '')
-                           for name, (_, descriptor) in PARAMETERS.items())
+        epilog = '\n'.join(f'  {parameter.name}: {parameter.expectation}'
+                           + ('' if parameter.live else ' (read-only)')
+                           for parameter in PARAMETERS)
     return argparse.ArgumentParser(
         prog='rnea_node', usage='rnea_node [-h] [--ros-args ROS_ARGUMENTS ...]',
         description=DESCRIPTION + epilog, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -72,6 +72,7 @@ from sensor_msgs.msg import JointState
 
 from rnea_ros.node import realtime
 from rnea_ros.node import trajectory as trajectory_module
+from rnea_ros.node.declaration import LIVE
 from rnea_ros.node.diagnostics import CycleStats, GcMonitor, Rejections
 from rnea_ros.node.feedforward import Feedforward
 from rnea_ros.node.joint_input import Rejected
@@ -79,9 +80,9 @@ from rnea_ros.node.lifecycle import ManagedOutputs
 from rnea_ros.node.messages import (COMMAND_QOS, decode_trajectory, diagnostic_array,
                                     OutputMessages, set_efforts, to_trajectory)
 from rnea_ros.node.model_loading import build_core, DescriptionWorker, parse_description
-from rnea_ros.node.parameters import (check_topic_names, declare_parameters,
-                                      joint_model_parameter_names, LIVE_PARAMETERS,
-                                      LiveParameters, undeclare_parameters)
+from rnea_ros.node.parameters import (as_declared, check_parameters, check_topic_names,
+                                      declare_parameters, joint_model_parameter_names,
+                                      undeclare_parameters)
 from rnea_ros.node.safety import ERROR, OK, WARN
 from rnea_ros.node.settings import actuated_joints, ModelRejected, ParameterRejected
 from rnea_ros.node.take_loop import TakeLoop
@@ -100,7 +101,9 @@ class RneaNode(ManagedOutputs, LifecycleNode):
     """
 
     def __init__(self, **kwargs):
-        super().__init__(NODE_NAME, **kwargs)
+        # The given parameter values become parameters (read through rclpy's public API).
+        super().__init__(NODE_NAME, automatically_declare_parameters_from_overrides=True,
+                         **kwargs)
         self.settings = declare_parameters(self)
         self.autostart = self.get_parameter('autostart').value
         self.refuse_duplicate_name = self.get_parameter('refuse_duplicate_name').value
@@ -138,9 +141,9 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._description_from_topic = not self.get_parameter('robot_description').value
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_timer(1.0, self._publish_diagnostics, clock=self._steady_clock)
-        live = LiveParameters(self)
-        self.add_pre_set_parameters_callback(live.pre_set)
-        self.add_on_set_parameters_callback(live.on_set)
+        self.add_pre_set_parameters_callback(as_declared)
+        self.add_on_set_parameters_callback(
+            lambda parameters: check_parameters(parameters, self.joint_model_declaring))
         self.add_post_set_parameters_callback(self._apply_parameters)
 
     def _thread_failed(self, exc: BaseException) -> None:
@@ -165,12 +168,12 @@ class RneaNode(ManagedOutputs, LifecycleNode):
     def _apply_parameters(self, parameters) -> None:
         with self._lock:  # between two cycles
             for parameter in parameters:
-                if parameter.name in LIVE_PARAMETERS:
+                if parameter.name in LIVE:
                     setattr(self.settings, parameter.name, parameter.value)
             if self._core is not None:
                 self._core.limiter.scale = self.settings.effort_limit_scale
         for parameter in parameters:
-            if parameter.name in LIVE_PARAMETERS:
+            if parameter.name in LIVE:
                 self.get_logger().info(f'{parameter.name} = {parameter.value!r}')
 
     # ------------------------------------------------------------------ robot model

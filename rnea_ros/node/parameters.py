@@ -1,306 +1,124 @@
 """
-The node's parameters: names, defaults, ParameterDescriptors (ranges, read-only).
+The node's parameters on ROS: declared from ``declaration``, checked, read into ``Settings``.
 
-Part of the node (``rnea_ros.node.node`` declares them); the ROS-free ``settings.Settings`` holds
-their values. ``config/rnea.yaml`` and the README list the same parameters for users.
+Every ``ParameterDescriptor`` is built from the declaration: its description (with the unit),
+``additional_constraints`` (what the parameter takes, the text of every message about it), and
+read-only unless the parameter is live. Values are checked by ``declaration.check``, the same
+rule with the same message at start and on a live set: the descriptors are dynamically typed,
+so that rclpy lets an integer through for a number (``rate: 1000``, ``-p rate:=1000``, ``ros2
+param set /rnea input_timeout 1``) and the check turns it into the number it means.
+
+The node is created with ``automatically_declare_parameters_from_overrides``: the values given
+for it (parameter files, ``-p``) are then parameters of the node, which the public rclpy API
+reads. Each declared parameter takes the given value over; a given ``armature.<joint>`` or
+``friction.<joint>.*`` that names no joint of the model is an error; other given names are
+another node's business (a shared ``/**`` file) and are undeclared again.
 """
 from __future__ import annotations
 
-import math
-
-from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
-                                ParameterType, SetParametersResult)
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 import rclpy.exceptions
 from rclpy.expand_topic_name import expand_topic_name
-from rclpy.parameter import Parameter
+from rclpy.parameter import Parameter as RosParameter
 from rclpy.validate_full_topic_name import validate_full_topic_name
 
-from rnea_ros.dynamics.joint_model import FRICTION_MODELS
-from rnea_ros.node.joint_input import MAX_NAMES
-from rnea_ros.node.safety import check_choice, FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS
+from rnea_ros.node.declaration import (BY_NAME, check, CONTACT, DOUBLE, DOUBLE_ARRAY,
+                                       JOINT_MODEL, NODE_ONLY, Parameter, PARAMETERS)
 from rnea_ros.node.settings import Settings
-from rnea_ros.node.wrenches import CONTACT_FIELDS, contact_from_parameters, contact_parameter
+from rnea_ros.node.wrenches import contact_from_parameters
 
-# Parameters changed live are applied between two cycles; the others need a restart.
-LIVE_PARAMETERS = ('state_source', 'input_timeout', 'max_input_timeout', 'acceleration_timeout',
-                   'fault_output', 'effort_limit_scale', 'torque_terms', 'friction_compensation')
-
-
-def _range(low: float, high: float) -> list[FloatingPointRange]:
-    return [FloatingPointRange(from_value=low, to_value=high, step=0.0)]
+# Declared by rclpy itself, or for the QoS overrides of publishers and subscriptions.
+ROS_OWN = ('use_sim_time', 'start_type_description_service')
+ROS_OWN_PREFIXES = ('qos_overrides.',)
+JOINT_MODEL_PREFIXES = ('armature.', 'friction.')
+FAMILY_PREFIXES = JOINT_MODEL_PREFIXES + ('contact.',)
 
 
-def _choices(choices) -> str:
-    return 'one of: ' + ', '.join(choices)
+def descriptor(parameter: Parameter, subject: str = '', read_only: bool | None = None
+               ) -> ParameterDescriptor:
+    """
+    Return the ``ParameterDescriptor`` of a declared parameter (of a family: ``subject``).
 
-
-PARAMETERS = {  # name: (default or type, descriptor)
-    'autostart': (True, ParameterDescriptor(
-        type=ParameterType.PARAMETER_BOOL, read_only=True,
-        description='Go through configure and activate by itself at start (a managed node '
-                    'that publishes at once). false: stay unconfigured until told over the '
-                    'lifecycle services (change_state), as a ros2_control controller.')),
-    'robot_description': ('', ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING, read_only=True,
-        description='URDF text of the robot. Empty: wait for it on the robot_description topic '
-                    '(transient local), where later descriptions replace the model live.')),
-    'rate': (500.0, ParameterDescriptor(
-        type=ParameterType.PARAMETER_DOUBLE, read_only=True, floating_point_range=_range(0, 1e4),
-        description='Cycle rate [Hz] of a control thread that wakes at absolute steady-clock '
-                    'deadlines and publishes from the latest inputs. 0: answer each '
-                    'joint_states message at once.')),
-    'floating_base': (False, ParameterDescriptor(
-        type=ParameterType.PARAMETER_BOOL, read_only=True,
-        description='Add a free-flyer joint above the URDF root link; its state comes from '
-                    'odometry (and base_acceleration).')),
-    'gravity': ([0.0, 0.0, -9.81], ParameterDescriptor(
-        type=ParameterType.PARAMETER_DOUBLE_ARRAY, read_only=True,
-        description='Gravity [m/s^2] in the world (odometry) frame: 3 finite numbers of '
-                    'magnitude at most 10000.')),
-    'command_joints': (Parameter.Type.STRING_ARRAY, ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
-        description='Joints of feedforward_effort, in this order (the joints of the effort '
-                    'controller). Unset: every independent one-DoF joint in model order. A '
-                    'joint the model lacks: exit 2 at start (a model from the topic is '
-                    'rejected).')),
-    'state_source': ('measured', ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(STATE_SOURCES),
-        description='measured: q, v from joint_states. desired: q, v from the desired motion '
-                    'where it gives them (computed-torque feed-forward), measured elsewhere.')),
-    'input_timeout': (0.1, ParameterDescriptor(
-        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
-        description='Age [s, steady clock] beyond which joint_states (of a commanded joint) '
-                    'or odometry are stale: fault_output is published.')),
-    'max_input_timeout': (1.0, ParameterDescriptor(
-        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
-        description='Upper bound [s] of the per-joint timeout: a joint whose own publisher is '
-                    'slow (a gripper at a few Hz) is stale after 3 of its observed message '
-                    'periods, but never later than this after its last message (and never '
-                    'earlier than input_timeout).')),
-    'acceleration_timeout': (0.1, ParameterDescriptor(
-        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(1e-4, 60.0),
-        description='Age [s] beyond which a single-point desired_accelerations message (or the '
-                    'end of a multi-point one) no longer applies: zero desired acceleration. '
-                    'Also the timeout of base_acceleration.')),
-    'fault_output': ('zero', ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(FAULT_OUTPUTS),
-        description='Published while inputs are missing or stale: zero (zero effort), '
-                    'hold_gravity (gravity torques at the last measured positions), none '
-                    '(nothing: the controller keeps its last command).')),
-    'effort_limit_scale': (1.0, ParameterDescriptor(
-        type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(0.0, 100.0),
-        description='Clip efforts to the URDF <limit effort> times this; 0 disables.')),
-    'torque_terms': ('full', ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(TORQUE_TERMS),
-        description='full: M(q)a + C(q,v)v + g(q). gravity: g(q) (gravity compensation). '
-                    'gravity_coriolis: g(q) + C(q,v)v.')),
-    'thread_priority': (50, ParameterDescriptor(
-        type=ParameterType.PARAMETER_INTEGER, read_only=True,
-        integer_range=[IntegerRange(from_value=0, to_value=99, step=1)],
-        description='SCHED_FIFO priority of the inputs and control threads (as '
-                    "ros2_control's thread_priority). 0: normal scheduling. Needs an rtprio "
-                    'limit or CAP_SYS_NICE; without, the threads run normally (logged once).')),
-    'inertia_check': ('error', ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING, read_only=True,
-        additional_constraints=_choices(('error', 'warn')),
-        description='error: refuse a URDF whose link inertias are not physically consistent. '
-                    'warn: accept it with a warning (some published URDFs need it).')),
-    'contacts': (Parameter.Type.STRING_ARRAY, ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
-        description='Contact links of a floating-base robot: each cycle the contact wrenches '
-                    'that balance the base are solved for, published on '
-                    'contact_wrenches/<link>, and the torques computed with them. Per link, '
-                    'optional contact.<link>.{type, friction, position, normal, half_extents, '
-                    'weight}; unset: a point contact with friction 0.7.')),
-    'wrench_topics': (Parameter.Type.STRING_ARRAY, ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
-        description='geometry_msgs/WrenchStamped topics of measured external wrenches (frame_id '
-                    'a model link; force-torque sensors, force plates), used as f_ext. Older '
-                    'than input_timeout: taken as zero.')),
-    'publish_joint_reaction_wrenches': (False, ParameterDescriptor(
-        type=ParameterType.PARAMETER_BOOL, read_only=True,
-        description='Publish joint_reaction_wrenches/<joint>: the wrench each moving joint '
-                    'transmits from parent to child, in the child link frame.')),
-    'locked_joints': (Parameter.Type.STRING_ARRAY, ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
-        description='URDF joints nobody publishes (e.g. a gripper absent from joint_states): '
-                    'held at locked_positions at rest, not required fresh, never commanded.')),
-    'locked_positions': (Parameter.Type.DOUBLE_ARRAY, ParameterDescriptor(
-        type=ParameterType.PARAMETER_DOUBLE_ARRAY, read_only=True,
-        description='Positions [rad or m] of locked_joints, one per joint, within its limits.')),
-    'max_trajectory_points': (1000, ParameterDescriptor(
-        type=ParameterType.PARAMETER_INTEGER, read_only=True,
-        integer_range=[IntegerRange(from_value=1, to_value=1000000, step=1)],
-        description='Most points a desired_accelerations or joint_trajectory message may have '
-                    f'(and at most {MAX_NAMES} joint names): a larger one is '
-                    'dropped before it is decoded (counted as too_large, warned at most once '
-                    'a second), so one message cannot hold up the inputs for long.')),
-    'refuse_duplicate_name': (False, ParameterDescriptor(
-        type=ParameterType.PARAMETER_BOOL, read_only=True,
-        description='At start the node looks for another node of its fully qualified name in '
-                    'the graph (two would interleave their feedforward_effort): false: warn '
-                    '(and report it in the diagnostics); true: refuse to start (exit 2).')),
-    'friction_compensation': (False, ParameterDescriptor(
-        type=ParameterType.PARAMETER_BOOL,
-        description='Add the friction of friction.<joint>.* to the published torques, at the '
-                    'desired velocity where the desired motion gives one, else the measured.')),
-    'friction_velocity_threshold': (0.01, ParameterDescriptor(
-        type=ParameterType.PARAMETER_DOUBLE, read_only=True,
-        floating_point_range=_range(1e-9, 100.0),
-        description='Velocity scale [rad/s or m/s] of the smooth sign of Coulomb friction: '
-                    'coulomb * tanh(v / threshold).')),
-    'friction_model': ('coulomb-viscous-offset', ParameterDescriptor(
-        type=ParameterType.PARAMETER_STRING, read_only=True,
-        additional_constraints=_choices(FRICTION_MODELS),
-        description='coulomb-viscous-offset: the friction of friction.<joint>.*; none: no '
-                    'friction (the armature stays). As rnea_identify writes it.')),
-}
-
-# armature.<joint> and friction.<joint>.<term>: declared for each one-DoF joint of a model when
-# it loads (a joint_model.yaml from rnea_identify sets them; unset: 0).
-JOINT_MODEL_PARAMETERS = {
-    'armature': 'reflected rotor inertia [kg m^2 or kg]: tau += armature * a (always applied).',
-    'coulomb': 'Coulomb friction [N m or N]: coulomb * tanh(v / friction_velocity_threshold).',
-    'viscous': 'viscous friction [N m s/rad or N s/m]: viscous * v.',
-    'offset': 'constant torque offset [N m or N].',
-}
-
-# contact.<link>.<field>: declared once `contacts` is read (dynamically typed: the node checks
-# the values and names the parameter when one is unusable).
-CONTACT_PARAMETERS = {
-    'type': 'point (a 3-D force at `position`) or surface (a 6-D wrench of a rectangular sole '
-            'whose normal is the link z axis).',
-    'friction': 'Coulomb friction coefficient mu > 0 (default 0.7); linearised as the inscribed '
-                '4-facet pyramid.',
-    'position': 'Contact point or sole centre [m] in the link frame (default the origin).',
-    'normal': 'Ground normal of a point contact, world frame (default [0, 0, 1]).',
-    'half_extents': 'Half-sizes [X, Y] [m] of a sole along the link x and y axes (surface only, '
-                    'required).',
-    'weight': 'Weight > 0 of this contact in the solver cost (default 1).',
-}
-
-
-def contact_descriptor(link: str, field: str) -> ParameterDescriptor:
-    """Return the descriptor of the parameter contact.<link>.<field>."""
-    return ParameterDescriptor(read_only=True, dynamic_typing=True,
-                               description=f'Contact {link!r}: {CONTACT_PARAMETERS[field]}')
-
-
-# Not in ``Settings``: read by the node itself.
-NODE_PARAMETERS = ('robot_description', 'autostart', 'refuse_duplicate_name')
-_INTEGER_TO_DOUBLE = {ParameterType.PARAMETER_INTEGER: ParameterType.PARAMETER_DOUBLE,
-                      ParameterType.PARAMETER_INTEGER_ARRAY: ParameterType.PARAMETER_DOUBLE_ARRAY}
+    ``read_only``: for rclpy; None: unless the parameter is live.
+    """
+    text = parameter.description + (f' [{parameter.unit}]' if parameter.unit else '')
+    return ParameterDescriptor(description=subject + text,
+                               read_only=not parameter.live if read_only is None else read_only,
+                               additional_constraints=parameter.expectation,
+                               dynamic_typing=True)
 
 
 def declare_parameters(node) -> Settings:
     """
     Declare every parameter on ``node`` and return their checked values.
 
-    Also declares ``contact.<link>.*`` for each contact link. Integers given where a double is
-    declared (``-p rate:=500``, ``rate: 1000`` in YAML) are taken as doubles. An unusable value
-    raises ValueError with one line naming the parameter, the value and what is expected.
+    Also declares ``contact.<link>.*`` for each contact link, and records in
+    ``node.given_joint_model`` the joint-model parameters given for the node (checked against
+    each model's joints) and in ``node.joint_model_declared`` those declared for models so far.
+    A value that does not fit its parameter raises ValueError with one
+    line naming the parameter, the value and what is expected.
     """
-    for name, (default, descriptor) in PARAMETERS.items():
-        _coerce_integer_override(node, name, descriptor.type)
-        try:
-            node.declare_parameter(name, default, descriptor)
-        except (rclpy.exceptions.InvalidParameterTypeException,
-                rclpy.exceptions.InvalidParameterValueException):
-            value = node._parameter_overrides[name].value
-            raise ValueError(f'parameter {name!r} is {_shown(value)}: expected '
-                             f'{expectation(descriptor)}') from None
-    return _read_settings(node)
+    given = set(_names(node))
+    values = {parameter.name: _declare(node, parameter.name, parameter, parameter.default,
+                                       lambda value, p=parameter: check(p, value))
+              for parameter in PARAMETERS}
+    values['contacts'] = _read_contacts(node, values['contacts'] or ())
+    for name in given:
+        if name not in BY_NAME and not name.startswith(FAMILY_PREFIXES + ROS_OWN_PREFIXES) \
+                and name not in ROS_OWN:
+            node.undeclare_parameter(name)  # another node's parameter in a shared file
+    node.given_joint_model = frozenset(name for name in given
+                                       if name.startswith(JOINT_MODEL_PREFIXES))
+    node.joint_model_declared = set()  # joint-model parameters declared for models so far
+    node.joint_model_declaring = False
+    settings = {name: () if value is None else value for name, value in values.items()
+                if name not in NODE_ONLY}
+    return Settings(**settings).validate()
 
 
-def _coerce_integer_override(node, name: str, declared: int) -> None:
+def _names(node) -> list[str]:
+    return list(node.list_parameters([], 0).names)
+
+
+def _declare(node, name: str, parameter: Parameter, default, convert, subject: str = '',
+             read_only: bool | None = None):
     """
-    Turn an integer override of a double (array) parameter into a double (array).
+    Declare ``name`` with the value given for it (or ``default``), converted and checked.
 
-    rclpy takes the override's type from its text (``500`` is an integer) and refuses it for a
-    double parameter; users type rates and gains as integers. Overrides are read by
-    ``declare_parameter`` from ``Node._parameter_overrides`` (no public setter exists).
+    A given value was declared from the overrides without a descriptor: it is read, checked,
+    and declared again with the parameter's descriptor.
     """
-    override = node._parameter_overrides.get(name)
-    if override is not None:
-        node._parameter_overrides[name] = as_declared(override, declared)
-
-
-def as_declared(parameter: Parameter, declared: int) -> Parameter:
-    """Return ``parameter`` as a double (array) if it is an integer (array) for one, else it."""
-    if _INTEGER_TO_DOUBLE.get(parameter.type_.value) != declared:
-        return parameter
-    value = parameter.value
-    value = [float(v) for v in value] if isinstance(value, (list, tuple)) else float(value)
-    return Parameter(parameter.name, Parameter.Type(declared), value)
-
-
-def _shown(value) -> str:
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, (list, tuple)) or hasattr(value, 'tolist'):
-        return '[' + ', '.join(_shown(v) for v in list(value)) + ']'
-    return repr(value)
-
-
-_TYPE_WORDS = {
-    ParameterType.PARAMETER_BOOL: 'true or false',
-    ParameterType.PARAMETER_INTEGER: 'an integer',
-    ParameterType.PARAMETER_DOUBLE: 'a number',
-    ParameterType.PARAMETER_STRING: 'a string',
-    ParameterType.PARAMETER_DOUBLE_ARRAY: 'a list of numbers',
-    ParameterType.PARAMETER_STRING_ARRAY: 'a list of strings',
-}
-
-
-def expectation(descriptor: ParameterDescriptor) -> str:
-    """Say in words what a parameter with this descriptor takes."""
-    if descriptor.additional_constraints:
-        return descriptor.additional_constraints
-    words = _TYPE_WORDS[descriptor.type]
-    for bounds in [*descriptor.floating_point_range, *descriptor.integer_range]:
-        words += f' from {bounds.from_value:g} to {bounds.to_value:g}'
-    return words
-
-
-def _read_settings(node) -> Settings:
-    values = {}
-    for name in PARAMETERS:
-        if name in NODE_PARAMETERS:
-            continue
-        try:
-            values[name] = node.get_parameter(name).value
-        except rclpy.exceptions.ParameterUninitializedException:
-            values[name] = ()
-    values['gravity'] = tuple(values['gravity'])
-    values['command_joints'] = tuple(values['command_joints'] or ())
-    values['wrench_topics'] = tuple(values['wrench_topics'] or ())
-    values['contacts'] = _read_contacts(node, tuple(values['contacts'] or ()))
-    values['locked_joints'] = tuple(values['locked_joints'] or ())
-    values['locked_positions'] = tuple(float(x) for x in values['locked_positions'] or ())
-    return Settings(**values).validate()
+    value = default
+    if node.has_parameter(name):
+        given = node.get_parameter(name).value
+        node.undeclare_parameter(name)
+        if given is not None:
+            value = given
+    value = convert(value)
+    if isinstance(value, tuple):
+        value = list(value)
+    node.declare_parameter(name, value, descriptor(parameter, subject, read_only),
+                           ignore_override=True)
+    return tuple(value) if isinstance(value, list) else value
 
 
 def _read_contacts(node, links: tuple[str, ...]) -> tuple:
     """
     Declare the parameters of each contact link and build the ``Contact`` records.
 
-    Declare contact.<link>.<field> for each link of ``contacts``, then build the
-    ``Contact`` records (ValueError naming the parameter for an unusable value).
+    ValueError names the parameter for an unusable value (``contact_from_parameters``).
     """
     contacts = []
     for link in links:
         values = {}
-        for field in CONTACT_FIELDS:
-            name = contact_parameter(link, field)
+        for member in CONTACT.members:
+            name = CONTACT.name(member, link)
             try:
-                parameter = node.declare_parameter(
-                    name, None, contact_descriptor(link, field))
+                values[CONTACT.field(member)] = _declare(
+                    node, name, member, member.default, lambda value: value, f'Contact {link!r}: ')
             except rclpy.exceptions.InvalidParameterException as exc:
                 raise ValueError(f"parameter 'contacts': {link!r} cannot name "
                                  f'parameters ({exc})') from None
-            values[field] = parameter.value
         contacts.append(contact_from_parameters(link, values))
     return tuple(contacts)
 
@@ -320,16 +138,10 @@ def check_topic_names(node, settings: Settings) -> None:
                              f'name {topic!r}: {reason}') from None
 
 
-def _joint_model_entries(joint_names) -> list[tuple[str, str, str]]:
-    """(joint, term, parameter name) of each joint-model parameter of ``joint_names``."""
-    return [(joint, term, f'armature.{joint}' if term == 'armature'
-             else f'friction.{joint}.{term}')
-            for joint in joint_names for term in JOINT_MODEL_PARAMETERS]
-
-
 def joint_model_parameter_names(joint_names) -> list[str]:
     """``armature.<joint>`` and ``friction.<joint>.<term>`` of each of ``joint_names``."""
-    return [name for _, _, name in _joint_model_entries(joint_names)]
+    return [JOINT_MODEL.name(member, joint) for joint in joint_names
+            for member in JOINT_MODEL.members]
 
 
 def joint_model_parameters(node, joint_names) -> dict[str, object]:
@@ -337,30 +149,33 @@ def joint_model_parameters(node, joint_names) -> dict[str, object]:
     Declare the joint-model parameters of ``joint_names`` and return the ones set.
 
     ``armature.<joint>`` and ``friction.<joint>.<term>`` for each of ``joint_names`` (the
-    model's one-DoF joints); the ones already declared stay as they are. The node undeclares
-    those of a model it does not keep (``undeclare_parameters``).
-
-    A parameter given for the node (``--params-file joint_model.yaml``) that names no joint of
-    the model is an error: ``ValueError`` naming it, as a typo must not silently drop a term.
+    model's one-DoF joints); their values are checked by ``JointModel.from_parameters``. Unset
+    ones are declared unset (0 in the dynamics); one declared for an earlier model stays as it
+    is. The node undeclares those of a model it does not keep (``undeclare_parameters``). A
+    value given for the node (``--params-file joint_model.yaml``) that names no joint of the
+    model is an error: ``ValueError`` naming it, as a typo must not silently drop a term.
     """
+    declared = node.joint_model_declared
     values = {}
-    entries = _joint_model_entries(joint_names)
-    for joint, term, name in entries:
-        if not node.has_parameter(name):
-            try:
-                node.declare_parameter(name, None, ParameterDescriptor(
-                    read_only=True, dynamic_typing=True,
-                    description=f'Joint {joint!r}: {JOINT_MODEL_PARAMETERS[term]}'))
-            except rclpy.exceptions.InvalidParameterException as exc:
-                raise ValueError(f'joint {joint!r} cannot name the parameter {name!r}: '
-                                 f'{exc}') from None
-        value = node.get_parameter(name).value
-        if value is not None:
-            values[name] = value
-    known = {name for _, _, name in entries}
-    overrides = getattr(node, '_parameter_overrides', {})  # rclpy keeps no public accessor
-    unknown = sorted(name for name in overrides
-                     if name.startswith(('armature.', 'friction.')) and name not in known)
+    for joint in joint_names:
+        for member in JOINT_MODEL.members:
+            name = JOINT_MODEL.name(member, joint)
+            if name in declared:
+                value = node.get_parameter(name).value
+            else:
+                node.joint_model_declaring = True  # let check_parameters pass it
+                try:
+                    value = _declare(node, name, member, None, lambda value: value,
+                                     f'Joint {joint!r}: ', read_only=False)
+                except rclpy.exceptions.InvalidParameterException as exc:
+                    raise ValueError(f'joint {joint!r} cannot name the parameter {name!r}: '
+                                     f'{exc}') from None
+                finally:
+                    node.joint_model_declaring = False
+                declared.add(name)
+            if value is not None:
+                values[name] = value
+    unknown = sorted(node.given_joint_model - set(joint_model_parameter_names(joint_names)))
     if unknown:
         raise ValueError(f'parameter {unknown[0]!r} names no one-DoF joint of the model '
                          f'(armature.<joint>, friction.<joint>.coulomb|viscous|offset); '
@@ -370,77 +185,60 @@ def joint_model_parameters(node, joint_names) -> dict[str, object]:
 
 def undeclare_parameters(node, names) -> None:
     """
-    Undeclare the read-only parameters ``names`` that are declared (a model's joint model).
+    Undeclare the joint-model parameters ``names`` (those of a model the node did not keep).
 
-    rclpy's ``undeclare_parameter`` refuses read-only parameters, and these must stay read-only
-    while their model runs; so they are removed from the node's tables directly. A value given
-    at start (``--params-file``) stays among the overrides and applies again if a later model
-    declares the parameter.
+    A value given at start (``--params-file``) is kept: it applies again when a later model
+    declares the parameter. The joint-model parameters are declared writable for rclpy, so
+    that its public ``undeclare_parameter`` may remove them, and read-only for users:
+    ``check_parameters`` refuses every live change to them.
     """
+    declared = node.joint_model_declared
     for name in names:
-        if node.has_parameter(name):
-            del node._parameters[name]
-            del node._descriptors[name]
+        if name in declared and name not in node.given_joint_model:
+            node.undeclare_parameter(name)
+            declared.discard(name)
 
 
-def value_error(parameter: Parameter, descriptor: ParameterDescriptor) -> str | None:
+def as_declared(parameters: list[RosParameter]) -> list[RosParameter]:
     """
-    Say why ``parameter`` does not fit ``descriptor`` (type, range, choice), or None.
+    Turn integers given for numbers into numbers (the pre-set callback of a live set).
 
-    The words of a refusal at start (``declare_parameters``, ``Settings.validate``).
+    So that ``ros2 param set /rnea input_timeout 1`` stores the double 1.0, as a parameters
+    file's ``input_timeout: 1`` does at start; anything else is left for ``check_parameters``.
     """
-    name, value = parameter.name, parameter.value
-    expected = f'parameter {name!r} is {_shown(value)}: expected {expectation(descriptor)}'
-    if parameter.type_.value != descriptor.type:
-        return expected
-    for bounds in [*descriptor.floating_point_range, *descriptor.integer_range]:
-        if not (math.isfinite(value) and bounds.from_value <= value <= bounds.to_value):
-            return expected
-    if name in LIVE_CHOICES:
+    converted = []
+    for parameter in parameters:
+        declared = BY_NAME.get(parameter.name)
+        value = parameter.value
+        if declared is not None and declared.kind in (DOUBLE, DOUBLE_ARRAY):
+            try:
+                value = check(declared, value)
+            except ValueError:
+                pass
+            else:
+                value = list(value) if isinstance(value, tuple) else value
+                parameter = RosParameter(parameter.name, value=value)
+        converted.append(parameter)
+    return converted
+
+
+def check_parameters(parameters, declaring_joint_model: bool = False) -> SetParametersResult:
+    """
+    Refuse a live value that does not fit its parameter, with the message of the start.
+
+    Every change to a joint-model parameter is refused, except its declaration for a model
+    (``declaring_joint_model``).
+    """
+    for parameter in parameters:
+        declared = BY_NAME.get(parameter.name)
+        if declared is None:
+            if parameter.name.startswith(JOINT_MODEL_PREFIXES) and not declaring_joint_model:
+                return SetParametersResult(successful=False, reason=(
+                    f'parameter {parameter.name!r} is read-only: the joint model is set at '
+                    'start (a parameters file)'))
+            continue
         try:
-            check_choice(name, value, LIVE_CHOICES[name])
+            check(declared, parameter.value)
         except ValueError as exc:
-            return str(exc)
-    return None
-
-
-LIVE_CHOICES = {'state_source': STATE_SOURCES, 'fault_output': FAULT_OUTPUTS,
-                'torque_terms': TORQUE_TERMS}
-
-
-class LiveParameters:
-    """
-    A live parameter change follows the rule of start-up, with the same words.
-
-    rclpy checks a new value against its descriptor (type, range) before any on-set callback,
-    in words of its own, and refuses an integer for a double, which start-up accepts. So
-    ``pre_set`` (rclpy's pre-set callback, run first) turns an integer for a double into a
-    double, as ``declare_parameters`` does, and checks each value with ``value_error``; an
-    unusable value is swapped for the current one (which passes rclpy's checks) and its
-    message kept for ``on_set`` (the on-set callback), which refuses the change with it.
-    Both run in the same ``set_parameters`` call, on the executor's thread.
-    """
-
-    def __init__(self, node):
-        self._node = node
-        self._refusal: str | None = None
-
-    def pre_set(self, parameters: list[Parameter]) -> list[Parameter]:
-        self._refusal = None
-        checked = []
-        for parameter in parameters:
-            declared = PARAMETERS.get(parameter.name)
-            if declared is not None and not declared[1].read_only:
-                parameter = as_declared(parameter, declared[1].type)
-                error = value_error(parameter, declared[1])
-                if error is not None:
-                    self._refusal = self._refusal or error
-                    parameter = self._node.get_parameter(parameter.name)
-            checked.append(parameter)
-        return checked
-
-    def on_set(self, parameters: list[Parameter]) -> SetParametersResult:
-        refusal, self._refusal = self._refusal, None
-        if refusal is not None:
-            return SetParametersResult(successful=False, reason=refusal)
-        return SetParametersResult(successful=True)
+            return SetParametersResult(successful=False, reason=str(exc))
+    return SetParametersResult(successful=True)

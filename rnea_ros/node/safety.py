@@ -47,10 +47,6 @@ import math
 from numba import njit
 import numpy as np
 
-FAULT_OUTPUTS = ('zero', 'hold_gravity', 'none')
-TORQUE_TERMS = ('full', 'gravity', 'gravity_coriolis')
-STATE_SOURCES = ('measured', 'desired')
-
 # Diagnostic levels, as diagnostic_msgs/DiagnosticStatus numbers them.
 OK, WARN, ERROR = 0, 1, 2
 
@@ -73,13 +69,6 @@ FAULT_TEXT = {
     ODOMETRY_STALE: 'odometry missing or older than input_timeout',
     NON_FINITE_OUTPUT: 'the computed torque is not finite',
 }
-
-
-def check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
-    """``value`` if it is one of ``choices``, else ValueError naming the parameter."""
-    if value not in choices:
-        raise ValueError(f'parameter {name!r} is {value!r}: expected one of {list(choices)}')
-    return value
 
 
 @njit(cache=True, nogil=True)

@@ -1,94 +1,74 @@
 """
 The node's settings (its parameters, ROS-free) and the checks a model must pass to be driven.
 
-``Settings`` mirrors the parameters that ``parameters`` declares; ``check_model`` refuses, with
+``Settings`` holds the values of the parameters of ``declaration``; ``check_model`` refuses, with
 the reason, a model the node cannot use (``model_loading`` builds it from a robot_description).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-import math
 
-from rnea_ros.dynamics.joint_model import FRICTION_MODELS
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
-from rnea_ros.node.safety import check_choice, FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS
+from rnea_ros.node.declaration import BY_NAME, check, NODE_ONLY, PARAMETERS
 
 
-# Largest magnitude [m/s^2] of `gravity`: ~36 times the Sun's surface gravity (274 m/s^2), far
-# above any robot's; a larger value is a typo, and 1e308 overflows the dynamics.
-MAX_GRAVITY = 1e4
+def _default(name: str):
+    """Return the declared default of a parameter, as ``Settings`` holds it (arrays: tuples)."""
+    default = BY_NAME[name].default
+    return () if default is None else tuple(default) if isinstance(default, list) else default
 
 
 @dataclass
 class Settings:
-    """The node's parameters (see ``rnea_ros.node.node`` for their descriptions)."""
+    """
+    The node's parameters, checked: one field per parameter of ``declaration.PARAMETERS``.
 
-    rate: float = 500.0
-    floating_base: bool = False
-    gravity: tuple[float, float, float] = (0.0, 0.0, -9.81)
-    command_joints: tuple[str, ...] = ()
-    state_source: str = 'measured'
-    input_timeout: float = 0.1
-    max_input_timeout: float = 1.0
-    acceleration_timeout: float = 0.1
-    fault_output: str = 'zero'
-    effort_limit_scale: float = 1.0
-    torque_terms: str = 'full'
-    inertia_check: str = 'error'
-    thread_priority: int = 50
-    contacts: tuple = ()  # contacts.Contact records
-    wrench_topics: tuple[str, ...] = ()
-    publish_joint_reaction_wrenches: bool = False
-    locked_joints: tuple[str, ...] = ()
-    locked_positions: tuple[float, ...] = ()
-    friction_compensation: bool = False
-    friction_velocity_threshold: float = 0.01
-    friction_model: str = 'coulomb-viscous-offset'
-    max_trajectory_points: int = 1000
+    Defaults, types and bounds come from the declaration (``validate`` checks each value with
+    ``declaration.check``, the rule the node applies at start and on a live set); this class
+    adds the checks that relate parameters to each other. Unset arrays are empty tuples.
+    """
+
+    rate: float = _default('rate')
+    floating_base: bool = _default('floating_base')
+    gravity: tuple[float, float, float] = _default('gravity')
+    command_joints: tuple[str, ...] = _default('command_joints')
+    state_source: str = _default('state_source')
+    input_timeout: float = _default('input_timeout')
+    max_input_timeout: float = _default('max_input_timeout')
+    acceleration_timeout: float = _default('acceleration_timeout')
+    fault_output: str = _default('fault_output')
+    effort_limit_scale: float = _default('effort_limit_scale')
+    torque_terms: str = _default('torque_terms')
+    inertia_check: str = _default('inertia_check')
+    thread_priority: int = _default('thread_priority')
+    contacts: tuple = ()  # contacts.Contact records, from the contacts parameter
+    wrench_topics: tuple[str, ...] = _default('wrench_topics')
+    publish_joint_reaction_wrenches: bool = _default('publish_joint_reaction_wrenches')
+    locked_joints: tuple[str, ...] = _default('locked_joints')
+    locked_positions: tuple[float, ...] = _default('locked_positions')
+    friction_compensation: bool = _default('friction_compensation')
+    friction_velocity_threshold: float = _default('friction_velocity_threshold')
+    friction_model: str = _default('friction_model')
+    max_trajectory_points: int = _default('max_trajectory_points')
     joint_model: dict = field(default_factory=dict)  # armature.<joint>, friction.<joint>.<term>
     extra: dict = field(default_factory=dict)
 
     def validate(self) -> Settings:
         """Raise ValueError naming the first parameter with an unusable value."""
-        check_choice('state_source', self.state_source, STATE_SOURCES)
-        check_choice('fault_output', self.fault_output, FAULT_OUTPUTS)
-        check_choice('torque_terms', self.torque_terms, TORQUE_TERMS)
-        check_choice('inertia_check', self.inertia_check, ('error', 'warn'))
-        check_choice('friction_model', self.friction_model, FRICTION_MODELS)
-        for name in ('rate', 'input_timeout', 'max_input_timeout', 'acceleration_timeout',
-                     'effort_limit_scale'):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and value >= 0):
-                raise ValueError(f'parameter {name!r} is {value}: expected a finite value >= 0')
-        for name in ('input_timeout', 'acceleration_timeout'):
-            if getattr(self, name) == 0:
-                raise ValueError(f'parameter {name!r} must be > 0')
-        if len(self.gravity) != 3 or not all(math.isfinite(g) for g in self.gravity):
-            raise ValueError(f"parameter 'gravity' is {list(self.gravity)}: expected 3 finite "
-                             f'numbers (world frame, m/s^2)')
-        if math.hypot(*self.gravity) > MAX_GRAVITY:
-            raise ValueError(f"parameter 'gravity' is {list(self.gravity)}: expected a "
-                             f'magnitude of at most {MAX_GRAVITY:g} m/s^2')
-        if not 0 <= self.thread_priority <= 99:
-            raise ValueError(f"parameter 'thread_priority' is {self.thread_priority}: "
-                             f'expected 0 (normal scheduling) to 99')
+        for parameter in PARAMETERS:
+            if parameter.name in NODE_ONLY or parameter.name == 'contacts':
+                continue
+            value = check(parameter, getattr(self, parameter.name))
+            setattr(self, parameter.name, () if value is None else value)
         if len(set(self.command_joints)) != len(self.command_joints):
             raise ValueError("parameter 'command_joints' repeats a joint")
-        threshold = self.friction_velocity_threshold
-        if not (math.isfinite(threshold) and threshold > 0):
-            raise ValueError(f"parameter 'friction_velocity_threshold' is {threshold}: expected "
-                             f'a finite value > 0 (rad/s or m/s)')
         if len(self.locked_positions) != len(self.locked_joints):
             raise ValueError(f"parameter 'locked_positions' has {len(self.locked_positions)} "
                              f'values for {len(self.locked_joints)} locked_joints: expected one '
                              f'position per joint')
         if len(set(self.locked_joints)) != len(self.locked_joints):
             raise ValueError("parameter 'locked_joints' repeats a joint")
-        bad = [x for x in self.locked_positions if not math.isfinite(x)]
-        if bad:
-            raise ValueError(f"parameter 'locked_positions' holds {bad[0]}: expected finite "
-                             f'positions (rad or m)')
         locked_commanded = sorted(set(self.locked_joints) & set(self.command_joints))
         if locked_commanded:
             raise ValueError(f"parameter 'command_joints' names locked joints "
@@ -123,9 +103,8 @@ class ParameterRejected(ModelRejected):
 
 def check_model(model: RobotModel, settings: Settings) -> None:
     """Check that the model fits the node: 1-DoF joints (and a free-flyer root), command joints."""
-    for k, joint in enumerate(model.joints):
-        if joint.nv == 1 or (k == 0 and joint.kind == 'free-flyer'):
-            continue
+    if model.multi_dof_joints:
+        joint = model.multi_dof_joints[0]
         raise ModelRejected(f'joint {joint.name!r} is {joint.kind} ({joint.nv} DoF): the node '
                             f'reads joints from sensor_msgs/JointState, one value per joint'
                             + ('; for a floating robot use floating_base: true and a URDF '

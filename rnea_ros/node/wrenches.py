@@ -24,33 +24,25 @@ import math
 
 import numpy as np
 
-from rnea_ros.contacts import Contact, ContactSolver, DEFAULT_FRICTION, KINDS, SURFACE
+from rnea_ros.contacts import Contact, ContactSolver, KINDS, SURFACE
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.node.joint_input import NEVER, NON_FINITE, Rejected
 
 UNKNOWN_FRAME = 'unknown_frame'
-# Parameter name suffixes of one contact: contact.<link>.<field>, with their defaults.
-CONTACT_FIELDS = {'type': 'point', 'friction': DEFAULT_FRICTION, 'position': [0.0, 0.0, 0.0],
-                  'normal': [0.0, 0.0, 1.0], 'half_extents': None, 'weight': 1.0}
-
-
-def contact_parameter(link: str, field: str) -> str:
-    return f'contact.{link}.{field}'
 
 
 def contact_from_parameters(link: str, values: dict) -> Contact:
     """
-    Build a ``Contact`` from ``values`` (field -> parameter value, None: unset -> default).
+    Build a ``Contact`` from ``values`` (field -> parameter value, the declared default unset).
 
     Raises ValueError naming the parameter (``contact.<link>.<field>``) and what was expected.
     """
     def name(field):
-        return contact_parameter(link, field)
+        return f'contact.{link}.{field}'
 
     def value(field):
-        given = values.get(field)
-        return CONTACT_FIELDS[field] if given is None else given
+        return values.get(field)
 
     kind = value('type')
     if kind not in KINDS:

@@ -12,8 +12,16 @@ def test_progress_draws_and_ends_the_line():
     progress(500_000)
     progress.close()
     text = stream.getvalue()
-    assert text.startswith('\rreading') and ' 25%  500k/2.0M' in text
-    assert text.endswith('\n') and '100%  2.0M/2.0M' in text
+    assert text.startswith('\rreading:   0%|') and 'msg/s' in text
+    assert text.endswith('\n') and 'reading: 100%|' in text and '2.00M/2.00M' in text
+
+
+def test_a_few_items_are_counted_whole():
+    stream = io.StringIO()
+    progress = Progress('bags', 8, True, stream=stream, unit='bag')
+    progress(3)
+    progress.close()
+    assert 'bags: 100%|' in stream.getvalue() and '8/8' in stream.getvalue()
 
 
 def test_disabled_progress_prints_nothing():

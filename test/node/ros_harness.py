@@ -1,14 +1,15 @@
 """
 End-to-end test harness: the real ``rnea_node`` as a subprocess, rclpy in the test, Fast DDS.
 
-Each test gets its own ROS_DOMAIN_ID (derived from the pid and a counter, within 1..100) and its
-own rclpy context on that domain, so tests and concurrent test runs do not hear each other;
+Each test gets its own ROS_DOMAIN_ID (within 1..100, held with a lock file while the test runs)
+and its own rclpy context on that domain, so tests and concurrent test runs do not hear each other;
 discovery is limited to localhost. Waiting is always on events: spin until a message matching a
 predicate arrives, with a timeout whose failure message carries the node's stderr.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
+import fcntl
 import itertools
 import json
 import os
@@ -16,6 +17,7 @@ from pathlib import Path
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import rclpy
@@ -32,9 +34,39 @@ LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
 BEST_EFFORT = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 
+_held: dict[int, int] = {}  # domain -> file descriptor of its lock
+LOCKS = Path(tempfile.gettempdir()) / 'rnea_ros_test_domains'
+
+
 def next_domain_id() -> int:
-    """Return a domain in 1..100 (Fast DDS ports stay valid), distinct for the next 100 tests."""
-    return 1 + (os.getpid() * 37 + next(_domains)) % 100
+    """
+    Return a domain in 1..100 (Fast DDS ports stay valid) that no other test process holds.
+
+    The domain's lock file is held (``flock``) until ``release_domain``, or this process ends:
+    several test runs on one machine never share a domain while both use it.
+    """
+    LOCKS.mkdir(exist_ok=True)
+    start = os.getpid() * 37 + next(_domains)
+    for step in range(100):
+        domain = 1 + (start + step) % 100
+        if domain in _held:
+            continue
+        descriptor = os.open(LOCKS / f'{domain}.lock', os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(descriptor)
+            continue
+        _held[domain] = descriptor
+        return domain
+    return 1 + start % 100  # every domain busy: share one, as unlocked runs would
+
+
+def release_domain(domain: int) -> None:
+    """Let other test processes take ``domain`` again."""
+    descriptor = _held.pop(domain, None)
+    if descriptor is not None:
+        os.close(descriptor)  # closing the descriptor releases its flock
 
 
 class NodeProcess:
@@ -185,4 +217,5 @@ class RosHarness:
         self.executor.shutdown()
         self.node.destroy_node()
         rclpy.try_shutdown(context=self.context)
+        release_domain(self.domain)
         return '\n'.join(output)

@@ -184,19 +184,22 @@ def test_setup_installs_launch_and_config():
 
 
 def test_config_names_declared_parameters_with_valid_values():
-    rclpy = pytest.importorskip('rclpy')
-    del rclpy
-    from rnea_ros.node.parameters import NODE_PARAMETERS, PARAMETERS
+    from rnea_ros.node.declaration import BY_NAME, NODE_ONLY
     document = yaml.safe_load(CONFIG.read_text())
     params = document['/**']['ros__parameters']
-    assert set(params) <= set(PARAMETERS)
+    assert set(params) <= set(BY_NAME)
     commented = {'command_joints', 'contacts', 'wrench_topics', 'locked_joints',
                  'locked_positions'}  # lists: commented examples
-    assert set(PARAMETERS) - set(params) == commented
+    assert set(BY_NAME) - set(params) == commented
     assert all(f'# {name}: [' in CONFIG.read_text() for name in commented)
-    values = {k: v for k, v in params.items() if k not in NODE_PARAMETERS}
+    values = {k: v for k, v in params.items() if k not in NODE_ONLY}
     values['gravity'] = tuple(values['gravity'])
     Settings(**values).validate()
-    for name, (default, _) in PARAMETERS.items():
-        if name in params and name != 'gravity':
-            assert params[name] == default, f'{name}: the example should show the default'
+    for name, parameter in BY_NAME.items():
+        if name in params:
+            assert params[name] == _plain(parameter.default), \
+                f'{name}: the example should show the default'
+
+
+def _plain(value):
+    return list(value) if isinstance(value, tuple) else value

@@ -38,8 +38,8 @@ def test_unknown_command_joint_exits_2_naming_the_parameter_and_the_joint(ros, p
 def test_a_huge_gravity_is_refused_as_gravity():
     result = run_node('-p', 'gravity:=[1.0e308, 0.0, 0.0]')
     assert result.returncode == 2, result.stderr
-    assert result.stderr == ("rnea_node: parameter 'gravity' is [1e+308, 0.0, 0.0]: expected a "
-                             'magnitude of at most 10000 m/s^2\n')
+    assert result.stderr == ("rnea_node: parameter 'gravity' is [1e+308, 0.0, 0.0]: expected 3 "
+                             'finite numbers of magnitude at most 10000 (world frame, m/s^2)\n')
 
 
 def _set(ros, name: str, value: ParameterValue):
@@ -67,6 +67,11 @@ def test_live_integer_for_a_number_is_taken_and_a_bad_value_refused_in_the_start
                                                       integer_value=3))
     assert (result.successful, result.reason) == (
         False, "parameter 'fault_output' is 3: expected one of: zero, hold_gravity, none")
+    result = _set(ros, 'armature.panda_joint1', ParameterValue(
+        type=ParameterType.PARAMETER_DOUBLE, double_value=0.5))
+    assert (result.successful, result.reason) == (
+        False, "parameter 'armature.panda_joint1' is read-only: the joint model is set at "
+               'start (a parameters file)')
     start = run_node('-p', 'input_timeout:=100')
     assert start.returncode == 2 and start.stderr == f'rnea_node: {words}\n'
 

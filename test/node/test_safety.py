@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from rnea_ros.node.safety import (all_finite, check_choice, EffortLimiter, ERROR, fault_torques,
+from rnea_ros.node.safety import (all_finite, EffortLimiter, ERROR, fault_torques,
                                   FaultState, JOINT_STATES_STALE, NO_MODEL, OK)
 
 
@@ -50,10 +50,7 @@ def test_fault_state_transitions():
     assert 'input_timeout' in state.text
 
 
-def test_all_finite_and_choices():
+def test_all_finite():
     assert all_finite(np.array([1.0, -2.0])) and not all_finite(np.array([1.0, math.nan]))
     assert not all_finite(np.array([math.inf, -math.inf]))
     assert all_finite(np.array([1e308, 1e308]))
-    assert check_choice('x', 'a', ('a', 'b')) == 'a'
-    with pytest.raises(ValueError, match="parameter 'x' is 'c'"):
-        check_choice('x', 'c', ('a', 'b'))

@@ -38,10 +38,10 @@ def run_node(*ros_args: str, timeout: float = 120) -> subprocess.CompletedProces
     ('floating_base:=2', "parameter 'floating_base' is 2: expected true or false"),
     ('state_source:=1', "parameter 'state_source' is 1: expected one of: measured, desired"),
     ('torque_terms:=all',
-     "parameter 'torque_terms' is 'all': expected one of ['full', 'gravity', "
-     "'gravity_coriolis']"),
+     "parameter 'torque_terms' is 'all': expected one of: full, gravity, gravity_coriolis"),
     ('gravity:=[0.0, -9.81]',
-     "parameter 'gravity' is [0.0, -9.81]: expected 3 finite numbers (world frame, m/s^2)"),
+     "parameter 'gravity' is [0.0, -9.81]: expected 3 finite numbers of magnitude at most "
+     '10000 (world frame, m/s^2)'),
     ('command_joints:=5', "parameter 'command_joints' is 5: expected a list of strings"),
     ("wrench_topics:=['ft sensor']",
      "parameter 'wrench_topics': 'ft sensor' does not make a valid topic name 'ft sensor': "

@@ -1,0 +1,521 @@
+"""
+The node's parameters, each declared once.
+
+Each parameter has a name, type, default, unit, range or choices, whether it may be changed
+live, and what it means. Everything else about a parameter is derived from ``PARAMETERS`` and
+``FAMILIES``: the ``ParameterDescriptor`` the node declares (``parameters``), the defaults of
+the typed ``Settings`` its ROS-free core receives (``settings``), the check of a value, with
+one message, at start and on a live set (``check``), the list in ``rnea_node --help``,
+``config/rnea.yaml`` and the parameter table of ``docs/node.md``. The last two are generated
+(``python -m rnea_ros.node.declaration --yaml`` / ``--markdown``) and a test fails when the
+checked-in files differ from what this module generates.
+
+The families of per-link and per-joint parameters take their defaults from the library that
+owns them: ``contact.<link>.*`` from ``rnea_ros.contacts.Contact``, ``armature.<joint>`` and
+``friction.<joint>.*`` from ``rnea_ros.dynamics.joint_model`` (which also checks their values,
+as it does for ``rnea_bag --joint-model``). ROS-free: imports no rclpy.
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, fields
+import math
+import sys
+import textwrap
+
+from rnea_ros.contacts import Contact, KINDS
+from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS
+from rnea_ros.node.joint_input import MAX_NAMES
+
+BOOL, INTEGER, DOUBLE, STRING = 'bool', 'integer', 'double', 'string'
+DOUBLE_ARRAY, STRING_ARRAY = 'double_array', 'string_array'
+FAULT_OUTPUTS = ('zero', 'hold_gravity', 'none')
+TORQUE_TERMS = ('full', 'gravity', 'gravity_coriolis')
+STATE_SOURCES = ('measured', 'desired')
+INERTIA_CHECKS = ('error', 'warn')
+# Largest magnitude [m/s^2] of `gravity`: ~36 times the Sun's surface gravity (274 m/s^2).
+MAX_GRAVITY = 1e4
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """
+    One parameter of the node.
+
+    ``kind``: one of ``BOOL``, ``INTEGER``, ``DOUBLE``, ``STRING``, ``DOUBLE_ARRAY``,
+    ``STRING_ARRAY``. ``default``: its value when not given; None: unset (an array parameter
+    with no value, shown in the docs as ``unset``, with ``example`` in config/rnea.yaml).
+    ``low``/``high``: inclusive bounds of a number (``high`` of an array: of its magnitude);
+    ``choices``: the strings it may be; ``size``: the length of an array. ``live``: may be
+    changed on a running node (applied between two cycles); otherwise read-only. ``summary``: the docs table's line;
+    ``description``: the full text (the descriptor, config/rnea.yaml); ``note``: a footnote
+    mark of the docs table. ``expected``: what a message says is expected, when the kind and
+    bounds do not say it well (derived otherwise).
+    """
+
+    name: str
+    kind: str
+    default: object
+    summary: str
+    description: str
+    unit: str = ''
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+    size: int | None = None
+    live: bool = False
+    example: str = ''
+    shown_default: str = ''
+    note: str = ''
+    expected: str = ''
+
+    @property
+    def expectation(self) -> str:
+        """Say in words what the parameter takes (the end of every message about it)."""
+        if self.expected:
+            return self.expected
+        if self.choices:
+            return 'one of: ' + ', '.join(self.choices)
+        words = {BOOL: 'true or false', INTEGER: 'an integer', DOUBLE: 'a number',
+                 STRING: 'a string', DOUBLE_ARRAY: 'a list of numbers',
+                 STRING_ARRAY: 'a list of strings'}[self.kind]
+        if self.low is not None and self.high is not None:
+            words += f' from {self.low:g} to {self.high:g}'
+        return words
+
+
+@dataclass(frozen=True)
+class Family:
+    """
+    Parameters declared per link or per joint.
+
+    Each member's ``name`` is a pattern with ``{key}`` in it, e.g. ``contact.{link}.friction``;
+    ``when``: when the node declares them; ``checked_by``: the library record that checks
+    their values.
+    """
+
+    key: str
+    members: tuple[Parameter, ...]
+    when: str
+    checked_by: str
+
+    def name(self, member: Parameter, key: str) -> str:
+        """Return the name of ``member`` for the link or joint ``key``."""
+        return member.name.format(**{self.key: key})
+
+    def field(self, member: Parameter) -> str:
+        """Return the last part of a member's name (``friction`` of contact.{link}.friction)."""
+        return member.name.rsplit('.', 1)[1] if member.name.count('.') > 1 else \
+            member.name.split('.', 1)[0]
+
+
+PARAMETERS: tuple[Parameter, ...] = (
+    Parameter(
+        'autostart', BOOL, True,
+        'configure and activate at start; `false`: wait for `change_state`',
+        'true: go through configure and activate at start (a managed lifecycle node that '
+        'publishes at once). false: stay unconfigured until told over the lifecycle services '
+        '(<node>/change_state), as a ros2_control controller.'),
+    Parameter(
+        'robot_description', STRING, '',
+        'URDF text; empty: wait for the topic, logging once per second',
+        'URDF text of the robot, usually set by the launch file from its `urdf` argument. '
+        'Empty: the node waits for the robot_description topic (transient local, as '
+        'robot_state_publisher publishes it), where a later description replaces the model '
+        'live.',
+        shown_default="`''`"),
+    Parameter(
+        'rate', DOUBLE, 500.0,
+        'cycle rate; `0`: answer each joint_states message at once',
+        'Cycle rate: a control thread wakes at absolute steady-clock deadlines and publishes '
+        'from the latest inputs (a deadline woken for more than one period late is skipped and '
+        'counted as a missed cycle in the diagnostics). 0: answer each joint_states message at '
+        'once (lowest latency; a watchdog then publishes the fault output if joint_states stop '
+        'for input_timeout).',
+        unit='Hz', low=0.0, high=1e4),
+    Parameter(
+        'floating_base', BOOL, False,
+        'free-flyer joint above the URDF root, state from `odometry`',
+        'true: a free-flyer joint above the URDF root link, its state from `odometry` (pose in '
+        'the odom frame, twist in the base link frame, REP-105) and `base_acceleration`.'),
+    Parameter(
+        'gravity', DOUBLE_ARRAY, (0.0, 0.0, -9.81),
+        'world-frame gravity, magnitude ≤ 10000',
+        'Gravity in the world (odom) frame; its magnitude at most 10000 m/s^2 (about 36 times '
+        "the Sun's surface gravity: a larger value is a typo, and 1e308 overflows the "
+        'dynamics).',
+        unit='m/s²', size=3, high=MAX_GRAVITY,
+        expected='3 finite numbers of magnitude at most 10000 (world frame, m/s^2)'),
+    Parameter(
+        'command_joints', STRING_ARRAY, None,
+        'joints and order of `feedforward_effort`',
+        'Joints of the feedforward_effort array, in this order: the `joints` of the '
+        'JointGroupEffortController it is remapped to. Unset: every independent one-DoF joint '
+        'in model order. A joint the model lacks stops the node at start (exit 2; a model from '
+        'the topic is rejected).',
+        example="['joint1', 'joint2']", shown_default='all 1-DoF joints', note='2'),
+    Parameter(
+        'state_source', STRING, 'measured',
+        'q, v from joint_states; `desired`: from the desired motion',
+        'measured: q, v from joint_states. desired: q, v from the desired motion where it gives '
+        'them (computed-torque feed-forward), measured for the other joints.',
+        choices=STATE_SOURCES, live=True),
+    Parameter(
+        'input_timeout', DOUBLE, 0.1,
+        'steady-clock age after which joint_states/odometry are stale',
+        'Steady-clock age beyond which joint_states of a commanded joint (or odometry) is '
+        'stale: the node publishes the fault output and reports ERROR until fresh data '
+        'arrives. Judged per joint: a joint whose own publisher is slower (a gripper at 5 Hz '
+        'from another publisher) gets 3 of its observed message periods instead, up to '
+        'max_input_timeout.',
+        unit='s', low=1e-4, high=60.0, live=True, note='1'),
+    Parameter(
+        'max_input_timeout', DOUBLE, 1.0,
+        "upper bound of a joint's own timeout",
+        'Upper bound of the per-joint timeout: a publisher that stops trips the fault at most '
+        'this long (or input_timeout, if larger) after its last message.',
+        unit='s', low=1e-4, high=60.0, live=True, note='1'),
+    Parameter(
+        'acceleration_timeout', DOUBLE, 0.1,
+        'age after which desired/base accelerations stop applying',
+        'Age after which a single-point desired_accelerations message (or the end of a '
+        'multi-point one, or base_acceleration) stops applying: zero desired acceleration, '
+        'WARN.',
+        unit='s', low=1e-4, high=60.0, live=True),
+    Parameter(
+        'fault_output', STRING, 'zero',
+        'published under a fault: `zero`, `hold_gravity`, `none`',
+        'Output while inputs are missing or stale: zero (zero effort), hold_gravity (gravity '
+        'torques at the last measured positions), none (publish nothing: the effort controller '
+        'then holds its last command forever; only with its own command timeout).',
+        choices=FAULT_OUTPUTS, live=True),
+    Parameter(
+        'effort_limit_scale', DOUBLE, 1.0,
+        'clip to the URDF `<limit effort>` times this; `0` disables',
+        'Clip every effort to the URDF <limit effort> times this scale; 0 disables clipping.',
+        low=0.0, high=100.0, live=True),
+    Parameter(
+        'torque_terms', STRING, 'full',
+        '`full`, `gravity` (g(q)), `gravity_coriolis` (g(q) + C(q,v)v)',
+        'full: M(q) a + C(q, v) v + g(q). gravity: g(q) (gravity compensation). '
+        'gravity_coriolis: g(q) + C(q, v) v.',
+        choices=TORQUE_TERMS, live=True),
+    Parameter(
+        'thread_priority', INTEGER, 50,
+        "SCHED_FIFO priority of the node's threads; `0`: normal",
+        "SCHED_FIFO priority (1..99) of the inputs and control threads (as ros2_control's "
+        'thread_priority); 0: normal scheduling. Needs an rtprio limit '
+        '(/etc/security/limits.conf) or CAP_SYS_NICE; without it the node runs normally and '
+        'says so once in the log and in its diagnostics (`scheduling`).',
+        low=0, high=99),
+    Parameter(
+        'inertia_check', STRING, 'error',
+        '`warn` accepts physically inconsistent inertias',
+        'error: refuse a URDF whose link inertias are not physically consistent. warn: accept '
+        'it with a warning (some published URDFs need it).',
+        choices=INERTIA_CHECKS),
+    Parameter(
+        'contacts', STRING_ARRAY, None,
+        'contact links of a floating base',
+        'Contact links of a floating-base robot (floating_base: true). Each cycle the node '
+        'solves for the contact wrenches that balance the base (minimum-norm, inside the '
+        'friction cones), publishes them on contact_wrenches/<link> (geometry_msgs/'
+        "WrenchStamped, frame_id = the link, the ground's wrench on the link about its origin) "
+        'and the torques computed with them. Names alone give point contacts at the link '
+        "origins; a link's settings go under contact.<link>. Unset: no contacts.",
+        example="['FL_FOOT', 'FR_FOOT', 'HL_FOOT', 'HR_FOOT']", shown_default='unset (none)'),
+    Parameter(
+        'wrench_topics', STRING_ARRAY, None,
+        '`WrenchStamped` topics of measured `f_ext`',
+        'Measured external wrenches (geometry_msgs/WrenchStamped, best effort, e.g. from '
+        'force_torque_sensor_broadcaster): frame_id must be a link of the model; used as f_ext '
+        '(fixed or floating base). One older than input_timeout is taken as zero (WARN).',
+        example="['ft_sensor/wrench']", shown_default='unset (none)'),
+    Parameter(
+        'publish_joint_reaction_wrenches', BOOL, False,
+        'publish `joint_reaction_wrenches/<joint>`',
+        'Publish joint_reaction_wrenches/<joint>: the wrench each moving joint transmits from '
+        'parent to child, in the child link frame (frame_id), about its origin.'),
+    Parameter(
+        'locked_joints', STRING_ARRAY, None,
+        'URDF joints nobody publishes, held still',
+        'URDF joints nobody publishes (e.g. a gripper absent from joint_states): held at '
+        'locked_positions, at rest; not required fresh, never in feedforward_effort. A bad '
+        'entry stops the node at start (exit 2).',
+        example="['panda_finger_joint1']", shown_default='unset (none)', note='2'),
+    Parameter(
+        'locked_positions', DOUBLE_ARRAY, None,
+        'their positions, one per joint, within limits',
+        'Positions of locked_joints, one per joint, within its URDF limits.',
+        unit='rad or m', example='[0.0]', shown_default='unset'),
+    Parameter(
+        'max_trajectory_points', INTEGER, 1000,
+        'most points of a desired_accelerations or joint_trajectory message',
+        'Most points a desired_accelerations or joint_trajectory message may have (and at most '
+        f'{MAX_NAMES} joint names): a larger one is dropped before it is decoded (counted as '
+        'too_large, warned at most once a second), so that one message cannot hold up the '
+        'inputs.',
+        low=1, high=1_000_000, note='4'),
+    Parameter(
+        'refuse_duplicate_name', BOOL, False,
+        'refuse to start beside a node of the same full name',
+        'At start the node looks for another node of its fully qualified name in the graph (two '
+        'would interleave their feedforward_effort). false: warn, and report it in the '
+        'diagnostics; true: refuse to start (exit 2).',
+        note='5'),
+    Parameter(
+        'friction_velocity_threshold', DOUBLE, DEFAULT_VELOCITY_THRESHOLD,
+        'velocity scale of the smooth sign of Coulomb friction',
+        'Velocity scale of the smooth sign of Coulomb friction: coulomb * tanh(v / threshold).',
+        unit='rad/s or m/s', low=1e-9, high=100.0),
+    Parameter(
+        'friction_model', STRING, FRICTION_MODELS[0],
+        '`none`: no friction, the armature stays',
+        'coulomb-viscous-offset: the friction of friction.<joint>.*; none: no friction (the '
+        'armature stays). As rnea_identify writes it.',
+        choices=FRICTION_MODELS),
+    Parameter(
+        'friction_compensation', BOOL, False,
+        'add the friction to the published torques',
+        'Add the friction of friction.<joint>.* to the published torques: at the desired '
+        'velocity where the desired motion gives one (a multi-point trajectory; a single point '
+        'with velocities), else at the measured velocity.',
+        live=True, note='3'),
+)
+BY_NAME = {parameter.name: parameter for parameter in PARAMETERS}
+# Read by the node itself, not part of the Settings its core receives.
+NODE_ONLY = ('autostart', 'robot_description', 'refuse_duplicate_name')
+LIVE = tuple(parameter.name for parameter in PARAMETERS if parameter.live)
+
+
+def _contact_default(field: str):
+    default = {f.name: f.default for f in fields(Contact)}[field]
+    return list(default) if isinstance(default, tuple) else default
+
+
+CONTACT = Family(
+    'link', (
+        Parameter('contact.{link}.type', STRING, _contact_default('kind'),
+                  '`point` (3-D force) or `surface` (6-D wrench of a sole)',
+                  'point (a 3-D force at `position`) or surface (a 6-D wrench of a rectangular '
+                  'sole whose normal is the link z axis).', choices=KINDS),
+        Parameter('contact.{link}.friction', DOUBLE, _contact_default('friction'),
+                  'Coulomb coefficient, > 0',
+                  'Coulomb friction coefficient mu > 0, linearised as the inscribed 4-facet '
+                  'pyramid.'),
+        Parameter('contact.{link}.position', DOUBLE_ARRAY, _contact_default('position'),
+                  'contact point / sole centre, link frame',
+                  'Contact point or sole centre in the link frame.', unit='m', size=3),
+        Parameter('contact.{link}.normal', DOUBLE_ARRAY, _contact_default('normal'),
+                  'ground normal of a point contact, world frame',
+                  'Ground normal of a point contact, world frame.', size=3),
+        Parameter('contact.{link}.half_extents', DOUBLE_ARRAY, _contact_default('half_extents'),
+                  'sole half-sizes `[X, Y]`, link x, y; surface only',
+                  'Half-sizes [X, Y] of a sole along the link x and y axes (surface only, '
+                  'required).', unit='m', size=2, shown_default='none'),
+        Parameter('contact.{link}.weight', DOUBLE, _contact_default('weight'),
+                  "this contact's weight in the solver cost, > 0",
+                  'Weight > 0 of this contact in the solver cost.'),
+    ),
+    when='once `contacts` is read', checked_by='rnea_ros.contacts.Contact')
+
+JOINT_MODEL = Family(
+    'joint', (
+        Parameter('armature.{joint}', DOUBLE, 0.0,
+                  'reflected rotor inertia: τ += armature·a',
+                  'reflected rotor inertia: tau += armature * a (always applied).',
+                  unit='kg m² or kg', note='3'),
+        Parameter('friction.{joint}.coulomb', DOUBLE, 0.0, 'Coulomb friction',
+                  'Coulomb friction: coulomb * tanh(v / friction_velocity_threshold).',
+                  unit='N m or N', note='3'),
+        Parameter('friction.{joint}.viscous', DOUBLE, 0.0, 'viscous friction',
+                  'viscous friction: viscous * v.', unit='N m s/rad or N s/m', note='3'),
+        Parameter('friction.{joint}.offset', DOUBLE, 0.0, 'constant torque offset',
+                  'constant torque offset.', unit='N m or N', note='3'),
+    ),
+    when='for each one-DoF joint when a model loads',
+    checked_by='rnea_ros.dynamics.joint_model.JointModel')
+FAMILIES = (CONTACT, JOINT_MODEL)
+
+
+# ------------------------------------------------------------------ checking a value
+def shown(value) -> str:
+    """Show a value as a message about it does: YAML-like (true, [1.0, 2.0], 'text')."""
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)) or hasattr(value, 'tolist'):
+        return '[' + ', '.join(shown(v) for v in list(value)) + ']'
+    return repr(value)
+
+
+def check(parameter: Parameter, value):
+    """
+    Return ``value`` as the node uses it, or raise ValueError with the one message about it.
+
+    An integer given for a number is that number (``rate: 1000``, ``-p rate:=1000``), at start
+    and on a live set alike; None (unset) stays None for a parameter without a default. The
+    message: ``parameter 'rate' is -5.0: expected a number from 0 to 10000``.
+    """
+    if value is None and parameter.default is None:
+        return None
+    converted = _converted(parameter, value)
+    if converted is None:
+        raise ValueError(f'parameter {parameter.name!r} is {shown(_as_number(parameter, value))}: '
+                         f'expected {parameter.expectation}')
+    return converted
+
+
+def _as_number(parameter: Parameter, value):
+    """Show an integer given for a number as the number it is taken for (100 -> 100.0)."""
+    def number(item):
+        return float(item) if isinstance(item, int) and not isinstance(item, bool) else item
+    if parameter.kind == DOUBLE:
+        return number(value)
+    if parameter.kind == DOUBLE_ARRAY and isinstance(value, (list, tuple)):
+        return [number(item) for item in value]
+    return value
+
+
+def _converted(parameter: Parameter, value):
+    """Return the value in the parameter's type and bounds, or None when it does not fit."""
+    kind = parameter.kind
+    if kind == BOOL:
+        return value if isinstance(value, bool) else None
+    if kind in (INTEGER, DOUBLE):
+        number = _number(value, integer=kind == INTEGER)
+        if number is None or (parameter.low is not None and number < parameter.low) or (
+                parameter.high is not None and number > parameter.high):
+            return None
+        return number
+    if kind == STRING:
+        if not isinstance(value, str) or (parameter.choices and value not in parameter.choices):
+            return None
+        return value
+    if not isinstance(value, (list, tuple)) or (
+            parameter.size is not None and len(value) != parameter.size):
+        return None
+    if kind == STRING_ARRAY:
+        return tuple(value) if all(isinstance(item, str) for item in value) else None
+    numbers = tuple(_number(item, integer=False) for item in value)
+    if None in numbers or (parameter.high is not None and math.hypot(*numbers) > parameter.high):
+        return None
+    return numbers
+
+
+def _number(value, integer: bool):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if integer:
+        return value if isinstance(value, int) else None
+    return float(value) if math.isfinite(value) else None
+
+
+# ------------------------------------------------------------------ generated documents
+YAML_HEADER = """\
+# Parameters of the rnea node (rnea_ros): feed-forward joint torques from the URDF.
+# Generated from rnea_ros/node/declaration.py (python -m rnea_ros.node.declaration --yaml):
+# edit the declaration, not this file.
+# Use:  ros2 run rnea_ros rnea_node --ros-args --params-file config/rnea.yaml
+#   or  ros2 launch rnea_ros rnea.launch.py urdf:=/path/robot.urdf [params_file:=...]
+# Every parameter is optional; the values below are the defaults.
+# `/**:` applies these parameters to every node given this file, whatever its name and
+# namespace (-r __ns:=/left, a launch file's namespace); a file for one robot of several may
+# key them by the node's full name instead (e.g. `/left/rnea:`).
+/**:
+  ros__parameters:
+"""
+INDENT = '    '
+WIDTH = 95
+
+
+def _yaml_value(value) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return "''" if value == '' else value
+    if isinstance(value, (list, tuple)):
+        return '[' + ', '.join(_yaml_value(v) for v in value) + ']'
+    return repr(value)
+
+
+def _comment(text: str, indent: str = INDENT) -> list[str]:
+    return textwrap.wrap(text, WIDTH - len(indent) - 2, initial_indent=indent + '# ',
+                         subsequent_indent=indent + '# ', break_on_hyphens=False)
+
+
+def _with_unit(parameter: Parameter) -> str:
+    text = parameter.description
+    if parameter.unit:
+        text += f' [{parameter.unit}]'
+    if parameter.live:
+        text += ' Live (ros2 param set).'
+    return text
+
+
+def yaml_text() -> str:
+    """Return config/rnea.yaml: every parameter with its default, families as examples."""
+    lines = []
+    for parameter in PARAMETERS:
+        lines.extend(_comment(_with_unit(parameter)))
+        if parameter.default is None:
+            lines.append(f'{INDENT}# {parameter.name}: {parameter.example}')
+        else:
+            lines.append(f'{INDENT}{parameter.name}: {_yaml_value(parameter.default)}')
+        lines.append('')
+    lines.extend(_comment(f'Per contact link (contact.<link>.*), declared {CONTACT.when}; '
+                          'unset fields take these defaults:'))
+    lines.append(f'{INDENT}# contact:')
+    lines.append(f'{INDENT}#   FL_FOOT:')
+    for member in CONTACT.members:
+        default = 'unset' if member.default is None else _yaml_value(member.default)
+        lines.append(f'{INDENT}#     {CONTACT.field(member)}: {default}  # {member.summary}')
+    lines.append('')
+    lines.extend(_comment('Joint friction and armature (joint model), usually from the '
+                          'joint_model.yaml that rnea_identify writes (a second --params-file, '
+                          f'keyed /**:); declared {JOINT_MODEL.when}; unset: 0. A name that is '
+                          'no joint of the model stops the node at start (exit 2):'))
+    for member in JOINT_MODEL.members:
+        lines.extend(_comment(f'{member.name.format(joint="<joint>")}: {member.description} '
+                              f'[{member.unit}]'))
+    lines.append(f'{INDENT}# armature.joint1: 0.1')
+    lines.append(f'{INDENT}# friction.joint1.coulomb: 2.0')
+    return YAML_HEADER + '\n'.join(lines) + '\n'
+
+
+MARKDOWN_BEGIN = '<!-- parameters: generated by python -m rnea_ros.node.declaration --markdown -->'
+MARKDOWN_END = '<!-- parameters: end -->'
+
+
+def _markdown_row(name: str, parameter: Parameter) -> str:
+    default = parameter.shown_default or f'`{_yaml_value(parameter.default)}`'
+    unit = f' [{parameter.unit}]' if parameter.unit else ''
+    flags = '' if parameter.live else ' (RO)'
+    note = f' ({parameter.note})' if parameter.note else ''
+    return f'| `{name}` | {default} | {parameter.summary}{unit}{flags}{note} |'
+
+
+def markdown_table() -> str:
+    """Return the parameter table of docs/node.md, between its two marker lines."""
+    rows = [MARKDOWN_BEGIN, '', '| parameter | default | meaning |', '|---|---|---|']
+    rows += [_markdown_row(parameter.name, parameter) for parameter in PARAMETERS]
+    rows += [_markdown_row(family.name(member, f'<{family.key}>'), member)
+             for family in FAMILIES for member in family.members]
+    return '\n'.join(rows + ['', MARKDOWN_END])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print config/rnea.yaml (``--yaml``) or the docs' parameter table (``--markdown``)."""
+    parser = argparse.ArgumentParser(prog='python -m rnea_ros.node.declaration',
+                                     description=__doc__.strip().splitlines()[0])
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument('--yaml', action='store_true', help='config/rnea.yaml')
+    which.add_argument('--markdown', action='store_true', help="docs/node.md's table")
+    args = parser.parse_args(argv)
+    sys.stdout.write(yaml_text() if args.yaml else markdown_table() + '\n')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

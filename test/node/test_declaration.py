@@ -1,0 +1,111 @@
+"""
+The parameter declaration: one rule per parameter, and the files made from it.
+
+``config/rnea.yaml`` and the table of ``docs/node.md`` are generated from
+``rnea_ros.node.declaration``; these tests fail when the checked-in files differ from what it
+generates, when ``Settings`` and the declaration disagree, or when a value is judged otherwise
+than declared.
+"""
+from __future__ import annotations
+
+from dataclasses import fields
+import math
+from pathlib import Path
+
+import pytest
+
+from rnea_ros.contacts import Contact
+from rnea_ros.node import declaration
+from rnea_ros.node.declaration import BY_NAME, check, CONTACT, markdown_table, yaml_text
+from rnea_ros.node.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_config_rnea_yaml_is_what_the_declaration_generates():
+    assert (ROOT / 'config' / 'rnea.yaml').read_text() == yaml_text(), \
+        'regenerate: python -m rnea_ros.node.declaration --yaml > config/rnea.yaml'
+
+
+def test_the_docs_table_is_what_the_declaration_generates():
+    text = (ROOT / 'docs' / 'node.md').read_text()
+    begin = text.index(declaration.MARKDOWN_BEGIN)
+    end = text.index(declaration.MARKDOWN_END) + len(declaration.MARKDOWN_END)
+    assert text[begin:end] == markdown_table(), \
+        'regenerate: python -m rnea_ros.node.declaration --markdown (into docs/node.md)'
+
+
+def test_settings_has_a_field_per_parameter_with_its_declared_default():
+    names = {f.name for f in fields(Settings)} - {'joint_model', 'extra'}
+    assert names == set(BY_NAME) - set(declaration.NODE_ONLY)
+    settings = Settings()
+    for name in names - {'contacts'}:
+        default = BY_NAME[name].default
+        expected = () if default is None else tuple(default) \
+            if isinstance(default, (list, tuple)) else default
+        assert getattr(settings, name) == expected, name
+
+
+def test_the_contact_family_takes_its_defaults_from_the_library():
+    library = {f.name: f.default for f in fields(Contact)}
+    for member in CONTACT.members:
+        field = 'kind' if CONTACT.field(member) == 'type' else CONTACT.field(member)
+        default = library[field]
+        assert member.default == (list(default) if isinstance(default, tuple) else default)
+
+
+@pytest.mark.parametrize('name, value, expected', [
+    ('rate', 1000, 1000.0),            # an integer for a number is that number
+    ('rate', 0, 0.0),
+    ('thread_priority', 0, 0),
+    ('gravity', [0, 0, -9], (0.0, 0.0, -9.0)),
+    ('command_joints', ['a', 'b'], ('a', 'b')),
+    ('command_joints', None, None),    # unset
+    ('fault_output', 'hold_gravity', 'hold_gravity'),
+])
+def test_check_accepts_and_converts(name, value, expected):
+    result = check(BY_NAME[name], value)
+    assert result == expected and type(result) is type(expected)
+
+
+@pytest.mark.parametrize('name, value, message', [
+    ('rate', -5.0, "parameter 'rate' is -5.0: expected a number from 0 to 10000"),
+    ('rate', 'fast', "parameter 'rate' is 'fast': expected a number from 0 to 10000"),
+    ('rate', math.nan, "parameter 'rate' is nan: expected a number from 0 to 10000"),
+    ('rate', True, "parameter 'rate' is true: expected a number from 0 to 10000"),
+    ('thread_priority', 1.5, "parameter 'thread_priority' is 1.5: expected an integer from 0 "
+                             'to 99'),
+    ('floating_base', 2, "parameter 'floating_base' is 2: expected true or false"),
+    ('torque_terms', 'all', "parameter 'torque_terms' is 'all': expected one of: full, "
+                            'gravity, gravity_coriolis'),
+    ('input_timeout', 0.0, "parameter 'input_timeout' is 0.0: expected a number from 0.0001 "
+                           'to 60'),
+    ('gravity', [0.0, -9.81], "parameter 'gravity' is [0.0, -9.81]: expected 3 finite numbers "
+                              'of magnitude at most 10000 (world frame, m/s^2)'),
+    ('gravity', [0.0, math.inf, 0.0], "parameter 'gravity' is [0.0, inf, 0.0]: expected 3 "
+                                      'finite numbers of magnitude at most 10000 (world frame, '
+                                      'm/s^2)'),
+    ('gravity', [1e308, 0.0, 0.0], "parameter 'gravity' is [1e+308, 0.0, 0.0]: expected 3 "
+                                   'finite numbers of magnitude at most 10000 (world frame, '
+                                   'm/s^2)'),
+    ('command_joints', 5, "parameter 'command_joints' is 5: expected a list of strings"),
+    ('locked_positions', [math.nan], "parameter 'locked_positions' is [nan]: expected a list "
+                                     'of numbers'),
+])
+def test_check_refuses_with_one_line(name, value, message):
+    with pytest.raises(ValueError) as error:
+        check(BY_NAME[name], value)
+    assert str(error.value) == message
+
+
+def test_every_parameter_has_a_description_and_its_default_passes_its_own_check():
+    for parameter in declaration.PARAMETERS:
+        assert parameter.description and parameter.summary, parameter.name
+        assert check(parameter, parameter.default) is not None or parameter.default is None
+
+
+def test_the_generator_prints_the_files(capsys):
+    assert declaration.main(['--yaml']) == 0
+    assert capsys.readouterr().out == yaml_text()
+    assert declaration.main(['--markdown']) == 0
+    assert capsys.readouterr().out == markdown_table() + '\n'
