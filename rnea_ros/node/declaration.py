@@ -47,9 +47,9 @@ class Parameter:
     with no value, shown in the docs as ``unset``, with ``example`` in config/rnea.yaml).
     ``low``/``high``: inclusive bounds of a number (``high`` of an array: of its magnitude);
     ``choices``: the strings it may be; ``size``: the length of an array. ``live``: may be
-    changed on a running node (applied between two cycles); otherwise read-only. ``summary``: the docs table's line;
-    ``description``: the full text (the descriptor, config/rnea.yaml); ``note``: a footnote
-    mark of the docs table. ``expected``: what a message says is expected, when the kind and
+    changed on a running node (applied between two cycles); otherwise read-only. ``summary``:
+    the docs table's line; ``description``: the full text (the descriptor, config/rnea.yaml);
+    ``note``: a footnote mark of the docs table. ``expected``: what a message says is expected, when the kind and
     bounds do not say it well (derived otherwise).
     """
 
