@@ -49,8 +49,8 @@ class Parameter:
     ``choices``: the strings it may be; ``size``: the length of an array. ``live``: may be
     changed on a running node (applied between two cycles); otherwise read-only. ``summary``:
     the docs table's line; ``description``: the full text (the descriptor, config/rnea.yaml);
-    ``note``: a footnote mark of the docs table. ``expected``: what a message says is expected, when the kind and
-    bounds do not say it well (derived otherwise).
+    ``note``: a footnote mark of the docs table. ``expected``: what a message says is
+    expected, when the kind and bounds do not say it well (derived otherwise).
     """
 
     name: str
