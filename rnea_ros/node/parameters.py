@@ -15,7 +15,7 @@ from rclpy.validate_full_topic_name import validate_full_topic_name
 
 from rnea_ros.dynamics.joint_model import FRICTION_MODELS
 from rnea_ros.node.safety import check_choice, FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS
-from rnea_ros.node.settings import Settings
+from rnea_ros.node.settings import CYCLE_TRIGGERS, Settings
 from rnea_ros.node.wrenches import CONTACT_FIELDS, contact_from_parameters, contact_parameter
 
 # Parameters changed live are applied between two cycles; the others need a restart.
@@ -43,9 +43,18 @@ PARAMETERS = {  # name: (default or type, descriptor)
                     '(transient local), where later descriptions replace the model live.')),
     'rate': (500.0, ParameterDescriptor(
         type=ParameterType.PARAMETER_DOUBLE, read_only=True, floating_point_range=_range(0, 1e4),
-        description='Cycle rate [Hz] of a control thread that wakes at absolute steady-clock '
-                    'deadlines and publishes from the latest inputs. 0: answer each '
-                    'joint_states message at once.')),
+        description='Cycle rate [Hz]: with cycle_trigger joint_states, the rate of the '
+                    'cycles the clock runs while no joint_states come (the fault output keeps '
+                    'this rate); with clock, of a control thread that wakes at absolute '
+                    'steady-clock deadlines. 0: answer each joint_states message at once, '
+                    'the fault output only after input_timeout.')),
+    'cycle_trigger': ('joint_states', ParameterDescriptor(
+        type=ParameterType.PARAMETER_STRING, read_only=True,
+        additional_constraints=_choices(CYCLE_TRIGGERS),
+        description='What runs a cycle when rate > 0. joint_states: each joint_states message, '
+                    'answered at once; when none came for 1.5 periods the clock runs cycles '
+                    'at the rate until one comes. clock: the deadlines of a free-running clock '
+                    'at the rate, from the latest inputs.')),
     'floating_base': (False, ParameterDescriptor(
         type=ParameterType.PARAMETER_BOOL, read_only=True,
         description='Add a free-flyer joint above the URDF root link; its state comes from '
@@ -76,11 +85,12 @@ PARAMETERS = {  # name: (default or type, descriptor)
         description='Age [s] beyond which a single-point desired_accelerations message (or the '
                     'end of a multi-point one) no longer applies: zero desired acceleration. '
                     'Also the timeout of base_acceleration.')),
-    'fault_output': ('zero', ParameterDescriptor(
+    'fault_output': ('hold_gravity', ParameterDescriptor(
         type=ParameterType.PARAMETER_STRING, additional_constraints=_choices(FAULT_OUTPUTS),
-        description='Published while inputs are missing or stale: zero (zero effort), '
-                    'hold_gravity (gravity torques at the last measured positions), none '
-                    '(nothing: the controller keeps its last command).')),
+        description='Published while inputs are missing or stale: hold_gravity (gravity '
+                    'torques at the last measured positions: an arm held up by the '
+                    'feed-forward does not fall), zero (zero effort), none (nothing: the '
+                    'controller keeps its last command).')),
     'effort_limit_scale': (1.0, ParameterDescriptor(
         type=ParameterType.PARAMETER_DOUBLE, floating_point_range=_range(0.0, 100.0),
         description='Clip efforts to the URDF <limit effort> times this; 0 disables.')),

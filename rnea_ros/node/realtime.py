@@ -13,7 +13,14 @@ cycle. ``Deadlines`` keeps that schedule and its account:
   recent deadline and continues on the original grid.
 
 So ``cycles + missed`` is the number of deadlines passed, and the achieved rate is
-``cycles / elapsed``.
+``cycles / elapsed``. ``longest_missed_run`` is the most deadlines skipped in one go: one stall of
+166 ms at 1 kHz is a run of 166, where 166 scattered misses are runs of 1.
+
+``ArrivalClock`` is the same grid locked to the arrivals of a message: each arrival pushes the
+next deadline to 1.5 periods after it, so its deadlines only come due when no message came for
+1.5 periods (a fallback at the rate, half a period out of phase with the arrivals expected). A
+deadline no cycle served within a period (neither the clock's nor an arrival's: the thread did
+not run) is missed likewise.
 
 The helpers below lower the thread's timer slack (Linux rounds sleeps up by 50 µs by default) and
 raise it to ``SCHED_FIFO`` when the process may; both degrade to a no-op elsewhere and report why.
@@ -130,6 +137,7 @@ class Deadlines:
         self.next_ns = int(start_ns) + self.period_ns
         self.cycles = 0
         self.missed = 0
+        self.longest_missed_run = 0
         self.max_lateness_ns = 0
         self.lateness_ns = 0
 
@@ -144,8 +152,7 @@ class Deadlines:
         if late < 0:
             return False
         if late >= self.period_ns:
-            skipped = late // self.period_ns
-            self.missed += skipped
+            skipped = self._skip(late)
             self.next_ns += skipped * self.period_ns
             late -= skipped * self.period_ns
         self.lateness_ns = late
@@ -154,6 +161,45 @@ class Deadlines:
         self.cycles += 1
         self.next_ns += self.period_ns
         return True
+
+    def _skip(self, late: int) -> int:
+        """Count as missed the deadlines more than a period before ``next_ns + late``."""
+        skipped = late // self.period_ns
+        self.missed += skipped
+        if skipped > self.longest_missed_run:
+            self.longest_missed_run = skipped
+        return skipped
+
+
+class ArrivalClock(Deadlines):
+    """
+    A deadline grid that each arrival of a message moves (see the module docstring).
+
+    ``arrived(now_ns)`` at each arrival; ``due(now_ns)`` (from ``Deadlines``) tells whether a
+    fallback cycle runs now; ``wait_s(now_ns)`` is how long to wait for the next arrival before
+    that. Missed deadlines are those the waiting thread woke more than one period late for.
+    """
+
+    def __init__(self, period_ns: int, start_ns: int):
+        super().__init__(period_ns, start_ns)
+        self.delay_ns = self.period_ns * 3 // 2
+        self.arrived(start_ns)
+
+    def arrived(self, now_ns: int) -> None:
+        """
+        Restart the grid 1.5 periods after an arrival at ``now_ns``.
+
+        The arrival's cycle stands for the deadline of the last period; deadlines before it
+        that no cycle served (the waiting thread did not wake for them) are missed.
+        """
+        late = now_ns - self.next_ns
+        if late >= self.period_ns:
+            self._skip(late)
+        self.next_ns = int(now_ns) + self.delay_ns
+
+    def wait_s(self, now_ns: int) -> float:
+        """Return the seconds left until the next deadline (0 when it has passed)."""
+        return max(0, self.next_ns - now_ns) * 1e-9
 
 
 class RealtimeThread:

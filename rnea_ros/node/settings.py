@@ -14,12 +14,17 @@ from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
 from rnea_ros.node.safety import check_choice, FAULT_OUTPUTS, STATE_SOURCES, TORQUE_TERMS
 
+# What starts a cycle when rate > 0: a joint_states arrival (the clock only when none comes
+# within 1.5 periods), or the clock alone (see rnea_ros.node.realtime).
+CYCLE_TRIGGERS = ('joint_states', 'clock')
+
 
 @dataclass
 class Settings:
     """The node's parameters (see ``rnea_ros.node.node`` for their descriptions)."""
 
     rate: float = 500.0
+    cycle_trigger: str = 'joint_states'
     floating_base: bool = False
     gravity: tuple[float, float, float] = (0.0, 0.0, -9.81)
     command_joints: tuple[str, ...] = ()
@@ -27,7 +32,7 @@ class Settings:
     input_timeout: float = 0.1
     max_input_timeout: float = 1.0
     acceleration_timeout: float = 0.1
-    fault_output: str = 'zero'
+    fault_output: str = 'hold_gravity'
     effort_limit_scale: float = 1.0
     torque_terms: str = 'full'
     inertia_check: str = 'error'
@@ -46,6 +51,7 @@ class Settings:
     def validate(self) -> Settings:
         """Raise ValueError naming the first parameter with an unusable value."""
         check_choice('state_source', self.state_source, STATE_SOURCES)
+        check_choice('cycle_trigger', self.cycle_trigger, CYCLE_TRIGGERS)
         check_choice('fault_output', self.fault_output, FAULT_OUTPUTS)
         check_choice('torque_terms', self.torque_terms, TORQUE_TERMS)
         check_choice('inertia_check', self.inertia_check, ('error', 'warn'))

@@ -84,7 +84,8 @@ def test_arm_and_slow_gripper_publishers_give_no_fault_output(ros, panda):
     freshness was judged per joint.
     """
     model, xml = panda
-    ros.start_node({'robot_description': xml, 'rate': 200.0, 'input_timeout': 0.15})
+    ros.start_node({'robot_description': xml, 'rate': 200.0, 'input_timeout': 0.15,
+                    'fault_output': 'zero'})
     q, v, _ = random_arm_state(model, 21)
     q[7] = 0.02
     streams = Streams(ros, [], [], [])
@@ -126,7 +127,8 @@ def test_arm_and_slow_gripper_publishers_give_no_fault_output(ros, panda):
 def test_fault_cycles_between_two_reports_make_a_warn(ros, panda):
     """A joint_states pause shorter than the diagnostics period is still reported."""
     model, xml = panda
-    ros.start_node({'robot_description': xml, 'rate': 200.0, 'input_timeout': 0.1})
+    ros.start_node({'robot_description': xml, 'rate': 200.0, 'input_timeout': 0.1,
+                    'fault_output': 'zero'})
     q, v, _ = random_arm_state(model, 22)
     streams = Streams(ros, model.joint_names, q, v)
     streams.torque_for((3, 0))

@@ -64,7 +64,9 @@ def test_integers_are_doubles_and_params_file_applies_under_a_namespace(ros, tmp
     config = (ROOT / 'config' / 'rnea.yaml').read_text()
     assert '\n    rate: 500.0\n' in config
     params = tmp_path / 'rnea.yaml'
-    params.write_text(config.replace('\n    rate: 500.0\n', '\n    rate: 1000\n'))
+    assert '\n    fault_output: hold_gravity\n' in config
+    params.write_text(config.replace('\n    rate: 500.0\n', '\n    rate: 1000\n').replace(
+        '\n    fault_output: hold_gravity\n', '\n    fault_output: zero\n'))
     description = tmp_path / 'description.yaml'
     description.write_text(_description_yaml(robot_path('ur5')))
     ros.start_node({}, command=[
