@@ -121,6 +121,36 @@ def set_fifo_priority(priority: int) -> str | None:
     return None
 
 
+def middleware_threads(tasks: str = '/proc/self/task') -> str:
+    """
+    Say how this process's Fast DDS reception and timed-event threads are scheduled.
+
+    The threads named ``dds.udp.<port>``, ``dds.shm.<port>`` (reception) and ``dds.ev.<n>``
+    (timed events), e.g. ``SCHED_FIFO 49 (5 threads)``, or ``normal (5 threads)``; several
+    groups when they differ. Linux only; elsewhere, or without such threads, says so.
+    """
+    groups: dict[str, int] = {}
+    try:
+        for tid in os.listdir(tasks):
+            try:
+                with open(f'{tasks}/{tid}/comm') as comm:
+                    name = comm.read().strip()
+                if not (name.startswith(('dds.udp.', 'dds.ev.'))
+                        or (name.startswith('dds.shm.') and name[8:].isdigit())):
+                    continue
+                policy = os.sched_getscheduler(int(tid))
+                key = (f'SCHED_FIFO {os.sched_getparam(int(tid)).sched_priority}'
+                       if policy == os.SCHED_FIFO else 'normal')
+            except (OSError, ValueError):
+                continue  # the thread ended meanwhile
+            groups[key] = groups.get(key, 0) + 1
+    except (OSError, AttributeError):
+        return 'unknown (not Linux)'
+    if not groups:
+        return 'none found'
+    return ', '.join(f'{key} ({count} threads)' for key, count in sorted(groups.items()))
+
+
 class Deadlines:
     """
     The deadline grid of a periodic loop and its account (see the module docstring).

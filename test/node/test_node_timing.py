@@ -8,6 +8,7 @@ inputs), so that what is measured is the node, not this process's executor.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import signal
 import threading
 import time
@@ -228,3 +229,25 @@ def test_a_frozen_node_reports_one_long_run_of_missed_cycles(ros, panda):
         assert 0.5 * frozen * RATE <= run <= int(report['missed cycles'])
         assert run <= (frozen + 1.0) * RATE
         assert float(report[GAP]) >= 0.9e3 * frozen
+
+
+@pytest.mark.parametrize('profile', [True, False])
+def test_the_realtime_profile_puts_the_dds_threads_under_sched_fifo(ros, panda, monkeypatch,
+                                                                      profile):
+    """config/fastdds_realtime.xml: reception and timed-event threads at SCHED_FIFO 49."""
+    if profile:
+        monkeypatch.setenv('FASTDDS_DEFAULT_PROFILES_FILE',
+                           str(Path(__file__).parents[2] / 'config' / 'fastdds_realtime.xml'))
+    else:
+        monkeypatch.delenv('FASTDDS_DEFAULT_PROFILES_FILE', raising=False)
+    with Loop(ros, panda, {}) as loop:
+        report = loop.report()
+    threads = report['dds threads']
+    print(f'profile {profile}: dds threads {threads}; scheduling {report["scheduling"]}')
+    # Reception (UDP and shared memory, metatraffic and user data) and timed events: >= 3.
+    count = int(threads.split('(')[1].split()[0])
+    assert count >= 3 and threads.endswith(f'({count} threads)')  # one group: all alike
+    if profile and report['scheduling'].startswith('SCHED_FIFO'):  # permitted here
+        assert threads.startswith('SCHED_FIFO 49 (')
+    else:
+        assert threads.startswith('normal (')
