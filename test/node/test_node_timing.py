@@ -232,8 +232,8 @@ def test_a_frozen_node_reports_one_long_run_of_missed_cycles(ros, panda):
 
 
 @pytest.mark.parametrize('profile', [True, False])
-def test_the_realtime_profile_puts_the_dds_threads_under_sched_fifo(ros, panda, monkeypatch,
-                                                                      profile):
+def test_the_realtime_profile_puts_the_dds_threads_under_sched_fifo(
+        ros, panda, monkeypatch, profile):
     """config/fastdds_realtime.xml: reception and timed-event threads at SCHED_FIFO 49."""
     if profile:
         monkeypatch.setenv('FASTDDS_DEFAULT_PROFILES_FILE',
