@@ -162,7 +162,6 @@ class ManagedOutputs:
         for thread in threads:
             thread.start()
         problems = sorted({p for thread in threads for p in thread.setup_problems})
-        self._dds_threads = realtime.middleware_threads()
         priority = self.settings.thread_priority
         if problems:
             self._scheduling = 'normal: ' + '; '.join(problems)

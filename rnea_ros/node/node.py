@@ -134,7 +134,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._entities: list = []  # publishers and subscriptions of the configured node
         self._reaction_pubs: dict[str, object] = {}
         self._publications: list[tuple] = []
-        self._scheduling = self._dds_threads = 'not started'
+        self._scheduling = 'not started'
         self._worker: DescriptionWorker | None = None  # robot_description from the topic
         self._parsed: tuple | None = None  # the worker's latest result, for the executor
         trajectory_module.warm_up()
@@ -492,7 +492,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         values['joint_states longest gap since last report [ms]'] = (
             f'{self.input_gaps.since_report(now) * 1e3:.1f}')
         values['scheduling'] = self._scheduling
-        values['dds threads'] = self._dds_threads  # see config/fastdds_realtime.xml
+        values['dds threads'] = realtime.middleware_threads()  # config/fastdds_realtime.xml
         with self._lock:
             rejections = sorted(self.rejections.counts.items())
         for (topic, reason), count in rejections:

@@ -45,6 +45,10 @@ TIMER_SLACK_NS = 1_000
 # Interval after which a thread waiting for the GIL forces the running one to hand it over [s]
 # (Python's default is 5 ms, longer than a control period).
 SWITCH_INTERVAL = 100e-6
+# SCHED_FIFO priority of the thread running rclpy's executor when the node's threads are real
+# time: the lowest, so it never preempts them, yet no normal process preempts it while it holds
+# the GIL they wait for.
+EXECUTOR_PRIORITY = 1
 
 
 class _Timespec(ctypes.Structure):
@@ -101,20 +105,22 @@ def set_timer_slack(slack_ns: int = TIMER_SLACK_NS) -> str | None:
     return None
 
 
-def set_fifo_priority(priority: int) -> str | None:
+def set_fifo_priority(priority: int, reset_on_fork: bool = False) -> str | None:
     """
     Run the calling thread under SCHED_FIFO at ``priority`` (1..99; 0: leave it alone).
 
     Returns None on success (or for 0), else the reason it stays a normal thread, e.g. no
     permission: grant it with ``ulimit -r`` / ``rtprio`` in /etc/security/limits.conf, or
-    CAP_SYS_NICE.
+    CAP_SYS_NICE. ``reset_on_fork``: the threads and processes it starts afterwards begin as
+    normal ones (SCHED_RESET_ON_FORK) instead of inheriting the policy.
     """
     if priority <= 0:
         return None
     if not hasattr(os, 'sched_setscheduler'):
         return 'SCHED_FIFO: not available on this platform'
+    policy = os.SCHED_FIFO | (os.SCHED_RESET_ON_FORK if reset_on_fork else 0)
     try:
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+        os.sched_setscheduler(0, policy, os.sched_param(priority))
     except OSError as exc:
         return (f'SCHED_FIFO priority {priority} not permitted ({exc.strerror}); running as a '
                 f'normal thread (allow it with an rtprio limit or CAP_SYS_NICE)')
@@ -138,7 +144,7 @@ def middleware_threads(tasks: str = '/proc/self/task') -> str:
                 if not (name.startswith(('dds.udp.', 'dds.ev.'))
                         or (name.startswith('dds.shm.') and name[8:].isdigit())):
                     continue
-                policy = os.sched_getscheduler(int(tid))
+                policy = os.sched_getscheduler(int(tid)) & ~os.SCHED_RESET_ON_FORK
                 key = (f'SCHED_FIFO {os.sched_getparam(int(tid)).sched_priority}'
                        if policy == os.SCHED_FIFO else 'normal')
             except (OSError, ValueError):

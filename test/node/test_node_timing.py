@@ -234,7 +234,11 @@ def test_a_frozen_node_reports_one_long_run_of_missed_cycles(ros, panda):
 @pytest.mark.parametrize('profile', [True, False])
 def test_the_realtime_profile_puts_the_dds_threads_under_sched_fifo(
         ros, panda, monkeypatch, profile):
-    """config/fastdds_realtime.xml: reception and timed-event threads at SCHED_FIFO 49."""
+    """
+    config/fastdds_realtime.xml: reception and timed-event threads at SCHED_FIFO 49.
+
+    And the executor's thread (the process's main thread) at SCHED_FIFO 1, with or without it.
+    """
     if profile:
         monkeypatch.setenv('FASTDDS_DEFAULT_PROFILES_FILE',
                            str(Path(__file__).parents[2] / 'config' / 'fastdds_realtime.xml'))
@@ -242,6 +246,10 @@ def test_the_realtime_profile_puts_the_dds_threads_under_sched_fifo(
         monkeypatch.delenv('FASTDDS_DEFAULT_PROFILES_FILE', raising=False)
     with Loop(ros, panda, {}) as loop:
         report = loop.report()
+        policy = os.sched_getscheduler(loop.node.proc.pid)  # the main thread's
+        executor = policy & ~os.SCHED_RESET_ON_FORK
+        assert policy & os.SCHED_RESET_ON_FORK or executor == os.SCHED_OTHER
+        executor_priority = os.sched_getparam(loop.node.proc.pid).sched_priority
     threads = report['dds threads']
     print(f'profile {profile}: dds threads {threads}; scheduling {report["scheduling"]}')
     # Reception (UDP and shared memory, metatraffic and user data) and timed events: >= 3.
@@ -251,3 +259,8 @@ def test_the_realtime_profile_puts_the_dds_threads_under_sched_fifo(
         assert threads.startswith('SCHED_FIFO 49 (')
     else:
         assert threads.startswith('normal (')
+    # The executor's thread holds the GIL too: the lowest real-time priority when permitted.
+    if report['scheduling'].startswith('SCHED_FIFO'):
+        assert (executor, executor_priority) == (os.SCHED_FIFO, 1)
+    else:
+        assert executor == os.SCHED_OTHER
