@@ -10,9 +10,9 @@ Node demo: the rnea node on a real robot over DDS, fed a smooth trajectory, summ
    (``demo.sinusoidal_trajectory``) and the matching desired accelerations as a one-point
    trajectory_msgs/JointTrajectory, each joint_states sample with a unique stamp;
 3. prints once per second: the node's achieved rate, the latency from a joint_states publish to
-   the joint_torques answering it (at ``--rate`` > 0 it includes the wait for the next cycle, up to
-   one period), how far the torques are from ``RobotModel.rnea`` here, and the node's diagnostics
-   state; at the end a summary with the torques of a few joints;
+   the joint_torques answering it (the node answers each sample on arrival, its default
+   ``cycle_trigger``), how far the torques are from ``RobotModel.rnea`` here, and the node's
+   diagnostics state; at the end a summary with the torques of a few joints;
 4. stops the node with SIGINT (a clean shutdown) and exits 0 if the torques matched, the node
    reported no fault and exited cleanly.
 

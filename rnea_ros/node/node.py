@@ -265,7 +265,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             self.get_logger().warning(warning)
 
     def _on_joint_states(self, msg: JointState) -> None:
-        """From the inputs thread: merge; with rate 0, answer at once."""
+        """From the inputs thread: merge; answer at once (cycle_trigger joint_states, rate 0)."""
         now = time.monotonic()
         with self._lock:
             self.input_gaps.arrival(now)
@@ -488,13 +488,13 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         if self._arrival_clock is not None:
             values['cycles by the clock (no joint_states for 1.5 periods)'] = str(
                 self.clock_cycles)
-        values['joint_states longest gap [ms]'] = f'{self.input_gaps.longest_at(now) * 1e3:.1f}'
-        values['joint_states longest gap since last report [ms]'] = (
-            f'{self.input_gaps.since_report(now) * 1e3:.1f}')
         values['scheduling'] = self._scheduling
         values['dds threads'] = realtime.middleware_threads()  # config/fastdds_realtime.xml
         with self._lock:
             rejections = sorted(self.rejections.counts.items())
+            gaps = self.input_gaps.longest_at(now), self.input_gaps.since_report(now)
+        values['joint_states longest gap [ms]'] = f'{gaps[0] * 1e3:.1f}'
+        values['joint_states longest gap since last report [ms]'] = f'{gaps[1] * 1e3:.1f}'
         for (topic, reason), count in rejections:
             values[f'rejected {topic} ({reason})'] = str(count)
         values['gc collections'] = str(self.gc_monitor.collections)

