@@ -302,10 +302,8 @@ def print_summary(summary: Summary, rate: float, node_log: str, out) -> None:
           f'cycles {summary.missed_cycles})', file=out)
     latency = summary.latency_us
     if latency:
-        wait = (f'; includes the wait for the next cycle, up to {1e6 / rate:.0f} us' if rate > 0
-                else '')
         print(f'  latency joint_states -> joint_torques: p50 {latency["p50"]:.0f} us, p99 '
-              f'{latency["p99"]:.0f} us, max {latency["max"]:.0f} us{wait}', file=out)
+              f'{latency["p99"]:.0f} us, max {latency["max"]:.0f} us', file=out)
     verdict = 'match' if summary.mismatches == 0 and summary.checked else 'DO NOT match'
     print(f'  torques vs RobotModel.rnea: {summary.checked} messages checked, '
           f'{summary.mismatches} mismatches, max |difference| {summary.max_error:.1e} N m: '
