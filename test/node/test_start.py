@@ -40,6 +40,8 @@ def run_node(*ros_args: str, timeout: float = 120) -> subprocess.CompletedProces
     ('torque_terms:=all',
      "parameter 'torque_terms' is 'all': expected one of ['full', 'gravity', "
      "'gravity_coriolis']"),
+    ('cycle_trigger:=sometimes',
+     "parameter 'cycle_trigger' is 'sometimes': expected one of ['joint_states', 'clock']"),
     ('gravity:=[0.0, -9.81]',
      "parameter 'gravity' is [0.0, -9.81]: expected 3 finite numbers (world frame, m/s^2)"),
     ('command_joints:=5', "parameter 'command_joints' is 5: expected a list of strings"),
