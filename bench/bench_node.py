@@ -12,8 +12,10 @@ Benchmark of the rnea node over real DDS: added latency, 1 kHz regularity, start
    targets are pinged in turn, in a random order, with a short quiet time after each ping
    (``measure_latency``). Panda (7-DoF arm + finger) and talos_reduced (38-DoF free-flyer).
 2. 1 kHz: the node at ``rate: 1000`` for ``--duration`` s with joint_states at 200 Hz: achieved
-   rate and missed cycles from its diagnostics (a report before and one after the run), receive
-   gaps here, resident memory once per second.
+   rate and missed cycles (and their longest run) from its diagnostics (a report before and one
+   after the run), receive gaps here, resident memory once per second. ``--cycle-trigger clock``
+   (default here: the regularity of the node's own clock) or ``joint_states`` (the node's
+   default: each message answered, the clock's cycles in between).
 3. Start-up: process start to the first joint_torques, with the numba cache warm and cold (an
    empty NUMBA_CACHE_DIR).
 Each target runs on its own ROS_DOMAIN_ID, discovery limited to localhost. The load average is
@@ -318,7 +320,8 @@ def measure_latency(commands: dict[str, list[str]], robot: Robot, samples: int,
             target.close()
 
 
-def measure_rate(robot: Robot, tmp: Path, duration: float, settle: float = 3.0) -> dict:
+def measure_rate(robot: Robot, tmp: Path, duration: float, trigger: str = 'clock',
+                 settle: float = 3.0) -> dict:
     """
     Run the node at 1 kHz with joint_states at 200 Hz for ``duration`` s.
 
@@ -327,7 +330,7 @@ def measure_rate(robot: Robot, tmp: Path, duration: float, settle: float = 3.0) 
     before and one after the run), receive gaps here, resident memory once per second.
     """
     from diagnostic_msgs.msg import DiagnosticArray
-    params = robot.params(rate=1000.0, input_timeout=0.5)
+    params = robot.params(rate=1000.0, input_timeout=0.5, cycle_trigger=trigger)
     target = Target(node_command(params, tmp))
 
     def stamp(report) -> float:
@@ -376,6 +379,8 @@ def measure_rate(robot: Robot, tmp: Path, duration: float, settle: float = 3.0) 
             'cycles': cycles,
             'missed': missed,
             'max_lateness_us': after.get('max lateness [us]'),
+            'longest_missed_run': after.get('missed cycles, longest run'),
+            'longest_input_gap_ms': after.get('joint_states longest gap [ms]'),
             'gap_p99_ms': float(np.percentile(gaps, 99)),
             'gap_max_ms': float(gaps.max()),
             'rss_start_mib': rss_mib[0],
@@ -438,9 +443,9 @@ def print_latency(robots: list[Robot], tmp: Path, samples: int) -> None:
               f'p50 {in_node["p50"]} p99 {in_node["p99"]}; scheduling {in_node["scheduling"]}')
 
 
-def print_rate(robot: Robot, tmp: Path, duration: float) -> None:
-    print(f'1 kHz run, {duration:g} s, {robot.name}:')
-    result = measure_rate(robot, tmp, duration)
+def print_rate(robot: Robot, tmp: Path, duration: float, trigger: str) -> None:
+    print(f'1 kHz run, {duration:g} s, {robot.name}, cycle_trigger {trigger}:')
+    result = measure_rate(robot, tmp, duration, trigger)
     for key, value in result.items():
         print(f'  {key:16} {value:.3f}' if isinstance(value, float) else f'  {key:16} {value}')
     missed = 100 * result['missed'] / max(1, result['cycles'] + result['missed'])
@@ -463,6 +468,8 @@ def main() -> int:
     parser.add_argument('--duration', type=float, default=60.0, help='1 kHz run length [s]')
     parser.add_argument('--parts', nargs='+', choices=('latency', 'rate', 'startup'),
                         default=('latency', 'rate', 'startup'))
+    parser.add_argument('--cycle-trigger', choices=('clock', 'joint_states'), default='clock',
+                        help='cycle_trigger of the 1 kHz run')
     parser.add_argument('--echo', choices=('take', 'executor'), help=argparse.SUPPRESS)
     parser.add_argument('--echo-priority', type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -479,7 +486,7 @@ def main() -> int:
         if 'latency' in args.parts:
             print_latency(robots, tmp, args.samples)
         if 'rate' in args.parts:
-            print_rate(robots[0], tmp, args.duration)
+            print_rate(robots[0], tmp, args.duration, args.cycle_trigger)
         if 'startup' in args.parts:
             print_startup(robots, tmp)
     print(f'load average {" ".join(f"{x:.2f}" for x in os.getloadavg())} (at the end)')

@@ -33,6 +33,9 @@ FAULT_OUTPUTS = ('zero', 'hold_gravity', 'none')
 TORQUE_TERMS = ('full', 'gravity', 'gravity_coriolis')
 STATE_SOURCES = ('measured', 'desired')
 INERTIA_CHECKS = ('error', 'warn')
+# What starts a cycle when rate > 0: a joint_states arrival (the clock only when none comes
+# within 1.5 periods), or the clock alone (see rnea_ros.node.realtime).
+CYCLE_TRIGGERS = ('joint_states', 'clock')
 # Largest magnitude [m/s^2] of `gravity`: ~36 times the Sun's surface gravity (274 m/s^2).
 MAX_GRAVITY = 1e4
 
@@ -126,13 +129,24 @@ PARAMETERS: tuple[Parameter, ...] = (
         shown_default="`''`"),
     Parameter(
         'rate', DOUBLE, 500.0,
-        'cycle rate; `0`: answer each joint_states message at once',
-        'Cycle rate: a control thread wakes at absolute steady-clock deadlines and publishes '
-        'from the latest inputs (a deadline woken for more than one period late is skipped and '
-        'counted as a missed cycle in the diagnostics). 0: answer each joint_states message at '
-        'once (lowest latency; a watchdog then publishes the fault output if joint_states stop '
-        'for input_timeout).',
+        "cycle rate: of the clock's cycles when joint_states stop (see `cycle_trigger`); `0`: "
+        'answer each joint_states message, nothing else',
+        'Cycle rate. With cycle_trigger joint_states: the rate of the cycles the clock runs '
+        'while no joint_states come (the fault output keeps this rate); with clock: of a '
+        'control thread that wakes at absolute steady-clock deadlines and publishes from the '
+        'latest inputs (a deadline woken for more than one period late is skipped and counted '
+        'as a missed cycle in the diagnostics). 0: answer each joint_states message at once '
+        '(a watchdog then publishes the fault output if joint_states stop for input_timeout).',
         unit='Hz', low=0.0, high=1e4),
+    Parameter(
+        'cycle_trigger', STRING, 'joint_states',
+        'what runs a cycle when `rate` > 0: `joint_states` or `clock`',
+        'What runs a cycle when rate > 0. joint_states: each joint_states message, answered at '
+        'once, so the answer lands in the tick it belongs to whatever the phase between the '
+        "robot's clock and the node's; when none came for 1.5 periods the clock runs cycles at "
+        'the rate until one comes. clock: the deadlines of a free-running clock at the rate, '
+        'from the latest inputs (an answer one tick late or not, depending on the phase).',
+        choices=CYCLE_TRIGGERS),
     Parameter(
         'floating_base', BOOL, False,
         'free-flyer joint above the URDF root, state from `odometry`',
@@ -183,11 +197,13 @@ PARAMETERS: tuple[Parameter, ...] = (
         'WARN.',
         unit='s', low=1e-4, high=60.0, live=True),
     Parameter(
-        'fault_output', STRING, 'zero',
-        'published under a fault: `zero`, `hold_gravity`, `none`',
-        'Output while inputs are missing or stale: zero (zero effort), hold_gravity (gravity '
-        'torques at the last measured positions), none (publish nothing: the effort controller '
-        'then holds its last command forever; only with its own command timeout).',
+        'fault_output', STRING, 'hold_gravity',
+        'published under a fault: `hold_gravity`, `zero`, `none` (see Faults)',
+        'Output while inputs are missing or stale: hold_gravity (gravity torques at the last '
+        'measured positions: an arm held up by its feed-forward does not fall; zero while a '
+        'commanded joint was never measured), zero (zero effort), none (publish nothing: the '
+        'effort controller then holds its last command forever; only with its own command '
+        'timeout).',
         choices=FAULT_OUTPUTS, live=True),
     Parameter(
         'effort_limit_scale', DOUBLE, 1.0,
@@ -202,7 +218,7 @@ PARAMETERS: tuple[Parameter, ...] = (
         choices=TORQUE_TERMS, live=True),
     Parameter(
         'thread_priority', INTEGER, 50,
-        "SCHED_FIFO priority of the node's threads; `0`: normal",
+        "SCHED_FIFO priority of the node's threads (its executor's: 1); `0`: normal",
         "SCHED_FIFO priority (1..99) of the inputs and control threads (as ros2_control's "
         'thread_priority); 0: normal scheduling. Needs an rtprio limit '
         '(/etc/security/limits.conf) or CAP_SYS_NICE; without it the node runs normally and '

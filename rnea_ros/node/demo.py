@@ -10,9 +10,9 @@ Node demo: the rnea node on a real robot over DDS, fed a smooth trajectory, summ
    (``demo.sinusoidal_trajectory``) and the matching desired accelerations as a one-point
    trajectory_msgs/JointTrajectory, each joint_states sample with a unique stamp;
 3. prints once per second: the node's achieved rate, the latency from a joint_states publish to
-   the joint_torques answering it (at ``--rate`` > 0 it includes the wait for the next cycle, up to
-   one period), how far the torques are from ``RobotModel.rnea`` here, and the node's diagnostics
-   state; at the end a summary with the torques of a few joints;
+   the joint_torques answering it (the node answers each sample on arrival, its default
+   ``cycle_trigger``), how far the torques are from ``RobotModel.rnea`` here, and the node's
+   diagnostics state; at the end a summary with the torques of a few joints;
 4. stops the node with SIGINT (a clean shutdown) and exits 0 if the torques matched, the node
    reported no fault and exited cleanly.
 
@@ -302,10 +302,8 @@ def print_summary(summary: Summary, rate: float, node_log: str, out) -> None:
           f'cycles {summary.missed_cycles})', file=out)
     latency = summary.latency_us
     if latency:
-        wait = (f'; includes the wait for the next cycle, up to {1e6 / rate:.0f} us' if rate > 0
-                else '')
         print(f'  latency joint_states -> joint_torques: p50 {latency["p50"]:.0f} us, p99 '
-              f'{latency["p99"]:.0f} us, max {latency["max"]:.0f} us{wait}', file=out)
+              f'{latency["p99"]:.0f} us, max {latency["max"]:.0f} us', file=out)
     verdict = 'match' if summary.mismatches == 0 and summary.checked else 'DO NOT match'
     print(f'  torques vs RobotModel.rnea: {summary.checked} messages checked, '
           f'{summary.mismatches} mismatches, max |difference| {summary.max_error:.1e} N m: '

@@ -119,3 +119,40 @@ class GcMonitor:
     def close(self) -> None:
         if self._callback in gc.callbacks:
             gc.callbacks.remove(self._callback)
+
+
+class ArrivalGaps:
+    """
+    The longest interval between two arrivals of a message: in total and since the last report.
+
+    ``arrival(now)`` on each message (steady clock, seconds). The gap still open (since the last
+    arrival) counts too, so a report made during a stall already shows it.
+    """
+
+    def __init__(self):
+        self.last: float | None = None
+        self.longest = 0.0
+        self._window_longest = 0.0
+
+    def arrival(self, now: float) -> None:
+        if self.last is not None:
+            gap = now - self.last
+            if gap > self.longest:
+                self.longest = gap
+            if gap > self._window_longest:
+                self._window_longest = gap
+        self.last = now
+
+    def _open_gap(self, now: float) -> float:
+        last = self.last  # read once: the inputs thread writes it meanwhile
+        return 0.0 if last is None else max(0.0, now - last)
+
+    def longest_at(self, now: float) -> float:
+        """Return the longest gap so far, the open one included [s]."""
+        return max(self.longest, self._open_gap(now))
+
+    def since_report(self, now: float) -> float:
+        """Return the longest gap since the previous call, the open one included [s]."""
+        longest = max(self._window_longest, self._open_gap(now))
+        self._window_longest = 0.0
+        return longest

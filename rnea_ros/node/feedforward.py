@@ -323,7 +323,10 @@ class Feedforward:
         return ((self.contacts is None or all_finite(self.contacts.wrenches.reshape(-1)))
                 and (self.reactions is None or all_finite(self.reactions.wrenches.reshape(-1))))
 
-    def _hold_gravity(self) -> np.ndarray:
+    def _hold_gravity(self) -> np.ndarray | None:
+        """g(q) at the last measured positions; None (zero output) while a joint has none."""
+        if self.fault.code == JOINT_STATES_MISSING:  # no position to hold: not g(0)
+            return None
         return self.model.gravity_torques(self.q)
 
     def _compute(self, now: float, ros_time: float) -> str | None:

@@ -14,6 +14,7 @@ publishers and the subscriptions. The mixin uses the node's callbacks and state 
 from __future__ import annotations
 
 from functools import partial
+import time
 
 from geometry_msgs.msg import AccelStamped, WrenchStamped
 from nav_msgs.msg import Odometry
@@ -23,6 +24,7 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from rnea_ros.node import realtime
+from rnea_ros.node.diagnostics import ArrivalGaps
 from rnea_ros.node.messages import COMMAND_QOS, SENSOR_QOS, TRAJECTORY_QOS
 from rnea_ros.node.take_loop import TakeLoop
 
@@ -90,7 +92,7 @@ class ManagedOutputs:
         for thread in (self._control, self._inputs):
             if thread is not None:
                 thread.stop()
-        self._control = self._inputs = None
+        self._control = self._inputs = self._arrival_clock = None
         for entity in self._entities:
             if hasattr(entity, 'publish'):
                 self.destroy_publisher(entity)
@@ -120,13 +122,21 @@ class ManagedOutputs:
         # the cycle, which then sees a desired message that came with it); the rest on the
         # executor.
         rate, priority = self.settings.rate, self.settings.thread_priority
-        self._answer_each = rate == 0
-        if self._answer_each:  # answer each message; after input_timeout without, the fault
+        self.input_gaps = ArrivalGaps()  # gaps while configured
+        self._answer_each = rate == 0 or self.settings.cycle_trigger == 'joint_states'
+        self._control = self._arrival_clock = None
+        if rate == 0:  # answer each message; after input_timeout without, the fault
             self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
                                     idle=self._watchdog,
                                     idle_timeout=lambda: self.settings.input_timeout / 2,
                                     on_failure=self._thread_failed)
-            self._control = None
+        elif self._answer_each:  # each message; the clock's cycles when none comes
+            clock = self._arrival_clock = realtime.ArrivalClock(round(1e9 / rate),
+                                                                time.monotonic_ns())
+            self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
+                                    idle=self._fallback,
+                                    idle_timeout=lambda: clock.wait_s(time.monotonic_ns()),
+                                    on_failure=self._thread_failed)
         else:
             self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
                                     on_failure=self._thread_failed)

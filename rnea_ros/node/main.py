@@ -162,6 +162,11 @@ def spin(node, stop: threading.Event) -> int:
     # A thread waiting for the GIL takes it after this long, not Python's 5 ms default: the
     # control thread must not wait a whole period behind the executor's Python code.
     sys.setswitchinterval(realtime.SWITCH_INTERVAL)
+    # The executor's Python holds the GIL the real-time threads need: at normal priority a busy
+    # machine could preempt it holding the GIL and stall them (priority inversion). What it
+    # starts (threads, the description worker) begins normal (reset on fork).
+    if node.settings.thread_priority > 0:
+        realtime.set_fifo_priority(realtime.EXECUTOR_PRIORITY, reset_on_fork=True)
     code = 0
     try:
         namesakes = wait_for_namesakes(node, stop) if node.refuse_duplicate_name else 0

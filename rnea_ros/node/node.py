@@ -45,11 +45,13 @@ odometry and base_acceleration for a floating base) are served by a thread of th
 (``TakeLoop``): it waits on those subscriptions only and merges each message as it arrives,
 without going through the executor, whose per-message overhead is hundreds of µs of Python
 holding the GIL.
-With ``rate`` 0 that thread also answers each joint_states message at once (compute, publish
-joint_torques, feedforward_effort, then the wrenches), and when no cycle ran for ``input_timeout``
-it runs one, which publishes the fault output. With ``rate`` > 0 a control thread
+With ``cycle_trigger`` joint_states (default) that thread also answers each joint_states message
+at once (compute, publish joint_torques, feedforward_effort, then the wrenches), and when none
+came for 1.5 periods it runs cycles at ``rate`` from its own clock (``realtime.ArrivalClock``),
+which publish the fault output once the inputs are stale; with ``rate`` 0, only when no cycle ran
+for ``input_timeout``. With ``cycle_trigger`` clock a control thread
 (``realtime.PeriodicThread``) sleeps to absolute steady-clock deadlines and runs one cycle per
-deadline from the latest inputs; a deadline it wakes more than one period late for is skipped and
+deadline from the latest inputs; a deadline woken more than one period late for is skipped and
 counted as a missed cycle (``realtime`` has the definitions). Both threads ask for SCHED_FIFO at
 ``thread_priority`` and a 1 µs timer slack, and run without them when not permitted (said once in
 the log and in the diagnostics). The executor thread handles the rest: joint_trajectory,
@@ -73,7 +75,7 @@ from sensor_msgs.msg import JointState
 from rnea_ros.node import realtime
 from rnea_ros.node import trajectory as trajectory_module
 from rnea_ros.node.declaration import LIVE
-from rnea_ros.node.diagnostics import CycleStats, GcMonitor, Rejections
+from rnea_ros.node.diagnostics import ArrivalGaps, CycleStats, GcMonitor, Rejections
 from rnea_ros.node.feedforward import Feedforward
 from rnea_ros.node.joint_input import Rejected
 from rnea_ros.node.lifecycle import ManagedOutputs
@@ -131,6 +133,9 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._steady_clock = Clock(clock_type=ClockType.STEADY_TIME)
         self._inputs: TakeLoop | None = None
         self._control: realtime.PeriodicThread | None = None
+        self._arrival_clock: realtime.ArrivalClock | None = None  # cycle_trigger joint_states
+        self.clock_cycles = 0  # cycles the ArrivalClock ran (no joint_states for 1.5 periods)
+        self.input_gaps = ArrivalGaps()  # between joint_states messages
         self._entities: list = []  # publishers and subscriptions of the configured node
         self._reaction_pubs: dict[str, object] = {}
         self._publications: list[tuple] = []
@@ -278,9 +283,10 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             self.get_logger().warning(warning)
 
     def _on_joint_states(self, msg: JointState) -> None:
-        """From the inputs thread: merge; with rate 0, answer at once."""
+        """From the inputs thread: merge; answer at once (cycle_trigger joint_states, rate 0)."""
         now = time.monotonic()
         with self._lock:
+            self.input_gaps.arrival(now)
             core = self._core
             if core is None:
                 return
@@ -290,6 +296,8 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             except Rejected as exc:
                 rejected = exc
             else:
+                if self._arrival_clock is not None:  # the clock's next cycle: 1.5 periods on
+                    self._arrival_clock.arrived(time.monotonic_ns())
                 if not self._answer_each or not self._active:
                     return
                 rejected = None
@@ -441,6 +449,12 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._messages.stamp(core, stamp)
         return self._publications
 
+    def _fallback(self) -> None:
+        """Run the clock's cycle when no joint_states came for 1.5 periods (inputs thread)."""
+        if self._arrival_clock.due(time.monotonic_ns()):
+            self.clock_cycles += 1
+            self._cycle()
+
     def _watchdog(self) -> None:
         """Run a cycle when none ran for input_timeout (rate 0: it sees the stale input)."""
         now = time.monotonic()
@@ -494,15 +508,24 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             if key in summary:
                 values[f'compute time {key} [us]'] = f'{summary[key]:.1f}'
         values['cycles'] = str(self.stats.cycles)
-        if self._control is not None:  # deadlines skipped (see rnea_ros.node.realtime)
-            deadlines = self._control.deadlines
+        deadlines = (self._control.deadlines if self._control is not None
+                     else self._arrival_clock)
+        if deadlines is not None:  # deadlines skipped (see rnea_ros.node.realtime)
             values['missed cycles'] = str(deadlines.missed)
+            values['missed cycles, longest run'] = str(deadlines.longest_missed_run)
             values['max lateness [us]'] = f'{deadlines.max_lateness_ns / 1e3:.0f}'
         elif self.settings.rate == 0:
             values['missed cycles'] = '0 (rate 0: one cycle per joint_states message)'
+        if self._arrival_clock is not None:
+            values['cycles by the clock (no joint_states for 1.5 periods)'] = str(
+                self.clock_cycles)
         values['scheduling'] = self._scheduling
+        values['dds threads'] = realtime.middleware_threads()  # config/fastdds_realtime.xml
         with self._lock:
             rejections = sorted(self.rejections.counts.items())
+            gaps = self.input_gaps.longest_at(now), self.input_gaps.since_report(now)
+        values['joint_states longest gap [ms]'] = f'{gaps[0] * 1e3:.1f}'
+        values['joint_states longest gap since last report [ms]'] = f'{gaps[1] * 1e3:.1f}'
         for (topic, reason), count in rejections:
             values[f'rejected {topic} ({reason})'] = str(count)
         values['gc collections'] = str(self.gc_monitor.collections)

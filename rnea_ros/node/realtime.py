@@ -13,7 +13,14 @@ cycle. ``Deadlines`` keeps that schedule and its account:
   recent deadline and continues on the original grid.
 
 So ``cycles + missed`` is the number of deadlines passed, and the achieved rate is
-``cycles / elapsed``.
+``cycles / elapsed``. ``longest_missed_run`` is the most deadlines skipped in one go: one stall of
+166 ms at 1 kHz is a run of 166, where 166 scattered misses are runs of 1.
+
+``ArrivalClock`` is the same grid locked to the arrivals of a message: each arrival pushes the
+next deadline to 1.5 periods after it, so its deadlines only come due when no message came for
+1.5 periods (a fallback at the rate, half a period out of phase with the arrivals expected). A
+deadline no cycle served within a period (neither the clock's nor an arrival's: the thread did
+not run) is missed likewise.
 
 The helpers below lower the thread's timer slack (Linux rounds sleeps up by 50 µs by default) and
 raise it to ``SCHED_FIFO`` when the process may; both degrade to a no-op elsewhere and report why.
@@ -38,6 +45,10 @@ TIMER_SLACK_NS = 1_000
 # Interval after which a thread waiting for the GIL forces the running one to hand it over [s]
 # (Python's default is 5 ms, longer than a control period).
 SWITCH_INTERVAL = 100e-6
+# SCHED_FIFO priority of the thread running rclpy's executor when the node's threads are real
+# time: the lowest, so it never preempts them, yet no normal process preempts it while it holds
+# the GIL they wait for.
+EXECUTOR_PRIORITY = 1
 
 
 class _Timespec(ctypes.Structure):
@@ -94,24 +105,56 @@ def set_timer_slack(slack_ns: int = TIMER_SLACK_NS) -> str | None:
     return None
 
 
-def set_fifo_priority(priority: int) -> str | None:
+def set_fifo_priority(priority: int, reset_on_fork: bool = False) -> str | None:
     """
     Run the calling thread under SCHED_FIFO at ``priority`` (1..99; 0: leave it alone).
 
     Returns None on success (or for 0), else the reason it stays a normal thread, e.g. no
     permission: grant it with ``ulimit -r`` / ``rtprio`` in /etc/security/limits.conf, or
-    CAP_SYS_NICE.
+    CAP_SYS_NICE. ``reset_on_fork``: the threads and processes it starts afterwards begin as
+    normal ones (SCHED_RESET_ON_FORK) instead of inheriting the policy.
     """
     if priority <= 0:
         return None
     if not hasattr(os, 'sched_setscheduler'):
         return 'SCHED_FIFO: not available on this platform'
+    policy = os.SCHED_FIFO | (os.SCHED_RESET_ON_FORK if reset_on_fork else 0)
     try:
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+        os.sched_setscheduler(0, policy, os.sched_param(priority))
     except OSError as exc:
         return (f'SCHED_FIFO priority {priority} not permitted ({exc.strerror}); running as a '
                 f'normal thread (allow it with an rtprio limit or CAP_SYS_NICE)')
     return None
+
+
+def middleware_threads(tasks: str = '/proc/self/task') -> str:
+    """
+    Say how this process's Fast DDS reception and timed-event threads are scheduled.
+
+    The threads named ``dds.udp.<port>``, ``dds.shm.<port>`` (reception) and ``dds.ev.<n>``
+    (timed events), e.g. ``SCHED_FIFO 49 (5 threads)``, or ``normal (5 threads)``; several
+    groups when they differ. Linux only; elsewhere, or without such threads, says so.
+    """
+    groups: dict[str, int] = {}
+    try:
+        for tid in os.listdir(tasks):
+            try:
+                with open(f'{tasks}/{tid}/comm') as comm:
+                    name = comm.read().strip()
+                if not (name.startswith(('dds.udp.', 'dds.ev.'))
+                        or (name.startswith('dds.shm.') and name[8:].isdigit())):
+                    continue
+                policy = os.sched_getscheduler(int(tid)) & ~os.SCHED_RESET_ON_FORK
+                key = (f'SCHED_FIFO {os.sched_getparam(int(tid)).sched_priority}'
+                       if policy == os.SCHED_FIFO else 'normal')
+            except (OSError, ValueError):
+                continue  # the thread ended meanwhile
+            groups[key] = groups.get(key, 0) + 1
+    except (OSError, AttributeError):
+        return 'unknown (not Linux)'
+    if not groups:
+        return 'none found'
+    return ', '.join(f'{key} ({count} threads)' for key, count in sorted(groups.items()))
 
 
 class Deadlines:
@@ -130,6 +173,7 @@ class Deadlines:
         self.next_ns = int(start_ns) + self.period_ns
         self.cycles = 0
         self.missed = 0
+        self.longest_missed_run = 0
         self.max_lateness_ns = 0
         self.lateness_ns = 0
 
@@ -144,8 +188,7 @@ class Deadlines:
         if late < 0:
             return False
         if late >= self.period_ns:
-            skipped = late // self.period_ns
-            self.missed += skipped
+            skipped = self._skip(late)
             self.next_ns += skipped * self.period_ns
             late -= skipped * self.period_ns
         self.lateness_ns = late
@@ -154,6 +197,45 @@ class Deadlines:
         self.cycles += 1
         self.next_ns += self.period_ns
         return True
+
+    def _skip(self, late: int) -> int:
+        """Count as missed the deadlines more than a period before ``next_ns + late``."""
+        skipped = late // self.period_ns
+        self.missed += skipped
+        if skipped > self.longest_missed_run:
+            self.longest_missed_run = skipped
+        return skipped
+
+
+class ArrivalClock(Deadlines):
+    """
+    A deadline grid that each arrival of a message moves (see the module docstring).
+
+    ``arrived(now_ns)`` at each arrival; ``due(now_ns)`` (from ``Deadlines``) tells whether a
+    fallback cycle runs now; ``wait_s(now_ns)`` is how long to wait for the next arrival before
+    that. Missed deadlines are those the waiting thread woke more than one period late for.
+    """
+
+    def __init__(self, period_ns: int, start_ns: int):
+        super().__init__(period_ns, start_ns)
+        self.delay_ns = self.period_ns * 3 // 2
+        self.arrived(start_ns)
+
+    def arrived(self, now_ns: int) -> None:
+        """
+        Restart the grid 1.5 periods after an arrival at ``now_ns``.
+
+        The arrival's cycle stands for the deadline of the last period; deadlines before it
+        that no cycle served (the waiting thread did not wake for them) are missed.
+        """
+        late = now_ns - self.next_ns
+        if late >= self.period_ns:
+            self._skip(late)
+        self.next_ns = int(now_ns) + self.delay_ns
+
+    def wait_s(self, now_ns: int) -> float:
+        """Return the seconds left until the next deadline (0 when it has passed)."""
+        return max(0, self.next_ns - now_ns) * 1e-9
 
 
 class RealtimeThread:

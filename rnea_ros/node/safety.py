@@ -31,9 +31,10 @@ non-finite wrench, which counts as a non-finite output), every wrench is publish
 with the stamp of the fault output; with ``fault_output`` ``none`` nothing is published.
 
 ``fault_output``:
-- ``zero``: zero effort on every joint (default: a feed-forward term that stops contributing);
-- ``hold_gravity``: gravity torques at the last measured positions (keeps an arm up whose
-  controller relies on the feed-forward for gravity);
+- ``hold_gravity`` (default): gravity torques at the last measured positions (keeps an arm up
+  whose controller relies on the feed-forward for gravity: its low-gain PD alone lets it fall);
+  zero while a commanded joint was never measured (no position to hold);
+- ``zero``: zero effort on every joint (a feed-forward term that stops contributing);
 - ``none``: publish nothing; the controller keeps the last command. Only for set-ups whose
   controller has its own command timeout.
 

@@ -30,6 +30,7 @@ class Settings:
     """
 
     rate: float = _default('rate')
+    cycle_trigger: str = _default('cycle_trigger')
     floating_base: bool = _default('floating_base')
     gravity: tuple[float, float, float] = _default('gravity')
     command_joints: tuple[str, ...] = _default('command_joints')

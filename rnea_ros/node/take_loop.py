@@ -58,25 +58,28 @@ class TakeLoop(realtime.RealtimeThread):
         self._entries: list[tuple] = []
         self._idle, self._idle_timeout = idle, idle_timeout
 
-    def add(self, msg_type, topic: str, qos: QoSProfile, callback, raw: bool = False):
+    def add(self, msg_type, topic: str, qos: QoSProfile, callback, raw: bool = False,
+            with_info: bool = False):
         """
         Subscribe ``callback(msg)`` to ``topic`` on this thread; returns the subscription.
 
         ``raw``: ``callback`` gets the serialized message (bytes), as rclpy's ``raw``.
+        ``with_info``: ``callback(msg, info)``, ``info`` the message info rclpy takes with it
+        (``source_timestamp``: when the publisher sent it, ``received_timestamp``; ns).
         """
         if self._thread.is_alive():
             raise RuntimeError('TakeLoop.add after start')
         subscription = self._node.create_subscription(msg_type, topic, callback, qos,
                                                       callback_group=self._group, raw=raw)
-        self._entries.append((subscription, callback))
+        self._entries.append((subscription, callback, with_info))
         return subscription
 
     def _loop(self) -> None:
-        entries = [(k, sub.handle, sub.msg_type, sub.raw, callback)
-                   for k, (sub, callback) in enumerate(self._entries)]
+        entries = [(k, sub.handle, sub.msg_type, sub.raw, callback, with_info)
+                   for k, (sub, callback, with_info) in enumerate(self._entries)]
         idle, idle_timeout = self._idle, self._idle_timeout
         with ExitStack() as handles:
-            for entity in (self._context, self._wake, *(sub for sub, _ in self._entries)):
+            for entity in (self._context, self._wake, *(entry[0] for entry in self._entries)):
                 handles.enter_context(entity.handle)  # alive while the loop uses them
             wait_set = _rclpy.WaitSet(len(entries), 1, 0, 0, 0, 0, self._context.handle)
             self._started.set()
@@ -88,14 +91,17 @@ class TakeLoop(realtime.RealtimeThread):
                 wait_set.wait(-1 if idle_timeout is None else int(idle_timeout() * 1e9))
                 if self._stopping:
                     break
-                for index, handle, msg_type, raw, callback in entries:
+                for index, handle, msg_type, raw, callback, with_info in entries:
                     if not wait_set.is_ready('subscription', index):
                         continue
                     while True:
                         taken = handle.take_message(msg_type, raw)
                         if taken is None:
                             break
-                        callback(taken[0])
+                        if with_info:
+                            callback(*taken)
+                        else:
+                            callback(taken[0])
                 if idle is not None:
                     idle()
 

@@ -50,6 +50,9 @@ def test_timeouts_on_the_steady_clock(ur5):
     q, v = state(ur5)
     core = make(ur5, input_timeout=0.1, acceleration_timeout=0.05, fault_output='hold_gravity')
     assert core.input_fault(0.0) == JOINT_STATES_MISSING
+    # No position measured yet: nothing to hold, so zero, not the gravity torques at q = 0.
+    assert core.cycle(0.0, 0.0) and core.fault.code == JOINT_STATES_MISSING
+    assert not core.effort.any() and ur5.gravity_torques(np.zeros(6)).any()
     core.on_joint_states(ur5.joint_names, q, [], [], now=1.0)
     assert core.input_fault(1.05) == VELOCITY_MISSING  # full terms need velocities
     core.on_joint_states(ur5.joint_names, q, v, [], now=1.0)

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from rnea_ros.node import realtime
-from rnea_ros.node.diagnostics import CycleStats
-from rnea_ros.node.realtime import Deadlines, PeriodicThread
+from rnea_ros.node.diagnostics import ArrivalGaps, CycleStats
+from rnea_ros.node.realtime import ArrivalClock, Deadlines, PeriodicThread
 
 MS = 1_000_000
 
@@ -40,6 +40,54 @@ def test_exactly_one_period_late_is_a_missed_cycle():
     deadlines = Deadlines(MS, start_ns=0)
     assert deadlines.due(2 * MS)  # the 1 ms deadline is skipped, the 2 ms one runs on time
     assert (deadlines.cycles, deadlines.missed, deadlines.lateness_ns) == (1, 1, 0)
+
+
+def test_longest_missed_run_tells_one_stall_from_scattered_misses():
+    scattered = Deadlines(MS, start_ns=0)
+    for k in range(1, 6):  # every other deadline slept through: 5 misses, one at a time
+        assert scattered.due(2 * k * MS)
+    one_stall = Deadlines(MS, start_ns=0)
+    assert one_stall.due(6 * MS)  # 1..5 ms slept through at once
+    assert scattered.missed == one_stall.missed == 5
+    assert (scattered.longest_missed_run, one_stall.longest_missed_run) == (1, 5)
+
+
+def test_arrival_clock_runs_only_when_arrivals_stop():
+    clock = ArrivalClock(MS, start_ns=0)
+    assert clock.next_ns == 1_500_000 and clock.wait_s(0) == pytest.approx(1.5e-3)
+    for k in range(1, 20):  # arrivals every period: the fallback never comes due
+        clock.arrived(k * MS)
+        assert not clock.due(k * MS + 1_499_999)
+    assert clock.cycles == 0 and clock.next_ns == 19 * MS + 1_500_000
+    # The arrivals stop after 19 ms: cycles at 20.5, 21.5, ... ms, on time, none missed.
+    for k in range(5):
+        assert clock.due(20 * MS + MS // 2 + k * MS)
+    assert (clock.cycles, clock.missed) == (5, 0)
+    assert clock.wait_s(25 * MS) == pytest.approx(0.5e-3) and clock.wait_s(30 * MS) == 0
+    # Woken 3 periods late: 3 deadlines skipped in one run; an arrival restarts the grid.
+    assert clock.due(28 * MS + MS // 2)
+    assert (clock.missed, clock.longest_missed_run) == (3, 3)
+    clock.arrived(29 * MS)
+    assert not clock.due(30 * MS) and clock.due(30 * MS + MS // 2)
+    # The thread frozen from 30.6 to 40.7 ms: the arrival then served stands for the 40.5 ms
+    # deadline; 31.5 ... 39.5 ms were missed, in one run.
+    clock.arrived(40 * MS + 700_000)
+    assert (clock.missed, clock.longest_missed_run) == (3 + 9, 9)
+    assert clock.next_ns == 42 * MS + 200_000
+
+
+def test_arrival_gaps_longest_in_total_and_since_the_last_report():
+    gaps = ArrivalGaps()
+    assert gaps.longest_at(5.0) == 0.0 and gaps.since_report(5.0) == 0.0  # nothing yet
+    for t in (10.0, 10.002, 10.004, 10.170, 10.172):  # a 166 ms stall
+        gaps.arrival(t)
+    assert gaps.longest_at(10.173) == pytest.approx(0.166)
+    assert gaps.since_report(10.173) == pytest.approx(0.166)
+    gaps.arrival(10.174)
+    assert gaps.since_report(10.175) == pytest.approx(0.002)  # a new window
+    # An open gap (no arrival since 10.174) counts as it grows, in both.
+    assert gaps.since_report(10.5) == pytest.approx(0.326)
+    assert gaps.longest_at(10.5) == pytest.approx(0.326)
 
 
 def test_period_must_be_positive():

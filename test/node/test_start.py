@@ -39,6 +39,8 @@ def run_node(*ros_args: str, timeout: float = 120) -> subprocess.CompletedProces
     ('state_source:=1', "parameter 'state_source' is 1: expected one of: measured, desired"),
     ('torque_terms:=all',
      "parameter 'torque_terms' is 'all': expected one of: full, gravity, gravity_coriolis"),
+    ('cycle_trigger:=sometimes',
+     "parameter 'cycle_trigger' is 'sometimes': expected one of: joint_states, clock"),
     ('gravity:=[0.0, -9.81]',
      "parameter 'gravity' is [0.0, -9.81]: expected 3 finite numbers of magnitude at most "
      '10000 (world frame, m/s^2)'),
@@ -64,7 +66,9 @@ def test_integers_are_doubles_and_params_file_applies_under_a_namespace(ros, tmp
     config = (ROOT / 'config' / 'rnea.yaml').read_text()
     assert '\n    rate: 500.0\n' in config
     params = tmp_path / 'rnea.yaml'
-    params.write_text(config.replace('\n    rate: 500.0\n', '\n    rate: 1000\n'))
+    assert '\n    fault_output: hold_gravity\n' in config
+    params.write_text(config.replace('\n    rate: 500.0\n', '\n    rate: 1000\n').replace(
+        '\n    fault_output: hold_gravity\n', '\n    fault_output: zero\n'))
     description = tmp_path / 'description.yaml'
     description.write_text(_description_yaml(robot_path('ur5')))
     ros.start_node({}, command=[
