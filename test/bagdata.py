@@ -1,8 +1,8 @@
 """
 Test bags written with ``rosbags``: analytic panda motions and realistic logs.
 
-Messages are serialized by rosbags' own serializer (not by ``rnea_ros.bag.cdr``), so the bag tool's
-decoder is checked against an independent encoding.
+Messages are serialized by rosbags' own serializer (not by ``rnea_ros.recording.bagio.cdr``),
+so the bag tool's decoder is checked against an independent encoding.
 
 - ``panda_bag``: an exact sinusoidal motion of Franka's panda (``trajectory``).
 - ``realistic_log`` / ``realistic_bag``: what a real robot logs, for any fixed-base

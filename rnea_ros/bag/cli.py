@@ -19,12 +19,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rnea_ros.bag import differentiate
 from rnea_ros.bag.inputs import add_joint_state_options
 from rnea_ros.bag.pipeline import run
-from rnea_ros.bag.storage import reason
 from rnea_ros.dynamics.description import parse_xacro_arg
 from rnea_ros.errors import RneaError
+from rnea_ros.recording import differentiate
+from rnea_ros.recording.bagio.storage import reason
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,10 +1,10 @@
 """
 What a ``rnea_bag`` run reads, and the options checked on the model.
 
-The joint states (``joint_states``: read, decoded and gathered by ``replay.joint_series``, as
-``rnea_identify`` reads them too), the URDF (``--urdf`` or the bag's robot_description topic),
-the desired accelerations, the floating base's odometry, the ``--contacts`` links and the
-``--joints`` selection; records decoded with rosbags as the fallback of the fast CDR decoder.
+The joint states' options (``add_joint_state_options``: ``rnea_ros.recording.load_joint_states``
+reads the topic, for ``rnea_identify`` too), the URDF (``--urdf`` or the bag's
+robot_description topic), the desired accelerations, the floating base's odometry, the
+``--contacts`` links and the ``--joints`` selection.
 """
 from __future__ import annotations
 
@@ -12,26 +12,18 @@ from pathlib import Path
 
 import numpy as np
 
-from rnea_ros.bag import cdr, replay
-from rnea_ros.bag.storage import (BagError, deserialize_all, JOINT_STATE, JOINT_TRAJECTORY,
-                                  ODOMETRY, read_raw, STRING, topic_connections)
 from rnea_ros.dynamics.description import read_robot_description
 from rnea_ros.errors import InputError
-
-
-def decode_records(raw, layout_of, store, msgtype: str, fields, topic: str):
-    """``cdr.decode`` with rosbags as the fallback; a record neither can read is corrupt."""
-    def fallback(record: bytes):
-        try:
-            return fields(store.deserialize_cdr(record, msgtype))
-        except Exception as exc:
-            raise BagError(f'corrupt {msgtype} message on {topic!r} ({len(record)} bytes): '
-                           f'{type(exc).__name__}: {exc}') from None
-    return cdr.decode(raw.buffer, raw.starts, raw.lengths, layout_of, fallback)
+from rnea_ros.recording.bagio import cdr
+from rnea_ros.recording.bagio.storage import (deserialize_all, JOINT_TRAJECTORY, ODOMETRY,
+                                              read_raw, STRING, topic_connections)
+from rnea_ros.recording.joint_states import decode_records
+from rnea_ros.recording.series import base_state as base_state_at
+from rnea_ros.recording.series import desired_accelerations
 
 
 def add_joint_state_options(group) -> None:
-    """Add the options of ``joint_states`` to an argparse parser or group (both tools')."""
+    """Add the options of ``load_joint_states`` to an argparse parser or group (both tools')."""
     group.add_argument('--clock', choices=('header', 'receive'), default='header',
                        help='sample times: message header stamps (default) or receive times')
     group.add_argument('--ignore-extra-joints', action='store_true',
@@ -43,32 +35,6 @@ def add_joint_state_options(group) -> None:
     group.add_argument('--lock-missing', action='store_true',
                        help='hold every URDF joint the bag never publishes at 0 (or at the '
                        'limit nearest to 0); listed in a warning and the summary')
-
-
-def joint_states(reader, store, topic: str, names, urdf_joints: set[str], *,
-                 window: tuple[int | None, int | None] = (None, None), margin: int = 0,
-                 progress=None, ways_out: str = '--clock receive',
-                 **options) -> replay.JointSeries:
-    """
-    Read, decode and gather the JointState ``topic`` into ``names`` columns (``replay``).
-
-    ``window``: [start, stop) log times [ns] to analyse, read with ``margin`` [ns] around them;
-    ``progress(k)``: as ``read_raw``; ``options``: those of ``replay.joint_series`` (clock,
-    ignore_extra, locked, lock_missing). ``BagError``/``InputError`` name what is wrong.
-    """
-    conns = topic_connections(reader, topic, JOINT_STATE, what='joint_states topic')
-    lo, hi = window
-    raw = read_raw(reader, conns, None if lo is None else lo - margin,
-                   None if hi is None else hi + margin, progress)
-    if len(raw) == 0:
-        raise BagError(f'no {conns[0].topic} messages in the bag'
-                       + ('' if lo is None and hi is None else ' in the time window'))
-    # Decoded while the bag is open: the records may be a view of the mapped file.
-    decoded = decode_records(raw, cdr.joint_state_layout, store, JOINT_STATE,
-                             cdr.joint_state_fields, conns[0].topic)
-    return replay.joint_series(decoded, raw.times, names, urdf_joints, topic=conns[0].topic,
-                               window=window, ways_out=ways_out,
-                               origin_ns=int(reader.start_time), **options)
 
 
 def robot_description(args, reader, store) -> tuple[str, str]:
@@ -100,8 +66,8 @@ def desired(args, reader, store, series, lo, hi, margin) -> np.ndarray | None:
     raw = read_raw(reader, conns, None if lo is None else lo - margin - timeout_ns,
                    None if hi is None else hi + margin)
     messages = deserialize_all(raw, JOINT_TRAJECTORY, store)
-    return replay.desired_accelerations(messages, raw.times, series.names, series.times_ns,
-                                        args.acceleration_timeout)
+    return desired_accelerations(messages, raw.times, series.names, series.times_ns,
+                                 args.acceleration_timeout)
 
 
 def base_state(args, reader, store, series, lo, hi, margin, differentiate_fn):
@@ -124,7 +90,7 @@ def base_state(args, reader, store, series, lo, hi, margin, differentiate_fn):
     if series.clock == 'header' and not np.any(times):
         raise InputError(f'odometry topic {conns[0].topic!r} has zero header stamps while '
                          'joint_states has stamps: use --clock receive')
-    return replay.base_state(times, values, series.times_ns, differentiate_fn)
+    return base_state_at(times, values, series.times_ns, differentiate_fn)
 
 
 def contact_links(args) -> list[str]:

@@ -16,16 +16,16 @@ What it does
    NAME:=VALUE`` arguments), or else the first ``robot_description`` (std_msgs/String)
    message in the bag.
 2. The joint states (``--joint-states``, sensor_msgs/JointState) become q, v and measured
-   effort in model order (``rnea_ros.bag.replay``: clock, merging, missing joints; joints the
+   effort in model order (``rnea_ros.recording.series``: clock, merging, missing joints; joints the
    bag never publishes are an error unless held by ``--lock``/``--lock-missing``,
-   ``rnea_ros.bag.locks``). Velocities come from the messages where present and finite, else
+   ``rnea_ros.recording.locks``). Velocities come from the messages where present and finite, else
    from the differentiator.
 3. Accelerations: from the ``--desired-accelerations`` topic (trajectory_msgs/JointTrajectory
    with one point, as the node consumes it) where it has a fresh sample, else estimated by a
    Savitzky-Golay differentiator on the uneven sample times that fits through holes and
-   splits at gaps (``rnea_ros.bag.differentiate``: method, defaults and error bound), per
+   splits at gaps (``rnea_ros.recording.differentiate``: method, defaults and error bound), per
    joint from the positions or from the velocities of the messages, whichever the data say is
-   better (``rnea_ros.bag.accelerations``, ``--accelerations-from``). Samples whose estimate
+   better (``rnea_ros.recording.accelerations``, ``--accelerations-from``). Samples whose estimate
    would come from a one-sided fit (within half a window of a gap or of the ends) are left
    out, with a warning.
 4. Floating base (``--floating-base``): the base state from nav_msgs/Odometry (``--odometry``);
@@ -85,18 +85,19 @@ import time
 
 import numpy as np
 
-from rnea_ros.bag import accelerations, cdr, differentiate, inputs, locks
+from rnea_ros.bag import inputs
 from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
 from rnea_ros.bag.downsample import reduce_bag
 from rnea_ros.bag.outputs import check as check_output, Staging
 from rnea_ros.bag.report import table_suffix, write_summary, write_table, write_tables
-from rnea_ros.bag.storage import (BagError, JOINT_STATE, open_bag, topic_connections,
-                                  typestore, WRENCH_STAMPED)
 from rnea_ros.bag.summary import json_safe, run_summary
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.dynamics.urdf import urdf_joint_names
 from rnea_ros.errors import InputError
+from rnea_ros.recording import derivatives, differentiate, load_joint_states
+from rnea_ros.recording.bagio import cdr
+from rnea_ros.recording.bagio.storage import (BagError, JOINT_STATE, open_bag,
+                                              topic_connections, typestore, WRENCH_STAMPED)
 
 PROGRESS_MIN_MESSAGES = 100_000
 # The contact solver is slower per sample: its progress bar shows from fewer samples.
@@ -194,20 +195,18 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         lo = None if args.start is None else bag_start + int(args.start * 1e9)
         hi = None if args.end is None else bag_start + int(args.end * 1e9)
         progress = _progress('reading', sum(c.msgcount for c in js_conns), show)
-        series = inputs.joint_states(
-            reader, store, args.joint_states, [j.name for j in joints], urdf_joint_names(xml),
-            window=(lo, hi), margin=margin, progress=progress,
-            ways_out='--clock receive, or --start/--end on one side of it', clock=args.clock,
-            ignore_extra=args.ignore_extra_joints, locked=locks.parse(args.lock, joints),
-            lock_missing=locks.missing_positions(joints) if args.lock_missing else None)
+        series = load_joint_states(
+            reader, model, xml, args.joint_states, window=(lo, hi), margin=margin,
+            progress=progress, ways_out='--clock receive, or --start/--end on one side of it',
+            clock=args.clock, ignore_extra=args.ignore_extra_joints, lock=args.lock,
+            lock_missing=args.lock_missing)
         progress.close()
         warnings += series.warnings
         desired = inputs.desired(args, reader, store, series, lo, hi, margin)
 
     with timings('differentiating'):
-        estimate = accelerations.estimate(series, [j.kind for j in joints], desired,
-                                          args.window, args.order, args.max_gap,
-                                          args.accelerations_from)
+        estimate = derivatives(series, model, desired, window=args.window, order=args.order,
+                               max_gap=args.max_gap, route=args.accelerations_from)
         diff, routes, edge = estimate.diff, estimate.routes, estimate.edge
 
     def differentiate_fn(times, values):
@@ -389,7 +388,7 @@ def _joint_model_summary(path, joint_model: JointModel) -> dict:
 
 def _write_bag(reader, output, model, joints, series, keep, q, v, total, topic, js_conns,
                show, solved=None) -> Path:
-    from rnea_ros.bag.storage import write_bag
+    from rnea_ros.recording.bagio.storage import write_bag
     names = [j.name for j in joints]
     qi = [j.idx_q for j in joints]
     vi = [j.idx_v for j in joints]

@@ -257,7 +257,8 @@ def write_summary(directory: Path, summary: dict) -> tuple[Path, Path]:
     return json_path, md_path
 
 
-def _fmt(value, digits: int = 4) -> str:
+def fmt(value, digits: int = 4) -> str:
+    """Return a number of a Markdown table: ``digits`` significant digits, None as a dash."""
     if value is None:
         return '–'
     if isinstance(value, float):
@@ -274,19 +275,19 @@ def markdown(summary: dict) -> str:
     lines = [f'# Torque analysis of `{summary["bag"]}`', '']
     info = summary['run']
     lines += [f'- joint_states topic: `{info["joint_states"]}`, {info["samples"]} samples over '
-              f'{_fmt(info["duration"])} s (t = {_fmt(info["start"])} to {_fmt(info["end"])} s '
-              f'from the bag start), median rate {_fmt(info["rate"])} Hz, clock: '
+              f'{fmt(info["duration"])} s (t = {fmt(info["start"])} to {fmt(info["end"])} s '
+              f'from the bag start), median rate {fmt(info["rate"])} Hz, clock: '
               f'{info["clock"]}',
               f'- model: `{info["robot"]}`, {info["nv"]} DoF, floating base: '
               f'{info["floating_base"]}',
-              f'- velocities from the messages: {_fmt(100 * info["velocity_measured"], 3)} % of '
+              f'- velocities from the messages: {fmt(100 * info["velocity_measured"], 3)} % of '
               'values (the rest estimated)',
               f'- accelerations: {info["acceleration_source"]}']
     joint_model = summary.get('joint_model')
     if joint_model:
         lines.append(f'- joint model: `{joint_model["file"]}`, friction '
                      f'{joint_model["friction_model"]} (velocity threshold '
-                     f'{_fmt(joint_model["velocity_threshold"])}) on '
+                     f'{fmt(joint_model["velocity_threshold"])}) on '
                      f'{_names(joint_model["friction_joints"])}; armature on '
                      f'{_names(joint_model["armature_joints"])} (the friction term and the '
                      'armature, in the inertial term, are part of the prediction)')
@@ -294,22 +295,22 @@ def markdown(summary: dict) -> str:
     if contacts:
         links = ', '.join(f'`{link}`' for link in contacts['links'])
         lines.append(f'- contacts: {links} ({contacts["kind"]}, friction '
-                     f'{_fmt(contacts["friction"])}), {contacts["schedule"]}; infeasible '
+                     f'{fmt(contacts["friction"])}), {contacts["schedule"]}; infeasible '
                      f'samples: {contacts["infeasible_samples"]} of {contacts["samples"]} '
-                     f'(max unbalanced base wrench {_fmt(contacts["max_residual_norm"])})')
+                     f'(max unbalanced base wrench {fmt(contacts["max_residual_norm"])})')
     diff = info['differentiation']
     lines += [f'- differentiator: Savitzky–Golay, degree {diff["order"]}, window '
-              f'{_fmt(diff["window"])} s ({diff["samples"]} samples at the median rate), '
-              f'{diff["segments"]} gap-free segment(s) (gap > {_fmt(diff["max_gap"])} s; '
+              f'{fmt(diff["window"])} s ({diff["samples"]} samples at the median rate), '
+              f'{diff["segments"]} gap-free segment(s) (gap > {fmt(diff["max_gap"])} s; '
               'shorter holes are fitted through); '
               f'{diff.get("edge_samples_left_out", 0)} samples near segment ends left out; '
               f'acceleration error <= gain x max|q^({diff["order"] + 1})| with median gain '
-              f'{_fmt(diff["gain_second_median"])} s^{diff["order"] - 1} (max '
-              f'{_fmt(diff["gain_second_max"])} over the samples kept)']
+              f'{fmt(diff["gain_second_median"])} s^{diff["order"] - 1} (max '
+              f'{fmt(diff["gain_second_max"])} over the samples kept)']
     locked = info.get('locked_joints') or {}
     if locked:
         lines.append('- joints held fixed: ' + ', '.join(
-            f'`{name}` = {_fmt(entry["position"])} ({entry["source"]})'
+            f'`{name}` = {fmt(entry["position"])} ({entry["source"]})'
             for name, entry in locked.items()))
     lines.append('')
     routes = info.get('acceleration_routes') or []
@@ -322,9 +323,9 @@ def markdown(summary: dict) -> str:
                   'positions | predicted error, velocities | velocity delay [s] |',
                   '|---|---|---|---|---|---|---|']
         for r in routes:
-            lines.append(f'| `{r["joint"]}` | {r["route"]} | {_fmt(r["position_noise"], 3)} | '
-                         f'{_fmt(r["velocity_noise"], 3)} | {_fmt(r["error_positions"], 3)} | '
-                         f'{_fmt(r["error_velocities"], 3)} | {_fmt(r["velocity_delay"], 3)} |')
+            lines.append(f'| `{r["joint"]}` | {r["route"]} | {fmt(r["position_noise"], 3)} | '
+                         f'{fmt(r["velocity_noise"], 3)} | {fmt(r["error_positions"], 3)} | '
+                         f'{fmt(r["error_velocities"], 3)} | {fmt(r["velocity_delay"], 3)} |')
         lines.append('')
     measured = any('rms_residual' in j for j in summary['joints'])
     terms = list(summary['joints'][0]['rms_terms']) if summary['joints'] else []
@@ -337,11 +338,11 @@ def markdown(summary: dict) -> str:
               'measured - predicted.', '',
               '| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)]
     for j in summary['joints']:
-        row = [f'`{j["joint"]}`', j['unit'], _fmt(j['rms']), _fmt(j['peak']),
-               _fmt(j['peak_time']), _fmt(j['peak_over_limit'], 3)]
-        row += [_fmt(j['rms_terms'][t]) for t in terms]
+        row = [f'`{j["joint"]}`', j['unit'], fmt(j['rms']), fmt(j['peak']),
+               fmt(j['peak_time']), fmt(j['peak_over_limit'], 3)]
+        row += [fmt(j['rms_terms'][t]) for t in terms]
         if measured:
-            row += [_fmt(j.get('rms_residual')), _fmt(j.get('peak_residual'))]
+            row += [fmt(j.get('rms_residual')), fmt(j.get('peak_residual'))]
         lines.append('| ' + ' | '.join(row) + ' |')
     lines += ['', '## Worst time windows', '']
     windows = summary['worst_windows']
@@ -353,8 +354,8 @@ def markdown(summary: dict) -> str:
                   '| from [s] | to [s] | score | worst joint | its score |',
                   '|---|---|---|---|---|']
         for w in windows:
-            lines.append(f'| {_fmt(w["start"])} | {_fmt(w["end"])} | {_fmt(w["score"])} | '
-                         f'`{w["worst_joint"]}` | {_fmt(w["worst_joint_score"])} |')
+            lines.append(f'| {fmt(w["start"])} | {fmt(w["end"])} | {fmt(w["score"])} | '
+                         f'`{w["worst_joint"]}` | {fmt(w["worst_joint_score"])} |')
     else:
         lines.append('No samples.')
     if summary.get('warnings'):

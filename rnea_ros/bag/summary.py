@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rnea_ros.bag import accelerations, differentiate
 from rnea_ros.bag.report import summarize
+from rnea_ros.recording import accelerations, differentiate
 
 
 def run_summary(args, model, series, diff, desired, seconds, labels, units, columns, parts,

@@ -136,7 +136,7 @@ def _compute(job: Job, output: Path, digest: str) -> dict:
     """Run the pipeline into a partial folder, stamp its summary, move it into place."""
     from rnea_ros.bag.cli import build_parser
     from rnea_ros.bag.pipeline import run
-    from rnea_ros.bag.storage import open_bag
+    from rnea_ros.recording.bagio.storage import open_bag
     partial = output.parent / PARTIAL / f'{output.name}.{uuid.uuid4().hex}'
     partial.parent.mkdir(parents=True, exist_ok=True)
     try:

@@ -1,11 +1,12 @@
 """
 Identification of a fixed-base robot from bags (console script ``rnea_identify``).
 
-``samples`` reads bags into q, v, a and effort (through ``rnea_ros.bag``), ``parameters``
+``samples`` reads bags into q, v, a and effort (through ``rnea_ros.recording``), ``parameters``
 lays out the unknowns (inertial parameters per body, friction and armature per joint),
 ``base`` finds the identifiable combinations, ``fit`` solves weighted least squares from
 normal equations accumulated in chunks, ``physical`` finds consistent link inertias near the
 URDF (an SDP, cvxpy), ``urdf_out``/``report``/``plots`` write what comes out, ``pipeline``
-runs the steps and ``cli`` is the command line. Imports ``rnea_ros.dynamics`` and
-``rnea_ros.bag``, never rclpy or ``rnea_ros.node``.
+runs the steps and ``cli`` is the command line. Imports ``rnea_ros.dynamics``,
+``rnea_ros.recording`` and ``rnea_ros.bag`` (its report formatting, plot grouping and
+joint_states options), never rclpy or ``rnea_ros.node``.
 """

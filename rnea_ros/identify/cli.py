@@ -26,9 +26,9 @@ import time
 import numpy as np
 
 from rnea_ros.bag.inputs import add_joint_state_options
-from rnea_ros.bag.storage import reason
 from rnea_ros.errors import RneaError
 from rnea_ros.identify import parameters, pipeline, report, urdf_out
+from rnea_ros.recording.bagio.storage import reason
 
 
 PLOT_SAMPLES = 200_000

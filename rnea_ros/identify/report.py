@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rnea_ros.bag.report import _fmt
+from rnea_ros.bag.report import fmt
 from rnea_ros.identify.parameters import INERTIAL
 from rnea_ros.identify.pipeline import Identification, MODELS
 
@@ -114,32 +114,32 @@ def markdown(data: dict) -> str:
     for model, sets in data['rms'].items():
         for name, values in sets.items():
             lines.append(f'| {model} | {name} | '
-                         + ' | '.join(_fmt(values[j]) for j in joints) + ' |')
+                         + ' | '.join(fmt(values[j]) for j in joints) + ' |')
     lines += ['', '`urdf+friction`: the URDF with only the joint terms (friction, armature) '
               'fitted; `identified`: the identified model with its joint terms.', '',
               '## Joint model', '', '| joint | noise σ | '
               + ' | '.join(next(iter(data['joint_model'].values()))) + ' |',
               '|---|---|' + '---|' * len(next(iter(data['joint_model'].values())))]
     for joint, terms in data['joint_model'].items():
-        lines.append(f'| {joint} | {_fmt(data["noise"][joint])} | '
-                     + ' | '.join(_fmt(v) for v in terms.values()) + ' |')
+        lines.append(f'| {joint} | {fmt(data["noise"][joint])} | '
+                     + ' | '.join(fmt(v) for v in terms.values()) + ' |')
     excitation = data['excitation']
     lines += ['', '## Excitation', '',
               'Condition number of the weighted base regressor (unit-norm columns): '
-              f"{_fmt(excitation['condition_number'])}; "
+              f"{fmt(excitation['condition_number'])}; "
               f"{len(excitation['base_parameters'])} base parameters (QR rank tolerance "
               f"{excitation['rank_tolerance']:g}).", '',
               '| base parameter | least squares | std | relative std | final | absorbs |',
               '|---|---|---|---|---|---|']
     for p in excitation['base_parameters']:
         absorbs = len(p['absorbs'])
-        lines.append(f"| {p['name']} | {_fmt(p['least_squares'])} | {_fmt(p['std'])} | "
-                     f"{_fmt(p['relative_std'], 2)} | {_fmt(p['final'])} | "
+        lines.append(f"| {p['name']} | {fmt(p['least_squares'])} | {fmt(p['std'])} | "
+                     f"{fmt(p['relative_std'], 2)} | {fmt(p['final'])} | "
                      f"{absorbs or ''} |")
     mass = data['total_mass']
     lines += ['', '## Links', '',
-              f"Total mass: {_fmt(mass['urdf'], 6)} kg in the URDF, "
-              f"{_fmt(mass['identified'], 6)} kg identified.", '',
+              f"Total mass: {fmt(mass['urdf'], 6)} kg in the URDF, "
+              f"{fmt(mass['identified'], 6)} kg identified.", '',
               '| link | m | c (URDF → identified) [m] | changed parameters | consistent |',
               '|---|---|---|---|---|']
     for link, entry in data['links'].items():
@@ -147,11 +147,11 @@ def markdown(data: dict) -> str:
         changed = [p for p in INERTIAL if abs(new[p] - old[p]) > 1e-9 * max(1.0, abs(old[p]))]
         com_old = [old[p] / old['m'] if old['m'] else 0.0 for p in INERTIAL[1:4]]
         com_new = [new[p] / new['m'] if new['m'] else 0.0 for p in INERTIAL[1:4]]
-        lines.append(f"| {link} | {_fmt(old['m'])} → {_fmt(new['m'])} | "
-                     f"{', '.join(_fmt(c, 3) for c in com_old)} → "
-                     f"{', '.join(_fmt(c, 3) for c in com_new)} | "
+        lines.append(f"| {link} | {fmt(old['m'])} → {fmt(new['m'])} | "
+                     f"{', '.join(fmt(c, 3) for c in com_old)} → "
+                     f"{', '.join(fmt(c, 3) for c in com_new)} | "
                      f"{', '.join(changed) or 'none'} | "
-                     f"{_fmt(entry.get('physically_consistent', '–'))} |")
+                     f"{fmt(entry.get('physically_consistent', '–'))} |")
     lines += ['', 'Outputs: ' + ', '.join(f'`{o}`' for o in data['outputs']), '']
     return '\n'.join(lines)
 

@@ -2,10 +2,10 @@
 Bags -> identification samples: q, v, a and measured effort per joint, in model order.
 
 A bag is read as ``rnea_bag`` reads it, by the same functions: the joint_states topic
-(``rnea_ros.bag.inputs.joint_states``: header stamps unless ``clock='receive'``, a header clock
-that steps refused, messages merged by stamp, joints held by ``locked``/``lock_missing``),
+(``rnea_ros.recording.load_joint_states``: header stamps unless ``clock='receive'``, a header
+clock that steps refused, messages merged by stamp, joints held by ``lock``/``lock_missing``),
 velocities from the messages where finite, accelerations per joint from the positions or the
-velocities (``rnea_ros.bag.accelerations.estimate``, the Savitzky-Golay differentiator,
+velocities (``rnea_ros.recording.accelerations.estimate``, the Savitzky-Golay differentiator,
 gap-aware). The same samples are left out as by ``rnea_bag``: those without a finite estimate
 (runs too short to differentiate) and those within half a window of a gap or of the ends (a
 one-sided fit); then samples with a NaN effort on any joint are dropped and counted.
@@ -17,10 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rnea_ros.bag import accelerations, differentiate, inputs, locks
-from rnea_ros.bag.storage import BagError, open_bag, typestore
-from rnea_ros.dynamics.urdf import urdf_joint_names
 from rnea_ros.errors import InputError
+from rnea_ros.recording import derivatives, differentiate, load_joint_states, locks
+from rnea_ros.recording.bagio.storage import BagError, open_bag
 
 
 @dataclass
@@ -66,17 +65,14 @@ def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
     Read one bag into ``Samples`` (``BagError``/``InputError`` name the bag and what is wrong).
 
     ``window`` None: the differentiator's default; ``lock``: the ``--lock`` text;
-    ``lock_missing``: hold the joints the bag never publishes (``rnea_ros.bag.locks``);
+    ``lock_missing``: hold the joints the bag never publishes (``rnea_ros.recording.locks``);
     ``ignore_extra``: skip joint names the URDF does not have.
     """
-    joints = list(model.joints)
-    locked = locks.parse(lock, joints)
+    locks.parse(lock, model.joints)  # an option's error, not the bag's: not prefixed
     reader = open_bag(Path(path))
     try:
-        series = inputs.joint_states(
-            reader, typestore(), topic, [j.name for j in joints], urdf_joint_names(urdf_xml),
-            clock=clock, ignore_extra=ignore_extra, locked=locked,
-            lock_missing=locks.missing_positions(joints) if lock_missing else None)
+        series = load_joint_states(reader, model, urdf_xml, topic, clock=clock, lock=lock,
+                                   lock_missing=lock_missing, ignore_extra=ignore_extra)
     except (BagError, InputError) as exc:
         raise type(exc)(f'{path}: {exc}') from None
     finally:
@@ -90,8 +86,7 @@ def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
     if not measured.any():
         raise InputError(f'{path}: joint_states carries no effort: identification needs the '
                          'measured joint torques')
-    estimate = accelerations.estimate(series, [j.kind for j in joints], None, window, order,
-                                      None)
+    estimate = derivatives(series, model, window=window, order=order)
     keep = np.isfinite(estimate.velocity).all(axis=1) \
         & np.isfinite(estimate.acceleration).all(axis=1) & ~estimate.edge
     # A held joint the bag gives no effort for has no equations (``fit``); any other NaN

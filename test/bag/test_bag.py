@@ -3,8 +3,8 @@
 
 Torques are checked against ``RobotModel.rnea`` on the analytic q, v, a: exactly (1e-9) when the
 bag carries the accelerations, and within the differentiator's error bound (see
-``rnea_ros.bag.differentiate``) when they are estimated: |d tau| <= |M(q)| |d a| (+ |dtau/dv| |d v|
-when velocities are estimated too), torque being affine in a.
+``rnea_ros.recording.differentiate``) when they are estimated: |d tau| <= |M(q)| |d a|
+(+ |dtau/dv| |d v| when velocities are estimated too), torque being affine in a.
 """
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from rosbags.rosbag2 import Reader
 
 from rnea_ros import RobotModel
 from rnea_ros.bag.cli import main
-from rnea_ros.bag.differentiate import derivatives
 from rnea_ros.bag.report import read_table
+from rnea_ros.recording.differentiate import derivatives
 
 N = 2000
 

@@ -96,7 +96,7 @@ def test_a_real_gap_splits_the_fit_and_its_ends_are_left_out(tmp_path, capsys, p
 
 def _route_errors(panda, log):
     """RMS torque error (arm joints) of each route, computed as rnea_bag does."""
-    from rnea_ros.bag.differentiate import derivatives
+    from rnea_ros.recording.differentiate import derivatives
     by_q = derivatives(log.times_ns, log.q)
     by_v = derivatives(log.times_ns, log.v_reported)
     keep = ~by_q.edge
@@ -187,7 +187,7 @@ def test_missing_joint_held(tmp_path, capsys, panda, gripperless, option):
 
 
 def test_lock_missing_stays_inside_the_limits(panda):
-    from rnea_ros.bag import locks
+    from rnea_ros.recording import locks
     joints = [j for j in panda.joints if j.nv == 1]
     held = locks.missing_positions(joints)
     assert held['panda_joint1'] == 0.0  # 0 is inside [-2.9, 2.9]

@@ -83,13 +83,13 @@ def robot_bags(root: Path, model, robot: str, count: int, robot_index: int,
 
 def long_bag(path: Path, model, seconds: float, rate: float = 1000.0) -> Path:
     """
-    Write a long bag fast: records by ``rnea_ros.bag.cdr`` (vectorised), not by rosbags.
+    Write a long bag fast: records by ``recording.bagio.cdr`` (vectorised), not by rosbags.
 
     The motion and effort of ``fleet_bag`` (constant friction), 10 % stamp jitter; mcap.
     """
     from rosbags.rosbag2 import StoragePlugin, Writer
 
-    from rnea_ros.bag import cdr
+    from rnea_ros.recording.bagio import cdr
     rng = np.random.default_rng(11)
     n = int(seconds * rate)
     times = bagdata.sample_times(n, rate, jitter=0.1, seed=11)

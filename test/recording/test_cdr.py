@@ -5,7 +5,7 @@ from bagdata import JOINT_STATE, joint_state, ODOMETRY, odometry, STORE
 import numpy as np
 import pytest
 
-from rnea_ros.bag import cdr
+from rnea_ros.recording.bagio import cdr
 
 
 def _records(raws: list[bytes]):

@@ -26,7 +26,9 @@ import numpy as np
 
 MAGIC = b'\x89MCAP0\r\n'
 FOOTER_SIZE = 9 + 20 + 8  # footer record (opcode, length, 8 + 8 + 4 bytes body), end magic
-HEADER, FOOTER, CHUNK_INDEX = 0x01, 0x02, 0x08
+# The MCAP spec's record opcodes, here rather than from the ``mcap`` package: compile-time ints
+# of the numba kernels (a record scan and a chunk writer), the only parts of MCAP used.
+HEADER, FOOTER, MESSAGE, CHUNK, MESSAGE_INDEX, CHUNK_INDEX = 0x01, 0x02, 0x05, 0x06, 0x07, 0x08
 # ``_walk`` outcomes: -1 every record fine, else a code for the record at ``position``.
 BAD_OPCODE, PAST_END, CHUNK_OUTSIDE = 1, 2, 3
 

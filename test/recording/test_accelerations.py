@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rnea_ros.bag.accelerations import Estimate, estimate
-from rnea_ros.bag.differentiate import derivatives
+from rnea_ros.recording.accelerations import Estimate, estimate
+from rnea_ros.recording.differentiate import derivatives
 
 
 def test_model_arrays_scatter_the_joint_columns_and_flag_non_finite_rows():

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
 
-from rnea_ros.bag import storage
+from rnea_ros.recording.bagio import storage
 
 N = 6000  # ~450 + ~250 bytes per sample: rosbags closes a chunk at 1 MiB: several chunks
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rnea_ros.bag.differentiate import (
+from rnea_ros.recording.differentiate import (
     default_window, derivatives, derivatives_and_first, fit_at, segments, window_samples,
     windows)
 

@@ -13,9 +13,9 @@ import numpy as np
 from oracle import robot_path
 import pytest
 
-from rnea_ros.bag import replay
 from rnea_ros.bag.cli import main as rnea_bag
 from rnea_ros.identify.cli import main as rnea_identify
+from rnea_ros.recording import series as replay
 
 N = 2000
 STEP_AT = 1000

@@ -8,11 +8,12 @@ compiled loop; each chunk is followed by its message indexes, and its chunk inde
 summary that ``rosbags.rosbag2.Writer`` writes when it closes, together with the schemas,
 channels, statistics and ``metadata.yaml``: the result is the bag rosbags itself would write.
 
-Records (MCAP v0, little endian): a message is opcode 0x05, u64 length, u16 channel id,
-u32 sequence (0), u64 log time, u64 publish time (= log time), data; a chunk is 0x06, u64
-length, u64 start, u64 end, u64 uncompressed size, u32 crc (0: not computed), string
-compression ('' = none), u64 size, records; a message index is 0x07, u64 length, u16 channel,
-u32 byte count, then (u64 log time, u64 offset in the chunk) per message.
+Records (MCAP v0, little endian; opcodes in ``mcapcheck``): a message is ``MESSAGE``, u64
+length, u16 channel id, u32 sequence (0), u64 log time, u64 publish time (= log time), data; a
+chunk is ``CHUNK``, u64 length, u64 start, u64 end, u64 uncompressed size, u32 crc (0: not
+computed), string compression ('' = none), u64 size, records; a message index is
+``MESSAGE_INDEX``, u64 length, u16 channel, u32 byte count, then (u64 log time, u64 offset in
+the chunk) per message.
 """
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from io import BytesIO
 
 from numba import njit
 import numpy as np
+
+from rnea_ros.recording.bagio.mcapcheck import CHUNK, MESSAGE, MESSAGE_INDEX
 
 CHUNK_BYTES = 4 << 20
 MESSAGE_HEADER = 1 + 8 + 22
@@ -40,7 +43,7 @@ def _fill_chunk(out, prefix_size, first, second, starts, lengths, times, channel
     for i in range(starts.size):
         offsets[i] = position
         size = lengths[i] + 22
-        out[position] = 0x05
+        out[position] = MESSAGE
         for k in range(8):
             out[position + 1 + k] = (size >> (8 * k)) & 0xFF
         channel = channels[i]
@@ -109,7 +112,7 @@ def write_messages(writer, times: np.ndarray, channels: np.ndarray,
         head = (_u64(begin) + _u64(end) + _u64(size) + (0).to_bytes(4, 'little')
                 + (0).to_bytes(4, 'little') + _u64(size))
         chunk_start = bio.tell()
-        bio.write(b'\x06' + _u64(len(head) + size) + head)
+        bio.write(bytes((CHUNK,)) + _u64(len(head) + size) + head)
         bio.write(memoryview(data))
         chunk_end = bio.tell()
         index_offsets = []
@@ -120,7 +123,7 @@ def write_messages(writer, times: np.ndarray, channels: np.ndarray,
             pairs[:, 1] = offsets[mine]
             body = pairs.tobytes()
             index_offsets.append((channel, bio.tell()))
-            bio.write(b'\x07' + _u64(6 + len(body)) + channel.to_bytes(2, 'little')
+            bio.write(bytes((MESSAGE_INDEX,)) + _u64(6 + len(body)) + channel.to_bytes(2, 'little')
                       + len(body).to_bytes(4, 'little') + body)
             count = int(mine.sum())
             storage.channel_stats[channel] += count

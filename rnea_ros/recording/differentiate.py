@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnea_ros.bag.savgol import find_windows, fit_windows
+from rnea_ros.recording.savgol import find_windows, fit_windows
 
 DEFAULT_WINDOW = 0.05  # s
 # The default window spans at least this many median sample intervals (low sample rates).

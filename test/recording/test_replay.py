@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rnea_ros.bag import cdr, replay
+from rnea_ros.recording import series as replay
+from rnea_ros.recording.bagio import cdr
 
 NAMES = ('j1', 'j2', 'j3')
 URDF = {'j1', 'j2', 'j3', 'mimic'}

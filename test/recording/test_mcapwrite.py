@@ -1,5 +1,5 @@
 """
-``--write-bag`` output (``rnea_ros.bag.mcapwrite``, ``storage.write_bag``) read back by rosbags.
+``--write-bag`` output (``recording.bagio.mcapwrite``, ``storage.write_bag``) read back by rosbags.
 
 The bulk MCAP writer must give the messages rosbags' own per-message writer gives: the same
 topics, log times, bytes and order, a valid ``metadata.yaml``, and chunks that span several
@@ -13,7 +13,7 @@ import pytest
 from rosbags.rosbag2 import Reader
 import yaml
 
-from rnea_ros.bag import cdr, mcapwrite, storage
+from rnea_ros.recording.bagio import cdr, mcapwrite, storage
 
 
 def messages(path):

@@ -2,7 +2,7 @@
 Reading and writing rosbag2 bags (sqlite3 or mcap) with ``rosbags``; no ROS install needed.
 
 Raw records: a topic's messages are read as one uint8 buffer with per-record offsets, the form
-the vectorised decoders of ``rnea_ros.bag.cdr`` take. Indexed MCAP files are read chunk by
+the vectorised decoders of ``cdr`` take. Indexed MCAP files are read chunk by
 chunk with a numba record scanner (rosbags' per-message generator costs ~8 us per message: half
 a minute for an hour of 1 kHz joint_states), uncompressed chunks in place in a read-only memory
 map of the file (no copy of the bag); every other bag goes through
@@ -25,13 +25,13 @@ from numba import njit
 import numpy as np
 
 from rnea_ros.errors import RneaError
+from rnea_ros.recording.bagio.mcapcheck import MESSAGE
 
 JOINT_STATE = 'sensor_msgs/msg/JointState'
 ODOMETRY = 'nav_msgs/msg/Odometry'
 JOINT_TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
 STRING = 'std_msgs/msg/String'
 WRENCH_STAMPED = 'geometry_msgs/msg/WrenchStamped'
-MCAP_MESSAGE = 0x05
 
 
 class BagError(RneaError):
@@ -72,7 +72,7 @@ def typestore():
 def open_bag(path: str | Path):
     """Open a bag as a ``rosbags.rosbag2.Reader`` (close it, or use it in a ``with``)."""
     from rosbags.rosbag2 import Reader
-    from rnea_ros.bag.mcapcheck import check_file, mcap_files, McapLayoutError
+    from rnea_ros.recording.bagio.mcapcheck import check_file, mcap_files, McapLayoutError
     path = Path(path)
     if not path.exists():
         raise BagError(f'bag {str(path)!r} does not exist')
@@ -192,7 +192,7 @@ def _scan_mcap_chunk(data, channels, start, stop, out_time, out_start, out_lengt
         body = position + 9
         if length < 0 or body + length > size:
             return -1
-        if opcode == MCAP_MESSAGE:
+        if opcode == MESSAGE:
             if length < 22:
                 return -1
             channel = np.int64(data[body]) | (np.int64(data[body + 1]) << 8)
@@ -350,7 +350,7 @@ def write_bag(reader, path: Path, extra: Iterable[tuple[str, str, np.ndarray, np
     one message per row) per new topic, in time order. The storage format is the input's
     unless ``storage`` ('sqlite3'/'mcap') says otherwise. Messages are written in log-time
     order (ties: the input's first, then ``extra`` in order). An indexed single-file MCAP input
-    written as MCAP goes through the bulk chunk writer (``rnea_ros.bag.mcapwrite``), anything
+    written as MCAP goes through the bulk chunk writer (``mcapwrite``), anything
     else through rosbags' writer one message at a time. Returns the number written.
     """
     from rosbags.rosbag2 import StoragePlugin, Writer
@@ -389,7 +389,7 @@ def write_bag(reader, path: Path, extra: Iterable[tuple[str, str, np.ndarray, np
 
 def _write_bulk(reader, mcap, writer, out_conn, extra, progress) -> int:
     """Every message through ``mcapwrite.write_messages``: input records, then ``extra``."""
-    from rnea_ros.bag.mcapwrite import write_messages
+    from rnea_ros.recording.bagio.mcapwrite import write_messages
     records = read_raw(reader, list(reader.connections))
     channel_of = np.zeros(max([c.id for c in mcap.connections] + [0]) + 1, dtype=np.int64)
     for conn in mcap.connections:
@@ -420,7 +420,7 @@ def _write_bulk(reader, mcap, writer, out_conn, extra, progress) -> int:
 
 def _write_each(reader, writer, out_conn, extra, progress) -> int:
     """Every message through rosbags' writer, merged in log-time order."""
-    from rnea_ros.bag.cdr import records
+    from rnea_ros.recording.bagio.cdr import records
     original = ((timestamp, 0, (conn.topic, conn.msgtype), raw)
                 for conn, timestamp, raw in reader.messages())
     streams = [original]

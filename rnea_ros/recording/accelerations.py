@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from numba import njit, prange
 import numpy as np
 
-from rnea_ros.bag import differentiate
+from rnea_ros.recording import differentiate
 
 STATISTICS_SAMPLES = 20_000
 POSITIONS = 'positions'
@@ -214,7 +214,7 @@ def estimate(series, kinds, desired: np.ndarray | None, window: float | None, or
     Velocities: the messages' where finite, else the positions' derivative. Accelerations:
     ``desired`` where finite, 0 for locked joints, else per joint the route ``choose`` picks.
     """
-    from rnea_ros.bag import replay
+    from rnea_ros.recording import series as replay
     continuous = [k for k, kind in enumerate(kinds) if kind == 'continuous']
     position = replay.unwrap_columns(series.position, continuous) if continuous \
         else series.position

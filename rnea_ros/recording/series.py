@@ -355,12 +355,12 @@ class BaseState:
 def base_state(odom_times_ns: np.ndarray, odometry: np.ndarray, sample_times_ns: np.ndarray,
                differentiate) -> BaseState:
     """
-    Free-flyer q, v, a from Odometry rows (``rnea_ros.bag.cdr`` order, (M, 85)).
+    Free-flyer q, v, a from Odometry rows (``rnea_ros.recording.bagio.cdr`` order, (M, 85)).
 
     ``differentiate(times_ns, values)`` returns ``differentiate.Derivatives`` (the caller's
     filter settings); its first derivative of the twist is a[:6].
     """
-    from rnea_ros.bag import cdr
+    from rnea_ros.recording.bagio import cdr
     order = np.argsort(odom_times_ns, kind='stable')
     times = odom_times_ns[order]
     rows = odometry[order]

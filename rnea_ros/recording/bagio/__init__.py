@@ -1,0 +1,1 @@
+"""Bag storage (rosbags, mapped MCAP chunks), MCAP layout checks, bulk CDR and MCAP writing."""
