@@ -176,9 +176,16 @@ def _run(args, parser, dests) -> int:
                 sys.stderr.write('\n')
             print(f'rnea_fleet: error: {outcome.bag}: {outcome.error}', file=sys.stderr)
 
-    with cluster.client(output, args.scheduler, args.workers,
-                        args.connect_timeout or cluster.CONNECT_TIMEOUT) as connection:
-        outcomes = run.analyse_all(connection, work, done)
+    try:
+        with cluster.client(output, args.scheduler, args.workers,
+                            args.connect_timeout or cluster.CONNECT_TIMEOUT) as connection:
+            outcomes = run.analyse_all(connection, work, done)
+    except KeyboardInterrupt:
+        if show:
+            sys.stderr.write('\n')  # end the progress bar's line
+        if not args.scheduler:  # the local workers are closed: their partial folders are orphans
+            run.clean_partial(output)
+        raise
     progress.close()
     run.clean_partial(output)
     thresholds = drift.Thresholds(args.drift_factor, args.drift_floor,

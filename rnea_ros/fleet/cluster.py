@@ -22,8 +22,10 @@ import logging
 import os
 from pathlib import Path
 import shutil
+import signal
 import socket
 import tempfile
+import threading
 
 from rnea_ros.errors import RneaError
 
@@ -51,7 +53,7 @@ def client(output: Path, scheduler: str | None = None, workers: int | None = Non
     scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=output))
     try:
         # Dask's own scratch files (locks, spill) default to the system temporary directory.
-        with dask.config.set({'temporary-directory': str(scratch)}):
+        with dask.config.set({'temporary-directory': str(scratch)}), _children_ignore_sigint():
             cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1,
                                    threads_per_worker=1, processes=True,
                                    dashboard_address=None, local_directory=str(scratch),
@@ -66,6 +68,24 @@ def client(output: Path, scheduler: str | None = None, workers: int | None = Non
             cluster.close()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+@contextmanager
+def _children_ignore_sigint() -> Iterator[None]:
+    """
+    Ignore SIGINT while the block starts processes: they inherit it.
+
+    A Ctrl-C in a terminal reaches every process of the group; the local workers leave it to
+    this process, which closes them (else each prints a traceback).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
@@ -109,9 +129,9 @@ def probe(scheduler: str, timeout: float) -> None:
     except TimeoutError:
         raise fail(f'no Dask answer within {timeout:g} s (not a Dask scheduler, or a busy '
                    'one: see --connect-timeout)') from None
-    except Exception as exc:  # noqa: B902 - whatever the other end sent, it is not Dask
-        raise fail('it answers, but not as Dask does (another service, a dashboard?): '
-                   f'{type(exc).__name__}') from None
+    except Exception:  # noqa: B902 - whatever the other end sent, it is not Dask
+        raise fail('it answers, but not as Dask does (another service, a dashboard?)') \
+            from None
     finally:
         distributed_log.setLevel(level)
     kind = identity.get('type') if isinstance(identity, dict) else None

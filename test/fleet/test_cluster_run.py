@@ -185,3 +185,12 @@ def test_urdf_recorded_in_each_bag_robot_pattern_and_bag_options(cluster, fleet_
     summary = json.loads((output / 'bags' / 'run_0' / 'summary.json').read_text())
     assert summary['run']['differentiation']['window'] == 0.1
     assert summary['run']['urdf'] == 'topic /robot_description'
+
+
+def test_a_worker_address_is_not_taken_for_the_scheduler(cluster, fleet_dir, tmp_path):
+    worker = next(iter(cluster.client.scheduler_info()['workers']))
+    status, out, err = fleet(fleet_dir / 'arm_c' / 'run_00', '--output', tmp_path / 'out',
+                             '--scheduler', worker)
+    assert status == 1
+    assert err == (f'rnea_fleet: error: cannot connect to the Dask scheduler {worker!r}: it is '
+                   'a Dask Worker, not the scheduler\n')
