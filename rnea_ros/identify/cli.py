@@ -3,15 +3,17 @@
 
 Usage::
 
-    rnea_identify BAG [BAG...] --urdf FILE --output DIR [--joint-states TOPIC]
+    rnea_identify BAG [BAG...] --urdf FILE --output DIR [--overwrite] [--joint-states TOPIC]
                   [--holdout F | --validate BAG] [--friction MODEL]
                   [--inertial {physical,base,none}]
 
 Writes into DIR: ``identified.urdf``, ``joint_model.yaml`` (a node parameters file),
 ``identification.json``, ``identification.md`` and ``validation_<group>.png``
-(``rnea_ros.identify.report`` lists what each holds). Bad input (no effort, unknown joints,
-too few samples, a floating base, an unreadable bag or URDF) prints one
-``rnea_identify: error: ...`` line and exits with status 2.
+(``rnea_ros.identify.report`` lists what each holds; ``rnea_ros.identify.outputs`` how a
+directory that holds files is refused or, with ``--overwrite``, updated). Bad input (no
+effort, unknown joints, too few samples, a floating base, an unreadable bag or URDF) prints
+one ``rnea_identify: error: ...`` line and exits with status 2; a Ctrl-C prints one line and
+exits with 130, DIR as it was.
 """
 from __future__ import annotations
 

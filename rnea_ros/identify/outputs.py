@@ -51,7 +51,7 @@ def write(result: pipeline.Identification, output: Path, settings: dict, plots: 
         files = [staging.write_text('identified.urdf', text),
                  staging.write_text('joint_model.yaml', joint_model_yaml(result))]
         if plots and result.validation is not None:
-            files += _plot_validation(result, staging.path)
+            files += _plot_validation(result, staging)
         names = [f.name for f in files] + ['identification.json', 'identification.md']
         data = report.summary(result, settings, names)
         staging.write_text('identification.md', report.markdown(data))
@@ -59,7 +59,7 @@ def write(result: pipeline.Identification, output: Path, settings: dict, plots: 
         return staging.commit(names)
 
 
-def _plot_validation(result: pipeline.Identification, directory: Path) -> list[Path]:
+def _plot_validation(result: pipeline.Identification, staging: Staging) -> list[Path]:
     """Draw the validation plots: measured effort, the URDF's and the identified predictions."""
     from rnea_ros.identify import plots as plotting
     lay = result.layout
@@ -73,5 +73,10 @@ def _plot_validation(result: pipeline.Identification, directory: Path) -> list[P
                                    {name: result.betas[name]
                                     for name in ('urdf', 'identified')}, data))
     units = ['N' if j.kind == 'prismatic' else 'N m' for j in result.model.joints]
-    return plotting.plot_validation(directory, data.seconds, lay.joint_names, units, curves,
-                                    title=result.model.name)
+    files = []
+    for name, figure in plotting.validation_figures(data.seconds, lay.joint_names, units,
+                                                    curves, title=result.model.name):
+        with staging.writing(name) as path:
+            figure.savefig(path, dpi=plotting.DPI)
+        files.append(path)
+    return files
