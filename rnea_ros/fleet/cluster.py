@@ -53,11 +53,13 @@ def client(output: Path, scheduler: str | None = None, workers: int | None = Non
     scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=output))
     try:
         # Dask's own scratch files (locks, spill) default to the system temporary directory.
+        # Its workers' own logs stay quiet: every bag's fate is in its outcome, and a worker
+        # stopped mid-bag (Ctrl-C) would log its lost heartbeats with tracebacks.
         with dask.config.set({'temporary-directory': str(scratch)}), _children_ignore_sigint():
             cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1,
                                    threads_per_worker=1, processes=True,
                                    dashboard_address=None, local_directory=str(scratch),
-                                   silence_logs=logging.ERROR)
+                                   silence_logs=logging.CRITICAL)
         try:
             connection = Client(cluster)
             try:
