@@ -13,7 +13,7 @@ Writes into DIR: ``identified.urdf``, ``joint_model.yaml`` (a node parameters fi
 directory that holds files is refused or, with ``--overwrite``, updated). Bad input (no
 effort, unknown joints, too few samples, a floating base, an unreadable bag or URDF) prints
 one ``rnea_identify: error: ...`` line and exits with status 2; a Ctrl-C prints one line and
-exits with 130, DIR as it was.
+exits with 130 (DIR holds the old files or all the new ones).
 """
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f'rnea_identify: error: {exc}', file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print('rnea_identify: interrupted (the output directory is as it was)', file=sys.stderr)
+        print('rnea_identify: interrupted (no output is left half-written)', file=sys.stderr)
         return 130
     for warning in result.warnings:
         print(f'rnea_identify: warning: {warning}', file=sys.stderr)

@@ -7,8 +7,9 @@ each holds) are staged and committed as ``rnea_bag`` commits its outputs
 (``rnea_ros.bag.outputs``): a directory that holds files is refused without ``--overwrite``;
 with it, only these names are replaced, and the outputs the previous ``identification.json``
 listed that this run does not write again (the plots, after a run with ``--no-plots``) are
-removed; ``identification.json`` is written last. A failure or a Ctrl-C leaves the directory
-as it was; nothing is written through a symlink planted in it.
+removed; ``identification.json`` is written last. A failure or a Ctrl-C before the renames
+leaves the directory as it was (a Ctrl-C during them is held until they are done); nothing is
+written through a symlink planted in it.
 """
 from __future__ import annotations
 

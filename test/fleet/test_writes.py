@@ -22,7 +22,7 @@ from test_cluster_run import fleet
 from writes import disk_full, interrupt, snapshot
 
 from rnea_ros.fleet import drift, run
-from rnea_ros.fleet.task import analyse, Job, Outcome
+from rnea_ros.fleet.task import analyse, is_result, Job, Outcome
 
 OLD = {'fleet.md': b'old table\n', 'fleet.parquet': b'old parquet', 'report.html': b'old\n'}
 
@@ -168,6 +168,9 @@ def test_ctrl_c_prints_one_line_exits_130_and_leaves_the_outputs(tmp_path, panda
     assert code == 130
     assert (out, err) == ('', 'rnea_fleet: interrupted (the bags analysed so far are kept; a '
                           're-run reuses them)\n')
-    assert snapshot(output) == OLD  # no partial folder, no scratch space left
-    assert sorted(p.name for p in output.iterdir()) == ['bags', *sorted(OLD)]
-    assert list((output / 'bags').iterdir()) == []
+    after = snapshot(output)
+    assert {name: after[name] for name in OLD} == OLD
+    assert sorted(p.name for p in output.iterdir()) == ['bags', *sorted(OLD)]  # no scratch
+    # The worker may finish the bag while it is closed: then its result is complete.
+    bags = [p.name for p in (output / 'bags').iterdir()]  # no partial folder
+    assert bags == [] or (bags == ['long'] and is_result(output / 'bags' / 'long')), bags

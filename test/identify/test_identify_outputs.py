@@ -117,6 +117,5 @@ def test_ctrl_c_while_writing_prints_one_line_and_leaves_the_previous_outputs(pr
          str(previous), '--overwrite', '--inertial', 'none'])
     assert first == 'writing\n'
     assert code == 130
-    assert (out, err) == ('', 'rnea_identify: interrupted (the output directory is as it '
-                          'was)\n')
+    assert (out, err) == ('', 'rnea_identify: interrupted (no output is left half-written)\n')
     assert snapshot(previous) == before
