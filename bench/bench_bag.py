@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 from oracle import load_pinocchio, robot_path  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
-from rnea_ros.bag import cdr  # noqa: E402
 from rnea_ros.bag.decomposition import decompose  # noqa: E402
+from rnea_ros.recording.bagio import cdr  # noqa: E402
 
 NAMES = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1', 'panda_finger_joint2']
 CENTER = np.array([0.0, -0.3, 0.0, -1.8, 0.0, 1.6, 0.7, 0.02])

@@ -5,7 +5,7 @@ Offline replay of one rosbag2 through the dynamics (console script ``rnea_bag``)
 bag (joint series, derivatives), ``inputs`` the rest of what a run reads, ``decomposition``
 splits the torques into terms, ``report``, ``plots``, ``htmlreport`` and ``progress`` write
 what comes out (``downsample`` reduces long curves for the pictures), and ``outputs`` stages
-them into the output directory all at once, never touching other files. Imports
-``rnea_ros.dynamics``, ``rnea_ros.recording`` and ``rnea_ros.contacts``, never rclpy or
-``rnea_ros.node``.
+them into the output directory all at once, never touching other files (``rnea_identify``
+and ``rnea_fleet`` write through it too). Imports ``rnea_ros.dynamics``,
+``rnea_ros.recording`` and ``rnea_ros.contacts``, never rclpy or ``rnea_ros.node``.
 """

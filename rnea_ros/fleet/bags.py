@@ -21,6 +21,8 @@ from rnea_ros.errors import InputError
 
 BAG_FILE_SUFFIXES = ('.mcap', '.db3')
 METADATA = 'metadata.yaml'
+NAME_CHARACTERS = re.compile(r'[^\w.+-]')  # anything else (separators, controls) becomes _
+MAX_NAME = 100  # UTF-8 bytes of an output folder name: room for the suffixes of partial folders
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,20 @@ def is_bag(path: Path) -> bool:
 def bag_name(path: Path) -> str:
     """Return the name of a bag: its directory name, or its file name without the suffix."""
     return path.name if path.is_dir() else path.stem
+
+
+def safe_name(text: str) -> str:
+    """
+    Return ``text`` as one plain folder name: never ``.``, ``..``, hidden, or a path.
+
+    Letters, digits, ``_``, ``.``, ``+`` and ``-`` are kept, any other character (slashes,
+    backslashes, control characters, spaces) becomes ``_``, as does each leading dot; at most
+    ``MAX_NAME`` bytes (UTF-8); ``bag`` for an empty text.
+    """
+    name = NAME_CHARACTERS.sub('_', text)
+    stripped = name.lstrip('.')
+    name = '_' * (len(name) - len(stripped)) + stripped
+    return name.encode()[:MAX_NAME].decode(errors='ignore') or 'bag'
 
 
 def find_bags(root: Path, exclude: Path | None = None) -> list[Path]:
@@ -127,21 +143,24 @@ def output_names(paths: list[Path], robots: list[str | None]) -> list[str]:
     """
     Name the output folders uniquely: the bag name, else ``<robot>.<bag name>``, else ``.2``.
 
-    A bag given directly has no robot yet: the folder that holds it stands in for it. Names
-    depend only on the set of bags, so a re-run over the same bags finds its results again.
+    Every name is a ``safe_name`` (a bag named ``...mcap`` is ``__``, not the parent folder),
+    unique even where case is ignored. A bag given directly has no robot yet: the folder that
+    holds it stands in for it. Names depend only on the set of bags, so a re-run over the same
+    bags finds its results again.
     """
-    plain = [bag_name(p) for p in paths]
-    counts = Counter(plain)
-    names = [name if counts[name] == 1 else f'{robot or path.parent.name or "bag"}.{name}'
+    plain = [safe_name(bag_name(p)) for p in paths]
+    counts = Counter(name.casefold() for name in plain)
+    names = [name if counts[name.casefold()] == 1 else
+             safe_name(f'{robot or path.parent.name or "bag"}.{name}')
              for name, robot, path in zip(plain, robots, paths)]
     taken = set()
     unique = []
     for name in names:
         candidate, k = name, 1
-        while candidate in taken:
+        while candidate.casefold() in taken:
             k += 1
             candidate = f'{name}.{k}'
-        taken.add(candidate)
+        taken.add(candidate.casefold())
         unique.append(candidate)
     return unique
 

@@ -3,18 +3,21 @@
 
 Usage::
 
-    rnea_fleet BAG_OR_DIR [...] --output DIR [--urdf FILE] [--scheduler tcp://HOST:PORT]
-               [--workers N] [--overwrite] [--robot-pattern REGEX] [rnea_bag options]
+    rnea_fleet BAG_OR_DIR [...] --output DIR [--urdf FILE]
+               [--scheduler tcp://HOST:PORT [--connect-timeout S]] [--workers N]
+               [--overwrite] [--robot-pattern REGEX] [rnea_bag options]
 
 Every bag is analysed by the ``rnea_bag`` pipeline (same numbers) into ``DIR/bags/<bag>``;
 ``DIR/fleet.parquet``, ``DIR/fleet.md`` and ``DIR/report.html`` gather the fleet. The
 per-bag analysis options are ``rnea_bag``'s own (``rnea_fleet --help`` lists them). Exit
 status: 0 when every bag was analysed, 1 when a bag failed (its row says why) or the run could
-not start, 2 for bad usage.
+not start (one line: a scheduler that does not answer as Dask within ``--connect-timeout``),
+2 for bad usage, 130 after a Ctrl-C (one line; the bags done so far are kept and reused).
 """
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from pathlib import Path
 import sys
@@ -23,6 +26,7 @@ import xml.etree.ElementTree as ET
 from rnea_ros.bag import cli as bag_cli
 from rnea_ros.errors import RneaError
 from rnea_ros.fleet import drift
+from rnea_ros.fleet.cluster import CONNECT_TIMEOUT
 
 # rnea_bag options that are the fleet's own business (or its own option of the same name).
 NOT_PER_BAG = frozenset({'help', 'bag', 'output', 'progress', 'timings', 'threads',
@@ -46,6 +50,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
                         'report.html')
     parser.add_argument('--scheduler', metavar='tcp://HOST:PORT',
                         help='run on this existing Dask cluster (default: a local cluster)')
+    parser.add_argument('--connect-timeout', type=float, metavar='S',
+                        help='seconds the --scheduler has to answer as a Dask scheduler '
+                        f'(default: {CONNECT_TIMEOUT:g})')
     parser.add_argument('--workers', type=int, metavar='N',
                         help='worker processes of the local cluster (default: one per core)')
     parser.add_argument('--overwrite', action='store_true',
@@ -114,6 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.scheduler and args.workers is not None:
         parser.error('--workers sets the size of the local cluster; with --scheduler the '
                      'cluster has its own workers')
+    if args.connect_timeout is not None and not args.scheduler:
+        parser.error('--connect-timeout is the time --scheduler has to answer; without '
+                     '--scheduler the cluster is local')
+    if args.connect_timeout is not None and not 0 < args.connect_timeout < math.inf:
+        parser.error(f'--connect-timeout must be a positive number of seconds, got '
+                     f'{args.connect_timeout:g}')
     if args.workers is not None and args.workers < 1:
         parser.error(f'--workers must be at least 1, got {args.workers}')
     if args.drift_baseline_bags < 1 or args.drift_recent_bags < 1:
@@ -123,6 +136,10 @@ def main(argv: list[str] | None = None) -> int:
     except (RneaError, ValueError, OSError) as exc:
         print(f'rnea_fleet: error: {exc}', file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print('rnea_fleet: interrupted (the bags analysed so far are kept; a re-run reuses '
+              'them)', file=sys.stderr)
+        return 130
 
 
 def _run(args, parser, dests) -> int:
@@ -159,8 +176,16 @@ def _run(args, parser, dests) -> int:
                 sys.stderr.write('\n')
             print(f'rnea_fleet: error: {outcome.bag}: {outcome.error}', file=sys.stderr)
 
-    with cluster.client(output, args.scheduler, args.workers) as connection:
-        outcomes = run.analyse_all(connection, work, done)
+    try:
+        with cluster.client(output, args.scheduler, args.workers,
+                            args.connect_timeout or cluster.CONNECT_TIMEOUT) as connection:
+            outcomes = run.analyse_all(connection, work, done)
+    except KeyboardInterrupt:
+        if show:
+            sys.stderr.write('\n')  # end the progress bar's line
+        if not args.scheduler:  # the local workers are closed: their partial folders are orphans
+            run.clean_partial(output)
+        raise
     progress.close()
     run.clean_partial(output)
     thresholds = drift.Thresholds(args.drift_factor, args.drift_floor,

@@ -2,27 +2,35 @@
 The Dask cluster of a fleet run: an embedded ``LocalCluster`` or an existing one by address.
 
 Local: ``n_workers`` worker processes (default: one per core), one thread each (a bag is a
-task on one core), no dashboard, their scratch space (``local_directory``) in
-``DIR/.dask`` (also Dask's ``temporary-directory``), removed when the run ends: nothing is
-written outside the output directory.
+task on one core), no dashboard, their scratch space (``local_directory``) in a folder created
+afresh in DIR (``DIR/.dask-*``, also Dask's ``temporary-directory``), removed when the run
+ends: nothing is written outside the output directory.
 Remote (``--scheduler tcp://HOST:PORT``): the client connects and ships the tasks there; the
 workers must be able to import this version of ``rnea_ros`` and to read the bags (and
 ``--urdf``) and write ``DIR`` at the same paths (shared storage), and their scratch space is
-their own configuration's.
+their own configuration's. Before the client, a probe asks the address who it is within
+``--connect-timeout`` seconds (Dask's own client waits for ever for a listener that does not
+answer, and reads an HTTP reply as a message of exabytes): a refused connection, silence, a
+service that is not Dask or a worker's address each fail at once with one ``ClusterError``.
 """
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 import logging
 import os
 from pathlib import Path
 import shutil
+import signal
+import socket
+import tempfile
+import threading
 
 from rnea_ros.errors import RneaError
 
-SCRATCH = '.dask'
-CONNECT_TIMEOUT = 30.0  # s
+SCRATCH_PREFIX = '.dask-'
+CONNECT_TIMEOUT = 5.0  # s
 
 
 class ClusterError(RneaError):
@@ -30,35 +38,116 @@ class ClusterError(RneaError):
 
 
 @contextmanager
-def client(output: Path, scheduler: str | None = None,
-           workers: int | None = None) -> Iterator:
+def client(output: Path, scheduler: str | None = None, workers: int | None = None,
+           connect_timeout: float = CONNECT_TIMEOUT) -> Iterator:
     """Yield a ``distributed.Client`` on the cluster for the duration of the ``with`` block."""
     from distributed import Client, LocalCluster
     if scheduler:
-        try:
-            connection = Client(scheduler, timeout=CONNECT_TIMEOUT)
-        except (OSError, TimeoutError) as exc:
-            raise ClusterError(f'cannot connect to the Dask scheduler {scheduler!r}: '
-                               f'{exc}') from None
+        connection = connect(scheduler, connect_timeout)
         try:
             yield connection
         finally:
             connection.close()
         return
     import dask
-    scratch = output / SCRATCH
-    scratch.mkdir(parents=True, exist_ok=True)
-    # Dask's own scratch files (locks, spill) default to the system temporary directory.
-    with dask.config.set({'temporary-directory': str(scratch)}):
-        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                               processes=True, dashboard_address=None,
-                               local_directory=str(scratch), silence_logs=logging.ERROR)
+    scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=output))
     try:
-        connection = Client(cluster)
+        # Dask's own scratch files (locks, spill) default to the system temporary directory.
+        # Its workers' own logs stay quiet: every bag's fate is in its outcome, and a worker
+        # stopped mid-bag (Ctrl-C) would log its lost heartbeats with tracebacks.
+        with dask.config.set({'temporary-directory': str(scratch)}), _children_ignore_sigint():
+            cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1,
+                                   threads_per_worker=1, processes=True,
+                                   dashboard_address=None, local_directory=str(scratch),
+                                   silence_logs=logging.CRITICAL)
         try:
-            yield connection
+            connection = Client(cluster)
+            try:
+                yield connection
+            finally:
+                connection.close()
         finally:
-            connection.close()
+            cluster.close()
     finally:
-        cluster.close()
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+@contextmanager
+def _children_ignore_sigint() -> Iterator[None]:
+    """
+    Ignore SIGINT while the block starts processes: they inherit it.
+
+    A Ctrl-C in a terminal reaches every process of the group; the local workers leave it to
+    this process, which closes them (else each prints a traceback).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
+    """Return a ``distributed.Client`` on ``scheduler``, or raise ``ClusterError`` in time."""
+    import dask
+    from distributed import Client
+    probe(scheduler, timeout)
+    try:
+        with dask.config.set({'distributed.comm.timeouts.connect': timeout}):
+            return Client(scheduler, timeout=timeout)
+    except (OSError, ValueError) as exc:
+        raise ClusterError(f'cannot connect to the Dask scheduler {scheduler!r}: '
+                           f'{exc}') from None
+
+
+def probe(scheduler: str, timeout: float) -> None:
+    """Raise ``ClusterError`` unless a Dask scheduler at ``scheduler`` answers in ``timeout`` s."""
+    from distributed.comm.addressing import get_address_host_port
+
+    def fail(reason: str) -> ClusterError:
+        return ClusterError(f'cannot connect to the Dask scheduler {scheduler!r}: {reason}')
+
+    try:
+        host, port = get_address_host_port(scheduler)
+    except ValueError:
+        host = port = None  # not a TCP address (inproc://, ucx://): only the Dask handshake
+    except Exception as exc:  # noqa: B902 - an unknown scheme is refused with any error
+        raise fail(f'not a Dask address ({exc})') from None
+    if host is not None:
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+        except TimeoutError:
+            raise fail(f'no connection within {timeout:g} s (see --connect-timeout)') from None
+        except OSError as exc:
+            raise fail(exc.strerror or str(exc)) from None
+    distributed_log = logging.getLogger('distributed')
+    level = distributed_log.level
+    distributed_log.setLevel(logging.CRITICAL)  # the reason is in our one line
+    try:
+        identity = asyncio.run(asyncio.wait_for(_identity(scheduler), timeout))
+    except TimeoutError:
+        raise fail(f'no Dask answer within {timeout:g} s (not a Dask scheduler, or a busy '
+                   'one: see --connect-timeout)') from None
+    except Exception:  # noqa: B902 - whatever the other end sent, it is not Dask
+        raise fail('it answers, but not as Dask does (another service, a dashboard?)') \
+            from None
+    finally:
+        distributed_log.setLevel(level)
+    kind = identity.get('type') if isinstance(identity, dict) else None
+    if kind != 'Scheduler':
+        raise fail(f'it is a Dask {kind or "service"}, not the scheduler')
+
+
+async def _identity(address: str):
+    """Connect with Dask's handshake and ask for the ``identity`` of the other end."""
+    from distributed.comm import connect
+    from distributed.security import Security
+    comm = await connect(address, **Security().get_connection_args('client'))
+    try:
+        await comm.write({'op': 'identity', 'reply': True})
+        return await comm.read()
+    finally:
+        comm.abort()

@@ -6,22 +6,28 @@ A fleet run: one Dask task per bag, the results gathered as they complete, the f
 elsewhere on its own, up to the scheduler's ``allowed-failures``) and collects the outcomes
 with ``distributed.as_completed``, counting bags on a progress bar. A task that still fails
 (an unexpected exception, a worker killed again and again) becomes an 'error' outcome of its
-bag. ``write_outputs`` checks drift and writes fleet.parquet, fleet.md and report.html.
+bag. ``write_outputs`` checks drift and writes fleet.parquet, fleet.md and report.html, all
+three or none (staged and committed by ``rnea_ros.bag.outputs``, as every tool writes; a full
+disk leaves the earlier files and names the file it could not write).
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+import re
 import shutil
 import uuid
 
+from rnea_ros.bag.outputs import Staging, Tool
 from rnea_ros.fleet import drift, table
 from rnea_ros.fleet.bags import Bag
-from rnea_ros.fleet.task import analyse, failed, Job, Outcome, PARTIAL
+from rnea_ros.fleet.task import analyse, failed, Job, Outcome, PARTIAL_PREFIX
 
 RETRIES = 2
 BAGS = 'bags'
+# The fleet reuses its output directory (re-runs are incremental): these names are replaced.
+TOOL = Tool('rnea_fleet', None, re.compile(r'fleet\.(parquet|md)|report\.html'))
 
 
 @dataclass(frozen=True)
@@ -75,7 +81,13 @@ def analyse_all(client, work: Sequence[Job],
 
 def clean_partial(output: Path) -> None:
     """Remove the partial folders of bags whose task was killed (this run's or an earlier)."""
-    shutil.rmtree(output / BAGS / PARTIAL, ignore_errors=True)
+    try:
+        entries = list((output / BAGS).iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith(PARTIAL_PREFIX) and entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
 
 
 def write_outputs(output: Path, outcomes: Sequence[Outcome], thresholds: drift.Thresholds,
@@ -83,9 +95,10 @@ def write_outputs(output: Path, outcomes: Sequence[Outcome], thresholds: drift.T
     """Check drift; write fleet.parquet, fleet.md and report.html into ``output``."""
     from rnea_ros.fleet import report
     checks = drift.check(table.samples(outcomes), thresholds)
-    files = [table.write_parquet(output / 'fleet.parquet', table.rows(outcomes, checks)),
-             table.write_text(output / 'fleet.md',
-                              table.markdown(outcomes, checks, thresholds, settings)),
-             table.write_text(output / 'report.html',
-                              report.page(outcomes, checks, thresholds))]
+    with Staging(output, overwrite=True, tool=TOOL) as staging:
+        with staging.writing('fleet.parquet') as path:
+            table.write_parquet(path, table.rows(outcomes, checks))
+        staging.write_text('fleet.md', table.markdown(outcomes, checks, thresholds, settings))
+        staging.write_text('report.html', report.page(outcomes, checks, thresholds))
+        files = staging.commit(['fleet.parquet', 'fleet.md', 'report.html'])
     return FleetResult(list(outcomes), checks, files)

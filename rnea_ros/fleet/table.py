@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 import math
-import os
 from pathlib import Path
 
 from rnea_ros.fleet import drift
@@ -70,7 +69,7 @@ def rows(outcomes: Sequence[Outcome], checks: Sequence[drift.Check]) -> dict[str
 
 
 def write_parquet(path: Path, table: dict[str, list]) -> Path:
-    """Write ``fleet.parquet`` with typed columns (``start``: timestamp[us, UTC]), atomically."""
+    """Write ``fleet.parquet`` with typed columns (``start``: timestamp[us, UTC])."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     schema = pa.schema([
@@ -80,18 +79,7 @@ def write_parquet(path: Path, table: dict[str, list]) -> Path:
         ('samples', pa.int64()), ('rms_torque', pa.float64()), ('peak_torque', pa.float64()),
         ('rms_residual', pa.float64()), ('peak_residual', pa.float64()),
         ('drift', pa.bool_()), ('status', pa.string()), ('error', pa.string())])
-    arrays = pa.table({name: table[name] for name in COLUMNS}, schema=schema)
-    partial = path.with_name(f'.{path.name}.partial')
-    pq.write_table(arrays, partial)
-    os.replace(partial, path)
-    return path
-
-
-def write_text(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically (a partial file renamed into place)."""
-    partial = path.with_name(f'.{path.name}.partial')
-    partial.write_text(text)
-    os.replace(partial, path)
+    pq.write_table(pa.table({name: table[name] for name in COLUMNS}, schema=schema), path)
     return path
 
 

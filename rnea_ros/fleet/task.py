@@ -4,12 +4,14 @@ One bag, one Dask task: the ``rnea_bag`` pipeline into ``DIR/bags/<name>``, or i
 ``analyse(job)`` runs on a worker. It fingerprints the bag (``rnea_ros.fleet.digest``); when
 ``DIR/bags/<name>/summary.json`` holds the same bag and settings digests (key ``fleet``) and
 every output it lists is still there, the stored result is returned without recomputing.
-Otherwise the pipeline writes into a fresh folder ``DIR/bags/.partial/<name>.<random>``, the
-digests are added to its summary.json, and the folder replaces ``DIR/bags/<name>`` by
-renames: a worker killed mid-bag leaves only a partial folder (removed by the next run), never
-a result that looks complete, and two runs of the same task (a retried one) cannot mix their
-files.
+Otherwise the pipeline writes into a folder created afresh, ``DIR/bags/.partial-<name>.<random>``
+(an exclusive ``mkdir``: never a folder or symlink that was there), the digests are added to
+its summary.json, and the folder replaces ``DIR/bags/<name>`` by renames: a worker killed
+mid-bag leaves only a partial folder (removed by the next run), never a result that looks
+complete, and two runs of the same task (a retried one) cannot mix their files.
 
+Only rnea_fleet's own results are ever replaced or removed: a ``DIR/bags/<name>`` that is not
+one (no summary.json stamped by rnea_fleet, or a symlink) fails its bag and stays as it is.
 A bag the pipeline refuses (corrupt, empty, foreign: ``RneaError``, ``ValueError``,
 ``OSError``) gives an ``Outcome`` with status 'error' and the message; its stale result, if
 any, is removed. Any other exception propagates, so that Dask retries the task.
@@ -23,10 +25,10 @@ from pathlib import Path
 import shutil
 import uuid
 
-from rnea_ros.errors import RneaError
+from rnea_ros.errors import InputError, RneaError
 from rnea_ros.fleet.digest import bag_digest
 
-PARTIAL = '.partial'
+PARTIAL_PREFIX = '.partial-'  # output names never start with a dot (``bags.safe_name``)
 EVENT_TOPIC = 'rnea_fleet'
 
 
@@ -103,7 +105,7 @@ def analyse(job: Job) -> Outcome:
                 return _outcome(job, stored, skipped=True)
         summary = _compute(job, output, digest)
     except (RneaError, ValueError, OSError) as exc:
-        if output.exists():
+        if is_result(output):
             shutil.rmtree(output, ignore_errors=True)  # stale: no longer this bag's result
         return failed(job, _message(exc))
     return _outcome(job, summary, skipped=False)
@@ -114,6 +116,17 @@ def _message(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         text = f'{exc.strerror}: {exc.filename!r}'
     return text or type(exc).__name__
+
+
+def is_result(folder: Path) -> bool:
+    """Tell whether ``folder`` is a bag result of rnea_fleet (a folder, its summary stamped)."""
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    try:
+        summary = json.loads((folder / 'summary.json').read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(summary, dict) and isinstance(summary.get('fleet'), dict)
 
 
 def _stored(output: Path, digest: str, settings_digest: str) -> dict | None:
@@ -137,8 +150,12 @@ def _compute(job: Job, output: Path, digest: str) -> dict:
     from rnea_ros.bag.cli import build_parser
     from rnea_ros.bag.pipeline import run
     from rnea_ros.recording.bagio.storage import open_bag
-    partial = output.parent / PARTIAL / f'{output.name}.{uuid.uuid4().hex}'
-    partial.parent.mkdir(parents=True, exist_ok=True)
+    if (output.exists() or output.is_symlink()) and not is_result(output):
+        raise InputError(f'{str(output)!r} exists and is not a result of rnea_fleet: it is '
+                         'left as it is; move it away or choose another --output')
+    output.parent.mkdir(parents=True, exist_ok=True)
+    partial = output.parent / f'{PARTIAL_PREFIX}{output.name}.{uuid.uuid4().hex}'
+    partial.mkdir()  # exclusive: never a folder or symlink that was there
     try:
         args = build_parser().parse_args([job.bag, '--output', str(partial)])
         for key, value in job.options.items():
@@ -163,10 +180,10 @@ def _compute(job: Job, output: Path, digest: str) -> dict:
 
 
 def _replace(partial: Path, output: Path) -> None:
-    """Put ``partial`` at ``output`` by renames; an older ``output`` is moved aside first."""
+    """Put ``partial`` at ``output`` by renames; an older result is moved aside first."""
     old = None
-    if output.exists():
-        old = partial.parent / f'{output.name}.old.{uuid.uuid4().hex}'
+    if output.exists() or output.is_symlink():
+        old = partial.parent / f'{PARTIAL_PREFIX}{output.name}.old.{uuid.uuid4().hex}'
         os.replace(output, old)
     os.replace(partial, output)
     if old is not None:

@@ -3,18 +3,20 @@
 
 Usage::
 
-    rnea_identify BAG [BAG...] --urdf FILE [--output DIR] [--joint-states TOPIC]
+    rnea_identify BAG [BAG...] --urdf FILE [--output DIR] [--overwrite] [--joint-states TOPIC]
                   [--holdout F | --validate BAG] [--friction MODEL]
                   [--inertial {physical,base,none}] [--lock JOINT=VALUE[,...]] ...
 
 Writes into DIR (default ``./<first bag name>_identified``): ``identified.urdf``,
 ``joint_model.yaml`` (a node parameters file),
 ``identification.json``, ``identification.md`` and ``validation_<group>.png``
-(``rnea_ros.identify.report`` lists what each holds). The joint_states options (``--clock``,
-``--lock``, ``--lock-missing``, ``--ignore-extra-joints``) are ``rnea_bag``'s. Bad input (no
-effort, unknown joints, too few samples, a floating base, an unreadable bag or URDF) prints one
-``rnea_identify: error: ...`` line and exits with status 2; a failing machine (a full disk)
-with status 1, as ``rnea_bag``.
+(``rnea_ros.identify.report`` lists what each holds; ``rnea_ros.identify.outputs`` how a
+directory that holds files is refused or, with ``--overwrite``, updated). The joint_states
+options (``--clock``, ``--lock``, ``--lock-missing``, ``--ignore-extra-joints``) are
+``rnea_bag``'s. Bad input (no effort, unknown joints, too few samples, a floating base, an
+unreadable bag or URDF) prints one ``rnea_identify: error: ...`` line and exits with status 2;
+a failing machine (a full disk: the line names the file) with status 1, as ``rnea_bag``; a
+Ctrl-C prints one line and exits with 130 (DIR holds the old files or all the new ones).
 """
 from __future__ import annotations
 
@@ -26,12 +28,10 @@ import time
 import numpy as np
 
 from rnea_ros.bag.inputs import add_joint_state_options
+from rnea_ros.bag.outputs import check as check_output, OutputError
 from rnea_ros.errors import RneaError
-from rnea_ros.identify import parameters, pipeline, report, urdf_out
+from rnea_ros.identify import outputs, parameters, pipeline
 from rnea_ros.recording.bagio.storage import reason
-
-
-PLOT_SAMPLES = 200_000
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument('--urdf', required=True, metavar='FILE', help='the robot URDF')
     parser.add_argument('--output', metavar='DIR', help='output directory (default: '
                         './<first bag name>_identified)')
+    parser.add_argument('--overwrite', action='store_true',
+                        help='write into an output directory that holds files already: '
+                        'replaces the outputs of rnea_identify, keeps every other file')
     parser.add_argument('--joint-states', default='joint_states', metavar='TOPIC',
                         help='sensor_msgs/JointState topic with position, effort and '
                         'optionally velocity (default: %(default)s)')
@@ -73,52 +76,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def write_joint_model(path: Path, result: pipeline.Identification) -> Path:
-    """joint_model.yaml: the node's friction and armature parameters (``JointModel``)."""
-    lay = result.layout
-    values = result.theta[lay.n_inertial:].reshape(len(lay.joint_names), -1)
-    path.write_text(lay.joint_model(values).to_yaml())
-    return path
-
-
-def write_outputs(result: pipeline.Identification, output: Path, settings: dict,
-                  plots: bool = True) -> list[Path]:
-    """Every output file of the module docstring; returns their paths."""
-    output.mkdir(parents=True, exist_ok=True)
-    lay = result.layout
-    nb = len(lay.body_links)
-    files = []
-    phi_new = result.theta[:lay.n_inertial].reshape(nb, 10)
-    phi_old = result.theta_urdf[:lay.n_inertial].reshape(nb, 10)
-    terms = report.joint_model(result)
-    friction = {joint: (t.get('coulomb', 0.0), t.get('viscous', 0.0))
-                for joint, t in terms.items()} if lay.friction_terms else {}
-    text, notes = urdf_out.write(result.urdf_xml, result.model, lay.body_links, phi_new,
-                                 phi_old, result.scale[:lay.n_inertial].reshape(nb, 10),
-                                 friction)
-    result.warnings.extend(notes)
-    files.append(output / 'identified.urdf')
-    files[-1].write_text(text)
-    files.append(write_joint_model(output / 'joint_model.yaml', result))
-    if plots and result.validation is not None:
-        from rnea_ros.identify import plots as plotting
-        data = result.validation
-        if len(data) > PLOT_SAMPLES:  # a plot shows 2000 bins: every k-th sample is enough
-            keep = np.zeros(len(data), dtype=bool)
-            keep[::-(-len(data) // PLOT_SAMPLES)] = True
-            data = data.select(keep)
-        curves = {'measured': data.effort}
-        curves.update(pipeline.predict(result.model, lay, result.base,
-                                       {name: result.betas[name]
-                                        for name in ('urdf', 'identified')}, data))
-        units = ['N' if j.kind == 'prismatic' else 'N m' for j in result.model.joints]
-        files += plotting.plot_validation(output, data.seconds, lay.joint_names, units,
-                                          curves, title=result.model.name)
-    names = [f.name for f in files] + ['identification.json', 'identification.md']
-    files += report.write(output, report.summary(result, settings, names))
-    return files
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -127,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     reading = {'clock': args.clock, 'lock': args.lock, 'lock_missing': args.lock_missing,
                'ignore_extra': args.ignore_extra_joints}
     try:
+        check_output(output, args.overwrite, outputs.TOOL)  # before any work
         result = pipeline.identify(args.bags, args.urdf, joint_states=args.joint_states,
                                    holdout=0.0 if args.validate else args.holdout,
                                    validate=args.validate, friction=args.friction,
@@ -138,14 +96,21 @@ def main(argv: list[str] | None = None) -> int:
                     'velocity_threshold': result.layout.velocity_threshold,
                     'inertial': args.inertial, **reading}
         begin = time.perf_counter()
-        write_outputs(result, output, settings, plots=not args.no_plots)
+        outputs.write(result, output, settings, plots=not args.no_plots,
+                      overwrite=args.overwrite)
         result.timings['writing'] = time.perf_counter() - begin
+    except OutputError as exc:  # not the input: a full disk, a failing device
+        print(f'rnea_identify: error: {exc}', file=sys.stderr)
+        return 1
     except RneaError as exc:  # the input: bags, URDF, options
         print(f'rnea_identify: error: {exc}', file=sys.stderr)
         return 2
     except (ValueError, OSError) as exc:  # not the input: a full disk, a failing device
         print(f'rnea_identify: error: {reason(exc)}', file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print('rnea_identify: interrupted (no output is left half-written)', file=sys.stderr)
+        return 130
     for warning in result.warnings:
         print(f'rnea_identify: warning: {warning}', file=sys.stderr)
     rms = result.rms

@@ -4,19 +4,20 @@ PNG plots of the validation data: measured effort vs the URDF's and the identifi
 ``validation_<group>.png`` per group of up to four joints (``rnea_ros.bag.plots.groups``), one
 panel per joint: the measured effort, the URDF's prediction (before) and the identified model's
 with its friction and armature (after), each with its RMS residual over the samples plotted in
-the legend (long data: every k-th sample, at most ``cli.PLOT_SAMPLES``; then reduced to min/max
-envelopes by ``rnea_ros.bag.downsample``, as the bag plots are).
+the legend (long data: every k-th sample, at most ``outputs.PLOT_SAMPLES``; then reduced to
+min/max envelopes by ``rnea_ros.bag.downsample``, as the bag plots are). The figures are
+yielded with their file names; ``rnea_ros.identify.outputs`` saves them.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from rnea_ros.bag.downsample import envelope
 from rnea_ros.bag.plots import groups
 
+DPI = 90
 STYLE = {  # curve: (legend label, colour, line width)
     'measured': ('measured', '#7f7f7f', 1.4),
     'urdf': ('URDF (before)', '#d62728', 0.9),
@@ -24,17 +25,15 @@ STYLE = {  # curve: (legend label, colour, line width)
 }
 
 
-def plot_validation(directory: Path, time: np.ndarray, labels: Sequence[str],
-                    units: Sequence[str], curves: dict[str, np.ndarray],
-                    title: str = '') -> list[Path]:
-    """Write the figures; ``curves``: 'measured', 'urdf', 'identified' -> (N, J)."""
+def validation_figures(time: np.ndarray, labels: Sequence[str], units: Sequence[str],
+                       curves: dict[str, np.ndarray], title: str = '') -> Iterator:
+    """Yield (file name, figure); ``curves``: 'measured', 'urdf', 'identified' -> (N, J)."""
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
     t_reduced, reduced = envelope(time, curves)
     measured = curves['measured']
-    paths = []
     for name, columns in groups(labels):
         height = 0.9 + 2.0 * len(columns)
         fig, axes = plt.subplots(len(columns), 1, sharex=True, squeeze=False,
@@ -54,8 +53,7 @@ def plot_validation(directory: Path, time: np.ndarray, labels: Sequence[str],
         fig.suptitle(f'Validation: measured effort vs predicted{f" — {title}" if title else ""}',
                      x=0.01, ha='left', fontsize=10)
         fig.tight_layout()
-        path = directory / f'validation_{name}.png'
-        fig.savefig(path, dpi=90)
-        plt.close(fig)
-        paths.append(path)
-    return paths
+        try:
+            yield f'validation_{name}.png', fig
+        finally:
+            plt.close(fig)

@@ -17,9 +17,6 @@ What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, iden
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 
 from rnea_ros.bag.report import fmt
@@ -154,12 +151,3 @@ def markdown(data: dict) -> str:
                      f"{fmt(entry.get('physically_consistent', '–'))} |")
     lines += ['', 'Outputs: ' + ', '.join(f'`{o}`' for o in data['outputs']), '']
     return '\n'.join(lines)
-
-
-def write(directory: Path, data: dict) -> list[Path]:
-    """identification.json and identification.md in ``directory``."""
-    json_path = directory / 'identification.json'
-    json_path.write_text(json.dumps(data, indent=2) + '\n')
-    md_path = directory / 'identification.md'
-    md_path.write_text(markdown(data))
-    return [json_path, md_path]

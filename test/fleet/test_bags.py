@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from rnea_ros.errors import InputError
-from rnea_ros.fleet.bags import discover, output_names
+from rnea_ros.fleet.bags import discover, MAX_NAME, output_names, safe_name
 
 
 def bag_dir(path: Path) -> Path:
@@ -67,6 +67,30 @@ def test_robot_pattern_names_the_robot_from_the_path(fleet):
 def test_output_names_stay_unique():
     paths = [Path('/f/a/run'), Path('/f/b/run'), Path('/g/a/run'), Path('/f/a.run.mcap')]
     assert output_names(paths, ['a', 'b', 'a', None]) == ['a.run', 'b.run', 'a.run.2', 'a.run.3']
+
+
+def test_hostile_bag_names_give_plain_unique_folder_names(tmp_path):
+    """Regression: the stem of '...mcap' is '..' (DIR/bags/.. is DIR), of '..mcap' '.'."""
+    root = tmp_path / 'fleet'
+    for name in ('...mcap', '..mcap', 'a\\b.mcap', 'new\nline.db3', 'Run.mcap', 'run.mcap',
+                 'ä' * 80 + '.mcap'):
+        bag_file(root / 'arm' / name)
+    bag_dir(root / 'arm' / '.hidden')
+    bag_file(root / 'other' / 'run.mcap')  # the same stem in another folder
+    names = {bag.path.relative_to(root).as_posix(): bag.name for bag in discover([str(root)])}
+    assert names == {
+        'arm/...mcap': '__', 'arm/..mcap': '_', 'arm/a\\b.mcap': 'a_b',
+        'arm/new\nline.db3': 'new_line', 'arm/Run.mcap': 'arm.Run', 'arm/run.mcap': 'arm.run.2',
+        'arm/' + 'ä' * 80 + '.mcap': 'ä' * 50, 'arm/.hidden': '_hidden',
+        'other/run.mcap': 'other.run'}
+    assert len(('ä' * 50).encode()) == MAX_NAME
+
+
+@pytest.mark.parametrize('text, name', [
+    ('..', '__'), ('.', '_'), ('', 'bag'), ('a/b', 'a_b'), ('../../etc', '___.._etc'),
+    ('x\x00y', 'x_y'), ('run 1', 'run_1'), ('panda+gripper-2', 'panda+gripper-2')])
+def test_safe_name(text, name):
+    assert safe_name(text) == name
 
 
 @pytest.mark.parametrize('pattern, message', [

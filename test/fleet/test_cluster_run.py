@@ -145,7 +145,7 @@ def test_rerun_reuses_results_and_computes_only_a_new_bag(
                              '--scheduler', cluster.address, '--no-plots', '--progress')
     assert status == 1
     assert '21 bags: 0 analysed, 18 reused (unchanged), 3 failed' in out
-    assert err.startswith('\rbags ') and '100%  21/21' in err  # the progress bar
+    assert err.startswith('\rbags:') and '100%|' in err and ' 21/21 ' in err  # tqdm's bar
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
     assert read_rows(output / 'fleet.parquet') == first_run['table']
     # A bag added to the fleet, and a result missing one of its files, are computed again.
@@ -185,3 +185,12 @@ def test_urdf_recorded_in_each_bag_robot_pattern_and_bag_options(cluster, fleet_
     summary = json.loads((output / 'bags' / 'run_0' / 'summary.json').read_text())
     assert summary['run']['differentiation']['window'] == 0.1
     assert summary['run']['urdf'] == 'topic /robot_description'
+
+
+def test_a_worker_address_is_not_taken_for_the_scheduler(cluster, fleet_dir, tmp_path):
+    worker = next(iter(cluster.client.scheduler_info()['workers']))
+    status, out, err = fleet(fleet_dir / 'arm_c' / 'run_00', '--output', tmp_path / 'out',
+                             '--scheduler', worker)
+    assert status == 1
+    assert err == (f'rnea_fleet: error: cannot connect to the Dask scheduler {worker!r}: it is '
+                   'a Dask Worker, not the scheduler\n')

@@ -78,6 +78,10 @@ def test_help_lists_the_fleet_and_the_per_bag_options():
      '--workers sets the size of the local cluster; with --scheduler the cluster has its own '
      'workers'),
     (['x'], 'the following arguments are required: --output'),
+    (['x', '--output', 'o', '--connect-timeout', '3'], '--connect-timeout is the time '
+     '--scheduler has to answer; without --scheduler the cluster is local'),
+    (['x', '--output', 'o', '--scheduler', 'tcp://127.0.0.1:1', '--connect-timeout', 'nan'],
+     '--connect-timeout must be a positive number of seconds, got nan'),
 ])
 def test_bad_usage_exits_2(argv, message, capsys):
     from rnea_ros.fleet.cli import main

@@ -1,0 +1,83 @@
+"""
+What ``rnea_identify`` writes into ``--output DIR``: every file, or none.
+
+``identified.urdf``, ``joint_model.yaml`` (a node parameters file), ``identification.json``,
+``identification.md`` and ``validation_<group>.png`` (``rnea_ros.identify.report`` lists what
+each holds) are staged and committed as ``rnea_bag`` commits its outputs
+(``rnea_ros.bag.outputs``): a directory that holds files is refused without ``--overwrite``;
+with it, only these names are replaced, and the outputs the previous ``identification.json``
+listed that this run does not write again (the plots, after a run with ``--no-plots``) are
+removed; ``identification.json`` is written last. A failure or a Ctrl-C before the renames
+leaves the directory as it was (a Ctrl-C during them is held until they are done); nothing is
+written through a symlink planted in it.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+import re
+
+import numpy as np
+
+from rnea_ros.bag.outputs import Staging, Tool
+from rnea_ros.identify import pipeline, report, urdf_out
+
+TOOL = Tool('rnea_identify', 'identification.json', re.compile(
+    r'identified\.urdf|joint_model\.yaml|identification\.(json|md)|validation_[\w.-]+\.png'))
+PLOT_SAMPLES = 200_000
+
+
+def joint_model_yaml(result: pipeline.Identification) -> str:
+    """joint_model.yaml: the node's friction and armature parameters (``JointModel``)."""
+    lay = result.layout
+    values = result.theta[lay.n_inertial:].reshape(len(lay.joint_names), -1)
+    return lay.joint_model(values).to_yaml()
+
+
+def write(result: pipeline.Identification, output: Path, settings: dict, plots: bool = True,
+          overwrite: bool = False) -> list[Path]:
+    """Write every output file of the module docstring into ``output``; return their paths."""
+    lay = result.layout
+    nb = len(lay.body_links)
+    phi_new = result.theta[:lay.n_inertial].reshape(nb, 10)
+    phi_old = result.theta_urdf[:lay.n_inertial].reshape(nb, 10)
+    terms = report.joint_model(result)
+    friction = {joint: (t.get('coulomb', 0.0), t.get('viscous', 0.0))
+                for joint, t in terms.items()} if lay.friction_terms else {}
+    text, notes = urdf_out.write(result.urdf_xml, result.model, lay.body_links, phi_new,
+                                 phi_old, result.scale[:lay.n_inertial].reshape(nb, 10),
+                                 friction)
+    result.warnings.extend(notes)
+    with Staging(output, overwrite, TOOL) as staging:
+        files = [staging.write_text('identified.urdf', text),
+                 staging.write_text('joint_model.yaml', joint_model_yaml(result))]
+        if plots and result.validation is not None:
+            files += _plot_validation(result, staging)
+        names = [f.name for f in files] + ['identification.json', 'identification.md']
+        data = report.summary(result, settings, names)
+        staging.write_text('identification.md', report.markdown(data))
+        staging.write_text('identification.json', json.dumps(data, indent=2) + '\n')
+        return staging.commit(names)
+
+
+def _plot_validation(result: pipeline.Identification, staging: Staging) -> list[Path]:
+    """Draw the validation plots: measured effort, the URDF's and the identified predictions."""
+    from rnea_ros.identify import plots as plotting
+    lay = result.layout
+    data = result.validation
+    if len(data) > PLOT_SAMPLES:  # a plot shows 2000 bins: every k-th sample is enough
+        keep = np.zeros(len(data), dtype=bool)
+        keep[::-(-len(data) // PLOT_SAMPLES)] = True
+        data = data.select(keep)
+    curves = {'measured': data.effort}
+    curves.update(pipeline.predict(result.model, lay, result.base,
+                                   {name: result.betas[name]
+                                    for name in ('urdf', 'identified')}, data))
+    units = ['N' if j.kind == 'prismatic' else 'N m' for j in result.model.joints]
+    files = []
+    for name, figure in plotting.validation_figures(data.seconds, lay.joint_names, units,
+                                                    curves, title=result.model.name):
+        with staging.writing(name) as path:
+            figure.savefig(path, dpi=plotting.DPI)
+        files.append(path)
+    return files
