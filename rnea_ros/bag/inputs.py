@@ -1,8 +1,8 @@
 """
 What a ``rnea_bag`` run reads, and the options checked on the model.
 
-The joint states' options (``add_joint_state_options``: ``rnea_ros.recording.load_joint_states``
-reads the topic, for ``rnea_identify`` too), the URDF (``--urdf`` or the bag's
+The joint states are read by ``rnea_ros.recording.load_joint_states`` (as ``rnea_identify``
+reads them); here the URDF (``--urdf`` or the bag's
 robot_description topic), the desired accelerations, the floating base's odometry, the
 ``--contacts`` links and the ``--joints`` selection.
 """
@@ -22,62 +22,47 @@ from rnea_ros.recording.series import base_state as base_state_at
 from rnea_ros.recording.series import desired_accelerations
 
 
-def add_joint_state_options(group) -> None:
-    """Add the options of ``load_joint_states`` to an argparse parser or group (both tools')."""
-    group.add_argument('--clock', choices=('header', 'receive'), default='header',
-                       help='sample times: message header stamps (default) or receive times')
-    group.add_argument('--ignore-extra-joints', action='store_true',
-                       help='skip joint_states names that the URDF does not have')
-    group.add_argument('--lock', metavar='JOINT=VALUE[,...]',
-                       help='hold these URDF joints at a fixed position (rad, or m for '
-                       'prismatic joints; inside the joint limits), e.g. a gripper the bag '
-                       'does not publish; overrides the bag')
-    group.add_argument('--lock-missing', action='store_true',
-                       help='hold every URDF joint the bag never publishes at 0 (or at the '
-                       'limit nearest to 0); listed in a warning and the summary')
-
-
-def robot_description(args, reader, store) -> tuple[str, str]:
+def robot_description(options, reader, store) -> tuple[str, str]:
     """Return the URDF text and where it came from."""
-    if args.urdf:
-        path = Path(args.urdf)
+    if options.urdf:
+        path = Path(options.urdf)
         try:
-            xacro_args = dict(getattr(args, 'xacro_arg', None) or ())
+            xacro_args = dict(options.xacro_arg or ())
             return read_robot_description(path, xacro_args), str(path)
         except OSError as exc:
             raise InputError(f'cannot read --urdf {str(path)!r}: {exc.strerror}') from None
-    conns = topic_connections(reader, args.robot_description, STRING, required=False)
+    conns = topic_connections(reader, options.robot_description, STRING, required=False)
     if not conns:
-        raise InputError(f'no --urdf given and the bag has no {args.robot_description!r} '
+        raise InputError(f'no --urdf given and the bag has no {options.robot_description!r} '
                          'topic (std_msgs/String) to take the URDF from')
     for _, _, raw in reader.messages(conns):
         return store.deserialize_cdr(raw, STRING).data, f'topic {conns[0].topic}'
     raise InputError(f'no --urdf given and topic {conns[0].topic!r} has no message')
 
 
-def desired(args, reader, store, series, lo, hi, margin) -> np.ndarray | None:
-    if args.estimate_accelerations:
+def desired(options, reader, store, series, lo, hi, margin) -> np.ndarray | None:
+    if options.estimate_accelerations:
         return None
-    conns = topic_connections(reader, args.desired_accelerations, JOINT_TRAJECTORY,
+    conns = topic_connections(reader, options.desired_accelerations, JOINT_TRAJECTORY,
                               required=False)
     if not conns:
         return None
-    timeout_ns = int(args.acceleration_timeout * 1e9)
+    timeout_ns = int(options.acceleration_timeout * 1e9)
     raw = read_raw(reader, conns, None if lo is None else lo - margin - timeout_ns,
                    None if hi is None else hi + margin)
     messages = deserialize_all(raw, JOINT_TRAJECTORY, store)
     return desired_accelerations(messages, raw.times, series.names, series.times_ns,
-                                 args.acceleration_timeout)
+                                 options.acceleration_timeout)
 
 
-def base_state(args, reader, store, series, lo, hi, margin, differentiate_fn):
-    if not args.floating_base:
+def base_state(options, reader, store, series, lo, hi, margin, differentiate_fn):
+    if not options.floating_base:
         return None
-    conns = topic_connections(reader, args.odometry, ODOMETRY, required=False)
+    conns = topic_connections(reader, options.odometry, ODOMETRY, required=False)
     if not conns:
         raise InputError(
             f'--floating-base needs the base state, but the bag has no nav_msgs/Odometry topic '
-            f'{args.odometry!r} (pass --odometry TOPIC; topics: '
+            f'{options.odometry!r} (pass --odometry TOPIC; topics: '
             f'{", ".join(sorted({c.topic for c in reader.connections}))})')
     raw = read_raw(reader, conns, None if lo is None else lo - margin,
                    None if hi is None else hi + margin)
@@ -93,25 +78,25 @@ def base_state(args, reader, store, series, lo, hi, margin, differentiate_fn):
     return base_state_at(times, values, series.times_ns, differentiate_fn)
 
 
-def contact_links(args) -> list[str]:
+def contact_links(options) -> list[str]:
     """Return the --contacts link names (checked against the other options, not yet the model)."""
-    if args.contacts is None:
+    if options.contacts is None:
         return []
-    links = list(dict.fromkeys(name.strip() for name in args.contacts.split(',')
+    links = list(dict.fromkeys(name.strip() for name in options.contacts.split(',')
                                if name.strip()))
     if not links:
         raise InputError('--contacts: expected link names, e.g. --contacts LF_FOOT,RF_FOOT')
-    if not args.floating_base:
+    if not options.floating_base:
         raise InputError('--contacts needs --floating-base: contact wrenches balance a '
                          'floating base (its state from the --odometry topic)')
-    if not (np.isfinite(args.friction) and args.friction > 0):
-        raise InputError(f'--friction must be a finite number > 0, got {args.friction}')
+    if not (np.isfinite(options.friction) and options.friction > 0):
+        raise InputError(f'--friction must be a finite number > 0, got {options.friction}')
     return links
 
 
-def contacts(args, model) -> list:
+def contacts(options, model) -> list:
     """Return a point ``Contact`` with --friction per --contacts link, checked on the model."""
-    links = contact_links(args)
+    links = contact_links(options)
     if not links:
         return []
     from rnea_ros.contacts import Contact
@@ -119,7 +104,7 @@ def contacts(args, model) -> list:
     if unknown:
         raise InputError(f'--contacts: {unknown} are not links of the model; links: '
                          f'{list(model.link_names)}')
-    return [Contact(link, 'point', args.friction) for link in links]
+    return [Contact(link, 'point', options.friction) for link in links]
 
 
 def selected_columns(joints_arg: str | None, model, labels) -> list[int]:

@@ -75,7 +75,6 @@ printed as one ``rnea_bag: error: ...`` line; the exit status is then 2 (``rnea_
 """
 from __future__ import annotations
 
-import argparse
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -88,6 +87,7 @@ import numpy as np
 from rnea_ros.bag import inputs
 from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
 from rnea_ros.bag.downsample import reduce_bag
+from rnea_ros.bag.options import BagOptions
 from rnea_ros.bag.outputs import check as check_output, Staging
 from rnea_ros.bag.report import table_suffix, write_summary, write_table, write_tables
 from rnea_ros.bag.summary import json_safe, run_summary
@@ -127,23 +127,23 @@ class _Timings(dict):
             self[phase] = self.get(phase, 0.0) + time.perf_counter() - start
 
 
-def run(args: argparse.Namespace) -> Result:
+def run(options: BagOptions) -> Result:
     """Everything ``rnea_bag`` does, returning a ``Result`` (``RneaError`` on bad input)."""
     timings = _Timings()
-    bag_path = Path(args.bag)
-    output = Path(args.output) if args.output else Path.cwd() / f'{bag_path.name}_rnea'
-    if (args.window is not None and not args.window > 0) or args.order < 2 or (
-            args.max_gap is not None and not args.max_gap > 0):
+    bag_path = Path(options.bag)
+    output = Path(options.output) if options.output else Path.cwd() / f'{bag_path.name}_rnea'
+    if (options.window is not None and not options.window > 0) or options.order < 2 or (
+            options.max_gap is not None and not options.max_gap > 0):
         raise InputError('--window and --max-gap must be positive and --order at least 2')
-    if args.threads is not None and args.threads < 1:
-        raise InputError(f'--threads must be at least 1, got {args.threads}')
-    inputs.contact_links(args)
-    check_output(output, args.overwrite)  # before any work: refuse and touch nothing
+    if options.threads is not None and options.threads < 1:
+        raise InputError(f'--threads must be at least 1, got {options.threads}')
+    inputs.contact_links(options)
+    check_output(output, options.overwrite)  # before any work: refuse and touch nothing
     with timings('reading'):
         reader = open_bag(bag_path)
     try:
-        with thread_limit(args.threads):
-            return _run(args, reader, output, timings)
+        with thread_limit(options.threads):
+            return _run(options, reader, output, timings)
     finally:
         reader.close()
 
@@ -167,53 +167,54 @@ def thread_limit(threads: int | None):
         numba.set_num_threads(before)
 
 
-def _run(args, reader, output: Path, timings: _Timings) -> Result:
+def _run(options, reader, output: Path, timings: _Timings) -> Result:
     warnings: list[str] = []
-    show = args.progress if args.progress is not None else sys.stderr.isatty()
+    show = options.progress if options.progress is not None else sys.stderr.isatty()
     bag_start = int(reader.start_time)
     store = typestore()
     with timings('reading'):
-        xml, source = inputs.robot_description(args, reader, store)
-        gravity = args.gravity if args.gravity else (0.0, 0.0, -9.81)
-        model = RobotModel.from_urdf_string(xml, floating_base=args.floating_base,
-                                            gravity=gravity, inertia_check=args.inertia_check)
+        xml, source = inputs.robot_description(options, reader, store)
+        gravity = options.gravity if options.gravity else (0.0, 0.0, -9.81)
+        model = RobotModel.from_urdf_string(xml, floating_base=options.floating_base,
+                                            gravity=gravity, inertia_check=options.inertia_check)
         joints = [j for j in model.joints if j.nv == 1]
         if model.multi_dof_joints:
             odd = [j.name for j in model.multi_dof_joints]
             raise InputError(f'URDF joints {odd} are floating/planar: joint_states cannot give '
                              'their state')
-        joint_model = JointModel.load_yaml(args.joint_model, model) if args.joint_model \
+        joint_model = JointModel.load_yaml(options.joint_model, model) if options.joint_model \
             else None
         labels, units = effort_labels(model)
-        columns = inputs.selected_columns(args.joints, model, labels)
-        contacts = inputs.contacts(args, model)
-        js_conns = topic_connections(reader, args.joint_states, JOINT_STATE,
+        columns = inputs.selected_columns(options.joints, model, labels)
+        contacts = inputs.contacts(options, model)
+        js_conns = topic_connections(reader, options.joint_states, JOINT_STATE,
                                      what='joint_states topic')
         # Reading margin around --start/--end, for the windows of the samples at its ends (the
         # default window is 10 sample intervals at low rates: 1 s covers 20 Hz).
-        margin = int(2 * (args.window or 0.5) * 1e9)
-        lo = None if args.start is None else bag_start + int(args.start * 1e9)
-        hi = None if args.end is None else bag_start + int(args.end * 1e9)
+        margin = int(2 * (options.window or 0.5) * 1e9)
+        lo = None if options.start is None else bag_start + int(options.start * 1e9)
+        hi = None if options.end is None else bag_start + int(options.end * 1e9)
         progress = _progress('reading', sum(c.msgcount for c in js_conns), show)
         series = load_joint_states(
-            reader, model, xml, args.joint_states, window=(lo, hi), margin=margin,
+            reader, model, xml, options.joint_states, window=(lo, hi), margin=margin,
             progress=progress, ways_out='--clock receive, or --start/--end on one side of it',
-            clock=args.clock, ignore_extra=args.ignore_extra_joints, lock=args.lock,
-            lock_missing=args.lock_missing)
+            clock=options.clock, ignore_extra=options.ignore_extra_joints, lock=options.lock,
+            lock_missing=options.lock_missing)
         progress.close()
         warnings += series.warnings
-        desired = inputs.desired(args, reader, store, series, lo, hi, margin)
+        desired = inputs.desired(options, reader, store, series, lo, hi, margin)
 
     with timings('differentiating'):
-        estimate = derivatives(series, model, desired, window=args.window, order=args.order,
-                               max_gap=args.max_gap, route=args.accelerations_from)
+        estimate = derivatives(series, model, desired, window=options.window, order=options.order,
+                               max_gap=options.max_gap, route=options.accelerations_from)
         diff, routes, edge = estimate.diff, estimate.routes, estimate.edge
 
     def differentiate_fn(times, values):
-        return differentiate.derivatives(times, values, args.window, args.order, args.max_gap)
+        return differentiate.derivatives(times, values, options.window, options.order,
+                                         options.max_gap)
 
     with timings('reading'):
-        base_state = inputs.base_state(args, reader, store, series, lo, hi, margin,
+        base_state = inputs.base_state(options, reader, store, series, lo, hi, margin,
                                        differentiate_fn)
     n = series.times_ns.size
     q, v, a, effort, finite = estimate.model_arrays(
@@ -264,24 +265,24 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         if solved.infeasible:
             warnings.append(
                 f'{solved.infeasible} of {times_ns.size} samples are infeasible with contacts '
-                f'{list(solved.links)} (friction {args.friction:g}): least-violation wrenches '
+                f'{list(solved.links)} (friction {options.friction:g}): least-violation wrenches '
                 'used, the base wrench they leave unbalanced (up to '
                 f'{float(solved.residual_norm.max()):.3g}) is in the root_joint columns')
     with timings('dynamics'):
         f_ext = solved.wrenches if solved is not None else None
         progress = _progress('dynamics', n, show and n >= PROGRESS_MIN_MESSAGES)
-        parts = decompose(model, q, v, a, f_ext=f_ext, threads=args.threads, progress=progress,
+        parts = decompose(model, q, v, a, f_ext=f_ext, threads=options.threads, progress=progress,
                           joint_model=joint_model)
         progress.close()
 
-    with timings('writing'), Staging(output, args.overwrite) as staging, \
-            _background(args.threads) as background:
+    with timings('writing'), Staging(output, options.overwrite) as staging, \
+            _background(options.threads) as background:
         stage = staging.path
         # The tables (pyarrow, compiled CSV text) and the summary's statistics (compiled) run
         # without the GIL: on the second core while this thread draws the pictures.
         tables = background.submit(write_tables, stage, seconds, labels, columns, parts, effort,
-                                   args.format, args.threads)
-        statistics = background.submit(run_summary, args, model, series, diff, desired,
+                                   options.format, options.threads)
+        statistics = background.submit(run_summary, options, model, series, diff, desired,
                                        seconds, labels, units, columns, parts, effort,
                                        list(warnings), source, routes, edges_left_out)
         if solved is not None:
@@ -290,22 +291,22 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
                 table.update({f'{link}.{axis}': wrench[:, k]
                               for k, axis in enumerate(WRENCH_AXES)})
             contact_table = background.submit(
-                write_table, stage / f'contact_wrenches{table_suffix(args.format)}', table)
+                write_table, stage / f'contact_wrenches{table_suffix(options.format)}', table)
         sel = _index(columns, len(labels))
         shown = ([labels[k] for k in columns], [units[k] for k in columns])
         terms = {t: values[:, sel] for t, values in parts.terms.items()}
         reduced = reduce_bag(seconds, parts.total[:, sel], terms, effort[:, sel])
         pictures = []
-        if not args.no_plots:
+        if not options.no_plots:
             from rnea_ros.bag import plots
             pictures = plots.plot_all(stage, reduced, *shown, title=model.name,
                                       wrenches=set(labels) - {j.name for j in joints})
         summary = statistics.result()
         if joint_model is not None:
-            summary['joint_model'] = _joint_model_summary(args.joint_model, joint_model)
+            summary['joint_model'] = _joint_model_summary(options.joint_model, joint_model)
         if solved is not None:
             summary['contacts'] = json_safe({
-                'links': list(solved.links), 'kind': 'point', 'friction': args.friction,
+                'links': list(solved.links), 'kind': 'point', 'friction': options.friction,
                 'schedule': 'in contact for the whole time window (the bag records none)',
                 'samples': int(times_ns.size), 'infeasible_samples': solved.infeasible,
                 'max_residual_norm': float(solved.residual_norm.max()),
@@ -314,7 +315,8 @@ def _run(args, reader, output: Path, timings: _Timings) -> Result:
         report = htmlreport.write_bag_report(stage / 'report.html', reduced, *shown, summary)
         # The bag (compiled chunks, mostly disk) while the tables may still be written.
         bag = [_write_bag(reader, stage, model, joints, series, keep, q, v, parts.total,
-                          args.joint_states, js_conns, show, solved)] if args.write_bag else []
+                          options.joint_states, js_conns, show, solved)] \
+            if options.write_bag else []
         files = tables.result() + ([contact_table.result()] if solved is not None else [])
         files += pictures + [report] + bag
         summary['outputs'] = [f.name + ('/' if f.is_dir() else '') for f in files] + [

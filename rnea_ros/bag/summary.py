@@ -12,14 +12,14 @@ from rnea_ros.bag.report import summarize
 from rnea_ros.recording import accelerations, differentiate
 
 
-def run_summary(args, model, series, diff, desired, seconds, labels, units, columns, parts,
+def run_summary(options, model, series, diff, desired, seconds, labels, units, columns, parts,
                 effort, warnings, source, routes, edges_left_out) -> dict:
     """Build summary.json of a run: per joint numbers (``report.summarize``) and settings."""
     sel = slice(None) if columns == list(range(len(labels))) else columns
     measured = effort[:, sel]
     summary = summarize(seconds, [labels[k] for k in columns], [units[k] for k in columns],
                         parts.total[:, sel], {t: x[:, sel] for t, x in parts.terms.items()},
-                        None, model.effort_limits[sel], args.summary_window,
+                        None, model.effort_limits[sel], options.summary_window,
                         measured=measured if np.isfinite(measured).any() else None)
     rate = 1.0 / differentiate.median_interval(series.times_ns) if series.times_ns.size > 1 \
         else float('nan')
@@ -33,18 +33,18 @@ def run_summary(args, model, series, diff, desired, seconds, labels, units, colu
     velocity_measured = float(np.isfinite(series.velocity).mean()) if series.velocity.size \
         else 0.0
     summary.update({
-        'bag': str(args.bag),
+        'bag': str(options.bag),
         'run': {
-            'joint_states': args.joint_states, 'samples': int(seconds.size),
+            'joint_states': options.joint_states, 'samples': int(seconds.size),
             'start': float(seconds[0]), 'end': float(seconds[-1]),
-            'duration': float(seconds[-1] - seconds[0]), 'rate': rate, 'clock': args.clock,
+            'duration': float(seconds[-1] - seconds[0]), 'rate': rate, 'clock': options.clock,
             'robot': model.name, 'urdf': source, 'nv': model.nv,
             'floating_base': model.floating_base, 'velocity_measured': velocity_measured,
             'acceleration_source': source_text,
             'acceleration_routes': [route.as_dict() for route in routes],
             'locked_joints': {name: {'position': value, 'source': why}
                               for name, (value, why) in series.locked.items()},
-            'differentiation': dict(differentiate.settings(diff, args.order),
+            'differentiation': dict(differentiate.settings(diff, options.order),
                                     edge_samples_left_out=edges_left_out),
         },
         'warnings': list(warnings),

@@ -17,24 +17,24 @@ not start (one line: a scheduler that does not answer as Dask within ``--connect
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict, replace
 import math
 import os
 from pathlib import Path
 import sys
 import xml.etree.ElementTree as ET
 
-from rnea_ros.bag import cli as bag_cli
+from rnea_ros.bag import options as bag_options
 from rnea_ros.errors import RneaError
 from rnea_ros.fleet import drift
 from rnea_ros.fleet.cluster import CONNECT_TIMEOUT
 
 # rnea_bag options that are the fleet's own business (or its own option of the same name).
-NOT_PER_BAG = frozenset({'help', 'bag', 'output', 'progress', 'timings', 'threads',
-                         'overwrite'})
+NOT_PER_BAG = frozenset({'bag', 'output', 'progress', 'timings', 'threads', 'overwrite'})
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
-    """Return the parser, and the names (dests) of the per-bag options from ``rnea_bag``."""
+    """Return the parser, and the names of the per-bag ``BagOptions`` fields it parses."""
     parser = argparse.ArgumentParser(
         prog='rnea_fleet', description='Analyse many rosbag2 bags with the rnea_bag pipeline '
         'on a Dask cluster (local by default): per-bag results, a fleet table, drift of the '
@@ -77,34 +77,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
     checks.add_argument('--drift-recent-bags', type=int, default=drift.RECENT_BAGS,
                         metavar='M', help='last bags forming the current level (default: '
                         '%(default)s)')
-    return parser, _add_bag_options(parser)
-
-
-def _add_bag_options(parser: argparse.ArgumentParser) -> list[str]:
-    """
-    Give ``parser`` the per-bag options of ``rnea_bag``, in its groups; return their dests.
-
-    The option objects are shared, as argparse's own ``parents=`` does, so that rnea_bag's
-    options (and new ones) keep their exact meaning, checks and defaults here.
-    """
-    source = bag_cli.build_parser()
-    dests = []
-    for group in source._action_groups:
-        actions = [a for a in group._group_actions if a.dest not in NOT_PER_BAG]
-        if not actions:
-            continue
-        title = group.title if group.title not in ('options', 'optional arguments') \
-            else 'per-bag analysis (as rnea_bag)'
-        target = parser.add_argument_group(title, group.description)
-        for action in actions:
-            target._add_action(action)
-            dests.append(action.dest)
-    return dests
-
-
-def _file_options(parser: argparse.ArgumentParser, dests: list[str]) -> set[str]:
-    """Return the per-bag options naming a file (metavar FILE): absolute, digested by content."""
-    return {a.dest for a in parser._actions if a.dest in dests and a.metavar == 'FILE'}
+    return parser, bag_options.add_arguments(parser, exclude=NOT_PER_BAG,
+                                             main_title='per-bag analysis (as rnea_bag)')
 
 
 def _urdf_name(path: str) -> str | None:
@@ -132,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.drift_baseline_bags < 1 or args.drift_recent_bags < 1:
         parser.error('--drift-baseline-bags and --drift-recent-bags must be at least 1')
     try:
-        return _run(args, parser, dests)
+        return _run(args, dests)
     except (RneaError, ValueError, OSError) as exc:
         print(f'rnea_fleet: error: {exc}', file=sys.stderr)
         return 1
@@ -142,20 +116,22 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _run(args, parser, dests) -> int:
+def _run(args, dests: list[str]) -> int:
     from rnea_ros.bag.progress import Progress
     from rnea_ros.fleet import bags as fleet_bags
     from rnea_ros.fleet import cluster, digest, run
     output = Path(os.path.abspath(args.output))
     if output.exists() and not output.is_dir():
         raise RneaError(f'--output {args.output!r} exists and is not a directory')
-    options = {dest: getattr(args, dest) for dest in dests}
-    files = _file_options(parser, dests)
-    for dest in files:
-        if options[dest]:
-            options[dest] = os.path.abspath(options[dest])
-    options['threads'] = 1  # one bag per core: the cluster runs bags side by side
-    settings = digest.settings(options, files)
+    # threads 1: one bag per core, the cluster runs bags side by side.
+    per_bag = bag_options.from_namespace(args, bag='', output=None, progress=None,
+                                         overwrite=False, threads=1)
+    files = bag_options.FILE_OPTIONS
+    per_bag = replace(per_bag, **{name: os.path.abspath(getattr(per_bag, name))
+                                  for name in files if getattr(per_bag, name)})
+    chosen = asdict(per_bag)
+    settings = digest.settings(chosen, files)
+    options = {name: chosen[name] for name in [*dests, 'threads']}
     found = fleet_bags.discover(args.bags, args.robot_pattern, exclude=output)
     if options.get('urdf') and args.robot_pattern is None:
         name = _urdf_name(options['urdf'])

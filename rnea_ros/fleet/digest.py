@@ -9,8 +9,8 @@ those of the current run:
   name, size and full content. The content, not the modification time: a bag copied, restored
   or touched keeps its digest, a bag rewritten in place does not. Hashing reads the bag once
   (a few hundred MB/s to GB/s per core), a small fraction of the analysis itself.
-- the **settings digest**: SHA-256 of the per-bag analysis settings (the parsed ``rnea_bag``
-  options, the output-only ones left out), each option naming a file (``--urdf FILE``)
+- the **settings digest**: SHA-256 of the per-bag analysis settings (the ``BagOptions``
+  fields, the output-only ones left out), each option naming a file (``--urdf FILE``)
   replaced by the SHA-256 of the file's content, and the installed ``rnea_ros`` version.
   Another rnea_ros version is another setting; a change of the code within one version is
   not seen: use ``--overwrite`` after changing the analysis code.
@@ -48,7 +48,7 @@ def settings(options: dict, files: Iterable[str] = ('urdf',)) -> dict:
     """
     Return the settings that make a result.
 
-    ``options`` (vars of the parsed rnea_bag options) without the output-only ones, the
+    ``options`` (``asdict`` of the ``BagOptions``) without the output-only ones, the
     options named in ``files`` by their file's content, and the rnea_ros version. Raises
     ``InputError`` naming the option when a file cannot be read.
     """

@@ -18,7 +18,7 @@ any, is removed. Any other exception propagates, so that Dask retries the task.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import json
 import os
 from pathlib import Path
@@ -37,7 +37,7 @@ class Job:
     """
     What a worker needs to analyse one bag.
 
-    ``options``: the parsed ``rnea_bag`` options (name -> value) besides the bag and the output;
+    ``options``: ``BagOptions`` fields (name -> value) besides the bag and the output;
     ``settings_digest``: their fingerprint; ``output``: ``DIR/bags/<name>``.
     """
 
@@ -147,7 +147,7 @@ def _stored(output: Path, digest: str, settings_digest: str) -> dict | None:
 
 def _compute(job: Job, output: Path, digest: str) -> dict:
     """Run the pipeline into a partial folder, stamp its summary, move it into place."""
-    from rnea_ros.bag.cli import build_parser
+    from rnea_ros.bag.options import BagOptions
     from rnea_ros.bag.pipeline import run
     from rnea_ros.recording.bagio.storage import open_bag
     if (output.exists() or output.is_symlink()) and not is_result(output):
@@ -157,11 +157,7 @@ def _compute(job: Job, output: Path, digest: str) -> dict:
     partial = output.parent / f'{PARTIAL_PREFIX}{output.name}.{uuid.uuid4().hex}'
     partial.mkdir()  # exclusive: never a folder or symlink that was there
     try:
-        args = build_parser().parse_args([job.bag, '--output', str(partial)])
-        for key, value in job.options.items():
-            setattr(args, key, value)
-        args.progress = False
-        run(args)
+        run(replace(BagOptions(job.bag), output=str(partial), progress=False, **job.options))
         reader = open_bag(job.bag)
         try:
             start_ns = int(reader.start_time)

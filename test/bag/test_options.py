@@ -1,0 +1,52 @@
+"""
+``BagOptions``: the command line of ``rnea_bag`` is built from it and parses back into it.
+
+Each option's default is declared once, on the field: the parser gives the same values, and
+``rnea_fleet`` takes the per-bag fields from it (no argparse internals).
+"""
+from dataclasses import asdict, fields, replace
+
+from rnea_ros.bag.cli import parse
+from rnea_ros.bag.options import BagOptions, FILE_OPTIONS
+from rnea_ros.fleet import cli as fleet_cli
+
+
+def test_the_parser_gives_the_declared_defaults():
+    assert parse(['some.mcap']) == BagOptions('some.mcap')
+
+
+def test_the_parser_gives_each_option_to_its_field():
+    options = parse(['b', '--urdf', 'r.urdf', '--xacro-arg', 'arm:=left', '--window', '0.1',
+                     '--gravity', '0', '0', '-1.62', '--no-progress', '--lock-missing',
+                     '--accelerations-from', 'positions', '--threads', '1'])
+    assert options == replace(BagOptions('b'), urdf='r.urdf', xacro_arg=[('arm', 'left')],
+                              window=0.1, gravity=[0.0, 0.0, -1.62], progress=False,
+                              lock_missing=True, accelerations_from='positions', threads=1)
+
+
+def test_file_options_are_declared_on_their_fields():
+    assert FILE_OPTIONS == {'urdf', 'joint_model'}
+
+
+def test_the_fleet_parses_every_per_bag_field_with_the_same_defaults():
+    parser, names = fleet_cli.build_parser()
+    assert set(names) == {f.name for f in fields(BagOptions)} - fleet_cli.NOT_PER_BAG
+    args = parser.parse_args(['bags', '--output', 'out'])
+    defaults = asdict(BagOptions('b'))
+    assert {name: getattr(args, name) for name in names} == \
+        {name: defaults[name] for name in names}
+
+
+def test_run_from_python_writes_what_the_command_line_writes(tmp_path):
+    """The docs' example: ``run(replace(BagOptions(bag), ...))`` is ``rnea_bag`` with flags."""
+    import bagdata
+    from rnea_ros.bag.cli import main
+    from rnea_ros.bag.pipeline import run
+    bag = bagdata.panda_bag(tmp_path / 'bag', bagdata.sample_times(400))
+    result = run(replace(BagOptions(str(bag)), urdf=str(bagdata.PANDA), window=0.1,
+                         no_plots=True, output=str(tmp_path / 'api')))
+    assert result.samples == 300  # 400 at 1 kHz, 50 left out at each end of the 0.1 s window
+    assert main([str(bag), '--urdf', str(bagdata.PANDA), '--window', '0.1', '--no-plots',
+                 '--output', str(tmp_path / 'cli')]) == 0
+    for name in ('torques.csv', 'summary.md'):
+        assert (tmp_path / 'api' / name).read_bytes() == (tmp_path / 'cli' / name).read_bytes()
