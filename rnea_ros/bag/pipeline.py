@@ -78,6 +78,7 @@ from __future__ import annotations
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 import sys
 import time
@@ -90,11 +91,11 @@ from rnea_ros.bag.downsample import reduce_bag
 from rnea_ros.bag.options import BagOptions
 from rnea_ros.bag.outputs import check as check_output, Staging
 from rnea_ros.bag.report import table_suffix, write_summary, write_table, write_tables
-from rnea_ros.bag.summary import json_safe, run_summary
+from rnea_ros.bag.summary import add_outputs, add_run_parts, run_summary
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
-from rnea_ros.recording import derivatives, differentiate, load_joint_states
+from rnea_ros.recording import derivatives, differentiate, JointSeries, load_joint_states
 from rnea_ros.recording.bagio import cdr
 from rnea_ros.recording.bagio.storage import (BagError, JOINT_STATE, open_bag,
                                               topic_connections, typestore, WRENCH_STAMPED)
@@ -114,6 +115,51 @@ class Result:
     samples: int
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Inputs:
+    """
+    What a run reads (stage 1): the model and its options, the joint series, desired a.
+
+    ``window``: the [start, stop) log times [ns] of --start/--end (None: open), read with
+    ``margin`` [ns] around them; ``joints``: the one-DoF joints, the series' columns;
+    ``columns``: the reported ``labels`` (--joints).
+    """
+
+    source: str
+    model: RobotModel
+    joints: list
+    joint_model: JointModel | None
+    labels: list[str]
+    units: list[str]
+    columns: list[int]
+    contacts: list
+    js_conns: list
+    series: JointSeries
+    desired: np.ndarray | None
+    window: tuple[int | None, int | None]
+    margin: int
+    bag_start: int
+
+
+@dataclass
+class Samples:
+    """
+    The samples analysed (stage 2): q, v, a and effort in model order, their times.
+
+    ``keep``: their rows of the joint series (a slice when they are one run of rows);
+    ``seconds``: from the time origin; ``edges_left_out``: samples near gaps left out.
+    """
+
+    q: np.ndarray
+    v: np.ndarray
+    a: np.ndarray
+    effort: np.ndarray
+    keep: np.ndarray | slice
+    times_ns: np.ndarray
+    seconds: np.ndarray
+    edges_left_out: int
 
 
 class _Timings(dict):
@@ -167,60 +213,82 @@ def thread_limit(threads: int | None):
         numba.set_num_threads(before)
 
 
-def _run(options, reader, output: Path, timings: _Timings) -> Result:
+def _run(options: BagOptions, reader, output: Path, timings: _Timings) -> Result:
+    """Run the stages: load inputs, select samples, solve contacts, decompose, write outputs."""
     warnings: list[str] = []
     show = options.progress if options.progress is not None else sys.stderr.isatty()
-    bag_start = int(reader.start_time)
     store = typestore()
     with timings('reading'):
-        xml, source = inputs.robot_description(options, reader, store)
-        gravity = options.gravity if options.gravity else (0.0, 0.0, -9.81)
-        model = RobotModel.from_urdf_string(xml, floating_base=options.floating_base,
-                                            gravity=gravity, inertia_check=options.inertia_check)
-        joints = [j for j in model.joints if j.nv == 1]
-        if model.multi_dof_joints:
-            odd = [j.name for j in model.multi_dof_joints]
-            raise InputError(f'URDF joints {odd} are floating/planar: joint_states cannot give '
-                             'their state')
-        joint_model = JointModel.load_yaml(options.joint_model, model) if options.joint_model \
-            else None
-        labels, units = effort_labels(model)
-        columns = inputs.selected_columns(options.joints, model, labels)
-        contacts = inputs.contacts(options, model)
-        js_conns = topic_connections(reader, options.joint_states, JOINT_STATE,
-                                     what='joint_states topic')
-        # Reading margin around --start/--end, for the windows of the samples at its ends (the
-        # default window is 10 sample intervals at low rates: 1 s covers 20 Hz).
-        margin = int(2 * (options.window or 0.5) * 1e9)
-        lo = None if options.start is None else bag_start + int(options.start * 1e9)
-        hi = None if options.end is None else bag_start + int(options.end * 1e9)
-        progress = _progress('reading', sum(c.msgcount for c in js_conns), show)
-        series = load_joint_states(
-            reader, model, xml, options.joint_states, window=(lo, hi), margin=margin,
-            progress=progress, ways_out='--clock receive, or --start/--end on one side of it',
-            clock=options.clock, ignore_extra=options.ignore_extra_joints, lock=options.lock,
-            lock_missing=options.lock_missing)
-        progress.close()
-        warnings += series.warnings
-        desired = inputs.desired(options, reader, store, series, lo, hi, margin)
-
+        read = load_inputs(options, reader, store, show, warnings)
     with timings('differentiating'):
-        estimate = derivatives(series, model, desired, window=options.window, order=options.order,
-                               max_gap=options.max_gap, route=options.accelerations_from)
-        diff, routes, edge = estimate.diff, estimate.routes, estimate.edge
-
-    def differentiate_fn(times, values):
-        return differentiate.derivatives(times, values, options.window, options.order,
-                                         options.max_gap)
-
+        estimate = derivatives(read.series, read.model, read.desired, window=options.window,
+                               order=options.order, max_gap=options.max_gap,
+                               route=options.accelerations_from)
     with timings('reading'):
-        base_state = inputs.base_state(options, reader, store, series, lo, hi, margin,
-                                       differentiate_fn)
-    n = series.times_ns.size
+        base_state = inputs.base_state(
+            options, reader, store, read.series, *read.window, read.margin,
+            partial(_differentiate, options.window, options.order, options.max_gap))
+    samples = select_samples(read, estimate, base_state, warnings)
+    solved = None
+    if read.contacts:
+        with timings('contacts'):
+            solved = solve_contacts(options, read, samples, show, warnings)
+    with timings('dynamics'):
+        parts = decompose_samples(options, read, samples, solved, show)
+    with timings('writing'):
+        files = write_outputs(options, reader, output, read, estimate, samples, solved, parts,
+                              show, warnings)
+    return Result(output, files, int(samples.times_ns.size), dict(timings), warnings)
+
+
+def _differentiate(window, order, max_gap, times, values):
+    return differentiate.derivatives(times, values, window, order, max_gap)
+
+
+def load_inputs(options: BagOptions, reader, store, show: bool, warnings: list) -> Inputs:
+    """Stage 1: the model, the options checked on it, the joint series, desired a."""
+    xml, source = inputs.robot_description(options, reader, store)
+    gravity = options.gravity if options.gravity else (0.0, 0.0, -9.81)
+    model = RobotModel.from_urdf_string(xml, floating_base=options.floating_base,
+                                        gravity=gravity, inertia_check=options.inertia_check)
+    joints = [j for j in model.joints if j.nv == 1]
+    if model.multi_dof_joints:
+        odd = [j.name for j in model.multi_dof_joints]
+        raise InputError(f'URDF joints {odd} are floating/planar: joint_states cannot give '
+                         'their state')
+    joint_model = JointModel.load_yaml(options.joint_model, model) if options.joint_model \
+        else None
+    labels, units = effort_labels(model)
+    columns = inputs.selected_columns(options.joints, model, labels)
+    contacts = inputs.contacts(options, model)
+    js_conns = topic_connections(reader, options.joint_states, JOINT_STATE,
+                                 what='joint_states topic')
+    # Reading margin around --start/--end, for the windows of the samples at its ends (the
+    # default window is 10 sample intervals at low rates: 1 s covers 20 Hz).
+    margin = int(2 * (options.window or 0.5) * 1e9)
+    bag_start = int(reader.start_time)
+    lo = None if options.start is None else bag_start + int(options.start * 1e9)
+    hi = None if options.end is None else bag_start + int(options.end * 1e9)
+    progress = _progress('reading', sum(c.msgcount for c in js_conns), show)
+    series = load_joint_states(
+        reader, model, xml, options.joint_states, window=(lo, hi), margin=margin,
+        progress=progress, ways_out='--clock receive, or --start/--end on one side of it',
+        clock=options.clock, ignore_extra=options.ignore_extra_joints, lock=options.lock,
+        lock_missing=options.lock_missing)
+    progress.close()
+    warnings += series.warnings
+    desired = inputs.desired(options, reader, store, series, lo, hi, margin)
+    return Inputs(source, model, joints, joint_model, labels, units, columns, contacts,
+                  js_conns, series, desired, (lo, hi), margin, bag_start)
+
+
+def select_samples(read: Inputs, estimate, base_state, warnings: list) -> Samples:
+    """Stage 2: the samples in the time window with a finite, two-sided estimate."""
+    series, model, joints = read.series, read.model, read.joints
     q, v, a, effort, finite = estimate.model_arrays(
         series.position, series.effort, [j.idx_q for j in joints], [j.idx_v for j in joints],
         model.nq, model.nv)
-    keep = np.ones(n, dtype=bool)
+    keep = np.ones(series.times_ns.size, dtype=bool)
     if base_state is not None:
         keep &= base_state.keep
         q[keep, :7], v[keep, :6], a[keep, :6] = base_state.q, base_state.v, base_state.a
@@ -230,100 +298,121 @@ def _run(options, reader, output: Path, timings: _Timings) -> Result:
         if not base_state.keep.all():
             warnings.append(f'{int((~base_state.keep).sum())} joint samples outside the '
                             'odometry time span were left out')
+    lo, hi = read.window
     if lo is not None:
         keep &= series.receive_ns >= lo
     if hi is not None:
         keep &= series.receive_ns < hi
-    edges_left_out = int((keep & finite & edge).sum())
-    if edges_left_out:
-        warnings.append(f'{edges_left_out} samples within half a differentiation window '
-                        f'({diff.window:g} s) of the ends of the gap-free segments were left '
-                        'out (their estimate would come from a one-sided fit)')
-    keep &= ~edge
-    if (keep & ~finite).any():
-        warnings.append(f'{int((keep & ~finite).sum())} samples in gap-separated runs shorter '
-                        'than 3 samples have no acceleration estimate and were left out')
-    keep &= finite
+    edges_left_out = _leave_out_edges_and_gaps(keep, finite, estimate, warnings)
+    keep &= ~estimate.edge & finite
     if not keep.any():
         raise BagError('no joint_states samples left to analyse in the time window')
     rows = np.flatnonzero(keep)
     if rows[-1] - rows[0] + 1 == rows.size:  # one run of rows: views, not copies
         keep = slice(int(rows[0]), int(rows[-1]) + 1)
-    q, v, a, effort = q[keep], v[keep], a[keep], effort[keep]
     times_ns = series.times_ns[keep]
-    origin = _time_origin(times_ns, series.receive_ns[keep], bag_start, series.clock, warnings)
-    seconds = (times_ns - origin) * 1e-9
+    origin = _time_origin(times_ns, series.receive_ns[keep], read.bag_start, series.clock,
+                          warnings)
+    return Samples(q[keep], v[keep], a[keep], effort[keep], keep, times_ns,
+                   (times_ns - origin) * 1e-9, edges_left_out)
 
-    solved = None
-    if contacts:
-        with timings('contacts'):
-            count = int(times_ns.size)
-            progress = _progress('contacts', count,
-                                 show and count >= PROGRESS_MIN_CONTACT_SAMPLES)
-            solved = contact_wrenches(model, q, v, a, contacts, progress=progress)
-            progress.close()
-        if solved.infeasible:
-            warnings.append(
-                f'{solved.infeasible} of {times_ns.size} samples are infeasible with contacts '
-                f'{list(solved.links)} (friction {options.friction:g}): least-violation wrenches '
-                'used, the base wrench they leave unbalanced (up to '
-                f'{float(solved.residual_norm.max()):.3g}) is in the root_joint columns')
-    with timings('dynamics'):
-        f_ext = solved.wrenches if solved is not None else None
-        progress = _progress('dynamics', n, show and n >= PROGRESS_MIN_MESSAGES)
-        parts = decompose(model, q, v, a, f_ext=f_ext, threads=options.threads, progress=progress,
-                          joint_model=joint_model)
-        progress.close()
 
-    with timings('writing'), Staging(output, options.overwrite) as staging, \
+def _leave_out_edges_and_gaps(keep, finite, estimate, warnings: list) -> int:
+    """Warn of the samples a one-sided fit or a too short run leaves out; return the first."""
+    edge = estimate.edge
+    edges_left_out = int((keep & finite & edge).sum())
+    if edges_left_out:
+        warnings.append(f'{edges_left_out} samples within half a differentiation window '
+                        f'({estimate.diff.window:g} s) of the ends of the gap-free segments '
+                        'were left out (their estimate would come from a one-sided fit)')
+    short = keep & ~edge & ~finite
+    if short.any():
+        warnings.append(f'{int(short.sum())} samples in gap-separated runs shorter than 3 '
+                        'samples have no acceleration estimate and were left out')
+    return edges_left_out
+
+
+def solve_contacts(options: BagOptions, read: Inputs, samples: Samples, show: bool,
+                   warnings: list):
+    """Stage 3: the contact wrenches of every sample (``decomposition.contact_wrenches``)."""
+    count = int(samples.times_ns.size)
+    progress = _progress('contacts', count, show and count >= PROGRESS_MIN_CONTACT_SAMPLES)
+    solved = contact_wrenches(read.model, samples.q, samples.v, samples.a, read.contacts,
+                              progress=progress)
+    progress.close()
+    if solved.infeasible:
+        warnings.append(
+            f'{solved.infeasible} of {count} samples are infeasible with contacts '
+            f'{list(solved.links)} (friction {options.friction:g}): least-violation wrenches '
+            'used, the base wrench they leave unbalanced (up to '
+            f'{float(solved.residual_norm.max()):.3g}) is in the root_joint columns')
+    return solved
+
+
+def decompose_samples(options: BagOptions, read: Inputs, samples: Samples, solved, show: bool):
+    """Stage 4: the torques of every sample and their terms (``decomposition.decompose``)."""
+    n = read.series.times_ns.size
+    progress = _progress('dynamics', n, show and n >= PROGRESS_MIN_MESSAGES)
+    parts = decompose(read.model, samples.q, samples.v, samples.a,
+                      f_ext=solved.wrenches if solved is not None else None,
+                      threads=options.threads, progress=progress, joint_model=read.joint_model)
+    progress.close()
+    return parts
+
+
+def write_outputs(options: BagOptions, reader, output: Path, read: Inputs, estimate,
+                  samples: Samples, solved, parts, show: bool, warnings: list) -> list[Path]:
+    """Stage 5: every output, staged, then moved into ``output`` at once; their paths."""
+    seconds, labels, columns = samples.seconds, read.labels, read.columns
+    with Staging(output, options.overwrite) as staging, \
             _background(options.threads) as background:
         stage = staging.path
         # The tables (pyarrow, compiled CSV text) and the summary's statistics (compiled) run
         # without the GIL: on the second core while this thread draws the pictures.
-        tables = background.submit(write_tables, stage, seconds, labels, columns, parts, effort,
-                                   options.format, options.threads)
-        statistics = background.submit(run_summary, options, model, series, diff, desired,
-                                       seconds, labels, units, columns, parts, effort,
-                                       list(warnings), source, routes, edges_left_out)
+        tables = [background.submit(write_tables, stage, seconds, labels, columns, parts,
+                                    samples.effort, options.format, options.threads)]
+        statistics = background.submit(
+            run_summary, options, read.model, read.series, estimate.diff, read.desired,
+            seconds, labels, read.units, columns, parts, samples.effort, list(warnings),
+            read.source, estimate.routes, samples.edges_left_out)
         if solved is not None:
-            table = {'time': seconds}
-            for link, wrench in solved.wrenches.items():
-                table.update({f'{link}.{axis}': wrench[:, k]
-                              for k, axis in enumerate(WRENCH_AXES)})
-            contact_table = background.submit(
-                write_table, stage / f'contact_wrenches{table_suffix(options.format)}', table)
-        sel = _index(columns, len(labels))
-        shown = ([labels[k] for k in columns], [units[k] for k in columns])
-        terms = {t: values[:, sel] for t, values in parts.terms.items()}
-        reduced = reduce_bag(seconds, parts.total[:, sel], terms, effort[:, sel])
-        pictures = []
-        if not options.no_plots:
-            from rnea_ros.bag import plots
-            pictures = plots.plot_all(stage, reduced, *shown, title=model.name,
-                                      wrenches=set(labels) - {j.name for j in joints})
-        summary = statistics.result()
-        if joint_model is not None:
-            summary['joint_model'] = _joint_model_summary(options.joint_model, joint_model)
-        if solved is not None:
-            summary['contacts'] = json_safe({
-                'links': list(solved.links), 'kind': 'point', 'friction': options.friction,
-                'schedule': 'in contact for the whole time window (the bag records none)',
-                'samples': int(times_ns.size), 'infeasible_samples': solved.infeasible,
-                'max_residual_norm': float(solved.residual_norm.max()),
-            })
+            tables.append(background.submit(_write_contact_table, stage, options.format,
+                                            seconds, solved))
+        reduced, shown, pictures = _pictures(options, stage, read, samples, parts)
+        summary = add_run_parts(statistics.result(), options, read.joint_model, solved,
+                                int(samples.times_ns.size))
         from rnea_ros.bag import htmlreport
         report = htmlreport.write_bag_report(stage / 'report.html', reduced, *shown, summary)
         # The bag (compiled chunks, mostly disk) while the tables may still be written.
-        bag = [_write_bag(reader, stage, model, joints, series, keep, q, v, parts.total,
-                          options.joint_states, js_conns, show, solved)] \
-            if options.write_bag else []
-        files = tables.result() + ([contact_table.result()] if solved is not None else [])
+        bag = [_write_bag(reader, stage, read.model, read.joints, read.series, samples.keep,
+                          samples.q, samples.v, parts.total, options.joint_states,
+                          read.js_conns, show, solved)] if options.write_bag else []
+        files = tables[0].result() + [table.result() for table in tables[1:]]
         files += pictures + [report] + bag
-        summary['outputs'] = [f.name + ('/' if f.is_dir() else '') for f in files] + [
-            'summary.json', 'summary.md']
-        files += list(write_summary(stage, summary))
-        files = staging.commit([f.name for f in files])
-    return Result(output, files, int(times_ns.size), dict(timings), warnings)
+        files += list(write_summary(stage, add_outputs(summary, files)))
+        return staging.commit([f.name for f in files])
+
+
+def _write_contact_table(stage: Path, table_format: str | None, seconds, solved) -> Path:
+    table = {'time': seconds}
+    for link, wrench in solved.wrenches.items():
+        table.update({f'{link}.{axis}': wrench[:, k] for k, axis in enumerate(WRENCH_AXES)})
+    return write_table(stage / f'contact_wrenches{table_suffix(table_format)}', table)
+
+
+def _pictures(options: BagOptions, stage: Path, read: Inputs, samples: Samples, parts):
+    """Return the reduced curves, the shown labels and units, and the PNGs drawn."""
+    labels, columns = read.labels, read.columns
+    sel = _index(columns, len(labels))
+    shown = ([labels[k] for k in columns], [read.units[k] for k in columns])
+    terms = {t: values[:, sel] for t, values in parts.terms.items()}
+    reduced = reduce_bag(samples.seconds, parts.total[:, sel], terms, samples.effort[:, sel])
+    pictures = []
+    if not options.no_plots:
+        from rnea_ros.bag import plots
+        pictures = plots.plot_all(stage, reduced, *shown, title=read.model.name,
+                                  wrenches=set(labels) - {j.name for j in read.joints})
+    return reduced, shown, pictures
 
 
 class _Inline:
@@ -372,20 +461,6 @@ def _time_origin(times_ns, receive_ns, bag_start: int, clock: str, warnings: lis
 def _index(columns: list[int], width: int) -> list[int] | slice:
     """Column index for arrays: a slice (a view, no copy) when every column is selected."""
     return slice(None) if columns == list(range(width)) else columns
-
-
-def _joint_model_summary(path, joint_model: JointModel) -> dict:
-    """Describe the joint model used: file, model, threshold, joints with terms, parameters."""
-    names = joint_model.joint_names
-    friction = joint_model.friction_model != 'none'
-    return json_safe({
-        'file': str(path), 'friction_model': joint_model.friction_model,
-        'velocity_threshold': joint_model.velocity_threshold,
-        'friction_joints': [name for k, name in enumerate(names) if friction and (
-            joint_model.coulomb[k] or joint_model.viscous[k] or joint_model.offset[k])],
-        'armature_joints': [name for k, name in enumerate(names) if joint_model.armature[k]],
-        'parameters': joint_model.to_parameters(),
-    })
 
 
 def _write_bag(reader, output, model, joints, series, keep, q, v, total, topic, js_conns,

@@ -2,7 +2,9 @@
 The summary.json dict of an ``rnea_bag`` run (``report`` writes it, with summary.md).
 
 Per joint numbers come from ``report.summarize``; this adds what the run used: the bag, the
-model, the sample times, the acceleration routes, locked joints and differentiator settings.
+model, the sample times, the acceleration routes, locked joints and differentiator settings,
+the joint model and contacts (``add_run_parts``) and the output files (``add_outputs``): the
+whole of summary.json is assembled here.
 """
 from __future__ import annotations
 
@@ -61,3 +63,38 @@ def json_safe(value):
     if isinstance(value, float) and not np.isfinite(value):
         return None
     return value
+
+
+def add_run_parts(summary: dict, options, joint_model, solved, samples: int) -> dict:
+    """Add the joint model (--joint-model) and the contacts (--contacts) used to ``summary``."""
+    if joint_model is not None:
+        summary['joint_model'] = joint_model_summary(options.joint_model, joint_model)
+    if solved is not None:
+        summary['contacts'] = json_safe({
+            'links': list(solved.links), 'kind': 'point', 'friction': options.friction,
+            'schedule': 'in contact for the whole time window (the bag records none)',
+            'samples': samples, 'infeasible_samples': solved.infeasible,
+            'max_residual_norm': float(solved.residual_norm.max()),
+        })
+    return summary
+
+
+def add_outputs(summary: dict, files) -> dict:
+    """Add the names of the output files (and summary.json, summary.md) to ``summary``."""
+    summary['outputs'] = [f.name + ('/' if f.is_dir() else '') for f in files] + [
+        'summary.json', 'summary.md']
+    return summary
+
+
+def joint_model_summary(path, joint_model) -> dict:
+    """Describe the joint model used: file, model, threshold, joints with terms, parameters."""
+    names = joint_model.joint_names
+    friction = joint_model.friction_model != 'none'
+    return json_safe({
+        'file': str(path), 'friction_model': joint_model.friction_model,
+        'velocity_threshold': joint_model.velocity_threshold,
+        'friction_joints': [name for k, name in enumerate(names) if friction and (
+            joint_model.coulomb[k] or joint_model.viscous[k] or joint_model.offset[k])],
+        'armature_joints': [name for k, name in enumerate(names) if joint_model.armature[k]],
+        'parameters': joint_model.to_parameters(),
+    })
