@@ -12,7 +12,7 @@ Why not tsdownsample's ``MinMaxDownsampler`` (measured on 3.6 M samples x 7 join
 so a bag with holes gets empty and crowded buckets, and its NaN variant lets one missing sample
 turn its whole bucket into NaN, where a joint that is not recorded in some messages must only
 leave a gap where a bucket has no sample at all. The envelope also comes out of the same
-compiled pass (``reduction.buckets``) as the bucket means, and 0.17 s is about 1 % of the
+compiled pass (``column_stats.buckets``) as the bucket means, and 0.17 s is about 1 % of the
 end-to-end run of that bag.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnea_ros.bag import reduction
+from rnea_ros.bag import column_stats
 
 BUCKETS = 1000
 
@@ -48,17 +48,17 @@ def envelope(x: np.ndarray, columns: Mapping[str, np.ndarray], buckets: int = BU
                                      for name, values in columns.items()}
 
 
-def _buckets(values, starts: np.ndarray, minus=None) -> reduction.Buckets:
-    """``reduction.buckets`` of (N,) or (N, J) values, with the shape of the values kept."""
+def _buckets(values, starts: np.ndarray, minus=None) -> column_stats.Buckets:
+    """``column_stats.buckets`` of (N,) or (N, J) values, with the shape of the values kept."""
     values = np.asarray(values, dtype=np.float64)
     if values.ndim == 2:
-        return reduction.buckets(values, starts, minus)
-    found = reduction.buckets(values.reshape(-1, 1), starts,
-                              None if minus is None else np.asarray(minus).reshape(-1, 1))
-    return reduction.Buckets(*(part[:, 0] for part in found))
+        return column_stats.buckets(values, starts, minus)
+    found = column_stats.buckets(values.reshape(-1, 1), starts,
+                                 None if minus is None else np.asarray(minus).reshape(-1, 1))
+    return column_stats.Buckets(*(part[:, 0] for part in found))
 
 
-def _interleave(found: reduction.Buckets) -> np.ndarray:
+def _interleave(found: column_stats.Buckets) -> np.ndarray:
     """Each bucket's minimum then its maximum."""
     pair = np.empty((2 * found.low.shape[0],) + found.low.shape[1:])
     pair[0::2], pair[1::2] = found.low, found.high
@@ -107,7 +107,7 @@ def reduce_bag(time: np.ndarray, total: np.ndarray, terms: Mapping[str, np.ndarr
     """
     Envelopes of the predicted/measured/residual effort and means of the terms (N, J).
 
-    Each (N, J) array is read once (``rnea_ros.bag.reduction``): the residual is not formed.
+    Each (N, J) array is read once (``rnea_ros.bag.column_stats``): the residual is not formed.
     """
     time = np.asarray(time)
     has_measured = measured is not None and np.isfinite(measured).any()

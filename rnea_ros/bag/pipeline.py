@@ -89,8 +89,8 @@ from rnea_ros.bag import inputs
 from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
 from rnea_ros.bag.downsample import reduce_bag
 from rnea_ros.bag.options import BagOptions
-from rnea_ros.bag.outputs import check as check_output, Staging
 from rnea_ros.bag.report import table_suffix, write_summary, write_table, write_tables
+from rnea_ros.bag.staging import check as check_output, Staging
 from rnea_ros.bag.summary import add_outputs, add_run_parts, run_summary
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rnea_ros.bag.column_stats import Moments, moments
 from rnea_ros.bag.floattext import format_rows
-from rnea_ros.bag.reduction import Moments, moments
 from rnea_ros.errors import InputError
 
 WORST_WINDOWS = 5
@@ -169,7 +169,7 @@ def summarize(time: np.ndarray, labels: Sequence[str], units: Sequence[str],
     windows of largest RMS residual over all joints; without, those of largest peak |torque|
     over the effort limit (or of largest peak |torque| when no joint has a limit).
     ``measured`` (N, J), instead of ``residual``: the residual is measured - ``total``, not
-    formed as an array. Each array is read once (``reduction.moments``).
+    formed as an array. Each array is read once (``column_stats.moments``).
     """
     n = time.size
     index, starts = _windows(time, window)

@@ -7,7 +7,7 @@ elsewhere on its own, up to the scheduler's ``allowed-failures``) and collects t
 with ``distributed.as_completed``, counting bags on a progress bar. A task that still fails
 (an unexpected exception, a worker killed again and again) becomes an 'error' outcome of its
 bag. ``write_outputs`` checks drift and writes fleet.parquet, fleet.md and report.html, all
-three or none (staged and committed by ``rnea_ros.bag.outputs``, as every tool writes; a full
+three or none (staged and committed by ``rnea_ros.bag.staging``, as every tool writes; a full
 disk leaves the earlier files and names the file it could not write).
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ import re
 import shutil
 import uuid
 
-from rnea_ros.bag.outputs import Staging, Tool
+from rnea_ros.bag.staging import Staging, Tool
 from rnea_ros.fleet import drift, table
 from rnea_ros.fleet.bags import Bag
 from rnea_ros.fleet.task import analyse, failed, Job, Outcome, PARTIAL_PREFIX

@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from rnea_ros.bag.options import add_joint_state_options
-from rnea_ros.bag.outputs import check as check_output, OutputError
+from rnea_ros.bag.staging import check as check_output, OutputError
 from rnea_ros.errors import RneaError
 from rnea_ros.identify import outputs, parameters, pipeline
 from rnea_ros.recording.bagio.storage import reason

@@ -1,5 +1,5 @@
 """
-The output directory of ``rnea_bag`` (``rnea_ros.bag.outputs``): refuse, replace, never half-write.
+The output directory of ``rnea_bag`` (``rnea_ros.bag.staging``): refuse, replace, never half-write.
 
 Regression tests of the bag tool deleting a user's ``residual.csv`` and ``contact_wrenches.csv``
 in an existing directory, and overwriting the tables before failing on an existing ``bag/``.
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from rosbags.rosbag2 import Reader
 
-from rnea_ros.bag import outputs
+from rnea_ros.bag import staging
 from rnea_ros.bag.cli import main
 
 USER_FILES = {'residual.csv': b'time,mine\n0,1\n', 'contact_wrenches.csv': b'my,own\n',
@@ -80,7 +80,7 @@ def test_overwrite_keeps_every_file_it_did_not_write(tmp_path, capsys, bags):
         assert after[name] == data
     assert {'torques.csv', 'decomposition.csv', 'summary.json', 'summary.md',
             'report.html'} <= set(after)
-    assert not any(name.startswith(outputs.STAGING_PREFIX) for name in after)
+    assert not any(name.startswith(staging.STAGING_PREFIX) for name in after)
 
 
 def test_overwrite_replaces_its_own_outputs_and_removes_its_stale_ones(tmp_path, capsys,
@@ -149,7 +149,7 @@ def test_previous_outputs_are_only_names_of_the_tool(tmp_path):
     (tmp_path / 'summary.json').write_text(json.dumps({'outputs': [
         'torques.csv', 'bag/', 'effort_joints1.png', 'notes.txt', '../escape.csv', 'sub/x.png',
         'residual.parquet']}))
-    assert outputs.previous_outputs(tmp_path) == {'torques.csv', 'bag', 'effort_joints1.png',
+    assert staging.previous_outputs(tmp_path) == {'torques.csv', 'bag', 'effort_joints1.png',
                                                   'residual.parquet'}
     (tmp_path / 'summary.json').write_text('not json')
-    assert outputs.previous_outputs(tmp_path) == set()
+    assert staging.previous_outputs(tmp_path) == set()

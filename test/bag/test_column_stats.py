@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rnea_ros.bag import reduction
+from rnea_ros.bag import column_stats
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def data():
 def test_moments_match_numpy(data, subtract):
     values, minus, starts = data
     x = values - minus if subtract else values
-    found = reduction.moments(values, minus if subtract else None, starts)
+    found = column_stats.moments(values, minus if subtract else None, starts)
     finite = np.isfinite(x)
     zeroed = np.where(finite, x, 0.0)
     np.testing.assert_allclose(found.sum_squares, (zeroed ** 2).sum(axis=0), rtol=1e-13)
@@ -39,7 +39,7 @@ def test_moments_match_numpy(data, subtract):
 def test_buckets_match_reduceat(data, subtract):
     values, minus, starts = data
     x = values - minus if subtract else values
-    found = reduction.buckets(values, starts, minus if subtract else None)
+    found = column_stats.buckets(values, starts, minus if subtract else None)
     with np.errstate(invalid='ignore'):
         np.testing.assert_array_equal(found.low, np.fmin.reduceat(x, starts, axis=0))
         np.testing.assert_array_equal(found.high, np.fmax.reduceat(x, starts, axis=0))
