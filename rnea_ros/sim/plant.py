@@ -192,7 +192,7 @@ class Plant:
         return self.data.xmat[body].reshape(3, 3)
 
     def _to_layout(self, values, rotation) -> np.ndarray:
-        """MuJoCo qvel-like values -> RobotModel's v layout (free-base linear part rotated)."""
+        """Map MuJoCo qvel-like values to RobotModel's v layout (free-base linear part rotated)."""
         out = np.zeros(self.nv)
         independent = self._mult == 1.0
         out[self._master_v[independent]] = values[self._vadr[independent]]

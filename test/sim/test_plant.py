@@ -34,7 +34,7 @@ def test_state_round_trips_through_mujoco_on_a_free_base():
 
 
 def test_one_step_obeys_rnea_with_the_pushing_wrench():
-    """tau = rnea(q, v, a, f_ext) at the step's start state: the wrench convention checked."""
+    """The effort is rnea(q, v, a, f_ext) at the step start: the wrench convention holds."""
     plant = Plant(robot_path('ur5').read_text())
     rng = np.random.default_rng(2)
     q, v = _mid_range(plant), 0.3 * rng.standard_normal(plant.nv)
