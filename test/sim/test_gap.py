@@ -7,7 +7,7 @@ import pytest
 from rnea_ros.errors import InputError, URDFError
 from rnea_ros.sim.gap import ContactSphere, Gap, LinkChange, load_gap, parse_gap, Payload
 from rnea_ros.sim.plant import Plant
-from rnea_ros.sim.true_urdf import tip_link, parse
+from rnea_ros.sim.true_urdf import parse, tip_link
 
 GAP = """
 seed: 4
@@ -117,5 +117,5 @@ def test_a_urdf_mujoco_cannot_compile_is_one_line():
         with pytest.raises(URDFError) as error:
             Plant(BAD_INERTIA)
     assert str(error.value) == (
-        "MuJoCo cannot compile the URDF: Error: inertia must satisfy A + B >= C; use "
+        'MuJoCo cannot compile the URDF: Error: inertia must satisfy A + B >= C; use '
         "'balanceinertia' to fix Element name 'arm', id 2")
