@@ -104,6 +104,7 @@ class Plant:
         # The actuated joints' MuJoCo dofs and their v rows, in joint_names order.
         self.actuated_dofs = np.array([m.joint(n).dofadr[0] for n in self.joint_names], int)
         self.actuated_v = np.array([self.nominal.joint(n).idx_v for n in self.joint_names], int)
+        self.actuated_q = np.array([self.nominal.joint(n).idx_q for n in self.joint_names], int)
         # coupling: qvel (hinge and slide rows) = coupling @ v; torques map back with its T.
         self.coupling = np.zeros((m.nv, self.nv))
         self.coupling[self._vadr, self._master_v] = self._mult
