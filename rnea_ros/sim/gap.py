@@ -260,6 +260,9 @@ class _Reader:
             if joint in JOINT_FIELDS:
                 continue
             key = f'joints.{joint}'
+            if not isinstance(fields, dict):  # a misspelt field rather than a joint
+                self.fail(f'unknown key {joint!r} in joints; expected one of '
+                          f'{", ".join(JOINT_FIELDS)}, or a joint name with a mapping of them')
             fields = self.mapping(fields, key, JOINT_FIELDS)
             overrides[self.name(joint, 'joints')] = {
                 name: self.number(fields[name], f'{key}.{name}') for name in fields}

@@ -29,12 +29,13 @@ actuator overcomes, the terms ``JointModel`` identifies).
 from __future__ import annotations
 
 from collections.abc import Mapping
+import warnings
 
 import mujoco
 import numpy as np
 
 from rnea_ros.dynamics.model import DEFAULT_GRAVITY, RobotModel
-from rnea_ros.errors import InputError
+from rnea_ros.errors import InputError, ModelWarning
 from rnea_ros.sim.gap import Gap
 from rnea_ros.sim.mjmodel import build_model
 from rnea_ros.sim.true_urdf import apply_gap
@@ -54,8 +55,10 @@ class Plant:
         ``InputError`` (a gap naming a link or joint the robot does not have).
         """
         self.gap = Gap.none() if gap is None else gap
-        self.nominal = RobotModel.from_urdf_string(urdf, floating_base=floating_base,
-                                                   gravity=gravity, inertia_check='warn')
+        with warnings.catch_warnings():  # MuJoCo judges the inertias (it refuses bad ones)
+            warnings.simplefilter('ignore', ModelWarning)
+            self.nominal = RobotModel.from_urdf_string(urdf, floating_base=floating_base,
+                                                       gravity=gravity, inertia_check='warn')
         tree = self.nominal.tree
         self.joint_names = tuple(j.name for j in self.nominal.joints if j.nv == 1)
         self.gap.check_names(self.nominal.link_names, self.joint_names)

@@ -110,12 +110,11 @@ BAD_INERTIA = """<robot name="bad">
   <joint name="j" type="revolute"><parent link="base"/><child link="arm"/>
     <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
 </robot>"""
+MUJOCO_REFUSES = ('MuJoCo cannot compile the URDF: Error: inertia must satisfy A + B >= C; use '
+                  "'balanceinertia' to fix Element name 'arm', id 2")
 
 
 def test_a_urdf_mujoco_cannot_compile_is_one_line():
-    with pytest.warns(Warning):  # RobotModel accepts it with a warning (inertia_check='warn')
-        with pytest.raises(URDFError) as error:
-            Plant(BAD_INERTIA)
-    assert str(error.value) == (
-        'MuJoCo cannot compile the URDF: Error: inertia must satisfy A + B >= C; use '
-        "'balanceinertia' to fix Element name 'arm', id 2")
+    with pytest.raises(URDFError) as error:
+        Plant(BAD_INERTIA)
+    assert str(error.value) == MUJOCO_REFUSES

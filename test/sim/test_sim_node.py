@@ -1,0 +1,171 @@
+"""
+``rnea_sim`` as users start it: bad input at start, and the robot over real DDS.
+
+Each case runs the real ``python -m rnea_ros.sim``; the ones that step it talk to it from
+rclpy on a domain of the test's own (``ros`` fixture).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+import subprocess
+import sys
+
+from builtin_interfaces.msg import Duration
+from diagnostic_msgs.msg import DiagnosticArray
+from oracle import robot_path
+import pytest
+from ros_harness import BEST_EFFORT, RELIABLE
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from test_gap import BAD_INERTIA, MUJOCO_REFUSES
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+pytestmark = pytest.mark.timeout(300)
+
+PANDA = str(robot_path('panda'))
+PANDA_JOINTS = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1']
+
+
+def run_sim(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run the sim expecting it to exit by itself."""
+    return subprocess.run([sys.executable, '-m', 'rnea_ros.sim', *args], capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def _gap(tmp_path: Path, text: str) -> str:
+    path = tmp_path / 'gap.yaml'
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize('make_args, line', [
+    (lambda tmp: ['--urdf', _gap(tmp, BAD_INERTIA)],
+     MUJOCO_REFUSES),
+    (lambda tmp: ['--urdf', PANDA, '--gap', _gap(tmp, 'joints: {armature: 0.1, frictin: 1}')],
+     "gap '{gap}': unknown key 'frictin' in joints; expected one of armature, coulomb, "
+     'viscous, or a joint name with a mapping of them'),
+    (lambda tmp: ['--urdf', PANDA, '--gap', _gap(tmp, 'payload: {link: tip, mass: -1.0}')],
+     "gap '{gap}': payload.mass is -1.0: expected a number > 0"),
+    (lambda tmp: ['--urdf', PANDA, '--gap', _gap(tmp, 'links: {panda_link9: {mass_scale: 2}}')],
+     "gap '{gap}': links: no link 'panda_link9' in the URDF; links: "),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'clock:=fast'],
+     "parameter 'clock' is 'fast': expected one of realtime, lockstep"),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'kp:=[1.0, 2.0]'],
+     "parameter 'kp' has 2 values: expected 1 or 8 (one per actuated joint)"),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', "joints:=['panda_joint0']"],
+     "parameter 'joints' names 'panda_joint0': expected actuated joints of the URDF: "
+     + ', '.join(PANDA_JOINTS)),
+    (lambda tmp: [], "parameter 'robot_description' is empty: give the URDF text or "
+                     '--urdf FILE'),
+])
+def test_bad_input_at_start_is_one_line_and_exit_2(tmp_path, make_args, line):
+    result = run_sim(*make_args(tmp_path))
+    assert result.returncode == 2, result.stderr
+    expected = 'rnea_sim: ' + line.replace('{gap}', str(tmp_path / 'gap.yaml'))
+    assert result.stderr.startswith(expected), result.stderr
+    assert result.stderr.count('\n') == 1
+
+
+def _status(message: DiagnosticArray) -> dict:
+    return {value.key: value.value for value in message.status[0].values}
+
+
+def _sim_params(**extra) -> dict:
+    params = {'gap': 'none', 'gravity': [0.0, 0.0, 0.0], 'kp': [0.0], 'kd': [0.0],
+              'initial_positions': [0.0, 0.0, 0.0, -1.5, 0.0, 1.5, 0.0, 0.02],
+              'command_timeout': 0.0}
+    params.update(extra)
+    return params
+
+
+def _start(ros, params: dict):
+    return ros.start_node(params, command=[sys.executable, '-m', 'rnea_ros.sim', '--urdf',
+                                           PANDA, '--ros-args', '--params-file',
+                                           str(ros.tmp_path / 'rnea0_params.yaml')])
+
+
+def test_joint_states_out_and_effort_commands_move_the_joint(ros):
+    """No gravity, joint 1 free, the others held: a torque on joint 1 turns it; bad ones drop."""
+    states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
+    diagnostics = ros.collect(DiagnosticArray, '/diagnostics')
+    commands = ros.publisher(Float64MultiArray, 'effort_commands')
+    _start(ros, _sim_params(kp=[0.0] + [100.0] * 7, kd=[0.0] + [10.0] * 7))
+    first = ros.wait_for(states, timeout=60)
+    assert list(first.name) == PANDA_JOINTS
+    assert first.position[3] == pytest.approx(-1.5) and first.position[7] == pytest.approx(0.02)
+    assert all(e == 0.0 for e in first.effort)  # gap none: the applied torque, exactly
+    ros.spin_until(lambda: commands.get_subscription_count() > 0, timeout=30)
+
+    # Wrong length, non-finite: dropped and counted (one at a time: the input keeps the last).
+    for bad, reason in (([1.0] * 7, 'wrong_length'), ([float('nan')] + [0.0] * 7, 'non_finite')):
+        commands.publish(Float64MultiArray(data=bad))
+        ros.wait_for(diagnostics, lambda m: _status(m).get(
+            f'rejected effort_commands ({reason})') == '1', timeout=30)
+    assert ros.wait_for(states).effort[0] == 0.0  # neither was applied
+
+    torque = [2.0] + [0.0] * 7
+    commands.publish(Float64MultiArray(data=torque))
+    moved = ros.wait_for(states, lambda m: m.position[0] > 0.05, timeout=30)
+    assert moved.effort[0] == pytest.approx(2.0)
+    others = max(abs(p - q) for p, q in zip(moved.position[1:], first.position[1:]))
+    assert others < 0.5 * (moved.position[0] - first.position[0])  # held, up to the coupling
+
+
+def test_lockstep_waits_for_each_answer(ros):
+    """Each joint_torques stamped like a state lets exactly one step through."""
+    states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
+    answers = ros.publisher(JointState, 'joint_torques')
+    _start(ros, _sim_params(clock='lockstep', lockstep_timeout=30.0))
+    ros.spin_until(lambda: answers.get_subscription_count() > 0, timeout=60)
+    stamps = []
+    for _ in range(5):
+        state = ros.wait_for(states, lambda m: not stamps or m.header.stamp != stamps[-1],
+                             timeout=60)
+        stamps.append(state.header.stamp)
+        answers.publish(JointState(header=state.header, name=PANDA_JOINTS,
+                                   effort=[0.0] * 8))
+    nanoseconds = [s.sec * 10**9 + s.nanosec for s in stamps]
+    assert [b - a for a, b in zip(nanoseconds, nanoseconds[1:])] == [1_000_000] * 4
+
+
+def test_a_trajectory_outside_the_limits_is_dropped_and_counted(ros):
+    diagnostics = ros.collect(DiagnosticArray, '/diagnostics')
+    states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
+    trajectories = ros.publisher(JointTrajectory, 'joint_trajectory', RELIABLE)
+    process = _start(ros, _sim_params(kp=[100.0], kd=[10.0]))
+    ros.wait_for(states, timeout=60)
+    ros.spin_until(lambda: trajectories.get_subscription_count() > 0, timeout=30)
+    point = JointTrajectoryPoint(positions=[0.0, 0.0, 0.0, 0.5, 0.0, 1.5, 0.0, 0.02],
+                                 time_from_start=Duration(sec=1))
+    trajectories.publish(JointTrajectory(joint_names=PANDA_JOINTS, points=[point]))
+    ros.wait_for(diagnostics, lambda m: _status(m).get(
+        'rejected joint_trajectory (outside_limits)') == '1', timeout=30)
+    ros.spin_until(lambda: 'joint_trajectory dropped: point 0 puts panda_joint4 at 0.5, '
+                   'beyond its limit -0.0698' in process.output(), timeout=10)
+    state = ros.wait_for(states)
+    assert state.position[3] == pytest.approx(-1.5, abs=1e-3)  # still held where it was
+
+    good = JointTrajectoryPoint(positions=[0.3, 0.0, 0.0, -1.5, 0.0, 1.5, 0.0, 0.02],
+                                time_from_start=Duration(sec=0, nanosec=300_000_000))
+    trajectories.publish(JointTrajectory(joint_names=PANDA_JOINTS, points=[good]))
+    assert ros.wait_for(states, lambda m: abs(m.position[0] - 0.3) < 0.01, timeout=30)
+
+
+def test_record_writes_a_bag_the_bag_tools_read(tmp_path):
+    """``--record`` with ``duration``: the run ends by itself and its bag reads back."""
+    from rosbags.highlevel import AnyReader
+    bag = tmp_path / 'run'
+    result = run_sim('--urdf', PANDA, '--gap', 'default', '--record', str(bag), '--ros-args',
+                     '-p', 'duration:=0.2', '-p', 'clock:=lockstep', '-p',
+                     'lockstep_timeout:=0.001')
+    assert result.returncode == 0, result.stderr
+    with AnyReader([bag]) as reader:
+        counts = {c.topic: c.msgcount for c in reader.connections}
+        states = [reader.deserialize(raw, c.msgtype) for c, _, raw in reader.messages()
+                  if c.topic == 'joint_states']
+    assert counts['desired_accelerations'] == counts['truth/joint_torques'] == 200
+    assert 190 <= counts['joint_states'] <= 200  # the default gap drops one in a thousand
+    assert list(states[0].name) == PANDA_JOINTS
+    stamps = [s.header.stamp.sec * 10**9 + s.header.stamp.nanosec for s in states]
+    assert all(b > a for a, b in zip(stamps, stamps[1:]))
+    assert 'missed answers 200' in result.stderr  # nothing answered in lockstep: all counted
