@@ -252,24 +252,26 @@ class SimNode(Node):
     def run(self, stop: threading.Event) -> None:
         """Step until ``stop`` is set or ``duration`` has passed (clock per the settings)."""
         lockstep = self.settings.clock == 'lockstep'
+        jitter = self.plant.gap.jitter
         dt_ns = round(1e9 * self.dt)
         wall_start = time.monotonic()
         k = 0
         while not stop.is_set():
             if self.settings.duration and k * self.dt >= self.settings.duration - 1e-12:
                 break
+            if not lockstep:  # the state of step k goes out at its deadline (+ the jitter)
+                delay = abs(self.rng.normal(0.0, jitter)) if jitter > 0 else 0.0
+                delay += wall_start + k * self.dt - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                elif delay < -self.dt:
+                    self.counters['late steps'] += 1
             stamp = self.start_ns + k * dt_ns
             published = self._publish_state(stamp, k)
             if lockstep and published:
                 self._await_answer(stamp)
             self._step(stamp + dt_ns)
             k += 1
-            if not lockstep:
-                delay = wall_start + k * self.dt - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-                elif delay < -self.dt:
-                    self.counters['late steps'] += 1
 
     def _await_answer(self, stamp: int) -> None:
         """Lockstep: the node's joint_torques for ``stamp`` and, if one is wired, its command."""
@@ -303,15 +305,15 @@ class SimNode(Node):
         self._publish('desired_accelerations', self.pub_desired, self.msg_desired, stamp)
         if plant.floating_base:
             self._publish_base(time_msg, stamp)
+        # What the encoders read now: sent to the node, and what the robot's own PD uses.
+        self.measured = plant.measured_position(), plant.measured_velocity()
         if gap.drop > 0 and self.rng.random() < gap.drop:
             self.counters['joint_states dropped (gap)'] += 1
             return False
-        if gap.jitter > 0 and self.settings.clock == 'realtime':
-            time.sleep(abs(self.rng.normal(0.0, gap.jitter)))
         msg = self.msg_states
         msg.header.stamp = time_msg
-        msg.position = plant.measured_position().tolist()
-        msg.velocity = plant.measured_velocity().tolist()
+        msg.position = self.measured[0].tolist()
+        msg.velocity = self.measured[1].tolist()
         msg.effort = plant.measured_effort().tolist()
         self._publish('joint_states', self.pub_states, msg, stamp)
         return True
@@ -340,7 +342,7 @@ class SimNode(Node):
     def _step(self, stamp: int) -> None:
         """Apply the controller's effort at the measured state for one step; publish the truth."""
         plant = self.plant
-        q, v = plant.measured_position(), plant.measured_velocity()
+        q, v = self.measured
         with self.lock:
             effort = self.controller.effort(self.sim_time, q, v)
             timeout = self.settings.wrench_timeout
