@@ -138,3 +138,18 @@ def test_true_urdf_gives_the_plants_rigid_body_dynamics():
     np.testing.assert_allclose(plant.inverse_dynamics(q, v, a), expected, atol=1e-8)
     nominal = plant.nominal.rnea(q, v, a)
     assert np.max(np.abs(true_model.rnea(q, v, a) - nominal)) > 0.3  # the gap is real (N m)
+
+
+def test_base_acceleration_is_the_classical_one_in_the_base_frame():
+    plant = Plant(robot_path('solo12').read_text(), floating_base=True)
+    q = _mid_range(plant)
+    q[3:7] = [0.1, -0.2, 0.3, 0.9] / np.linalg.norm([0.1, -0.2, 0.3, 0.9])
+    v = np.linspace(-1.0, 1.0, plant.nv)
+    plant.reset(q, v)
+    rotation = plant.data.xmat[plant.model.body('base_link').id].reshape(3, 3).copy()
+    world_before = plant.data.qvel[:3].copy()
+    plant.step(np.zeros(12))
+    classical = rotation.T @ (plant.data.qvel[:3] - world_before) / plant.timestep
+    np.testing.assert_allclose(plant.base_acceleration()[:3], classical, atol=1e-9)
+    spatial = plant.acceleration()[:3]
+    np.testing.assert_allclose(spatial, classical - np.cross(v[3:6], v[:3]), atol=1e-9)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 from builtin_interfaces.msg import Duration
 from diagnostic_msgs.msg import DiagnosticArray
@@ -169,3 +170,37 @@ def test_record_writes_a_bag_the_bag_tools_read(tmp_path):
     stamps = [s.header.stamp.sec * 10**9 + s.header.stamp.nanosec for s in states]
     assert all(b > a for a, b in zip(stamps, stamps[1:]))
     assert 'missed answers 200' in result.stderr  # nothing answered in lockstep: all counted
+
+
+def test_a_floating_base_publishes_odometry_and_its_contact_truth(ros):
+    """solo12 dropped on the floor: odometry in odom, the feet's contact wrenches carry it."""
+    from geometry_msgs.msg import AccelStamped, WrenchStamped
+    from nav_msgs.msg import Odometry
+    feet = ('FL_FOOT', 'FR_FOOT', 'HL_FOOT', 'HR_FOOT')
+    gap = ros.tmp_path / 'feet.yaml'
+    gap.write_text('contact_spheres:\n' + ''.join(f'  {f}: {{radius: 0.015}}\n' for f in feet))
+    odometry = ros.collect(Odometry, 'odometry', BEST_EFFORT)
+    accelerations = ros.collect(AccelStamped, 'base_acceleration', BEST_EFFORT)
+    contacts = {f: ros.collect(WrenchStamped, f'truth/contact_wrenches/{f}') for f in feet}
+    ros.start_node({'floating_base': True, 'gap': str(gap), 'clock': 'realtime',
+                    'kp': [3.0], 'kd': [0.1],
+                    'initial_base_pose': [0.0, 0.0, 0.4, 0.0, 0.0, 0.0, 1.0]},
+                   command=[sys.executable, '-m', 'rnea_ros.sim', '--urdf',
+                            str(robot_path('solo12')), '--ros-args', '--params-file',
+                            str(ros.tmp_path / 'rnea0_params.yaml')])
+    first = ros.wait_for(odometry, timeout=60)
+    assert (first.header.frame_id, first.child_frame_id) == ('odom', 'base_link')
+    assert ros.wait_for(accelerations).header.frame_id == 'base_link'
+    # After a second of sim time the robot rests on its feet: they carry its weight.
+    settled = ros.wait_for(odometry, lambda m: (m.header.stamp.sec * 10**9 + m.header.stamp.nanosec
+                                                - first.header.stamp.sec * 10**9
+                                                - first.header.stamp.nanosec) > 1.5e9,
+                           timeout=120)
+    assert settled.pose.pose.position.z < 0.35
+    stamp = settled.header.stamp
+    forces = [ros.wait_for(contacts[f], lambda m: m.header.stamp.sec > stamp.sec or (
+        m.header.stamp.sec == stamp.sec and m.header.stamp.nanosec >= stamp.nanosec),
+        timeout=30, start=0).wrench.force.z for f in feet]
+    masses = ET.parse(robot_path('solo12')).getroot().iter('mass')
+    weight = 9.81 * sum(float(mass.get('value')) for mass in masses)
+    assert sum(forces) == pytest.approx(weight, rel=0.1)
