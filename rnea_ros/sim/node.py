@@ -47,7 +47,7 @@ from rnea_ros.sim.record import Recorder
 from rnea_ros.sim.settings import PARAMETERS, read_settings, SimSettings
 from rnea_ros.sim.trajectory import TrajectoryError
 
-STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
+# Reliable like joint_state_broadcaster's: best-effort and reliable subscribers both connect.
 RELIABLE = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 TRAJECTORY_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 EMPTY_ARRAY_TYPES = {'joints': Parameter.Type.STRING_ARRAY,
@@ -150,9 +150,9 @@ class SimNode(Node):
     # ------------------------------------------------------------------ interfaces
     def _make_interfaces(self) -> None:
         plant = self.plant
-        self.pub_states = self.create_publisher(JointState, 'joint_states', STATE_QOS)
+        self.pub_states = self.create_publisher(JointState, 'joint_states', RELIABLE)
         self.pub_desired = self.create_publisher(JointTrajectory, 'desired_accelerations',
-                                                 STATE_QOS)
+                                                 RELIABLE)
         self.pub_truth = self.create_publisher(JointState, 'truth/joint_torques', RELIABLE)
         self.pub_external = self.create_publisher(WrenchStamped, 'truth/external_wrench',
                                                   TRAJECTORY_QOS)
@@ -161,9 +161,9 @@ class SimNode(Node):
             for link in plant.gap.contact_spheres}
         self.pub_diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', RELIABLE)
         if plant.floating_base:
-            self.pub_odometry = self.create_publisher(Odometry, 'odometry', STATE_QOS)
+            self.pub_odometry = self.create_publisher(Odometry, 'odometry', RELIABLE)
             self.pub_base_acc = self.create_publisher(AccelStamped, 'base_acceleration',
-                                                      STATE_QOS)
+                                                      RELIABLE)
         self.create_subscription(JointTrajectory, 'joint_trajectory', self._on_trajectory,
                                  TRAJECTORY_QOS)
         self.create_subscription(Float64MultiArray, 'effort_commands', self._on_command,
