@@ -119,6 +119,9 @@ class SimNode(Node):
         self.counters = {'steps': 0, 'late steps': 0, 'missed answers': 0,
                          'joint_states dropped (gap)': 0}
         self.rejected: dict[str, int] = {}
+        # Tracking error (reference - true position, actuated joints): [sum of mean squares,
+        # steps, max |error|] since start and since the last diagnostics report.
+        self.tracking = ([0.0, 0, 0.0], [0.0, 0, 0.0])
         self.answer_stamp = -1
         self.answer_effort: np.ndarray | None = None
         self.commands_received = 0
@@ -354,6 +357,11 @@ class SimNode(Node):
         for link, wrench in pushes.items():
             plant.apply_wrench(link, wrench)
         q_exact, v_exact = plant.q(), plant.v()
+        error = self.controller.reference.position - q_exact[plant.actuated_q]
+        for window in self.tracking:  # since start, since the last report
+            window[0] += float(error @ error) / error.size
+            window[1] += 1
+            window[2] = max(window[2], float(np.max(np.abs(error))))
         plant.step(effort)  # finite: checked inputs only, and Plant.step refuses NaN
         self.counters['steps'] += 1
         time_msg = stamp_of(stamp)
@@ -380,16 +388,30 @@ class SimNode(Node):
             self.recorder.add(topic, msg, stamp)
 
     # ------------------------------------------------------------------ diagnostics
-    def status(self) -> dict[str, int]:
-        """Return the counters: steps, late steps, missed answers, drops, stale ticks."""
+    def status(self, window: bool = False) -> dict:
+        """
+        Return the counters and the tracking error.
+
+        Counters: steps, late steps, missed answers, drops, stale ticks, rejected inputs per
+        reason. Tracking error since start and, with ``window``, since the last call with
+        ``window`` (which starts a new window).
+        """
         with self.lock:
             values = dict(self.counters)
             values['stale effort command ticks'] = self.controller.stale_ticks
             values.update(self.rejected)
+            for label, (squares, steps, largest) in zip(('', ' (last report)'), self.tracking):
+                if label and not window:
+                    continue
+                rms = (squares / steps) ** 0.5 if steps else 0.0
+                values[f'tracking error rms [rad]{label}'] = f'{rms:.3e}'
+                values[f'tracking error max [rad]{label}'] = f'{largest:.3e}'
+            if window:
+                self.tracking[1][:] = [0.0, 0, 0.0]
         return values
 
     def _publish_diagnostics(self) -> None:
-        values = self.status()
+        values = self.status(window=True)
         level = DiagnosticStatus.OK
         if values['missed answers'] or values['late steps'] or self.rejected:
             level = DiagnosticStatus.WARN

@@ -150,6 +150,9 @@ def test_a_trajectory_outside_the_limits_is_dropped_and_counted(ros):
                                 time_from_start=Duration(sec=0, nanosec=300_000_000))
     trajectories.publish(JointTrajectory(joint_names=PANDA_JOINTS, points=[good]))
     assert ros.wait_for(states, lambda m: abs(m.position[0] - 0.3) < 0.01, timeout=30)
+    # The diagnostics report how well the reference was tracked: it moved by 0.3 rad.
+    report = _status(ros.wait_for(diagnostics, timeout=30))
+    assert 1e-4 < float(report['tracking error max [rad]']) < 0.3
 
 
 def test_record_writes_a_bag_the_bag_tools_read(tmp_path):
