@@ -153,3 +153,36 @@ def test_base_acceleration_is_the_classical_one_in_the_base_frame():
     np.testing.assert_allclose(plant.base_acceleration()[:3], classical, atol=1e-9)
     spatial = plant.acceleration()[:3]
     np.testing.assert_allclose(spatial, classical - np.cross(v[3:6], v[:3]), atol=1e-9)
+
+
+def test_in_process_loop_with_the_urdf_feedforward_beats_pd_alone_under_the_default_gap():
+    """The loop the DDS tests compare with: the node's feed-forward, computed in-process."""
+    from rnea_ros.sim.controller import JointController
+    from rnea_ros.sim.gap import load_gap
+    from rnea_ros.sim.loop import rnea_feedforward, run_in_process
+    urdf = robot_path('panda').read_text()
+    t = np.linspace(0.0, 3.0, 31)
+    w = np.array([1.0, 1.3, 0.7, 1.1, 0.9, 1.2, 0.8])
+    centre = _mid_range(Plant(urdf))[:7]
+    still = np.zeros((t.size, 1))
+    positions = np.hstack([centre + 0.3 * np.sin(np.outer(t, w)), still + 0.02])
+    velocities = np.hstack([0.3 * w * np.cos(np.outer(t, w)), still])
+    accelerations = np.hstack([-0.3 * w * w * np.sin(np.outer(t, w)), still])
+
+    def run(feedforward: bool, gap) -> float:
+        plant = Plant(urdf, gap=gap)
+        lower = [plant.nominal.joint(n).lower for n in plant.joint_names]
+        upper = [plant.nominal.joint(n).upper for n in plant.joint_names]
+        controller = JointController(plant.joint_names, 100.0, 10.0, lower, upper,
+                                     positions[0])
+        plant.reset(positions[0], velocities[0])
+        controller.set_trajectory(plant.joint_names, t, positions, velocities, accelerations,
+                                  start=0.0)
+        model = plant.nominal
+        return run_in_process(plant, controller, 3.0,
+                              rnea_feedforward(model, plant) if feedforward else None)
+    gap = load_gap('default')
+    pd_alone, with_feedforward = run(False, gap), run(True, gap)
+    # Measured: 0.17 rad alone, 0.012 with the URDF's feed-forward (the gap is the rest).
+    assert with_feedforward.rms_error() < 0.3 * pd_alone.rms_error()
+    assert np.all(np.abs(with_feedforward.effort) <= Plant(urdf).effort_limits + 1e-9)
