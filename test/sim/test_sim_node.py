@@ -207,3 +207,34 @@ def test_a_floating_base_publishes_odometry_and_its_contact_truth(ros):
     masses = ET.parse(robot_path('solo12')).getroot().iter('mass')
     weight = 9.81 * sum(float(mass.get('value')) for mass in masses)
     assert sum(forces) == pytest.approx(weight, rel=0.1)
+
+
+def test_apply_wrench_pushes_a_link_and_the_truth_says_so(ros):
+    from geometry_msgs.msg import WrenchStamped
+    states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
+    applied = ros.collect(WrenchStamped, 'truth/external_wrench')
+    diagnostics = ros.collect(DiagnosticArray, '/diagnostics')
+    pushes = ros.publisher(WrenchStamped, 'apply_wrench')
+    _start(ros, _sim_params(kp=[0.0], kd=[1.0], wrench_timeout=0.05))
+    first = ros.wait_for(states, timeout=60)
+    ros.spin_until(lambda: pushes.get_subscription_count() > 0, timeout=30)
+    push = WrenchStamped()
+    push.header.frame_id = 'panda_link9'
+    pushes.publish(push)
+    ros.wait_for(diagnostics, lambda m: _status(m).get(
+        'rejected apply_wrench (unknown_link)') == '1', timeout=30)
+    push.header.frame_id = 'panda_link7'
+    push.wrench.force.y = 20.0
+    pushes.publish(push)
+    truth = ros.wait_for(applied, timeout=30)
+    assert truth.header.frame_id == 'panda_link7' and truth.wrench.force.y == 20.0
+    moved = ros.wait_for(states, lambda m: max(abs(p - q) for p, q in zip(
+        m.position[:7], first.position[:7])) > 0.01, timeout=30)
+    assert moved.effort[0] != 0.0  # the damping answers the motion the push caused
+    # The push ends wrench_timeout (50 ms) after its message: a diagnostics period later
+    # (1 s), no step pushes any more.
+    ros.wait_for(diagnostics, timeout=30)
+    count = len(applied.messages)
+    ros.wait_for(diagnostics, timeout=30)
+    assert len(applied.messages) == count
+    assert 10 <= count <= 200  # about 50 steps at 1 kHz, in real time
