@@ -88,6 +88,7 @@ class Plant:
         m = self.model
         by_joint = {name: k for k, name in enumerate(tree.body_names)}
         qadr, vadr, master_q, master_v, multiplier, offset = [], [], [], [], [], []
+        independent = []  # not a mimic joint (a mimic of multiplier 1 is one all the same)
         self._free = None
         for j in range(m.njnt):
             name = m.joint(j).name
@@ -95,6 +96,7 @@ class Plant:
                 self._free = (int(m.jnt_qposadr[j]), int(m.jnt_dofadr[j]))
                 continue
             k = by_joint[name]
+            independent.append(name in self.joint_names)
             qadr.append(m.jnt_qposadr[j])
             vadr.append(m.jnt_dofadr[j])
             master_q.append(tree.q_index[k])
@@ -104,6 +106,7 @@ class Plant:
         self._qadr, self._vadr = np.array(qadr, int), np.array(vadr, int)
         self._master_q, self._master_v = np.array(master_q, int), np.array(master_v, int)
         self._mult, self._offset = np.array(multiplier), np.array(offset)
+        self._independent = np.array(independent, dtype=bool)
         # The actuated joints' MuJoCo dofs and their v rows, in joint_names order.
         self.actuated_dofs = np.array([m.joint(n).dofadr[0] for n in self.joint_names], int)
         self.actuated_v = np.array([self.nominal.joint(n).idx_v for n in self.joint_names], int)
@@ -146,7 +149,7 @@ class Plant:
         """Return the exact joint positions (RobotModel layout)."""
         d = self.data
         q = np.zeros(self.nq)
-        independent = self._mult == 1.0
+        independent = self._independent
         q[self._master_q[independent]] = d.qpos[self._qadr[independent]]
         if self._free is not None:
             qa = self._free[0]
@@ -198,7 +201,7 @@ class Plant:
     def _to_layout(self, values, rotation) -> np.ndarray:
         """Map MuJoCo qvel-like values to RobotModel's v layout (free-base linear part rotated)."""
         out = np.zeros(self.nv)
-        independent = self._mult == 1.0
+        independent = self._independent
         out[self._master_v[independent]] = values[self._vadr[independent]]
         if self._free is not None:
             va = self._free[1]

@@ -186,3 +186,12 @@ def test_in_process_loop_with_the_urdf_feedforward_beats_pd_alone_under_the_defa
     # Measured: 0.17 rad alone, 0.012 with the URDF's feed-forward (the gap is the rest).
     assert with_feedforward.rms_error() < 0.3 * pd_alone.rms_error()
     assert np.all(np.abs(with_feedforward.effort) <= Plant(urdf).effort_limits + 1e-9)
+
+
+def test_a_mimic_joint_of_multiplier_one_never_stands_in_for_its_master():
+    """panda_finger_joint2 mimics joint1 with multiplier 1: q reads the master's own dof."""
+    plant = Plant(robot_path('panda').read_text())
+    master = plant.model.joint('panda_finger_joint1').qposadr[0]
+    mimic = plant.model.joint('panda_finger_joint2').qposadr[0]
+    plant.data.qpos[master], plant.data.qpos[mimic] = 0.01, 0.03
+    assert plant.q()[plant.nominal.joint('panda_finger_joint1').idx_q] == 0.01
