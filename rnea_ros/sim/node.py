@@ -179,8 +179,7 @@ class SimNode(Node):
         self.msg_truth = JointState(name=names)
         self.msg_desired = JointTrajectory(joint_names=names)
         self.msg_desired.points = [JointTrajectoryPoint()]
-        root = plant.nominal.tree.links[0].name if plant.floating_base else ''
-        self.base_link = root
+        root = plant.base_link
         self.msg_odometry = Odometry()
         self.msg_odometry.header.frame_id = 'odom'
         self.msg_odometry.child_frame_id = root

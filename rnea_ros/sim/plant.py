@@ -210,6 +210,12 @@ class Plant:
         return out
 
     @property
+    def base_link(self) -> str:
+        """Return the URDF root link (the body of the free joint on a floating base)."""
+        first_child_of_world = int(np.flatnonzero(self.model.body_parentid[1:] == 0)[0]) + 1
+        return self.model.body(first_child_of_world).name
+
+    @property
     def time(self) -> float:
         return float(self.data.time)
 

@@ -1,6 +1,8 @@
 """The plant without ROS: conventions of state, pushes and contacts, and tracking in a loop."""
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+
 import numpy as np
 from oracle import robot_path
 import pytest
@@ -195,3 +197,13 @@ def test_a_mimic_joint_of_multiplier_one_never_stands_in_for_its_master():
     mimic = plant.model.joint('panda_finger_joint2').qposadr[0]
     plant.data.qpos[master], plant.data.qpos[mimic] = 0.01, 0.03
     assert plant.q()[plant.nominal.joint('panda_finger_joint1').idx_q] == 0.01
+
+
+def test_the_base_link_is_the_urdf_root_wherever_the_document_lists_it():
+    urdf = robot_path('solo12').read_text()
+    root = ET.fromstring(urdf)
+    base = root.find("link[@name='base_link']")
+    root.remove(base)
+    root.append(base)  # the root link last in the document
+    plant = Plant(ET.tostring(root, encoding='unicode'), floating_base=True)
+    assert plant.base_link == 'base_link'
