@@ -95,10 +95,6 @@ def main(args: list[str] | None = None) -> int:
         return 2
     overrides = {name: getattr(options, name) for name in ('gap', 'record')
                  if getattr(options, name) is not None}
-    if options.record and Path(options.record).exists():
-        print(f'rnea_sim: --record {options.record}: it exists; expected a new directory',
-              file=sys.stderr)
-        return 2
     try:
         rclpy.init(args=argv, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     except RuntimeError as error:
@@ -109,6 +105,13 @@ def main(args: list[str] | None = None) -> int:
         node = SimNode(plant_factory(options.urdf, xacro_args), overrides)
     except (ValueError, RneaError, OSError) as error:
         print(f'rnea_sim: {error}', file=sys.stderr)
+        rclpy.try_shutdown()
+        return 2
+    record = node.settings.record
+    if record and Path(record).exists():  # refused before the run, not after it
+        print(f"rnea_sim: parameter 'record' is {record!r}: it exists; expected a new "
+              'directory', file=sys.stderr)
+        node.destroy_node()
         rclpy.try_shutdown()
         return 2
     executor = SingleThreadedExecutor()

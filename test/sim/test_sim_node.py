@@ -58,11 +58,14 @@ def _gap(tmp_path: Path, text: str) -> str:
      + ', '.join(PANDA_JOINTS)),
     (lambda tmp: [], "parameter 'robot_description' is empty: give the URDF text or "
                      '--urdf FILE'),
+    (lambda tmp: ['--urdf', PANDA, '--record', str(tmp)],
+     "parameter 'record' is '{tmp}': it exists; expected a new directory"),
 ])
 def test_bad_input_at_start_is_one_line_and_exit_2(tmp_path, make_args, line):
     result = run_sim(*make_args(tmp_path))
     assert result.returncode == 2, result.stderr
-    expected = 'rnea_sim: ' + line.replace('{gap}', str(tmp_path / 'gap.yaml'))
+    expected = 'rnea_sim: ' + line.replace('{gap}', str(tmp_path / 'gap.yaml')).replace(
+        '{tmp}', str(tmp_path))
     assert result.stderr.startswith(expected), result.stderr
     assert result.stderr.count('\n') == 1
 
