@@ -58,6 +58,10 @@ def _gap(tmp_path: Path, text: str) -> str:
      + ', '.join(PANDA_JOINTS)),
     (lambda tmp: [], "parameter 'robot_description' is empty: give the URDF text or "
                      '--urdf FILE'),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p',
+                  'initial_positions:=[0.0, 0.0, 0.0, 0.5, 0.0, 1.5, 0.0, 0.02]'],
+     "parameter 'initial_positions' puts panda_joint4 at 0.5: expected a position within "
+     '[-3.0718, -0.0698]'),
     (lambda tmp: ['--urdf', PANDA, '--record', str(tmp)],
      "parameter 'record' is '{tmp}': it exists; expected a new directory"),
 ])
