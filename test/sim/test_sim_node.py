@@ -86,9 +86,14 @@ def _sim_params(**extra) -> dict:
     return params
 
 
-def _start(ros, params: dict):
-    return ros.start_node(params, command=[sys.executable, '-m', 'rnea_ros.sim', '--urdf',
-                                           PANDA, '--ros-args', '--params-file',
+def _start(ros, params: dict, description_parameter: bool = False):
+    """Start the panda sim; its URDF from --urdf, or the robot_description parameter."""
+    source = ['--urdf', PANDA]
+    if description_parameter:
+        params = dict(params, robot_description=Path(PANDA).read_text())
+        source = []
+    return ros.start_node(params, command=[sys.executable, '-m', 'rnea_ros.sim', *source,
+                                           '--ros-args', '--params-file',
                                            str(ros.tmp_path / 'rnea0_params.yaml')])
 
 
@@ -123,7 +128,8 @@ def test_lockstep_waits_for_each_answer(ros):
     """Each joint_torques stamped like a state lets exactly one step through."""
     states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
     answers = ros.publisher(JointState, 'joint_torques')
-    _start(ros, _sim_params(clock='lockstep', lockstep_timeout=30.0))
+    _start(ros, _sim_params(clock='lockstep', lockstep_timeout=30.0),
+           description_parameter=True)
     ros.spin_until(lambda: answers.get_subscription_count() > 0, timeout=60)
     stamps = []
     for _ in range(5):
