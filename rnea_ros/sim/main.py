@@ -10,8 +10,10 @@ line and exit code 2. SIGINT/SIGTERM, or ``duration`` of sim time, end the run: 
 
 Clocks: ``realtime`` steps at wall-clock deadlines (a step that starts more than one period late
 is counted); ``lockstep`` waits after publishing each state for the node's ``joint_torques``
-stamped with it and, when something publishes ``effort_commands``, for the command that follows
-it (at most ``lockstep_timeout``; a missed answer is counted and the previous command used).
+stamped with it (at most ``lockstep_timeout``; a missed answer is counted and the previous
+command used) and, when something publishes ``effort_commands``, takes that answer's effort as
+the step's command (the node's feedforward_effort carries the same torques; the stamp ties
+them to the state without a race between two topics).
 """
 from __future__ import annotations
 

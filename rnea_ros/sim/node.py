@@ -124,13 +124,11 @@ class SimNode(Node):
         self.tracking = ([0.0, 0, 0.0], [0.0, 0, 0.0])
         self.answer_stamp = -1
         self.answer_effort: np.ndarray | None = None
-        self.commands_received = 0
-        self.commands_consumed = 0
+        self.command_joints = settings.joints or names
         self.wrenches: dict[str, tuple[np.ndarray, float]] = {}
         self.recorder = Recorder() if settings.record else None
         self.rng = np.random.default_rng(plant.gap.seed + 3)
         self.sim_time = 0.0
-        self._commands_wired, self._wired_check = False, 0
         self.start_ns = self.get_clock().now().nanoseconds
         self._make_interfaces()
 
@@ -222,14 +220,17 @@ class SimNode(Node):
                 self.controller.set_command(np.asarray(msg.data, dtype=float), self.sim_time)
             except CommandError as error:
                 self.reject('effort_commands', error.reason, str(error))
-                return
-            self.commands_received += 1
-            self.answered.notify_all()
 
     def _on_answer(self, msg: JointState) -> None:
         self._record_in('joint_torques', msg)
+        index = {name: k for k, name in enumerate(msg.name)}
+        try:
+            effort = np.array([msg.effort[index[name]] for name in self.command_joints])
+        except (KeyError, IndexError):
+            effort = None  # it paces the clock; it cannot be the command
         with self.lock:
             self.answer_stamp = _nanoseconds(msg.header.stamp)
+            self.answer_effort = effort
             self.answered.notify_all()
 
     def _on_wrench(self, msg: WrenchStamped) -> None:
@@ -276,20 +277,24 @@ class SimNode(Node):
             k += 1
 
     def _await_answer(self, stamp: int) -> None:
-        """Lockstep: the node's joint_torques for ``stamp`` and, if one is wired, its command."""
-        if self._wired_check <= 0:  # a graph query: not every step
-            self._commands_wired = self.count_publishers('effort_commands') > 0
-            self._wired_check = 100
-        self._wired_check -= 1
-        commands_wired = self._commands_wired
+        """
+        Lockstep: wait for the node's joint_torques stamped ``stamp``.
 
-        def answered():
-            return self.answer_stamp >= stamp and (
-                not commands_wired or self.commands_received > self.commands_consumed)
+        With something publishing effort_commands (path b), that answer's effort in ``joints``
+        order is the command of this step: the same torques as the node's feedforward_effort,
+        tied to the state by the stamp, where a message on another topic could arrive before
+        or after it. A missed answer keeps the previous command.
+        """
+        wired = self.count_publishers('effort_commands') > 0  # a graph query: ~10 us
         with self.lock:
-            if not self.answered.wait_for(answered, self.settings.lockstep_timeout):
+            if not self.answered.wait_for(lambda: self.answer_stamp >= stamp,
+                                          self.settings.lockstep_timeout):
                 self.counters['missed answers'] += 1
-            self.commands_consumed = self.commands_received
+            elif wired and self.answer_effort is not None:
+                try:
+                    self.controller.set_command(self.answer_effort, self.sim_time)
+                except CommandError as error:
+                    self.reject('joint_torques', error.reason, str(error))
 
     def _publish_state(self, stamp: int, k: int) -> bool:
         """Publish the state of step k; False when the gap dropped its joint_states."""

@@ -124,20 +124,27 @@ def test_joint_states_out_and_effort_commands_move_the_joint(ros):
     assert others < 0.5 * (moved.position[0] - first.position[0])  # held, up to the coupling
 
 
-def test_lockstep_waits_for_each_answer(ros):
-    """Each joint_torques stamped like a state lets exactly one step through."""
+def test_lockstep_waits_for_each_answer_and_takes_its_effort_as_the_command(ros):
+    """
+    Let exactly one step through per joint_torques stamped like a state.
+
+    With effort_commands wired (a publisher exists), the answer's effort is that step's command.
+    """
     states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
     answers = ros.publisher(JointState, 'joint_torques')
+    ros.publisher(Float64MultiArray, 'effort_commands')  # wired, never publishing
     _start(ros, _sim_params(clock='lockstep', lockstep_timeout=30.0),
            description_parameter=True)
     ros.spin_until(lambda: answers.get_subscription_count() > 0, timeout=60)
-    stamps = []
-    for _ in range(5):
+    stamps, efforts = [], []
+    for k in range(5):
         state = ros.wait_for(states, lambda m: not stamps or m.header.stamp != stamps[-1],
                              timeout=60)
         stamps.append(state.header.stamp)
-        answers.publish(JointState(header=state.header, name=PANDA_JOINTS,
-                                   effort=[0.0] * 8))
+        efforts.append(state.effort[0])
+        answers.publish(JointState(header=state.header, name=PANDA_JOINTS[::-1],
+                                   effort=[0.0] * 7 + [1.0 + k]))  # by name: joint1 last
+    assert efforts == [0.0, 1.0, 2.0, 3.0, 4.0]  # gap none: the applied torque, exactly
     nanoseconds = [s.sec * 10**9 + s.nanosec for s in stamps]
     assert [b - a for a, b in zip(nanoseconds, nanoseconds[1:])] == [1_000_000] * 4
 
