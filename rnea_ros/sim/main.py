@@ -6,7 +6,8 @@ Start the simulated robot: ``rnea_sim`` and ``python -m rnea_ros.sim``.
 over ``--ros-args``). Bad input (a URDF MuJoCo cannot compile, a gap file with an unknown key,
 a negative mass or a link the robot lacks, a parameter out of range) stops it at start with one
 line and exit code 2. SIGINT/SIGTERM, or ``duration`` of sim time, end the run: the bag of
-``--record`` is written and the exit code is 0.
+``--record`` is written and the exit code is 0; physics that diverge (gains too high for the
+timestep) end it with one line and exit code 1, the bag written up to there.
 
 Clocks: ``realtime`` steps at wall-clock deadlines (a step that starts more than one period late
 is counted); ``lockstep`` waits after publishing each state for the node's ``joint_torques``
@@ -90,6 +91,7 @@ def main(args: list[str] | None = None) -> int:
     from rclpy.executors import SingleThreadedExecutor
     from rnea_ros.dynamics.description import parse_xacro_arg
     from rnea_ros.sim.node import SimNode
+    from rnea_ros.sim.plant import UnstableError
     try:
         xacro_args = dict(parse_xacro_arg(text) for text in options.xacro_arg)
     except argparse.ArgumentTypeError as error:
@@ -120,11 +122,15 @@ def main(args: list[str] | None = None) -> int:
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True, name='rnea_sim executor')
     spinner.start()
+    exit_code = 0
     try:
         node.run(stop)
+    except UnstableError as error:
+        print(f'rnea_sim: {error}', file=sys.stderr)
+        exit_code = 1
     finally:
-        status = node.status()
-        node.get_logger().info('done: ' + ', '.join(f'{k} {v}' for k, v in status.items()))
+        counters = node.status()
+        node.get_logger().info('done: ' + ', '.join(f'{k} {v}' for k, v in counters.items()))
         if node.recorder is not None:
             count = node.recorder.write(node.settings.record)
             node.get_logger().info(f'recorded {count} messages in {node.settings.record}')
@@ -132,4 +138,4 @@ def main(args: list[str] | None = None) -> int:
         spinner.join(timeout=2.0)  # no callback may run into a destroyed node
         node.destroy_node()
         rclpy.try_shutdown()
-    return 0
+    return exit_code

@@ -16,7 +16,9 @@ Layout and conventions (those of ``RobotModel``, see its docstring):
 
 A step is MuJoCo's ``mj_step1`` (kinematics and contacts at the current state), then the
 commanded torques and pushes, then ``mj_step2`` (forces, acceleration, implicit-fast
-integration). After ``step`` the state is that of the next instant; ``acceleration()``,
+integration). A step whose acceleration is not finite (the physics diverged: gains too high for the
+timestep) raises ``UnstableError``; MuJoCo has then reset the state. After ``step`` the state
+is that of the next instant; ``acceleration()``,
 ``applied_effort`` and ``contact_wrenches()`` describe the step just taken (at the state it
 started from). Effort commands are clipped to the URDF ``<limit effort>``; a non-finite command
 raises ``InputError`` and is never applied.
@@ -35,12 +37,25 @@ import mujoco
 import numpy as np
 
 from rnea_ros.dynamics.model import DEFAULT_GRAVITY, RobotModel
-from rnea_ros.errors import InputError, ModelWarning
+from rnea_ros.errors import InputError, ModelWarning, RneaError
 from rnea_ros.sim.gap import Gap
 from rnea_ros.sim.mjmodel import build_model
 from rnea_ros.sim.true_urdf import apply_gap
 
 ROOT_JOINT = 'root_joint'
+
+
+class UnstableError(RneaError):
+    """The physics diverged (MuJoCo met a non-finite or huge acceleration)."""
+
+
+def _mujoco_warning(message: str) -> None:
+    # MuJoCo's default handler appends to MUJOCO_LOG.TXT in the working directory: a write
+    # outside any output directory. Its warnings become Python warnings instead.
+    warnings.warn(f'MuJoCo: {message}', RuntimeWarning, stacklevel=2)
+
+
+mujoco.set_mju_user_warning(_mujoco_warning)
 
 
 class Plant:
@@ -304,6 +319,12 @@ class Plant:
             d.xfrc_applied[body, :3] += force
             d.xfrc_applied[body, 3:] += rotation @ wrench[3:] + np.cross(lever, force)
         mujoco.mj_step2(m, d)
+        diverged = d.warning[mujoco.mjtWarning.mjWARN_BADQACC]
+        if diverged.number:  # MuJoCo reset the state: the run is over, say why
+            raise UnstableError(
+                f'the simulation went unstable at t = {d.time:.4f} s (non-finite or huge '
+                f'acceleration of MuJoCo dof {diverged.lastinfo}): lower the PD gains, raise '
+                'the rate, or give the joints armature in the gap')
 
     def apply_wrench(self, link: str, wrench) -> None:
         """Push ``link`` with ``wrench`` ([f; tau], link frame, about its origin) until cleared."""

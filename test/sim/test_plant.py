@@ -207,3 +207,25 @@ def test_the_base_link_is_the_urdf_root_wherever_the_document_lists_it():
     root.append(base)  # the root link last in the document
     plant = Plant(ET.tostring(root, encoding='unicode'), floating_base=True)
     assert plant.base_link == 'base_link'
+
+
+PENDULUM = """<robot name="pendulum">
+  <link name="base"/>
+  <link name="arm"><inertial><origin xyz="0.1 0 0"/><mass value="0.1"/>
+    <inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j" type="continuous"><parent link="base"/><child link="arm"/>
+    <axis xyz="0 0 1"/><limit effort="1e9" velocity="10"/></joint>
+</robot>"""
+
+
+def test_diverging_physics_raise_instead_of_resetting_silently(tmp_path, monkeypatch):
+    """A damping far too stiff for the timestep: one clear error, and no MUJOCO_LOG.TXT."""
+    from rnea_ros.sim.plant import UnstableError
+    monkeypatch.chdir(tmp_path)
+    plant = Plant(PENDULUM)
+    plant.reset(np.array([0.0]), np.array([1.0]))
+    with pytest.raises(UnstableError, match=r'the simulation went unstable at t = .* lower the '
+                                            'PD gains, raise the rate'):
+        for _ in range(1000):
+            plant.step(pd_effort(0.0, 1e4, 0.0, 0.0, plant.q(), plant.v()))
+    assert list(tmp_path.iterdir()) == []
