@@ -1,10 +1,11 @@
 """
 The package layout: imports flow one way, and the library stays free of ROS and bag tools.
 
-dynamics <- contacts <- {node, bag}; dynamics <- recording <- {bag, identify}; identify and
-fleet sit above bag. node and bag never import each other; recording (the way into a bag)
-imports dynamics only. Checked two ways: every import statement of every module (also those inside
-functions), and what importing the library really loads (a fresh interpreter).
+dynamics <- contacts <- {node, bag, sim}; dynamics <- recording <- {bag, identify}; identify
+and fleet sit above bag. node, bag and sim never import each other; only sim imports mujoco;
+recording (the way into a bag) imports dynamics only. Checked two ways: every import statement
+of every module (also those inside functions), and what importing the library really loads (a
+fresh interpreter).
 """
 import ast
 import json
@@ -24,10 +25,11 @@ ALLOWED = {
     'node': {'dynamics', 'contacts', 'demo'},  # demo: the library demo's trajectory
     'recording': {'dynamics'},
     'bag': {'dynamics', 'contacts', 'recording'},
+    'sim': {'dynamics', 'contacts'},  # never node: the simulated robot talks to it over DDS
     'identify': {'dynamics', 'contacts', 'recording', 'bag'},  # bag: plots, report, options
     'fleet': {'dynamics', 'contacts', 'recording', 'bag'},
 }
-HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow')
+HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow', 'mujoco')
 
 
 def _imports(path: Path) -> set[str]:
@@ -73,6 +75,13 @@ def test_library_imports_no_rclpy_and_no_ros_or_bag_libraries():
         for path in sorted((PACKAGE / package).rglob('*.py')):
             heavy = {m for m in _imports(path) if m.split('.')[0] in HEAVY}
             assert not heavy, f'{path.relative_to(PACKAGE)} imports {sorted(heavy)}'
+
+
+def test_only_the_sim_imports_mujoco():
+    importers = sorted(path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob('*.py')
+                       if any(m.split('.')[0] == 'mujoco' for m in _imports(path))
+                       and path.relative_to(PACKAGE).parts[0] != 'sim')
+    assert not importers, f'modules outside rnea_ros.sim import mujoco: {importers}'
 
 
 def _loaded_after(statement: str) -> set[str]:
@@ -139,6 +148,7 @@ def test_wheel_installs_every_module_and_the_launch_and_config_data(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     modules = {p.relative_to(root).as_posix() for p in PACKAGE.rglob('*.py')}
     assert modules <= names, f'missing from the wheel: {sorted(modules - names)}'
+    assert 'rnea_ros/sim/gaps/default.yaml' in names  # read beside the code
     data = {n.split('.data/data/', 1)[1] for n in names if '.data/data/' in n}
     for folder in ('launch', 'config'):
         for path in (root / folder).iterdir():

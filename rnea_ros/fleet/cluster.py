@@ -24,6 +24,7 @@ from pathlib import Path
 import shutil
 import signal
 import socket
+import sys
 import tempfile
 import threading
 
@@ -56,6 +57,7 @@ def client(output: Path, scheduler: str | None = None, workers: int | None = Non
         # Its workers' own logs stay quiet: every bag's fate is in its outcome, and a worker
         # stopped mid-bag (Ctrl-C) would log its lost heartbeats with tracebacks.
         with dask.config.set({'temporary-directory': str(scratch)}), _children_ignore_sigint():
+            _start_quiet_resource_tracker()
             cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1,
                                    threads_per_worker=1, processes=True,
                                    dashboard_address=None, local_directory=str(scratch),
@@ -70,6 +72,24 @@ def client(output: Path, scheduler: str | None = None, workers: int | None = Non
             cluster.close()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _start_quiet_resource_tracker() -> None:
+    """
+    Start multiprocessing's resource tracker told to ignore its own warnings.
+
+    The local workers' semaphores are registered with it; when a Ctrl-C ends the run it finds
+    them unreleased at exit and prints a warning after the one line the tool promises. The
+    tracker is a process of its own that takes its warning filters from ``sys.warnoptions``
+    when it starts, so the filter is there for that moment only.
+    """
+    from multiprocessing import resource_tracker
+    saved = list(sys.warnoptions)
+    sys.warnoptions.append('ignore:resource_tracker:UserWarning')
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.warnoptions[:] = saved
 
 
 @contextmanager
