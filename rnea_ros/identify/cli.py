@@ -11,74 +11,93 @@ Writes into DIR (default ``./<first bag name>_identified``): ``identified.urdf``
 ``joint_model.yaml`` (a node parameters file),
 ``identification.json``, ``identification.md`` and ``validation_<group>.png``
 (``rnea_ros.identify.report`` lists what each holds; ``rnea_ros.identify.outputs`` how a
-directory that holds files is refused or, with ``--overwrite``, updated). The joint_states
-options (``--clock``, ``--lock``, ``--lock-missing``, ``--ignore-extra-joints``) are
-``rnea_bag``'s. Bad input (no effort, unknown joints, too few samples, a floating base, an
-unreadable bag or URDF) prints one ``rnea_identify: error: ...`` line and exits with status 2;
-a failing machine (a full disk: the line names the file) with status 1, as ``rnea_bag``; a
-Ctrl-C prints one line and exits with 130 (DIR holds the old files or all the new ones).
+directory that holds files is refused or, with ``--overwrite``, updated). The options are
+the fields of ``IdentifyOptions``, declared as ``rnea_bag``'s ``BagOptions`` are; the
+joint_states options (``--clock``, ``--lock``, ``--lock-missing``, ``--ignore-extra-joints``)
+are ``rnea_bag``'s own fields. Bad input (no effort, unknown joints, too few samples, a
+floating base, an unreadable bag or URDF) prints one ``rnea_identify: error: ...`` line and
+exits with status 2; a failing machine (a full disk: the line names the file) with status 1,
+as ``rnea_bag``; a Ctrl-C prints one line and exits with 130 (DIR holds the old files or all
+the new ones).
 """
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 import sys
 import time
 
 import numpy as np
 
-from rnea_ros.bag.options import add_joint_state_options
+from rnea_ros.bag.options import add_fields, from_namespace, MAIN, option, positional, shared
 from rnea_ros.bag.staging import check as check_output, OutputError
 from rnea_ros.errors import RneaError
 from rnea_ros.identify import outputs, parameters, pipeline
 from rnea_ros.recording.bagio.storage import reason
 
 
+JOINTS = 'joints and time'
+GROUPS = {MAIN: None, JOINTS: 'As rnea_bag. A held joint the bag gives no effort for adds no '
+          'equations to the fit.'}
+
+
+@dataclass(frozen=True)
+class IdentifyOptions:
+    """What one ``rnea_identify`` run reads and writes (``rnea_identify --help``)."""
+
+    bags: list = positional(MAIN, nargs='+', metavar='BAG', help='rosbag2 directories '
+                            '(sqlite3 or mcap) or .db3/.mcap files')
+    urdf: str = positional(MAIN, required=True, metavar='FILE', help='the robot URDF')
+    output: str | None = option(None, MAIN, metavar='DIR', help='output directory (default: '
+                                './<first bag name>_identified)')
+    overwrite: bool = option(False, MAIN, action='store_true', help='write into an output '
+                             'directory that holds files already: replaces the outputs of '
+                             'rnea_identify, keeps every other file')
+    joint_states: str = option('joint_states', MAIN, metavar='TOPIC',
+                               help='sensor_msgs/JointState topic with position, effort and '
+                               'optionally velocity (default: %(default)s)')
+    clock: str = shared('clock', JOINTS)
+    ignore_extra_joints: bool = shared('ignore_extra_joints', JOINTS)
+    lock: str | None = shared('lock', JOINTS)
+    lock_missing: bool = shared('lock_missing', JOINTS)
+    holdout: float = option(0.3, MAIN, exclusive='validation', type=float, metavar='F',
+                            help='validate on the last fraction F of the time of each bag, '
+                            'train on the rest (default: %(default)s)')
+    validate: str | None = option(None, MAIN, exclusive='validation', metavar='BAG',
+                                  help='validate on this bag, train on all of the BAGs')
+    friction: str = option(parameters.DEFAULT_FRICTION, MAIN,
+                           choices=tuple(parameters.FRICTION_MODELS),
+                           help='friction per joint: fc tanh(v / %g) + fv v + offset, or none '
+                           '(default: %%(default)s)' % parameters.DEFAULT_VELOCITY_THRESHOLD)
+    inertial: str = option('physical', MAIN, choices=pipeline.INERTIAL_MODES,
+                           help='physical: consistent link inertias near the URDF (default); '
+                           'base: base parameters only, URDF inertias kept; none: URDF '
+                           'inertias kept, only friction and armature identified')
+    no_plots: bool = option(False, MAIN, action='store_true', help='skip the PNG plots')
+    threads: int | None = option(None, MAIN, type=int, help='threads of the regressor batch')
+    timings: bool = option(False, MAIN, action='store_true', help='print the time spent per '
+                           'phase (model, reading, regressor, fit, writing)')
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``rnea_identify``: the fields of ``IdentifyOptions``."""
     parser = argparse.ArgumentParser(
         prog='rnea_identify', description='Identify the inertial parameters, '
         'joint friction and armature of a fixed-base robot from rosbag2 bags with measured '
         'joint effort; write an identified URDF, a joint model parameters file for the node, '
         'a report and plots.')
-    parser.add_argument('bags', nargs='+', metavar='BAG',
-                        help='rosbag2 directories (sqlite3 or mcap) or .db3/.mcap files')
-    parser.add_argument('--urdf', required=True, metavar='FILE', help='the robot URDF')
-    parser.add_argument('--output', metavar='DIR', help='output directory (default: '
-                        './<first bag name>_identified)')
-    parser.add_argument('--overwrite', action='store_true',
-                        help='write into an output directory that holds files already: '
-                        'replaces the outputs of rnea_identify, keeps every other file')
-    parser.add_argument('--joint-states', default='joint_states', metavar='TOPIC',
-                        help='sensor_msgs/JointState topic with position, effort and '
-                        'optionally velocity (default: %(default)s)')
-    add_joint_state_options(parser.add_argument_group(
-        'joints and time', 'As rnea_bag. A held joint the bag gives no effort for adds no '
-        'equations to the fit.'))
-    check = parser.add_mutually_exclusive_group()
-    check.add_argument('--holdout', type=float, default=0.3, metavar='F',
-                       help='validate on the last fraction F of the time of each bag, train '
-                       'on the rest (default: %(default)s)')
-    check.add_argument('--validate', metavar='BAG',
-                       help='validate on this bag, train on all of the BAGs')
-    parser.add_argument('--friction', default=parameters.DEFAULT_FRICTION,
-                        choices=tuple(parameters.FRICTION_MODELS),
-                        help='friction per joint: fc tanh(v / %g) + fv v + offset, or none '
-                        '(default: %%(default)s)' % parameters.DEFAULT_VELOCITY_THRESHOLD)
-    parser.add_argument('--inertial', default='physical', choices=pipeline.INERTIAL_MODES,
-                        help='physical: consistent link inertias near the URDF (default); '
-                        'base: base parameters only, URDF inertias kept; none: URDF inertias '
-                        'kept, only friction and armature identified')
-    parser.add_argument('--no-plots', action='store_true', help='skip the PNG plots')
-    parser.add_argument('--threads', type=int, help='threads of the regressor batch')
-    parser.add_argument('--timings', action='store_true',
-                        help='print the time spent per phase (model, reading, regressor, fit, '
-                        'writing)')
+    add_fields(parser, IdentifyOptions, GROUPS)
     return parser
 
 
+def parse(argv: list[str] | None = None) -> IdentifyOptions:
+    """Parse the command line (default: ``sys.argv``) into ``IdentifyOptions``."""
+    return from_namespace(build_parser().parse_args(argv), IdentifyOptions)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse(argv)
     output = Path(args.output) if args.output else \
         Path.cwd() / f'{Path(args.bags[0]).name}_identified'
     reading = {'clock': args.clock, 'lock': args.lock, 'lock_missing': args.lock_missing,

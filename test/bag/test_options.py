@@ -50,3 +50,17 @@ def test_run_from_python_writes_what_the_command_line_writes(tmp_path):
                  '--output', str(tmp_path / 'cli')]) == 0
     for name in ('torques.csv', 'summary.md'):
         assert (tmp_path / 'api' / name).read_bytes() == (tmp_path / 'cli' / name).read_bytes()
+
+
+def test_identify_options_are_declared_the_same_way_and_share_the_joint_states_fields():
+    from rnea_ros.identify.cli import IdentifyOptions, parse as parse_identify
+    assert parse_identify(['a', 'b', '--urdf', 'r.urdf']) == IdentifyOptions(['a', 'b'], 'r.urdf')
+    assert parse_identify(['a', '--urdf', 'r.urdf', '--validate', 'c', '--lock-missing',
+                           '--clock', 'receive']) == replace(
+        IdentifyOptions(['a'], 'r.urdf'), validate='c', lock_missing=True, clock='receive')
+    shared = ('clock', 'ignore_extra_joints', 'lock', 'lock_missing')
+    bag = {f.name: f for f in fields(BagOptions)}
+    for item in fields(IdentifyOptions):
+        if item.name in shared:
+            assert item.default == bag[item.name].default
+            assert item.metadata['argparse'] == bag[item.name].metadata['argparse']
