@@ -35,11 +35,14 @@ def two_link_file(tmp_path):
     return path
 
 
+@pytest.mark.parametrize('start_at_rest', [False, True])
 @pytest.mark.parametrize('floating_base', [False, True])
-def test_trajectory_is_consistent_and_inside_limits(floating_base):
+def test_trajectory_is_consistent_and_inside_limits(floating_base, start_at_rest):
     model = RobotModel.from_urdf_string(TWO_LINK_URDF, floating_base=floating_base)
     times = np.linspace(0.0, 2.0, 2001)
-    Q, V, A = demo.sinusoidal_trajectory(model, times)
+    Q, V, A = demo.sinusoidal_trajectory(model, times, start_at_rest)
+    # Starting at rest, the motion starts without a jump in velocity; otherwise it does not.
+    assert np.all(np.abs(V[0]) <= 1e-12) == start_at_rest
     assert Q.shape == (times.size, model.nq) and V.shape == A.shape == (times.size, model.nv)
     step = times[1] - times[0]
     for joint in model.joints:
