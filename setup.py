@@ -9,6 +9,8 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*', 'bench']),
+    # The simulated robot's reality gaps (rnea_ros/sim/gaps/default.yaml, read beside the code).
+    package_data={'rnea_ros.sim': ['gaps/*.yaml']},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),

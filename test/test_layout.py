@@ -1,9 +1,10 @@
 """
 The package layout: imports flow one way, and the library stays free of ROS and bag tools.
 
-dynamics <- contacts <- {node, bag}; identify and fleet sit above bag. node and bag never
-import each other. Checked two ways: every import statement of every module (also those inside
-functions), and what importing the library really loads (a fresh interpreter).
+dynamics <- contacts <- {node, bag, sim}; identify and fleet sit above bag. node, bag and sim
+never import each other; only sim imports mujoco. Checked two ways: every import statement of
+every module (also those inside functions), and what importing the library really loads (a fresh
+interpreter).
 """
 import ast
 import json
@@ -22,10 +23,11 @@ ALLOWED = {
     'contacts': {'dynamics'},
     'node': {'dynamics', 'contacts', 'demo'},  # demo: the library demo's trajectory
     'bag': {'dynamics', 'contacts'},
+    'sim': {'dynamics', 'contacts'},  # never node: the simulated robot talks to it over DDS
     'identify': {'dynamics', 'contacts', 'bag'},
     'fleet': {'dynamics', 'contacts', 'bag'},
 }
-HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow')
+HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow', 'mujoco')
 
 
 def _imports(path: Path) -> set[str]:
@@ -71,6 +73,13 @@ def test_library_imports_no_rclpy_and_no_ros_or_bag_libraries():
         for path in sorted((PACKAGE / package).rglob('*.py')):
             heavy = {m for m in _imports(path) if m.split('.')[0] in HEAVY}
             assert not heavy, f'{path.relative_to(PACKAGE)} imports {sorted(heavy)}'
+
+
+def test_only_the_sim_imports_mujoco():
+    importers = sorted(path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob('*.py')
+                       if any(m.split('.')[0] == 'mujoco' for m in _imports(path))
+                       and path.relative_to(PACKAGE).parts[0] != 'sim')
+    assert not importers, f'modules outside rnea_ros.sim import mujoco: {importers}'
 
 
 def _loaded_after(statement: str) -> set[str]:

@@ -1,0 +1,9 @@
+"""
+The simulated robot: MuJoCo physics from the node's URDF, with a reality gap, driven over ROS.
+
+``plant`` (``Plant``: stepping, state in ``RobotModel``'s layout, sensors, pushes, contact
+truth), ``gap`` (the reality gap file), ``true_urdf`` (the gap written into the URDF),
+``mjmodel`` (URDF -> MuJoCo model) need no ROS; the rclpy node builds on them. Imports mujoco
+and rclpy, ``rnea_ros.dynamics``; never ``rnea_ros.node``. Nothing else in the package imports
+mujoco: ``import rnea_ros`` does not load it.
+"""

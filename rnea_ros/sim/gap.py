@@ -1,0 +1,280 @@
+"""
+The reality gap: how the simulated robot differs from the URDF the node is given.
+
+A gap file is YAML; every key is optional and an absent key means no difference::
+
+    seed: 7                       # the random draws below (link errors, sensor offsets, noise)
+    inertia_errors:               # drawn once per start, per moving link, from the seed
+      mass: 0.05                  # relative std of the link's mass (clipped to +-3 std)
+      com: 0.005                  # std of the centre of mass shift per axis [m]
+      inertia: 0.05               # relative std of the rotational inertia
+    links:                        # exact changes of named links, after the random ones
+      panda_link4: {mass_scale: 1.1, com_shift: [0, 0.01, 0], inertia_scale: 1.0}
+    payload:                      # an unmodelled rigid body fixed to a link
+      link: tip                   # a link name, or tip: the last link of the longest chain
+      mass: 0.6                   # [kg]
+      com: [0, 0, 0.05]           # in the link frame [m]
+      inertia: [1e-3, 1e-3, 1e-3] # principal moments about the com, link axes [kg m^2]
+    joints:                       # every actuated joint; per joint under its name
+      armature: 0.1               # reflected rotor inertia [kg m^2 or kg]
+      coulomb: 0.5                # dry friction [N m or N] (MuJoCo frictionloss: real stiction)
+      viscous: 0.3                # viscous friction [N m s/rad or N s/m]
+      panda_joint7: {armature: 0.02, coulomb: 0.2, viscous: 0.05}
+    torque_sensor:
+      noise: 0.05                 # std of white noise on each effort reading [N m]
+      offset: 0.2                 # std of a constant per-joint bias, drawn from the seed [N m]
+    encoder_resolution: 1.0e-5    # position quantum [rad or m]; 0: exact
+    joint_states:
+      jitter: 1.0e-4              # std of the publishing delay [s] (never reorders messages)
+      drop: 0.001                 # probability that a joint_states message is not published
+    contact_spheres:              # feet on the floor plane (floating base)
+      FL_FOOT: {radius: 0.02, position: [0, 0, 0], friction: 0.8}
+
+``Gap.none()`` (``--gap none``) is the URDF's own rigid-body dynamics: no errors, no friction,
+exact sensors. ``load_gap('default')`` reads ``gaps/default.yaml`` shipped with the package.
+Errors (``InputError``) name the file and the key and say what was expected.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rnea_ros.errors import InputError
+
+GAPS_DIR = Path(__file__).resolve().parent / 'gaps'
+JOINT_FIELDS = ('armature', 'coulomb', 'viscous')
+TOP_KEYS = ('seed', 'inertia_errors', 'links', 'payload', 'joints', 'torque_sensor',
+            'encoder_resolution', 'joint_states', 'contact_spheres')
+TIP = 'tip'
+
+
+@dataclass(frozen=True)
+class LinkChange:
+    """Exact change of one link's inertia: mass and rotational inertia scaled, com shifted."""
+
+    mass_scale: float = 1.0
+    com_shift: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    inertia_scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class Payload:
+    """A rigid body fixed to ``link`` (``'tip'``: the last link of the longest chain)."""
+
+    link: str
+    mass: float
+    com: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    inertia: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class ContactSphere:
+    """A sphere on ``link`` (centre ``position`` in the link frame) that touches the floor."""
+
+    radius: float
+    position: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    friction: float = 0.8
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A parsed gap file (see the module docstring); ``source`` names it in error messages."""
+
+    source: str = 'none'
+    seed: int = 0
+    mass_error: float = 0.0
+    com_error: float = 0.0
+    inertia_error: float = 0.0
+    links: dict = field(default_factory=dict)           # link -> LinkChange
+    payload: Payload | None = None
+    joint_defaults: dict = field(default_factory=dict)  # field -> value, every actuated joint
+    joints: dict = field(default_factory=dict)          # joint -> {field: value}
+    torque_noise: float = 0.0
+    torque_offset: float = 0.0
+    encoder_resolution: float = 0.0
+    jitter: float = 0.0
+    drop: float = 0.0
+    contact_spheres: dict = field(default_factory=dict)  # link -> ContactSphere
+
+    @classmethod
+    def none(cls) -> Gap:
+        """Return the URDF's own dynamics: no errors, no friction, exact sensors."""
+        return cls()
+
+    def joint_terms(self, joint: str) -> dict:
+        """Armature, coulomb and viscous of ``joint`` (its own values over the defaults)."""
+        terms = {name: self.joint_defaults.get(name, 0.0) for name in JOINT_FIELDS}
+        terms.update(self.joints.get(joint, {}))
+        return terms
+
+    def check_names(self, links, joints) -> None:
+        """Raise ``InputError`` naming a link or joint of the gap that the robot does not have."""
+        links, joints = set(links), set(joints)
+        named = [('links', name) for name in self.links]
+        named += [('contact_spheres', name) for name in self.contact_spheres]
+        if self.payload is not None and self.payload.link != TIP:
+            named.append(('payload.link', self.payload.link))
+        for key, name in named:
+            if name not in links:
+                raise InputError(f'gap {self.source}: {key}: no link {name!r} in the URDF; '
+                                 f'links: {", ".join(sorted(links))}')
+        for name in self.joints:
+            if name not in joints:
+                raise InputError(f'gap {self.source}: joints: no actuated joint {name!r}; '
+                                 f'joints: {", ".join(sorted(joints))}')
+
+
+def load_gap(spec: str) -> Gap:
+    """``'none'``, ``'default'`` (the shipped gap) or a YAML file path -> ``Gap``."""
+    if spec == 'none':
+        return Gap.none()
+    path = GAPS_DIR / f'{spec}.yaml' if spec == 'default' else Path(spec)
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise InputError(f'gap {spec!r}: cannot read it ({error.strerror}); expected a YAML '
+                         'file, default or none') from None
+    return parse_gap(text, repr(spec))
+
+
+def parse_gap(text: str, source: str = 'text') -> Gap:
+    """Parse gap YAML; ``InputError`` names ``source``, the key and what was expected."""
+    import yaml
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise InputError(f'gap {source}: not YAML: {str(error).splitlines()[0]}') from None
+    data = {} if data is None else data
+    reader = _Reader(source)
+    reader.mapping(data, 'the file', TOP_KEYS)
+    errors = reader.mapping(data.get('inertia_errors', {}), 'inertia_errors',
+                            ('mass', 'com', 'inertia'))
+    sensor = reader.mapping(data.get('torque_sensor', {}), 'torque_sensor', ('noise', 'offset'))
+    states = reader.mapping(data.get('joint_states', {}), 'joint_states', ('jitter', 'drop'))
+    drop = reader.number(states.get('drop', 0.0), 'joint_states.drop')
+    if drop >= 1.0:
+        raise InputError(f'gap {source}: joint_states.drop is {drop}: expected a probability '
+                         'from 0 to below 1')
+    seed = data.get('seed', 0)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise InputError(f'gap {source}: seed is {seed!r}: expected an integer >= 0')
+    return Gap(
+        source=source, seed=seed,
+        mass_error=reader.number(errors.get('mass', 0.0), 'inertia_errors.mass'),
+        com_error=reader.number(errors.get('com', 0.0), 'inertia_errors.com'),
+        inertia_error=reader.number(errors.get('inertia', 0.0), 'inertia_errors.inertia'),
+        links=reader.links(data.get('links', {})),
+        payload=reader.payload(data.get('payload')),
+        joint_defaults=reader.joint_defaults(data.get('joints', {})),
+        joints=reader.joint_overrides(data.get('joints', {})),
+        torque_noise=reader.number(sensor.get('noise', 0.0), 'torque_sensor.noise'),
+        torque_offset=reader.number(sensor.get('offset', 0.0), 'torque_sensor.offset'),
+        encoder_resolution=reader.number(data.get('encoder_resolution', 0.0),
+                                         'encoder_resolution'),
+        jitter=reader.number(states.get('jitter', 0.0), 'joint_states.jitter'),
+        drop=drop,
+        contact_spheres=reader.spheres(data.get('contact_spheres', {})))
+
+
+class _Reader:
+    """Typed reads of the YAML tree, each error naming the gap and the dotted key."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, message: str):
+        raise InputError(f'gap {self.source}: {message}')
+
+    def mapping(self, value, key: str, allowed=None) -> dict:
+        if not isinstance(value, dict):
+            self.fail(f'{key} is {value!r}: expected a mapping')
+        if allowed is not None:
+            for name in value:
+                if name not in allowed:
+                    self.fail(f'unknown key {name!r} in {key}; expected one of '
+                              f'{", ".join(allowed)}')
+        return value
+
+    def number(self, value, key: str, positive: bool = False) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not np.isfinite(value):
+            self.fail(f'{key} is {value!r}: expected a finite number')
+        if value < 0 or (positive and value == 0):
+            self.fail(f'{key} is {value!r}: expected a number {">" if positive else ">="} 0')
+        return float(value)
+
+    def vector(self, value, key: str) -> tuple[float, float, float]:
+        if not isinstance(value, (list, tuple)) or len(value) != 3:
+            self.fail(f'{key} is {value!r}: expected 3 numbers')
+        out = []
+        for k, item in enumerate(value):
+            if isinstance(item, bool) or not isinstance(item, (int, float)) \
+                    or not np.isfinite(item):
+                self.fail(f'{key}[{k}] is {item!r}: expected a finite number')
+            out.append(float(item))
+        return tuple(out)
+
+    def name(self, value, key: str) -> str:
+        if not isinstance(value, str) or not value:
+            self.fail(f'{key} is {value!r}: expected a name')
+        return value
+
+    def links(self, value) -> dict:
+        changes = {}
+        for link, fields in self.mapping(value, 'links').items():
+            key = f'links.{link}'
+            fields = self.mapping(fields, key, ('mass_scale', 'com_shift', 'inertia_scale'))
+            changes[self.name(link, 'links')] = LinkChange(
+                mass_scale=self.number(fields.get('mass_scale', 1.0), f'{key}.mass_scale',
+                                       positive=True),
+                com_shift=self.vector(fields.get('com_shift', (0, 0, 0)), f'{key}.com_shift'),
+                inertia_scale=self.number(fields.get('inertia_scale', 1.0),
+                                          f'{key}.inertia_scale', positive=True))
+        return changes
+
+    def payload(self, value) -> Payload | None:
+        if value is None:
+            return None
+        fields = self.mapping(value, 'payload', ('link', 'mass', 'com', 'inertia'))
+        if 'link' not in fields or 'mass' not in fields:
+            self.fail('payload needs link and mass')
+        inertia = self.vector(fields.get('inertia', (0, 0, 0)), 'payload.inertia')
+        for k, moment in enumerate(inertia):
+            if moment < 0:
+                self.fail(f'payload.inertia[{k}] is {moment!r}: expected a number >= 0')
+        return Payload(link=self.name(fields['link'], 'payload.link'),
+                       mass=self.number(fields['mass'], 'payload.mass', positive=True),
+                       com=self.vector(fields.get('com', (0, 0, 0)), 'payload.com'),
+                       inertia=inertia)
+
+    def joint_defaults(self, value) -> dict:
+        fields = self.mapping(value, 'joints')
+        return {name: self.number(fields[name], f'joints.{name}')
+                for name in JOINT_FIELDS if name in fields}
+
+    def joint_overrides(self, value) -> dict:
+        overrides = {}
+        for joint, fields in value.items():
+            if joint in JOINT_FIELDS:
+                continue
+            key = f'joints.{joint}'
+            fields = self.mapping(fields, key, JOINT_FIELDS)
+            overrides[self.name(joint, 'joints')] = {
+                name: self.number(fields[name], f'{key}.{name}') for name in fields}
+        return overrides
+
+    def spheres(self, value) -> dict:
+        spheres = {}
+        for link, fields in self.mapping(value, 'contact_spheres').items():
+            key = f'contact_spheres.{link}'
+            fields = self.mapping(fields, key, ('radius', 'position', 'friction'))
+            if 'radius' not in fields:
+                self.fail(f'{key} needs radius')
+            spheres[self.name(link, 'contact_spheres')] = ContactSphere(
+                radius=self.number(fields['radius'], f'{key}.radius', positive=True),
+                position=self.vector(fields.get('position', (0, 0, 0)), f'{key}.position'),
+                friction=self.number(fields.get('friction', 0.8), f'{key}.friction',
+                                     positive=True))
+        return spheres
