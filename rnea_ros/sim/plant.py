@@ -76,6 +76,7 @@ class Plant:
         self._wrenches: dict[str, np.ndarray] = {}
         self._wrench_bodies: dict[str, int] = {}
         self._inverse_data = None
+        self._qvel_start = np.zeros(self.model.nv)
         self.reset()
 
     # ------------------------------------------------------------------ layout
@@ -103,6 +104,7 @@ class Plant:
         # The actuated joints' MuJoCo dofs and their v rows, in joint_names order.
         self.actuated_dofs = np.array([m.joint(n).dofadr[0] for n in self.joint_names], int)
         self.actuated_v = np.array([self.nominal.joint(n).idx_v for n in self.joint_names], int)
+        self.actuated_q = np.array([self.nominal.joint(n).idx_q for n in self.joint_names], int)
         # coupling: qvel (hinge and slide rows) = coupling @ v; torques map back with its T.
         self.coupling = np.zeros((m.nv, self.nv))
         self.coupling[self._vadr, self._master_v] = self._mult
@@ -117,6 +119,7 @@ class Plant:
         mujoco.mj_resetData(self.model, self.data)
         self.set_state(q, v)
         mujoco.mj_forward(self.model, self.data)
+        self._qvel_start[:] = self.data.qvel
 
     def set_state(self, q, v) -> None:
         """Write q, v (RobotModel layout) into MuJoCo's qpos, qvel (mimic joints coupled)."""
@@ -152,7 +155,12 @@ class Plant:
 
     def v(self) -> np.ndarray:
         """Return the exact velocities (RobotModel layout; base twist in the base frame)."""
-        return self._to_layout(self.data.qvel, linear_from_world=True)
+        rotation = None
+        if self._free is not None:
+            qa = self._free[0]
+            w, x, y, z = self.data.qpos[qa + 3:qa + 7]
+            rotation = _rotation(np.array([x, y, z, w]))
+        return self._to_layout(self.data.qvel, rotation)
 
     def acceleration(self) -> np.ndarray:
         """
@@ -162,9 +170,10 @@ class Plant:
         acceleration), as ``RobotModel.rnea`` takes it; ``base_acceleration`` gives the
         classical one.
         """
-        a = self._to_layout(self.data.qacc, linear_from_world=True)
+        rotation = self._root_rotation()
+        a = self._to_layout(self.data.qacc, rotation)
         if self._free is not None:
-            v = self.v()
+            v = self._to_layout(self._qvel_start, rotation)
             a[:3] -= np.cross(v[3:6], v[:3])
         return a
 
@@ -173,26 +182,26 @@ class Plant:
         if self._free is None:
             raise InputError('Plant.base_acceleration: the plant has no floating base')
         va = self._free[1]
-        rotation = self.data.xmat[self._root_body].reshape(3, 3)
-        return np.concatenate([rotation.T @ self.data.qacc[va:va + 3],
+        return np.concatenate([self._root_rotation().T @ self.data.qacc[va:va + 3],
                                self.data.qacc[va + 3:va + 6]])
 
-    def _to_layout(self, values, linear_from_world: bool) -> np.ndarray:
+    def _root_rotation(self) -> np.ndarray | None:
+        """Root link orientation at the last step's start (MuJoCo's kinematics of that state)."""
+        if self._free is None:
+            return None
+        body = self.model.jnt_bodyid[self.model.joint(ROOT_JOINT).id]
+        return self.data.xmat[body].reshape(3, 3)
+
+    def _to_layout(self, values, rotation) -> np.ndarray:
+        """Map MuJoCo qvel-like values to RobotModel's v layout (free-base linear part rotated)."""
         out = np.zeros(self.nv)
         independent = self._mult == 1.0
         out[self._master_v[independent]] = values[self._vadr[independent]]
         if self._free is not None:
             va = self._free[1]
-            qa = self._free[0]
-            w, x, y, z = self.data.qpos[qa + 3:qa + 7]
-            rotation = _rotation(np.array([x, y, z, w]))
-            out[:3] = rotation.T @ values[va:va + 3] if linear_from_world else values[va:va + 3]
+            out[:3] = rotation.T @ values[va:va + 3]
             out[3:6] = values[va + 3:va + 6]
         return out
-
-    @property
-    def _root_body(self) -> int:
-        return int(self.model.jnt_bodyid[self.model.joint(ROOT_JOINT).id])
 
     @property
     def time(self) -> float:
@@ -270,6 +279,7 @@ class Plant:
         self.applied_effort = np.clip(effort, -self.effort_limits, self.effort_limits)
         m, d = self.model, self.data
         mujoco.mj_step1(m, d)
+        self._qvel_start[:] = d.qvel
         d.qfrc_applied[:] = 0.0
         d.qfrc_applied[self.actuated_dofs] = self.applied_effort
         d.xfrc_applied[:] = 0.0
@@ -304,7 +314,7 @@ class Plant:
 
     @property
     def applied_wrenches(self) -> Mapping[str, np.ndarray]:
-        """The pushes applied in the last step: link -> [f; tau] (link frame, about origin)."""
+        """Return the pushes of the last step: link -> [f; tau] (link frame, about origin)."""
         return dict(self._wrenches)
 
     def contact_wrenches(self) -> dict[str, np.ndarray]:

@@ -1,0 +1,130 @@
+"""
+Start the simulated robot: ``rnea_sim`` and ``python -m rnea_ros.sim``.
+
+``rnea_sim [--urdf FILE] [--xacro-arg NAME:=VALUE ...] [--gap default|none|FILE]
+[--record BAG] [--ros-args ...]``: the options set the parameters of the same names (they win
+over ``--ros-args``). Bad input (a URDF MuJoCo cannot compile, a gap file with an unknown key,
+a negative mass or a link the robot lacks, a parameter out of range) stops it at start with one
+line and exit code 2. SIGINT/SIGTERM, or ``duration`` of sim time, end the run: the bag of
+``--record`` is written and the exit code is 0.
+
+Clocks: ``realtime`` steps at wall-clock deadlines (a step that starts more than one period late
+is counted); ``lockstep`` waits after publishing each state for the node's ``joint_torques``
+stamped with it and, when something publishes ``effort_commands``, for the command that follows
+it (at most ``lockstep_timeout``; a missed answer is counted and the previous command used).
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+import signal
+import sys
+import threading
+
+from rnea_ros.errors import RneaError
+
+DESCRIPTION = """\
+The simulated robot (node name 'rnea_sim'): MuJoCo physics of a URDF with a reality gap,
+joint_states out, joint_trajectory and effort_commands in (see the README, "The simulated
+robot"). Exit status: 0 at SIGINT/SIGTERM or after duration, 2 for bad input (one line)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from rnea_ros.sim.settings import PARAMETERS
+    parser = argparse.ArgumentParser(
+        prog='rnea_sim', description=DESCRIPTION,
+        epilog='parameters (--ros-args -p name:=value):\n' + '\n'.join(
+            f'  {name} (default {default!r}): {text}'
+            for name, (default, text) in PARAMETERS.items() if name != 'robot_description'),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--urdf', help='URDF or xacro file (instead of robot_description)')
+    parser.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
+                        help='xacro argument for --urdf (repeatable)')
+    parser.add_argument('--gap', help='reality gap: default, none, or a YAML file')
+    parser.add_argument('--record', metavar='BAG', help='write a rosbag2 here at exit')
+    return parser
+
+
+def _split(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(our arguments, the ROS arguments) of ``argv[1:]``."""
+    ours, ros, in_ros = [], [], False
+    for argument in argv[1:]:
+        if argument == '--ros-args':
+            in_ros = True
+        elif in_ros and argument == '--':
+            in_ros = False
+            continue
+        (ros if in_ros else ours).append(argument)
+    return ours, ros
+
+
+def plant_factory(urdf_file: str | None, xacro_args: dict):
+    """Return the function that builds the ``Plant`` from the checked settings."""
+    def build(settings):
+        from rnea_ros.dynamics.description import read_robot_description
+        from rnea_ros.sim.gap import load_gap
+        from rnea_ros.sim.plant import Plant
+        if urdf_file:
+            urdf = read_robot_description(urdf_file, xacro_args)
+        elif settings.robot_description:
+            urdf = settings.robot_description
+        else:
+            raise ValueError("parameter 'robot_description' is empty: give the URDF text or "
+                             '--urdf FILE')
+        return Plant(urdf, floating_base=settings.floating_base, gap=load_gap(settings.gap),
+                     rate=settings.rate, gravity=settings.gravity)
+    return build
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run the simulated robot; the exit status (see the module docstring)."""
+    argv = list(sys.argv if args is None else args)
+    ours, _ = _split(argv)
+    options = build_parser().parse_args(ours)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rnea_ros.dynamics.description import parse_xacro_arg
+    from rnea_ros.sim.node import SimNode
+    try:
+        xacro_args = dict(parse_xacro_arg(text) for text in options.xacro_arg)
+    except argparse.ArgumentTypeError as error:
+        print(f'rnea_sim: --xacro-arg: {error}', file=sys.stderr)
+        return 2
+    overrides = {name: getattr(options, name) for name in ('gap', 'record')
+                 if getattr(options, name) is not None}
+    if options.record and Path(options.record).exists():
+        print(f'rnea_sim: --record {options.record}: it exists; expected a new directory',
+              file=sys.stderr)
+        return 2
+    try:
+        rclpy.init(args=argv, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+    except RuntimeError as error:
+        print(f'rnea_sim: invalid ROS arguments: {str(error).splitlines()[0]}',
+              file=sys.stderr)
+        return 2
+    try:
+        node = SimNode(plant_factory(options.urdf, xacro_args), overrides)
+    except (ValueError, RneaError, OSError) as error:
+        print(f'rnea_sim: {error}', file=sys.stderr)
+        rclpy.try_shutdown()
+        return 2
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    spinner = threading.Thread(target=executor.spin, daemon=True, name='rnea_sim executor')
+    spinner.start()
+    try:
+        node.run(stop)
+    finally:
+        status = node.status()
+        node.get_logger().info('done: ' + ', '.join(f'{k} {v}' for k, v in status.items()))
+        if node.recorder is not None:
+            count = node.recorder.write(node.settings.record)
+            node.get_logger().info(f'recorded {count} messages in {node.settings.record}')
+        executor.shutdown(timeout_sec=1.0)
+        spinner.join(timeout=2.0)  # no callback may run into a destroyed node
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0

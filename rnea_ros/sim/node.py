@@ -1,0 +1,409 @@
+"""
+``SimNode``: the simulated robot on ROS 2, with the interfaces of a ros2_control robot.
+
+Topics (relative; remap them):
+
+| topic | dir | type |
+|---|---|---|
+| ``joint_states`` | out | sensor_msgs/JointState: encoder position, velocity, effort (gap) |
+| ``desired_accelerations`` | out | trajectory_msgs/JointTrajectory: one point, the reference |
+| ``odometry`` | out | nav_msgs/Odometry (floating base): pose in ``odom``, twist in base |
+| ``base_acceleration`` | out | geometry_msgs/AccelStamped (floating base), base frame |
+| ``truth/joint_torques`` | out | sensor_msgs/JointState: exact state, applied actuator torque |
+| ``truth/external_wrench`` | out | geometry_msgs/WrenchStamped per pushed link, link frame |
+| ``truth/contact_wrenches/<link>`` | out | geometry_msgs/WrenchStamped per contact sphere link |
+| ``/diagnostics`` | out | diagnostic_msgs/DiagnosticArray, 1 Hz: the counters |
+| ``joint_trajectory`` | in | trajectory_msgs/JointTrajectory to track (points' effort: FF) |
+| ``effort_commands`` | in | std_msgs/Float64MultiArray in ``joints`` order, added to the PD |
+| ``joint_torques`` | in | sensor_msgs/JointState: the node's answer (lockstep pacing) |
+| ``apply_wrench`` | in | geometry_msgs/WrenchStamped: push ``frame_id`` (a link), link frame |
+
+Every message of one step carries the stamp ``start + k / rate`` (ROS time at start plus the
+sim time). The state published for step k is the state the step starts from; the truth topics
+describe the step just taken. See ``controller`` for the PD, feed-forward and stale commands,
+``main`` for the clocks.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+from builtin_interfaces.msg import Time
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import AccelStamped, WrenchStamped
+from nav_msgs.msg import Odometry
+import numpy as np
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from rnea_ros.sim.controller import CommandError, JointController
+from rnea_ros.sim.plant import Plant
+from rnea_ros.sim.record import Recorder
+from rnea_ros.sim.settings import PARAMETERS, read_settings, SimSettings
+from rnea_ros.sim.trajectory import TrajectoryError
+
+STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
+RELIABLE = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
+TRAJECTORY_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+EMPTY_ARRAY_TYPES = {'joints': Parameter.Type.STRING_ARRAY,
+                     'initial_positions': Parameter.Type.DOUBLE_ARRAY}
+
+
+def declare_settings(node: Node, overrides: dict) -> SimSettings:
+    """Declare every parameter (``overrides``: values from the command line) and check them."""
+    values = {}
+    for name, (default, description) in PARAMETERS.items():
+        if name in EMPTY_ARRAY_TYPES and not default:  # an empty list has no type of its own
+            node.declare_parameter(name, EMPTY_ARRAY_TYPES[name], ParameterDescriptor(
+                description=description, read_only=True))
+        else:  # dynamic: an integer given for a number is taken as that number
+            node.declare_parameter(name, default, ParameterDescriptor(
+                description=description, dynamic_typing=True, read_only=True))
+        value = node.get_parameter_or(name, Parameter(name, value=None)).value
+        values[name] = default if value is None else value
+        if isinstance(values[name], (list, tuple)) or hasattr(values[name], 'tolist'):
+            values[name] = list(values[name])
+    values.update(overrides)
+    return read_settings(values)
+
+
+def stamp_of(nanoseconds: int) -> Time:
+    return Time(sec=nanoseconds // 1_000_000_000, nanosec=nanoseconds % 1_000_000_000)
+
+
+def _nanoseconds(stamp) -> int:
+    return stamp.sec * 1_000_000_000 + stamp.nanosec
+
+
+class SimNode(Node):
+    """The simulated robot (see the module docstring); ``run`` steps it until ``stop``."""
+
+    def __init__(self, plant_factory, overrides: dict | None = None, **kwargs):
+        """
+        Declare and check the parameters, then build the plant with ``plant_factory(settings)``.
+
+        Raises ``ValueError`` (a parameter) or ``RneaError`` (URDF, gap) with one line.
+        """
+        super().__init__('rnea_sim', **kwargs)
+        self.settings = settings = declare_settings(self, overrides or {})
+        self.plant: Plant = plant_factory(settings)
+        plant = self.plant
+        names = plant.joint_names
+        unknown = [j for j in settings.joints if j not in names]
+        if unknown:
+            raise ValueError(f"parameter 'joints' names {unknown[0]!r}: expected actuated joints "
+                             f'of the URDF: {", ".join(names)}')
+        lower = np.array([plant.nominal.joint(n).lower for n in names])
+        upper = np.array([plant.nominal.joint(n).upper for n in names])
+        initial = self._initial_positions(lower, upper)
+        for name, gains in (('kp', settings.kp), ('kd', settings.kd)):
+            if len(gains) not in (1, len(names)):
+                raise ValueError(f"parameter '{name}' has {len(gains)} values: expected 1 or "
+                                 f'{len(names)} (one per actuated joint)')
+        self.controller = JointController(
+            names, settings.kp, settings.kd, lower, upper, initial,
+            settings.joints or names, settings.command_timeout)
+        q = plant.nominal.neutral_configuration()
+        q[plant.actuated_q] = initial
+        if plant.floating_base:
+            q[:7] = settings.initial_base_pose
+        plant.reset(q)
+        self.dt = 1.0 / settings.rate
+        self.lock = threading.Lock()
+        self.answered = threading.Condition(self.lock)
+        self.counters = {'steps': 0, 'late steps': 0, 'missed answers': 0,
+                         'joint_states dropped (gap)': 0}
+        self.rejected: dict[str, int] = {}
+        self.answer_stamp = -1
+        self.answer_effort: np.ndarray | None = None
+        self.commands_received = 0
+        self.commands_consumed = 0
+        self.wrenches: dict[str, tuple[np.ndarray, float]] = {}
+        self.recorder = Recorder() if settings.record else None
+        self.rng = np.random.default_rng(plant.gap.seed + 3)
+        self.sim_time = 0.0
+        self._commands_wired, self._wired_check = False, 0
+        self.start_ns = self.get_clock().now().nanoseconds
+        self._make_interfaces()
+
+    def _initial_positions(self, lower, upper) -> np.ndarray:
+        names = self.plant.joint_names
+        given = self.settings.initial_positions
+        if not given:
+            return np.clip(0.0, lower, upper)
+        if len(given) != len(names):
+            raise ValueError(f"parameter 'initial_positions' has {len(given)} values: expected "
+                             f'{len(names)} ({", ".join(names)})')
+        initial = np.array(given)
+        outside = np.flatnonzero((initial < lower) | (initial > upper))
+        if outside.size:
+            k = outside[0]
+            raise ValueError(f"parameter 'initial_positions' puts {names[k]} at {initial[k]:g}: "
+                             f'expected a position within [{lower[k]:g}, {upper[k]:g}]')
+        return initial
+
+    # ------------------------------------------------------------------ interfaces
+    def _make_interfaces(self) -> None:
+        plant = self.plant
+        self.pub_states = self.create_publisher(JointState, 'joint_states', STATE_QOS)
+        self.pub_desired = self.create_publisher(JointTrajectory, 'desired_accelerations',
+                                                 STATE_QOS)
+        self.pub_truth = self.create_publisher(JointState, 'truth/joint_torques', RELIABLE)
+        self.pub_external = self.create_publisher(WrenchStamped, 'truth/external_wrench',
+                                                  TRAJECTORY_QOS)
+        self.pub_contacts = {link: self.create_publisher(
+            WrenchStamped, f'truth/contact_wrenches/{link}', RELIABLE)
+            for link in plant.gap.contact_spheres}
+        self.pub_diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', RELIABLE)
+        if plant.floating_base:
+            self.pub_odometry = self.create_publisher(Odometry, 'odometry', STATE_QOS)
+            self.pub_base_acc = self.create_publisher(AccelStamped, 'base_acceleration',
+                                                      STATE_QOS)
+        self.create_subscription(JointTrajectory, 'joint_trajectory', self._on_trajectory,
+                                 TRAJECTORY_QOS)
+        self.create_subscription(Float64MultiArray, 'effort_commands', self._on_command,
+                                 RELIABLE)
+        self.create_subscription(JointState, 'joint_torques', self._on_answer, RELIABLE)
+        self.create_subscription(WrenchStamped, 'apply_wrench', self._on_wrench, TRAJECTORY_QOS)
+        self.create_timer(1.0, self._publish_diagnostics)
+        names = list(plant.joint_names)
+        self.msg_states = JointState(name=names)
+        self.msg_truth = JointState(name=names)
+        self.msg_desired = JointTrajectory(joint_names=names)
+        self.msg_desired.points = [JointTrajectoryPoint()]
+        root = plant.nominal.tree.links[0].name if plant.floating_base else ''
+        self.base_link = root
+        self.msg_odometry = Odometry()
+        self.msg_odometry.header.frame_id = 'odom'
+        self.msg_odometry.child_frame_id = root
+        self.msg_base_acc = AccelStamped()
+        self.msg_base_acc.header.frame_id = root
+
+    def reject(self, topic: str, reason: str, message: str) -> None:
+        """Count a dropped input and say why (throttled)."""
+        key = f'rejected {topic} ({reason})'
+        self.rejected[key] = self.rejected.get(key, 0) + 1
+        self.get_logger().warning(f'{topic} dropped: {message}', throttle_duration_sec=1.0)
+
+    def _on_trajectory(self, msg: JointTrajectory) -> None:
+        self._record_in('joint_trajectory', msg)
+        points = msg.points
+        times = np.array([p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec
+                          for p in points])
+
+        def field(name):
+            rows = [getattr(p, name) for p in points]
+            if not rows or all(len(r) == 0 for r in rows):
+                return None
+            if any(len(r) != len(msg.joint_names) for r in rows):
+                return np.full((len(rows), 0), np.nan)  # reported as a length mismatch
+            return np.array([np.asarray(r, dtype=float) for r in rows])
+        stamp = _nanoseconds(msg.header.stamp)
+        with self.lock:
+            start = self.sim_time if stamp == 0 else (stamp - self.start_ns) * 1e-9
+            try:
+                self.controller.set_trajectory(
+                    list(msg.joint_names), times, field('positions'), field('velocities'),
+                    field('accelerations'), field('effort'), start=start)
+            except TrajectoryError as error:
+                self.reject('joint_trajectory', error.reason, str(error))
+
+    def _on_command(self, msg: Float64MultiArray) -> None:
+        self._record_in('effort_commands', msg)
+        with self.lock:
+            try:
+                self.controller.set_command(np.asarray(msg.data, dtype=float), self.sim_time)
+            except CommandError as error:
+                self.reject('effort_commands', error.reason, str(error))
+                return
+            self.commands_received += 1
+            self.answered.notify_all()
+
+    def _on_answer(self, msg: JointState) -> None:
+        self._record_in('joint_torques', msg)
+        with self.lock:
+            self.answer_stamp = _nanoseconds(msg.header.stamp)
+            self.answered.notify_all()
+
+    def _on_wrench(self, msg: WrenchStamped) -> None:
+        self._record_in('apply_wrench', msg)
+        w = msg.wrench
+        wrench = np.array([w.force.x, w.force.y, w.force.z, w.torque.x, w.torque.y, w.torque.z])
+        link = msg.header.frame_id
+        if link not in self.plant.nominal.link_names:
+            self.reject('apply_wrench', 'unknown_link', f'frame_id {link!r} is no link')
+        elif not np.all(np.isfinite(wrench)):
+            self.reject('apply_wrench', 'non_finite', 'a value is not finite')
+        else:
+            with self.lock:
+                self.wrenches[link] = (wrench, self.sim_time)
+
+    def _record_in(self, topic: str, msg) -> None:
+        if self.recorder is not None:
+            # Logged at the step being taken: the same time base as the sim's own stamps.
+            self.recorder.add(topic, msg, self.start_ns + round(self.sim_time * 1e9))
+
+    # ------------------------------------------------------------------ stepping
+    def run(self, stop: threading.Event) -> None:
+        """Step until ``stop`` is set or ``duration`` has passed (clock per the settings)."""
+        lockstep = self.settings.clock == 'lockstep'
+        dt_ns = round(1e9 * self.dt)
+        wall_start = time.monotonic()
+        k = 0
+        while not stop.is_set():
+            if self.settings.duration and k * self.dt >= self.settings.duration - 1e-12:
+                break
+            stamp = self.start_ns + k * dt_ns
+            published = self._publish_state(stamp, k)
+            if lockstep and published:
+                self._await_answer(stamp)
+            self._step(stamp + dt_ns)
+            k += 1
+            if not lockstep:
+                delay = wall_start + k * self.dt - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                elif delay < -self.dt:
+                    self.counters['late steps'] += 1
+
+    def _await_answer(self, stamp: int) -> None:
+        """Lockstep: the node's joint_torques for ``stamp`` and, if one is wired, its command."""
+        if self._wired_check <= 0:  # a graph query: not every step
+            self._commands_wired = self.count_publishers('effort_commands') > 0
+            self._wired_check = 100
+        self._wired_check -= 1
+        commands_wired = self._commands_wired
+
+        def answered():
+            return self.answer_stamp >= stamp and (
+                not commands_wired or self.commands_received > self.commands_consumed)
+        with self.lock:
+            if not self.answered.wait_for(answered, self.settings.lockstep_timeout):
+                self.counters['missed answers'] += 1
+            self.commands_consumed = self.commands_received
+
+    def _publish_state(self, stamp: int, k: int) -> bool:
+        """Publish the state of step k; False when the gap dropped its joint_states."""
+        plant, gap = self.plant, self.plant.gap
+        time_msg = stamp_of(stamp)
+        with self.lock:
+            self.sim_time = k * self.dt
+            self.controller.sample(self.sim_time)
+            reference = self.controller.reference
+            point = self.msg_desired.points[0]
+            point.positions = reference.position.tolist()
+            point.velocities = reference.velocity.tolist()
+            point.accelerations = reference.acceleration.tolist()
+        self.msg_desired.header.stamp = time_msg
+        self._publish('desired_accelerations', self.pub_desired, self.msg_desired, stamp)
+        if plant.floating_base:
+            self._publish_base(time_msg, stamp)
+        if gap.drop > 0 and self.rng.random() < gap.drop:
+            self.counters['joint_states dropped (gap)'] += 1
+            return False
+        if gap.jitter > 0 and self.settings.clock == 'realtime':
+            time.sleep(abs(self.rng.normal(0.0, gap.jitter)))
+        msg = self.msg_states
+        msg.header.stamp = time_msg
+        msg.position = plant.measured_position().tolist()
+        msg.velocity = plant.measured_velocity().tolist()
+        msg.effort = plant.measured_effort().tolist()
+        self._publish('joint_states', self.pub_states, msg, stamp)
+        return True
+
+    def _publish_base(self, time_msg: Time, stamp: int) -> None:
+        plant = self.plant
+        q, v = plant.q(), plant.v()
+        odometry = self.msg_odometry
+        odometry.header.stamp = time_msg
+        pose = odometry.pose.pose
+        pose.position.x, pose.position.y, pose.position.z = q[:3].tolist()
+        o = pose.orientation
+        o.x, o.y, o.z, o.w = q[3:7].tolist()
+        twist = odometry.twist.twist
+        twist.linear.x, twist.linear.y, twist.linear.z = v[:3].tolist()
+        twist.angular.x, twist.angular.y, twist.angular.z = v[3:6].tolist()
+        self._publish('odometry', self.pub_odometry, odometry, stamp)
+        acc = plant.base_acceleration()
+        msg = self.msg_base_acc
+        msg.header.stamp = time_msg
+        a = msg.accel
+        a.linear.x, a.linear.y, a.linear.z = acc[:3].tolist()
+        a.angular.x, a.angular.y, a.angular.z = acc[3:].tolist()
+        self._publish('base_acceleration', self.pub_base_acc, msg, stamp)
+
+    def _step(self, stamp: int) -> None:
+        """Apply the controller's effort at the measured state for one step; publish the truth."""
+        plant = self.plant
+        q, v = plant.measured_position(), plant.measured_velocity()
+        with self.lock:
+            effort = self.controller.effort(self.sim_time, q, v)
+            timeout = self.settings.wrench_timeout
+            for link, (wrench, since) in list(self.wrenches.items()):
+                if self.sim_time - since > timeout:
+                    del self.wrenches[link]
+            pushes = {link: wrench for link, (wrench, _) in self.wrenches.items()}
+        plant.clear_wrench()
+        for link, wrench in pushes.items():
+            plant.apply_wrench(link, wrench)
+        q_exact, v_exact = plant.q(), plant.v()
+        plant.step(effort)  # finite: checked inputs only, and Plant.step refuses NaN
+        self.counters['steps'] += 1
+        time_msg = stamp_of(stamp)
+        truth = self.msg_truth
+        truth.header.stamp = time_msg
+        rows = plant.actuated_v
+        truth.position = q_exact[plant.actuated_q].tolist()
+        truth.velocity = v_exact[rows].tolist()
+        truth.effort = plant.applied_effort.tolist()
+        self._publish('truth/joint_torques', self.pub_truth, truth, stamp)
+        for link, wrench in pushes.items():
+            self._publish('truth/external_wrench', self.pub_external,
+                          _wrench_msg(link, wrench, time_msg), stamp)
+        if self.pub_contacts:
+            contacts = plant.contact_wrenches()
+            for link, publisher in self.pub_contacts.items():
+                self._publish(f'truth/contact_wrenches/{link}', publisher,
+                              _wrench_msg(link, contacts.get(link, np.zeros(6)), time_msg),
+                              stamp)
+
+    def _publish(self, topic: str, publisher, msg, stamp: int) -> None:
+        publisher.publish(msg)
+        if self.recorder is not None:
+            self.recorder.add(topic, msg, stamp)
+
+    # ------------------------------------------------------------------ diagnostics
+    def status(self) -> dict[str, int]:
+        """Return the counters: steps, late steps, missed answers, drops, stale ticks."""
+        with self.lock:
+            values = dict(self.counters)
+            values['stale effort command ticks'] = self.controller.stale_ticks
+            values.update(self.rejected)
+        return values
+
+    def _publish_diagnostics(self) -> None:
+        values = self.status()
+        level = DiagnosticStatus.OK
+        if values['missed answers'] or values['late steps'] or self.rejected:
+            level = DiagnosticStatus.WARN
+        status = DiagnosticStatus(level=level, name=f'{self.get_fully_qualified_name()}: '
+                                  'simulated robot', message=f'{values["steps"]} steps',
+                                  hardware_id='mujoco')
+        status.values = [KeyValue(key=key, value=str(value)) for key, value in values.items()]
+        msg = DiagnosticArray(status=[status])
+        msg.header.stamp = self.get_clock().now().to_msg()
+        self.pub_diagnostics.publish(msg)
+
+
+def _wrench_msg(link: str, wrench: np.ndarray, time_msg: Time) -> WrenchStamped:
+    msg = WrenchStamped()
+    msg.header.stamp = time_msg
+    msg.header.frame_id = link
+    f, t = msg.wrench.force, msg.wrench.torque
+    f.x, f.y, f.z, t.x, t.y, t.z = (float(x) for x in wrench)
+    return msg

@@ -1,0 +1,123 @@
+"""
+The simulated robot's parameters, each declared once here (default, meaning).
+
+``read_settings`` checks their values into a ``SimSettings``; ROS-free (the node reads the
+values from its parameters).
+
+A value the robot cannot use raises ``ValueError`` with one line naming the parameter, the
+value and what is expected (``rnea_sim`` prints it and exits with 2).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+
+CLOCKS = ('realtime', 'lockstep')
+
+PARAMETERS = {  # name: (default, description)
+    'robot_description': ('', 'URDF text of the robot (or --urdf FILE; xacro is expanded).'),
+    'floating_base': (False, 'A free joint on the URDF root link, a floor plane at z = 0; '
+                             'publish odometry and base_acceleration.'),
+    'rate': (1000.0, 'Physics and publishing rate [Hz]; the timestep is 1/rate.'),
+    'clock': ('realtime', 'realtime: step at wall-clock deadlines. lockstep: after publishing '
+                          'the state of a step, wait for the joint_torques answering it.'),
+    'lockstep_timeout': (0.1, 'Longest wait [s, wall clock] for an answer in lockstep; a '
+                              'missed answer is counted and the previous command used.'),
+    'gap': ('default', 'Reality gap: default (the shipped arm gap), none, or a YAML file '
+                       '(or --gap).'),
+    'joints': ([], 'Joints of effort_commands, in this order. Empty: every actuated joint.'),
+    'kp': ([100.0], 'PD stiffness [N m/rad or N/m]: one value for all joints or one per joint.'),
+    'kd': ([10.0], 'PD damping [N m s/rad or N s/m]: one value or one per joint.'),
+    'command_timeout': (0.1, 'Age [s, sim time] after which an effort command is stale and its '
+                             'feed-forward goes to zero (0: hold it forever).'),
+    'wrench_timeout': (0.1, 'Age [s, sim time] after which an apply_wrench push ends.'),
+    'initial_positions': ([], 'Start positions of the actuated joints. Empty: 0, or the '
+                              'nearest limit when 0 is outside the joint limits.'),
+    'initial_base_pose': ([0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 1.0],
+                          'Start pose [x y z qx qy qz qw] of a floating base in the world.'),
+    'gravity': ([0.0, 0.0, -9.81], 'Gravity [m/s^2] in the world frame.'),
+    'duration': (0.0, 'Stop after this sim time [s] (then write --record); 0: run until '
+                      'stopped.'),
+    'record': ('', 'Write a rosbag2 (MCAP) directory here at exit (or --record BAG).'),
+}
+
+
+@dataclass(frozen=True)
+class SimSettings:
+    """Checked parameter values (see ``PARAMETERS`` for their meaning)."""
+
+    robot_description: str
+    floating_base: bool
+    rate: float
+    clock: str
+    lockstep_timeout: float
+    gap: str
+    joints: tuple[str, ...]
+    kp: tuple[float, ...]
+    kd: tuple[float, ...]
+    command_timeout: float
+    wrench_timeout: float
+    initial_positions: tuple[float, ...]
+    initial_base_pose: tuple[float, ...]
+    gravity: tuple[float, ...]
+    duration: float
+    record: str
+
+
+def _fail(name: str, value, expected: str):
+    raise ValueError(f"parameter '{name}' is {value!r}: expected {expected}")
+
+
+def _number(name, value, low=0.0, low_open=True, high=math.inf) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value < low or (low_open and value == low) or value > high:
+        bound = f'> {low:g}' if low_open else f'>= {low:g}'
+        upper = f' and <= {high:g}' if high < math.inf else ''
+        _fail(name, value, f'a number {bound}{upper}')
+    return float(value)
+
+
+def _numbers(name, value, size=None) -> tuple[float, ...]:
+    if not isinstance(value, (list, tuple)) or any(
+            isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x)
+            for x in value) or (size is not None and len(value) != size):
+        _fail(name, value, f'{size} finite numbers' if size else 'a list of finite numbers')
+    return tuple(float(x) for x in value)
+
+
+def read_settings(values: dict) -> SimSettings:
+    """Check the raw parameter values (name -> value) into ``SimSettings``."""
+    clock = values['clock']
+    if clock not in CLOCKS:
+        _fail('clock', clock, 'one of ' + ', '.join(CLOCKS))
+    for name in ('robot_description', 'gap', 'record'):
+        if not isinstance(values[name], str):
+            _fail(name, values[name], 'a string')
+    if not isinstance(values['floating_base'], bool):
+        _fail('floating_base', values['floating_base'], 'true or false')
+    joints = values['joints']
+    if not isinstance(joints, (list, tuple)) or not all(isinstance(j, str) for j in joints):
+        _fail('joints', joints, 'a list of joint names')
+    kp, kd = _numbers('kp', values['kp']), _numbers('kd', values['kd'])
+    for name, gains in (('kp', kp), ('kd', kd)):
+        if not gains or min(gains) < 0:
+            _fail(name, list(gains), 'one or more numbers >= 0')
+    pose = _numbers('initial_base_pose', values['initial_base_pose'], 7)
+    if abs(math.sqrt(sum(x * x for x in pose[3:])) - 1.0) > 1e-6:
+        _fail('initial_base_pose', list(pose), '[x y z qx qy qz qw] with a unit quaternion')
+    return SimSettings(
+        robot_description=values['robot_description'],
+        floating_base=values['floating_base'],
+        rate=_number('rate', values['rate'], high=1e5),
+        clock=clock,
+        lockstep_timeout=_number('lockstep_timeout', values['lockstep_timeout']),
+        gap=values['gap'],
+        joints=tuple(joints),
+        kp=kp, kd=kd,
+        command_timeout=_number('command_timeout', values['command_timeout'], low_open=False),
+        wrench_timeout=_number('wrench_timeout', values['wrench_timeout']),
+        initial_positions=_numbers('initial_positions', values['initial_positions']),
+        initial_base_pose=pose,
+        gravity=_numbers('gravity', values['gravity'], 3),
+        duration=_number('duration', values['duration'], low_open=False),
+        record=values['record'])

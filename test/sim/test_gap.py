@@ -1,0 +1,121 @@
+"""Gap files: the format, the shipped default, and one clear line for each bad input."""
+from __future__ import annotations
+
+from oracle import robot_path
+import pytest
+
+from rnea_ros.errors import InputError, URDFError
+from rnea_ros.sim.gap import ContactSphere, Gap, LinkChange, load_gap, parse_gap, Payload
+from rnea_ros.sim.plant import Plant
+from rnea_ros.sim.true_urdf import parse, tip_link
+
+GAP = """
+seed: 4
+inertia_errors: {mass: 0.05, com: 0.002, inertia: 0.1}
+links:
+  panda_link4: {mass_scale: 1.1, com_shift: [0, 0.01, 0]}
+payload: {link: tip, mass: 0.6, com: [0, 0, 0.05], inertia: [0.001, 0.001, 0.002]}
+joints:
+  armature: 0.1
+  coulomb: 0.5
+  panda_joint7: {armature: 0.02, viscous: 0.05}
+torque_sensor: {noise: 0.05, offset: 0.2}
+encoder_resolution: 1.0e-5
+joint_states: {jitter: 1.0e-4, drop: 0.001}
+contact_spheres:
+  panda_hand: {radius: 0.03}
+"""
+
+
+def test_a_gap_file_parses_into_its_fields():
+    gap = parse_gap(GAP, "'gap.yaml'")
+    assert gap.seed == 4 and (gap.mass_error, gap.com_error, gap.inertia_error) == (
+        0.05, 0.002, 0.1)
+    assert gap.links == {'panda_link4': LinkChange(1.1, (0.0, 0.01, 0.0), 1.0)}
+    assert gap.payload == Payload('tip', 0.6, (0.0, 0.0, 0.05), (0.001, 0.001, 0.002))
+    assert gap.joint_terms('panda_joint1') == {'armature': 0.1, 'coulomb': 0.5, 'viscous': 0.0}
+    assert gap.joint_terms('panda_joint7') == {'armature': 0.02, 'coulomb': 0.5,
+                                               'viscous': 0.05}
+    assert (gap.torque_noise, gap.torque_offset, gap.encoder_resolution) == (0.05, 0.2, 1e-5)
+    assert (gap.jitter, gap.drop) == (1e-4, 0.001)
+    assert gap.contact_spheres == {'panda_hand': ContactSphere(0.03)}
+
+
+def test_the_default_gap_ships_with_the_package_and_none_is_no_gap():
+    default = load_gap('default')
+    assert default.payload is not None and default.joint_defaults['armature'] > 0
+    assert default.torque_noise > 0 and 0 < default.drop < 0.01
+    assert load_gap('none') == Gap.none()
+    assert parse_gap('') == Gap(source='text')
+
+
+def test_the_payload_tip_is_the_flange_not_a_finger():
+    assert tip_link(parse(robot_path('panda').read_text())) == 'panda_hand_tcp'
+    assert tip_link(parse(robot_path('ur5').read_text())) in ('ee_link', 'tool0')  # a tie
+
+
+@pytest.mark.parametrize('text, line', [
+    ('inertia_errors: {mass: 0.1, masss: 0.2}',
+     "gap 'g.yaml': unknown key 'masss' in inertia_errors; expected one of mass, com, inertia"),
+    ('payloads: {}',
+     "gap 'g.yaml': unknown key 'payloads' in the file; expected one of seed, inertia_errors, "
+     'links, payload, joints, torque_sensor, encoder_resolution, joint_states, '
+     'contact_spheres'),
+    ('payload: {link: tip, mass: -0.5}',
+     "gap 'g.yaml': payload.mass is -0.5: expected a number > 0"),
+    ('links: {panda_link4: {mass_scale: -1}}',
+     "gap 'g.yaml': links.panda_link4.mass_scale is -1: expected a number > 0"),
+    ('joints: {coulomb: .nan}',
+     "gap 'g.yaml': joints.coulomb is nan: expected a finite number"),
+    ('joint_states: {drop: 1.0}',
+     "gap 'g.yaml': joint_states.drop is 1.0: expected a probability from 0 to below 1"),
+    ('payload: {link: tip, mass: 1, com: [0, 0]}',
+     "gap 'g.yaml': payload.com is [0, 0]: expected 3 numbers"),
+    ('seed: -3', "gap 'g.yaml': seed is -3: expected an integer >= 0"),
+    ('[1, 2]', "gap 'g.yaml': the file is [1, 2]: expected a mapping"),
+    ('a: [', "gap 'g.yaml': not YAML: while parsing a flow node"),
+])
+def test_a_bad_gap_file_is_one_line_naming_the_key(text, line):
+    with pytest.raises(InputError) as error:
+        parse_gap(text, "'g.yaml'")
+    assert str(error.value) == line
+
+
+@pytest.mark.parametrize('text, line', [
+    ('payload: {link: panda_lnk8, mass: 1}',
+     "gap 'g.yaml': payload.link: no link 'panda_lnk8' in the URDF; links: "),
+    ('contact_spheres: {foot: {radius: 0.02}}',
+     "gap 'g.yaml': contact_spheres: no link 'foot' in the URDF; links: "),
+    ('joints: {panda_finger_joint2: {coulomb: 1}}',
+     "gap 'g.yaml': joints: no actuated joint 'panda_finger_joint2'; joints: "),
+])
+def test_a_gap_naming_what_the_robot_lacks_is_refused(text, line):
+    with pytest.raises(InputError) as error:
+        Plant(robot_path('panda').read_text(), gap=parse_gap(text, "'g.yaml'"))
+    assert str(error.value).startswith(line)
+    assert '\n' not in str(error.value)
+
+
+def test_a_missing_gap_file_is_one_line():
+    with pytest.raises(InputError) as error:
+        load_gap('/nonexistent/gap.yaml')
+    assert str(error.value) == ("gap '/nonexistent/gap.yaml': cannot read it (No such file or "
+                                'directory); expected a YAML file, default or none')
+
+
+BAD_INERTIA = """<robot name="bad">
+  <link name="base"/>
+  <link name="arm"><inertial><mass value="1"/>
+    <inertia ixx="1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="arm"/>
+    <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
+</robot>"""
+
+
+def test_a_urdf_mujoco_cannot_compile_is_one_line():
+    with pytest.warns(Warning):  # RobotModel accepts it with a warning (inertia_check='warn')
+        with pytest.raises(URDFError) as error:
+            Plant(BAD_INERTIA)
+    assert str(error.value) == (
+        'MuJoCo cannot compile the URDF: Error: inertia must satisfy A + B >= C; use '
+        "'balanceinertia' to fix Element name 'arm', id 2")
