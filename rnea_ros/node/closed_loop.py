@@ -214,6 +214,15 @@ class ClosedLoop:
                 raise TimeoutError(f'timed out after {timeout:g} s waiting for {what}:\n'
                                    + self.logs())
 
+    def spin_for(self, seconds: float, watch: tuple[str, ...] = ()) -> None:
+        """Spin for ``seconds``; RuntimeError if a watched process exits meanwhile."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.executor.spin_once(timeout_sec=0.005)
+        for name in watch:
+            if not self.processes[name].running():
+                raise RuntimeError(f'the {name} exited:\n' + self.logs())
+
     def send(self, publisher, msg, taken: Callable[[], bool], what: str,
              watch: tuple[str, ...] = (), attempts: int = 20, wait: float = 1.0) -> None:
         """
