@@ -145,6 +145,7 @@ def test_wheel_installs_every_module_and_the_launch_and_config_data(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     modules = {p.relative_to(root).as_posix() for p in PACKAGE.rglob('*.py')}
     assert modules <= names, f'missing from the wheel: {sorted(modules - names)}'
+    assert 'rnea_ros/sim/gaps/default.yaml' in names  # read beside the code
     data = {n.split('.data/data/', 1)[1] for n in names if '.data/data/' in n}
     for folder in ('launch', 'config'):
         for path in (root / folder).iterdir():

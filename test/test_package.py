@@ -30,7 +30,7 @@ PIP_PACKAGES = {
     'daqp': 'daqp', 'rosbags': 'rosbags', 'pyarrow': 'pyarrow', 'cvxpy': 'cvxpy',
     'clarabel': 'clarabel', 'scs': 'scs', 'dask': 'dask', 'distributed': 'distributed',
     'plotly': 'plotly', 'pinocchio': 'pin', 'example_robot_data': 'example-robot-data',
-    'quadprog': 'quadprog', 'threadpoolctl': 'threadpoolctl',
+    'quadprog': 'quadprog', 'threadpoolctl': 'threadpoolctl', 'mujoco': 'mujoco',
 }
 # The test suite's own modules (helpers such as the oracle, and test modules others reuse).
 TEST_HELPERS = {path.stem for path in (ROOT / 'test').rglob('*.py')}

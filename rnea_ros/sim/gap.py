@@ -31,7 +31,8 @@ A gap file is YAML; every key is optional and an absent key means no difference:
       FL_FOOT: {radius: 0.02, position: [0, 0, 0], friction: 0.8}
 
 ``Gap.none()`` (``--gap none``) is the URDF's own rigid-body dynamics: no errors, no friction,
-exact sensors. ``load_gap('default')`` reads ``gaps/default.yaml`` shipped with the package.
+exact sensors. A name without a path (``load_gap('default')``) reads a gap shipped with the
+package in ``gaps/``: ``default`` (an arm), ``go2`` and ``solo12`` (the quadrupeds' feet).
 Errors (``InputError``) name the file and the key and say what was expected.
 """
 from __future__ import annotations
@@ -127,16 +128,22 @@ class Gap:
 
 
 def load_gap(spec: str) -> Gap:
-    """``'none'``, ``'default'`` (the shipped gap) or a YAML file path -> ``Gap``."""
+    """``'none'``, the name of a shipped gap (``shipped_gaps()``) or a YAML file -> ``Gap``."""
     if spec == 'none':
         return Gap.none()
-    path = GAPS_DIR / f'{spec}.yaml' if spec == 'default' else Path(spec)
+    path = GAPS_DIR / f'{spec}.yaml' if spec in shipped_gaps() else Path(spec)
     try:
         text = path.read_text()
     except OSError as error:
         raise InputError(f'gap {spec!r}: cannot read it ({error.strerror}); expected a YAML '
-                         'file, default or none') from None
+                         f'file, none or one of {", ".join(shipped_gaps())}') from None
     return parse_gap(text, repr(spec))
+
+
+def shipped_gaps() -> list[str]:
+    """Return the names of the gaps shipped in ``gaps/`` (``default`` first)."""
+    names = sorted(path.stem for path in GAPS_DIR.glob('*.yaml'))
+    return sorted(names, key=lambda name: name != 'default')
 
 
 def parse_gap(text: str, source: str = 'text') -> Gap:
@@ -260,6 +267,9 @@ class _Reader:
             if joint in JOINT_FIELDS:
                 continue
             key = f'joints.{joint}'
+            if not isinstance(fields, dict):  # a misspelt field rather than a joint
+                self.fail(f'unknown key {joint!r} in joints; expected one of '
+                          f'{", ".join(JOINT_FIELDS)}, or a joint name with a mapping of them')
             fields = self.mapping(fields, key, JOINT_FIELDS)
             overrides[self.name(joint, 'joints')] = {
                 name: self.number(fields[name], f'{key}.{name}') for name in fields}

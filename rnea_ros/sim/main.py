@@ -6,12 +6,15 @@ Start the simulated robot: ``rnea_sim`` and ``python -m rnea_ros.sim``.
 over ``--ros-args``). Bad input (a URDF MuJoCo cannot compile, a gap file with an unknown key,
 a negative mass or a link the robot lacks, a parameter out of range) stops it at start with one
 line and exit code 2. SIGINT/SIGTERM, or ``duration`` of sim time, end the run: the bag of
-``--record`` is written and the exit code is 0.
+``--record`` is written and the exit code is 0; physics that diverge (gains too high for the
+timestep) end it with one line and exit code 1, the bag written up to there.
 
 Clocks: ``realtime`` steps at wall-clock deadlines (a step that starts more than one period late
 is counted); ``lockstep`` waits after publishing each state for the node's ``joint_torques``
-stamped with it and, when something publishes ``effort_commands``, for the command that follows
-it (at most ``lockstep_timeout``; a missed answer is counted and the previous command used).
+stamped with it (at most ``lockstep_timeout``; a missed answer is counted and the previous
+command used) and, when something publishes ``effort_commands``, takes that answer's effort as
+the step's command (the node's feedforward_effort carries the same torques; the stamp ties
+them to the state without a race between two topics).
 """
 from __future__ import annotations
 
@@ -88,6 +91,7 @@ def main(args: list[str] | None = None) -> int:
     from rclpy.executors import SingleThreadedExecutor
     from rnea_ros.dynamics.description import parse_xacro_arg
     from rnea_ros.sim.node import SimNode
+    from rnea_ros.sim.plant import UnstableError
     try:
         xacro_args = dict(parse_xacro_arg(text) for text in options.xacro_arg)
     except argparse.ArgumentTypeError as error:
@@ -95,10 +99,6 @@ def main(args: list[str] | None = None) -> int:
         return 2
     overrides = {name: getattr(options, name) for name in ('gap', 'record')
                  if getattr(options, name) is not None}
-    if options.record and Path(options.record).exists():
-        print(f'rnea_sim: --record {options.record}: it exists; expected a new directory',
-              file=sys.stderr)
-        return 2
     try:
         rclpy.init(args=argv, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     except RuntimeError as error:
@@ -111,15 +111,26 @@ def main(args: list[str] | None = None) -> int:
         print(f'rnea_sim: {error}', file=sys.stderr)
         rclpy.try_shutdown()
         return 2
+    record = node.settings.record
+    if record and Path(record).exists():  # refused before the run, not after it
+        print(f"rnea_sim: parameter 'record' is {record!r}: it exists; expected a new "
+              'directory', file=sys.stderr)
+        node.destroy_node()
+        rclpy.try_shutdown()
+        return 2
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True, name='rnea_sim executor')
     spinner.start()
+    exit_code = 0
     try:
         node.run(stop)
+    except UnstableError as error:
+        print(f'rnea_sim: {error}', file=sys.stderr)
+        exit_code = 1
     finally:
-        status = node.status()
-        node.get_logger().info('done: ' + ', '.join(f'{k} {v}' for k, v in status.items()))
+        counters = node.status()
+        node.get_logger().info('done: ' + ', '.join(f'{k} {v}' for k, v in counters.items()))
         if node.recorder is not None:
             count = node.recorder.write(node.settings.record)
             node.get_logger().info(f'recorded {count} messages in {node.settings.record}')
@@ -127,4 +138,4 @@ def main(args: list[str] | None = None) -> int:
         spinner.join(timeout=2.0)  # no callback may run into a destroyed node
         node.destroy_node()
         rclpy.try_shutdown()
-    return 0
+    return exit_code

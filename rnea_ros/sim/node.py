@@ -47,7 +47,7 @@ from rnea_ros.sim.record import Recorder
 from rnea_ros.sim.settings import PARAMETERS, read_settings, SimSettings
 from rnea_ros.sim.trajectory import TrajectoryError
 
-STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
+# Reliable like joint_state_broadcaster's: best-effort and reliable subscribers both connect.
 RELIABLE = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 TRAJECTORY_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 EMPTY_ARRAY_TYPES = {'joints': Parameter.Type.STRING_ARRAY,
@@ -119,15 +119,16 @@ class SimNode(Node):
         self.counters = {'steps': 0, 'late steps': 0, 'missed answers': 0,
                          'joint_states dropped (gap)': 0}
         self.rejected: dict[str, int] = {}
+        # Tracking error (reference - true position, actuated joints): [sum of mean squares,
+        # steps, max |error|] since start and since the last diagnostics report.
+        self.tracking = ([0.0, 0, 0.0], [0.0, 0, 0.0])
         self.answer_stamp = -1
         self.answer_effort: np.ndarray | None = None
-        self.commands_received = 0
-        self.commands_consumed = 0
+        self.command_joints = settings.joints or names
         self.wrenches: dict[str, tuple[np.ndarray, float]] = {}
         self.recorder = Recorder() if settings.record else None
         self.rng = np.random.default_rng(plant.gap.seed + 3)
         self.sim_time = 0.0
-        self._commands_wired, self._wired_check = False, 0
         self.start_ns = self.get_clock().now().nanoseconds
         self._make_interfaces()
 
@@ -150,9 +151,9 @@ class SimNode(Node):
     # ------------------------------------------------------------------ interfaces
     def _make_interfaces(self) -> None:
         plant = self.plant
-        self.pub_states = self.create_publisher(JointState, 'joint_states', STATE_QOS)
+        self.pub_states = self.create_publisher(JointState, 'joint_states', RELIABLE)
         self.pub_desired = self.create_publisher(JointTrajectory, 'desired_accelerations',
-                                                 STATE_QOS)
+                                                 RELIABLE)
         self.pub_truth = self.create_publisher(JointState, 'truth/joint_torques', RELIABLE)
         self.pub_external = self.create_publisher(WrenchStamped, 'truth/external_wrench',
                                                   TRAJECTORY_QOS)
@@ -161,9 +162,9 @@ class SimNode(Node):
             for link in plant.gap.contact_spheres}
         self.pub_diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', RELIABLE)
         if plant.floating_base:
-            self.pub_odometry = self.create_publisher(Odometry, 'odometry', STATE_QOS)
+            self.pub_odometry = self.create_publisher(Odometry, 'odometry', RELIABLE)
             self.pub_base_acc = self.create_publisher(AccelStamped, 'base_acceleration',
-                                                      STATE_QOS)
+                                                      RELIABLE)
         self.create_subscription(JointTrajectory, 'joint_trajectory', self._on_trajectory,
                                  TRAJECTORY_QOS)
         self.create_subscription(Float64MultiArray, 'effort_commands', self._on_command,
@@ -176,8 +177,7 @@ class SimNode(Node):
         self.msg_truth = JointState(name=names)
         self.msg_desired = JointTrajectory(joint_names=names)
         self.msg_desired.points = [JointTrajectoryPoint()]
-        root = plant.nominal.tree.links[0].name if plant.floating_base else ''
-        self.base_link = root
+        root = plant.base_link
         self.msg_odometry = Odometry()
         self.msg_odometry.header.frame_id = 'odom'
         self.msg_odometry.child_frame_id = root
@@ -220,14 +220,17 @@ class SimNode(Node):
                 self.controller.set_command(np.asarray(msg.data, dtype=float), self.sim_time)
             except CommandError as error:
                 self.reject('effort_commands', error.reason, str(error))
-                return
-            self.commands_received += 1
-            self.answered.notify_all()
 
     def _on_answer(self, msg: JointState) -> None:
         self._record_in('joint_torques', msg)
+        index = {name: k for k, name in enumerate(msg.name)}
+        try:
+            effort = np.array([msg.effort[index[name]] for name in self.command_joints])
+        except (KeyError, IndexError):
+            effort = None  # it paces the clock; it cannot be the command
         with self.lock:
             self.answer_stamp = _nanoseconds(msg.header.stamp)
+            self.answer_effort = effort
             self.answered.notify_all()
 
     def _on_wrench(self, msg: WrenchStamped) -> None:
@@ -252,40 +255,46 @@ class SimNode(Node):
     def run(self, stop: threading.Event) -> None:
         """Step until ``stop`` is set or ``duration`` has passed (clock per the settings)."""
         lockstep = self.settings.clock == 'lockstep'
+        jitter = self.plant.gap.jitter
         dt_ns = round(1e9 * self.dt)
         wall_start = time.monotonic()
         k = 0
         while not stop.is_set():
             if self.settings.duration and k * self.dt >= self.settings.duration - 1e-12:
                 break
+            if not lockstep:  # the state of step k goes out at its deadline (+ the jitter)
+                delay = abs(self.rng.normal(0.0, jitter)) if jitter > 0 else 0.0
+                delay += wall_start + k * self.dt - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                elif delay < -self.dt:
+                    self.counters['late steps'] += 1
             stamp = self.start_ns + k * dt_ns
             published = self._publish_state(stamp, k)
             if lockstep and published:
                 self._await_answer(stamp)
             self._step(stamp + dt_ns)
             k += 1
-            if not lockstep:
-                delay = wall_start + k * self.dt - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-                elif delay < -self.dt:
-                    self.counters['late steps'] += 1
 
     def _await_answer(self, stamp: int) -> None:
-        """Lockstep: the node's joint_torques for ``stamp`` and, if one is wired, its command."""
-        if self._wired_check <= 0:  # a graph query: not every step
-            self._commands_wired = self.count_publishers('effort_commands') > 0
-            self._wired_check = 100
-        self._wired_check -= 1
-        commands_wired = self._commands_wired
+        """
+        Lockstep: wait for the node's joint_torques stamped ``stamp``.
 
-        def answered():
-            return self.answer_stamp >= stamp and (
-                not commands_wired or self.commands_received > self.commands_consumed)
+        With something publishing effort_commands (path b), that answer's effort in ``joints``
+        order is the command of this step: the same torques as the node's feedforward_effort,
+        tied to the state by the stamp, where a message on another topic could arrive before
+        or after it. A missed answer keeps the previous command.
+        """
+        wired = self.count_publishers('effort_commands') > 0  # a graph query: ~10 us
         with self.lock:
-            if not self.answered.wait_for(answered, self.settings.lockstep_timeout):
+            if not self.answered.wait_for(lambda: self.answer_stamp >= stamp,
+                                          self.settings.lockstep_timeout):
                 self.counters['missed answers'] += 1
-            self.commands_consumed = self.commands_received
+            elif wired and self.answer_effort is not None:
+                try:
+                    self.controller.set_command(self.answer_effort, self.sim_time)
+                except CommandError as error:
+                    self.reject('joint_torques', error.reason, str(error))
 
     def _publish_state(self, stamp: int, k: int) -> bool:
         """Publish the state of step k; False when the gap dropped its joint_states."""
@@ -303,15 +312,15 @@ class SimNode(Node):
         self._publish('desired_accelerations', self.pub_desired, self.msg_desired, stamp)
         if plant.floating_base:
             self._publish_base(time_msg, stamp)
+        # What the encoders read now: sent to the node, and what the robot's own PD uses.
+        self.measured = plant.measured_position(), plant.measured_velocity()
         if gap.drop > 0 and self.rng.random() < gap.drop:
             self.counters['joint_states dropped (gap)'] += 1
             return False
-        if gap.jitter > 0 and self.settings.clock == 'realtime':
-            time.sleep(abs(self.rng.normal(0.0, gap.jitter)))
         msg = self.msg_states
         msg.header.stamp = time_msg
-        msg.position = plant.measured_position().tolist()
-        msg.velocity = plant.measured_velocity().tolist()
+        msg.position = self.measured[0].tolist()
+        msg.velocity = self.measured[1].tolist()
         msg.effort = plant.measured_effort().tolist()
         self._publish('joint_states', self.pub_states, msg, stamp)
         return True
@@ -340,7 +349,7 @@ class SimNode(Node):
     def _step(self, stamp: int) -> None:
         """Apply the controller's effort at the measured state for one step; publish the truth."""
         plant = self.plant
-        q, v = plant.measured_position(), plant.measured_velocity()
+        q, v = self.measured
         with self.lock:
             effort = self.controller.effort(self.sim_time, q, v)
             timeout = self.settings.wrench_timeout
@@ -352,6 +361,11 @@ class SimNode(Node):
         for link, wrench in pushes.items():
             plant.apply_wrench(link, wrench)
         q_exact, v_exact = plant.q(), plant.v()
+        error = self.controller.reference.position - q_exact[plant.actuated_q]
+        for window in self.tracking:  # since start, since the last report
+            window[0] += float(error @ error) / error.size
+            window[1] += 1
+            window[2] = max(window[2], float(np.max(np.abs(error))))
         plant.step(effort)  # finite: checked inputs only, and Plant.step refuses NaN
         self.counters['steps'] += 1
         time_msg = stamp_of(stamp)
@@ -378,16 +392,30 @@ class SimNode(Node):
             self.recorder.add(topic, msg, stamp)
 
     # ------------------------------------------------------------------ diagnostics
-    def status(self) -> dict[str, int]:
-        """Return the counters: steps, late steps, missed answers, drops, stale ticks."""
+    def status(self, window: bool = False) -> dict:
+        """
+        Return the counters and the tracking error.
+
+        Counters: steps, late steps, missed answers, drops, stale ticks, rejected inputs per
+        reason. Tracking error since start and, with ``window``, since the last call with
+        ``window`` (which starts a new window).
+        """
         with self.lock:
             values = dict(self.counters)
             values['stale effort command ticks'] = self.controller.stale_ticks
             values.update(self.rejected)
+            for label, (squares, steps, largest) in zip(('', ' (last report)'), self.tracking):
+                if label and not window:
+                    continue
+                rms = (squares / steps) ** 0.5 if steps else 0.0
+                values[f'tracking error rms [rad]{label}'] = f'{rms:.3e}'
+                values[f'tracking error max [rad]{label}'] = f'{largest:.3e}'
+            if window:
+                self.tracking[1][:] = [0.0, 0, 0.0]
         return values
 
     def _publish_diagnostics(self) -> None:
-        values = self.status()
+        values = self.status(window=True)
         level = DiagnosticStatus.OK
         if values['missed answers'] or values['late steps'] or self.rejected:
             level = DiagnosticStatus.WARN

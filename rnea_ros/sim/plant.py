@@ -16,7 +16,9 @@ Layout and conventions (those of ``RobotModel``, see its docstring):
 
 A step is MuJoCo's ``mj_step1`` (kinematics and contacts at the current state), then the
 commanded torques and pushes, then ``mj_step2`` (forces, acceleration, implicit-fast
-integration). After ``step`` the state is that of the next instant; ``acceleration()``,
+integration). A step whose acceleration is not finite (the physics diverged: gains too high for the
+timestep) raises ``UnstableError``; MuJoCo has then reset the state. After ``step`` the state
+is that of the next instant; ``acceleration()``,
 ``applied_effort`` and ``contact_wrenches()`` describe the step just taken (at the state it
 started from). Effort commands are clipped to the URDF ``<limit effort>``; a non-finite command
 raises ``InputError`` and is never applied.
@@ -29,17 +31,31 @@ actuator overcomes, the terms ``JointModel`` identifies).
 from __future__ import annotations
 
 from collections.abc import Mapping
+import warnings
 
 import mujoco
 import numpy as np
 
 from rnea_ros.dynamics.model import DEFAULT_GRAVITY, RobotModel
-from rnea_ros.errors import InputError
+from rnea_ros.errors import InputError, ModelWarning, RneaError
 from rnea_ros.sim.gap import Gap
 from rnea_ros.sim.mjmodel import build_model
 from rnea_ros.sim.true_urdf import apply_gap
 
 ROOT_JOINT = 'root_joint'
+
+
+class UnstableError(RneaError):
+    """The physics diverged (MuJoCo met a non-finite or huge acceleration)."""
+
+
+def _mujoco_warning(message: str) -> None:
+    # MuJoCo's default handler appends to MUJOCO_LOG.TXT in the working directory: a write
+    # outside any output directory. Its warnings become Python warnings instead.
+    warnings.warn(f'MuJoCo: {message}', RuntimeWarning, stacklevel=2)
+
+
+mujoco.set_mju_user_warning(_mujoco_warning)
 
 
 class Plant:
@@ -54,8 +70,10 @@ class Plant:
         ``InputError`` (a gap naming a link or joint the robot does not have).
         """
         self.gap = Gap.none() if gap is None else gap
-        self.nominal = RobotModel.from_urdf_string(urdf, floating_base=floating_base,
-                                                   gravity=gravity, inertia_check='warn')
+        with warnings.catch_warnings():  # MuJoCo judges the inertias (it refuses bad ones)
+            warnings.simplefilter('ignore', ModelWarning)
+            self.nominal = RobotModel.from_urdf_string(urdf, floating_base=floating_base,
+                                                       gravity=gravity, inertia_check='warn')
         tree = self.nominal.tree
         self.joint_names = tuple(j.name for j in self.nominal.joints if j.nv == 1)
         self.gap.check_names(self.nominal.link_names, self.joint_names)
@@ -85,6 +103,7 @@ class Plant:
         m = self.model
         by_joint = {name: k for k, name in enumerate(tree.body_names)}
         qadr, vadr, master_q, master_v, multiplier, offset = [], [], [], [], [], []
+        independent = []  # not a mimic joint (a mimic of multiplier 1 is one all the same)
         self._free = None
         for j in range(m.njnt):
             name = m.joint(j).name
@@ -92,6 +111,7 @@ class Plant:
                 self._free = (int(m.jnt_qposadr[j]), int(m.jnt_dofadr[j]))
                 continue
             k = by_joint[name]
+            independent.append(name in self.joint_names)
             qadr.append(m.jnt_qposadr[j])
             vadr.append(m.jnt_dofadr[j])
             master_q.append(tree.q_index[k])
@@ -101,6 +121,7 @@ class Plant:
         self._qadr, self._vadr = np.array(qadr, int), np.array(vadr, int)
         self._master_q, self._master_v = np.array(master_q, int), np.array(master_v, int)
         self._mult, self._offset = np.array(multiplier), np.array(offset)
+        self._independent = np.array(independent, dtype=bool)
         # The actuated joints' MuJoCo dofs and their v rows, in joint_names order.
         self.actuated_dofs = np.array([m.joint(n).dofadr[0] for n in self.joint_names], int)
         self.actuated_v = np.array([self.nominal.joint(n).idx_v for n in self.joint_names], int)
@@ -143,7 +164,7 @@ class Plant:
         """Return the exact joint positions (RobotModel layout)."""
         d = self.data
         q = np.zeros(self.nq)
-        independent = self._mult == 1.0
+        independent = self._independent
         q[self._master_q[independent]] = d.qpos[self._qadr[independent]]
         if self._free is not None:
             qa = self._free[0]
@@ -195,13 +216,19 @@ class Plant:
     def _to_layout(self, values, rotation) -> np.ndarray:
         """Map MuJoCo qvel-like values to RobotModel's v layout (free-base linear part rotated)."""
         out = np.zeros(self.nv)
-        independent = self._mult == 1.0
+        independent = self._independent
         out[self._master_v[independent]] = values[self._vadr[independent]]
         if self._free is not None:
             va = self._free[1]
             out[:3] = rotation.T @ values[va:va + 3]
             out[3:6] = values[va + 3:va + 6]
         return out
+
+    @property
+    def base_link(self) -> str:
+        """Return the URDF root link (the body of the free joint on a floating base)."""
+        first_child_of_world = int(np.flatnonzero(self.model.body_parentid[1:] == 0)[0]) + 1
+        return self.model.body(first_child_of_world).name
 
     @property
     def time(self) -> float:
@@ -292,6 +319,12 @@ class Plant:
             d.xfrc_applied[body, :3] += force
             d.xfrc_applied[body, 3:] += rotation @ wrench[3:] + np.cross(lever, force)
         mujoco.mj_step2(m, d)
+        diverged = d.warning[mujoco.mjtWarning.mjWARN_BADQACC]
+        if diverged.number:  # MuJoCo reset the state: the run is over, say why
+            raise UnstableError(
+                f'the simulation went unstable at t = {d.time:.4f} s (non-finite or huge '
+                f'acceleration of MuJoCo dof {diverged.lastinfo}): lower the PD gains, raise '
+                'the rate, or give the joints armature in the gap')
 
     def apply_wrench(self, link: str, wrench) -> None:
         """Push ``link`` with ``wrench`` ([f; tau], link frame, about its origin) until cleared."""

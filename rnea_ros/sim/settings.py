@@ -23,8 +23,8 @@ PARAMETERS = {  # name: (default, description)
                           'the state of a step, wait for the joint_torques answering it.'),
     'lockstep_timeout': (0.1, 'Longest wait [s, wall clock] for an answer in lockstep; a '
                               'missed answer is counted and the previous command used.'),
-    'gap': ('default', 'Reality gap: default (the shipped arm gap), none, or a YAML file '
-                       '(or --gap).'),
+    'gap': ('default', 'Reality gap: default (the shipped arm gap), none, go2 or solo12 (the '
+                       "shipped quadrupeds' feet), or a YAML file (or --gap)."),
     'joints': ([], 'Joints of effort_commands, in this order. Empty: every actuated joint.'),
     'kp': ([100.0], 'PD stiffness [N m/rad or N/m]: one value for all joints or one per joint.'),
     'kd': ([10.0], 'PD damping [N m s/rad or N s/m]: one value or one per joint.'),

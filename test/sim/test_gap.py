@@ -100,7 +100,8 @@ def test_a_missing_gap_file_is_one_line():
     with pytest.raises(InputError) as error:
         load_gap('/nonexistent/gap.yaml')
     assert str(error.value) == ("gap '/nonexistent/gap.yaml': cannot read it (No such file or "
-                                'directory); expected a YAML file, default or none')
+                                'directory); expected a YAML file, none or one of default, go2, '
+                                'solo12')
 
 
 BAD_INERTIA = """<robot name="bad">
@@ -110,12 +111,36 @@ BAD_INERTIA = """<robot name="bad">
   <joint name="j" type="revolute"><parent link="base"/><child link="arm"/>
     <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
 </robot>"""
+MUJOCO_REFUSES = ('MuJoCo cannot compile the URDF: Error: inertia must satisfy A + B >= C; use '
+                  "'balanceinertia' to fix Element name 'arm', id 2")
 
 
 def test_a_urdf_mujoco_cannot_compile_is_one_line():
-    with pytest.warns(Warning):  # RobotModel accepts it with a warning (inertia_check='warn')
-        with pytest.raises(URDFError) as error:
-            Plant(BAD_INERTIA)
-    assert str(error.value) == (
-        'MuJoCo cannot compile the URDF: Error: inertia must satisfy A + B >= C; use '
-        "'balanceinertia' to fix Element name 'arm', id 2")
+    with pytest.raises(URDFError) as error:
+        Plant(BAD_INERTIA)
+    assert str(error.value) == MUJOCO_REFUSES
+
+
+@pytest.mark.parametrize('name, path, legs, gains', [
+    ('go2', 'go2_description/urdf/go2.urdf', [0, 0.8, -1.5] * 4, (40.0, 1.0)),
+    ('solo12', 'solo_description/robots/solo12.urdf', [0, 0.8, -1.6] * 2 + [0, -0.8, 1.6] * 2,
+     (5.0, 0.1)),
+])
+def test_a_shipped_quadruped_gap_stands_the_robot_on_its_feet(name, path, legs, gains):
+    """Dropped on the floor in a standing pose, the robot rests on its four feet spheres."""
+    from oracle import ROBOTS_DIR
+    from rnea_ros.sim.plant import pd_effort
+    gap = load_gap(name)
+    plant = Plant((ROBOTS_DIR / path).read_text(), floating_base=True, gap=gap)
+    q = plant.nominal.neutral_configuration()
+    q[2], q[7:] = 0.45, legs
+    plant.reset(q)
+    for _ in range(2000):
+        position, velocity = plant.q(), plant.v()
+        plant.step(pd_effort(*gains, q[7:], 0.0, position[7:], velocity[6:]))
+    contacts = plant.contact_wrenches()
+    assert set(contacts) == set(gap.contact_spheres)
+    lift = sum(plant.data.xmat[plant.model.body(foot).id].reshape(3, 3)[2] @ wrench[:3]
+               for foot, wrench in contacts.items())
+    weight = 9.81 * plant.model.body_subtreemass[0]
+    assert lift == pytest.approx(weight, rel=0.1)  # nearly at rest: the feet carry it

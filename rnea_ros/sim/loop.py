@@ -1,0 +1,81 @@
+"""
+The closed loop without DDS: the plant, its controller and a feed-forward in one process.
+
+``run_in_process`` steps exactly as ``rnea_sim`` does in lockstep, with the node's answer
+computed in-process: at step k the encoders are read, the reference is sampled at t_k, the
+feed-forward of that state is taken as the effort command of step k, and the PD + feed-forward
+drives one physics step. It is the reference the loop over DDS is compared with (same errors
+when the node answers every state in time), and with ``true_feedforward`` the limit a perfect
+model gives.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from rnea_ros.dynamics.model import RobotModel
+from rnea_ros.errors import InputError
+from rnea_ros.sim.controller import JointController
+from rnea_ros.sim.plant import Plant
+from rnea_ros.sim.trajectory import Reference
+
+# (measured positions, measured velocities, reference) of the actuated joints -> their torques
+Feedforward = Callable[[np.ndarray, np.ndarray, Reference], np.ndarray]
+
+
+@dataclass(frozen=True)
+class TrackingRun:
+    """Per step: sim time, reference and true positions, applied effort (actuated joints)."""
+
+    times: np.ndarray
+    reference: np.ndarray
+    position: np.ndarray
+    effort: np.ndarray
+
+    def rms_error(self) -> float:
+        """RMS of reference - true position over every step and joint [rad or m]."""
+        return float(np.sqrt(np.mean(np.square(self.reference - self.position))))
+
+    def max_error(self) -> float:
+        return float(np.max(np.abs(self.reference - self.position)))
+
+
+def rnea_feedforward(model: RobotModel, plant: Plant) -> Feedforward:
+    """
+    Return the node's feed-forward with ``state_source: measured``: rnea(q, v, a_desired).
+
+    ``model`` is what the node is given (the URDF, or ``plant.true_urdf`` for the limit); a
+    fixed base only (a floating base needs the contact solution).
+    """
+    if plant.floating_base:
+        raise InputError('rnea_feedforward: a fixed base only (a floating base needs contacts)')
+    q, v, a = model.neutral_configuration(), np.zeros(model.nv), np.zeros(model.nv)
+    columns_q = np.array([model.joint(n).idx_q for n in plant.joint_names])
+    columns_v = np.array([model.joint(n).idx_v for n in plant.joint_names])
+
+    def feedforward(position, velocity, reference):
+        q[columns_q], v[columns_v], a[columns_v] = position, velocity, reference.acceleration
+        return model.rnea(q, v, a)[columns_v]
+    return feedforward
+
+
+def run_in_process(plant: Plant, controller: JointController, duration: float,
+                   feedforward: Feedforward | None = None) -> TrackingRun:
+    """Step ``duration`` seconds of sim time from the plant's current state (see above)."""
+    steps = int(round(duration / plant.timestep))
+    n = len(plant.joint_names)
+    times = np.arange(steps) * plant.timestep
+    reference, position, effort = (np.zeros((steps, n)) for _ in range(3))
+    for k, t in enumerate(times):
+        measured = plant.measured_position(), plant.measured_velocity()
+        sample = controller.sample(t)
+        if feedforward is not None:
+            controller.set_command(feedforward(*measured, sample)[controller.command_columns], t)
+        reference[k] = sample.position
+        position[k] = plant.q()[plant.actuated_q]
+        effort[k] = controller.effort(t, *measured)
+        plant.step(effort[k])
+        effort[k] = plant.applied_effort
+    return TrackingRun(times, reference, position, effort)

@@ -1,0 +1,260 @@
+"""
+``rnea_sim`` as users start it: bad input at start, and the robot over real DDS.
+
+Each case runs the real ``python -m rnea_ros.sim``; the ones that step it talk to it from
+rclpy on a domain of the test's own (``ros`` fixture).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+from builtin_interfaces.msg import Duration
+from diagnostic_msgs.msg import DiagnosticArray
+from oracle import robot_path
+import pytest
+from ros_harness import BEST_EFFORT, RELIABLE
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from test_gap import BAD_INERTIA, MUJOCO_REFUSES
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+pytestmark = pytest.mark.timeout(300)
+
+PANDA = str(robot_path('panda'))
+PANDA_JOINTS = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1']
+
+
+def run_sim(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run the sim expecting it to exit by itself."""
+    return subprocess.run([sys.executable, '-m', 'rnea_ros.sim', *args], capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def _gap(tmp_path: Path, text: str) -> str:
+    path = tmp_path / 'gap.yaml'
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize('make_args, line', [
+    (lambda tmp: ['--urdf', _gap(tmp, BAD_INERTIA)],
+     MUJOCO_REFUSES),
+    (lambda tmp: ['--urdf', PANDA, '--gap', _gap(tmp, 'joints: {armature: 0.1, frictin: 1}')],
+     "gap '{gap}': unknown key 'frictin' in joints; expected one of armature, coulomb, "
+     'viscous, or a joint name with a mapping of them'),
+    (lambda tmp: ['--urdf', PANDA, '--gap', _gap(tmp, 'payload: {link: tip, mass: -1.0}')],
+     "gap '{gap}': payload.mass is -1.0: expected a number > 0"),
+    (lambda tmp: ['--urdf', PANDA, '--gap', _gap(tmp, 'links: {panda_link9: {mass_scale: 2}}')],
+     "gap '{gap}': links: no link 'panda_link9' in the URDF; links: "),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'clock:=fast'],
+     "parameter 'clock' is 'fast': expected one of realtime, lockstep"),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'kp:=[1.0, 2.0]'],
+     "parameter 'kp' has 2 values: expected 1 or 8 (one per actuated joint)"),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', "joints:=['panda_joint0']"],
+     "parameter 'joints' names 'panda_joint0': expected actuated joints of the URDF: "
+     + ', '.join(PANDA_JOINTS)),
+    (lambda tmp: [], "parameter 'robot_description' is empty: give the URDF text or "
+                     '--urdf FILE'),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p',
+                  'initial_positions:=[0.0, 0.0, 0.0, 0.5, 0.0, 1.5, 0.0, 0.02]'],
+     "parameter 'initial_positions' puts panda_joint4 at 0.5: expected a position within "
+     '[-3.0718, -0.0698]'),
+    (lambda tmp: ['--urdf', PANDA, '--record', str(tmp)],
+     "parameter 'record' is '{tmp}': it exists; expected a new directory"),
+])
+def test_bad_input_at_start_is_one_line_and_exit_2(tmp_path, make_args, line):
+    result = run_sim(*make_args(tmp_path))
+    assert result.returncode == 2, result.stderr
+    expected = 'rnea_sim: ' + line.replace('{gap}', str(tmp_path / 'gap.yaml')).replace(
+        '{tmp}', str(tmp_path))
+    assert result.stderr.startswith(expected), result.stderr
+    assert result.stderr.count('\n') == 1
+
+
+def _status(message: DiagnosticArray) -> dict:
+    return {value.key: value.value for value in message.status[0].values}
+
+
+def _sim_params(**extra) -> dict:
+    params = {'gap': 'none', 'gravity': [0.0, 0.0, 0.0], 'kp': [0.0], 'kd': [0.0],
+              'initial_positions': [0.0, 0.0, 0.0, -1.5, 0.0, 1.5, 0.0, 0.02],
+              'command_timeout': 0.0}
+    params.update(extra)
+    return params
+
+
+def _start(ros, params: dict, description_parameter: bool = False):
+    """Start the panda sim; its URDF from --urdf, or the robot_description parameter."""
+    source = ['--urdf', PANDA]
+    if description_parameter:
+        params = dict(params, robot_description=Path(PANDA).read_text())
+        source = []
+    return ros.start_node(params, command=[sys.executable, '-m', 'rnea_ros.sim', *source,
+                                           '--ros-args', '--params-file',
+                                           str(ros.tmp_path / 'rnea0_params.yaml')])
+
+
+def test_joint_states_out_and_effort_commands_move_the_joint(ros):
+    """No gravity, joint 1 free, the others held: a torque on joint 1 turns it; bad ones drop."""
+    states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
+    diagnostics = ros.collect(DiagnosticArray, '/diagnostics')
+    commands = ros.publisher(Float64MultiArray, 'effort_commands')
+    _start(ros, _sim_params(kp=[0.0] + [100.0] * 7, kd=[0.0] + [10.0] * 7))
+    first = ros.wait_for(states, timeout=60)
+    assert list(first.name) == PANDA_JOINTS
+    assert first.position[3] == pytest.approx(-1.5) and first.position[7] == pytest.approx(0.02)
+    assert all(e == 0.0 for e in first.effort)  # gap none: the applied torque, exactly
+    ros.spin_until(lambda: commands.get_subscription_count() > 0, timeout=30)
+
+    # Wrong length, non-finite: dropped and counted (one at a time: the input keeps the last).
+    for bad, reason in (([1.0] * 7, 'wrong_length'), ([float('nan')] + [0.0] * 7, 'non_finite')):
+        commands.publish(Float64MultiArray(data=bad))
+        ros.wait_for(diagnostics, lambda m: _status(m).get(
+            f'rejected effort_commands ({reason})') == '1', timeout=30)
+    assert ros.wait_for(states).effort[0] == 0.0  # neither was applied
+
+    torque = [2.0] + [0.0] * 7
+    commands.publish(Float64MultiArray(data=torque))
+    moved = ros.wait_for(states, lambda m: m.position[0] > 0.05, timeout=30)
+    assert moved.effort[0] == pytest.approx(2.0)
+    others = max(abs(p - q) for p, q in zip(moved.position[1:], first.position[1:]))
+    assert others < 0.5 * (moved.position[0] - first.position[0])  # held, up to the coupling
+
+
+def test_lockstep_waits_for_each_answer_and_takes_its_effort_as_the_command(ros):
+    """
+    Let exactly one step through per joint_torques stamped like a state.
+
+    With effort_commands wired (a publisher exists), the answer's effort is that step's command.
+    """
+    states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
+    answers = ros.publisher(JointState, 'joint_torques')
+    ros.publisher(Float64MultiArray, 'effort_commands')  # wired, never publishing
+    _start(ros, _sim_params(clock='lockstep', lockstep_timeout=30.0),
+           description_parameter=True)
+    ros.spin_until(lambda: answers.get_subscription_count() > 0, timeout=60)
+    stamps, efforts = [], []
+    for k in range(5):
+        state = ros.wait_for(states, lambda m: not stamps or m.header.stamp != stamps[-1],
+                             timeout=60)
+        stamps.append(state.header.stamp)
+        efforts.append(state.effort[0])
+        answers.publish(JointState(header=state.header, name=PANDA_JOINTS[::-1],
+                                   effort=[0.0] * 7 + [1.0 + k]))  # by name: joint1 last
+    assert efforts == [0.0, 1.0, 2.0, 3.0, 4.0]  # gap none: the applied torque, exactly
+    nanoseconds = [s.sec * 10**9 + s.nanosec for s in stamps]
+    assert [b - a for a, b in zip(nanoseconds, nanoseconds[1:])] == [1_000_000] * 4
+
+
+def test_a_trajectory_outside_the_limits_is_dropped_and_counted(ros):
+    diagnostics = ros.collect(DiagnosticArray, '/diagnostics')
+    states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
+    trajectories = ros.publisher(JointTrajectory, 'joint_trajectory', RELIABLE)
+    process = _start(ros, _sim_params(kp=[100.0], kd=[10.0]))
+    ros.wait_for(states, timeout=60)
+    ros.spin_until(lambda: trajectories.get_subscription_count() > 0, timeout=30)
+    point = JointTrajectoryPoint(positions=[0.0, 0.0, 0.0, 0.5, 0.0, 1.5, 0.0, 0.02],
+                                 time_from_start=Duration(sec=1))
+    trajectories.publish(JointTrajectory(joint_names=PANDA_JOINTS, points=[point]))
+    ros.wait_for(diagnostics, lambda m: _status(m).get(
+        'rejected joint_trajectory (outside_limits)') == '1', timeout=30)
+    ros.spin_until(lambda: 'joint_trajectory dropped: point 0 puts panda_joint4 at 0.5, '
+                   'beyond its limit -0.0698' in process.output(), timeout=10)
+    state = ros.wait_for(states)
+    assert state.position[3] == pytest.approx(-1.5, abs=1e-3)  # still held where it was
+
+    good = JointTrajectoryPoint(positions=[0.3, 0.0, 0.0, -1.5, 0.0, 1.5, 0.0, 0.02],
+                                time_from_start=Duration(sec=0, nanosec=300_000_000))
+    trajectories.publish(JointTrajectory(joint_names=PANDA_JOINTS, points=[good]))
+    assert ros.wait_for(states, lambda m: abs(m.position[0] - 0.3) < 0.01, timeout=30)
+    # The diagnostics report how well the reference was tracked: it moved by 0.3 rad.
+    report = _status(ros.wait_for(diagnostics, timeout=30))
+    assert 1e-4 < float(report['tracking error max [rad]']) < 0.3
+
+
+def test_record_writes_a_bag_the_bag_tools_read(tmp_path):
+    """``--record`` with ``duration``: the run ends by itself and its bag reads back."""
+    from rosbags.highlevel import AnyReader
+    bag = tmp_path / 'run'
+    result = run_sim('--urdf', PANDA, '--gap', 'default', '--record', str(bag), '--ros-args',
+                     '-p', 'duration:=0.2', '-p', 'clock:=lockstep', '-p',
+                     'lockstep_timeout:=0.001')
+    assert result.returncode == 0, result.stderr
+    with AnyReader([bag]) as reader:
+        counts = {c.topic: c.msgcount for c in reader.connections}
+        states = [reader.deserialize(raw, c.msgtype) for c, _, raw in reader.messages()
+                  if c.topic == 'joint_states']
+    assert counts['desired_accelerations'] == counts['truth/joint_torques'] == 200
+    assert 190 <= counts['joint_states'] <= 200  # the default gap drops one in a thousand
+    assert list(states[0].name) == PANDA_JOINTS
+    stamps = [s.header.stamp.sec * 10**9 + s.header.stamp.nanosec for s in states]
+    assert all(b > a for a, b in zip(stamps, stamps[1:]))
+    assert 'missed answers 200' in result.stderr  # nothing answered in lockstep: all counted
+
+
+def test_a_floating_base_publishes_odometry_and_its_contact_truth(ros):
+    """solo12 dropped on the floor: odometry in odom, the feet's contact wrenches carry it."""
+    from geometry_msgs.msg import AccelStamped, WrenchStamped
+    from nav_msgs.msg import Odometry
+    feet = ('FL_FOOT', 'FR_FOOT', 'HL_FOOT', 'HR_FOOT')
+    gap = ros.tmp_path / 'feet.yaml'
+    gap.write_text('contact_spheres:\n' + ''.join(f'  {f}: {{radius: 0.015}}\n' for f in feet))
+    odometry = ros.collect(Odometry, 'odometry', BEST_EFFORT)
+    accelerations = ros.collect(AccelStamped, 'base_acceleration', BEST_EFFORT)
+    contacts = {f: ros.collect(WrenchStamped, f'truth/contact_wrenches/{f}') for f in feet}
+    ros.start_node({'floating_base': True, 'gap': str(gap), 'clock': 'realtime',
+                    'kp': [3.0], 'kd': [0.1],
+                    'initial_base_pose': [0.0, 0.0, 0.4, 0.0, 0.0, 0.0, 1.0]},
+                   command=[sys.executable, '-m', 'rnea_ros.sim', '--urdf',
+                            str(robot_path('solo12')), '--ros-args', '--params-file',
+                            str(ros.tmp_path / 'rnea0_params.yaml')])
+    first = ros.wait_for(odometry, timeout=60)
+    assert (first.header.frame_id, first.child_frame_id) == ('odom', 'base_link')
+    assert ros.wait_for(accelerations).header.frame_id == 'base_link'
+    # After a second of sim time the robot rests on its feet: they carry its weight.
+    settled = ros.wait_for(odometry, lambda m: (m.header.stamp.sec * 10**9 + m.header.stamp.nanosec
+                                                - first.header.stamp.sec * 10**9
+                                                - first.header.stamp.nanosec) > 1.5e9,
+                           timeout=120)
+    assert settled.pose.pose.position.z < 0.35
+    stamp = settled.header.stamp
+    forces = [ros.wait_for(contacts[f], lambda m: m.header.stamp.sec > stamp.sec or (
+        m.header.stamp.sec == stamp.sec and m.header.stamp.nanosec >= stamp.nanosec),
+        timeout=30, start=0).wrench.force.z for f in feet]
+    masses = ET.parse(robot_path('solo12')).getroot().iter('mass')
+    weight = 9.81 * sum(float(mass.get('value')) for mass in masses)
+    assert sum(forces) == pytest.approx(weight, rel=0.1)
+
+
+def test_apply_wrench_pushes_a_link_and_the_truth_says_so(ros):
+    from geometry_msgs.msg import WrenchStamped
+    states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
+    applied = ros.collect(WrenchStamped, 'truth/external_wrench')
+    diagnostics = ros.collect(DiagnosticArray, '/diagnostics')
+    pushes = ros.publisher(WrenchStamped, 'apply_wrench')
+    _start(ros, _sim_params(kp=[0.0], kd=[1.0], wrench_timeout=0.05))
+    first = ros.wait_for(states, timeout=60)
+    ros.spin_until(lambda: pushes.get_subscription_count() > 0, timeout=30)
+    push = WrenchStamped()
+    push.header.frame_id = 'panda_link9'
+    pushes.publish(push)
+    ros.wait_for(diagnostics, lambda m: _status(m).get(
+        'rejected apply_wrench (unknown_link)') == '1', timeout=30)
+    push.header.frame_id = 'panda_link7'
+    push.wrench.force.y = 20.0
+    pushes.publish(push)
+    truth = ros.wait_for(applied, timeout=30)
+    assert truth.header.frame_id == 'panda_link7' and truth.wrench.force.y == 20.0
+    moved = ros.wait_for(states, lambda m: max(abs(p - q) for p, q in zip(
+        m.position[:7], first.position[:7])) > 0.01, timeout=30)
+    assert moved.effort[0] != 0.0  # the damping answers the motion the push caused
+    # The push ends wrench_timeout (50 ms) after its message: a diagnostics period later
+    # (1 s), no step pushes any more.
+    ros.wait_for(diagnostics, timeout=30)
+    count = len(applied.messages)
+    ros.wait_for(diagnostics, timeout=30)
+    assert len(applied.messages) == count
+    assert 10 <= count <= 200  # about 50 steps at 1 kHz, in real time
