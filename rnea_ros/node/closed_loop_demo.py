@@ -32,12 +32,11 @@ import time
 
 import numpy as np
 
-from rnea_ros.demo import PANDA_URDF
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.errors import RneaError
 from rnea_ros.node.closed_loop import (ClosedLoop, KD, KP, NODE_STATUS, START_TIMEOUT,
                                        tracked_joints, Tracking, trajectory_message,
                                        trajectory_points)
+from rnea_ros.node.demo import load_robot
 
 NS = 1_000_000_000
 TARGET = 3.0  # the feed-forward phase must track at least this many times better
@@ -235,19 +234,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error('--phase must be >= 1 and --rate >= 0')
     if not 0 <= args.domain_id <= 232:
         parser.error('--domain-id must be in 0..232')
-    urdf = args.urdf
-    if urdf is None:
-        if not PANDA_URDF.is_file():
-            parser.error('example-robot-data is not installed (it is a test dependency), so '
-                         'the default panda URDF is missing: pass --urdf FILE')
-        urdf = PANDA_URDF
-    try:
-        xml = Path(urdf).read_text()
-        model = RobotModel.from_urdf_string(xml)
-    except (OSError, RneaError) as exc:
-        print(f'rnea_closed_loop_demo: cannot load {urdf}: {exc}', file=sys.stderr)
+    loaded = load_robot(parser, args.urdf)
+    if loaded is None:
         return 1
-    print(f'robot {model.name!r} from {urdf}: {model.nv} joints')
+    model, xml = loaded
     try:
         ratio, monitor = run(model, xml, args.gap, args.phase, args.rate, args.domain_id)
     except RuntimeError as exc:
