@@ -17,8 +17,8 @@ The closed-loop demo: the node's feed-forward makes a simulated robot track bett
    the latency from a joint_states message to the joint_torques answering it (both heard here);
 4. at the end prints the ratio of the two phases' errors, checks every joint_torques heard
    against ``RobotModel.rnea`` at its state and the desired acceleration the sim published
-   (that stamp's, one of the few before, or the next: the node takes both on one thread as
-   they come, and a loaded machine may queue them),
+   (that stamp's, one of the 7 before or the 2 after: the node takes both on one thread as
+   they come, and a loaded machine queues them),
    and exits 0 when the feed-forward phase tracks at least 3x better and the torques matched.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ from rnea_ros.node.demo import load_robot
 NS = 1_000_000_000
 TARGET = 3.0  # the feed-forward phase must track at least this many times better
 TOLERANCE = 1e-9  # relative to max(1, |tau|)
-ACCELERATION_CANDIDATES = 4
+ACCELERATION_CANDIDATES = 8  # the desired accelerations of this stamp, 7 before, 2 after
 SWITCH_SETTLE = 2.0  # s after the activation that neither phase counts
 
 
@@ -90,7 +90,7 @@ class Monitor:
         q, v = np.asarray(msg.position), np.asarray(msg.velocity)
         effort = np.asarray(msg.effort)
         candidates = [self.desired.get(stamp - k * self.step)
-                      for k in range(-1, ACCELERATION_CANDIDATES)]
+                      for k in range(-2, ACCELERATION_CANDIDATES)]
         if any(desired is None for desired in candidates):
             return  # one was lost here (best effort): the node may have used it
         if not np.any(effort) or np.allclose(effort, self._gravity(q), rtol=TOLERANCE,
