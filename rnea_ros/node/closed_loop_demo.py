@@ -18,7 +18,8 @@ The closed-loop demo: the node's feed-forward makes a simulated robot track bett
 4. at the end prints the ratio of the two phases' errors, checks every joint_torques heard
    against ``RobotModel.rnea`` at its state and the desired acceleration the sim published
    (that stamp's, one of the 7 before or the 2 after: the node takes both on one thread as
-   they come, and a loaded machine queues them),
+   they come, and a loaded machine queues them; or zero, which the node uses when they are
+   older than its ``acceleration_timeout``),
    and exits 0 when the feed-forward phase tracks at least 3x better and the torques matched.
 """
 from __future__ import annotations
@@ -98,7 +99,8 @@ class Monitor:
             self.fault_outputs += 1  # the node's fault output (zero or hold_gravity)
             return
         best = np.inf
-        for desired in candidates:
+        # Zero: what the node uses once desired_accelerations is older than its timeout.
+        for desired in candidates + [(None, np.zeros(len(self.v_rows)))]:
             q_full = self.model.neutral_configuration()
             v_full, a_full = np.zeros(self.model.nv), np.zeros(self.model.nv)
             q_full[self.v_rows], v_full[self.v_rows], a_full[self.v_rows] = q, v, desired[1]
