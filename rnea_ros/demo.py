@@ -36,7 +36,7 @@ BATCH_REPEATS = 5
 WRENCH_LABELS = ('fx', 'fy', 'fz', 'tx', 'ty', 'tz')
 
 
-def sinusoidal_trajectory(model: RobotModel, times: np.ndarray):
+def sinusoidal_trajectory(model: RobotModel, times: np.ndarray, start_at_rest: bool = False):
     """
     Q (N, nq), V (N, nv), A (N, nv) of a smooth motion inside the joint limits.
 
@@ -45,6 +45,8 @@ def sinusoidal_trajectory(model: RobotModel, times: np.ndarray):
     speed stays below the velocity limit). 7-DoF joints (free-flyer, URDF floating): identity
     orientation, vertical position z = amp sin(w t); with a constant orientation the
     root-frame velocity and acceleration are the world ones. Other joints stay at zero.
+    ``start_at_rest``: every phase is -pi/2, so at t = 0 each joint is at rest at c - amp (a
+    robot standing there can follow the motion from its start without a jump in velocity).
     """
     n = times.size
     Q = np.tile(model.neutral_configuration(), (n, 1))
@@ -52,7 +54,7 @@ def sinusoidal_trajectory(model: RobotModel, times: np.ndarray):
     A = np.zeros((n, model.nv))
     for number, joint in enumerate(model.joints):
         omega = 2.0 * np.pi * BASE_FREQUENCY * (1.0 + 0.15 * number)
-        phase = 0.7 * number
+        phase = -0.5 * np.pi if start_at_rest else 0.7 * number
         if joint.nq == 1 and joint.nv == 1:
             cap = DEFAULT_AMPLITUDE.get(joint.kind, REVOLUTE_AMPLITUDE)
             if np.isfinite(joint.lower) and np.isfinite(joint.upper):
@@ -65,7 +67,8 @@ def sinusoidal_trajectory(model: RobotModel, times: np.ndarray):
             amplitude = max(amplitude, 0.0)
             q_index, v_index = joint.idx_q, joint.idx_v
         elif joint.nq == 7:
-            center, amplitude, phase = 0.0, BASE_BOB_AMPLITUDE, 0.0
+            center, amplitude = 0.0, BASE_BOB_AMPLITUDE
+            phase = -0.5 * np.pi if start_at_rest else 0.0
             q_index, v_index = joint.idx_q + 2, joint.idx_v + 2
         else:
             continue

@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Run the demo: the rnea node on a real robot (panda) over DDS, fed a smooth trajectory, with a
-# live summary of rate, latency and torques (set up .venv first). Extra arguments go to the
-# demo, e.g. scripts/demo.sh --duration 10 --rate 1000; the library-only demo is
-# `.venv/bin/python -m rnea_ros.demo`.
+# Run the demo: the simulated panda (rnea_sim, MuJoCo, a reality gap) driven at 1 kHz over DDS,
+# first by its joint PD alone, then with the rnea node's feed-forward; live tracking error, the
+# node's rate and latency, the ratio at the end (set up .venv first). Extra arguments go to the
+# demo, e.g. scripts/demo.sh --phase 10 --gap none. scripts/demo.sh --open-loop [ARGS...] runs the
+# open-loop node demo instead (the node fed a trajectory, its torques against RobotModel.rnea);
+# the library-only demo is `.venv/bin/python -m rnea_ros.demo`.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 ensure_venv
-log "+ python -m rnea_ros.node.demo $*"
-exec "$VENV_PYTHON" -m rnea_ros.node.demo "$@"
+module=rnea_ros.node.closed_loop_demo
+if [[ "${1:-}" == --open-loop ]]; then
+    shift
+    module=rnea_ros.node.demo
+fi
+log "+ python -m $module $*"
+exec "$VENV_PYTHON" -m "$module" "$@"

@@ -33,3 +33,11 @@ def test_bench_fleet_runs_one_and_two_workers_and_sizes(tmp_path):
     assert out.count('rnea_fleet: 2 bags: 2 analysed, 0 reused (unchanged), 0 failed') == 2
     assert 'median of 1 runs: 1 worker' in out
     assert 'cores at this rate' in out
+
+
+def test_bench_closed_loop_runs_every_row():
+    out = bench('bench_closed_loop.py', '--robots', 'panda', '--duration', '0.5')
+    for row in ('PD alone', 'PD + in-process rnea (URDF)', 'PD + true inverse dynamics (limit)',
+                'path a, URDF', 'path b, URDF', 'path a, true model', 'path b, true model'):
+        assert f'{row} |' in out, out
+    assert out.count('load average') == 2

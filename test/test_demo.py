@@ -1,10 +1,15 @@
-"""The demo behind scripts/demo.sh: trajectory derivatives, the table, the error paths."""
+"""The demos: scripts/demo.sh (the closed loop), the library demo's trajectory, table, errors."""
 from __future__ import annotations
+
+from pathlib import Path
+import subprocess
 
 import numpy as np
 import pytest
 
 from rnea_ros import demo, RobotModel
+
+ROOT = Path(__file__).resolve().parents[1]
 
 TWO_LINK_URDF = """<robot name="two_link">
   <link name="base"/>
@@ -35,11 +40,14 @@ def two_link_file(tmp_path):
     return path
 
 
+@pytest.mark.parametrize('start_at_rest', [False, True])
 @pytest.mark.parametrize('floating_base', [False, True])
-def test_trajectory_is_consistent_and_inside_limits(floating_base):
+def test_trajectory_is_consistent_and_inside_limits(floating_base, start_at_rest):
     model = RobotModel.from_urdf_string(TWO_LINK_URDF, floating_base=floating_base)
     times = np.linspace(0.0, 2.0, 2001)
-    Q, V, A = demo.sinusoidal_trajectory(model, times)
+    Q, V, A = demo.sinusoidal_trajectory(model, times, start_at_rest)
+    # Starting at rest, the motion starts without a jump in velocity; otherwise it does not.
+    assert np.all(np.abs(V[0]) <= 1e-12) == start_at_rest
     assert Q.shape == (times.size, model.nq) and V.shape == A.shape == (times.size, model.nv)
     step = times[1] - times[0]
     for joint in model.joints:
@@ -134,3 +142,20 @@ def test_demo_refuses_a_bad_xacro_argument(argv, message, capsys):
         demo.main(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.timeout(400)
+def test_demo_sh_closes_the_loop_and_the_feedforward_tracks_3x_better(robots_dir):
+    """scripts/demo.sh: the sim panda, PD alone then with the node, exit 0 and the verdict."""
+    done = subprocess.run([str(ROOT / 'scripts' / 'demo.sh'), '--phase', '3'],
+                          capture_output=True, text=True, timeout=380)
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr[-3000:]
+    assert out.rstrip().endswith('OK')
+    rows = [line.split() for line in out.splitlines() if line[:6].strip().replace('.', '')
+            .isdigit()]
+    assert {' '.join(row[1:3]) for row in rows} >= {'PD alone', 'PD +'}, out
+    assert 'x better with the feed-forward (target >= 3x)' in out
+    ratio = float(out.split(' rad: ')[1].split('x better')[0])
+    assert ratio >= 3.0
+    assert ', 0 mismatches' in out and "exit codes after SIGINT: {'sim': 0, 'node': 0}" in out

@@ -345,14 +345,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not (args.duration > 0 and args.publish_rate > 0 and args.rate >= 0):
-        parser.error('--duration and --publish-rate must be > 0, --rate >= 0')
-    if not 0 <= args.domain_id <= 232:
-        parser.error('--domain-id must be in 0..232')
-    urdf = args.urdf
+def load_robot(parser: argparse.ArgumentParser, urdf: Path | None):
+    """
+    Return (model, URDF text) of ``urdf`` (default: panda), or None after saying why not.
+
+    No ``urdf`` and no example-robot-data: ``parser.error`` (exit 2). A file that does not
+    load: one line on stderr, None (the demos exit 1).
+    """
     if urdf is None:
         if not PANDA_URDF.is_file():
             parser.error('example-robot-data is not installed (it is a test dependency), so '
@@ -363,9 +362,23 @@ def main(argv: list[str] | None = None) -> int:
         xml = Path(urdf).read_text()
         model = RobotModel.from_urdf_string(xml)
     except (OSError, RneaError) as exc:
-        print(f'rnea_node_demo: cannot load {urdf}: {exc}', file=sys.stderr)
-        return 1
+        print(f'{parser.prog}: cannot load {urdf}: {exc}', file=sys.stderr)
+        return None
     print(f'robot {model.name!r} from {urdf}: {model.nv} joints')
+    return model, xml
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not (args.duration > 0 and args.publish_rate > 0 and args.rate >= 0):
+        parser.error('--duration and --publish-rate must be > 0, --rate >= 0')
+    if not 0 <= args.domain_id <= 232:
+        parser.error('--domain-id must be in 0..232')
+    loaded = load_robot(parser, args.urdf)
+    if loaded is None:
+        return 1
+    model, xml = loaded
     try:
         summary = run(model, xml, args.duration, args.rate, args.publish_rate, args.domain_id)
     except RuntimeError as exc:

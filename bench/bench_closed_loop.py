@@ -1,0 +1,128 @@
+"""
+Benchmark of the closed loop: how well the simulated robot tracks with the node's feed-forward.
+
+    .venv/bin/python bench/bench_closed_loop.py [--robots panda ur5] [--duration 10]
+                                                [--gap default]
+
+Per robot (example-robot-data), ``rnea_sim`` with the reality gap, a joint PD of 100 N m/rad and
+10 N m s/rad, the demo trajectory (``closed_loop.trajectory_points``) for ``--duration`` s at
+1 kHz, the RMS and max tracking error (revolute joints) of:
+
+- the PD alone, the PD + ``RobotModel.rnea`` of the URDF computed in-process (no DDS), and the
+  PD + the plant's own inverse dynamics (true rigid bodies, armature, viscous friction: the
+  limit), all three in-process on the sim's own plant and controller (``test/inprocess_loop``);
+- the PD + the node over real DDS with the sim in real time (``clock: realtime``: the node's
+  latency is in the loop), path a (``joint_trajectory_with_effort`` -> the sim's trajectory) and
+  path b (``feedforward_effort`` -> ``effort_commands``), the node given the URDF, then the
+  plant's true model (its true URDF, armature and viscous friction as the node's joint model).
+
+On path b, from the sim's recording: the share of steps whose command answered the state of the
+step before or of that step (fresh), the age of the command used (p50/p99, in steps of 1 ms) and
+the longest stall (steps without a new answer). The load average is printed at the start and
+the end: the machine may be shared. Not a test: run it by hand (a tiny run is in the suite).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+import sys
+import tempfile
+
+ROOT = Path(__file__).resolve().parents[1]
+for folder in ('test', 'test/node', 'test/closedloop'):
+    sys.path.insert(0, str(ROOT / folder))
+
+from inprocess_loop import model_feedforward, run_in_process, true_feedforward  # noqa: E402
+from loop_harness import NS, run_loop, stamp_ns  # noqa: E402
+import numpy as np  # noqa: E402
+from oracle import robot_path  # noqa: E402
+
+from rnea_ros import RobotModel  # noqa: E402
+from rnea_ros.sim.gap import load_gap  # noqa: E402
+from rnea_ros.sim.plant import Plant  # noqa: E402
+
+STEP = NS // 1000
+
+
+def answer_ages(topics: dict) -> dict:
+    """
+    Per step, the age of the node's latest answer the sim had heard (recorded joint_torques).
+
+    The sim logs an input at the step being taken; a joint_torques message carries the stamp of
+    the state it answers: age = that step - the answered state's stamp, in steps.
+    """
+    steps = sorted(stamp_ns(msg) for _, msg in topics['desired_accelerations'])
+    answers = sorted((log, stamp_ns(msg)) for log, msg in topics.get('joint_torques', []))
+    if not answers:
+        return {'fresh': 0.0, 'p50': np.nan, 'p99': np.nan, 'stall': len(steps)}
+    logs = np.array([log for log, _ in answers])
+    answered = np.maximum.accumulate(np.array([stamp for _, stamp in answers]))
+    first = np.searchsorted(steps, logs[0])
+    at = np.searchsorted(logs, steps[first:], side='right') - 1
+    ages = (np.array(steps[first:]) - answered[at]) / STEP
+    gaps = np.diff(logs) / STEP
+    return {'fresh': float(np.mean(ages <= 1.0)), 'p50': float(np.percentile(ages, 50)),
+            'p99': float(np.percentile(ages, 99)), 'stall': float(gaps.max(initial=0.0))}
+
+
+def joint_model_params(plant: Plant) -> dict:
+    """Return the gap's armature and viscous friction as the node's joint-model parameters."""
+    params = {}
+    for joint in plant.joint_names:
+        terms = plant.gap.joint_terms(joint)
+        params[f'armature.{joint}'] = terms['armature']
+        params[f'friction.{joint}.viscous'] = terms['viscous']
+    return params
+
+
+def bench_robot(name: str, gap: str, duration: float, workdir: Path) -> list[tuple]:
+    urdf = robot_path(name).read_text()
+    plant = Plant(urdf, gap=load_gap(gap))
+    model = RobotModel.from_urdf_string(urdf)
+    rows = [('PD alone', run_in_process(urdf, gap, None, duration), None),
+            ('PD + in-process rnea (URDF)',
+             run_in_process(urdf, gap, model_feedforward(model), duration), None),
+            ('PD + true inverse dynamics (limit)',
+             run_in_process(urdf, gap, true_feedforward, duration), None)]
+    true_model = dict(joint_model_params(plant), robot_description=plant.true_urdf,
+                      inertia_check='warn')
+    for given, params in (('URDF', {}), ('true model', true_model)):
+        for path, label in (('trajectory', 'a'), ('effort', 'b')):
+            folder = workdir / f'{name}_{path}_{given.replace(" ", "_")}'
+            folder.mkdir()
+            run = run_loop(folder, urdf, path, gap, duration, node_params=params,
+                           sim_params={'clock': 'realtime'})
+            ages = answer_ages(run.topics) if path == 'effort' else None
+            rows.append((f'PD + node over DDS, path {label}, {given}', run.tracking, ages))
+            print(f'  {rows[-1][0]}: done, sim counters {run.counters}', flush=True)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--robots', nargs='+', default=['panda', 'ur5'])
+    parser.add_argument('--duration', type=float, default=10.0, metavar='SECONDS')
+    parser.add_argument('--gap', default='default')
+    args = parser.parse_args(argv)
+    print(f'load average at start: {os.getloadavg()}', flush=True)
+    with tempfile.TemporaryDirectory(prefix='bench_closed_loop_') as workdir:
+        for name in args.robots:
+            print(f'{name}, gap {args.gap}, {args.duration:g} s at 1 kHz:', flush=True)
+            rows = bench_robot(name, args.gap, args.duration, Path(workdir))
+            pd = rows[0][1].rms
+            print(f'| {name} | RMS [rad] | max [rad] | / PD alone | fresh answers | age p50/p99 '
+                  '[steps] | longest stall [steps] |')
+            print('|---|---|---|---|---|---|---|')
+            for label, tracking, ages in rows:
+                extra = ('| | | |' if ages is None else
+                         f'| {100 * ages["fresh"]:.1f} % | {ages["p50"]:.0f} / {ages["p99"]:.0f} '
+                         f'| {ages["stall"]:.0f} |')
+                print(f'| {label} | {tracking.rms:.5f} | {tracking.peak:.4f} | '
+                      f'{tracking.rms / pd:.3f} {extra}', flush=True)
+    print(f'load average at end: {os.getloadavg()}', flush=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,272 @@
+"""
+The node in a closed loop with the simulated robot: both processes, the trajectory, the measures.
+
+``ClosedLoop`` starts ``rnea_sim`` (``python -m rnea_ros.sim``) and, when asked, the node
+(``python -m rnea_ros.node``) as their own processes on a private ROS_DOMAIN_ID limited to this
+machine, wired the two ways a ros2_control user wires them:
+
+- ``trajectory`` (path a): the trajectory goes to the node's ``joint_trajectory``; the node's
+  ``joint_trajectory_with_effort`` goes to the sim's ``joint_trajectory``, whose joint PD adds
+  each point's effort (joint_trajectory_controller with an effort interface);
+- ``effort`` (path b): the trajectory goes to the sim's ``joint_trajectory``; the sim publishes
+  the desired accelerations of what it tracks; the node's ``feedforward_effort`` goes to the
+  sim's ``effort_commands``, added to its PD (a JointGroupEffortController's ``~/commands``);
+- ``pd`` (no node): the PD alone.
+
+It never imports the sim: it talks to it over DDS like any ROS user, so ``rnea_ros.node`` keeps
+out of ``rnea_ros.sim`` and the reverse. What it measures is ROS-free (``tracking_error``).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+import json
+import os
+from pathlib import Path
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from rnea_ros.demo import sinusoidal_trajectory
+from rnea_ros.dynamics.model import RobotModel
+
+PATHS = ('pd', 'trajectory', 'effort')
+POINT_PERIOD = 0.01  # s between two points of the trajectory sent (quintic in between)
+KP, KD = 100.0, 10.0  # N m/rad, N m s/rad: a compliant joint PD, low gains
+START_TIMEOUT = 180.0  # s: the first start on a machine compiles the kernels
+NODE_STATUS = '/rnea: feed-forward torques'
+SIM_STATUS = '/rnea_sim: simulated robot'
+
+
+@dataclass(frozen=True)
+class Tracking:
+    """Tracking error of the tracked joints over a window [rad]: RMS over time and joints, max."""
+
+    rms: float
+    peak: float
+    samples: int
+
+    @classmethod
+    def of(cls, error: np.ndarray) -> Tracking:
+        """Return the tracking of ``error``: (samples, joints) desired minus true position."""
+        error = np.asarray(error, dtype=float)
+        if error.size == 0:
+            return cls(np.nan, np.nan, 0)
+        return cls(float(np.sqrt(np.mean(error ** 2))), float(np.max(np.abs(error))),
+                   int(error.shape[0]))
+
+
+def tracked_joints(model: RobotModel) -> list[str]:
+    """Return the joints the tracking error counts: the revolute ones (fingers move in m)."""
+    return [joint.name for joint in model.joints
+            if joint.nv == 1 and joint.kind in ('revolute', 'continuous')]
+
+
+def trajectory_points(model: RobotModel, duration: float, period: float = POINT_PERIOD):
+    """
+    Return times (N,), Q, V, A (N, joints) of the demo motion, ``model.joint_names`` columns.
+
+    ``sinusoidal_trajectory`` started at rest (every joint at rest at the start), sampled every
+    ``period`` up to ``duration``: a robot standing at the first point follows it without a
+    jump; the joints move at different frequencies, so not in step. Fixed-base robots.
+    """
+    if model.floating_base:
+        raise ValueError('trajectory_points: a fixed-base robot is expected')
+    count = int(round(duration / period)) + 1
+    times = np.arange(count) * period
+    Q, V, A = sinusoidal_trajectory(model, times, start_at_rest=True)
+    return times, Q, V, A
+
+
+def trajectory_message(names, times, Q, V, A):
+    """Return a trajectory_msgs/JointTrajectory of the points (header stamp 0: start now)."""
+    from builtin_interfaces.msg import Duration
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    msg = JointTrajectory(joint_names=list(names))
+    for t, q, v, a in zip(times.tolist(), Q.tolist(), V.tolist(), A.tolist()):
+        seconds = int(t)
+        msg.points.append(JointTrajectoryPoint(
+            positions=q, velocities=v, accelerations=a,
+            time_from_start=Duration(sec=seconds, nanosec=int(round((t - seconds) * 1e9)))))
+    return msg
+
+
+class Process:
+    """A child process (the node or the sim) on the loop's domain; its output in a file."""
+
+    def __init__(self, name: str, command: list[str], domain: int, workdir: Path):
+        self.name = name
+        self.log_path = workdir / f'{name}.log'
+        self._log = open(self.log_path, 'w')
+        env = dict(os.environ, ROS_DOMAIN_ID=str(domain),
+                   ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONUNBUFFERED='1',
+                   RCUTILS_LOGGING_BUFFERED_STREAM='0')
+        self.proc = subprocess.Popen(command, env=env, stdout=self._log,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def output(self) -> str:
+        if not self._log.closed:
+            self._log.flush()
+        return self.log_path.read_text(errors='replace')
+
+    def stop(self, timeout: float = 30.0) -> int:
+        """SIGINT (a clean stop: the sim writes its bag), SIGKILL if it hangs; the exit code."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+        return self.proc.returncode
+
+
+def params_file(path: Path, params: dict) -> Path:
+    """Write ``params`` (keyed ``/**``) as a ROS parameters file; JSON is YAML."""
+    path.write_text(json.dumps({'/**': {'ros__parameters': params}}))
+    return path
+
+
+class ClosedLoop:
+    """
+    The sim and the node on a private domain, and this process's rclpy talking to both.
+
+    ``start_sim`` and ``start_node`` start the processes (parameters and remappings given);
+    ``publisher``/``subscribe`` and ``spin_until`` are this process's side; ``change_state``
+    drives the node's lifecycle; ``close`` stops everything (SIGINT: the sim writes its bag).
+    """
+
+    def __init__(self, domain: int, workdir: Path):
+        import rclpy
+        from rclpy.context import Context
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.node import Node
+        self.domain, self.workdir = domain, Path(workdir)
+        self.processes: dict[str, Process] = {}
+        os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+        self.context = Context()
+        rclpy.init(context=self.context, domain_id=domain)
+        self.node = Node('rnea_closed_loop', context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+
+    def start_sim(self, params: dict, remaps: dict | None = None, name: str = 'sim',
+                  record: Path | None = None) -> Process:
+        """Start ``python -m rnea_ros.sim`` with ``params`` (``--record`` when given)."""
+        command = [sys.executable, '-m', 'rnea_ros.sim']
+        if record is not None:
+            command += ['--record', str(record)]
+        command += self._ros_args(name, params, remaps)
+        return self._start(name, command)
+
+    def start_node(self, params: dict, remaps: dict | None = None, name: str = 'node'
+                   ) -> Process:
+        """Start ``python -m rnea_ros.node`` with ``params`` and ``remaps``."""
+        command = [sys.executable, '-m', 'rnea_ros.node']
+        return self._start(name, command + self._ros_args(name, params, remaps))
+
+    def _ros_args(self, name: str, params: dict, remaps: dict | None) -> list[str]:
+        args = ['--ros-args', '--params-file',
+                str(params_file(self.workdir / f'{name}_params.yaml', params))]
+        for old, new in (remaps or {}).items():
+            args += ['-r', f'{old}:={new}']
+        return args
+
+    def _start(self, name: str, command: list[str]) -> Process:
+        process = Process(name, command, self.domain, self.workdir)
+        self.processes[name] = process
+        return process
+
+    def publisher(self, msg_type, topic: str, qos=None):
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        qos = qos or QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+        return self.node.create_publisher(msg_type, topic, qos)
+
+    def subscribe(self, msg_type, topic: str, callback: Callable, reliable: bool = True):
+        """Subscribe (reliable, or best effort: it hears both kinds of publisher), depth 100."""
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        reliability = ReliabilityPolicy.RELIABLE if reliable else ReliabilityPolicy.BEST_EFFORT
+        return self.node.create_subscription(
+            msg_type, topic, callback, QoSProfile(depth=100, reliability=reliability))
+
+    def spin_until(self, condition: Callable[[], object], timeout: float, what: str,
+                   watch: tuple[str, ...] = ()):
+        """Spin until ``condition()`` is truthy; TimeoutError or RuntimeError (exit), with logs."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.executor.spin_once(timeout_sec=0.005)
+            result = condition()
+            if result:
+                return result
+            for name in watch:
+                process = self.processes[name]
+                if not process.running():
+                    raise RuntimeError(f'the {name} exited ({process.proc.returncode}) while '
+                                       f'waiting for {what}:\n{process.output()[-3000:]}')
+            if time.monotonic() > deadline:
+                raise TimeoutError(f'timed out after {timeout:g} s waiting for {what}:\n'
+                                   + self.logs())
+
+    def spin_for(self, seconds: float, watch: tuple[str, ...] = ()) -> None:
+        """Spin for ``seconds``; RuntimeError if a watched process exits meanwhile."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.executor.spin_once(timeout_sec=0.005)
+        for name in watch:
+            if not self.processes[name].running():
+                raise RuntimeError(f'the {name} exited:\n' + self.logs())
+
+    def send(self, publisher, msg, taken: Callable[[], bool], what: str,
+             watch: tuple[str, ...] = (), attempts: int = 20, wait: float = 1.0) -> None:
+        """
+        Publish ``msg`` until ``taken()`` says a subscriber acted on it.
+
+        A volatile reliable message sent just after discovery can be lost: the publisher may
+        have matched a subscriber that has not matched it yet. Nothing else tells when both
+        sides are matched, so the message is sent again until its effect is seen.
+        """
+        for _ in range(attempts):
+            publisher.publish(msg)
+            try:
+                self.spin_until(taken, wait, what, watch)
+                return
+            except TimeoutError:
+                continue
+        raise RuntimeError(f'{what}: not seen after {attempts} sends:\n' + self.logs())
+
+    def change_state(self, transition: int, node: str = '/rnea', timeout: float = 60.0) -> bool:
+        """Call the node's ``change_state`` service with ``transition`` (lifecycle_msgs ids)."""
+        from lifecycle_msgs.msg import Transition
+        from lifecycle_msgs.srv import ChangeState
+        client = self.node.create_client(ChangeState, f'{node}/change_state')
+        try:
+            self.spin_until(client.service_is_ready, timeout, f'{node}/change_state')
+            future = client.call_async(ChangeState.Request(transition=Transition(id=transition)))
+            self.spin_until(future.done, timeout, f'the answer of {node}/change_state')
+            return future.result().success
+        finally:
+            self.node.destroy_client(client)
+
+    def logs(self) -> str:
+        return '\n'.join(f'--- {name} (exit {p.proc.poll()}) ---\n{p.output()[-3000:]}'
+                         for name, p in self.processes.items())
+
+    def stop(self, name: str) -> int:
+        """Stop one process (SIGINT); its exit code."""
+        return self.processes.pop(name).stop()
+
+    def close(self) -> dict[str, int]:
+        """Stop the processes (SIGINT: the sim writes its bag) and this rclpy; exit codes."""
+        import rclpy
+        codes = {name: self.stop(name) for name in list(self.processes)}
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
+        return codes

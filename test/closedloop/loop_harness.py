@@ -1,0 +1,186 @@
+"""
+Closed-loop runs for the tests: ``rnea_sim`` and the node over real DDS, measured from the bag.
+
+``run_loop`` starts the sim (``clock: lockstep`` unless told, so that the result does not depend
+on the machine's load: each step waits for the node's answer to its state) and, for the paths
+that use it, the node (``rate: 0``, answering each joint_states message), sends the trajectory
+once the node answers, waits until the sim's reference reaches the last point, stops both with
+SIGINT and reads what the sim recorded (``--record``): the tracking error of the trajectory's
+window, the sim's counters (its last log line) and the messages themselves.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+import re
+
+import numpy as np
+from ros_harness import next_domain_id
+from rosbags.highlevel import AnyReader
+from sensor_msgs.msg import JointState
+from trajectory_msgs.msg import JointTrajectory
+
+from rnea_ros import RobotModel
+from rnea_ros.node.closed_loop import (ClosedLoop, KD, KP, START_TIMEOUT, tracked_joints,
+                                       Tracking, trajectory_message, trajectory_points)
+
+NS = 1_000_000_000
+SETTLE = 4.0  # s of sim time for the arm to settle at the start (its error decays as e^-2t)
+
+
+@dataclass
+class LoopRun:
+    """What one closed-loop run gave."""
+
+    tracking: Tracking
+    counters: dict[str, int]
+    topics: dict[str, list] = field(repr=False)  # topic -> [(stamp ns, message)] from the bag
+    exit_codes: dict[str, int] = field(default_factory=dict)
+    logs: str = field(default='', repr=False)
+
+
+def read_bag(path: Path) -> dict[str, list]:
+    """Return topic -> [(log time ns, message)] of every message of the bag at ``path``."""
+    topics: dict[str, list] = {}
+    with AnyReader([path]) as reader:
+        for connection, stamp, raw in reader.messages():
+            topics.setdefault(connection.topic, []).append(
+                (stamp, reader.deserialize(raw, connection.msgtype)))
+    return topics
+
+
+def sim_counters(log: str) -> dict[str, int]:
+    """Return the counters of the sim's last ``done:`` log line (name -> count)."""
+    done = [line for line in log.splitlines() if 'done: ' in line]
+    if not done:
+        return {}
+    text = done[-1].split('done: ', 1)[1]
+    return {name.strip(): int(value) for name, value in re.findall(r'([^,]+?) (\d+)(?:,|$)', text)}
+
+
+def stamp_ns(msg) -> int:
+    return msg.header.stamp.sec * NS + msg.header.stamp.nanosec
+
+
+def window_tracking(topics: dict, model: RobotModel, final: np.ndarray, duration: float,
+                    rate: float = 1000.0) -> Tracking:
+    """
+    Return the tracking error over the ``duration`` s ending when the reference is ``final``.
+
+    The desired position of the state of stamp s is desired_accelerations' (stamp s); the true
+    position of that state is in truth/joint_torques of stamp s + 1 step (the truth describes
+    the step taken from it).
+    """
+    names = list(topics['desired_accelerations'][0][1].joint_names)
+    tracked = [names.index(name) for name in tracked_joints(model)]
+    step = round(NS / rate)
+    desired = {stamp_ns(msg): np.asarray(msg.points[0].positions)
+               for _, msg in topics['desired_accelerations']}
+    truth = {stamp_ns(msg) - step: np.asarray(msg.position)
+             for _, msg in topics['truth/joint_torques']}
+    ended = sorted(s for s, q in desired.items() if np.array_equal(q, final))
+    assert ended, 'the reference never reached the last point of the trajectory'
+    end = ended[0]
+    stamps = [s for s in sorted(desired) if end - duration * NS <= s < end and s in truth]
+    assert len(stamps) >= 0.99 * duration * rate, (len(stamps), duration * rate)
+    error = np.array([desired[s][tracked] - truth[s][tracked] for s in stamps])
+    return Tracking.of(error)
+
+
+def settle(loop: ClosedLoop, publisher, names, start, desired: list, watch) -> None:
+    """
+    Path a: hold the start through the node, then wait ``SETTLE`` s of sim time.
+
+    On this path the sim has the node's feed-forward only with a trajectory: until one comes,
+    its PD alone holds the start and gravity sags the arm (0.1-0.2 rad). A one-point trajectory
+    at the start, at rest, carries the node's gravity torques: the arm lifts back. It is sent
+    until the sag has halved (the first of the node's joint_trajectory_with_effort messages
+    does not always reach the sim).
+    """
+    truth: list = []
+    loop.subscribe(JointState, 'truth/joint_torques', truth.append)
+    wait_sim_time(loop, desired, 1.0, watch)  # the arm sags under the PD alone
+
+    def error():
+        return np.max(np.abs(np.asarray(truth[-1].position) - start))
+    sag = loop.spin_until(lambda: truth and error(), 60.0, 'truth/joint_torques', watch)
+    zeros = np.zeros((1, len(names)))
+    hold = trajectory_message(names, np.zeros(1), start[None, :], zeros, zeros)
+    loop.send(publisher, hold, lambda: error() < 0.5 * sag, 'the arm lifted to the start',
+              watch, wait=2.0)
+    wait_sim_time(loop, desired, SETTLE, watch)
+
+
+def wait_sim_time(loop: ClosedLoop, desired: list, seconds: float, watch) -> None:
+    """Spin until the sim's stamps (desired_accelerations) advanced ``seconds``."""
+    loop.spin_until(lambda: desired, 60.0, 'desired_accelerations', watch)
+    since = stamp_ns(desired[-1])
+    loop.spin_until(lambda: stamp_ns(desired[-1]) >= since + seconds * NS, 60.0 * seconds,
+                    f'{seconds:g} s of sim time', watch)
+
+
+def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
+             duration: float = 10.0, node_params: dict | None = None,
+             sim_params: dict | None = None, during=None) -> LoopRun:
+    """
+    Run the trajectory in closed loop on ``path`` (see ``closed_loop.PATHS``); measure it.
+
+    ``during(loop, names)``: called once the trajectory is sent (e.g. to stop the node).
+    """
+    model = RobotModel.from_urdf_string(urdf)
+    times, Q, V, A = trajectory_points(model, duration)
+    names = model.joint_names
+    bag = tmp_path / f'{path}_bag'
+    loop = ClosedLoop(next_domain_id(), tmp_path)
+    exit_codes: dict[str, int] = {}
+    try:
+        sim = {'robot_description': urdf, 'clock': 'lockstep', 'gap': gap, 'kp': [KP],
+               'kd': [KD], 'initial_positions': Q[0].tolist()}
+        if path == 'pd':
+            sim['lockstep_timeout'] = 1e-4  # nobody answers: do not wait
+        sim.update(sim_params or {})
+        remaps = {'joint_trajectory': 'joint_trajectory_with_effort'} if path == 'trajectory' \
+            else {}
+        loop.start_sim(sim, remaps, record=bag)
+        desired: list = []
+        loop.subscribe(JointTrajectory, 'desired_accelerations', desired.append, reliable=False)
+        watch = ('sim',)
+        if path != 'pd':
+            params = {'robot_description': urdf, 'rate': 0.0}
+            params.update(node_params or {})
+            loop.start_node(params, {'feedforward_effort': 'effort_commands'}
+                            if path == 'effort' else {})
+            watch = ('sim', 'node')
+            answers: list = []
+            loop.subscribe(JointState, 'joint_torques', answers.append)
+            loop.spin_until(lambda: answers, START_TIMEOUT, 'the node to answer', watch)
+        # Its subscribers: the sim on paths pd and effort, the node on trajectory and effort.
+        subscribers = 2 if path == 'effort' else 1
+        publisher = loop.publisher(JointTrajectory, 'joint_trajectory')
+        loop.spin_until(lambda: publisher.get_subscription_count() >= subscribers, 60.0,
+                        'the subscribers of joint_trajectory', watch)
+        start = Q[0]
+        if path == 'trajectory':
+            settle(loop, publisher, names, Q[0], desired, watch)
+        elif path == 'effort':  # the arm sagged until the node answered: it lifts back
+            wait_sim_time(loop, desired, SETTLE, watch)
+
+        def taken():
+            return desired and not np.array_equal(desired[-1].points[0].positions, start)
+        loop.send(publisher, trajectory_message(names, times, Q, V, A), taken,
+                  'the trajectory taken', watch)
+        if during is not None:
+            during(loop)
+            watch = ('sim',)
+        final = Q[-1]
+        loop.spin_until(lambda: desired and np.array_equal(desired[-1].points[0].positions,
+                                                           final),
+                        30.0 * duration + 60.0, 'the end of the trajectory', watch)
+        exit_codes['sim'] = loop.stop('sim')
+        logs = loop.logs()
+    finally:
+        exit_codes.update(loop.close())
+    topics = read_bag(bag)
+    sim_log = (tmp_path / 'sim.log').read_text(errors='replace')
+    return LoopRun(window_tracking(topics, model, final, duration), sim_counters(sim_log),
+                   topics, exit_codes, logs + sim_log[-3000:])

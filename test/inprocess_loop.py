@@ -1,0 +1,75 @@
+"""
+The closed loop without ROS: the simulated robot's PD plus a feed-forward computed in-process.
+
+The references of the closed-loop tests and benchmark: the same plant (``rnea_ros.sim.Plant``,
+same URDF, same gap), the same joint controller (``rnea_ros.sim.controller.JointController``:
+the PD, the trajectory sampled from the same points as ``rnea_sim`` samples them, an effort
+command added), the same trajectory (``closed_loop.trajectory_points``), and a feed-forward
+computed at each step in this process from the measured state and the desired acceleration (no
+DDS, no latency): nothing (the PD alone), ``RobotModel.rnea`` of the URDF the node is given,
+or the plant's own inverse dynamics (the limit: what a perfect rigid-body model gives).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from rnea_ros import RobotModel
+from rnea_ros.node.closed_loop import KD, KP, tracked_joints, Tracking, trajectory_points
+from rnea_ros.sim.controller import JointController
+from rnea_ros.sim.gap import load_gap
+from rnea_ros.sim.plant import Plant
+
+# feed-forward(plant, q, v, a_desired) -> one torque per actuated joint; q, v, a: full layout
+Feedforward = Callable[[Plant, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+def model_feedforward(model: RobotModel) -> Feedforward:
+    """Return ``model.rnea`` at the measured state and the desired acceleration (a node cycle)."""
+    def feedforward(plant: Plant, q, v, a) -> np.ndarray:
+        return model.rnea(q, v, a)[plant.actuated_v]
+    return feedforward
+
+
+def true_feedforward(plant: Plant, q, v, a) -> np.ndarray:
+    """Return the plant's own inverse dynamics: true rigid bodies, armature, viscous friction."""
+    return plant.inverse_dynamics(q, v, a)[plant.actuated_v]
+
+
+def run_in_process(urdf: str, gap: str, feedforward: Feedforward | None, duration: float,
+                   kp: float = KP, kd: float = KD, point_efforts: bool = False) -> Tracking:
+    """
+    Track the demo trajectory for ``duration`` s at 1 kHz; the tracking error of the run.
+
+    ``point_efforts``: the trajectory's points carry ``RobotModel.rnea`` at their desired
+    state, as the node's ``joint_trajectory_with_effort`` does (path a; ``feedforward`` is then
+    usually None); otherwise ``feedforward`` gives an effort command at each step (path b).
+    """
+    plant = Plant(urdf, gap=load_gap(gap))
+    model = plant.nominal
+    names = plant.joint_names
+    times, Q, V, A = trajectory_points(model, duration)
+    lower = np.array([model.joint(name).lower for name in names])
+    upper = np.array([model.joint(name).upper for name in names])
+    controller = JointController(names, kp, kd, lower, upper, Q[0])
+    efforts = model.rnea_batch(Q, V, A) if point_efforts else None
+    controller.set_trajectory(model.joint_names, times, Q, V, A, efforts, start=0.0)
+    tracked = [names.index(name) for name in tracked_joints(model)]
+    q_full, v_full, a_full = model.neutral_configuration(), np.zeros(model.nv), np.zeros(model.nv)
+    q_start = q_full.copy()
+    q_start[plant.actuated_q] = Q[0]
+    plant.reset(q_start)
+    steps = int(round(duration / plant.timestep))
+    error = np.empty((steps, len(tracked)))
+    for k in range(steps):
+        t = k * plant.timestep
+        q, v = plant.measured_position(), plant.measured_velocity()
+        reference = controller.sample(t)
+        error[k] = reference.position[tracked] - plant.q()[plant.actuated_q][tracked]
+        q_full[plant.actuated_q], v_full[plant.actuated_v] = q, v
+        a_full[plant.actuated_v] = reference.acceleration
+        if feedforward is not None:
+            controller.set_command(feedforward(plant, q_full, v_full, a_full), t)
+        plant.step(controller.effort(t, q, v))
+    return Tracking.of(error)
