@@ -17,7 +17,7 @@ not start (one line: a scheduler that does not answer as Dask within ``--connect
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 import math
 import os
 from pathlib import Path
@@ -25,12 +25,56 @@ import sys
 import xml.etree.ElementTree as ET
 
 from rnea_ros.bag import options as bag_options
+from rnea_ros.bag.options import add_fields, MAIN, option, positional
 from rnea_ros.errors import RneaError
 from rnea_ros.fleet import drift
 from rnea_ros.fleet.cluster import CONNECT_TIMEOUT
 
 # rnea_bag options that are the fleet's own business (or its own option of the same name).
 NOT_PER_BAG = frozenset({'bag', 'output', 'progress', 'timings', 'threads', 'overwrite'})
+
+
+DRIFT = 'drift'
+GROUPS = {bag_options.MAIN: None, DRIFT: 'A joint drifts when its residual RMS (median of the '
+          'last bags) exceeds max(FACTOR x baseline, baseline + FLOOR); baseline: median of '
+          'its first bags, or of the other robots of its model when it has too few.'}
+
+
+@dataclass(frozen=True)
+class FleetOptions:
+    """The fleet's own options (``rnea_fleet --help``); the per-bag ones are ``BagOptions``."""
+
+    bags: list = positional(MAIN, nargs='+', metavar='BAG_OR_DIR', help='a rosbag2 bag '
+                            '(directory or .mcap/.db3 file), or a directory: every bag under '
+                            'it, its robot the name of the folder holding it')
+    output: str = positional(MAIN, required=True, metavar='DIR', help='output directory: '
+                             'bags/<bag>/, fleet.parquet, fleet.md, report.html')
+    scheduler: str | None = option(None, MAIN, metavar='tcp://HOST:PORT', help='run on this '
+                                   'existing Dask cluster (default: a local cluster)')
+    connect_timeout: float | None = option(
+        None, MAIN, type=float, metavar='S', help='seconds the --scheduler has to answer as a '
+        f'Dask scheduler (default: {CONNECT_TIMEOUT:g})')
+    workers: int | None = option(None, MAIN, type=int, metavar='N', help='worker processes of '
+                                 'the local cluster (default: one per core)')
+    overwrite: bool = option(False, MAIN, action='store_true', help='analyse every bag again '
+                             '(default: reuse the results in DIR made from the same bag '
+                             'content and settings)')
+    robot_pattern: str | None = option(
+        None, MAIN, metavar='REGEX', help='take the robot name from the bag path: the one '
+        r'group of REGEX (e.g. "fleet/(\w+)/")')
+    progress: bool | None = option(None, MAIN, action=argparse.BooleanOptionalAction,
+                                   help='progress bar of bags done on stderr (default: on a '
+                                   'terminal)')
+    drift_factor: float = option(drift.FACTOR, DRIFT, type=float, metavar='FACTOR',
+                                 help='relative growth (default: %(default)s)')
+    drift_floor: float = option(drift.FLOOR, DRIFT, type=float, metavar='FLOOR',
+                                help='absolute growth, N·m or N (default: %(default)s)')
+    drift_baseline_bags: int = option(drift.BASELINE_BAGS, DRIFT, type=int, metavar='K',
+                                      help='first bags forming the baseline (default: '
+                                      '%(default)s)')
+    drift_recent_bags: int = option(drift.RECENT_BAGS, DRIFT, type=int, metavar='M',
+                                    help='last bags forming the current level (default: '
+                                    '%(default)s)')
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
@@ -42,41 +86,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
         epilog='With --scheduler the bags, --urdf and DIR must be readable (DIR writable) by '
         'the workers at the same paths (shared storage), and the workers need this rnea_ros '
         'installed.')
-    parser.add_argument('bags', nargs='+', metavar='BAG_OR_DIR',
-                        help='a rosbag2 bag (directory or .mcap/.db3 file), or a directory: '
-                        'every bag under it, its robot the name of the folder holding it')
-    parser.add_argument('--output', required=True, metavar='DIR',
-                        help='output directory: bags/<bag>/, fleet.parquet, fleet.md, '
-                        'report.html')
-    parser.add_argument('--scheduler', metavar='tcp://HOST:PORT',
-                        help='run on this existing Dask cluster (default: a local cluster)')
-    parser.add_argument('--connect-timeout', type=float, metavar='S',
-                        help='seconds the --scheduler has to answer as a Dask scheduler '
-                        f'(default: {CONNECT_TIMEOUT:g})')
-    parser.add_argument('--workers', type=int, metavar='N',
-                        help='worker processes of the local cluster (default: one per core)')
-    parser.add_argument('--overwrite', action='store_true',
-                        help='analyse every bag again (default: reuse the results in DIR '
-                        'made from the same bag content and settings)')
-    parser.add_argument('--robot-pattern', metavar='REGEX',
-                        help='take the robot name from the bag path: the one group of REGEX '
-                        r'(e.g. "fleet/(\w+)/")')
-    parser.add_argument('--progress', action=argparse.BooleanOptionalAction, default=None,
-                        help='progress bar of bags done on stderr (default: on a terminal)')
-    checks = parser.add_argument_group(
-        'drift', 'A joint drifts when its residual RMS (median of the last bags) exceeds '
-        'max(FACTOR x baseline, baseline + FLOOR); baseline: median of its first bags, or of '
-        'the other robots of its model when it has too few.')
-    checks.add_argument('--drift-factor', type=float, default=drift.FACTOR, metavar='FACTOR',
-                        help='relative growth (default: %(default)s)')
-    checks.add_argument('--drift-floor', type=float, default=drift.FLOOR, metavar='FLOOR',
-                        help='absolute growth, N·m or N (default: %(default)s)')
-    checks.add_argument('--drift-baseline-bags', type=int, default=drift.BASELINE_BAGS,
-                        metavar='K', help='first bags forming the baseline (default: '
-                        '%(default)s)')
-    checks.add_argument('--drift-recent-bags', type=int, default=drift.RECENT_BAGS,
-                        metavar='M', help='last bags forming the current level (default: '
-                        '%(default)s)')
+    add_fields(parser, FleetOptions, GROUPS)
     return parser, bag_options.add_arguments(parser, exclude=NOT_PER_BAG,
                                              main_title='per-bag analysis (as rnea_bag)')
 
@@ -91,22 +101,26 @@ def _urdf_name(path: str) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Run ``rnea_fleet`` with ``argv`` (default: the command line); return the exit status."""
     parser, dests = build_parser()
-    args = parser.parse_args(argv)
-    if args.scheduler and args.workers is not None:
+    namespace = parser.parse_args(argv)
+    fleet = bag_options.from_namespace(namespace, FleetOptions)
+    if fleet.scheduler and fleet.workers is not None:
         parser.error('--workers sets the size of the local cluster; with --scheduler the '
                      'cluster has its own workers')
-    if args.connect_timeout is not None and not args.scheduler:
+    if fleet.connect_timeout is not None and not fleet.scheduler:
         parser.error('--connect-timeout is the time --scheduler has to answer; without '
                      '--scheduler the cluster is local')
-    if args.connect_timeout is not None and not 0 < args.connect_timeout < math.inf:
+    if fleet.connect_timeout is not None and not 0 < fleet.connect_timeout < math.inf:
         parser.error(f'--connect-timeout must be a positive number of seconds, got '
-                     f'{args.connect_timeout:g}')
-    if args.workers is not None and args.workers < 1:
-        parser.error(f'--workers must be at least 1, got {args.workers}')
-    if args.drift_baseline_bags < 1 or args.drift_recent_bags < 1:
+                     f'{fleet.connect_timeout:g}')
+    if fleet.workers is not None and fleet.workers < 1:
+        parser.error(f'--workers must be at least 1, got {fleet.workers}')
+    if fleet.drift_baseline_bags < 1 or fleet.drift_recent_bags < 1:
         parser.error('--drift-baseline-bags and --drift-recent-bags must be at least 1')
     try:
-        return _run(args, dests)
+        # threads 1: one bag per core, the cluster runs bags side by side.
+        per_bag = bag_options.from_namespace(namespace, bag='', output=None, progress=None,
+                                             overwrite=False, threads=1)
+        return _run(fleet, per_bag, dests)
     except (RneaError, ValueError, OSError) as exc:
         print(f'rnea_fleet: error: {exc}', file=sys.stderr)
         return 1
@@ -116,31 +130,29 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _run(args, dests: list[str]) -> int:
+def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str]) -> int:
+    """Analyse every bag with ``per_bag`` (the ``BagOptions`` template) on the cluster."""
     from rnea_ros.bag.progress import Progress
     from rnea_ros.fleet import bags as fleet_bags
     from rnea_ros.fleet import cluster, digest, run
-    output = Path(os.path.abspath(args.output))
+    output = Path(os.path.abspath(fleet.output))
     if output.exists() and not output.is_dir():
-        raise RneaError(f'--output {args.output!r} exists and is not a directory')
-    # threads 1: one bag per core, the cluster runs bags side by side.
-    per_bag = bag_options.from_namespace(args, bag='', output=None, progress=None,
-                                         overwrite=False, threads=1)
+        raise RneaError(f'--output {fleet.output!r} exists and is not a directory')
     files = bag_options.FILE_OPTIONS
     per_bag = replace(per_bag, **{name: os.path.abspath(getattr(per_bag, name))
                                   for name in files if getattr(per_bag, name)})
     chosen = asdict(per_bag)
     settings = digest.settings(chosen, files)
     options = {name: chosen[name] for name in [*dests, 'threads']}
-    found = fleet_bags.discover(args.bags, args.robot_pattern, exclude=output)
-    if options.get('urdf') and args.robot_pattern is None:
+    found = fleet_bags.discover(fleet.bags, fleet.robot_pattern, exclude=output)
+    if options.get('urdf') and fleet.robot_pattern is None:
         name = _urdf_name(options['urdf'])
         found = [bag if bag.robot is not None else
                  fleet_bags.Bag(bag.path, name, bag.name, bag.robot_error) for bag in found]
     output.mkdir(parents=True, exist_ok=True)
     run.clean_partial(output)
-    work = run.jobs(found, output, options, digest.settings_digest(settings), args.overwrite)
-    show = args.progress if args.progress is not None else sys.stderr.isatty()
+    work = run.jobs(found, output, options, digest.settings_digest(settings), fleet.overwrite)
+    show = fleet.progress if fleet.progress is not None else sys.stderr.isatty()
     progress = Progress('bags', len(work), show, unit='bag')
     count = [0]
 
@@ -153,21 +165,21 @@ def _run(args, dests: list[str]) -> int:
             print(f'rnea_fleet: error: {outcome.bag}: {outcome.error}', file=sys.stderr)
 
     try:
-        with cluster.client(output, args.scheduler, args.workers,
-                            args.connect_timeout or cluster.CONNECT_TIMEOUT) as connection:
+        with cluster.client(output, fleet.scheduler, fleet.workers,
+                            fleet.connect_timeout or cluster.CONNECT_TIMEOUT) as connection:
             outcomes = run.analyse_all(connection, work, done)
     except KeyboardInterrupt:
         if show:
             sys.stderr.write('\n')  # end the progress bar's line
-        if not args.scheduler:  # the local workers are closed: their partial folders are orphans
+        if not fleet.scheduler:  # the local workers are closed: their partial folders are orphans
             run.clean_partial(output)
         raise
     progress.close()
     run.clean_partial(output)
-    thresholds = drift.Thresholds(args.drift_factor, args.drift_floor,
-                                  args.drift_baseline_bags, args.drift_recent_bags)
-    shown = {'scheduler': args.scheduler or f'local ({args.workers or os.cpu_count()} '
-             'workers)', 'robot_pattern': args.robot_pattern, **settings}
+    thresholds = drift.Thresholds(fleet.drift_factor, fleet.drift_floor,
+                                  fleet.drift_baseline_bags, fleet.drift_recent_bags)
+    shown = {'scheduler': fleet.scheduler or f'local ({fleet.workers or os.cpu_count()} '
+             'workers)', 'robot_pattern': fleet.robot_pattern, **settings}
     result = run.write_outputs(output, outcomes, thresholds, shown)
     for check in result.checks:
         if check.flagged:

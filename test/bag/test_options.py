@@ -64,3 +64,13 @@ def test_identify_options_are_declared_the_same_way_and_share_the_joint_states_f
         if item.name in shared:
             assert item.default == bag[item.name].default
             assert item.metadata['argparse'] == bag[item.name].metadata['argparse']
+
+
+def test_fleet_options_are_declared_the_same_way():
+    parser, names = fleet_cli.build_parser()
+    args = parser.parse_args(['a', 'b', '--output', 'out', '--drift-floor', '0.5'])
+    fleet = {f.name for f in fields(fleet_cli.FleetOptions)}
+    assert set(vars(args)) == fleet | set(names)
+    assert not fleet & set(names) - {'overwrite', 'progress'}
+    assert {name: getattr(args, name) for name in fleet} == asdict(
+        replace(fleet_cli.FleetOptions(['a', 'b'], 'out'), drift_floor=0.5))
