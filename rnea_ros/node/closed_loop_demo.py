@@ -37,7 +37,7 @@ from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.node.closed_loop import (ClosedLoop, KD, KP, NODE_STATUS, START_TIMEOUT,
                                        tracked_joints, Tracking, trajectory_message,
                                        trajectory_points)
-from rnea_ros.node.demo import load_robot
+from rnea_ros.node.demo import run_demo
 
 NS = 1_000_000_000
 TARGET = 3.0  # the feed-forward phase must track at least this many times better
@@ -232,24 +232,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not (args.phase >= 1.0 and args.rate >= 0):
-        parser.error('--phase must be >= 1 and --rate >= 0')
-    if not 0 <= args.domain_id <= 232:
-        parser.error('--domain-id must be in 0..232')
-    loaded = load_robot(parser, args.urdf)
-    if loaded is None:
-        return 1
-    model, xml = loaded
-    try:
+
+    def demo(model: RobotModel, xml: str) -> bool:
         ratio, monitor = run(model, xml, args.gap, args.phase, args.rate, args.domain_id)
-    except RuntimeError as exc:
-        print(f'rnea_closed_loop_demo: {exc}', file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    ok = ratio >= TARGET and monitor.checked > 0 and monitor.mismatches == 0
-    print('OK' if ok else 'FAILED', flush=True)
-    return 0 if ok else 1
+        ok = ratio >= TARGET and monitor.checked > 0 and monitor.mismatches == 0
+        print('OK' if ok else 'FAILED', flush=True)
+        return ok
+    return run_demo(parser, args, args.phase >= 1.0 and args.rate >= 0,
+                    '--phase must be >= 1 and --rate >= 0', demo)
 
 
 if __name__ == '__main__':

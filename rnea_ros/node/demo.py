@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 import json
 import os
@@ -368,25 +369,40 @@ def load_robot(parser: argparse.ArgumentParser, urdf: Path | None):
     return model, xml
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not (args.duration > 0 and args.publish_rate > 0 and args.rate >= 0):
-        parser.error('--duration and --publish-rate must be > 0, --rate >= 0')
+def run_demo(parser: argparse.ArgumentParser, args, valid: bool, requirement: str,
+             demo: Callable[[RobotModel, str], bool]) -> int:
+    """
+    Run a node demo as its ``main`` does; return the exit status.
+
+    Refuse arguments that are not ``valid`` (``requirement`` says why) or a bad --domain-id,
+    load the robot of ``args.urdf``, then ``demo(model, xml)``: 0 when it says it succeeded,
+    1 when not or on a RuntimeError (one line), 130 on Ctrl-C.
+    """
+    if not valid:
+        parser.error(requirement)
     if not 0 <= args.domain_id <= 232:
         parser.error('--domain-id must be in 0..232')
     loaded = load_robot(parser, args.urdf)
     if loaded is None:
         return 1
-    model, xml = loaded
     try:
-        summary = run(model, xml, args.duration, args.rate, args.publish_rate, args.domain_id)
+        ok = demo(*loaded)
     except RuntimeError as exc:
-        print(f'rnea_node_demo: {exc}', file=sys.stderr)
+        print(f'{parser.prog}: {exc}', file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
-    return 0 if summary.ok else 1
+    return 0 if ok else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return run_demo(
+        parser, args, args.duration > 0 and args.publish_rate > 0 and args.rate >= 0,
+        '--duration and --publish-rate must be > 0, --rate >= 0',
+        lambda model, xml: run(model, xml, args.duration, args.rate, args.publish_rate,
+                               args.domain_id).ok)
 
 
 if __name__ == '__main__':
