@@ -30,8 +30,11 @@ def panda_xml() -> str:
     return robot_path('panda').read_text()
 
 
-def joint_states() -> JointState:
-    return JointState(name=PANDA_JOINTS, position=PANDA_Q, velocity=[0.0] * len(PANDA_Q))
+def joint_states(sequence: int = 0) -> JointState:
+    """The panda at rest; ``sequence`` in the stamp's seconds, which the answers carry."""
+    msg = JointState(name=PANDA_JOINTS, position=PANDA_Q, velocity=[0.0] * len(PANDA_Q))
+    msg.header.stamp.sec = sequence
+    return msg
 
 
 def lifecycle_state(ros: RosHarness) -> str:
@@ -57,8 +60,11 @@ def test_lifecycle_transitions_gate_the_outputs(ros, panda_xml):
     torques = ros.collect(JointState, 'joint_torques')
     diagnostics = ros.collect(DiagnosticArray, '/diagnostics')
 
+    sent = [0]
+
     def tick():
-        publisher.publish(joint_states())
+        sent[0] += 1
+        publisher.publish(joint_states(sent[0]))
 
     def lifecycle_says(label):
         def predicate(msg):
@@ -82,10 +88,15 @@ def test_lifecycle_transitions_gate_the_outputs(ros, panda_xml):
     ros.wait_for(diagnostics, lifecycle_says('active'), 30, tick)
 
     assert change_state(ros, Transition.TRANSITION_DEACTIVATE)
-    received = len(torques.messages)  # none may come once the transition has answered
+    # Nothing answers a joint_states message sent once the transition has answered; answers to
+    # earlier ones may still be on their way (published before it answered).
+    before = sent[0]
+    received = len(torques.messages)
     ros.wait_for(diagnostics, lifecycle_says('inactive'), 30, tick)
     ros.wait_for(diagnostics, lifecycle_says('inactive'), 30, tick)
-    assert len(torques.messages) == received
+    assert sent[0] > before + 10  # two diagnostics periods of joint_states were sent
+    late = [msg.header.stamp.sec for msg in torques.messages[received:]]
+    assert all(sequence <= before for sequence in late), (before, late)
 
     assert change_state(ros, Transition.TRANSITION_ACTIVATE)  # again: answers at once
     ros.wait_for(torques, timeout=30, tick=tick)
@@ -96,10 +107,12 @@ def test_lifecycle_transitions_gate_the_outputs(ros, panda_xml):
     assert change_state(ros, Transition.TRANSITION_ACTIVATE)
     ros.wait_for(torques, timeout=30, tick=tick)
     assert change_state(ros, Transition.TRANSITION_ACTIVE_SHUTDOWN)
+    before, received = sent[0], len(torques.messages)
     assert lifecycle_state(ros) == 'finalized'
-    received = len(torques.messages)
     ros.wait_for(diagnostics, lifecycle_says('finalized'), 30, tick)
-    assert len(torques.messages) == received
+    assert sent[0] > before + 10
+    late = [msg.header.stamp.sec for msg in torques.messages[received:]]
+    assert all(sequence <= before for sequence in late), (before, late)
     output = ros.process.output()
     assert ros.process.stop() == 0, output
     assert 'Traceback' not in output and 'FATAL' not in output
