@@ -31,7 +31,7 @@ def panda_xml() -> str:
 
 
 def joint_states(sequence: int = 0) -> JointState:
-    """The panda at rest; ``sequence`` in the stamp's seconds, which the answers carry."""
+    """Return the panda at rest, ``sequence`` in the stamp's seconds (the answers carry it)."""
     msg = JointState(name=PANDA_JOINTS, position=PANDA_Q, velocity=[0.0] * len(PANDA_Q))
     msg.header.stamp.sec = sequence
     return msg
