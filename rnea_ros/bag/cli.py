@@ -55,9 +55,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f'rnea_bag: warning: {warning}', file=sys.stderr)
     print(f'rnea_bag: {result.samples} samples -> {result.output}')
     if options.timings:
-        for phase, seconds in result.timings.items():
-            print(f'  {phase:<16} {seconds:8.2f} s')
+        print_timings(result.timings)
     return 0
+
+
+def print_timings(timings: dict[str, float]) -> None:
+    """Print the seconds spent per phase (``--timings`` of rnea_bag and rnea_identify)."""
+    for phase, seconds in timings.items():
+        print(f'  {phase:<16} {seconds:8.2f} s')
 
 
 if __name__ == '__main__':

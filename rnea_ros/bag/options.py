@@ -38,20 +38,23 @@ GROUPS = {  # title -> description, in the order of --help
 
 
 def option(default, group: str, *, file: bool = False, exclusive: str | None = None,
-           **argparse_keywords):
+           numbers: bool = True, **argparse_keywords):
     """
     Declare a field: its default, argparse group and keywords (the flag from its name).
 
-    ``file``: the option names a file; ``exclusive``: the name of its mutually exclusive set.
+    ``file``: the option names a file; ``exclusive``: the name of its mutually exclusive set;
+    ``numbers``: False for an option that changes where or how the results are written, never
+    the results (left out of the fleet's settings digest and its per-bag options).
     """
     return field(default=default, metadata={'group': group, 'file': file,
-                                            'exclusive': exclusive,
+                                            'exclusive': exclusive, 'numbers': numbers,
                                             'argparse': argparse_keywords})
 
 
-def positional(group: str, **argparse_keywords):
+def positional(group: str, *, numbers: bool = True, **argparse_keywords):
     """Declare a field without a default: a positional argument, or ``required=True``."""
     return field(metadata={'group': group, 'file': False, 'exclusive': None,
+                           'numbers': numbers,
                            'positional': 'required' not in argparse_keywords,
                            'argparse': argparse_keywords})
 
@@ -60,7 +63,8 @@ def positional(group: str, **argparse_keywords):
 class BagOptions:
     """What one ``rnea_bag`` analysis reads, computes and writes (``rnea_bag --help``)."""
 
-    bag: str = positional(MAIN, help='rosbag2 directory (sqlite3 or mcap) or .db3/.mcap file')
+    bag: str = positional(MAIN, numbers=False,
+                          help='rosbag2 directory (sqlite3 or mcap) or .db3/.mcap file')
     urdf: str | None = option(
         None, MAIN, file=True, metavar='FILE', help='robot URDF, or xacro file (.urdf.xacro) '
         'expanded with xacro (default: the robot_description topic of the bag)')
@@ -71,13 +75,13 @@ class BagOptions:
                                  help='free-flyer base; its state from the --odometry topic')
     joint_states: str = option('joint_states', MAIN, metavar='TOPIC',
                                help='sensor_msgs/JointState topic (default: %(default)s)')
-    output: str | None = option(None, MAIN, metavar='DIR',
+    output: str | None = option(None, MAIN, numbers=False, metavar='DIR',
                                 help='output directory (default: ./<bag name>_rnea)')
     write_bag: bool = option(False, MAIN, action='store_true',
                              help='also write DIR/bag: the input topics plus joint_torques')
     overwrite: bool = option(
-        False, MAIN, action='store_true', help='write into an output directory that holds '
-        'files already: replaces the outputs of rnea_bag, keeps every other file')
+        False, MAIN, numbers=False, action='store_true', help='write into an output directory '
+        'that holds files already: replaces the outputs of rnea_bag, keeps every other file')
     start: float | None = option(None, WINDOW, type=float, metavar='S',
                                  help='analyse from S seconds after the bag start')
     end: float | None = option(None, WINDOW, type=float, metavar='S',
@@ -149,17 +153,20 @@ class BagOptions:
         1.0, OUTPUT, type=float, metavar='S',
         help='length of the "worst time windows" of the summary (default: %(default)s)')
     progress: bool | None = option(
-        None, OUTPUT, action=argparse.BooleanOptionalAction,
+        None, OUTPUT, numbers=False, action=argparse.BooleanOptionalAction,
         help='progress bars on stderr (default: on a terminal, for long bags)')
     threads: int | None = option(
-        None, OUTPUT, type=int, metavar='N', help='threads of the computations '
+        None, OUTPUT, numbers=False, type=int, metavar='N', help='threads of the computations '
         '(differentiation, dynamics, tables and summary beside the plots; 1: all in one '
         'thread, as a fleet worker runs a bag; default: one per core)')
-    timings: bool = option(False, OUTPUT, action='store_true', help='print the time spent '
-                           'reading, differentiating, in the dynamics and writing')
+    timings: bool = option(False, OUTPUT, numbers=False, action='store_true',
+                           help='print the time spent reading, differentiating, in the '
+                           'dynamics and writing')
 
 
 FILE_OPTIONS = frozenset(f.name for f in fields(BagOptions) if f.metadata['file'])
+# The options that never change the results: where and how they are written.
+RUN_OPTIONS = frozenset(f.name for f in fields(BagOptions) if not f.metadata['numbers'])
 
 
 def add_arguments(parser: argparse.ArgumentParser, exclude=frozenset(),

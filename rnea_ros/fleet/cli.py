@@ -30,9 +30,6 @@ from rnea_ros.errors import RneaError
 from rnea_ros.fleet import drift
 from rnea_ros.fleet.cluster import CONNECT_TIMEOUT
 
-# rnea_bag options that are the fleet's own business (or its own option of the same name).
-NOT_PER_BAG = frozenset({'bag', 'output', 'progress', 'timings', 'threads', 'overwrite'})
-
 
 DRIFT = 'drift'
 GROUPS = {bag_options.MAIN: None, DRIFT: 'A joint drifts when its residual RMS (median of the '
@@ -87,7 +84,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
         'the workers at the same paths (shared storage), and the workers need this rnea_ros '
         'installed.')
     add_fields(parser, FleetOptions, GROUPS)
-    return parser, bag_options.add_arguments(parser, exclude=NOT_PER_BAG,
+    return parser, bag_options.add_arguments(parser, exclude=bag_options.RUN_OPTIONS,
                                              main_title='per-bag analysis (as rnea_bag)')
 
 

@@ -23,12 +23,11 @@ from importlib import metadata
 import json
 from pathlib import Path
 
+from rnea_ros.bag.options import RUN_OPTIONS
 from rnea_ros.errors import InputError
 
 HASH = 'sha256'
 CHUNK = 1 << 20
-# rnea_bag options that do not change the numbers: left out of the settings digest.
-OUTPUT_ONLY = frozenset({'bag', 'output', 'progress', 'timings', 'threads', 'overwrite'})
 
 
 def bag_digest(path: Path) -> str:
@@ -52,7 +51,7 @@ def settings(options: dict, files: Iterable[str] = ('urdf',)) -> dict:
     options named in ``files`` by their file's content, and the rnea_ros version. Raises
     ``InputError`` naming the option when a file cannot be read.
     """
-    kept = {key: value for key, value in sorted(options.items()) if key not in OUTPUT_ONLY}
+    kept = {key: value for key, value in sorted(options.items()) if key not in RUN_OPTIONS}
     for key in files:
         if kept.get(key):
             try:

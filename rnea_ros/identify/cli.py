@@ -30,6 +30,7 @@ import time
 
 import numpy as np
 
+from rnea_ros.bag.cli import print_timings
 from rnea_ros.bag.options import add_fields, from_namespace, MAIN, option, positional, shared
 from rnea_ros.bag.staging import check as check_output, OutputError
 from rnea_ros.errors import RneaError
@@ -139,8 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in pipeline.MODELS:
         print(f'  {name:<14} ' + ' '.join(f'{x:8.4g}' for x in np.asarray(rms[name][data])))
     if args.timings:
-        for phase, seconds in result.timings.items():
-            print(f'  {phase:<16} {seconds:8.2f} s')
+        print_timings(result.timings)
     return 0
 
 

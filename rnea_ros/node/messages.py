@@ -23,18 +23,16 @@ from trajectory_msgs.msg import JointTrajectory
 from rnea_ros.node.joint_input import MAX_NAMES, Rejected, TOO_LARGE
 from rnea_ros.node.trajectory import Trajectory
 
-SENSOR_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
-                        reliability=ReliabilityPolicy.BEST_EFFORT,
-                        durability=DurabilityPolicy.VOLATILE)
-COMMAND_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
-                         reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.VOLATILE)
-TRAJECTORY_QOS = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
-                            reliability=ReliabilityPolicy.RELIABLE,
-                            durability=DurabilityPolicy.VOLATILE)
-DESCRIPTION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
-                             reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+def _qos(depth: int, reliability: ReliabilityPolicy, durability: DurabilityPolicy) -> QoSProfile:
+    return QoSProfile(depth=depth, history=HistoryPolicy.KEEP_LAST, reliability=reliability,
+                      durability=durability)
+
+
+SENSOR_QOS = _qos(1, ReliabilityPolicy.BEST_EFFORT, DurabilityPolicy.VOLATILE)
+COMMAND_QOS = _qos(1, ReliabilityPolicy.RELIABLE, DurabilityPolicy.VOLATILE)
+TRAJECTORY_QOS = _qos(10, ReliabilityPolicy.RELIABLE, DurabilityPolicy.VOLATILE)
+DESCRIPTION_QOS = _qos(1, ReliabilityPolicy.RELIABLE, DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 def _zeros(size: int) -> array.array:

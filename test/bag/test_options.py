@@ -7,7 +7,7 @@ Each option's default is declared once, on the field: the parser gives the same 
 from dataclasses import asdict, fields, replace
 
 from rnea_ros.bag.cli import parse
-from rnea_ros.bag.options import BagOptions, FILE_OPTIONS
+from rnea_ros.bag.options import BagOptions, FILE_OPTIONS, RUN_OPTIONS
 from rnea_ros.fleet import cli as fleet_cli
 
 
@@ -28,9 +28,13 @@ def test_file_options_are_declared_on_their_fields():
     assert FILE_OPTIONS == {'urdf', 'joint_model'}
 
 
+def test_the_options_that_never_change_the_numbers_are_declared_on_their_fields():
+    assert RUN_OPTIONS == {'bag', 'output', 'progress', 'timings', 'threads', 'overwrite'}
+
+
 def test_the_fleet_parses_every_per_bag_field_with_the_same_defaults():
     parser, names = fleet_cli.build_parser()
-    assert set(names) == {f.name for f in fields(BagOptions)} - fleet_cli.NOT_PER_BAG
+    assert set(names) == {f.name for f in fields(BagOptions)} - RUN_OPTIONS
     args = parser.parse_args(['bags', '--output', 'out'])
     defaults = asdict(BagOptions('b'))
     assert {name: getattr(args, name) for name in names} == \

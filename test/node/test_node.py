@@ -118,6 +118,22 @@ class Streams:
     def diagnostic(self, predicate, timeout=10.0):
         return self.ros.wait_for(self.diagnostics, predicate, timeout, self.tick)
 
+    @classmethod
+    def on_panda(cls, ros: RosHarness, panda, seed: int, stamp, **params):
+        """
+        Start the node on the panda (200 Hz unless ``params`` say), stream a random state.
+
+        Return once it answers ``stamp`` with the state's torques at zero acceleration
+        (``expected``).
+        """
+        model, xml = panda
+        ros.start_node({'robot_description': xml, 'rate': 200.0, **params})
+        q, v, _ = random_arm_state(model, seed)
+        streams = cls(ros, model.joint_names, q, v)
+        streams.expected = model.rnea(q, v, np.zeros(model.nv))
+        streams.torque_for(stamp, predicate=lambda m: np.allclose(m.effort, streams.expected))
+        return streams
+
 
 def random_arm_state(model: RobotModel, seed: int = 1):
     rng = np.random.default_rng(seed)
@@ -298,13 +314,10 @@ def test_late_description_then_bad_then_other_joints(ros, panda):
 
 @pytest.mark.parametrize('fault_output', ['zero', 'hold_gravity'])
 def test_stale_joint_states_fault_output_and_recovery(ros, panda, fault_output):
-    model, xml = panda
-    ros.start_node({'robot_description': xml, 'rate': 200.0, 'input_timeout': 0.1,
-                    'fault_output': fault_output})
-    q, v, _ = random_arm_state(model, 2)
-    streams = Streams(ros, model.joint_names, q, v)
-    good = model.rnea(q, v, np.zeros(model.nv))
-    streams.torque_for((30, 0), predicate=lambda m: np.allclose(m.effort, good))
+    model, _ = panda
+    streams = Streams.on_panda(ros, panda, 2, (30, 0), input_timeout=0.1,
+                               fault_output=fault_output)
+    q, good = streams.q, streams.expected
     streams.send_joint_states = False
     fault = (np.zeros(model.nv) if fault_output == 'zero' else model.gravity_torques(q))
     torques = ros.wait_for(streams.torques, lambda m: np.allclose(m.effort, fault, atol=1e-12),
@@ -366,12 +379,9 @@ def test_desired_acceleration_timeout_falls_back_to_zero(ros, panda):
 
 
 def test_malformed_inputs_dropped_with_reason(ros, panda):
-    model, xml = panda
-    ros.start_node({'robot_description': xml, 'rate': 200.0, 'input_timeout': 0.2})
-    q, v, _ = random_arm_state(model, 8)
-    streams = Streams(ros, model.joint_names, q, v)
-    good = model.rnea(q, v, np.zeros(model.nv))
-    streams.torque_for((70, 0), predicate=lambda m: np.allclose(m.effort, good))
+    model, _ = panda
+    streams = Streams.on_panda(ros, panda, 8, (70, 0), input_timeout=0.2)
+    q, v = streams.q, streams.v
     names = list(model.joint_names)
     short = joint_state(names, q[:-1], v, stamp=(71, 0))
     duplicate = joint_state(names[:-1] + names[:1], q, v, stamp=(71, 0))

@@ -86,12 +86,9 @@ def _points(count: int, names) -> JointTrajectory:
 
 
 def test_oversized_trajectories_and_joint_states_are_dropped_counted_and_warned(ros, panda):
-    model, xml = panda
-    ros.start_node({'robot_description': xml, 'rate': 200.0, 'max_trajectory_points': 10})
-    q, v, _ = random_arm_state(model, 3)
-    streams = Streams(ros, model.joint_names, q, v)
-    expected = model.rnea(q, v, np.zeros(model.nv))
-    streams.torque_for((40, 0), predicate=lambda m: np.allclose(m.effort, expected))
+    model, _ = panda
+    streams = Streams.on_panda(ros, panda, 3, (40, 0), max_trajectory_points=10)
+    expected = streams.expected
     trajectory = ros.publisher(JointTrajectory, 'joint_trajectory')
     huge_names = joint_state([f'j{k}' for k in range(1001)], np.zeros(1001), stamp=(41, 0))
     streams.extra = [(streams.desired_pub, _points(11, model.joint_names[:7])),
