@@ -38,8 +38,8 @@ def test_console_script_on_a_local_cluster_writes_only_into_its_output(tmp_path,
     assert run.stdout.endswith(f'5 bags: 2 analysed, 0 reused (unchanged), 3 failed -> '
                                f'{output}\n')
     assert {folder: snapshot(folder) for folder in before} == before
-    assert sorted(p.name for p in output.iterdir()) == ['bags', 'fleet.md', 'fleet.parquet',
-                                                        'report.html']
+    assert sorted(p.name for p in output.iterdir()) == ['bags', 'fleet.json', 'fleet.md',
+                                                        'fleet.parquet', 'report.html']
     assert sorted(p.name for p in (output / 'bags').iterdir()) == ['run_00', 'run_01']
     rows = pq.read_table(output / 'fleet.parquet').to_pylist()
     assert {r['robot'] for r in rows} == {'arm_c'}
