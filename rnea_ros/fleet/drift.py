@@ -19,11 +19,13 @@ The rule, for a series of n >= ``min_bags`` bags in time order:
    2 + 2, 8 and more give 5 + 3. *baseline* and *current* are the groups' medians, so one odd
    bag (a payload, a collision) of a group of 3 or more neither raises nor hides a flag.
 2. *Scatter.* Residual RMS scatters from bag to bag in proportion to its level, so the test works
-   on ``log(RMS)``. The scatter ``sigma`` is pooled over every judged (robot, joint) of the
-   run: the median absolute difference between two bags of the same group, / (sqrt(2) x
-   0.6745) (the normal-consistent scale). Differences within a group hold no drift between
-   the groups, and the median ignores the few pairs an odd bag or a drifting series spoils;
-   pooling gives the scatter many pairs even when every robot has 3 bags.
+   on ``log(RMS)``. The scatter ``sigma`` is the median absolute difference between two bags
+   of the same group, / (sqrt(2) x 0.6745) (the normal-consistent scale), pooled over the
+   robots for each joint name when they give it at least ``JOINT_PAIRS`` (10) such pairs (one
+   robot with 8 bags gives 13), else over every judged (robot, joint) of the run (two robots
+   with 3 bags each give 16). Differences within a group hold no drift between the groups,
+   and the median ignores the few pairs an odd bag or a drifting series spoils. The run-wide
+   pool assumes the relative scatter is about the same for every joint.
 3. *Statistic.* ``z = log(current / baseline) / (sigma x sqrt(v(early) + v(late)))``, where
    v(m) is the variance of the median of m unit normals (1, 0.5, 0.449, ... by simulation).
 4. *p-value.* ``p = P(Z > z x R)``, Z a unit normal and R = (estimated / true sigma) simulated
@@ -63,6 +65,7 @@ PAIR_SCALE = math.sqrt(2.0) * 0.6744897501960817
 SIMULATIONS = 1000  # draws of the scatter estimate's ratio to the truth (fewer in huge runs)
 SIMULATED_VALUES = 4_000_000  # memory bound of one simulation batch
 SEED = 19
+JOINT_PAIRS = 10  # within-group pairs a joint name needs for a scatter of its own
 
 
 @dataclass(frozen=True)
@@ -202,9 +205,9 @@ def check(samples: list[Sample], thresholds: Thresholds = Thresholds()) -> list[
         if values.size >= thresholds.min_bags:
             early, late = groups(values.size, thresholds)
             judged[key] = (values[:early], values[values.size - late:], values.size)
-    position = {key: k for k, key in enumerate(judged)}
-    scatter, p_values, rows = _test(list(judged.values()))
-    adjusted = holm(np.array(p_values)) if p_values else np.array([])
+    tests = _test(judged)
+    keys_judged = list(judged)
+    adjusted = dict(zip(keys_judged, holm(np.array([tests[k][3] for k in keys_judged]))))
     checks = []
     nan = float('nan')
     for key in keys:
@@ -213,47 +216,66 @@ def check(samples: list[Sample], thresholds: Thresholds = Thresholds()) -> list[
             count = len(series.get(key, []))
             needed = thresholds.min_bags - count
             checks.append(Check(robot, joint, not_judged(needed), count, needed, nan, nan, nan,
-                                nan, nan, nan, nan, thresholds.alpha, scatter))
+                                nan, nan, nan, nan, thresholds.alpha, nan))
             continue
-        index = position[key]
-        baseline, current, statistic = rows[index]
+        baseline, current, statistic, p_value, scatter = tests[key]
         threshold = max(thresholds.factor * baseline, baseline + thresholds.floor)
-        p_adjusted = float(adjusted[index])
+        p_adjusted = float(adjusted[key])
         drifting = p_adjusted <= thresholds.alpha and current > threshold
         checks.append(Check(robot, joint, DRIFTING if drifting else STABLE,
                             judged[key][2], 0, baseline, current, threshold,
-                            current / baseline, statistic, p_values[index], p_adjusted,
+                            current / baseline, statistic, p_value, p_adjusted,
                             thresholds.alpha, scatter))
     return checks
 
 
-def _test(groups_of: list[tuple[np.ndarray, np.ndarray, int]]):
-    """Return the pooled scatter, the one-sided p-values and (baseline, current, z) per series."""
-    if not groups_of:
-        return float('nan'), [], []
-    differences = []
-    for early, late, _ in groups_of:
-        for values in (early, late):
-            logs = np.log(values)
-            first, second = np.triu_indices(logs.size, 1)
-            differences.append(np.abs(logs[first] - logs[second]))
-    scatter = float(np.median(np.concatenate(differences))) / PAIR_SCALE
-    ratios = scale_ratios([g.size for early, late, _ in groups_of for g in (early, late)],
-                          np.random.default_rng(SEED))
-    p_values, rows = [], []
-    for early, late, _ in groups_of:
+def _pairs(values: np.ndarray) -> np.ndarray:
+    """Return the absolute differences of log RMS between every two bags of a group."""
+    logs = np.log(values)
+    first, second = np.triu_indices(logs.size, 1)
+    return np.abs(logs[first] - logs[second])
+
+
+def _scopes(keys: list[tuple[str, str]], pair_counts: list[int]) -> dict:
+    """Map each (robot, joint) to the scope of its scatter: its joint name, or the run (None)."""
+    per_joint: Counter = Counter()
+    for (_, joint), count in zip(keys, pair_counts):
+        per_joint[joint] += count
+    return {key: key[1] if per_joint[key[1]] >= JOINT_PAIRS else None for key in keys}
+
+
+def _test(judged: dict) -> dict:
+    """Return (baseline, current, z, p, scatter) of every judged (robot, joint)."""
+    keys = list(judged)
+    pairs = {key: np.concatenate([_pairs(judged[key][0]), _pairs(judged[key][1])])
+             for key in keys}
+    scope_of = _scopes(keys, [pairs[key].size for key in keys])
+    members: dict = defaultdict(list)
+    for key in keys:
+        members[scope_of[key]].append(key)
+    members[None] = keys  # the run's scope pools every judged joint
+    scatter, ratios = {}, {}
+    for scope in set(scope_of.values()):
+        inside = members[scope]
+        scatter[scope] = float(np.median(np.concatenate([pairs[k] for k in inside]))) \
+            / PAIR_SCALE
+        ratios[scope] = scale_ratios([g.size for k in inside for g in judged[k][:2]],
+                                     np.random.default_rng(SEED))
+    result = {}
+    for key in keys:
+        early, late, _ = judged[key]
+        scope = scope_of[key]
         baseline, current = float(np.median(early)), float(np.median(late))
         change = math.log(current / baseline)
         spread = math.sqrt(median_variance(early.size) + median_variance(late.size))
-        if scatter > 0:
-            statistic = change / (scatter * spread)
-            p_value = float(np.mean(ndtr(-statistic * ratios)))
+        if scatter[scope] > 0:
+            statistic = change / (scatter[scope] * spread)
+            p_value = float(np.mean(ndtr(-statistic * ratios[scope])))
         else:  # identical bags in every group: any growth is beyond the scatter
             statistic = math.copysign(math.inf, change) if change else 0.0
             p_value = 0.0 if change > 0 else 1.0
-        p_values.append(p_value)
-        rows.append((baseline, current, statistic))
-    return scatter, p_values, rows
+        result[key] = (baseline, current, statistic, p_value, scatter[scope])
+    return result
 
 
 def headline(checks: list[Check]) -> str:

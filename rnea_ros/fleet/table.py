@@ -108,8 +108,9 @@ def rule(thresholds: drift.Thresholds) -> str:
             'effort: its *current* residual RMS (median of its last bags, up to '
             f'{thresholds.recent_bags}) against its *baseline* (median of its first bags, up '
             f'to {thresholds.baseline_bags}). It is **drifting** when the growth is beyond '
-            'the bag-to-bag scatter (one-sided test on log RMS, the scatter pooled over the '
-            f'run; false-alarm rate {_fmt(thresholds.alpha)} over all judged joints, Holm) and '
+            'the bag-to-bag scatter (one-sided test on log RMS; the scatter pooled over the '
+            'robots per joint, or over the run; false-alarm rate '
+            f'{_fmt(thresholds.alpha)} over all judged joints, Holm) and '
             f'current > threshold = max({_fmt(thresholds.factor)} x baseline, baseline + '
             f'{_fmt(thresholds.floor)}); **stable** when judged and not drifting; **not '
             'judged: needs N more bags** when it has fewer bags: nothing is said about its '
@@ -124,7 +125,6 @@ def markdown(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
     failed = [o for o in outcomes if o.status != 'ok']
     robots = sorted({o.robot or '' for o in ok})
     flagged = [c for c in checks if c.flagged]
-    scatter = next((c.scatter for c in checks if c.judged), NAN)
     lines = ['# Fleet torque analysis', '',
              f'- {len(outcomes)} bags: {len(ok)} analysed, {len(failed)} failed; '
              f'{len(robots)} robots', '', '## Drift', '',
@@ -133,16 +133,15 @@ def markdown(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
         lines += [f'**{len(flagged)} joint(s) drifting:** '
                   + ', '.join(f'`{c.robot}` / `{c.joint}`' for c in flagged), '']
     lines += [rule(thresholds), '']
-    if not math.isnan(scatter):
-        lines += [f'Bag-to-bag scatter of the residual RMS (pooled): {100 * scatter:.3g} %.', '']
-    lines += ['| robot | joint | bags | verdict | baseline | current | ratio | threshold | z | '
-              'p (Holm) |', '|---|---|---|---|---|---|---|---|---|---|']
+    lines += ['| robot | joint | bags | verdict | baseline | current | ratio | threshold | '
+              'scatter [%] | z | p (Holm) |', '|---|---|---|---|---|---|---|---|---|---|---|']
     order = {drift.DRIFTING: 0, drift.STABLE: 1}
     for c in sorted(checks, key=lambda c: (order.get(c.verdict, 2), c.robot, c.joint)):
         verdict = f'**{c.verdict}**' if c.flagged else c.verdict
         lines.append(f'| `{c.robot}` | `{c.joint}` | {c.bags} | {verdict} | '
                      f'{_fmt(c.baseline)} | {_fmt(c.current)} | '
-                     f'{_fmt(c.ratio, 3)} | {_fmt(c.threshold)} | {_fmt(c.statistic, 3)} | '
+                     f'{_fmt(c.ratio, 3)} | {_fmt(c.threshold)} | {_fmt(100 * c.scatter, 3)} | '
+                     f'{_fmt(c.statistic, 3)} | '
                      f'{_fmt(c.p_adjusted, 2)} |')
     lines += ['', '## Bags', '',
               '| bag | robot | start | duration [s] | samples | worst RMS residual |',
@@ -167,21 +166,19 @@ def verdicts(checks: Sequence[drift.Check], thresholds: drift.Thresholds) -> dic
     Return fleet.json: the drift rule's parameters, the headline and every verdict.
 
     Per (robot, joint): ``verdict``, ``bags``, ``bags_needed``, ``baseline``, ``current``,
-    ``ratio``, ``threshold``, ``statistic`` (z), ``p_value``, ``p_adjusted`` (Holm) and
-    ``alpha``; ``null`` where not judged.
+    ``ratio``, ``threshold``, ``scatter`` (of log RMS), ``statistic`` (z), ``p_value``,
+    ``p_adjusted`` (Holm) and ``alpha``; ``null`` where not judged.
     """
     def number(value: float):
         return None if math.isnan(value) else value
 
-    scatter = next((c.scatter for c in checks if c.judged), NAN)
     return {
         'drift': {
             'headline': drift.headline(list(checks)),
             'rule': {'alpha': thresholds.alpha, 'min_bags': thresholds.min_bags,
                      'baseline_bags': thresholds.baseline_bags,
                      'recent_bags': thresholds.recent_bags, 'factor': thresholds.factor,
-                     'floor': thresholds.floor, 'correction': 'holm',
-                     'scatter': number(scatter)},
+                     'floor': thresholds.floor, 'correction': 'holm'},
             'counts': {'drifting': sum(c.flagged for c in checks),
                        'stable': sum(c.verdict == drift.STABLE for c in checks),
                        'not_judged': sum(not c.judged for c in checks)},
@@ -189,6 +186,7 @@ def verdicts(checks: Sequence[drift.Check], thresholds: drift.Thresholds) -> dic
                         'bags': c.bags, 'bags_needed': c.needed,
                         'baseline': number(c.baseline), 'current': number(c.current),
                         'ratio': number(c.ratio), 'threshold': number(c.threshold),
+                        'scatter': number(c.scatter),
                         'statistic': _finite(c.statistic), 'p_value': number(c.p_value),
                         'p_adjusted': number(c.p_adjusted), 'alpha': c.alpha}
                        for c in checks]}}

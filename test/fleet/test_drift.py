@@ -31,13 +31,14 @@ def only(checks, robot, joint='j2'):
     return next(c for c in checks if (c.robot, c.joint) == (robot, joint))
 
 
-def robot_bags(rng, robot: str, bags: int, growth=None) -> list[Sample]:
+def robot_bags(rng, robot: str, bags: int, growth=None, scatter=SCATTER) -> list[Sample]:
     """
     ``bags`` digests of one robot, every joint at its level with the scatter above.
 
-    ``growth`` (joint index, total relative growth): that joint grows linearly over the bags.
+    ``growth`` (joint index, total relative growth): that joint grows linearly over the bags;
+    ``scatter``: one for all joints, or one per joint.
     """
-    values = LEVELS * np.exp(rng.normal(0.0, SCATTER, (bags, LEVELS.size)))
+    values = LEVELS * np.exp(rng.normal(0.0, scatter, (bags, LEVELS.size)))
     if growth is not None:
         joint, total = growth
         values[:, joint] *= 1.0 + total * np.arange(bags) / (bags - 1)
@@ -112,21 +113,33 @@ def test_friction_growing_from_0_3_to_1_8_n_m_in_three_bags_is_drifting():
     assert [(c.robot, c.joint) for c in checks if c.flagged] == [('a', 'j2')]
 
 
+def test_the_scatter_is_per_joint_with_enough_pairs_else_over_the_run():
+    scatters = SCATTER * np.linspace(0.5, 2.0, LEVELS.size)
+    own = check(robot_bags(np.random.default_rng(3), 'a', 8, scatter=scatters))
+    assert len({c.scatter for c in own}) == 8  # 13 pairs each: one scatter per joint
+    assert own[0].scatter < own[-1].scatter
+    pooled = check(robot_bags(np.random.default_rng(3), 'a', 4, scatter=scatters))
+    assert len({c.scatter for c in pooled}) == 1  # 2 pairs each: one scatter for the run
+
+
 def test_eight_bags_of_a_constant_residual_are_stable():
     checks = check(robot_bags(np.random.default_rng(8), 'a', 8))
     assert [c.verdict for c in checks] == ['stable'] * 8
     assert headline(checks) == '0 joints drifting, 8 judged stable'
 
 
-@pytest.mark.parametrize('robots, bags', [(1, 8), (2, 3)])
-def test_false_alarms_over_200_fleets_stay_within_the_stated_rate(robots, bags):
+@pytest.mark.parametrize('robots, bags, scatters', [
+    (1, 8, SCATTER), (2, 3, SCATTER),
+    (2, 8, SCATTER * np.array([0.5, 1.5, 1.0, 0.7, 1.3, 0.6, 1.4, 0.9])),  # per joint
+])
+def test_false_alarms_over_200_fleets_stay_within_the_stated_rate(robots, bags, scatters):
     # The statistical part alone (no size threshold): any joint judged drifting in a fleet
     # whose residuals are constant is a false alarm of the fleet.
     rng = np.random.default_rng(200 + bags)
     loose = Thresholds(factor=1.0, floor=0.0)
     alarms = sum(any(c.flagged for c in check(
-        [s for r in range(robots) for s in robot_bags(rng, f'r{r}', bags)], loose))
-        for _ in range(200))
+        [s for r in range(robots) for s in robot_bags(rng, f'r{r}', bags, scatter=scatters)],
+        loose)) for _ in range(200))
     alpha = Thresholds().alpha
     # Binomial(200, alpha): mean 10, 3 standard deviations 9.2.
     assert alarms <= 200 * alpha + 3 * math.sqrt(200 * alpha * (1 - alpha))

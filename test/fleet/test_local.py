@@ -82,6 +82,12 @@ def test_help_lists_the_fleet_and_the_per_bag_options():
      '--scheduler has to answer; without --scheduler the cluster is local'),
     (['x', '--output', 'o', '--scheduler', 'tcp://127.0.0.1:1', '--connect-timeout', 'nan'],
      '--connect-timeout must be a positive number of seconds, got nan'),
+    (['x', '--output', 'o', '--drift-alpha', '1.5'], '--drift-alpha must be between 0 and 1, '
+     'got 1.5'),
+    (['x', '--output', 'o', '--drift-min-bags', '2'], '--drift-min-bags must be at least 3, '
+     'got 2'),
+    (['x', '--output', 'o', '--drift-baseline-bags', '1'], '--drift-baseline-bags must be at '
+     'least 2 and --drift-recent-bags at least 1'),
 ])
 def test_bad_usage_exits_2(argv, message, capsys):
     from rnea_ros.fleet.cli import main
