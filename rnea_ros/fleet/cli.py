@@ -32,9 +32,11 @@ from rnea_ros.fleet.cluster import CONNECT_TIMEOUT
 
 
 DRIFT = 'drift'
-GROUPS = {bag_options.MAIN: None, DRIFT: 'A joint drifts when its residual RMS (median of the '
-          'last bags) exceeds max(FACTOR x baseline, baseline + FLOOR); baseline: median of '
-          'its first bags, or of the other robots of its model when it has too few.'}
+GROUPS = {bag_options.MAIN: None, DRIFT: 'A joint of a robot with at least MIN bags is '
+          'drifting when the residual RMS of its last bags (median) exceeds that of its first '
+          'bags by more than the bag-to-bag scatter explains (false-alarm rate ALPHA over all '
+          'joints) and exceeds max(FACTOR x baseline, baseline + FLOOR); stable otherwise; '
+          'with fewer bags it is not judged.'}
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ class FleetOptions:
                             '(directory or .mcap/.db3 file), or a directory: every bag under '
                             'it, its robot the name of the folder holding it')
     output: str = positional(MAIN, required=True, metavar='DIR', help='output directory: '
-                             'bags/<bag>/, fleet.parquet, fleet.md, report.html')
+                             'bags/<bag>/, fleet.parquet, fleet.json, fleet.md, report.html')
     scheduler: str | None = option(None, MAIN, metavar='tcp://HOST:PORT', help='run on this '
                                    'existing Dask cluster (default: a local cluster)')
     connect_timeout: float | None = option(
@@ -72,6 +74,11 @@ class FleetOptions:
     drift_recent_bags: int = option(drift.RECENT_BAGS, DRIFT, type=int, metavar='M',
                                     help='last bags forming the current level (default: '
                                     '%(default)s)')
+    drift_alpha: float = option(drift.ALPHA, DRIFT, type=float, metavar='ALPHA',
+                                help='false-alarm rate over all judged joints (default: '
+                                '%(default)s)')
+    drift_min_bags: int = option(drift.MIN_BAGS, DRIFT, type=int, metavar='MIN',
+                                 help='bags a joint needs to be judged (default: %(default)s)')
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
@@ -111,8 +118,13 @@ def main(argv: list[str] | None = None) -> int:
                      f'{fleet.connect_timeout:g}')
     if fleet.workers is not None and fleet.workers < 1:
         parser.error(f'--workers must be at least 1, got {fleet.workers}')
-    if fleet.drift_baseline_bags < 1 or fleet.drift_recent_bags < 1:
-        parser.error('--drift-baseline-bags and --drift-recent-bags must be at least 1')
+    if fleet.drift_baseline_bags < 2 or fleet.drift_recent_bags < 1:
+        parser.error('--drift-baseline-bags must be at least 2 and --drift-recent-bags at '
+                     'least 1')
+    if not 0 < fleet.drift_alpha < 1:
+        parser.error(f'--drift-alpha must be between 0 and 1, got {fleet.drift_alpha:g}')
+    if fleet.drift_min_bags < 3:
+        parser.error(f'--drift-min-bags must be at least 3, got {fleet.drift_min_bags}')
     try:
         # threads 1: one bag per core, the cluster runs bags side by side.
         per_bag = bag_options.from_namespace(namespace, bag='', output=None, progress=None,
@@ -174,15 +186,20 @@ def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str])
     progress.close()
     run.clean_partial(output)
     thresholds = drift.Thresholds(fleet.drift_factor, fleet.drift_floor,
-                                  fleet.drift_baseline_bags, fleet.drift_recent_bags)
+                                  fleet.drift_baseline_bags, fleet.drift_recent_bags,
+                                  fleet.drift_alpha, fleet.drift_min_bags)
     shown = {'scheduler': fleet.scheduler or f'local ({fleet.workers or os.cpu_count()} '
              'workers)', 'robot_pattern': fleet.robot_pattern, **settings}
     result = run.write_outputs(output, outcomes, thresholds, shown)
     for check in result.checks:
         if check.flagged:
             print(f'rnea_fleet: drift: {check.robot} / {check.joint}: residual RMS '
-                  f'{check.current:.4g}, baseline {check.baseline:.4g} ({check.method})',
-                  file=sys.stderr)
+                  f'{check.current:.4g}, baseline {check.baseline:.4g} (z {check.statistic:.3g}'
+                  f', p {check.p_adjusted:.2g} Holm)', file=sys.stderr)
+    print(f'rnea_fleet: drift: {drift.headline(result.checks)} (drifting: beyond the '
+          f'bag-to-bag scatter at false-alarm rate {thresholds.alpha:g} and above the '
+          'threshold; stable: judged, not drifting; not judged: fewer than '
+          f'{thresholds.min_bags} bags)')
     computed = len(outcomes) - len(result.skipped) - len(result.failed)
     print(f'rnea_fleet: {len(outcomes)} bags: {computed} analysed, {len(result.skipped)} '
           f'reused (unchanged), {len(result.failed)} failed -> {output}')

@@ -2,9 +2,10 @@
 ``report.html`` of a fleet: a self-contained page (plotly.js embedded) that opens offline.
 
 The residual-over-time trends - per robot and joint, the residual RMS of each bag over the
-bag start time, drifting joints in red with their drift threshold - with a selector (all,
-drifting, one robot, one robot and joint); the per-(robot, joint) table with the drift
-checks; the failed bags with their errors. Plotly draws the plots; the page itself is static
+bag start time, drifting joints in red, every judged joint with its drift threshold - with a
+selector (all, drifting, one robot, one robot and joint); the drift headline (what was judged)
+and a legend of the verdicts; the per-(robot, joint) table with the verdicts; the failed bags
+with their errors. Plotly draws the plots; the page itself is static
 HTML written here (no hand-written JavaScript).
 """
 from __future__ import annotations
@@ -25,6 +26,8 @@ table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f3f3f3; } td.name { text-align: left; font-family: monospace; }
 tr.drift td { background: #fde2e2; font-weight: bold; }
+tr.notjudged td { color: #777; }
+dl.legend dt { font-weight: bold; } dl.legend dd { margin: 0 0 0.4em 1.5em; }
 """
 
 
@@ -65,7 +68,7 @@ def trends_figure(outcomes: Sequence[Outcome], checks: Sequence[drift.Check]):
         if check is not None and math.isfinite(check.threshold):
             figure.add_trace(go.Scatter(
                 x=[x[0], x[-1]], y=[check.threshold] * 2, mode='lines',
-                name=f'{robot} / {joint} threshold ({check.method})',
+                name=f'{robot} / {joint} threshold',
                 legendgroup=f'{robot}/{joint}', showlegend=False,
                 line={'dash': 'dash', 'color': DRIFT_COLOR if flagged else '#888'},
                 hovertemplate=f'drift threshold {check.threshold:.4g}<extra></extra>'))
@@ -100,6 +103,25 @@ def trends_figure(outcomes: Sequence[Outcome], checks: Sequence[drift.Check]):
     return figure
 
 
+def legend(thresholds: drift.Thresholds) -> str:
+    """Return the legend of the verdicts (HTML): what each word says and how it is decided."""
+    return (
+        '<dl class="legend">'
+        '<dt>drifting</dt><dd>the residual RMS of the last bags (median, up to '
+        f'{thresholds.recent_bags}) is above that of the first bags (median, up to '
+        f'{thresholds.baseline_bags}) by more than the bag-to-bag scatter explains '
+        f'(one-sided test, false-alarm rate {thresholds.alpha:g} over all judged joints, '
+        f'Holm) and above the threshold max({thresholds.factor:g} &times; baseline, '
+        f'baseline + {thresholds.floor:g}).</dd>'
+        '<dt>stable</dt><dd>judged, and not drifting.</dd>'
+        '<dt>not judged: needs N more bags</dt><dd>fewer than '
+        f'{thresholds.min_bags} bags with measured effort: nothing is said about its drift; '
+        'N more bags will judge it.</dd>'
+        '<dt>z, p (Holm)</dt><dd>the growth in units of its expected scatter; the chance of '
+        'a growth this large without drift, adjusted for the number of judged joints.</dd>'
+        '</dl>')
+
+
 def page(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
          thresholds: drift.Thresholds) -> str:
     """Return the whole page as a string."""
@@ -116,24 +138,22 @@ def page(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
              '<h1>Fleet torque analysis</h1>',
              f'<p>{len(outcomes)} bags: {len(ok)} analysed, {len(failed)} failed; '
              f'{len({o.robot for o in ok})} robots. ',
-             (f'<strong>{len(flagged)} joint(s) drifting:</strong> '
-              + ', '.join(f'{esc(c.robot)} / {esc(c.joint)}' for c in flagged)
-              if flagged else 'No joint is drifting.') + '</p>',
-             f'<p>Drift: the current residual RMS (median of the last '
-             f'{thresholds.recent_bags} bags) above max({thresholds.factor:g} &times; '
-             f'baseline, baseline + {thresholds.floor:g}); baseline: median of the robot&#39;s '
-             f'first {thresholds.baseline_bags} bags, or of the other robots of the same model '
-             'when it has fewer bags.</p>',
+             f'<strong>Drift: {esc(drift.headline(list(checks)))}.</strong>',
+             (' Drifting: ' + ', '.join(f'{esc(c.robot)} / {esc(c.joint)}' for c in flagged)
+              if flagged else '') + '</p>', legend(thresholds),
              plot, '<h2>Per robot and joint</h2>', '<table id="joints"><tr><th>robot</th>'
-             '<th>joint</th><th>bags</th><th>method</th><th>baseline</th>'
-             '<th>current</th><th>ratio</th><th>threshold</th><th>drift</th></tr>']
-    for c in sorted(checks, key=lambda c: (not c.flagged, c.robot, c.joint)):
-        parts.append(f'<tr class="{"drift" if c.flagged else "ok"}">'
+             '<th>joint</th><th>bags</th><th>verdict</th><th>baseline</th>'
+             '<th>current</th><th>ratio</th><th>threshold</th><th>z</th><th>p (Holm)</th>'
+             '</tr>']
+    order = {drift.DRIFTING: 0, drift.STABLE: 1}
+    for c in sorted(checks, key=lambda c: (order.get(c.verdict, 2), c.robot, c.joint)):
+        kind = 'drift' if c.flagged else 'stable' if c.judged else 'notjudged'
+        parts.append(f'<tr class="{kind}">'
                      f'<td class="name">{esc(c.robot)}</td><td class="name">{esc(c.joint)}</td>'
-                     f'<td>{c.bags}</td><td>{c.method}</td><td>{_num(c.baseline)}</td>'
+                     f'<td>{c.bags}</td><td>{esc(c.verdict)}</td><td>{_num(c.baseline)}</td>'
                      f'<td>{_num(c.current)}</td>'
                      f'<td>{_num(c.ratio, 3)}</td><td>{_num(c.threshold)}</td>'
-                     f'<td>{"DRIFT" if c.flagged else "no"}</td></tr>')
+                     f'<td>{_num(c.statistic, 3)}</td><td>{_num(c.p_adjusted, 2)}</td></tr>')
     parts.append('</table>')
     if failed:
         parts += ['<h2>Failed bags</h2>', '<table id="failed"><tr><th>bag</th><th>path</th>'

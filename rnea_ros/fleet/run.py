@@ -6,14 +6,16 @@ A fleet run: one Dask task per bag, the results gathered as they complete, the f
 elsewhere on its own, up to the scheduler's ``allowed-failures``) and collects the outcomes
 with ``distributed.as_completed``, counting bags on a progress bar. A task that still fails
 (an unexpected exception, a worker killed again and again) becomes an 'error' outcome of its
-bag. ``write_outputs`` checks drift and writes fleet.parquet, fleet.md and report.html, all
-three or none (staged and committed by ``rnea_ros.bag.staging``, as every tool writes; a full
-disk leaves the earlier files and names the file it could not write).
+bag. ``write_outputs`` judges drift and writes fleet.parquet, fleet.json (the drift
+verdicts), fleet.md and report.html, all or none (staged and committed by
+``rnea_ros.bag.staging``, as every tool writes; a full disk leaves the earlier files and names
+the file it could not write).
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+import json
 from pathlib import Path
 import re
 import shutil
@@ -27,7 +29,7 @@ from rnea_ros.fleet.task import analyse, failed, Job, Outcome, PARTIAL_PREFIX
 RETRIES = 2
 BAGS = 'bags'
 # The fleet reuses its output directory (re-runs are incremental): these names are replaced.
-TOOL = Tool('rnea_fleet', None, re.compile(r'fleet\.(parquet|md)|report\.html'))
+TOOL = Tool('rnea_fleet', None, re.compile(r'fleet\.(parquet|json|md)|report\.html'))
 
 
 @dataclass(frozen=True)
@@ -92,13 +94,15 @@ def clean_partial(output: Path) -> None:
 
 def write_outputs(output: Path, outcomes: Sequence[Outcome], thresholds: drift.Thresholds,
                   settings: dict) -> FleetResult:
-    """Check drift; write fleet.parquet, fleet.md and report.html into ``output``."""
+    """Judge drift; write fleet.parquet, fleet.json, fleet.md and report.html into ``output``."""
     from rnea_ros.fleet import report
     checks = drift.check(table.samples(outcomes), thresholds)
     with Staging(output, overwrite=True, tool=TOOL) as staging:
         with staging.writing('fleet.parquet') as path:
             table.write_parquet(path, table.rows(outcomes, checks))
+        staging.write_text('fleet.json', json.dumps(table.verdicts(checks, thresholds),
+                                                    indent=2, allow_nan=False) + '\n')
         staging.write_text('fleet.md', table.markdown(outcomes, checks, thresholds, settings))
         staging.write_text('report.html', report.page(outcomes, checks, thresholds))
-        files = staging.commit(['fleet.parquet', 'fleet.md', 'report.html'])
+        files = staging.commit(['fleet.parquet', 'fleet.json', 'fleet.md', 'report.html'])
     return FleetResult(list(outcomes), checks, files)

@@ -1,15 +1,16 @@
 """
-The fleet table: one row per (bag, joint), written as ``fleet.parquet`` and ``fleet.md``.
+The fleet table (``fleet.parquet``, ``fleet.md``) and the drift verdicts (``fleet.json``).
 
 Columns of ``fleet.parquet`` (pyarrow): ``bag`` (output folder name, ``DIR/bags/<bag>``),
 ``path`` (the bag as given, absolute), ``robot``, ``model`` (the URDF robot name), ``joint``,
 ``unit``, ``start`` (bag start, timestamp UTC, µs resolution), ``duration`` (analysed span,
 s), ``samples``, ``rms_torque``, ``peak_torque``, ``rms_residual``, ``peak_residual`` (N·m, N
-for prismatic joints; NaN without measured effort), ``drift`` (the flag of
-``rnea_ros.fleet.drift``, on every row of the robot and joint), ``status`` ('ok' or 'error')
-and ``error`` (the message). A bag that failed has one row with an empty joint. Rows are in
-bag order (start time, then name; failed bags last), joints in model order: a run and its
-re-run give the same table.
+for prismatic joints; NaN without measured effort), ``drift`` (True when
+``rnea_ros.fleet.drift`` judged the robot's joint drifting, on every row of the robot and
+joint), ``verdict`` ('drifting', 'stable' or 'not judged: needs N more bags'; empty on a
+failed bag's row), ``status`` ('ok' or 'error') and ``error`` (the message). A bag that failed
+has one row with an empty joint. Rows are in bag order (start time, then name; failed bags
+last), joints in model order: a run and its re-run give the same table.
 """
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ from rnea_ros.fleet import drift
 from rnea_ros.fleet.task import Outcome
 
 COLUMNS = ('bag', 'path', 'robot', 'model', 'joint', 'unit', 'start', 'duration', 'samples',
-           'rms_torque', 'peak_torque', 'rms_residual', 'peak_residual', 'drift', 'status',
-           'error')
+           'rms_torque', 'peak_torque', 'rms_residual', 'peak_residual', 'drift', 'verdict',
+           'status', 'error')
 NAN = float('nan')
 
 
@@ -40,6 +41,7 @@ def samples(outcomes: Sequence[Outcome]) -> list[drift.Sample]:
 def rows(outcomes: Sequence[Outcome], checks: Sequence[drift.Check]) -> dict[str, list]:
     """Return the table as columns (name -> list), in ``ordered`` row order."""
     flagged = {(c.robot, c.joint) for c in checks if c.flagged}
+    verdicts = {(c.robot, c.joint): c.verdict for c in checks}
     table: dict[str, list] = {name: [] for name in COLUMNS}
 
     def add(outcome: Outcome, joint=None):
@@ -55,6 +57,7 @@ def rows(outcomes: Sequence[Outcome], checks: Sequence[drift.Check]) -> dict[str
             'rms_residual': joint.rms_residual if ok else NAN,
             'peak_residual': joint.peak_residual if ok else NAN,
             'drift': ok and (outcome.robot or '', joint.joint) in flagged,
+            'verdict': verdicts.get((outcome.robot or '', joint.joint), '') if ok else '',
             'status': outcome.status, 'error': outcome.error}
         for name in COLUMNS:
             table[name].append(values[name])
@@ -78,7 +81,8 @@ def write_parquet(path: Path, table: dict[str, list]) -> Path:
         ('start', pa.timestamp('us', tz='UTC')), ('duration', pa.float64()),
         ('samples', pa.int64()), ('rms_torque', pa.float64()), ('peak_torque', pa.float64()),
         ('rms_residual', pa.float64()), ('peak_residual', pa.float64()),
-        ('drift', pa.bool_()), ('status', pa.string()), ('error', pa.string())])
+        ('drift', pa.bool_()), ('verdict', pa.string()), ('status', pa.string()),
+        ('error', pa.string())])
     pq.write_table(pa.table({name: table[name] for name in COLUMNS}, schema=schema), path)
     return path
 
@@ -98,35 +102,47 @@ def _utc(ns: int | None) -> str:
     return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).strftime('%Y-%m-%d %H:%M:%S UTC')
 
 
+def rule(thresholds: drift.Thresholds) -> str:
+    """Return the drift rule in one paragraph (Markdown), for fleet.md."""
+    return (f'A joint of a robot is judged from {thresholds.min_bags} bags with measured '
+            'effort: its *current* residual RMS (median of its last bags, up to '
+            f'{thresholds.recent_bags}) against its *baseline* (median of its first bags, up '
+            f'to {thresholds.baseline_bags}). It is **drifting** when the growth is beyond '
+            'the bag-to-bag scatter (one-sided test on log RMS; the scatter pooled over the '
+            'robots per joint, or over the run; false-alarm rate '
+            f'{_fmt(thresholds.alpha)} over all judged joints, Holm) and '
+            f'current > threshold = max({_fmt(thresholds.factor)} x baseline, baseline + '
+            f'{_fmt(thresholds.floor)}); **stable** when judged and not drifting; **not '
+            'judged: needs N more bags** when it has fewer bags: nothing is said about its '
+            'drift. z: the growth in units of its expected scatter; p: the chance of a growth '
+            'this large without drift, Holm-adjusted over the judged joints.')
+
+
 def markdown(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
              thresholds: drift.Thresholds, settings: dict) -> str:
-    """Return fleet.md: counts, drift flags, per-(robot, joint) table, bags, failures."""
+    """Return fleet.md: counts, drift verdicts, per-(robot, joint) table, bags, failures."""
     ok = [o for o in outcomes if o.status == 'ok']
     failed = [o for o in outcomes if o.status != 'ok']
     robots = sorted({o.robot or '' for o in ok})
     flagged = [c for c in checks if c.flagged]
     lines = ['# Fleet torque analysis', '',
              f'- {len(outcomes)} bags: {len(ok)} analysed, {len(failed)} failed; '
-             f'{len(robots)} robots',
-             f'- drift rule: current residual RMS (median of the last {thresholds.recent_bags} '
-             f'bags) above max({_fmt(thresholds.factor)} x baseline, baseline + '
-             f'{_fmt(thresholds.floor)}); '
-             f"baseline: median of the robot's first {thresholds.baseline_bags} bags, or of "
-             'the other robots of the same model when it has fewer than '
-             f'{thresholds.baseline_bags + thresholds.recent_bags} (see '
-             '`rnea_ros/fleet/drift.py`)', '', '## Drift', '']
+             f'{len(robots)} robots', '', '## Drift', '',
+             f'**{drift.headline(list(checks))}.**', '']
     if flagged:
         lines += [f'**{len(flagged)} joint(s) drifting:** '
                   + ', '.join(f'`{c.robot}` / `{c.joint}`' for c in flagged), '']
-    else:
-        lines += ['No joint is drifting.', '']
-    lines += ['| robot | joint | bags | method | baseline | current | ratio | threshold | '
-              'drift |', '|---|---|---|---|---|---|---|---|---|']
-    for c in sorted(checks, key=lambda c: (not c.flagged, c.robot, c.joint)):
-        lines.append(f'| `{c.robot}` | `{c.joint}` | {c.bags} | {c.method} | '
+    lines += [rule(thresholds), '']
+    lines += ['| robot | joint | bags | verdict | baseline | current | ratio | threshold | '
+              'scatter [%] | z | p (Holm) |', '|---|---|---|---|---|---|---|---|---|---|---|']
+    order = {drift.DRIFTING: 0, drift.STABLE: 1}
+    for c in sorted(checks, key=lambda c: (order.get(c.verdict, 2), c.robot, c.joint)):
+        verdict = f'**{c.verdict}**' if c.flagged else c.verdict
+        lines.append(f'| `{c.robot}` | `{c.joint}` | {c.bags} | {verdict} | '
                      f'{_fmt(c.baseline)} | {_fmt(c.current)} | '
-                     f'{_fmt(c.ratio, 3)} | {_fmt(c.threshold)} | '
-                     f'{"**DRIFT**" if c.flagged else "no"} |')
+                     f'{_fmt(c.ratio, 3)} | {_fmt(c.threshold)} | {_fmt(100 * c.scatter, 3)} | '
+                     f'{_fmt(c.statistic, 3)} | '
+                     f'{_fmt(c.p_adjusted, 2)} |')
     lines += ['', '## Bags', '',
               '| bag | robot | start | duration [s] | samples | worst RMS residual |',
               '|---|---|---|---|---|---|']
@@ -143,3 +159,41 @@ def markdown(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
             lines.append(f'| `{o.bag}` | `{o.path}` | {message} |')
     lines += ['', '## Settings', '', '```', *(f'{k}: {v}' for k, v in settings.items()), '```']
     return '\n'.join(lines) + '\n'
+
+
+def verdicts(checks: Sequence[drift.Check], thresholds: drift.Thresholds) -> dict:
+    """
+    Return fleet.json: the drift rule's parameters, the headline and every verdict.
+
+    Per (robot, joint): ``verdict``, ``bags``, ``bags_needed``, ``baseline``, ``current``,
+    ``ratio``, ``threshold``, ``scatter`` (of log RMS), ``statistic`` (z), ``p_value``,
+    ``p_adjusted`` (Holm) and ``alpha``; ``null`` where not judged.
+    """
+    def number(value: float):
+        return None if math.isnan(value) else value
+
+    return {
+        'drift': {
+            'headline': drift.headline(list(checks)),
+            'rule': {'alpha': thresholds.alpha, 'min_bags': thresholds.min_bags,
+                     'baseline_bags': thresholds.baseline_bags,
+                     'recent_bags': thresholds.recent_bags, 'factor': thresholds.factor,
+                     'floor': thresholds.floor, 'correction': 'holm'},
+            'counts': {'drifting': sum(c.flagged for c in checks),
+                       'stable': sum(c.verdict == drift.STABLE for c in checks),
+                       'not_judged': sum(not c.judged for c in checks)},
+            'joints': [{'robot': c.robot, 'joint': c.joint, 'verdict': c.verdict,
+                        'bags': c.bags, 'bags_needed': c.needed,
+                        'baseline': number(c.baseline), 'current': number(c.current),
+                        'ratio': number(c.ratio), 'threshold': number(c.threshold),
+                        'scatter': number(c.scatter),
+                        'statistic': _finite(c.statistic), 'p_value': number(c.p_value),
+                        'p_adjusted': number(c.p_adjusted), 'alpha': c.alpha}
+                       for c in checks]}}
+
+
+def _finite(value: float):
+    """JSON has no infinity: a z of identical bags is written as a string."""
+    if math.isnan(value):
+        return None
+    return value if math.isfinite(value) else ('inf' if value > 0 else '-inf')

@@ -128,8 +128,14 @@ def test_the_planted_drift_is_flagged_and_nothing_else(first_run):
     assert 'rnea_fleet: drift: arm_a / panda_joint2' in first_run['err']
     text = (first_run['output'] / 'fleet.md').read_text()
     assert '**1 joint(s) drifting:** `arm_a` / `panda_joint2`' in text
-    assert '| `arm_a` | `panda_joint2` | 8 | own |' in text
-    assert '| `arm_c` | `panda_joint2` | 2 | fleet |' in text
+    headline = '1 joint drifting, 15 judged stable, 8 not judged (need 1 more bag each)'
+    assert f'**{headline}.**' in text
+    assert f'rnea_fleet: drift: {headline} (drifting: ' in first_run['out']
+    assert '| `arm_a` | `panda_joint2` | 8 | **drifting** |' in text
+    assert '| `arm_c` | `panda_joint2` | 2 | not judged: needs 1 more bag |' in text
+    verdicts = json.loads((first_run['output'] / 'fleet.json').read_text())['drift']
+    assert verdicts['headline'] == headline
+    assert verdicts['counts'] == {'drifting': 1, 'stable': 15, 'not_judged': 8}
     page = (first_run['output'] / 'report.html').read_text()
     assert page.count('<tr class="drift">') == 1
     assert ('<tr class="drift"><td class="name">arm_a</td><td class="name">panda_joint2</td>'

@@ -38,8 +38,8 @@ def test_console_script_on_a_local_cluster_writes_only_into_its_output(tmp_path,
     assert run.stdout.endswith(f'5 bags: 2 analysed, 0 reused (unchanged), 3 failed -> '
                                f'{output}\n')
     assert {folder: snapshot(folder) for folder in before} == before
-    assert sorted(p.name for p in output.iterdir()) == ['bags', 'fleet.md', 'fleet.parquet',
-                                                        'report.html']
+    assert sorted(p.name for p in output.iterdir()) == ['bags', 'fleet.json', 'fleet.md',
+                                                        'fleet.parquet', 'report.html']
     assert sorted(p.name for p in (output / 'bags').iterdir()) == ['run_00', 'run_01']
     rows = pq.read_table(output / 'fleet.parquet').to_pylist()
     assert {r['robot'] for r in rows} == {'arm_c'}
@@ -82,6 +82,12 @@ def test_help_lists_the_fleet_and_the_per_bag_options():
      '--scheduler has to answer; without --scheduler the cluster is local'),
     (['x', '--output', 'o', '--scheduler', 'tcp://127.0.0.1:1', '--connect-timeout', 'nan'],
      '--connect-timeout must be a positive number of seconds, got nan'),
+    (['x', '--output', 'o', '--drift-alpha', '1.5'], '--drift-alpha must be between 0 and 1, '
+     'got 1.5'),
+    (['x', '--output', 'o', '--drift-min-bags', '2'], '--drift-min-bags must be at least 3, '
+     'got 2'),
+    (['x', '--output', 'o', '--drift-baseline-bags', '1'], '--drift-baseline-bags must be at '
+     'least 2 and --drift-recent-bags at least 1'),
 ])
 def test_bad_usage_exits_2(argv, message, capsys):
     from rnea_ros.fleet.cli import main

@@ -116,8 +116,8 @@ def test_planted_symlinks_are_replaced_not_written_through(tmp_path):
         assert path.is_file() and not path.is_symlink()
     assert '<html' in (output / 'report.html').read_text()
     assert sorted(p.name for p in output.iterdir()) == [
-        '.fleet.md.partial', '.fleet.parquet.partial', '.report.html.partial', 'fleet.md',
-        'fleet.parquet', 'report.html']
+        '.fleet.md.partial', '.fleet.parquet.partial', '.report.html.partial', 'fleet.json',
+        'fleet.md', 'fleet.parquet', 'report.html']
 
 
 def test_a_full_disk_names_the_file_and_leaves_the_earlier_outputs(tmp_path, monkeypatch):
