@@ -2,8 +2,9 @@
 The package layout: imports flow one way, and the library stays free of ROS and bag tools.
 
 dynamics <- contacts <- {node, bag, sim}; dynamics <- recording <- {bag, identify}; identify
-and fleet sit above bag. node, bag and sim never import each other; only sim imports mujoco;
-recording (the way into a bag) imports dynamics only. Checked two ways: every import statement
+and fleet sit above bag; timing (steady-clock sleeps) under node and sim. node, bag and sim
+never import each other; only sim imports mujoco; recording (the way into a bag) imports
+dynamics only. Checked two ways: every import statement
 of every module (also those inside functions), and what importing the library really loads (a
 fresh interpreter).
 """
@@ -21,11 +22,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / 'rnea_ros'
 # package -> the rnea_ros packages it may import (besides itself, errors and the face).
 ALLOWED = {
     'dynamics': set(),
+    'timing': set(),  # steady-clock sleeps and schedules: the node's and the sim's clocks
     'contacts': {'dynamics'},
-    'node': {'dynamics', 'contacts', 'demo'},  # demo: the library demo's trajectory
+    'node': {'dynamics', 'contacts', 'demo', 'timing'},  # demo: the library demo's trajectory
     'recording': {'dynamics'},
     'bag': {'dynamics', 'contacts', 'recording'},
-    'sim': {'dynamics', 'contacts'},  # never node: the simulated robot talks to it over DDS
+    # sim never imports node: the simulated robot talks to it over DDS.
+    'sim': {'dynamics', 'contacts', 'timing'},
     'identify': {'dynamics', 'contacts', 'recording', 'bag'},  # bag: plots, report, options
     'fleet': {'dynamics', 'contacts', 'recording', 'bag'},
 }

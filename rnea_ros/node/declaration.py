@@ -197,6 +197,15 @@ PARAMETERS: tuple[Parameter, ...] = (
         'WARN.',
         unit='s', low=1e-4, high=60.0, live=True),
     Parameter(
+        'base_acceleration_time_constant', DOUBLE, 0.005,
+        'low-pass time constant of base_acceleration (0: none)',
+        'Time constant of the first-order low-pass the base_acceleration input goes through '
+        '(in its header stamps; arrival time when unstamped); 0 takes each message as it is. '
+        'A measured base acceleration is an effect of the torques the node sends: fed back '
+        'unfiltered, it closes a loop of gain about 1 through a robot standing on its contacts '
+        '(see Frames for a floating base).',
+        unit='s', low=0.0, high=1.0, live=True),
+    Parameter(
         'fault_output', STRING, 'hold_gravity',
         'published under a fault: `hold_gravity`, `zero`, `none` (see Faults)',
         'Output while inputs are missing or stale: hold_gravity (gravity torques at the last '

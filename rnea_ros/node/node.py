@@ -374,8 +374,10 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         lin, ang = msg.accel.linear, msg.accel.angular
         try:
             with self._lock:
+                stamp = msg.header.stamp
+                seconds = stamp.sec + 1e-9 * stamp.nanosec if stamp.sec or stamp.nanosec else None
                 self._core.on_base_acceleration((lin.x, lin.y, lin.z), (ang.x, ang.y, ang.z),
-                                                now)
+                                                now, seconds)
         except Rejected as exc:
             self._reject('base_acceleration', exc, now)
 
