@@ -209,7 +209,8 @@ PARAMETERS: tuple[Parameter, ...] = (
         'fault_output', STRING, 'hold_gravity',
         'published under a fault: `hold_gravity`, `zero`, `none` (see Faults)',
         'Output while inputs are missing or stale: hold_gravity (gravity torques at the last '
-        'measured positions: an arm held up by its feed-forward does not fall; zero while a '
+        'measured positions: an arm held up by its feed-forward does not fall; with contacts, '
+        'the contact solution at rest: the legs keep carrying the weight; zero while a '
         'commanded joint was never measured), zero (zero effort), none (publish nothing: the '
         'effort controller then holds its last command forever; only with its own command '
         'timeout).',

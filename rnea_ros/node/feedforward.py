@@ -346,9 +346,20 @@ class Feedforward:
                 and (self.reactions is None or all_finite(self.reactions.wrenches.reshape(-1))))
 
     def _hold_gravity(self) -> np.ndarray | None:
-        """g(q) at the last measured positions; None (zero output) while a joint has none."""
+        """
+        Return the torques that hold the last measured pose at rest; None (zero) without one.
+
+        A fixed base: g(q). A floating base with contacts: the contact solution at rest (the
+        legs carry the weight; g(q) alone would be the torques of legs hanging from a held
+        body, and a standing robot would sag), g(q) if that solution cannot be had.
+        """
         if self.fault.code == JOINT_STATES_MISSING:  # no position to hold: not g(0)
             return None
+        if self.contacts is not None:
+            try:
+                return self.contacts.solver.solve(self.q, self._zeros, self._zeros).tau
+            except InputError:
+                pass
         return self.model.gravity_torques(self.q)
 
     def _compute(self, now: float, ros_time: float) -> str | None:
