@@ -49,7 +49,7 @@ MEASURED_EFFORTS = ('link_side', 'motor')
 DEFAULT_GAIN = 50.0  # 1/s: a 20 ms time constant, within a 1 kHz cycle's noise budget
 
 
-@njit(cache=True, error_model='numpy')
+@njit(cache=True, error_model='numpy', inline='always')
 def observer_step(model, work, q, v, effort, friction, armature, gain, dt, p, ctv, grav,
                   beta, p_prev, beta_prev, r):
     """
@@ -68,8 +68,10 @@ def observer_step(model, work, q, v, effort, friction, armature, gain, dt, p, ct
         p[k] += armature[k] * v[k]
         beta[k] = effort[k] - friction[k] + ctv[k] - grav[k]
     if dt > 0.0:
+        decay = math.exp(-gain[0] * dt)
         for k in range(p.shape[0]):
-            decay = math.exp(-gain[k] * dt)
+            if k and gain[k] != gain[k - 1]:  # one exp for a run of equal gains
+                decay = math.exp(-gain[k] * dt)
             measured = (p[k] - p_prev[k]) / dt - 0.5 * (beta[k] + beta_prev[k])
             r[k] = decay * r[k] + (1.0 - decay) * measured
     for k in range(p.shape[0]):
