@@ -112,6 +112,9 @@ def test_a_run_without_observer_has_no_observer_output(tmp_path, capsys, quiet):
      'rnea_bag: error: --observer-gain: expected a finite number > 0 (1/s), got nan'),
     (['--collision-thresholds', 'x.yaml'],
      'rnea_bag: error: --collision-thresholds needs --observer'),
+    (['--observer', '--floating-base'],
+     'rnea_bag: error: --observer: a floating base needs the base wrench and odometry terms in '
+     'the momentum balance; fixed-base robots only'),
 ])
 def test_bad_observer_options_are_refused(tmp_path, capsys, quiet, extra, message):
     code = main([str(quiet[1]), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
