@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from rnea_ros.dynamics import checks, crba, kinematics, regressor
+from rnea_ros.dynamics import checks, coriolis, crba, kinematics, regressor
 from rnea_ros.dynamics import rnea as kernels
 from rnea_ros.dynamics import terms
 from rnea_ros.dynamics.description import read_robot_description
@@ -320,6 +320,16 @@ class RobotModel:
         """-J^T f_ext: the joint torques that the external wrenches alone require."""
         return self._rnea_checked(q, self._zeros_v, self._zeros_v, f_ext, self._zero_gravity,
                                   None, 'external_torques')
+
+    def coriolis_transpose_velocity(self, q, v) -> np.ndarray:
+        """C^T(q, v) v, (nv,), with C as ``coriolis_matrix``: the momentum observer's term."""
+        return coriolis.transpose_velocity(self._model, self._work, *self._checked_state(
+            q, v, self._zeros_v)[:2])
+
+    def coriolis_matrix(self, q, v) -> np.ndarray:
+        """C(q, v), (nv, nv), Pinocchio's: C v = velocity_product, dM/dt = C + C^T."""
+        return coriolis.matrix(self._model, self._work, *self._checked_state(
+            q, v, self._zeros_v)[:2])
 
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space inertia M(q), (nv, nv), by the Composite Rigid Body Algorithm."""
