@@ -1,0 +1,304 @@
+"""
+The optimisation of an excitation trajectory: coefficients -> conditioning, within limits.
+
+Objective: the weighted base regressor W of the motion over one period (``samples`` instants,
+the rows of joint j divided by its effort limit, the scale of what its torque sensor sees;
+columns: the base parameters of ``rnea_identify``'s model, inertial parameters, friction and
+armature, ``rnea_ros.identify.base``), each column scaled to unit norm. The optimiser
+maximises log det(W^T W) / p (p base parameters; a D-optimal design): with unit columns it is
+0 exactly when the columns are orthogonal (condition number 1) and falls to -inf as any
+combination of parameters becomes invisible. It is chosen over the condition number that
+Swevers et al. minimise because it is smooth (every singular value counts, not only the two
+extremes, so finite-difference gradients and SLSQP behave) and, with unit columns, does not
+depend on the parameters' units; the condition number of the same W is reported, and is what
+the tests and the benchmark compare.
+
+Constraints (``rnea_ros.excite.limits``): positions, velocities and accelerations are linear
+in the coefficients (``fourier``), so they enter SLSQP exactly at every sample; the torques
+(RNEA of the URDF model) and the planes are nonlinear, with finite-difference Jacobians. After
+the optimiser, the trajectory is checked on a grid ``DENSE`` times finer and, where it leaves
+a limit between the samples, scaled down about the rest configuration until it holds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+import time
+
+import numpy as np
+import scipy.optimize
+
+from rnea_ros.excite.fourier import FourierBasis
+from rnea_ros.excite.limits import Limits, Plane
+from rnea_ros.identify import base, fit, parameters
+
+DENSE = 20
+STEP = 1e-6  # finite-difference step of the coefficients [rad/s]
+
+
+def samples_per_period(harmonics: int) -> int:
+    """Instants per period the optimiser sees: 40 per period of the highest harmonic."""
+    return max(100, 40 * harmonics)
+
+
+@dataclass
+class Problem:
+    """The robot, its limits and planes, the basis, and the base parameters to excite."""
+
+    model: object
+    limits: Limits
+    basis: FourierBasis
+    planes: list[Plane]
+    layout: parameters.Layout
+    base: base.BaseParameters
+    rows: np.ndarray  # joints whose torques are weighted rows (a finite effort limit)
+    times: np.ndarray
+
+    @property
+    def size(self) -> int:
+        """Return the count of free coefficients: (2 harmonics - 2) per moving joint."""
+        return self.basis.size * self.limits.moving.size
+
+    def states(self, x: np.ndarray, times: np.ndarray | None = None):
+        """(q, v, a) of every joint, (T, nv) each; the held joints at rest."""
+        times = self.times if times is None else times
+        lim = self.limits
+        q = np.tile(lim.rest, (times.size, 1))
+        v, a = np.zeros_like(q), np.zeros_like(q)
+        moving = lim.moving
+        q[:, moving], v[:, moving], a[:, moving] = self.basis.evaluate(
+            x, lim.rest[moving], times)
+        return q, v, a
+
+    def regressor(self, q: np.ndarray, v: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """Return the weighted base regressor, (T rows, p): see the module docstring."""
+        inertial = self.model.regressor_batch(q, v, a, threads=1)
+        full = np.concatenate([inertial, self.layout.joint_columns(v, a)], axis=2)
+        weighted = full[:, self.rows, :] / self.limits.effort[self.rows, None]
+        return weighted[:, :, self.base.columns].reshape(-1, self.base.size)
+
+
+def problem(model, limits: Limits, basis: FourierBasis, planes: list[Plane]) -> Problem:
+    """Set up the design problem: the base parameters of motions within the limits."""
+    lay = parameters.layout(model)
+    rng = np.random.default_rng(base.SEED)
+    count = base.SAMPLES
+    q = np.tile(limits.rest, (count, 1))
+    v, a = np.zeros_like(q), np.zeros_like(q)
+    moving = limits.moving
+    q[:, moving] = rng.uniform(limits.lower[moving], limits.upper[moving], (count, moving.size))
+    v[:, moving] = rng.standard_normal((count, moving.size))
+    a[:, moving] = rng.standard_normal((count, moving.size))
+    found = base.base_parameters(model, lay, states=(q, v, a))
+    rows = np.flatnonzero(np.isfinite(limits.effort))
+    samples = samples_per_period(basis.harmonics)
+    times = np.arange(samples) * basis.period / samples
+    return Problem(model, limits, basis, list(planes), lay, found, rows, times)
+
+
+def log_det(w: np.ndarray) -> float:
+    """Return log det(Wn^T Wn) / p of W with unit columns (0: orthogonal; -inf: singular)."""
+    singular = _unit_singular_values(w)
+    with np.errstate(divide='ignore'):
+        return float(2.0 * np.mean(np.log(singular)))
+
+
+def condition_number(w: np.ndarray) -> float:
+    """Return the condition number of W with unit columns (inf when singular)."""
+    singular = _unit_singular_values(w)
+    return float(singular[0] / singular[-1]) if singular[-1] > 0 else float('inf')
+
+
+def _unit_singular_values(w: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(w, axis=0)
+    if np.any(norms == 0.0):
+        return np.zeros(w.shape[1])
+    unit = w / norms
+    # From the p x p Gram matrix: much cheaper than the SVD of the tall W, and accurate enough
+    # for condition numbers far beyond those of a usable design.
+    eigenvalues = np.linalg.eigvalsh(unit.T @ unit)[::-1]
+    return np.sqrt(np.maximum(eigenvalues, 0.0))
+
+
+def conditioning(prob: Problem, x: np.ndarray) -> tuple[float, float]:
+    """(condition number, log det / p) of the design ``x`` on the dense grid of one period."""
+    w = prob.regressor(*prob.states(x, dense_times(prob)))
+    return condition_number(w), log_det(w)
+
+
+def dense_times(prob: Problem) -> np.ndarray:
+    """Instants of one period, ``DENSE`` times finer than the optimiser's."""
+    count = DENSE * prob.times.size
+    return np.arange(count) * prob.basis.period / count
+
+
+# ---------------------------------------------------------------- constraints
+def _linear(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Return (A, c): positions, velocities, accelerations within limits as A x + c >= 0."""
+    lim, size = prob.limits, prob.basis.size
+    gq, gv, ga = prob.basis.matrices(prob.times)
+    blocks, offsets = [], []
+    for m, j in enumerate(lim.moving):
+        for g, low, high in ((gq, lim.lower[j] - lim.rest[j], lim.upper[j] - lim.rest[j]),
+                             (gv, -lim.velocity[j], lim.velocity[j]),
+                             (ga, -lim.acceleration[j], lim.acceleration[j])):
+            for sign, bound in ((-1.0, high), (1.0, -low)):
+                block = np.zeros((g.shape[0], prob.size))
+                block[:, m * size:(m + 1) * size] = sign * g
+                blocks.append(block)
+                offsets.append(np.full(g.shape[0], bound))
+    return np.vstack(blocks), np.concatenate(offsets)
+
+
+def _nonlinear(prob: Problem, x: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """Torque and plane margins (>= 0 where they hold), per sample, for the coefficients x."""
+    q, v, a = prob.states(x, times)
+    lim = prob.limits
+    tau = prob.model.rnea_batch(q, v, a, threads=1)[:, prob.rows] / lim.effort[prob.rows]
+    parts = [(1.0 - tau).ravel(), (1.0 + tau).ravel()]
+    for plane in prob.planes:
+        heights = np.array([prob.model.link_placement(qk, plane.link)[1][2] for qk in q])
+        parts.append(heights - plane.height)
+    return np.concatenate(parts)
+
+
+def _nonlinear_jacobian(prob: Problem, x: np.ndarray, times: np.ndarray) -> np.ndarray:
+    value = _nonlinear(prob, x, times)
+    out = np.empty((value.size, x.size))
+    for k in range(x.size):
+        step = np.zeros_like(x)
+        step[k] = STEP
+        out[:, k] = (_nonlinear(prob, x + step, times) - value) / STEP
+    return out
+
+
+def peak_use(prob: Problem, x: np.ndarray, times: np.ndarray | None = None) -> dict:
+    """Per joint, the largest fraction of each limit the motion uses (1: at the limit)."""
+    times = dense_times(prob) if times is None else times
+    q, v, a = prob.states(x, times)
+    lim = prob.limits
+    rest = lim.rest
+    with np.errstate(divide='ignore', invalid='ignore'):
+        upper = np.where(lim.upper > rest, (q.max(axis=0) - rest) / (lim.upper - rest), 0.0)
+        lower = np.where(lim.lower < rest, (rest - q.min(axis=0)) / (rest - lim.lower), 0.0)
+        tau = np.abs(prob.model.rnea_batch(q, v, a, threads=1)) / lim.effort
+    out = {'position': np.maximum(upper, lower),
+           'velocity': np.abs(v).max(axis=0) / lim.velocity,
+           'acceleration': np.abs(a).max(axis=0) / lim.acceleration,
+           'effort': np.where(np.isfinite(lim.effort), tau.max(axis=0), 0.0)}
+    if prob.planes:
+        out['planes'] = [float(np.min(np.array([prob.model.link_placement(qk, p.link)[1][2]
+                                                for qk in q[::DENSE]])) - p.height)
+                         for p in prob.planes]
+    return out
+
+
+def fit_to_limits(prob: Problem, x: np.ndarray, times: np.ndarray, grow: bool = True
+                  ) -> np.ndarray:
+    """
+    Scale x about the rest configuration as much as the limits allow at ``times``.
+
+    ``grow``: also scale up a motion that stays inside them (else only down, when needed).
+    """
+    use = peak_use(prob, x, times)
+    linear = max(float(np.max(use[kind])) for kind in ('position', 'velocity', 'acceleration'))
+    scale = 1.0 / linear if linear > 0 else 1.0
+    if not grow:
+        scale = min(scale, 1.0)
+    if _holds(prob, scale * x, times):
+        return scale * x
+    low, high = 0.0, scale  # at 0 the robot rests where the limits hold (limits.py checks)
+    for _ in range(30):
+        middle = 0.5 * (low + high)
+        low, high = (middle, high) if _holds(prob, middle * x, times) else (low, middle)
+    return low * x
+
+
+def _holds(prob: Problem, x: np.ndarray, times: np.ndarray) -> bool:
+    use = peak_use(prob, x, times)
+    within = all(float(np.max(use[kind])) <= 1.0 + 1e-12
+                 for kind in ('position', 'velocity', 'acceleration', 'effort'))
+    return within and all(margin >= 0.0 for margin in use.get('planes', []))
+
+
+# ---------------------------------------------------------------- the optimiser
+@dataclass(frozen=True)
+class Design:
+    """An optimised excitation: coefficients, conditioning, the random baseline, the run."""
+
+    x: np.ndarray
+    condition_number: float
+    log_det: float
+    random_x: np.ndarray
+    random_condition_number: float
+    iterations: int
+    status: str
+    seconds: float
+
+
+def random_coefficients(prob: Problem, seed: int) -> np.ndarray:
+    """Random coefficients scaled to the limits: ordinary random sines of the same limits."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(prob.size) / np.repeat(
+        np.arange(2, prob.basis.harmonics + 1, dtype=np.float64), 2)[None].repeat(
+            prob.limits.moving.size, axis=0).ravel()
+    return fit_to_limits(prob, x, dense_times(prob))
+
+
+def optimise(prob: Problem, seed: int = 0, max_iterations: int = 100) -> Design:
+    """Maximise log det of the weighted base regressor within the limits (SLSQP)."""
+    with fit.one_blas_thread():  # many small products: BLAS threads only stall them
+        return _optimise(prob, seed, max_iterations)
+
+
+def _optimise(prob: Problem, seed: int, max_iterations: int) -> Design:
+    begin = time.perf_counter()
+    random_x = random_coefficients(prob, seed)
+    start = 0.7 * fit_to_limits(prob, random_x, prob.times)
+    a_matrix, offset = _linear(prob)
+    times = prob.times
+    plane_times = times[::4]
+
+    def objective(x):
+        return -log_det(prob.regressor(*prob.states(x)))
+
+    def gradient(x):
+        value = objective(x)
+        out = np.empty_like(x)
+        for k in range(x.size):
+            step = np.zeros_like(x)
+            step[k] = STEP
+            out[k] = (objective(x + step) - value) / STEP
+        return out
+
+    def nonlinear(x):
+        torque = _nonlinear(_without_planes(prob), x, times)
+        planes = _nonlinear(prob, x, plane_times)[2 * plane_times.size * prob.rows.size:] \
+            if prob.planes else np.empty(0)
+        return np.concatenate([torque, planes])
+
+    def nonlinear_jacobian(x):
+        torque = _nonlinear_jacobian(_without_planes(prob), x, times)
+        if not prob.planes:
+            return torque
+        rows = 2 * plane_times.size * prob.rows.size
+        return np.vstack([torque, _nonlinear_jacobian(prob, x, plane_times)[rows:]])
+
+    constraints = [{'type': 'ineq', 'fun': lambda x: a_matrix @ x + offset,
+                    'jac': lambda x: a_matrix},
+                   {'type': 'ineq', 'fun': nonlinear, 'jac': nonlinear_jacobian}]
+    result = scipy.optimize.minimize(objective, start, jac=gradient, method='SLSQP',
+                                     constraints=constraints,
+                                     options={'maxiter': max_iterations, 'ftol': 1e-6})
+    x = result.x if np.all(np.isfinite(result.x)) else start
+    if objective(x) > objective(start):  # the optimiser may stop at a worse point
+        x = start
+    x = fit_to_limits(prob, x, dense_times(prob), grow=False)
+    cond, det = conditioning(prob, x)
+    random_cond, _ = conditioning(prob, random_x)
+    return Design(x, cond, det, random_x, random_cond, int(result.nit), str(result.message),
+                  time.perf_counter() - begin)
+
+
+def _without_planes(prob: Problem) -> Problem:
+    return Problem(prob.model, prob.limits, prob.basis, [], prob.layout, prob.base, prob.rows,
+                   prob.times)
