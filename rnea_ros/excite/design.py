@@ -17,7 +17,8 @@ Constraints (``rnea_ros.excite.limits``): positions, velocities and acceleration
 in the coefficients (``fourier``), so they enter SLSQP exactly at every sample; the torques
 (RNEA of the URDF model) and the planes are nonlinear, with finite-difference Jacobians. After
 the optimiser, the trajectory is checked on a grid ``DENSE`` times finer and, where it leaves
-a limit between the samples, scaled down about the rest configuration until it holds.
+a limit, scaled down about the rest configuration until it holds with a margin for what
+happens between the samples (``between_samples``).
 """
 from __future__ import annotations
 
@@ -186,10 +187,24 @@ def peak_use(prob: Problem, x: np.ndarray, times: np.ndarray | None = None) -> d
            'acceleration': np.abs(a).max(axis=0) / lim.acceleration,
            'effort': np.where(np.isfinite(lim.effort), tau.max(axis=0), 0.0)}
     if prob.planes:
-        out['planes'] = [float(np.min(np.array([prob.model.link_placement(qk, p.link)[1][2]
-                                                for qk in q[::DENSE]])) - p.height)
-                         for p in prob.planes]
+        heights = [np.array([prob.model.link_placement(qk, p.link)[1][2] for qk in q])
+                   for p in prob.planes]
+        out['planes'] = [float(z.min() - p.height) for z, p in zip(heights, prob.planes)]
+        # Between two samples a height can dip below both by |z''| dt^2 / 8 at most.
+        out['planes_between'] = [float(np.abs(np.diff(z, 2)).max(initial=0.0))
+                                 for z in heights]
     return out
+
+
+def between_samples(prob: Problem, times: np.ndarray) -> float:
+    """
+    Return the relative margin kept below each limit for what happens between ``times``.
+
+    A harmonic of angular frequency w sampled every dt peaks at most (w dt)^2 / 8 of its
+    amplitude above its samples; (w dt)^2 of the highest harmonic leaves room for their sum.
+    """
+    step = float(np.max(np.diff(times))) if times.size > 1 else prob.basis.period
+    return float((prob.basis.omegas[-1] * step) ** 2)
 
 
 def fit_to_limits(prob: Problem, x: np.ndarray, times: np.ndarray, grow: bool = True
@@ -201,7 +216,7 @@ def fit_to_limits(prob: Problem, x: np.ndarray, times: np.ndarray, grow: bool = 
     """
     use = peak_use(prob, x, times)
     linear = max(float(np.max(use[kind])) for kind in ('position', 'velocity', 'acceleration'))
-    scale = 1.0 / linear if linear > 0 else 1.0
+    scale = (1.0 - between_samples(prob, times)) / linear if linear > 0 else 1.0
     if not grow:
         scale = min(scale, 1.0)
     if _holds(prob, scale * x, times):
@@ -215,9 +230,11 @@ def fit_to_limits(prob: Problem, x: np.ndarray, times: np.ndarray, grow: bool = 
 
 def _holds(prob: Problem, x: np.ndarray, times: np.ndarray) -> bool:
     use = peak_use(prob, x, times)
-    within = all(float(np.max(use[kind])) <= 1.0 + 1e-12
+    limit = 1.0 - between_samples(prob, times) + 1e-12
+    within = all(float(np.max(use[kind])) <= limit
                  for kind in ('position', 'velocity', 'acceleration', 'effort'))
-    return within and all(margin >= 0.0 for margin in use.get('planes', []))
+    return within and all(margin >= dip for margin, dip in
+                          zip(use.get('planes', []), use.get('planes_between', [])))
 
 
 # ---------------------------------------------------------------- the optimiser

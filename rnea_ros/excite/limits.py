@@ -4,9 +4,9 @@ What an excitation trajectory must respect: joint limits, the rest configuration
 Per joint of the URDF (one-DoF joints; a fixed base): the position range shrunk about its
 middle by the safety factor ``--limits-scale`` F, the velocity and effort limits times F, and
 the acceleration limit ``--acceleration-limit`` (URDFs have none). A joint that moves needs a
-velocity and an effort limit (refused without one: no safe value can be assumed); a
-continuous joint, which has no position limits, is given rest +- pi (before F), and a
-warning says so. Joints left out of ``--joints`` are held at their rest position; their effort
+velocity and an effort limit (refused without one: no safe value can be assumed); a joint
+without position limits (a continuous joint) is given rest +- pi (before F), and a warning
+says so. Joints left out of ``--joints`` are held at their rest position; their effort
 limits still apply (gravity and the moving joints load them).
 
 The rest configuration (``--rest JOINT=VALUE,...``; default per joint: 0 when it lies inside
@@ -129,8 +129,8 @@ def joint_limits(model, moving: np.ndarray, rest_text: str | None, scale: float,
             centre = given.get(joint.name, 0.0)
             low, high = centre - math.pi, centre + math.pi
             if k in moving:
-                assumed.append(f'joint {joint.name!r} has no position limits (continuous): '
-                               f'assumed [{low:g}, {high:g}] rad')
+                assumed.append(f'joint {joint.name!r} has no position limits in the URDF: '
+                               f'assumed [{low:g}, {high:g}] {unit(joint)} (rest +- pi)')
         middle, half = 0.5 * (low + high), 0.5 * (high - low) * scale
         lower[k], upper[k] = middle - half, middle + half
         velocity[k] = joint.velocity_limit * scale
