@@ -34,6 +34,7 @@ from rnea_ros.identify import base, fit, parameters
 
 DENSE = 20
 STEP = 1e-6  # finite-difference step of the coefficients [rad/s]
+GRADIENT_BATCH = 4000  # samples per regressor call of the gradient (memory: ~40 MB for 7 DoF)
 
 
 def samples_per_period(harmonics: int) -> int:
@@ -70,12 +71,21 @@ class Problem:
             x, lim.rest[moving], times)
         return q, v, a
 
-    def regressor(self, q: np.ndarray, v: np.ndarray, a: np.ndarray) -> np.ndarray:
-        """Return the weighted base regressor, (T rows, p): see the module docstring."""
-        inertial = self.model.regressor_batch(q, v, a, threads=1)
-        full = np.concatenate([inertial, self.layout.joint_columns(v, a)], axis=2)
-        weighted = full[:, self.rows, :] / self.limits.effort[self.rows, None]
-        return weighted[:, :, self.base.columns].reshape(-1, self.base.size)
+    def regressor(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
+                  threads: int | None = 1) -> np.ndarray:
+        """Return the weighted base regressor, (T, rows, p): see the module docstring."""
+        columns, n_inertial = self.base.columns, self.layout.n_inertial
+        inertial_columns = columns[columns < n_inertial]
+        n = inertial_columns.size
+        out = np.zeros((q.shape[0], self.rows.size, columns.size))
+        inertial = self.model.regressor_batch(q, v, a, threads=threads)
+        out[:, :, :n] = np.take(inertial[:, self.rows], inertial_columns, axis=2)
+        features = self.layout.joint_features(v, a)  # (T, nv, k): each joint's own row
+        terms = len(self.layout.joint_terms)
+        for c, column in enumerate(columns[n:], start=n):
+            joint, term = divmod(int(column) - n_inertial, terms)
+            out[:, self.rows == joint, c] = features[:, joint, term, None]
+        return out / self.limits.effort[self.rows][None, :, None]
 
 
 def problem(model, limits: Limits, basis: FourierBasis, planes: list[Plane]) -> Problem:
@@ -103,6 +113,16 @@ def log_det(w: np.ndarray) -> float:
         return float(2.0 * np.mean(np.log(singular)))
 
 
+def log_dets(w: np.ndarray) -> np.ndarray:
+    """Return ``log_det`` of each of K regressors, w (K, N, p), from their Gram matrices."""
+    gram = np.matmul(w.transpose(0, 2, 1), w)
+    diagonal = np.einsum('kii->ki', gram)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        sign, value = np.linalg.slogdet(gram)
+        out = (value - np.log(diagonal).sum(axis=1)) / w.shape[2]
+    return np.where((sign > 0) & np.all(diagonal > 0, axis=1), out, -np.inf)
+
+
 def condition_number(w: np.ndarray) -> float:
     """Return the condition number of W with unit columns (inf when singular)."""
     singular = _unit_singular_values(w)
@@ -122,7 +142,7 @@ def _unit_singular_values(w: np.ndarray) -> np.ndarray:
 
 def conditioning(prob: Problem, x: np.ndarray) -> tuple[float, float]:
     """(condition number, log det / p) of the design ``x`` on the dense grid of one period."""
-    w = prob.regressor(*prob.states(x, dense_times(prob)))
+    w = prob.regressor(*prob.states(x, dense_times(prob))).reshape(-1, prob.base.size)
     return condition_number(w), log_det(w)
 
 
@@ -276,16 +296,10 @@ def _optimise(prob: Problem, seed: int, max_iterations: int) -> Design:
     plane_times = times[::4]
 
     def objective(x):
-        return -log_det(prob.regressor(*prob.states(x)))
+        return -log_dets(prob.regressor(*prob.states(x))[None].reshape(1, -1, prob.base.size))[0]
 
     def gradient(x):
-        value = objective(x)
-        out = np.empty_like(x)
-        for k in range(x.size):
-            step = np.zeros_like(x)
-            step[k] = STEP
-            out[k] = (objective(x + step) - value) / STEP
-        return out
+        return _objective_gradient(prob, x)
 
     def nonlinear(x):
         torque = _nonlinear(_without_planes(prob), x, times)
@@ -314,6 +328,20 @@ def _optimise(prob: Problem, seed: int, max_iterations: int) -> Design:
     random_cond, _ = conditioning(prob, random_x)
     return Design(x, cond, det, random_x, random_cond, int(result.nit), str(result.message),
                   time.perf_counter() - begin)
+
+
+def _objective_gradient(prob: Problem, x: np.ndarray) -> np.ndarray:
+    """Forward differences of -log det, the perturbed designs' regressors in large batches."""
+    designs = np.vstack([x, x + STEP * np.eye(x.size)])
+    per_batch = max(1, GRADIENT_BATCH // prob.times.size)
+    values = []
+    for begin in range(0, designs.shape[0], per_batch):
+        states = [prob.states(d) for d in designs[begin:begin + per_batch]]
+        q, v, a = (np.concatenate([s[k] for s in states]) for k in range(3))
+        w = prob.regressor(q, v, a, threads=None)
+        values.append(-log_dets(w.reshape(len(states), -1, prob.base.size)))
+    values = np.concatenate(values)
+    return (values[1:] - values[0]) / STEP
 
 
 def _without_planes(prob: Problem) -> Problem:
