@@ -41,3 +41,11 @@ def test_bench_closed_loop_runs_every_row():
                 'path a, URDF', 'path b, URDF', 'path a, true model', 'path b, true model'):
         assert f'{row} |' in out, out
     assert out.count('load average') == 2
+
+
+def test_bench_excite_runs_and_compares_with_random_sines():
+    out = bench('bench_excite.py', '--harmonics', '2', '--max-iterations', '2', '--seeds', '2')
+    assert 'panda: 7 moving joints, 2 harmonics' in out
+    assert 'rnea_excite wall clock (fresh process)' in out
+    assert 'random sines within the same limits (2 seeds): median' in out
+    assert out.count('load average') == 2
