@@ -49,3 +49,12 @@ def test_bench_excite_runs_and_compares_with_random_sines():
     assert 'rnea_excite wall clock (fresh process)' in out
     assert 'random sines within the same limits (2 seeds): median' in out
     assert out.count('load average') == 2
+
+
+def test_bench_excite_sim_identifies_from_both_motions():
+    out = bench('bench_excite_sim.py', '--duration', '4', '--harmonics', '2',
+                '--base-frequency', '0.5', '--max-iterations', '2')
+    for row in ('| rnea_excite |', '| random sines |'):
+        assert row in out, out
+    assert 'validation: 4 s recorded' in out
+    assert out.count('load average') == 2

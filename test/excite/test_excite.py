@@ -161,6 +161,40 @@ def test_the_yaml_round_trips_into_a_joint_trajectory_message(designed):
             (entry['time_from_start']['sec'], entry['time_from_start']['nanosec'])
 
 
+def test_the_simulated_robot_and_the_node_play_the_yaml_as_designed(designed):
+    """Their quintic interpolation through the points gives back the series (0.1 s apart)."""
+    from rnea_ros.node.trajectory import Trajectory, TrajectorySampler
+    from rnea_ros.sim.trajectory import build_trajectory, Reference
+    fields = yaml.safe_load((designed['output'] / 'trajectory.yaml').read_text())
+    names, points = fields['joint_names'], fields['points']
+    times = np.array([p['time_from_start']['sec'] + 1e-9 * p['time_from_start']['nanosec']
+                      for p in points])
+    positions, velocities, accelerations = (np.array([p[key] for p in points]) for key in
+                                            ('positions', 'velocities', 'accelerations'))
+    model = designed['model']
+    lower, upper = (np.array([getattr(j, side) for j in model.joints])
+                    for side in ('lower', 'upper'))
+    rest = np.zeros(model.nv)
+    sim = build_trajectory(names, times, positions, velocities, accelerations, None,
+                           joint_index={name: k for k, name in enumerate(names)}, lower=lower,
+                           upper=upper, start=0.0,
+                           held=Reference(rest, rest.copy(), rest.copy(), rest.copy()))
+    node = TrajectorySampler(Trajectory.from_points(names, [
+        (t, p['positions'], p['velocities'], p['accelerations']) for t, p in zip(times, points)]))
+    fine = np.linspace(0.0, times[-1], 1601)
+    q, v, a = series(designed['report'], fine)
+    reference = Reference(*(np.zeros(model.nv) for _ in range(4)))
+    node_q, node_v, node_a = (np.zeros(model.nv) for _ in range(3))
+    for k, t in enumerate(fine):
+        sim.sample(t, reference)
+        node.sample(t, node_q, node_v, node_a)
+        for played in ((reference.position, reference.velocity, reference.acceleration),
+                       (node_q, node_v, node_a)):
+            np.testing.assert_allclose(played[0], q[k], atol=1e-6)
+            np.testing.assert_allclose(played[1], v[k], atol=1e-5)
+            np.testing.assert_allclose(played[2], a[k], atol=1e-3)
+
+
 def test_the_optimised_design_is_better_conditioned_than_random_sines(designed):
     report, model = designed['report'], designed['model']
     conditioning = report['conditioning']
