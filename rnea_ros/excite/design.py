@@ -170,25 +170,28 @@ def _linear(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
     return np.vstack(blocks), np.concatenate(offsets)
 
 
-def _nonlinear(prob: Problem, x: np.ndarray, times: np.ndarray) -> np.ndarray:
-    """Torque and plane margins (>= 0 where they hold), per sample, for the coefficients x."""
-    q, v, a = prob.states(x, times)
-    lim = prob.limits
-    tau = prob.model.rnea_batch(q, v, a, threads=1)[:, prob.rows] / lim.effort[prob.rows]
-    parts = [(1.0 - tau).ravel(), (1.0 + tau).ravel()]
-    for plane in prob.planes:
-        heights = np.array([prob.model.link_placement(qk, plane.link)[1][2] for qk in q])
-        parts.append(heights - plane.height)
-    return np.concatenate(parts)
+def _torque_margins(prob: Problem, x: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """Torque margins (>= 0 where the effort limits hold), per sample and weighted joint."""
+    tau = prob.model.rnea_batch(*prob.states(x, times), threads=1)[:, prob.rows] \
+        / prob.limits.effort[prob.rows]
+    return np.concatenate([(1.0 - tau).ravel(), (1.0 + tau).ravel()])
 
 
-def _nonlinear_jacobian(prob: Problem, x: np.ndarray, times: np.ndarray) -> np.ndarray:
-    value = _nonlinear(prob, x, times)
+def _plane_margins(prob: Problem, x: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """Height of each plane's link above it [m], per plane and sample."""
+    q, _, _ = prob.states(x, times)
+    return np.concatenate([[prob.model.link_placement(qk, plane.link)[1][2] - plane.height
+                            for qk in q] for plane in prob.planes])
+
+
+def _jacobian(margins, prob: Problem, x: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """Forward differences of ``margins(prob, x, times)`` in every coefficient."""
+    value = margins(prob, x, times)
     out = np.empty((value.size, x.size))
     for k in range(x.size):
         step = np.zeros_like(x)
         step[k] = STEP
-        out[:, k] = (_nonlinear(prob, x + step, times) - value) / STEP
+        out[:, k] = (margins(prob, x + step, times) - value) / STEP
     return out
 
 
@@ -296,23 +299,21 @@ def _optimise(prob: Problem, seed: int, max_iterations: int) -> Design:
     plane_times = times[::4]
 
     def objective(x):
-        return -log_dets(prob.regressor(*prob.states(x))[None].reshape(1, -1, prob.base.size))[0]
+        w = prob.regressor(*prob.states(x))
+        return -log_dets(w.reshape(1, -1, prob.base.size))[0]
 
     def gradient(x):
         return _objective_gradient(prob, x)
 
     def nonlinear(x):
-        torque = _nonlinear(_without_planes(prob), x, times)
-        planes = _nonlinear(prob, x, plane_times)[2 * plane_times.size * prob.rows.size:] \
-            if prob.planes else np.empty(0)
-        return np.concatenate([torque, planes])
+        planes = _plane_margins(prob, x, plane_times) if prob.planes else np.empty(0)
+        return np.concatenate([_torque_margins(prob, x, times), planes])
 
     def nonlinear_jacobian(x):
-        torque = _nonlinear_jacobian(_without_planes(prob), x, times)
+        torque = _jacobian(_torque_margins, prob, x, times)
         if not prob.planes:
             return torque
-        rows = 2 * plane_times.size * prob.rows.size
-        return np.vstack([torque, _nonlinear_jacobian(prob, x, plane_times)[rows:]])
+        return np.vstack([torque, _jacobian(_plane_margins, prob, x, plane_times)])
 
     constraints = [{'type': 'ineq', 'fun': lambda x: a_matrix @ x + offset,
                     'jac': lambda x: a_matrix},
@@ -342,8 +343,3 @@ def _objective_gradient(prob: Problem, x: np.ndarray) -> np.ndarray:
         values.append(-log_dets(w.reshape(len(states), -1, prob.base.size)))
     values = np.concatenate(values)
     return (values[1:] - values[0]) / STEP
-
-
-def _without_planes(prob: Problem) -> Problem:
-    return Problem(prob.model, prob.limits, prob.basis, [], prob.layout, prob.base, prob.rows,
-                   prob.times)
