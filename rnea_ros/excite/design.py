@@ -22,7 +22,7 @@ happens between the samples (``between_samples``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import time
 
 import numpy as np
@@ -34,7 +34,7 @@ from rnea_ros.identify import base, fit, parameters
 
 DENSE = 20
 STEP = 1e-6  # finite-difference step of the coefficients [rad/s]
-GRADIENT_BATCH = 4000  # samples per regressor call of the gradient (memory: ~40 MB for 7 DoF)
+GRADIENT_BATCH = 1000  # samples per regressor call of the gradient (~5 MB for 7 DoF: in cache)
 
 
 def samples_per_period(harmonics: int) -> int:
@@ -54,6 +54,7 @@ class Problem:
     base: base.BaseParameters
     rows: np.ndarray  # joints whose torques are weighted rows (a finite effort limit)
     times: np.ndarray
+    _matrices: tuple | None = field(default=None, repr=False)
 
     @property
     def size(self) -> int:
@@ -62,13 +63,20 @@ class Problem:
 
     def states(self, x: np.ndarray, times: np.ndarray | None = None):
         """(q, v, a) of every joint, (T, nv) each; the held joints at rest."""
-        times = self.times if times is None else times
+        if times is None or times is self.times:  # the optimiser's: matrices computed once
+            if self._matrices is None:
+                self._matrices = self.basis.matrices(self.times)
+            gq, gv, ga = self._matrices
+        else:
+            gq, gv, ga = self.basis.matrices(times)
         lim = self.limits
-        q = np.tile(lim.rest, (times.size, 1))
-        v, a = np.zeros_like(q), np.zeros_like(q)
         moving = lim.moving
-        q[:, moving], v[:, moving], a[:, moving] = self.basis.evaluate(
-            x, lim.rest[moving], times)
+        coefficients = np.asarray(x, dtype=np.float64).reshape(moving.size, self.basis.size).T
+        q = np.tile(lim.rest, (gq.shape[0], 1))
+        v, a = np.zeros_like(q), np.zeros_like(q)
+        q[:, moving] += gq @ coefficients
+        v[:, moving] = gv @ coefficients
+        a[:, moving] = ga @ coefficients
         return q, v, a
 
     def regressor(self, q: np.ndarray, v: np.ndarray, a: np.ndarray,
@@ -77,15 +85,20 @@ class Problem:
         columns, n_inertial = self.base.columns, self.layout.n_inertial
         inertial_columns = columns[columns < n_inertial]
         n = inertial_columns.size
-        out = np.zeros((q.shape[0], self.rows.size, columns.size))
         inertial = self.model.regressor_batch(q, v, a, threads=threads)
-        out[:, :, :n] = np.take(inertial[:, self.rows], inertial_columns, axis=2)
+        # np.take along one axis at a time: far cheaper than fancy indexing of two axes.
+        selected = np.take(inertial, inertial_columns, axis=2)
+        if self.rows.size < q.shape[1]:
+            selected = np.take(selected, self.rows, axis=1)
+        joint = np.zeros((q.shape[0], self.rows.size, columns.size - n))
         features = self.layout.joint_features(v, a)  # (T, nv, k): each joint's own row
         terms = len(self.layout.joint_terms)
-        for c, column in enumerate(columns[n:], start=n):
-            joint, term = divmod(int(column) - n_inertial, terms)
-            out[:, self.rows == joint, c] = features[:, joint, term, None]
-        return out / self.limits.effort[self.rows][None, :, None]
+        for c, column in enumerate(columns[n:]):
+            index, term = divmod(int(column) - n_inertial, terms)
+            joint[:, self.rows == index, c] = features[:, index, term, None]
+        out = np.concatenate([selected, joint], axis=2)
+        out /= self.limits.effort[self.rows][None, :, None]
+        return out
 
 
 def problem(model, limits: Limits, basis: FourierBasis, planes: list[Plane]) -> Problem:
@@ -339,7 +352,7 @@ def _objective_gradient(prob: Problem, x: np.ndarray) -> np.ndarray:
     for begin in range(0, designs.shape[0], per_batch):
         states = [prob.states(d) for d in designs[begin:begin + per_batch]]
         q, v, a = (np.concatenate([s[k] for s in states]) for k in range(3))
-        w = prob.regressor(q, v, a, threads=None)
+        w = prob.regressor(q, v, a, threads=1)
         values.append(-log_dets(w.reshape(len(states), -1, prob.base.size)))
     values = np.concatenate(values)
     return (values[1:] - values[0]) / STEP

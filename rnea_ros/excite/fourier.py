@@ -70,10 +70,3 @@ class FourierBasis:
             from_b = by_b[:, 1:] - by_b[:, :1] * ratio
             out.append(np.concatenate([from_a, from_b], axis=1))
         return tuple(out)
-
-    def evaluate(self, x: np.ndarray, rest: np.ndarray, times: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(q, v, a), each (T, n), of the free coefficients x (n, 2N - 2) about ``rest`` (n,)."""
-        gq, gv, ga = self.matrices(times)
-        x = np.asarray(x, dtype=np.float64).reshape(len(rest), self.size)
-        return rest + gq @ x.T, gv @ x.T, ga @ x.T
