@@ -1,7 +1,8 @@
 """
 Identification on the simulated robot: ``rnea_excite``'s motion against ordinary sines.
 
-    .venv/bin/python bench/bench_excite_sim.py [--robot panda] [--duration 60] [--harmonics 5]
+    .venv/bin/python bench/bench_excite_sim.py [--robot panda | --urdf FILE] [--duration 60]
+                                               [--harmonics 5] [--base-frequency 0.1]
 
 The plant is ``rnea_ros.sim.Plant`` (MuJoCo) of the robot with the default reality gap (wrong
 masses, a payload, friction, armature, encoder quantisation, torque noise), stepped in this
@@ -68,14 +69,16 @@ def record(plant: Plant, model: RobotModel, problem, x: np.ndarray, duration: fl
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--robot', default='panda', help='an example-robot-data robot')
+    parser.add_argument('--urdf', help='a URDF file instead of --robot')
     parser.add_argument('--duration', type=float, default=60.0)
     parser.add_argument('--harmonics', type=int, default=5)
     parser.add_argument('--base-frequency', type=float, default=0.1)
     parser.add_argument('--max-iterations', type=int, default=100)
     args = parser.parse_args()
-    urdf = robot_path(args.robot)
+    urdf = Path(args.urdf) if args.urdf else robot_path(args.robot)
     model = RobotModel.from_urdf_file(urdf)
-    joints = ARM_JOINTS.get(args.robot, list(model.joint_names))
+    joints = list(model.joint_names) if args.urdf else \
+        ARM_JOINTS.get(args.robot, list(model.joint_names))
     print(f'load average before: {os.getloadavg()[0]:.2f}')
     lim = limits.joint_limits(model, limits.moving_joints(model, ','.join(joints)), None,
                               0.8, 5.0)
