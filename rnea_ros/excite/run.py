@@ -76,7 +76,7 @@ def run(options) -> Excitation:
     warnings = list(limits.assumed)
     if periods * basis.period < options.duration - 1e-9:
         warnings.append(f'--duration {options.duration:g} s is not a whole number of periods: '
-                        f'the trajectory lasts {total:g} s ({periods} periods)')
+                        f'the trajectory lasts {total:g} s (whole periods of {basis.period:g} s)')
     if result.condition_number >= result.random_condition_number:
         warnings.append('the optimiser did not improve on random sines within the same limits '
                         '(try more --max-iterations or another --seed)')

@@ -276,6 +276,10 @@ BAD = [
     ({}, ['--joints', 'yaw,wrist'],
      "--joints: ['wrist'] not joints of the URDF; joints: ['yaw', 'shoulder', 'elbow']"),
     ({}, ['--limits-scale', '1.5'], '--limits-scale 1.5: expected a factor in (0, 1]'),
+    ({}, ['--point-interval', '1', '--harmonics', '2', '--base-frequency', '0.5'],
+     '--point-interval 1 s: expected a positive interval of at most 0.25 s (a quarter period '
+     'of the highest harmonic)'),
+    ({}, ['--rest', 'elbow'], "--rest: expected JOINT=VALUE[,JOINT=VALUE...], got 'elbow'"),
 ]
 
 
@@ -325,3 +329,15 @@ def test_module_console_script_and_help(command):
                    '--joints', '--limits-scale', '--keep-above', '--rest',
                    '--acceleration-limit', '--point-interval', '--overwrite'):
         assert option in result.stdout
+
+
+def test_a_duration_between_whole_periods_is_cut_to_them_with_a_warning(tmp_path, capsys):
+    urdf = write_arm(tmp_path)
+    status = main(['--urdf', str(urdf), '--output', str(tmp_path / 'out'), '--harmonics', '2',
+                   '--base-frequency', '0.5', '--duration', '3', '--no-plots'])
+    assert status == 0
+    assert capsys.readouterr().err == ('rnea_excite: warning: --duration 3 s is not a whole '
+                                       'number of periods: the trajectory lasts 2 s (whole '
+                                       'periods of 2 s)\n')
+    message = yaml.safe_load((tmp_path / 'out' / 'trajectory.yaml').read_text())
+    assert message['points'][-1]['time_from_start'] == {'sec': 2, 'nanosec': 0}
