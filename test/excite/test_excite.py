@@ -341,3 +341,22 @@ def test_a_duration_between_whole_periods_is_cut_to_them_with_a_warning(tmp_path
                                        'periods of 2 s)\n')
     message = yaml.safe_load((tmp_path / 'out' / 'trajectory.yaml').read_text())
     assert message['points'][-1]['time_from_start'] == {'sec': 2, 'nanosec': 0}
+
+
+def test_overwrite_replaces_a_planted_symlink_and_keeps_other_files(tmp_path, capsys):
+    urdf = write_arm(tmp_path)
+    victim = tmp_path / 'victim.txt'
+    victim.write_text('untouched')
+    out = tmp_path / 'out'
+    out.mkdir()
+    (out / 'trajectory.yaml').symlink_to(victim)
+    (out / 'notes.txt').write_text('mine')
+    status = main(['--urdf', str(urdf), '--output', str(out), '--overwrite', '--harmonics', '2',
+                   '--base-frequency', '0.5', '--duration', '2', '--no-plots'])
+    assert status == 0, capsys.readouterr().err
+    assert victim.read_text() == 'untouched'
+    assert not (out / 'trajectory.yaml').is_symlink()
+    assert yaml.safe_load((out / 'trajectory.yaml').read_text())['joint_names'] == \
+        ['yaw', 'shoulder', 'elbow']
+    assert (out / 'notes.txt').read_text() == 'mine'
+    assert not [p for p in out.iterdir() if p.name.startswith('.rnea_excite-staging-')]
