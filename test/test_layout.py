@@ -2,11 +2,11 @@
 The package layout: imports flow one way, and the library stays free of ROS and bag tools.
 
 dynamics <- contacts <- {node, bag, sim}; dynamics <- recording <- {bag, identify}; dynamics <-
-observer <- {bag, node}; identify and fleet sit above bag; timing (steady-clock sleeps) under node
-and sim. node, bag and sim never import each other; only sim imports mujoco; recording (the way
-into a bag) and observer import dynamics only. Checked two ways: every import statement of every
-module (also those inside functions), and what importing the library really loads (a fresh
-interpreter).
+observer <- {bag, node}; identify and fleet sit above bag, excite (excitation design) above
+identify; timing (steady-clock sleeps) under node and sim. node, bag and sim never import each
+other; only sim imports mujoco; recording (the way into a bag) and observer import dynamics only.
+Checked two ways: every import statement of every module (also those inside functions), and what
+importing the library really loads (a fresh interpreter).
 """
 import ast
 import json
@@ -32,6 +32,9 @@ ALLOWED = {
     'sim': {'dynamics', 'contacts', 'timing'},
     'identify': {'dynamics', 'contacts', 'recording', 'bag'},  # bag: plots, report, options
     'fleet': {'dynamics', 'contacts', 'recording', 'bag'},
+    # excite: identify's parameter layout and base; recording's JOINT=VALUE parser; bag's
+    # options, staged output directory and plotly building blocks.
+    'excite': {'dynamics', 'recording', 'bag', 'identify'},
 }
 HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow', 'mujoco')
 
