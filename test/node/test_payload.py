@@ -10,6 +10,9 @@ Same harness as ``test_node`` (the real node as a subprocess, one domain per tes
 from __future__ import annotations
 
 import math
+from pathlib import Path
+import re
+import shlex
 
 import numpy as np
 import pytest
@@ -19,6 +22,7 @@ from rcl_interfaces.srv import GetParameters, SetParameters, SetParametersAtomic
 import test_node
 from test_node import has_level, OK, random_arm_state, status, Streams
 from test_start import run_node
+import yaml
 
 from rnea_ros.dynamics.payload import Payload
 from rnea_ros.node.payload import describe
@@ -138,3 +142,36 @@ def test_a_payload_on_an_unknown_link_at_start_exits_2_naming_it(ros, panda):
     lines = [line for line in process.output().splitlines()
              if "parameter 'payload.link': unknown link 'nowhere'" in line]
     assert len(lines) == 1, process.output()
+
+
+def docs_atomic_command() -> list[str]:
+    """Return the words of the set_parameters_atomically command of docs/node.md."""
+    text = (Path(__file__).resolve().parents[2] / 'docs' / 'node.md').read_text()
+    for block in re.findall(r'```bash\n(.*?)```', text, re.S):
+        if 'set_parameters_atomically' in block:
+            return shlex.split(block.replace('\\\n', ' '))
+    raise AssertionError('docs/node.md shows no set_parameters_atomically command')
+
+
+def test_the_docs_atomic_set_command_installs_its_payload(ros, panda):
+    """What ``ros2 service call`` sends for the docs' command: its YAML request as a message."""
+    words = docs_atomic_command()
+    assert words[:5] == ['ros2', 'service', 'call', '/rnea/set_parameters_atomically',
+                         'rcl_interfaces/srv/SetParametersAtomically']
+    request = SetParametersAtomically.Request(parameters=[
+        ParameterMsg(name=p['name'], value=ParameterValue(**p['value']))
+        for p in yaml.safe_load(words[5])['parameters']])
+    fields = {p.name.split('.')[1]: p.value for p in request.parameters}
+    payload = Payload(fields['link'].string_value, fields['mass'].double_value,
+                      tuple(fields['com'].double_array_value),
+                      tuple(fields['inertia'].double_array_value))
+    model, xml = panda
+    ros.start_node({'robot_description': xml, 'rate': 200.0})
+    q, v, _ = random_arm_state(model, 23)
+    streams = Streams(ros, model.joint_names, q, v)
+    zero = np.zeros(model.nv)
+    answer(streams, (220, 0), model.rnea(q, v, zero))
+    result = ros.call(SetParametersAtomically, words[3], request).result
+    assert result.successful, result.reason
+    loaded = model.with_payload(payload.link, payload.mass, payload.com, payload.inertia)
+    answer(streams, (221, 0), loaded.rnea(q, v, zero))
