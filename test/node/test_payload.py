@@ -19,11 +19,13 @@ import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, SetParameters, SetParametersAtomically
+from standing import contacts
 import test_node
 from test_node import has_level, OK, random_arm_state, status, Streams
 from test_start import run_node
 import yaml
 
+from rnea_ros.contacts import ContactSolver
 from rnea_ros.dynamics.payload import Payload
 from rnea_ros.node.payload import describe
 
@@ -59,13 +61,19 @@ def answer(streams: Streams, stamp, expected):
     return torques
 
 
-def test_an_atomic_set_installs_the_payload_in_the_torques_and_the_diagnostics(ros, panda):
+def started(ros, panda, seed: int, stamp):
+    """Start the node on the panda without a payload; (model, q, v, streams) once it answers."""
     model, xml = panda
     ros.start_node({'robot_description': xml, 'rate': 200.0})
-    q, v, _ = random_arm_state(model, 21)
+    q, v, _ = random_arm_state(model, seed)
     streams = Streams(ros, model.joint_names, q, v)
+    answer(streams, stamp, model.rnea(q, v, np.zeros(model.nv)))
+    return model, q, v, streams
+
+
+def test_an_atomic_set_installs_the_payload_in_the_torques_and_the_diagnostics(ros, panda):
+    model, q, v, streams = started(ros, panda, 21, (200, 0))
     zero = np.zeros(model.nv)
-    answer(streams, (200, 0), model.rnea(q, v, zero))
     result = set_atomically(ros, link=LINK, mass=2.0, com=COM, inertia=INERTIA)
     assert result.successful, result.reason
     loaded = model.with_payload(LINK, 2.0, COM, INERTIA)
@@ -165,13 +173,36 @@ def test_the_docs_atomic_set_command_installs_its_payload(ros, panda):
     payload = Payload(fields['link'].string_value, fields['mass'].double_value,
                       tuple(fields['com'].double_array_value),
                       tuple(fields['inertia'].double_array_value))
-    model, xml = panda
-    ros.start_node({'robot_description': xml, 'rate': 200.0})
-    q, v, _ = random_arm_state(model, 23)
-    streams = Streams(ros, model.joint_names, q, v)
+    model, q, v, streams = started(ros, panda, 23, (220, 0))
     zero = np.zeros(model.nv)
-    answer(streams, (220, 0), model.rnea(q, v, zero))
     result = ros.call(SetParametersAtomically, words[3], request).result
     assert result.successful, result.reason
     loaded = model.with_payload(payload.link, payload.mass, payload.com, payload.inertia)
     answer(streams, (221, 0), loaded.rnea(q, v, zero))
+
+
+def test_a_payload_on_the_base_changes_the_contact_wrenches(ros):
+    """solo12 standing: the feet carry the payload's weight, as the solver on its model says."""
+    model, q, streams, feet = test_node.standing_solo(ros, {})
+    zeros = np.zeros(model.nv)
+    bare = ContactSolver(model, contacts('solo12')).solve(q, zeros, zeros)
+    streams.torque_for((230, 0), predicate=lambda m: np.allclose(m.effort, bare.tau[6:],
+                                                                 atol=1e-9))
+    result = set_atomically(ros, link='base_link', mass=1.0, com=(0.05, 0.0, 0.02),
+                            inertia=(0.001, 0.0, 0.0, 0.001, 0.0, 0.001))
+    assert result.successful, result.reason
+    inertia = (0.001, 0.0, 0.0, 0.001, 0.0, 0.001)
+    loaded = model.with_payload('base_link', 1.0, (0.05, 0.0, 0.02), inertia)
+    solution = ContactSolver(loaded, contacts('solo12')).solve(q, zeros, zeros)
+    assert solution.feasible
+    streams.torque_for((231, 0), predicate=lambda m: np.allclose(m.effort, solution.tau[6:],
+                                                                 atol=1e-9))
+    weight = np.zeros(3)
+    for k, (link, collector) in enumerate(feet.items()):
+        msg = ros.wait_for(collector, lambda m: test_node.stamped((231, 0))(m), start=0,
+                           tick=streams.tick)
+        np.testing.assert_allclose(test_node.wrench_array(msg), solution.wrenches[k], rtol=0,
+                                   atol=1e-9)
+        weight += model.link_placement(q, link)[0] @ test_node.wrench_array(msg)[:3]
+    mass = float(model.tree.mass.sum()) + 1.0
+    np.testing.assert_allclose(weight, [0.0, 0.0, 9.81 * mass], rtol=0, atol=1e-9)
