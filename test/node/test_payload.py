@@ -206,3 +206,19 @@ def test_a_payload_on_the_base_changes_the_contact_wrenches(ros):
         weight += model.link_placement(q, link)[0] @ test_node.wrench_array(msg)[:3]
     mass = float(model.tree.mass.sum()) + 1.0
     np.testing.assert_allclose(weight, [0.0, 0.0, 9.81 * mass], rtol=0, atol=1e-9)
+
+
+def test_a_payload_set_before_the_model_loads_is_in_its_first_torques(ros, panda):
+    """With autostart false, the payload set while unconfigured applies when the model loads."""
+    from lifecycle_msgs.msg import Transition
+    from test_lifecycle import change_state
+    model, xml = panda
+    ros.start_node({'robot_description': xml, 'rate': 200.0, 'autostart': False})
+    result = set_atomically(ros, link=LINK, mass=0.7, com=COM, inertia=INERTIA)
+    assert result.successful, result.reason
+    assert change_state(ros, Transition.TRANSITION_CONFIGURE)
+    assert change_state(ros, Transition.TRANSITION_ACTIVATE)
+    q, v, _ = random_arm_state(model, 24)
+    streams = Streams(ros, model.joint_names, q, v)
+    loaded = model.with_payload(LINK, 0.7, COM, INERTIA)
+    answer(streams, (240, 0), loaded.rnea(q, v, np.zeros(model.nv)))
