@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from rnea_ros.dynamics import checks, coriolis, crba, kinematics, regressor
+from rnea_ros.dynamics import checks, coriolis, crba, kinematics, payload, regressor
 from rnea_ros.dynamics import rnea as kernels
 from rnea_ros.dynamics import terms
 from rnea_ros.dynamics.description import read_robot_description
@@ -422,6 +422,22 @@ class RobotModel:
                              f'{self.body_names[body]!r}) is {phi[body, column]}: values must '
                              'be finite')
         return RobotModel(regressor.with_parameters(self._tree, phi), self._gravity)
+
+    def with_payload(self, link: str, mass, com, inertia) -> RobotModel:
+        """
+        Return a new model with a payload rigidly fixed to ``link`` (``dynamics.payload``).
+
+        ``mass`` [kg], ``com`` [m] in the link frame, ``inertia`` [kg m^2] about the com in the
+        link frame as (ixx, ixy, ixz, iyy, iyz, izz). The payload's parameters are added to the
+        body carrying the link (``with_inertial_parameters``: the kernels are not recompiled).
+        ``InputError`` names a non-finite, negative or physically inconsistent field, or a link
+        that is unknown or fixed to the world.
+        """
+        checked = payload.check_payload(payload.Payload(link, mass, com, inertia))
+        block, transform = payload.payload_block(self._tree, link)
+        phi = self.inertial_parameters()
+        phi[block] += transform @ payload.link_parameters(checked)
+        return self.with_inertial_parameters(phi)
 
     def regressor(self, q, v, a, gravity=None) -> np.ndarray:
         """

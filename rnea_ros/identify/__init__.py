@@ -9,5 +9,6 @@ URDF (an SDP, cvxpy), ``urdf_out``/``report``/``plots`` make what comes out, ``o
 writes it (all files or none, as ``rnea_bag`` does), ``pipeline`` runs the steps and ``cli``
 is the command line. Imports ``rnea_ros.dynamics``, ``rnea_ros.recording`` and
 ``rnea_ros.bag`` (its output directory, report formatting, plot grouping and joint_states
-options), never rclpy or ``rnea_ros.node``.
+options), never rclpy or ``rnea_ros.node``. ``payload`` identifies a payload alone
+(``--payload``).
 """

@@ -18,6 +18,7 @@ as it does for ``rnea_bag --joint-model``). ROS-free: imports no rclpy.
 from __future__ import annotations
 
 import argparse
+import array
 from dataclasses import dataclass, fields
 import math
 import sys
@@ -307,10 +308,36 @@ PARAMETERS: tuple[Parameter, ...] = (
         'velocity where the desired motion gives one (a multi-point trajectory; a single point '
         'with velocities), else at the measured velocity.',
         live=True, note='3'),
+    # A payload on a link: checked together (rnea_ros.dynamics.payload.check_payload) and
+    # applied to the model by the node (RobotModel.with_payload); set all four atomically.
+    Parameter(
+        'payload.link', STRING, '',
+        "link carrying a payload; `''`: none",
+        "Link the payload is rigidly fixed to (a tool, a gripped part); '': no payload. Set "
+        'the four payload.* parameters together (set_parameters_atomically): the node checks '
+        'them as one payload and installs the model carrying it between two cycles.',
+        shown_default="`''`", live=True, note='6'),
+    Parameter(
+        'payload.mass', DOUBLE, 0.0, 'payload mass, ≥ 0',
+        'Mass of the payload.', unit='kg', low=0.0, high=1e4, live=True, note='6'),
+    Parameter(
+        'payload.com', DOUBLE_ARRAY, (0.0, 0.0, 0.0), 'payload centre of mass, link frame',
+        'Centre of mass of the payload in the frame of payload.link.', unit='m', size=3,
+        live=True, note='6', expected='3 finite numbers (m, link frame)'),
+    Parameter(
+        'payload.inertia', DOUBLE_ARRAY, (0.0,) * 6,
+        'payload inertia `[ixx, ixy, ixz, iyy, iyz, izz]` about its centre of mass, link frame',
+        'Rotational inertia of the payload about its centre of mass, in the frame of '
+        'payload.link, as [ixx, ixy, ixz, iyy, iyz, izz] (a URDF <inertia>): positive '
+        'semi-definite and within the triangle inequalities.',
+        unit='kg m²', size=6, live=True, note='6',
+        expected='6 finite numbers ixx, ixy, ixz, iyy, iyz, izz (kg m^2)'),
 )
 BY_NAME = {parameter.name: parameter for parameter in PARAMETERS}
-# Read by the node itself, not part of the Settings its core receives.
-NODE_ONLY = ('autostart', 'robot_description', 'refuse_duplicate_name')
+PAYLOAD = ('payload.link', 'payload.mass', 'payload.com', 'payload.inertia')
+# Read by the node itself, not part of the Settings its core receives (the node gives the core
+# the model carrying the payload).
+NODE_ONLY = ('autostart', 'robot_description', 'refuse_duplicate_name') + PAYLOAD
 LIVE = tuple(parameter.name for parameter in PARAMETERS if parameter.live)
 
 
@@ -419,6 +446,8 @@ def _converted(parameter: Parameter, value):
         if not isinstance(value, str) or (parameter.choices and value not in parameter.choices):
             return None
         return value
+    if isinstance(value, array.array):  # a live set's array (rclpy keeps ROS arrays so)
+        value = value.tolist()
     if not isinstance(value, (list, tuple)) or (
             parameter.size is not None and len(value) != parameter.size):
         return None
