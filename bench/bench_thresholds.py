@@ -101,7 +101,8 @@ def main(argv=None) -> int:
         for train in (0, 1):
             test = 1 - train
             out = tmp / f'identified{train + 1}'
-            with contextlib.redirect_stdout(io.StringIO()):
+            with contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
                 code = identify([str(bags[train]), '--urdf', str(urdf), '--output', str(out),
                                  '--validate', str(bags[test]), '--no-plots'])
             assert code == 0, f'rnea_identify exited with {code}'
