@@ -65,3 +65,16 @@ def test_bench_excite_sim_identifies_from_both_motions():
         assert row in out, out
     assert 'validation: 4 s recorded' in out
     assert out.count('load average') == 2
+
+
+def test_bench_thresholds_counts_events_per_model_and_rule_on_generated_logs():
+    out = bench('bench_thresholds.py', '--synthetic', '1.5')
+    assert '1500 and 1500 samples; observer gain 50/s' in out
+    rows = [line.split(' | ') for line in out.splitlines() if line.count(' | ') == 3]
+    assert len(rows) == 1 + 3 * 4, out  # the header, 3 models x 4 rules
+    for model, rule, forward, backward in rows[1:]:
+        for cell in (forward, backward):
+            assert cell == '0' or cell.split(' (')[1].endswith('ms)'), (model, rule, cell)
+    # The generated logs have no collision: the default rule detects none either way.
+    defaults = [row for row in rows if row[1] == '+ 2 sigma, 10 ms over (default)']
+    assert len(defaults) == 3 and all(row[2:] == ['0', '0'] for row in defaults), out

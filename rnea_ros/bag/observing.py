@@ -10,7 +10,8 @@ and armature are taken out). No accelerations: the estimated ones are not used.
 
 Outputs: ``external_torques.csv`` (``time`` and r per joint, like torques.csv); without
 ``--collision-thresholds``, ``collision_thresholds.yaml``: thresholds calibrated on this
-(collision-free) bag (``rnea_ros.observer.collision``: margin * max |r| + floor), as a node
+(collision-free) bag (``rnea_ros.observer.collision``: margin * max |r| + spread * robust
+sigma + floor), as a node
 parameters file (``collision_threshold.<joint>``, under ``/**:``, like joint_model.yaml); with
 it, the detections on this bag (summary.json ``collisions``).
 """
@@ -26,7 +27,7 @@ from rnea_ros.bag.report import write_table
 from rnea_ros.dynamics.joint_model import read_parameters
 from rnea_ros.errors import InputError
 from rnea_ros.observer import calibrate_thresholds, detect_events, MomentumObserver
-from rnea_ros.observer.collision import DEFAULT_FLOOR, DEFAULT_MARGIN
+from rnea_ros.observer.collision import RULE
 
 THRESHOLD = 'collision_threshold.'  # node parameter family: collision_threshold.<joint>
 FLOATING_BASE = ('--observer: a floating base needs the base wrench and odometry terms in the '
@@ -102,8 +103,7 @@ def thresholds_yaml(names, thresholds) -> str:
     params = {f'{THRESHOLD}{name}': float(value) for name, value in zip(names, thresholds)}
     header = ('# Collision thresholds of rnea_ros on |external torque| (N m; N for prismatic '
               'joints),\n'
-              f'# calibrated by rnea_bag --observer on a collision-free bag: {DEFAULT_MARGIN:g} '
-              f'* max |r| + {DEFAULT_FLOOR:g}\n')
+              f'# calibrated by rnea_bag --observer on a collision-free bag: {RULE}\n')
     return header + yaml.safe_dump({'/**': {'ros__parameters': params}}, sort_keys=False)
 
 
@@ -124,7 +124,7 @@ def summary_part(options, observed: Observed) -> dict:
     part = {'observer': {
         'gain': float(options.observer_gain), 'measured_effort': options.measured_effort,
         'thresholds_source': observed.thresholds_file or (
-            f'calibrated on this bag: {DEFAULT_MARGIN:g} * max |r| + {DEFAULT_FLOOR:g}'),
+            f'calibrated on this bag: {RULE}'),
         'joints': [{'joint': name, 'rms': float(np.sqrt(np.mean(r[:, k] ** 2))),
                     'peak': float(np.abs(r[:, k]).max()),
                     'threshold': float(observed.thresholds[k])}

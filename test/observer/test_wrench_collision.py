@@ -59,7 +59,7 @@ def test_wrench_bad_input_is_named(panda):
 
 
 def test_detector_events_name_the_joint_and_peak():
-    detector = CollisionDetector([1.0, 2.0], joint_names=['a', 'b'])
+    detector = CollisionDetector([1.0, 2.0], joint_names=['a', 'b'], min_duration=0.0)
     samples = [(0.0, [0.5, 0.5]), (0.1, [1.5, 0.0]), (0.2, [1.2, 5.0]), (0.3, [0.0, 3.0]),
                (0.4, [0.0, 1.0]), (0.5, [0.0, -2.5]), (0.6, [0.0, 0.0])]
     states = [detector.update(t, r) for t, r in samples]
@@ -69,17 +69,37 @@ def test_detector_events_name_the_joint_and_peak():
         {'start': 0.5, 'end': 0.6, 'joint': 'b', 'peak': 2.5}]
     assert not detector.active
     assert detect_events([t for t, _ in samples], [r for _, r in samples], [1.0, 2.0],
-                         ['a', 'b']) == detector.events
+                         ['a', 'b'], min_duration=0.0) == detector.events
     detector.update(0.7, [3.0, 0.0])
     assert detector.active and detector.events[-1]['end'] is None
     detector.reset()
     assert detector.events == [] and not detector.active
 
 
+def test_a_collision_is_on_after_min_duration_over_and_short_excursions_are_not_events():
+    detector = CollisionDetector([1.0], joint_names=['a'])
+    assert detector.min_duration == 0.01  # the default
+    stamps = np.arange(40) * 1e-3
+    r = np.zeros(40)
+    r[2:11] = 3.0  # 9 ms over: a spike, never reported
+    r[15:30] = 2.0  # 15 ms over: on from its 10th ms on
+    r[20] = 4.0
+    states = [detector.update(t, [x]) for t, x in zip(stamps, r)]
+    assert np.flatnonzero(states).tolist() == list(range(25, 30))
+    assert detector.events == [{'start': 0.015, 'end': 0.03, 'joint': 'a', 'peak': 4.0}]
+    assert detect_events(stamps, r[:, None], [1.0], ['a']) == detector.events
+    with pytest.raises(InputError) as error:
+        CollisionDetector([1.0], min_duration=-0.1)
+    assert str(error.value) == 'min_duration: expected a finite number >= 0 (s), got -0.1'
+
+
 def test_calibrated_thresholds_are_the_documented_margin():
     residuals = np.array([[0.1, -0.4], [-0.3, 0.2], [0.2, 0.0]])
-    assert np.allclose(calibrate_thresholds(residuals), [1.5 * 0.3 + 0.2, 1.5 * 0.4 + 0.2])
-    assert np.allclose(calibrate_thresholds(residuals, margin=2.0, floor=0.0), [0.6, 0.8])
+    sigma = 1.4826 * np.array([0.1, 0.2])  # MAD about the medians 0.1 and 0.0
+    assert np.allclose(calibrate_thresholds(residuals),
+                       np.array([1.5 * 0.3, 1.5 * 0.4]) + 2.0 * sigma + 0.2, atol=1e-12)
+    assert np.allclose(calibrate_thresholds(residuals, margin=2.0, floor=0.0, spread=0.0),
+                       [0.6, 0.8])
     # The calibration data themselves are never detected.
     assert detect_events(np.arange(3.0), residuals, calibrate_thresholds(residuals)) == []
 
