@@ -13,7 +13,7 @@ import pytest
 
 from rnea_ros import RobotModel
 from rnea_ros.identify import base as base_params
-from rnea_ros.identify import fit, parameters, pipeline
+from rnea_ros.identify import filtering, fit, parameters, pipeline
 from rnea_ros.identify.samples import Samples
 
 
@@ -80,3 +80,19 @@ def test_weighted_fit_recovers_beta_and_noise():
     np.testing.assert_allclose(result.sigma, sigma, rtol=0.03)
     np.testing.assert_allclose(result.beta, beta, atol=5 * result.std.max())
     assert np.all(result.std < 0.01)
+
+
+def test_rows_at_rest_are_left_out_only_where_the_joint_reverses_often():
+    t = np.arange(5000) / 500.0
+    sine = 0.8 * np.cos(2 * np.pi * 0.3 * t)  # reverses: 4 % of the time below 0.05 rad/s
+    one_way = 0.5 + 0.4 * np.cos(2 * np.pi * 0.3 * t)  # never reverses
+    creeping = 0.03 * np.cos(2 * np.pi * 0.3 * t)  # always below 0.05 rad/s
+    v = np.column_stack([sine, one_way, creeping])
+    data = Samples('bag', t, np.zeros_like(v), v, np.zeros_like(v), np.ones_like(v))
+    low_pass = filtering.design([data], 0.01)
+    np.testing.assert_array_equal(low_pass.rest, [0.05, 0.0, 0.0])
+    assert 0.1 < low_pass.cutoff < 5.0  # 5 x the 0.3 Hz motion's band
+    effort = low_pass.leave_out(data.effort, v)
+    np.testing.assert_array_equal(np.isnan(effort[:, 0]), np.abs(sine) < 0.05)
+    assert np.isfinite(effort[:, 1:]).all()
+    assert filtering.design([data]).rest is None  # no friction model: every row
