@@ -16,8 +16,9 @@ positive semi-definite). The lag window L comes from the data: ``LAGS`` x the in
 autocorrelation time tau of the weighted residuals r_tj / sigma_j (pooled over the joints,
 Sokal's window: the smallest M >= 5 tau(M)). To keep memory bounded on long logs the scores
 are summed over blocks of ``block`` consecutive samples (at most ``MAX_BLOCKS`` blocks) and
-the lags counted in blocks (at most ``MAX_SPAN``: longer windows sum neighbouring blocks). With white residuals it is the heteroskedasticity-robust
-sandwich; with the residuals of a low-passed fit it follows their correlation. The residuals
+the lags counted in blocks (at most ``MAX_SPAN``: longer windows sum neighbouring blocks).
+With white residuals it is the heteroskedasticity-robust sandwich; with the residuals of a
+low-passed fit it follows their correlation. The residuals
 come from the fitted beta, which absorbed part of them: S is scaled by n / (n - p), n = N / tau
 the effective count of independent samples and p the base parameters (without it the
 estimate ran 10 % low on a 30 s log).
