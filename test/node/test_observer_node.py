@@ -79,7 +79,7 @@ class Feeder:
 
 
 def motion(model, count: int, seed: int = 4):
-    """Samples of a smooth motion: q, v and an effort that is not the rigid-body one."""
+    """Yield samples of a smooth motion: q, v and an effort that is not the rigid-body one."""
     rng = np.random.default_rng(seed)
     q0, amplitude = rng.uniform(-0.5, 0.5, model.nv), rng.uniform(0.1, 0.3, model.nv)
     for k in range(count):
@@ -201,31 +201,6 @@ def test_collision_follows_the_thresholds_or_latches_the_reaction_until_reset(ro
     feeder.diagnostic(has_level(OK), timeout=15.0)
 
 
-@pytest.mark.parametrize('override, line', [
-    ('observer:=1', "parameter 'observer' is 1: expected true or false"),
-    ('observer_gain:=-1.0', "parameter 'observer_gain' is -1.0: expected a number from 0.1 "
-                            'to 1000'),
-    ('observer_gain:=.nan', "parameter 'observer_gain' is nan: expected a number from 0.1 "
-                            'to 1000'),
-    ('observer_gain:=fast', "parameter 'observer_gain' is 'fast': expected a number from 0.1 "
-                            'to 1000'),
-    ('measured_effort:=current', "parameter 'measured_effort' is 'current': expected one of: "
-                                 'link_side, motor'),
-    ('collision_reaction:=stop', "parameter 'collision_reaction' is 'stop': expected one of: "
-                                 'none, zero, hold_gravity'),
-    ('wrench_estimation_links:=5', "parameter 'wrench_estimation_links' is 5: expected a list "
-                                   'of strings'),
-    ("wrench_estimation_links:=['a b']",
-     "parameter 'wrench_estimation_links': 'a b' does not make a valid topic name "
-     "'estimated_wrenches/a b': topic name 'estimated_wrenches/a b' is invalid: topic name "
-     "must not contain characters other than alphanumerics, '_', '~', '{', or '}'"),
-])
-def test_a_bad_observer_parameter_is_one_line_and_exit_2(override, line):
-    result = run_node('-p', override)
-    assert result.returncode == 2, result.stderr
-    assert result.stderr == f'rnea_node: {line}\n'
-
-
 def test_the_observer_needs_a_fixed_base():
     result = run_node('-p', 'observer:=true', '-p', 'floating_base:=true')
     assert result.returncode == 2, result.stderr
@@ -261,7 +236,7 @@ def test_live_observer_parameters_are_checked_and_the_node_keeps_running(ros, pa
     q, v = np.full(model.nv, 0.1), np.zeros(model.nv)
     feeder.send(q, v, model.gravity_torques(q), 10**9)
     double, string = ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_STRING
-    threshold = ("expected a number from 1e-06 to 1e+06 (N m or N; unset: not watched)")
+    threshold = 'expected a number from 1e-06 to 1e+06 (N m or N; unset: not watched)'
     for name, value, reason in [
             ('observer_gain', ParameterValue(type=double, double_value=-1.0),
              "parameter 'observer_gain' is -1.0: expected a number from 0.1 to 1000"),
