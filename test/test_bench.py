@@ -41,3 +41,10 @@ def test_bench_closed_loop_runs_every_row():
                 'path a, URDF', 'path b, URDF', 'path a, true model', 'path b, true model'):
         assert f'{row} |' in out, out
     assert out.count('load average') == 2
+
+
+def test_bench_observer_prints_the_ratio_per_robot():
+    out = bench('bench_observer.py', '--repeats', '1', '--samples', '200', '--calls', '50')
+    for robot in ('ur5', 'panda', 'kinova'):
+        row = next(line for line in out.splitlines() if line.startswith(f'{robot} |'))
+        assert len(row.split('|')) == 6, row

@@ -112,17 +112,25 @@ def momentum_terms(model, work, q, v, p, ctv, grav):
         o = w + W_TMP
         n0, n1, n2, f0, f1, f2 = (work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4],
                                   work[o + 5])
-        o = w + W_VJ
-        work[o] = -(w1 * n2 - w2 * n1 + l1 * f2 - l2 * f1)
-        work[o + 1] = -(w2 * n0 - w0 * n2 + l2 * f0 - l0 * f2)
-        work[o + 2] = -(w0 * n1 - w1 * n0 + l0 * f1 - l1 * f0)
-        work[o + 3] = -(w1 * f2 - w2 * f1)
-        work[o + 4] = -(w2 * f0 - w0 * f2)
-        work[o + 5] = -(w0 * f1 - w1 * f0)
-        add_joint_force(model, i, work, w + W_VJ, ctv)
+        b = HEADER + i * BODY_WIDTH
+        jtype = int(model[b + B_TYPE])
+        if jtype == REVOLUTE:  # S = e_z angular: only the z component of the torque counts
+            ctv[int(model[b + B_V])] -= model[b + B_MULT] * (w0 * n1 - w1 * n0 + l0 * f1
+                                                             - l1 * f0)
+        elif jtype == PRISMATIC:
+            ctv[int(model[b + B_V])] -= model[b + B_MULT] * (w0 * f1 - w1 * f0)
+        else:
+            o = w + W_VJ
+            work[o] = -(w1 * n2 - w2 * n1 + l1 * f2 - l2 * f1)
+            work[o + 1] = -(w2 * n0 - w0 * n2 + l2 * f0 - l0 * f2)
+            work[o + 2] = -(w0 * n1 - w1 * n0 + l0 * f1 - l1 * f0)
+            work[o + 3] = -(w1 * f2 - w2 * f1)
+            work[o + 4] = -(w2 * f0 - w0 * f2)
+            work[o + 5] = -(w0 * f1 - w1 * f0)
+            add_joint_force(model, i, work, w + W_VJ, ctv)
         add_joint_force(model, i, work, w + W_TMP, p)
         add_joint_force(model, i, work, w + W_FORCE, grav)
-        parent = int(model[HEADER + i * BODY_WIDTH + B_PARENT])
+        parent = int(model[b + B_PARENT])
         if parent >= 0:
             o = parent * WORK_WIDTH
             add_force_to_parent(work, w + W_PLACEMENT, work, w + W_TMP, work, o + W_TMP)

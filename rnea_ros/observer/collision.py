@@ -1,15 +1,15 @@
 """
-Collision detection on the observer's residual: per-joint thresholds on |r|, and their calibration.
+Collision detection on the observer's residual r: per-joint thresholds on abs(r), calibrated.
 
-A collision is on while any joint's |r_j| exceeds its threshold (no hysteresis: the observer's
-first-order filter already smooths r, and the thresholds' margin keeps the quiet residual far
-below them). An event runs from the first sample over a threshold to the first sample back
-under all of them; it names the joint that went furthest over its threshold (largest
-|r_j| / threshold_j) and that joint's peak |r_j|.
+A collision is on while any joint's abs(r_j) exceeds its threshold (no hysteresis: the
+observer's first-order filter already smooths r, and the thresholds' margin keeps the quiet
+residual far below them). An event runs from the first sample over a threshold to the first
+sample back under all of them; it names the joint that went furthest over its threshold
+(largest abs(r_j) / threshold_j) and that joint's peak abs(r_j).
 
 Calibration (``calibrate_thresholds``) from a collision-free recording:
 
-    threshold_j = margin * max_k |r_kj| + floor
+    threshold_j = margin * max_k abs(r_kj) + floor
 
 The maximum, not a quantile: the recording is collision-free by assumption, so nothing in it may
 be detected, its rare peaks included (the fastest accelerations, where model error is largest).
@@ -41,11 +41,11 @@ def _thresholds(values, name: str, size: int | None = None) -> np.ndarray:
 
 class CollisionDetector:
     """
-    Per-joint thresholds on |r|: ``update`` says whether a collision is on (module docstring).
+    Per-joint thresholds on abs(r): ``update`` says whether a collision is on (module docstring).
 
     ``thresholds`` (nv,) > 0 [N m]; ``joint_names`` names the joints in the events (default:
     their indices). ``events``: dicts with 'start' and 'end' (stamps in s; 'end' None while
-    on), 'joint' and 'peak' (|r| of that joint, N m).
+    on), 'joint' and 'peak' (abs(r) of that joint, N m).
     """
 
     def __init__(self, thresholds, joint_names=None):
@@ -58,7 +58,7 @@ class CollisionDetector:
 
     @property
     def thresholds(self) -> np.ndarray:
-        """Per-joint thresholds on |r| (nv,) [N m]; settable."""
+        """Per-joint thresholds on abs(r) (nv,) [N m]; settable."""
         return self._thresholds.copy()
 
     @thresholds.setter
@@ -111,7 +111,7 @@ class CollisionDetector:
 
 def calibrate_thresholds(residuals, margin: float = DEFAULT_MARGIN,
                          floor: float = DEFAULT_FLOOR) -> np.ndarray:
-    """Return thresholds (nv,) = margin * max |r| + floor over collision-free residuals (N, nv)."""
+    """Return thresholds (nv,) = margin * max abs(r) + floor over collision-free r (N, nv)."""
     for name, value in (('margin', margin), ('floor', floor)):
         if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
             raise InputError(f'{name}: expected a finite number >= 0, got {value!r}')

@@ -49,7 +49,7 @@ MEASURED_EFFORTS = ('link_side', 'motor')
 DEFAULT_GAIN = 50.0  # 1/s: a 20 ms time constant, within a 1 kHz cycle's noise budget
 
 
-@njit(cache=True, error_model='numpy')
+@njit(cache=True, error_model='numpy', inline='always')
 def observer_step(model, work, q, v, effort, friction, armature, gain, dt, p, ctv, grav,
                   beta, p_prev, beta_prev, r):
     """
@@ -68,8 +68,10 @@ def observer_step(model, work, q, v, effort, friction, armature, gain, dt, p, ct
         p[k] += armature[k] * v[k]
         beta[k] = effort[k] - friction[k] + ctv[k] - grav[k]
     if dt > 0.0:
+        decay = math.exp(-gain[0] * dt)
         for k in range(p.shape[0]):
-            decay = math.exp(-gain[k] * dt)
+            if k and gain[k] != gain[k - 1]:  # one exp for a run of equal gains
+                decay = math.exp(-gain[k] * dt)
             measured = (p[k] - p_prev[k]) / dt - 0.5 * (beta[k] + beta_prev[k])
             r[k] = decay * r[k] + (1.0 - decay) * measured
     for k in range(p.shape[0]):
@@ -126,6 +128,15 @@ class MomentumObserver:
         self._last = np.full(1, np.nan)
         self._sample = None  # the last integrated (q, v, effort): set_model recomputes from it
         self._install(model, joint_model)
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Run the step once (it loads from the cache or compiles), then compile no more."""
+        zeros = np.zeros(self._nv)
+        observer_step(self._packed, self._work, self._model.neutral_configuration(), zeros,
+                      zeros, zeros, self._armature, self._gain, 0.0, *self._terms)
+        if hasattr(observer_step, 'disable_compile'):  # absent with NUMBA_DISABLE_JIT
+            observer_step.disable_compile()
 
     def _install(self, model: RobotModel, joint_model: JointModel | None) -> None:
         if model.nv != self._nv:
@@ -211,19 +222,32 @@ class MomentumObserver:
         last = self._last[0]
         if not math.isnan(last) and stamp <= last:
             return self._r.copy()
-        q, v, effort = self._checked(q, v, effort)
-        friction = self._friction_at(v)
+        dt = 0.0 if math.isnan(last) else stamp - last
         try:
-            observer_step(self._packed, self._work, q, v, effort, friction, self._armature,
-                          self._gain, 0.0 if math.isnan(last) else stamp - last, *self._terms)
-        except ValueError:
-            raise InputError('observer: the momentum terms are not finite (inputs too large?)') \
-                from None
+            # Fast path: float64 arrays straight to the kernel, which checks sizes and values
+            # (it compiles nothing new: other argument types raise TypeError).
+            self._step(q, v, effort, dt)
+        except (TypeError, ValueError):
+            q, v, effort = self._checked(q, v, effort)  # names a bad argument
+            try:
+                self._step(q, v, effort, dt)
+            except ValueError:
+                raise InputError('observer: the momentum terms are not finite (inputs too '
+                                 'large?)') from None
         if math.isnan(last):
             self._r[:] = 0.0
         self._last[0] = stamp
-        self._sample = (q, v, effort)
+        self._sample = (q.copy(), v.copy(), effort.copy())
         return self._r.copy()
+
+    def _step(self, q, v, effort, dt: float) -> None:
+        friction = self._friction
+        if self._joint_model is not None:
+            if not (isinstance(v, np.ndarray) and v.shape == friction.shape):
+                raise TypeError('v: not an array of the right shape')
+            self._joint_model.friction_torques(v, out=friction)
+        observer_step(self._packed, self._work, q, v, effort, friction, self._armature,
+                      self._gain, dt, *self._terms)
 
     def run(self, stamps, Q, V, efforts) -> np.ndarray:
         """

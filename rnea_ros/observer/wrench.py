@@ -6,9 +6,10 @@ the link origin: the frame of ``f_ext`` and of the node's ``WrenchStamped`` outp
 conventions page). J is ``RobotModel.link_jacobian(q, link, 'local')``, so the joint torques of
 F are J^T F (the opposite of ``external_torques``, which gives the torques that balance it).
 
-Damped least squares, F = argmin |J^T F - r|^2 + damping^2 |F|^2 = (J J^T + damping^2 I)^-1 J r:
-near a singularity (or with fewer joints than 6 below the link) the directions the joints
-cannot feel get a small wrench instead of an unbounded one. Joints below the link do not feel
+Damped least squares,
+``F = argmin |J^T F - r|^2 + damping^2 |F|^2 = (J J^T + damping^2 I)^-1 J r``: near a
+singularity (or with fewer joints than 6 below the link) the directions the joints cannot feel
+get a small wrench instead of an unbounded one. Joints below the link do not feel
 a wrench on it at all; r there is model error and noise, and J^T F cannot explain it.
 With ``point`` (3-vector, link frame) the wrench is a pure force f at that point: F = [f;
 point x f], three unknowns instead of six, better determined from few joints.

@@ -210,3 +210,17 @@ def test_bad_measured_effort_and_samples_are_refused_by_name(panda):
     assert np.array_equal(observer.update(0.001, q, v, np.zeros(panda.nv)),
                           MomentumObserver(panda, GAIN).run([0.0, 0.001], [q, q], [v, v],
                                                             np.zeros((2, panda.nv)))[1])
+
+
+def test_update_takes_lists_and_strided_arrays_as_float64_arrays(panda):
+    """The fast path hands float64 arrays to the kernel; anything else is converted first."""
+    t, q, v, a = motion(panda, duration=0.01)
+    effort = panda.rnea_batch(q, v, a)
+    expected = MomentumObserver(panda, GAIN).run(t, q, v, effort)
+    observer = MomentumObserver(panda, GAIN)
+    strided = np.asfortranarray(effort)  # rows of a Fortran array are not contiguous
+    readonly = v.copy()
+    readonly.flags.writeable = False
+    for k in range(t.size):
+        r = observer.update(t[k], q[k].tolist(), readonly[k], strided[k])
+        assert np.array_equal(r, expected[k])
