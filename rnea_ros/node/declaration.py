@@ -400,15 +400,27 @@ JOINT_MODEL = Family(
 COLLISION = Family(
     'joint', (
         Parameter('collision_threshold.{joint}', DOUBLE, None,
-                  'collision when |external torque| exceeds it; unset: not watched',
+                  'collision when the absolute external torque exceeds it; unset: not watched',
                   'Collision threshold on the absolute external torque (the residual) of the '
                   'joint; a joint without one is not watched.',
                   unit='N m or N', low=1e-6, high=1e6, live=True,
+                  shown_default='unset (not watched)',
                   expected='a number from 1e-06 to 1e+06 (N m or N; unset: not watched)'),
     ),
     when='for each one-DoF joint when a model loads',
     checked_by='rnea_ros.node.declaration.check')
-FAMILIES = (CONTACT, JOINT_MODEL, COLLISION)
+WRENCH_POINT = Family(
+    'link', (
+        Parameter('wrench_point.{link}', DOUBLE_ARRAY, None,
+                  'estimate a pure force at this point (link frame); unset: a full wrench',
+                  'Contact point, in the link frame, of a pure force: the estimated wrench of '
+                  'this wrench_estimation_links entry is then a force at that point (its torque '
+                  'about the link origin is c x f); unset: a full wrench.',
+                  unit='m', size=3, expected='3 finite numbers (a point in the link frame, m)',
+                  shown_default='unset (a wrench)'),
+    ),
+    when='once `wrench_estimation_links` is read', checked_by='rnea_ros.node.declaration.check')
+FAMILIES = (CONTACT, JOINT_MODEL, COLLISION, WRENCH_POINT)
 
 
 # ------------------------------------------------------------------ checking a value
@@ -560,6 +572,11 @@ def yaml_text() -> str:
                           f'Declared {COLLISION.when}; a name that is no joint of the model '
                           'stops the node at start (exit 2):'))
     lines.append(f'{INDENT}# collision_threshold.joint1: 5.0')
+    lines.append('')
+    member, = WRENCH_POINT.members
+    lines.extend(_comment(f'{member.name.format(link="<link>")}: {_with_unit(member)} '
+                          f'Declared {WRENCH_POINT.when}, for its links only:'))
+    lines.append(f'{INDENT}# wrench_point.panda_hand: [0.0, 0.0, 0.1]')
     return YAML_HEADER + '\n'.join(lines) + '\n'
 
 

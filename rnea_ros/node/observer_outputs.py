@@ -54,6 +54,7 @@ class ObserverOutput:
                                          joint_model=joint_model)
         self.effort = effort  # the merged measured efforts (joint order = v order: fixed base)
         self.links = tuple(settings.wrench_estimation_links)
+        self.points = [settings.wrench_points.get(link) for link in self.links]  # None: wrench
         # Outputs (``bind_residual`` may replace the residual by a message's array).
         self.residual = np.zeros(model.nv)
         self.wrenches = np.zeros((len(self.links), 6))
@@ -124,7 +125,7 @@ class ObserverOutput:
         self.samples += 1
         self.residual[:] = r
         for k, link in enumerate(self.links):
-            wrench = estimate_wrench(self.model, q, r, link)
+            wrench = estimate_wrench(self.model, q, r, link, point=self.points[k])
             self.wrenches[k] = wrench if all_finite(wrench) else 0.0
         self.valid = True
         self._detect(stamp, r)

@@ -26,7 +26,7 @@ from rclpy.validate_full_topic_name import validate_full_topic_name
 
 from rnea_ros.node.declaration import (BY_NAME, check, COLLISION, CONTACT, DOUBLE,
                                        DOUBLE_ARRAY, JOINT_MODEL, NODE_ONLY, Parameter,
-                                       PARAMETERS)
+                                       PARAMETERS, WRENCH_POINT)
 from rnea_ros.node.settings import Settings
 from rnea_ros.node.wrenches import contact_from_parameters
 
@@ -38,7 +38,8 @@ COLLISION_PREFIX = 'collision_threshold.'
 # The families declared per joint of each model: the joint model (read-only), the thresholds.
 PER_JOINT = (JOINT_MODEL, COLLISION)
 PER_JOINT_PREFIXES = JOINT_MODEL_PREFIXES + (COLLISION_PREFIX,)
-FAMILY_PREFIXES = PER_JOINT_PREFIXES + ('contact.',)
+WRENCH_POINT_PREFIX = 'wrench_point.'
+FAMILY_PREFIXES = PER_JOINT_PREFIXES + ('contact.', WRENCH_POINT_PREFIX)
 
 
 def declared(name: str) -> Parameter | None:
@@ -77,6 +78,7 @@ def declare_parameters(node) -> Settings:
                                        lambda value, p=parameter: check(p, value))
               for parameter in PARAMETERS}
     values['contacts'] = _read_contacts(node, values['contacts'] or ())
+    wrench_points = _read_wrench_points(node, values['wrench_estimation_links'] or (), given)
     for name in given:
         if name not in BY_NAME and not name.startswith(FAMILY_PREFIXES + ROS_OWN_PREFIXES) \
                 and name not in ROS_OWN:
@@ -87,7 +89,7 @@ def declare_parameters(node) -> Settings:
     node.joint_model_declaring = False
     settings = {name: () if value is None else value for name, value in values.items()
                 if name not in NODE_ONLY}
-    return Settings(**settings).validate()
+    return Settings(**settings, wrench_points=wrench_points).validate()
 
 
 def _names(node) -> list[str]:
@@ -135,6 +137,33 @@ def _read_contacts(node, links: tuple[str, ...]) -> tuple:
                                  f'parameters ({exc})') from None
         contacts.append(contact_from_parameters(link, values))
     return tuple(contacts)
+
+
+def _read_wrench_points(node, links: tuple[str, ...], given) -> dict:
+    """
+    Declare ``wrench_point.<link>`` for each wrench link; return the points set (link -> xyz).
+
+    ValueError names a bad value, or a given ``wrench_point.<link>`` of no wrench link.
+    """
+    member, = WRENCH_POINT.members
+    names = {WRENCH_POINT.name(member, link): link for link in links}
+    unknown = sorted(name for name in given
+                     if name.startswith(WRENCH_POINT_PREFIX) and name not in names)
+    if unknown:
+        raise ValueError(f'parameter {unknown[0]!r} names no link of wrench_estimation_links '
+                         f'{list(links)}')
+    points = {}
+    for name, link in names.items():
+        declaration = replace(member, name=name)
+        try:
+            value = _declare(node, name, member, None,
+                             lambda value, d=declaration: check(d, value), f'Link {link!r}: ')
+        except rclpy.exceptions.InvalidParameterException as exc:
+            raise ValueError(f"parameter 'wrench_estimation_links': {link!r} cannot name "
+                             f'parameters ({exc})') from None
+        if value is not None:
+            points[link] = value
+    return points
 
 
 def check_topic_names(node, settings: Settings) -> None:

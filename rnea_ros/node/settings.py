@@ -58,6 +58,7 @@ class Settings:
     wrench_estimation_links: tuple[str, ...] = _default('wrench_estimation_links')
     collision_reaction: str = _default('collision_reaction')
     collision_thresholds: dict = field(default_factory=dict)  # joint -> collision_threshold
+    wrench_points: dict = field(default_factory=dict)  # link -> wrench_point.<link>
     joint_model: dict = field(default_factory=dict)  # armature.<joint>, friction.<joint>.<term>
     extra: dict = field(default_factory=dict)
 

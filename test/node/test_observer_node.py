@@ -92,9 +92,12 @@ def motion(model, count: int, seed: int = 4):
 
 def test_external_torques_equal_the_library_observer_and_repeats_do_not_integrate(ros, panda):
     model, xml = panda
+    point = [0.02, -0.01, 0.1]  # a pure force there, on the second wrench link
     ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True,
-                    'observer_gain': 80.0, 'wrench_estimation_links': [LINK]})
+                    'observer_gain': 80.0, 'wrench_estimation_links': [LINK, 'panda_link7'],
+                    'wrench_point.panda_link7': point})
     feeder = Feeder(ros, model)
+    forces = ros.collect(WrenchStamped, 'estimated_wrenches/panda_link7')
     reference = MomentumObserver(model, 80.0)
     stamp = 5 * 10**9
     for k, (q, v, effort) in enumerate(motion(model, 12)):
@@ -103,13 +106,17 @@ def test_external_torques_equal_the_library_observer_and_repeats_do_not_integrat
         r = reference.update(stamp_of(external) * 1e-9, q, v, effort)
         assert list(external.name) == list(model.joint_names)
         np.testing.assert_allclose(external.effort, r, rtol=0, atol=1e-9)
-        wrench = feeder.ros.wait_for(feeder.wrench, lambda m: stamp_of(m) == stamp, 15.0,
-                                     feeder.tick, start=0)
-        assert wrench.header.frame_id == LINK
-        w = wrench.wrench
-        np.testing.assert_allclose(
-            [w.force.x, w.force.y, w.force.z, w.torque.x, w.torque.y, w.torque.z],
-            estimate_wrench(model, q, r, LINK), rtol=0, atol=1e-9)
+        for collector, link, at in ((feeder.wrench, LINK, None), (forces, 'panda_link7', point)):
+            wrench = feeder.ros.wait_for(collector, lambda m: stamp_of(m) == stamp, 15.0,
+                                         feeder.tick, start=0)
+            assert wrench.header.frame_id == link
+            w = wrench.wrench
+            np.testing.assert_allclose(
+                [w.force.x, w.force.y, w.force.z, w.torque.x, w.torque.y, w.torque.z],
+                estimate_wrench(model, q, r, link, point=at), rtol=0, atol=1e-9)
+    # The force at the point: its torque about the link origin is c x f.
+    np.testing.assert_allclose([w.torque.x, w.torque.y, w.torque.z],
+                               np.cross(point, [w.force.x, w.force.y, w.force.z]), atol=1e-9)
     assert np.max(np.abs(r)) > 0.01  # the residual moved: the comparison means something
     # The same stamp again, with another effort: answered, not integrated.
     torques, repeated = feeder.send(q + 0.01, v, effort + 5.0, stamp)
@@ -201,11 +208,23 @@ def test_collision_follows_the_thresholds_or_latches_the_reaction_until_reset(ro
     feeder.diagnostic(has_level(OK), timeout=15.0)
 
 
-def test_the_observer_needs_a_fixed_base():
-    result = run_node('-p', 'observer:=true', '-p', 'floating_base:=true')
+@pytest.mark.parametrize('overrides, line', [
+    (('observer:=true', 'floating_base:=true'),
+     "parameter 'observer' is true but floating_base is true: the momentum observer needs a "
+     'fixed base'),
+    (("wrench_estimation_links:=['panda_hand']", 'wrench_point.panda_hand:=[0.0, 1.0]'),
+     "parameter 'wrench_point.panda_hand' is [0.0, 1.0]: expected 3 finite numbers (a point "
+     'in the link frame, m)'),
+    (("wrench_estimation_links:=['panda_hand']", 'wrench_point.panda_hand:=[0.0, .nan, 1.0]'),
+     "parameter 'wrench_point.panda_hand' is [0.0, nan, 1.0]: expected 3 finite numbers (a "
+     'point in the link frame, m)'),
+    (("wrench_estimation_links:=['panda_hand']", 'wrench_point.hand:=[0.0, 0.0, 1.0]'),
+     "parameter 'wrench_point.hand' names no link of wrench_estimation_links ['panda_hand']"),
+])
+def test_observer_settings_that_do_not_go_together_are_one_line_and_exit_2(overrides, line):
+    result = run_node(*(arg for override in overrides for arg in ('-p', override)))
     assert result.returncode == 2, result.stderr
-    assert result.stderr == ("rnea_node: parameter 'observer' is true but floating_base is "
-                             'true: the momentum observer needs a fixed base\n')
+    assert result.stderr == f'rnea_node: {line}\n'
 
 
 @pytest.mark.parametrize('params, line', [
