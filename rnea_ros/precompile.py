@@ -73,14 +73,16 @@ def library() -> None:
 
 
 def observer() -> None:
-    """Run the momentum observer sample by sample (the node) and over a batch (rnea_bag)."""
-    from rnea_ros.observer import MomentumObserver
+    """Run the momentum observer by sample (the node) and over a batch (rnea_bag); a wrench."""
+    from rnea_ros.observer import estimate_wrench, MomentumObserver
     model = RobotModel.from_urdf_string(ROBOT)
     q = model.neutral_configuration()
     observer = MomentumObserver(model, 50.0)
     for stamp in (0.0, 0.001):
         observer.update(stamp, q, q, q)
     observer.run([0.002, 0.003], [q, q], [q, q], [q, q])
+    for point in (None, np.zeros(3)):
+        estimate_wrench(model, q, q, 'tool', point=point)
 
 
 def contacts() -> None:

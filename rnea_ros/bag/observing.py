@@ -29,6 +29,8 @@ from rnea_ros.observer import calibrate_thresholds, detect_events, MomentumObser
 from rnea_ros.observer.collision import DEFAULT_FLOOR, DEFAULT_MARGIN
 
 THRESHOLD = 'collision_threshold.'  # node parameter family: collision_threshold.<joint>
+FLOATING_BASE = ('--observer: a floating base needs the base wrench and odometry terms in the '
+                 'momentum balance; fixed-base robots only')
 
 
 @dataclass
@@ -49,14 +51,13 @@ def check_options(options) -> None:
         raise InputError(f'--observer-gain: expected a finite number > 0 (1/s), got {gain!r}')
     if options.collision_thresholds and not options.observer:
         raise InputError('--collision-thresholds needs --observer')
+    if options.observer and options.floating_base:
+        raise InputError(FLOATING_BASE)
 
 
 def observe(options, model, joint_model, seconds: np.ndarray, q: np.ndarray, v: np.ndarray,
             effort: np.ndarray) -> Observed:
     """Run the observer over the samples; calibrate thresholds, or detect with the given ones."""
-    if model.floating_base:
-        raise InputError('--observer: a floating base needs the base wrench and odometry '
-                         'terms in the momentum balance; fixed-base robots only')
     missing = [name for k, name in enumerate(model.joint_names)
                if not np.isfinite(effort[:, k]).all()]
     if missing:

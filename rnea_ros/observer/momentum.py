@@ -187,7 +187,11 @@ class MomentumObserver:
 
         The last sample's momentum and beta are recomputed on the new model, so that the change
         of model is not taken for an external torque. ``joint_model`` None keeps the current one.
+        The new model must have the same joints (``InputError`` otherwise, the old one stays).
         """
+        if model.joint_names != self._model.joint_names:
+            raise InputError(f'model: expected the joints {list(self._model.joint_names)}, got '
+                             f'{list(model.joint_names)}')
         self._install(model, self._joint_model if joint_model is None else joint_model)
         if self._sample is not None:
             q, v, effort = self._sample

@@ -112,6 +112,9 @@ def test_a_run_without_observer_has_no_observer_output(tmp_path, capsys, quiet):
      'rnea_bag: error: --observer-gain: expected a finite number > 0 (1/s), got nan'),
     (['--collision-thresholds', 'x.yaml'],
      'rnea_bag: error: --collision-thresholds needs --observer'),
+    (['--observer', '--floating-base'],
+     'rnea_bag: error: --observer: a floating base needs the base wrench and odometry terms in '
+     'the momentum balance; fixed-base robots only'),
 ])
 def test_bad_observer_options_are_refused(tmp_path, capsys, quiet, extra, message):
     code = main([str(quiet[1]), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
@@ -121,12 +124,37 @@ def test_bad_observer_options_are_refused(tmp_path, capsys, quiet, extra, messag
     assert not (tmp_path / 'out').exists()
 
 
-def test_a_thresholds_file_without_a_joint_is_refused(tmp_path, capsys, quiet):
+JOINTS = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1']
+
+
+@pytest.mark.parametrize('values, message', [
+    ({'panda_joint1': 1.0},
+     f'no collision_threshold.<joint> for {JOINTS[1:]}'),
+    ({**dict.fromkeys(JOINTS, 1.0), 'elbow': 1.0},
+     f"unknown joints ['elbow']; expected {JOINTS}"),
+    ({**dict.fromkeys(JOINTS, 1.0), 'panda_joint3': -0.5},
+     'parameter collision_threshold.panda_joint3: expected a finite number > 0 (N m), got -0.5'),
+    ({**dict.fromkeys(JOINTS, 1.0), 'panda_joint3': 'high'},
+     'parameter collision_threshold.panda_joint3: expected a finite number > 0 (N m), got '
+     "'high'"),
+])
+def test_a_bad_thresholds_file_is_refused(tmp_path, capsys, quiet, values, message):
     path = tmp_path / 'thresholds.yaml'
-    path.write_text('/**:\n  ros__parameters:\n    collision_threshold.panda_joint1: 1.0\n')
+    path.write_text(yaml.safe_dump({'/**': {'ros__parameters': {
+        f'collision_threshold.{joint}': value for joint, value in values.items()}}}))
     code = main([str(quiet[1]), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
                  '--no-plots', '--observer', '--collision-thresholds', str(path)])
     assert code == 2
-    missing = [f'panda_joint{k}' for k in range(2, 8)] + ['panda_finger_joint1']
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
-        f'rnea_bag: error: {path}: no collision_threshold.<joint> for {missing}')
+        f'rnea_bag: error: {path}: {message}')
+    assert not (tmp_path / 'out').exists()
+
+
+def test_a_bag_without_effort_is_refused(tmp_path, capsys):
+    bag = panda_bag(tmp_path / 'bag', sample_times(200), desired=True)
+    code = main([str(bag), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
+                 '--no-plots', '--observer'])
+    assert code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        'rnea_bag: error: --observer needs the measured effort of every joint in every '
+        f'sample; missing or not finite for {JOINTS}')

@@ -93,10 +93,26 @@ def test_mass_matrix_derivative_is_c_plus_c_transpose(name, floating_base):
     assert relative_error(model.coriolis_transpose_velocity(q, v), matrix.T @ v) < TOLERANCE
 
 
-def test_coriolis_refuses_a_non_finite_velocity():
+@pytest.mark.parametrize('method', ['coriolis_transpose_velocity', 'coriolis_matrix'])
+def test_coriolis_refuses_bad_states_by_name(method):
     model = RobotModel.from_urdf_file(robot_path('ur5'))
     v = np.zeros(model.nv)
     v[2] = np.nan
     with pytest.raises(InputError) as error:
-        model.coriolis_transpose_velocity(model.neutral_configuration(), v)
+        getattr(model, method)(model.neutral_configuration(), v)
     assert str(error.value) == 'v[2] is nan: values must be finite'
+    with pytest.raises(InputError) as error:
+        getattr(model, method)(np.zeros(3), np.zeros(model.nv))
+    assert str(error.value) == 'q: expected shape (6,), got (3,)'
+    free = RobotModel.from_urdf_file(robot_path('ur5'), floating_base=True)
+    q = free.neutral_configuration()
+    q[3:7] = [0.0, 0.0, 0.0, 2.0]
+    with pytest.raises(InputError) as error:
+        getattr(free, method)(q, np.zeros(free.nv))
+    assert str(error.value) == ("q[3:7] (quaternion of joint 'root_joint') has norm 2: "
+                                'expected a unit quaternion')
+    huge = np.full(model.nv, 1e200 if method == 'coriolis_transpose_velocity' else 1e308)
+    # C^T v is quadratic in v, C linear: each overflows for its own size of v.
+    with pytest.raises(InputError) as error:
+        getattr(model, method)(model.neutral_configuration(), huge)
+    assert str(error.value) == f'{method}: the result is not finite (inputs too large?)'

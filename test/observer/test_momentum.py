@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bagdata import PANDA, trajectory
 import numpy as np
+from oracle import robot_path
 import pytest
 
 from rnea_ros import InputError, RobotModel
@@ -148,6 +149,16 @@ def test_set_model_keeps_the_residual_and_takes_the_payload(panda):
     # No jump at the swap, then a decay to the discretisation error.
     assert np.abs(after[0]).max() <= np.abs(before[-1]).max() * 1.01
     assert np.abs(after[-1]).max() < 1e-3
+
+
+def test_set_model_refuses_other_joints(panda):
+    observer = MomentumObserver(panda, GAIN)
+    ur5 = RobotModel.from_urdf_file(robot_path('ur5'))
+    with pytest.raises(InputError) as error:
+        observer.set_model(ur5)
+    assert str(error.value) == (f'model: expected the joints {list(panda.joint_names)}, got '
+                                f'{list(ur5.joint_names)}')
+    assert observer.model is panda
 
 
 def test_gain_per_joint(panda):

@@ -103,3 +103,26 @@ def test_bad_calibration_input_is_refused_by_name():
     with pytest.raises(InputError) as error:
         calibrate_thresholds(np.zeros((3, 2)), margin=-1)
     assert str(error.value) == 'margin: expected a finite number >= 0, got -1'
+
+
+@pytest.mark.parametrize('damping', [0.0, 1e-3, 0.5])
+@pytest.mark.parametrize('point', [None, (0.01, -0.02, 0.1)])
+def test_the_jitted_and_the_checked_path_agree(panda, damping, point):
+    """float64 arrays take the kernel; lists take the checked numpy path: the same wrench."""
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        q = posture(panda) + 0.3 * rng.standard_normal(panda.nv)
+        r = rng.standard_normal(panda.nv)
+        fast = estimate_wrench(panda, q, r, LINK, damping=damping,
+                               point=None if point is None else np.array(point))
+        checked = estimate_wrench(panda, q.tolist(), r.tolist(), LINK, damping=damping,
+                                  point=point)
+        np.testing.assert_allclose(fast, checked, rtol=1e-9, atol=1e-9)
+
+
+def test_a_link_no_joint_moves_feels_no_wrench(panda):
+    """J = 0: without damping the normal matrix is singular; the least-squares path gives 0."""
+    q = posture(panda)
+    for damping in (0.0, 1e-3):
+        wrench = estimate_wrench(panda, q, np.ones(panda.nv), 'panda_link0', damping=damping)
+        assert np.array_equal(wrench, np.zeros(6))
