@@ -54,7 +54,10 @@ class ObserverOutput:
                                          joint_model=joint_model)
         self.effort = effort  # the merged measured efforts (joint order = v order: fixed base)
         self.links = tuple(settings.wrench_estimation_links)
-        self.points = [settings.wrench_points.get(link) for link in self.links]  # None: wrench
+        # Contact points of pure forces (None: a wrench), as float64 arrays (the fast path).
+        self.points = [None if settings.wrench_points.get(link) is None else
+                       np.array(settings.wrench_points[link], dtype=np.float64)
+                       for link in self.links]
         # Outputs (``bind_residual`` may replace the residual by a message's array).
         self.residual = np.zeros(model.nv)
         self.wrenches = np.zeros((len(self.links), 6))
