@@ -72,7 +72,7 @@ class ObserverOutput:
         self.changed = True  # collision to be published (its first value too)
         self.latched = False
         self.detections = 0
-        self.last_event: dict | None = None  # the latest detection: start, end, joint, peak
+        self._last_event: dict | None = None  # of a detector replaced or reset
 
     def _watch(self) -> None:
         """Build the detector over the joints that have a threshold (None: no joint has)."""
@@ -167,20 +167,24 @@ class ObserverOutput:
 
     def _remember_event(self) -> None:
         """Keep the detector's latest event for the diagnostics (its reset forgets them)."""
+        self._last_event = self.last_event
+
+    @property
+    def last_event(self) -> dict | None:
+        """Return the latest detection (start, end: stamps [s]; joint; peak |r|), or None."""
         if self.detector is not None and self.detector.events:
-            self.last_event = self.detector.events[-1]
+            return self.detector.events[-1]
+        return self._last_event
 
     def take_state_from(self, other: ObserverOutput) -> None:
         """Keep a latched collision and the counts over a new model with the same joints."""
-        other._remember_event()
         self.latched, self.collision, self.changed = other.latched, other.collision, True
-        self.detections, self.last_event = other.detections, other.last_event
+        self.detections, self._last_event = other.detections, other.last_event
         self.non_finite, self.without_effort = other.non_finite, other.without_effort
 
     # ------------------------------------------------------------------ diagnostics
     def status(self) -> dict[str, str]:
         """Return the observer's part of the diagnostics (key -> value)."""
-        self._remember_event()
         watched = [f'{name} {self.thresholds[name]:g}' for name in self.joint_names
                    if name in self.thresholds]
         values = {
