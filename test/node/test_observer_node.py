@@ -238,10 +238,13 @@ def test_observer_settings_that_do_not_go_together_are_one_line_and_exit_2(overr
      '1e+06 (N m or N; unset: not watched)'),
     ({'collision_threshold.nope': 1.0},
      "parameter 'collision_threshold.nope' names no one-DoF joint of the model"),
+    ({}, "parameter 'collision_threshold.panda_joint1' is nan: expected a number from 1e-06 to "
+         '1e+06 (N m or N; unset: not watched)'),  # .nan: YAML's NaN, given with -p
 ])
 def test_an_observer_parameter_that_does_not_fit_the_model_exits_2(ros, panda, params, line):
     _, xml = panda
-    process = ros.start_node({'robot_description': xml, 'observer': True, **params})
+    nan = () if params else ('-p', 'collision_threshold.panda_joint1:=.nan')
+    process = ros.start_node({'robot_description': xml, 'observer': True, **params}, nan)
     assert process.proc.wait(60) == 2
     lines = [text for text in process.output().splitlines() if line in text]
     assert len(lines) == 1, process.output()
@@ -266,6 +269,11 @@ def test_live_observer_parameters_are_checked_and_the_node_keeps_running(ros, pa
              f"parameter 'collision_threshold.panda_joint1' is inf: {threshold}"),
             ('collision_threshold.panda_joint1', ParameterValue(type=double, double_value=0.0),
              f"parameter 'collision_threshold.panda_joint1' is 0.0: {threshold}"),
+            ('collision_threshold.panda_joint1', ParameterValue(type=double,
+                                                                double_value=math.nan),
+             f"parameter 'collision_threshold.panda_joint1' is nan: {threshold}"),
+            ('collision_threshold.panda_joint1', ParameterValue(type=double, double_value=-2.0),
+             f"parameter 'collision_threshold.panda_joint1' is -2.0: {threshold}"),
             ('collision_threshold.panda_joint2', ParameterValue(type=string,
                                                                 string_value='high'),
              f"parameter 'collision_threshold.panda_joint2' is 'high': {threshold}"),
