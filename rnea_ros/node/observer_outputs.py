@@ -66,6 +66,8 @@ class ObserverOutput:
         self._watch()
         self.valid = False  # the residual holds a finite value to publish
         self.samples = 0  # integrated samples
+        self.not_newer = 0  # samples whose stamp was not newer than the last one (not integrated)
+        self._last_stamp: float | None = None
         self.without_effort = 0  # joint_states messages without efforts
         self.non_finite = 0  # samples the observer could not integrate (non-finite)
         self.collision = False  # the published value
@@ -116,6 +118,9 @@ class ObserverOutput:
         if not with_effort:
             self.without_effort += 1
             return
+        if self._last_stamp is not None and stamp <= self._last_stamp:
+            self.not_newer += 1  # as the observer would: r stays (unstamped publishers show)
+            return
         try:
             r = self.observer.update(stamp, q, v, self.effort)
         except InputError:  # a non-finite effort (or momentum): start again from the next
@@ -124,7 +129,9 @@ class ObserverOutput:
             self.non_finite += 1
             self.observer.reset()
             self.valid = False
+            self._last_stamp = None
             return
+        self._last_stamp = stamp
         self.samples += 1
         self.residual[:] = r
         for k, link in enumerate(self.links):
@@ -203,6 +210,9 @@ class ObserverOutput:
                                         f'{event["peak"]:.4g}')
         if self.without_effort:
             values['joint_states without effort (not integrated)'] = str(self.without_effort)
+        if self.not_newer:
+            values['joint_states stamped no later than the last (not integrated)'] = str(
+                self.not_newer)
         if self.non_finite:
             values['observer samples not finite (observer restarted)'] = str(self.non_finite)
         return values

@@ -52,6 +52,11 @@ def test_motor_torques_give_the_library_residual_with_the_friction_subtracted(pa
         r_link_side = link_side.update(3 + 1e-3 * k, q, v, effort)
     np.testing.assert_allclose(core.observer.residual, r, rtol=0, atol=1e-12)
     assert np.max(np.abs(r - r_link_side)) > 0.1  # the friction made a difference
+    # A sample stamped no later than the last is not integrated, and counted.
+    core.on_joint_states(core.joint_names, q + 0.1, v, effort + 3.0, 21.0, stamp)
+    np.testing.assert_array_equal(core.observer.residual, r)
+    assert core.observer.status()[
+        'joint_states stamped no later than the last (not integrated)'] == '1'
 
 
 def feed(core, model, push: float, count: int, start: list) -> None:
