@@ -15,7 +15,9 @@ Benchmark of the rnea node over real DDS: added latency, 1 kHz regularity, start
    rate and missed cycles (and their longest run) from its diagnostics (a report before and one
    after the run), receive gaps here, resident memory once per second. ``--cycle-trigger clock``
    (default here: the regularity of the node's own clock) or ``joint_states`` (the node's
-   default: each message answered, the clock's cycles in between).
+   default: each message answered, the clock's cycles in between). ``--observer``: with the
+   momentum observer on (``observer: true``, two wrench links: panda_hand and panda_link7) and
+   efforts in the joint_states, so that its compute time includes the observer's.
 3. Start-up: process start to the first joint_torques, with the numba cache warm and cold (an
    empty NUMBA_CACHE_DIR).
 Each target runs on its own ROS_DOMAIN_ID, discovery limited to localhost. The load average is
@@ -320,8 +322,12 @@ def measure_latency(commands: dict[str, list[str]], robot: Robot, samples: int,
             target.close()
 
 
+# The node's observer outputs as ``--observer`` runs them (two wrench links on the panda).
+OBSERVER = {'observer': True, 'wrench_estimation_links': ['panda_hand', 'panda_link7']}
+
+
 def measure_rate(robot: Robot, tmp: Path, duration: float, trigger: str = 'clock',
-                 settle: float = 3.0) -> dict:
+                 settle: float = 3.0, observer: bool = False) -> dict:
     """
     Run the node at 1 kHz with joint_states at 200 Hz for ``duration`` s.
 
@@ -330,7 +336,8 @@ def measure_rate(robot: Robot, tmp: Path, duration: float, trigger: str = 'clock
     before and one after the run), receive gaps here, resident memory once per second.
     """
     from diagnostic_msgs.msg import DiagnosticArray
-    params = robot.params(rate=1000.0, input_timeout=0.5, cycle_trigger=trigger)
+    params = robot.params(rate=1000.0, input_timeout=0.5, cycle_trigger=trigger,
+                          **(OBSERVER if observer else {}))
     target = Target(node_command(params, tmp))
 
     def stamp(report) -> float:
@@ -340,6 +347,9 @@ def measure_rate(robot: Robot, tmp: Path, duration: float, trigger: str = 'clock
         return {kv.key: kv.value for kv in report.status[0].values}
     try:
         streams = Streams(target, robot)
+        if observer:  # the observer integrates samples that carry efforts
+            streams.js.effort = robot.model.gravity_torques(
+                np.asarray(streams.js.position)).tolist()
         reports = []
         target.node.create_subscription(DiagnosticArray, '/diagnostics', reports.append, 10)
         next_publish = time.perf_counter()
@@ -443,9 +453,11 @@ def print_latency(robots: list[Robot], tmp: Path, samples: int) -> None:
               f'p50 {in_node["p50"]} p99 {in_node["p99"]}; scheduling {in_node["scheduling"]}')
 
 
-def print_rate(robot: Robot, tmp: Path, duration: float, trigger: str) -> None:
-    print(f'1 kHz run, {duration:g} s, {robot.name}, cycle_trigger {trigger}:')
-    result = measure_rate(robot, tmp, duration, trigger)
+def print_rate(robot: Robot, tmp: Path, duration: float, trigger: str,
+               observer: bool = False) -> None:
+    print(f'1 kHz run, {duration:g} s, {robot.name}, cycle_trigger {trigger}'
+          + (', observer and 2 wrench links on:' if observer else ':'))
+    result = measure_rate(robot, tmp, duration, trigger, observer=observer)
     for key, value in result.items():
         print(f'  {key:16} {value:.3f}' if isinstance(value, float) else f'  {key:16} {value}')
     missed = 100 * result['missed'] / max(1, result['cycles'] + result['missed'])
@@ -470,6 +482,8 @@ def main() -> int:
                         default=('latency', 'rate', 'startup'))
     parser.add_argument('--cycle-trigger', choices=('clock', 'joint_states'), default='clock',
                         help='cycle_trigger of the 1 kHz run')
+    parser.add_argument('--observer', action='store_true',
+                        help='the 1 kHz run with the observer and two wrench links on')
     parser.add_argument('--echo', choices=('take', 'executor'), help=argparse.SUPPRESS)
     parser.add_argument('--echo-priority', type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -486,7 +500,7 @@ def main() -> int:
         if 'latency' in args.parts:
             print_latency(robots, tmp, args.samples)
         if 'rate' in args.parts:
-            print_rate(robots[0], tmp, args.duration, args.cycle_trigger)
+            print_rate(robots[0], tmp, args.duration, args.cycle_trigger, args.observer)
         if 'startup' in args.parts:
             print_startup(robots, tmp)
     print(f'load average {" ".join(f"{x:.2f}" for x in os.getloadavg())} (at the end)')

@@ -21,7 +21,7 @@ ROSDEP_KEYS = {
     'matplotlib': 'python3-matplotlib', 'scipy': 'python3-scipy', 'pytest': 'python3-pytest',
     'xacro': 'xacro', 'ament_index_python': 'ament_index_python', 'tqdm': 'python3-tqdm',
 }
-ROS_PACKAGES = {'rclpy', 'rcl_interfaces', 'lifecycle_msgs', 'sensor_msgs', 'std_msgs',
+ROS_PACKAGES = {'rclpy', 'rcl_interfaces', 'lifecycle_msgs', 'sensor_msgs', 'std_msgs', 'std_srvs',
                 'geometry_msgs', 'trajectory_msgs', 'nav_msgs', 'diagnostic_msgs', 'launch',
                 'launch_ros', 'builtin_interfaces', 'rosgraph_msgs', 'ament_flake8',
                 'ament_pep257'}

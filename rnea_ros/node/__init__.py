@@ -6,9 +6,11 @@ console script), ``node`` is the node class (a lifecycle node; it wires ROS to t
 ``lifecycle`` its transitions, ``messages`` builds and fills the ROS messages, ``parameters``
 declares every parameter, ``settings`` checks them and loads the model, ``feedforward`` is the
 ROS-free cycle logic, ``joint_input``/``trajectory``/``wrenches`` its inputs and outputs,
-``safety`` the fault table, ``diagnostics``/``realtime``/``take_loop`` the threads and their
-statistics, ``demo`` the node demo, ``closed_loop`` and ``closed_loop_demo`` the node driving
+``observer_outputs`` (ROS-free) and ``observer_messages`` the external torques, wrenches and
+collisions of the momentum observer, ``safety`` the fault table,
+``diagnostics``/``realtime``/``take_loop`` the threads and their statistics, ``demo`` the node
+demo, ``closed_loop`` and ``closed_loop_demo`` the node driving
 the simulated robot (``rnea_sim``, started as a process: never imported). Imports
-``rnea_ros.dynamics`` and ``rnea_ros.contacts``, never ``rnea_ros.bag``. ``payload`` reads and
-checks the payload parameters.
+``rnea_ros.dynamics``, ``rnea_ros.contacts`` and ``rnea_ros.observer``, never ``rnea_ros.bag``.
+``payload`` reads and checks the payload parameters.
 """

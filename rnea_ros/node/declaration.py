@@ -333,6 +333,52 @@ PARAMETERS: tuple[Parameter, ...] = (
         unit='kg m²', size=6, live=True, note='6',
         expected='6 finite numbers ixx, ixy, ixz, iyy, iyz, izz (kg m^2)'),
 )
+# ---- external torques, wrenches and collisions from the measured effort (rnea_ros.observer)
+COLLISION_REACTIONS = ('none', 'zero', 'hold_gravity')
+MEASURED_EFFORTS = ('link_side', 'motor')
+OBSERVER_PARAMETERS: tuple[Parameter, ...] = (
+    Parameter(
+        'observer', BOOL, False,
+        'momentum observer on: `external_torques`, wrenches, `collision`',
+        'true: a generalized-momentum observer (rnea_ros.observer.momentum) integrates each '
+        'received joint_states sample (dt from its stamps; a repeated or older stamp is not '
+        'integrated) and publishes external_torques (sensor_msgs/JointState, effort = the '
+        'residual r), estimated_wrenches/<link> for the wrench_estimation_links and collision '
+        '(std_msgs/Bool). joint_states must carry the measured effort. Fixed base only.'),
+    Parameter(
+        'observer_gain', DOUBLE, 50.0,
+        'observer gain K: r follows the external torque with time constant 1/K',
+        'Gain K of the momentum observer: each residual follows its external torque as a first '
+        'order lag of time constant 1/K (50: 20 ms). Larger: faster detection, more noise.',
+        unit='1/s', low=0.1, high=1000.0, live=True),
+    Parameter(
+        'measured_effort', STRING, MEASURED_EFFORTS[0],
+        'what joint_states effort is: `link_side` torque or `motor` torque',
+        'link_side: the effort of joint_states is the torque on the link side (joint torque '
+        'sensors): the observer uses it as it is. motor: the torque the motor gives (from its '
+        'current): the observer subtracts the friction of friction.<joint>.* (the joint '
+        'model; its armature is part of the dynamics in both cases).',
+        choices=MEASURED_EFFORTS),
+    Parameter(
+        'wrench_estimation_links', STRING_ARRAY, None,
+        'links whose external wrench is estimated from the residual',
+        'Links of the model (observer: true) whose external wrench is estimated from the '
+        'residual (r = J^T F, damped least squares) and published on estimated_wrenches/<link> '
+        '(geometry_msgs/WrenchStamped, in the link frame about its origin, frame_id = the '
+        'link). A name that is no link of the model stops the node at start (exit 2).',
+        example="['panda_hand']", shown_default='unset (none)', note='2'),
+    Parameter(
+        'collision_reaction', STRING, COLLISION_REACTIONS[0],
+        'on a collision: `none`, or publish `zero` / `hold_gravity` until `~/reset_collision`',
+        'none: collision follows the thresholds (true while a residual is beyond the '
+        'collision_threshold of its joint), the torques are published as usual. zero / '
+        'hold_gravity: on a collision the published effort switches to zero or to the gravity '
+        'torques at the '
+        'measured positions (as the fault_output of the same name), and collision stays true, '
+        'until a std_srvs/Trigger call of <node>/reset_collision.',
+        choices=COLLISION_REACTIONS, live=True),
+)
+PARAMETERS += OBSERVER_PARAMETERS
 BY_NAME = {parameter.name: parameter for parameter in PARAMETERS}
 PAYLOAD = ('payload.link', 'payload.mass', 'payload.com', 'payload.inertia')
 # Read by the node itself, not part of the Settings its core receives (the node gives the core
@@ -388,7 +434,30 @@ JOINT_MODEL = Family(
     ),
     when='for each one-DoF joint when a model loads',
     checked_by='rnea_ros.dynamics.joint_model.JointModel')
-FAMILIES = (CONTACT, JOINT_MODEL)
+COLLISION = Family(
+    'joint', (
+        Parameter('collision_threshold.{joint}', DOUBLE, None,
+                  'collision when the absolute external torque exceeds it; unset: not watched',
+                  'Collision threshold on the absolute external torque (the residual) of the '
+                  'joint; a joint without one is not watched.',
+                  unit='N m or N', low=1e-6, high=1e6, live=True,
+                  shown_default='unset (not watched)',
+                  expected='a number from 1e-06 to 1e+06 (N m or N; unset: not watched)'),
+    ),
+    when='for each one-DoF joint when a model loads',
+    checked_by='rnea_ros.node.declaration.check')
+WRENCH_POINT = Family(
+    'link', (
+        Parameter('wrench_point.{link}', DOUBLE_ARRAY, None,
+                  'estimate a pure force at this point (link frame); unset: a full wrench',
+                  'Contact point, in the link frame, of a pure force: the estimated wrench of '
+                  'this wrench_estimation_links entry is then a force at that point (its torque '
+                  'about the link origin is c x f); unset: a full wrench.',
+                  unit='m', size=3, expected='3 finite numbers (a point in the link frame, m)',
+                  shown_default='unset (a wrench)'),
+    ),
+    when='once `wrench_estimation_links` is read', checked_by='rnea_ros.node.declaration.check')
+FAMILIES = (CONTACT, JOINT_MODEL, COLLISION, WRENCH_POINT)
 
 
 # ------------------------------------------------------------------ checking a value
@@ -536,6 +605,17 @@ def yaml_text() -> str:
                               f'[{member.unit}]'))
     lines.append(f'{INDENT}# armature.joint1: 0.1')
     lines.append(f'{INDENT}# friction.joint1.coulomb: 2.0')
+    lines.append('')
+    member, = COLLISION.members
+    lines.extend(_comment(f'{member.name.format(joint="<joint>")}: {_with_unit(member)} '
+                          f'Declared {COLLISION.when}; a name that is no joint of the model '
+                          'stops the node at start (exit 2):'))
+    lines.append(f'{INDENT}# collision_threshold.joint1: 5.0')
+    lines.append('')
+    member, = WRENCH_POINT.members
+    lines.extend(_comment(f'{member.name.format(link="<link>")}: {_with_unit(member)} '
+                          f'Declared {WRENCH_POINT.when}, for its links only:'))
+    lines.append(f'{INDENT}# wrench_point.panda_hand: [0.0, 0.0, 0.1]')
     return YAML_HEADER + '\n'.join(lines) + '\n'
 
 

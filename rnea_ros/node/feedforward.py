@@ -43,9 +43,11 @@ from rnea_ros.node.cycle_kernels import add_joint_terms, finish_outputs, input_a
 from rnea_ros.node.joint_input import (base_spatial_acceleration, BaseStateInput, JointStateInput,
                                        NEVER, NEVER_RECEIVED, NON_FINITE, Rejected, STALE,
                                        VELOCITY_STALE)
-from rnea_ros.node.safety import (all_finite, EffortLimiter, ERROR, fault_torques, FaultState,
-                                  JOINT_STATES_MISSING, JOINT_STATES_STALE, MODEL_MISMATCH,
-                                  NON_FINITE_OUTPUT, ODOMETRY_STALE, VELOCITY_MISSING)
+from rnea_ros.node.observer_outputs import ObserverOutput, stamp_seconds
+from rnea_ros.node.safety import (all_finite, COLLISION, EffortLimiter, ERROR, fault_torques,
+                                  FaultState, JOINT_STATES_MISSING, JOINT_STATES_STALE,
+                                  MODEL_MISMATCH, NON_FINITE_OUTPUT, ODOMETRY_STALE,
+                                  VELOCITY_MISSING)
 from rnea_ros.node.settings import (actuated_joints, check_model, ModelRejected,
                                     ParameterRejected, Settings)
 from rnea_ros.node.status import core_status
@@ -175,6 +177,10 @@ class Feedforward:
             and (jm.coulomb[joint.idx_v] or jm.viscous[joint.idx_v] or jm.offset[joint.idx_v]))
         self._v_friction = np.zeros(model.nv)
         self._v_friction_joints = self._v_friction[self.v_offset:]
+        # External torques, wrenches and collisions from the measured efforts (a fixed base).
+        self.observer = (ObserverOutput(model, settings, self.joint_model, self.joint_names,
+                                        self.joints.track_effort())
+                         if settings.observer else None)
         # Compile (or load from the cache) every helper now, not in the first cycle.
         input_ages(self.joints.position_time, self.joints.velocity_time, self._command_joint)
         self._add_joint_terms(self._zeros, False)
@@ -200,8 +206,11 @@ class Feedforward:
 
     # ------------------------------------------------------------------ inputs
     def on_joint_states(self, names, position, velocity, effort, now: float, stamp=None) -> None:
-        """Merge a sensor_msgs/JointState sample (raises ``Rejected``)."""
+        """Merge a sensor_msgs/JointState sample (raises ``Rejected``); observe it."""
         self.joints.update(names, position, velocity, effort, now, stamp)
+        if self.observer is not None:
+            self.observer.sample(stamp_seconds(stamp, now), self.q, self.v,
+                                 self.joints.with_effort)
 
     def on_odometry(self, position, orientation, linear, angular, now: float,
                     stamp=None) -> None:
@@ -276,6 +285,8 @@ class Feedforward:
         self.clipped_cycles = other.clipped_cycles
         self.non_finite_outputs = other.non_finite_outputs
         self.fault = other.fault
+        if self.observer is not None and other.observer is not None:
+            self.observer.take_state_from(other.observer)
 
     # ------------------------------------------------------------------ the cycle
     def input_fault(self, now: float) -> str | None:
@@ -307,6 +318,8 @@ class Feedforward:
         be published (always finite and clipped), False if nothing is (fault_output 'none').
         """
         code = self.input_fault(now)
+        if code is None and self.observer is not None and self.observer.reacting:
+            code = COLLISION
         if code is None:
             code = self._compute(now, ros_time)
             if code is None:
@@ -326,7 +339,9 @@ class Feedforward:
             self.contacts.zero()
         if self.reactions is not None:
             self.reactions.zero()
-        if not fault_torques(self.settings.fault_output, self.tau, self._hold_gravity):
+        mode = (self.settings.collision_reaction if code == COLLISION
+                else self.settings.fault_output)
+        if not fault_torques(mode, self.tau, self._hold_gravity):
             return False
         if self._finish() > 0:
             self.clipped_cycles += 1

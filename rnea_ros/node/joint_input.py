@@ -11,8 +11,10 @@ A message is rejected whole, leaving the previous values in place (they keep age
 timeout), when it has more than ``MAX_NAMES`` names (``TOO_LARGE``, before any is mapped), when
 its arrays disagree in length with ``name`` (``velocity`` and ``effort`` may also be empty, as
 ``sensor_msgs/JointState`` allows), when it repeats a name, or when a position or
-velocity of a joint the model uses is not finite. Effort is never read, so its values are not
-checked: drivers commonly publish NaN there when they have no torque sensing.
+velocity of a joint the model uses is not finite. Effort is read only when tracked
+(``track_effort``: the momentum observer's measured torque), merged by name like the positions,
+and its values are not checked here: drivers commonly publish NaN there when they have no torque
+sensing (the observer reports a non-finite residual).
 
 Times are steady-clock seconds (``time.monotonic``) given by the caller: watchdogs must not follow
 simulated or adjusted ROS time. A joint never received has time ``-inf`` (age infinite).
@@ -133,6 +135,13 @@ def merge(position, velocity, source, target, q, v, q_time, v_time, period, now)
 
 
 @njit(cache=True, nogil=True)
+def merge_effort(effort, source, target, out) -> None:
+    """Write ``effort[source]`` into ``out[target]`` (a message array, no copy)."""
+    for i in range(source.shape[0]):
+        out[target[i]] = effort[source[i]]
+
+
+@njit(cache=True, nogil=True)
 def joint_timeouts(period, timeout, max_timeout, out) -> None:
     """Write each joint's timeout: max(timeout, min(max_timeout, STALE_PERIODS x period))."""
     for j in range(period.shape[0]):
@@ -205,6 +214,8 @@ class JointStateInput:
         self.locked: dict[str, float] = {}
         self.stamp = None  # header stamp of the latest accepted message (opaque to this class)
         self.accepted = 0
+        self.effort: np.ndarray | None = None  # merged measured efforts (``track_effort``)
+        self.with_effort = False  # the latest accepted message carried efforts
         self._maps: list[_NameMap | None] = []  # most recent first; None entries: duplicates
         self._map_names: list[list] = []
         self._last_map: _NameMap | None = None
@@ -215,6 +226,19 @@ class JointStateInput:
         freshness(0.0, self.position_time, self.velocity_time, self.period,
                   np.zeros(0, np.int64), 1.0, 1.0, True)
         joint_timeouts(self.period, 1.0, 1.0, np.zeros(n))
+
+    def track_effort(self, effort: np.ndarray | None = None) -> np.ndarray:
+        """
+        Merge the efforts of the messages into ``effort`` (joint order; default: a new array).
+
+        A message without efforts (an empty ``effort``) leaves them as they were and sets
+        ``with_effort`` False.
+        """
+        n = len(self.joint_names)
+        self.effort = np.zeros(n) if effort is None else effort
+        for kind in (np.zeros, lambda size: array.array('d', bytes(8 * size))):
+            merge_effort(kind(1), np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1))
+        return self.effort
 
     def lock(self, positions: dict[str, float]) -> None:
         """
@@ -259,6 +283,10 @@ class JointStateInput:
             field, values, k = (('position', position, bad) if bad < n else
                                 ('velocity', velocity, bad - n))
             raise Rejected(NON_FINITE, f'{field}[{k}] (joint {names[k]!r}) is {values[k]}')
+        if self.effort is not None:
+            self.with_effort = len(effort) == n and n > 0
+            if self.with_effort:
+                merge_effort(_as_array(effort), mapping.source, mapping.target, self.effort)
         self.stamp = stamp
         self.accepted += 1
 

@@ -26,6 +26,7 @@ from trajectory_msgs.msg import JointTrajectory
 from rnea_ros.node import realtime
 from rnea_ros.node.diagnostics import ArrivalGaps
 from rnea_ros.node.messages import COMMAND_QOS, SENSOR_QOS, TRAJECTORY_QOS
+from rnea_ros.node.observer_messages import ObserverPublishers
 from rnea_ros.node.take_loop import TakeLoop
 
 SUCCESS, FAILURE = TransitionCallbackReturn.SUCCESS, TransitionCallbackReturn.FAILURE
@@ -102,6 +103,7 @@ class ManagedOutputs:
         self._stop_description_worker()
         with self._lock:
             self._core, self._publications, self._reaction_pubs = None, [], {}
+            self._observer_messages = None
             self._robot_name = ''
         self._description_error = None
         self._configured = False
@@ -118,6 +120,8 @@ class ManagedOutputs:
         self._contact_pubs = [self._wrench_publisher('contact_wrenches/', contact.link)
                               for contact in self.settings.contacts]
         self._entities += [self._torque_pub, self._command_pub, self._trajectory_pub]
+        self._observer_pubs = (ObserverPublishers(self, self.settings.wrench_estimation_links)
+                               if self.settings.observer else None)
         # The control inputs on a thread of their own (joint_states last: at rate 0 it runs
         # the cycle, which then sees a desired message that came with it); the rest on the
         # executor.

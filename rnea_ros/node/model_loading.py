@@ -29,7 +29,7 @@ from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.urdf import parse_urdf
 from rnea_ros.errors import RneaError
 from rnea_ros.node.feedforward import Feedforward
-from rnea_ros.node.parameters import joint_model_parameters
+from rnea_ros.node.parameters import COLLISION_PREFIX, joint_model_parameters
 from rnea_ros.node.settings import (actuated_joints, check_model, ModelRejected,
                                     ParameterRejected, Settings)
 
@@ -77,9 +77,13 @@ def build_core(node, model: RobotModel, settings: Settings) -> Feedforward:
     """
     check_model(model, settings)
     try:
-        settings.joint_model = joint_model_parameters(node, actuated_joints(model))
+        values = joint_model_parameters(node, actuated_joints(model))
     except ValueError as exc:
         raise ParameterRejected(str(exc)) from None
+    settings.collision_thresholds = {name.split('.', 1)[1]: value for name, value
+                                     in values.items() if name.startswith(COLLISION_PREFIX)}
+    settings.joint_model = {name: value for name, value in values.items()
+                            if not name.startswith(COLLISION_PREFIX)}
     return Feedforward(model, settings)
 
 

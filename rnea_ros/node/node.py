@@ -35,6 +35,8 @@ publications (reliable, depth 1 unless said)
   ``joint_reaction_wrenches/<joint>``  geometry_msgs/WrenchStamped per moving joint (with
                              ``publish_joint_reaction_wrenches``), frame_id = its child link
   ``/diagnostics``           diagnostic_msgs/DiagnosticArray, 1 Hz
+  with ``observer``: ``external_torques``, ``estimated_wrenches/<link>``, ``collision`` and the
+                             service ``~/reset_collision`` (see ``observer_messages``)
 
 Frames for a floating base (REP-105): odometry pose = base link in the (gravity-aligned) odom
 frame; odometry twist and base_acceleration in the base link frame (``child_frame_id``); the base
@@ -72,6 +74,7 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.lifecycle import LifecycleNode
 from sensor_msgs.msg import JointState
+from std_srvs.srv import Trigger
 
 from rnea_ros.node import payload as node_payload
 from rnea_ros.node import realtime
@@ -84,6 +87,7 @@ from rnea_ros.node.lifecycle import ManagedOutputs
 from rnea_ros.node.messages import (COMMAND_QOS, decode_trajectory, diagnostic_array,
                                     OutputMessages, set_efforts, to_trajectory)
 from rnea_ros.node.model_loading import build_core, DescriptionWorker, parse_description
+from rnea_ros.node.observer_messages import ObserverMessages
 from rnea_ros.node.parameters import (as_declared, check_parameters, check_topic_names,
                                       declare_parameters, joint_model_parameter_names,
                                       undeclare_parameters)
@@ -154,6 +158,8 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self.add_pre_set_parameters_callback(as_declared)
         self.add_on_set_parameters_callback(self._check_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
+        self._observer_messages: ObserverMessages | None = None
+        self.create_service(Trigger, '~/reset_collision', self._reset_collision)
 
     def _thread_failed(self, exc: BaseException) -> None:
         """Log why a node thread died and stop the node (silence must not look like health)."""
@@ -209,6 +215,8 @@ class RneaNode(ManagedOutputs, LifecycleNode):
                     setattr(self.settings, parameter.name, parameter.value)
             if self._core is not None:
                 self._core.limiter.scale = self.settings.effort_limit_scale
+                if self._core.observer is not None:
+                    self._core.observer.apply(parameters)
         for parameter in parameters:
             if parameter.name in LIVE and parameter.name not in PAYLOAD:
                 self.get_logger().info(f'{parameter.name} = {parameter.value!r}')
@@ -303,10 +311,13 @@ class RneaNode(ManagedOutputs, LifecycleNode):
                         'joint_reaction_wrenches/', joint)
             publications += zip((self._reaction_pubs[j] for j in core.reactions.joints),
                                 messages.reactions)
+        observer = (None if core.observer is None else
+                    ObserverMessages(core.observer, self._observer_pubs))
         with self._lock:  # between two cycles: the latest inputs carry over
             if self._core is not None:
                 core.take_state_from(self._core)
             self._messages = messages
+            self._observer_messages = observer
             self._publications = publications
             self._robot_name = core.model.name
             self._core = core
@@ -482,12 +493,15 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         desired = core.desired
         # ROS time only matters to sample a multi-point trajectory (and costs ~4 us).
         ros_time = self._ros_time() if desired is not None and not desired.constant else 0.0
-        if not core.cycle(now, ros_time):
-            return None
+        observer = self._observer_messages
+        if not core.cycle(now, ros_time):  # fault_output none: a collision change still goes
+            return None if observer is None else observer.collision_change(core.observer)
         stamp = core.joints.stamp
         if stamp is None:
             stamp = self.get_clock().now().to_msg()
         self._messages.stamp(core, stamp)
+        if observer is not None:
+            return self._publications + observer.publications(core.observer, stamp)
         return self._publications
 
     def _fallback(self) -> None:
@@ -503,6 +517,19 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             self._cycle()
         else:
             self._collect_garbage(now)
+
+    def _reset_collision(self, request, response):
+        """Clear a collision (``~/reset_collision``, std_srvs/Trigger)."""
+        with self._lock:
+            core = self._core
+            observer = None if core is None else core.observer
+            active = observer is not None and observer.reset()
+        response.success = observer is not None
+        response.message = ('no observer (observer: false, or no model yet)' if observer is None
+                            else 'collision cleared' if active else 'no collision to clear')
+        if active:
+            self.get_logger().info('collision cleared by ~/reset_collision')
+        return response
 
     # ------------------------------------------------------------------ diagnostics
     def _publish_diagnostics(self) -> None:

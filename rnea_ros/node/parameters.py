@@ -16,14 +16,17 @@ another node's business (a shared ``/**`` file) and are undeclared again.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 import rclpy.exceptions
 from rclpy.expand_topic_name import expand_topic_name
 from rclpy.parameter import Parameter as RosParameter
 from rclpy.validate_full_topic_name import validate_full_topic_name
 
-from rnea_ros.node.declaration import (BY_NAME, check, CONTACT, DOUBLE, DOUBLE_ARRAY,
-                                       JOINT_MODEL, NODE_ONLY, Parameter, PARAMETERS)
+from rnea_ros.node.declaration import (BY_NAME, check, COLLISION, CONTACT, DOUBLE,
+                                       DOUBLE_ARRAY, JOINT_MODEL, NODE_ONLY, Parameter,
+                                       PARAMETERS, WRENCH_POINT)
 from rnea_ros.node.settings import Settings
 from rnea_ros.node.wrenches import contact_from_parameters
 
@@ -31,7 +34,19 @@ from rnea_ros.node.wrenches import contact_from_parameters
 ROS_OWN = ('use_sim_time', 'start_type_description_service')
 ROS_OWN_PREFIXES = ('qos_overrides.',)
 JOINT_MODEL_PREFIXES = ('armature.', 'friction.')
-FAMILY_PREFIXES = JOINT_MODEL_PREFIXES + ('contact.',)
+COLLISION_PREFIX = 'collision_threshold.'
+# The families declared per joint of each model: the joint model (read-only), the thresholds.
+PER_JOINT = (JOINT_MODEL, COLLISION)
+PER_JOINT_PREFIXES = JOINT_MODEL_PREFIXES + (COLLISION_PREFIX,)
+WRENCH_POINT_PREFIX = 'wrench_point.'
+FAMILY_PREFIXES = PER_JOINT_PREFIXES + ('contact.', WRENCH_POINT_PREFIX)
+
+
+def declared(name: str) -> Parameter | None:
+    """Return the declaration of the parameter ``name`` (of a checked family too), or None."""
+    if name.startswith(COLLISION_PREFIX):
+        return replace(COLLISION.members[0], name=name)
+    return BY_NAME.get(name)
 
 
 def descriptor(parameter: Parameter, subject: str = '', read_only: bool | None = None
@@ -63,17 +78,18 @@ def declare_parameters(node) -> Settings:
                                        lambda value, p=parameter: check(p, value))
               for parameter in PARAMETERS}
     values['contacts'] = _read_contacts(node, values['contacts'] or ())
+    wrench_points = _read_wrench_points(node, values['wrench_estimation_links'] or (), given)
     for name in given:
         if name not in BY_NAME and not name.startswith(FAMILY_PREFIXES + ROS_OWN_PREFIXES) \
                 and name not in ROS_OWN:
             node.undeclare_parameter(name)  # another node's parameter in a shared file
     node.given_joint_model = frozenset(name for name in given
-                                       if name.startswith(JOINT_MODEL_PREFIXES))
+                                       if name.startswith(PER_JOINT_PREFIXES))
     node.joint_model_declared = set()  # joint-model parameters declared for models so far
     node.joint_model_declaring = False
     settings = {name: () if value is None else value for name, value in values.items()
                 if name not in NODE_ONLY}
-    return Settings(**settings).validate()
+    return Settings(**settings, wrench_points=wrench_points).validate()
 
 
 def _names(node) -> list[str]:
@@ -123,11 +139,40 @@ def _read_contacts(node, links: tuple[str, ...]) -> tuple:
     return tuple(contacts)
 
 
+def _read_wrench_points(node, links: tuple[str, ...], given) -> dict:
+    """
+    Declare ``wrench_point.<link>`` for each wrench link; return the points set (link -> xyz).
+
+    ValueError names a bad value, or a given ``wrench_point.<link>`` of no wrench link.
+    """
+    member, = WRENCH_POINT.members
+    names = {WRENCH_POINT.name(member, link): link for link in links}
+    unknown = sorted(name for name in given
+                     if name.startswith(WRENCH_POINT_PREFIX) and name not in names)
+    if unknown:
+        raise ValueError(f'parameter {unknown[0]!r} names no link of wrench_estimation_links '
+                         f'{list(links)}')
+    points = {}
+    for name, link in names.items():
+        declaration = replace(member, name=name)
+        try:
+            value = _declare(node, name, member, None,
+                             lambda value, d=declaration: check(d, value), f'Link {link!r}: ')
+        except rclpy.exceptions.InvalidParameterException as exc:
+            raise ValueError(f"parameter 'wrench_estimation_links': {link!r} cannot name "
+                             f'parameters ({exc})') from None
+        if value is not None:
+            points[link] = value
+    return points
+
+
 def check_topic_names(node, settings: Settings) -> None:
     """Raise ValueError naming the parameter whose value makes an invalid topic name."""
     names = [('wrench_topics', topic, topic) for topic in settings.wrench_topics]
     names += [('contacts', contact.link, 'contact_wrenches/' + contact.link)
               for contact in settings.contacts]
+    names += [('wrench_estimation_links', link, 'estimated_wrenches/' + link)
+              for link in settings.wrench_estimation_links]
     for parameter, value, topic in names:
         try:
             validate_full_topic_name(expand_topic_name(topic, node.get_name(),
@@ -139,47 +184,56 @@ def check_topic_names(node, settings: Settings) -> None:
 
 
 def joint_model_parameter_names(joint_names) -> list[str]:
-    """``armature.<joint>`` and ``friction.<joint>.<term>`` of each of ``joint_names``."""
-    return [JOINT_MODEL.name(member, joint) for joint in joint_names
-            for member in JOINT_MODEL.members]
+    """
+    Return the per-joint parameters of each of ``joint_names``.
+
+    ``armature.<joint>``, ``friction.<joint>.<term>`` and ``collision_threshold.<joint>``.
+    """
+    return [family.name(member, joint) for joint in joint_names for family in PER_JOINT
+            for member in family.members]
 
 
 def joint_model_parameters(node, joint_names) -> dict[str, object]:
     """
-    Declare the joint-model parameters of ``joint_names`` and return the ones set.
+    Declare the per-joint parameters of ``joint_names`` and return the ones set.
 
     ``armature.<joint>`` and ``friction.<joint>.<term>`` for each of ``joint_names`` (the
-    model's one-DoF joints); their values are checked by ``JointModel.from_parameters``. Unset
-    ones are declared unset (0 in the dynamics); one declared for an earlier model stays as it
-    is. The node undeclares those of a model it does not keep (``undeclare_parameters``). A
-    value given for the node (``--params-file joint_model.yaml``) that names no joint of the
-    model is an error: ``ValueError`` naming it, as a typo must not silently drop a term.
+    model's one-DoF joints), their values checked by ``JointModel.from_parameters``, and
+    ``collision_threshold.<joint>``, checked here (ValueError naming it). Unset ones are
+    declared unset (0 in the dynamics; a joint not watched); one declared for an earlier model
+    stays as it is. The node undeclares those of a model it does not keep
+    (``undeclare_parameters``). A value given for the node (``--params-file joint_model.yaml``)
+    that names no joint of the model is an error: ``ValueError`` naming it, as a typo must not
+    silently drop a term.
     """
-    declared = node.joint_model_declared
+    done = node.joint_model_declared
     values = {}
-    for joint in joint_names:
-        for member in JOINT_MODEL.members:
-            name = JOINT_MODEL.name(member, joint)
-            if name in declared:
-                value = node.get_parameter(name).value
-            else:
-                node.joint_model_declaring = True  # let check_parameters pass it
-                try:
-                    value = _declare(node, name, member, None, lambda value: value,
-                                     f'Joint {joint!r}: ', read_only=False)
-                except rclpy.exceptions.InvalidParameterException as exc:
-                    raise ValueError(f'joint {joint!r} cannot name the parameter {name!r}: '
-                                     f'{exc}') from None
-                finally:
-                    node.joint_model_declaring = False
-                declared.add(name)
-            if value is not None:
-                values[name] = value
+    for joint, family, member in ((joint, family, member) for joint in joint_names
+                                  for family in PER_JOINT for member in family.members):
+        name = family.name(member, joint)
+        # A threshold is checked here (the joint model's terms by JointModel).
+        convert = ((lambda value, name=name: check(declared(name), value))
+                   if family is COLLISION else (lambda value: value))
+        if name in done:
+            value = node.get_parameter(name).value
+        else:
+            node.joint_model_declaring = True  # let check_parameters pass it
+            try:
+                value = _declare(node, name, member, None, convert, f'Joint {joint!r}: ',
+                                 read_only=False if family is JOINT_MODEL else None)
+            except rclpy.exceptions.InvalidParameterException as exc:
+                raise ValueError(f'joint {joint!r} cannot name the parameter {name!r}: '
+                                 f'{exc}') from None
+            finally:
+                node.joint_model_declaring = False
+            done.add(name)
+        if value is not None:
+            values[name] = value
     unknown = sorted(node.given_joint_model - set(joint_model_parameter_names(joint_names)))
     if unknown:
         raise ValueError(f'parameter {unknown[0]!r} names no one-DoF joint of the model '
-                         f'(armature.<joint>, friction.<joint>.coulomb|viscous|offset); '
-                         f'joints: {list(joint_names)}')
+                         f'(armature.<joint>, friction.<joint>.coulomb|viscous|offset, '
+                         f'collision_threshold.<joint>); joints: {list(joint_names)}')
     return values
 
 
@@ -208,11 +262,11 @@ def as_declared(parameters: list[RosParameter]) -> list[RosParameter]:
     """
     converted = []
     for parameter in parameters:
-        declared = BY_NAME.get(parameter.name)
+        declaration = declared(parameter.name)
         value = parameter.value
-        if declared is not None and declared.kind in (DOUBLE, DOUBLE_ARRAY):
+        if declaration is not None and declaration.kind in (DOUBLE, DOUBLE_ARRAY):
             try:
-                value = check(declared, value)
+                value = check(declaration, value)
             except ValueError:
                 pass
             else:
@@ -230,15 +284,15 @@ def check_parameters(parameters, declaring_joint_model: bool = False) -> SetPara
     (``declaring_joint_model``).
     """
     for parameter in parameters:
-        declared = BY_NAME.get(parameter.name)
-        if declared is None:
+        declaration = declared(parameter.name)
+        if declaration is None:
             if parameter.name.startswith(JOINT_MODEL_PREFIXES) and not declaring_joint_model:
                 return SetParametersResult(successful=False, reason=(
                     f'parameter {parameter.name!r} is read-only: the joint model is set at '
                     'start (a parameters file)'))
             continue
         try:
-            check(declared, parameter.value)
+            check(declaration, parameter.value)
         except ValueError as exc:
             return SetParametersResult(successful=False, reason=str(exc))
     return SetParametersResult(successful=True)

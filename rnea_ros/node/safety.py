@@ -17,6 +17,9 @@ odometry older than                                                 fault cycles
 input_timeout                                                       per code (WARN after)
 new model, other joints       the ``fault_output``, old model kept  ERROR until restart
 non-finite torque computed    the ``fault_output`` for that cycle   counted; ERROR then
+collision (observer, with a
+``collision_reaction``)       that reaction (``zero`` or            ERROR until
+                              ``hold_gravity``)                     ~/reset_collision
 desired input silent          torques with zero desired accel       WARN
 measured wrench (a
 ``wrench_topics`` entry)
@@ -60,6 +63,7 @@ JOINT_STATES_STALE = 'joint_states_stale'
 VELOCITY_MISSING = 'velocity_missing'
 ODOMETRY_STALE = 'odometry_stale'
 NON_FINITE_OUTPUT = 'non_finite_output'
+COLLISION = 'collision'
 
 FAULT_TEXT = {
     NO_MODEL: 'no valid robot model: publishing nothing',
@@ -70,6 +74,8 @@ FAULT_TEXT = {
     VELOCITY_MISSING: 'joint velocities missing or older than input_timeout',
     ODOMETRY_STALE: 'odometry missing or older than input_timeout',
     NON_FINITE_OUTPUT: 'the computed torque is not finite',
+    COLLISION: 'collision detected: publishing the collision_reaction output until '
+               '~/reset_collision',
 }
 
 

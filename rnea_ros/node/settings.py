@@ -53,6 +53,13 @@ class Settings:
     friction_velocity_threshold: float = _default('friction_velocity_threshold')
     friction_model: str = _default('friction_model')
     max_trajectory_points: int = _default('max_trajectory_points')
+    observer: bool = _default('observer')
+    observer_gain: float = _default('observer_gain')
+    measured_effort: str = _default('measured_effort')
+    wrench_estimation_links: tuple[str, ...] = _default('wrench_estimation_links')
+    collision_reaction: str = _default('collision_reaction')
+    collision_thresholds: dict = field(default_factory=dict)  # joint -> collision_threshold
+    wrench_points: dict = field(default_factory=dict)  # link -> wrench_point.<link>
     joint_model: dict = field(default_factory=dict)  # armature.<joint>, friction.<joint>.<term>
     extra: dict = field(default_factory=dict)
 
@@ -86,6 +93,13 @@ class Settings:
                 self.wrench_topics):
             raise ValueError(f"parameter 'wrench_topics' is {list(self.wrench_topics)}: "
                              f'expected distinct non-empty topic names')
+        if self.observer and self.floating_base:
+            raise ValueError("parameter 'observer' is true but floating_base is true: the "
+                             'momentum observer needs a fixed base')
+        links = self.wrench_estimation_links
+        if len(set(links)) != len(links) or not all(links):
+            raise ValueError(f"parameter 'wrench_estimation_links' is {list(links)}: expected "
+                             f'distinct link names')
         return self
 
 
@@ -117,6 +131,10 @@ def check_model(model: RobotModel, settings: Settings) -> None:
         raise ModelRejected(f'contacts {unknown} are not links of the model; links: '
                             f'{list(model.link_names)}')
     check_locked_joints(model, settings)
+    unknown = [link for link in settings.wrench_estimation_links if link not in links]
+    if unknown:
+        raise ParameterRejected(f"parameter 'wrench_estimation_links': {unknown} are not links "
+                                f'of the model; links: {list(model.link_names)}')
     names = set(model.joint_names)
     missing = [name for name in settings.command_joints if name not in names]
     if missing:

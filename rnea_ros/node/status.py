@@ -81,6 +81,11 @@ def core_status(core, now: float, ros_time: float) -> tuple[int, str, dict[str, 
             messages = [f'contact solve {core.contacts.status}: the motion is not feasible '
                         f'within the friction cones (base residual '
                         f'{core.contacts.residual_norm:.3g})']
+    if core.observer is not None:
+        values.update(core.observer.status())
+        if core.observer.non_finite and level == OK:
+            level = WARN
+            messages = ['observer residual not finite: external torques withheld']
     values['clipped cycles'] = str(core.clipped_cycles)
     values['non-finite torques replaced'] = str(core.non_finite_outputs)
     values['fault cycles'] = str(core.fault.fault_cycles)

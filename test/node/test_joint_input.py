@@ -80,6 +80,19 @@ def test_non_finite_effort_and_unknown_joints_are_not_checked():
     assert joints.position[0] == 1.0
 
 
+def test_tracked_efforts_merge_by_name_and_a_message_without_them_keeps_them():
+    joints = JointStateInput(NAMES)
+    effort = joints.track_effort()
+    joints.update(['c', 'x', 'a'], [0.0, 0.0, 0.0], [], array.array('d', [3.0, 99.0, 1.0]),
+                  now=1.0)
+    np.testing.assert_array_equal(effort, [1.0, 0.0, 3.0])
+    assert joints.with_effort
+    joints.update(['b'], [0.0], [], [math.nan], now=2.0)  # not checked: the observer says
+    assert joints.with_effort and effort[0] == 1.0 and math.isnan(effort[1])
+    joints.update(['a', 'b', 'c'], [0.0, 0.0, 0.0], [], [], now=3.0)
+    assert not joints.with_effort and effort[0] == 1.0 and effort[2] == 3.0
+
+
 def test_copy_state_from_matches_by_name():
     old = JointStateInput(('b', 'a'))
     old.update(['a', 'b'], [1.0, 2.0], [3.0, 4.0], [], now=7.0, stamp='s')

@@ -49,6 +49,23 @@ def run_node(*ros_args: str, timeout: float = 120) -> subprocess.CompletedProces
      "parameter 'wrench_topics': 'ft sensor' does not make a valid topic name 'ft sensor': "
      "topic name 'ft sensor' is invalid: topic name must not contain characters other than "
      "alphanumerics, '_', '~', '{', or '}'"),
+    ('observer:=1', "parameter 'observer' is 1: expected true or false"),
+    ('observer_gain:=-1.0', "parameter 'observer_gain' is -1.0: expected a number from 0.1 "
+                            'to 1000'),
+    ('observer_gain:=.nan', "parameter 'observer_gain' is nan: expected a number from 0.1 "
+                            'to 1000'),
+    ('observer_gain:=fast', "parameter 'observer_gain' is 'fast': expected a number from 0.1 "
+                            'to 1000'),
+    ('measured_effort:=current', "parameter 'measured_effort' is 'current': expected one of: "
+                                 'link_side, motor'),
+    ('collision_reaction:=stop', "parameter 'collision_reaction' is 'stop': expected one of: "
+                                 'none, zero, hold_gravity'),
+    ('wrench_estimation_links:=5', "parameter 'wrench_estimation_links' is 5: expected a list "
+                                   'of strings'),
+    ("wrench_estimation_links:=['a b']",
+     "parameter 'wrench_estimation_links': 'a b' does not make a valid topic name "
+     "'estimated_wrenches/a b': topic name 'estimated_wrenches/a b' is invalid: topic name "
+     "must not contain characters other than alphanumerics, '_', '~', '{', or '}'"),
 ])
 def test_bad_parameter_is_one_line_and_exit_2(override, line):
     result = run_node('-p', override)

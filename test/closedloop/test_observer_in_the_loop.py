@@ -1,0 +1,147 @@
+"""
+The node's momentum observer against the simulated panda in lockstep: a push on the flange.
+
+``rnea_sim`` (lockstep: each step waits for the node's answer) with a torque sensor of 0.05 N m
+noise and no other gap; the node on path b (``feedforward_effort`` on ``effort_commands``) with
+``observer: true``, the flange (``panda_hand``) as wrench link and ``collision_reaction:
+hold_gravity``. During the motion the collision thresholds are calibrated from one second of
+the node's own collision-free residual (``calibrate_thresholds``) and set live; then the sim
+pushes the flange with 20 N for 0.5 s (``apply_wrench``, ``wrench_timeout: 0.5``). Checked:
+the node's detection (its diagnostics name the start stamp) comes within 20 ms of the push's
+first step (the sim's truth/external_wrench); from 0.1 s into the push the estimated flange
+force is within 2 N (10 %) of the applied one; while the collision lasts the node publishes
+the gravity torques of the measured positions; ``~/reset_collision`` clears it and the
+feed-forward comes back.
+"""
+from __future__ import annotations
+
+import re
+
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import WrenchStamped
+from loop_harness import NS, run_loop, stamp_ns
+import numpy as np
+from oracle import robot_path
+import pytest
+from rcl_interfaces.msg import Parameter as ParameterMsg
+from rcl_interfaces.msg import ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool
+from std_srvs.srv import Trigger
+
+from rnea_ros import RobotModel
+from rnea_ros.node.closed_loop import NODE_STATUS
+from rnea_ros.observer.collision import calibrate_thresholds
+
+pytestmark = pytest.mark.timeout(900)
+LINK = 'panda_hand'
+ARM = [f'panda_joint{k}' for k in range(1, 8)]
+FORCE = np.array([12.0, -16.0, 0.0])  # N, in the flange frame: 20 N
+PUSH = 0.5  # s of sim time
+CALIBRATION = 1.0  # s of sim time of collision-free residual
+WATCH = ('sim', 'node')
+
+
+def call(loop, srv_type, name: str, request):
+    """Call service ``name`` of the node once it is ready; its response."""
+    client = loop.node.create_client(srv_type, name)
+    try:
+        loop.spin_until(client.service_is_ready, 60.0, f'service {name}', WATCH)
+        future = client.call_async(request)
+        loop.spin_until(future.done, 60.0, f'the answer of {name}', WATCH)
+        return future.result()
+    finally:
+        loop.node.destroy_client(client)
+
+
+def detection_start(diagnostics: list) -> float | None:
+    """Return the start stamp [s] of the node's latest collision, from its diagnostics."""
+    for msg in reversed(diagnostics):
+        for item in msg.status:
+            if item.name == NODE_STATUS:
+                values = {kv.key: kv.value for kv in item.values}
+                found = re.search(r'from stamp ([0-9.]+) s', values.get('last collision', ''))
+                if found:
+                    return float(found.group(1))
+    return None
+
+
+def test_a_push_on_the_flange_is_detected_its_force_estimated_and_reset(tmp_path):
+    urdf = robot_path('panda').read_text()
+    model = RobotModel.from_urdf_string(urdf)
+    gap = tmp_path / 'torque_sensor.yaml'
+    gap.write_text('seed: 3\ntorque_sensor:\n  noise: 0.05\n')
+    seen: dict[str, list] = {'external': [], 'wrench': [], 'torques': [], 'collision': [],
+                             'diagnostics': []}
+    thresholds: dict[str, float] = {}
+
+    def push_and_reset(loop):
+        loop.subscribe(JointState, 'external_torques', seen['external'].append)
+        loop.subscribe(WrenchStamped, f'estimated_wrenches/{LINK}', seen['wrench'].append)
+        loop.subscribe(JointState, 'joint_torques', seen['torques'].append)
+        loop.subscribe(DiagnosticArray, '/diagnostics', seen['diagnostics'].append)
+        loop.node.create_subscription(Bool, 'collision', seen['collision'].append, QoSProfile(
+            depth=10, reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        pusher = loop.publisher(WrenchStamped, 'apply_wrench')
+        external = seen['external']
+        loop.spin_until(lambda: external and stamp_ns(external[-1]) - stamp_ns(external[0])
+                        > CALIBRATION * NS, 300.0, 'collision-free residuals', WATCH)
+        names = list(external[0].name)
+        residuals = np.array([m.effort for m in external])[:, [names.index(j) for j in ARM]]
+        # A margin over the calibration's own peaks: the motion is faster later on.
+        thresholds.update(zip(ARM, calibrate_thresholds(residuals, margin=2.0, floor=0.5)))
+        result = call(loop, SetParameters, '/rnea/set_parameters', SetParameters.Request(
+            parameters=[ParameterMsg(name=f'collision_threshold.{joint}', value=ParameterValue(
+                type=ParameterType.PARAMETER_DOUBLE, double_value=float(value)))
+                for joint, value in thresholds.items()]))
+        assert all(r.successful for r in result.results), result
+        assert seen['collision'] and seen['collision'][-1].data is False  # none so far
+        loop.spin_until(lambda: pusher.get_subscription_count() > 0, 60.0, 'the sim', WATCH)
+        push = WrenchStamped()
+        push.header.frame_id = LINK
+        push.wrench.force.x, push.wrench.force.y, push.wrench.force.z = FORCE
+        pusher.publish(push)
+        loop.spin_until(lambda: seen['collision'][-1].data, 300.0, 'collision', WATCH)
+        pushed = stamp_ns(external[-1])
+        loop.spin_until(lambda: stamp_ns(external[-1]) > pushed + (PUSH + 0.2) * NS, 300.0,
+                        'the end of the push', WATCH)
+        loop.spin_until(lambda: detection_start(seen['diagnostics']) is not None, 60.0,
+                        'the diagnostics of the collision', WATCH)
+        assert seen['collision'][-1].data is True  # latched: the reaction holds it
+        response = call(loop, Trigger, '/rnea/reset_collision', Trigger.Request())
+        assert (response.success, response.message) == (True, 'collision cleared')
+        loop.spin_until(lambda: seen['collision'][-1].data is False, 60.0, 'the reset', WATCH)
+        seen['reset'] = stamp_ns(external[-1])
+
+    run = run_loop(tmp_path, urdf, 'effort', str(gap), 6.0, during=push_and_reset,
+                   node_params={'observer': True, 'wrench_estimation_links': [LINK],
+                                'collision_reaction': 'hold_gravity'},
+                   sim_params={'wrench_timeout': PUSH})
+    assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
+    pushes = sorted(stamp_ns(msg) for _, msg in run.topics['truth/external_wrench'])
+    start, end = pushes[0], pushes[-1]
+    assert PUSH - 0.01 <= (end - start) / NS <= PUSH + 0.01, (start, end)
+    # Detected within 20 ms of the push's first step (and not before it).
+    detected = detection_start(seen['diagnostics'])
+    assert 0.0 <= detected - start / NS <= 0.020, (detected, start / NS, thresholds)
+    assert [m.data for m in seen['collision']] == [False, True, False]
+    # The flange force from 0.1 s into the push to its end: within 10 % (2 N).
+    forces = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z]
+                       for m in seen['wrench']
+                       if start + 0.1 * NS <= stamp_ns(m) <= end - 0.002 * NS])
+    assert len(forces) >= 100, len(forces)
+    error = np.linalg.norm(forces - FORCE, axis=1)
+    assert error.max() <= 0.1 * np.linalg.norm(FORCE), (error.max(), forces.mean(axis=0))
+    # Between the detection and the reset: the gravity torques of the measured positions.
+    reacting = [m for m in seen['torques']
+                if detected * NS + 0.002 * NS <= stamp_ns(m) <= seen['reset'] - 0.1 * NS]
+    assert len(reacting) >= 100, len(reacting)
+    for msg in reacting:
+        np.testing.assert_allclose(msg.effort, model.gravity_torques(np.asarray(msg.position)),
+                                   rtol=0, atol=1e-9)
+    after = [m for m in seen['torques'] if stamp_ns(m) > seen['reset'] + 0.1 * NS]
+    assert after and not np.allclose(after[-1].effort, model.gravity_torques(
+        np.asarray(after[-1].position)), rtol=0, atol=1e-6)  # the feed-forward again

@@ -1,0 +1,300 @@
+"""
+The node's observer outputs over real DDS: external torques, wrenches, collision, bad input.
+
+The node (``rate: 0``: one answer per joint_states message) is fed joint_states with measured
+efforts one message at a time (each waited for), and what it publishes is compared with the
+library's ``MomentumObserver`` and ``estimate_wrench`` fed the same samples. A repeated sample
+(same stamp) must not change the residual. The collision output follows the thresholds without
+a reaction, and latches with one until ``~/reset_collision``, the published effort switching to
+the reaction's output meanwhile. Every observer parameter abused is refused with its name and
+reason: at start (exit 2, one line) and live (refused, the node keeps answering).
+"""
+from __future__ import annotations
+
+import math
+
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import WrenchStamped
+import numpy as np
+import pytest
+from rcl_interfaces.msg import ParameterType, ParameterValue
+from ros_harness import LATCHED
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool
+from std_srvs.srv import Trigger
+import test_node
+from test_node import ERROR, has_level, OK, status, Streams
+from test_node_guards import _set
+from test_start import run_node
+
+from rnea_ros.observer.momentum import MomentumObserver
+from rnea_ros.observer.wrench import estimate_wrench
+
+pytestmark = pytest.mark.timeout(120)
+panda = test_node.panda  # the fixture of test_node: the panda (model, URDF)
+LINK = 'panda_hand'
+
+
+def sample(names, q, v, effort, stamp_ns: int) -> JointState:
+    msg = JointState(name=list(names), position=[float(x) for x in q],
+                     velocity=[float(x) for x in v], effort=[float(x) for x in effort])
+    msg.header.stamp = Time(sec=stamp_ns // 10**9, nanosec=stamp_ns % 10**9)
+    return msg
+
+
+def stamp_of(msg) -> int:
+    return msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec
+
+
+class Feeder:
+    """Send one joint_states sample at a time and wait for the node's outputs for it."""
+
+    def __init__(self, ros, model):
+        self.ros, self.model = ros, model
+        self.streams = Streams(ros, model.joint_names, np.zeros(model.nq), np.zeros(model.nv))
+        self.streams.send_joint_states = False
+        self.external = ros.collect(JointState, 'external_torques')
+        self.wrench = ros.collect(WrenchStamped, f'estimated_wrenches/{LINK}')
+        self.collision = ros.collect(Bool, 'collision', LATCHED)
+        self.message: JointState | None = None
+
+    def tick(self) -> None:
+        self.streams.js_pub.publish(self.message)
+
+    def diagnostic(self, predicate, timeout: float = 15.0):
+        """Wait for a diagnostics message, the last sample sent again meanwhile (fresh)."""
+        return self.ros.wait_for(self.streams.diagnostics, predicate, timeout, self.tick)
+
+    def send(self, q, v, effort, stamp_ns: int):
+        """Publish the sample (again until answered); return (joint_torques, external)."""
+        self.message = sample(self.model.joint_names, q, v, effort, stamp_ns)
+        start = len(self.external.messages)
+        position = np.asarray(self.message.position)
+        torques = self.ros.wait_for(  # not an answer to the previous sample sent again
+            self.streams.torques, lambda m: stamp_of(m) == stamp_ns and np.array_equal(
+                m.position, position), 15.0, self.tick)
+        external = self.ros.wait_for(self.external, lambda m: stamp_of(m) == stamp_ns, 15.0,
+                                     self.tick, start=start)
+        return torques, external
+
+
+def motion(model, count: int, seed: int = 4):
+    """Yield samples of a smooth motion: q, v and an effort that is not the rigid-body one."""
+    rng = np.random.default_rng(seed)
+    q0, amplitude = rng.uniform(-0.5, 0.5, model.nv), rng.uniform(0.1, 0.3, model.nv)
+    for k in range(count):
+        t = 1e-3 * k
+        q = q0 + amplitude * np.sin(3 * t)
+        v = 3 * amplitude * np.cos(3 * t)
+        effort = model.gravity_torques(q) + rng.normal(0, 0.3, model.nv)
+        yield q, v, effort
+
+
+def test_external_torques_equal_the_library_observer_and_repeats_do_not_integrate(ros, panda):
+    model, xml = panda
+    point = [0.02, -0.01, 0.1]  # a pure force there, on the second wrench link
+    ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True,
+                    'observer_gain': 80.0, 'wrench_estimation_links': [LINK, 'panda_link7'],
+                    'wrench_point.panda_link7': point})
+    feeder = Feeder(ros, model)
+    forces = ros.collect(WrenchStamped, 'estimated_wrenches/panda_link7')
+    reference = MomentumObserver(model, 80.0)
+    stamp = 5 * 10**9
+    for k, (q, v, effort) in enumerate(motion(model, 12)):
+        stamp += 1_000_000 + 37_000 * (k % 3)  # jittered stamps: dt from the stamps
+        torques, external = feeder.send(q, v, effort, stamp)
+        r = reference.update(stamp_of(external) * 1e-9, q, v, effort)
+        assert list(external.name) == list(model.joint_names)
+        np.testing.assert_allclose(external.effort, r, rtol=0, atol=1e-9)
+        for collector, link, at in ((feeder.wrench, LINK, None), (forces, 'panda_link7', point)):
+            wrench = feeder.ros.wait_for(collector, lambda m: stamp_of(m) == stamp, 15.0,
+                                         feeder.tick, start=0)
+            assert wrench.header.frame_id == link
+            w = wrench.wrench
+            np.testing.assert_allclose(
+                [w.force.x, w.force.y, w.force.z, w.torque.x, w.torque.y, w.torque.z],
+                estimate_wrench(model, q, r, link, point=at), rtol=0, atol=1e-9)
+    # The force at the point: its torque about the link origin is c x f.
+    np.testing.assert_allclose([w.torque.x, w.torque.y, w.torque.z],
+                               np.cross(point, [w.force.x, w.force.y, w.force.z]), atol=1e-9)
+    assert np.max(np.abs(r)) > 0.01  # the residual moved: the comparison means something
+    # The same stamp again, with another effort: answered, not integrated.
+    torques, repeated = feeder.send(q + 0.01, v, effort + 5.0, stamp)
+    np.testing.assert_array_equal(repeated.effort, external.effort)
+    np.testing.assert_allclose(torques.position, q + 0.01, rtol=0, atol=1e-15)
+    # The next new sample integrates from the last integrated one, as the library does.
+    q, v, effort = next(motion(model, 1, seed=9))
+    _, external = feeder.send(q, v, effort, stamp + 1_000_000)
+    np.testing.assert_allclose(external.effort, reference.update(
+        (stamp + 1_000_000) * 1e-9, q, v, effort), rtol=0, atol=1e-9)
+
+
+def test_a_non_finite_effort_withholds_the_external_torques_and_restarts(ros, panda):
+    model, xml = panda
+    ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True})
+    feeder = Feeder(ros, model)
+    q, v = np.full(model.nv, 0.2), np.zeros(model.nv)
+    g = model.gravity_torques(q)
+    feeder.send(q, v, g + 1.0, 10**9)
+    feeder.send(q, v, g + 1.0, 10**9 + 10**6)
+    bad = g.copy()
+    bad[2] = math.nan
+    feeder.message = sample(model.joint_names, q, v, bad, 10**9 + 2 * 10**6)
+    torques = ros.wait_for(feeder.streams.torques, lambda m: stamp_of(m) == 10**9 + 2 * 10**6,
+                           15.0, feeder.tick)
+    np.testing.assert_allclose(torques.effort, model.rnea(q, v, np.zeros(model.nv)),
+                               rtol=0, atol=1e-9)  # the torques go on
+    report = feeder.diagnostic(
+        lambda m: status(m) and 'observer samples not finite (observer restarted)'
+        in status(m)[2], timeout=15.0)
+    # Each copy of the sample (sent again while waiting) is one more.
+    assert int(status(report)[2]['observer samples not finite (observer restarted)']) >= 1
+    assert not [m for m in feeder.external.messages if stamp_of(m) == 10**9 + 2 * 10**6]
+    # The next sample starts the observer again: r = 0, finite, published.
+    _, external = feeder.send(q, v, g + 1.0, 10**9 + 3 * 10**6)
+    np.testing.assert_array_equal(external.effort, np.zeros(model.nv))
+
+
+def test_collision_follows_the_thresholds_or_latches_the_reaction_until_reset(ros, panda):
+    model, xml = panda
+    ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True,
+                    'collision_threshold.panda_joint2': 0.5, 'collision_reaction': 'none'})
+    feeder = Feeder(ros, model)
+    q, v, zero = np.full(model.nv, 0.1), np.zeros(model.nv), np.zeros(model.nv)
+    quiet = model.rnea(q, v, zero)
+    push = np.zeros(model.nv)
+    push[1] = 2.0  # the motor gives 2 N m less than the arm needs: r -> -2 on joint 2
+    stamp = [2 * 10**9]
+
+    def run(effort, count):
+        for _ in range(count):
+            stamp[0] += 10**6
+            torques, external = feeder.send(q, v, effort, stamp[0])
+        return torques, external
+
+    run(quiet, 3)
+    assert ros.wait_for(feeder.collision, lambda m: True, 15.0, feeder.tick, start=0).data is \
+        False
+    torques, external = run(quiet - push, 30)  # 30 ms: r reaches 1.55 N m on joint 2
+    assert external.effort[1] > 0.5  # tau_ext = g - tau_m at rest
+    assert ros.wait_for(feeder.collision, lambda m: m.data, 15.0, feeder.tick, start=0)
+    np.testing.assert_allclose(torques.effort, quiet, rtol=0, atol=1e-9)  # no reaction
+    run(quiet, 60)  # the push ends: r decays below the threshold
+    changes = [m.data for m in feeder.collision.messages]
+    assert changes[-1] is False and changes == [False, True, False]
+    # With a reaction: the published effort is the reaction, collision stays until the reset.
+    result = _set(ros, 'collision_reaction', ParameterValue(
+        type=ParameterType.PARAMETER_STRING, string_value='zero'))
+    assert result.successful, result.reason
+    torques, _ = run(quiet - push, 30)
+    assert ros.wait_for(feeder.collision, lambda m: m.data, 15.0, feeder.tick, start=3)
+    np.testing.assert_array_equal(torques.effort, zero)
+    torques, external = run(quiet, 60)
+    assert abs(external.effort[1]) < 0.5  # under the threshold, and still:
+    np.testing.assert_array_equal(torques.effort, zero)
+    assert [m.data for m in feeder.collision.messages] == [False, True, False, True]
+    report = feeder.diagnostic(has_level(ERROR, 'state', 'collision'), timeout=15.0)
+    values = status(report)[2]
+    assert values['collision'] == 'true' and values['collisions detected'] == '2'
+    assert values['last collision'].startswith('joint panda_joint2, from stamp ')
+    response = ros.call(Trigger, '/rnea/reset_collision', Trigger.Request())
+    assert (response.success, response.message) == (True, 'collision cleared')
+    assert ros.wait_for(feeder.collision, lambda m: not m.data, 15.0, feeder.tick,
+                        start=4).data is False
+    torques, _ = run(quiet, 1)
+    np.testing.assert_allclose(torques.effort, quiet, rtol=0, atol=1e-9)
+    response = ros.call(Trigger, '/rnea/reset_collision', Trigger.Request())
+    assert (response.success, response.message) == (True, 'no collision to clear')
+    feeder.diagnostic(has_level(OK), timeout=15.0)
+
+
+@pytest.mark.parametrize('overrides, line', [
+    (('observer:=true', 'floating_base:=true'),
+     "parameter 'observer' is true but floating_base is true: the momentum observer needs a "
+     'fixed base'),
+    (("wrench_estimation_links:=['panda_hand']", 'wrench_point.panda_hand:=[0.0, 1.0]'),
+     "parameter 'wrench_point.panda_hand' is [0.0, 1.0]: expected 3 finite numbers (a point "
+     'in the link frame, m)'),
+    (("wrench_estimation_links:=['panda_hand']", 'wrench_point.panda_hand:=[0.0, .nan, 1.0]'),
+     "parameter 'wrench_point.panda_hand' is [0.0, nan, 1.0]: expected 3 finite numbers (a "
+     'point in the link frame, m)'),
+    (("wrench_estimation_links:=['panda_hand']", 'wrench_point.hand:=[0.0, 0.0, 1.0]'),
+     "parameter 'wrench_point.hand' names no link of wrench_estimation_links ['panda_hand']"),
+])
+def test_observer_settings_that_do_not_go_together_are_one_line_and_exit_2(overrides, line):
+    result = run_node(*(arg for override in overrides for arg in ('-p', override)))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == f'rnea_node: {line}\n'
+
+
+@pytest.mark.parametrize('params, line', [
+    ({'wrench_estimation_links': ['nope']},
+     "parameter 'wrench_estimation_links': ['nope'] are not links of the model; links: "),
+    ({'collision_threshold.panda_joint1': -1.0},
+     "parameter 'collision_threshold.panda_joint1' is -1.0: expected a number from 1e-06 to "
+     '1e+06 (N m or N; unset: not watched)'),
+    ({'collision_threshold.panda_joint1': 'high'},
+     "parameter 'collision_threshold.panda_joint1' is 'high': expected a number from 1e-06 to "
+     '1e+06 (N m or N; unset: not watched)'),
+    ({'collision_threshold.nope': 1.0},
+     "parameter 'collision_threshold.nope' names no one-DoF joint of the model"),
+    ({}, "parameter 'collision_threshold.panda_joint1' is nan: expected a number from 1e-06 to "
+         '1e+06 (N m or N; unset: not watched)'),  # .nan: YAML's NaN, given with -p
+])
+def test_an_observer_parameter_that_does_not_fit_the_model_exits_2(ros, panda, params, line):
+    _, xml = panda
+    nan = () if params else ('-p', 'collision_threshold.panda_joint1:=.nan')
+    process = ros.start_node({'robot_description': xml, 'observer': True, **params}, nan)
+    assert process.proc.wait(60) == 2
+    lines = [text for text in process.output().splitlines() if line in text]
+    assert len(lines) == 1, process.output()
+
+
+def test_live_observer_parameters_are_checked_and_the_node_keeps_running(ros, panda):
+    model, xml = panda
+    ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True,
+                    'collision_threshold.panda_joint1': 3.0})
+    feeder = Feeder(ros, model)
+    q, v = np.full(model.nv, 0.1), np.zeros(model.nv)
+    feeder.send(q, v, model.gravity_torques(q), 10**9)
+    double, string = ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_STRING
+    threshold = 'expected a number from 1e-06 to 1e+06 (N m or N; unset: not watched)'
+    for name, value, reason in [
+            ('observer_gain', ParameterValue(type=double, double_value=-1.0),
+             "parameter 'observer_gain' is -1.0: expected a number from 0.1 to 1000"),
+            ('observer_gain', ParameterValue(type=double, double_value=math.nan),
+             "parameter 'observer_gain' is nan: expected a number from 0.1 to 1000"),
+            ('collision_threshold.panda_joint1', ParameterValue(type=double,
+                                                                double_value=math.inf),
+             f"parameter 'collision_threshold.panda_joint1' is inf: {threshold}"),
+            ('collision_threshold.panda_joint1', ParameterValue(type=double, double_value=0.0),
+             f"parameter 'collision_threshold.panda_joint1' is 0.0: {threshold}"),
+            ('collision_threshold.panda_joint1', ParameterValue(type=double,
+                                                                double_value=math.nan),
+             f"parameter 'collision_threshold.panda_joint1' is nan: {threshold}"),
+            ('collision_threshold.panda_joint1', ParameterValue(type=double, double_value=-2.0),
+             f"parameter 'collision_threshold.panda_joint1' is -2.0: {threshold}"),
+            ('collision_threshold.panda_joint2', ParameterValue(type=string,
+                                                                string_value='high'),
+             f"parameter 'collision_threshold.panda_joint2' is 'high': {threshold}"),
+            ('collision_reaction', ParameterValue(type=string, string_value='stop'),
+             "parameter 'collision_reaction' is 'stop': expected one of: none, zero, "
+             'hold_gravity')]:
+        result = _set(ros, name, value)
+        assert (result.successful, result.reason) == (False, reason), name
+    result = _set(ros, 'collision_threshold.nope', ParameterValue(type=double, double_value=1.0))
+    assert not result.successful  # no such parameter: rclpy refuses it
+    assert not _set(ros, 'observer', ParameterValue(type=ParameterType.PARAMETER_BOOL,
+                                                    bool_value=False)).successful  # read-only
+    # Good values are taken (an integer for a number too), and the node still answers.
+    result = _set(ros, 'collision_threshold.panda_joint2', ParameterValue(
+        type=ParameterType.PARAMETER_INTEGER, integer_value=2))
+    assert result.successful, result.reason
+    assert _set(ros, 'observer_gain', ParameterValue(type=double, double_value=20.0)).successful
+    _, external = feeder.send(q, v, model.gravity_torques(q), 10**9 + 10**6)
+    assert np.all(np.isfinite(external.effort))
+    report = feeder.diagnostic(
+        lambda m: status(m) and 'panda_joint2 2' in status(m)[2].get(
+            'collision thresholds [N m or N]', ''), timeout=15.0)
+    assert status(report)[2]['collision thresholds [N m or N]'] == 'panda_joint1 3, panda_joint2 2'
+    assert status(report)[2]['observer'].startswith('on, gain 20 1/s')

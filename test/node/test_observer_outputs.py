@@ -1,0 +1,113 @@
+"""
+The node's observer outputs without ROS: ``Feedforward`` with ``observer`` on.
+
+The residual equals the library's observer fed the same samples, for motor torques too (the
+joint model's friction subtracted); the collision state follows the thresholds or latches with
+a reaction until ``reset``; live thresholds and gain apply; a new model keeps a latched
+collision. The DDS end of it is ``test_observer_node``.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+from oracle import robot_path
+import pytest
+
+from rnea_ros import RobotModel
+from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.node.feedforward import Feedforward
+from rnea_ros.node.safety import COLLISION
+from rnea_ros.node.settings import Settings
+from rnea_ros.observer.momentum import MomentumObserver
+
+
+@pytest.fixture(scope='module')
+def panda() -> RobotModel:
+    return RobotModel.from_urdf_string(robot_path('panda').read_text())
+
+
+def core_of(model, thresholds=None, **settings) -> Feedforward:
+    values = Settings(observer=True, **settings).validate()
+    values.collision_thresholds = dict(thresholds or {})
+    return Feedforward(model, values)
+
+
+def test_motor_torques_give_the_library_residual_with_the_friction_subtracted(panda):
+    friction = {'friction.panda_joint2.coulomb': 1.5, 'friction.panda_joint4.viscous': 0.8}
+    settings = Settings(observer=True, measured_effort='motor').validate()
+    settings.joint_model = friction
+    core = Feedforward(panda, settings)
+    joint_model = JointModel.from_parameters(panda, {
+        **friction, 'friction_velocity_threshold': settings.friction_velocity_threshold})
+    reference = MomentumObserver(panda, 50.0, measured_effort='motor', joint_model=joint_model)
+    link_side = MomentumObserver(panda, 50.0)
+    rng = np.random.default_rng(2)
+    for k in range(20):
+        q, v = rng.uniform(-1, 1, panda.nv), rng.uniform(-1, 1, panda.nv)
+        effort = rng.normal(0, 2, panda.nv)
+        stamp = SimpleNamespace(sec=3, nanosec=1_000_000 * k)
+        core.on_joint_states(core.joint_names, q, v, effort, float(k), stamp)
+        r = reference.update(3 + 1e-3 * k, q, v, effort)
+        r_link_side = link_side.update(3 + 1e-3 * k, q, v, effort)
+    np.testing.assert_allclose(core.observer.residual, r, rtol=0, atol=1e-12)
+    assert np.max(np.abs(r - r_link_side)) > 0.1  # the friction made a difference
+    # A sample stamped no later than the last is not integrated, and counted.
+    core.on_joint_states(core.joint_names, q + 0.1, v, effort + 3.0, 21.0, stamp)
+    np.testing.assert_array_equal(core.observer.residual, r)
+    assert core.observer.status()[
+        'joint_states stamped no later than the last (not integrated)'] == '1'
+
+
+def feed(core, model, push: float, count: int, start: list) -> None:
+    """``count`` samples at rest, 1 ms apart, joint 2's motor torque ``push`` short."""
+    q, v = np.full(model.nv, 0.1), np.zeros(model.nv)
+    effort = model.gravity_torques(q)
+    effort[1] -= push
+    for _ in range(count):
+        start[0] += 1
+        core.on_joint_states(core.joint_names, q, v, effort, start[0] * 1e-3,
+                             SimpleNamespace(sec=0, nanosec=1_000_000 * start[0]))
+
+
+def test_without_a_reaction_collision_follows_the_thresholds(panda):
+    core, stamp = core_of(panda, {'panda_joint2': 0.5}), [0]
+    feed(core, panda, 0.0, 3, stamp)
+    assert not core.observer.collision and core.observer.changed  # its first value
+    feed(core, panda, 2.0, 30, stamp)
+    assert core.observer.collision and not core.observer.reacting
+    assert core.cycle(stamp[0] * 1e-3, 0.0) and core.fault.code is None
+    feed(core, panda, 0.0, 60, stamp)
+    assert not core.observer.collision
+    assert core.observer.last_event['joint'] == 'panda_joint2'
+    assert core.observer.last_event['end'] is not None
+    assert core.observer.last_event['peak'] == pytest.approx(2.0 * (1 - np.exp(-1.5)), rel=0.05)
+
+
+def test_a_reaction_latches_until_reset_and_a_new_model_keeps_it(panda):
+    core, stamp = core_of(panda, {'panda_joint2': 0.5}, collision_reaction='hold_gravity'), [0]
+    feed(core, panda, 2.0, 30, stamp)
+    feed(core, panda, 0.0, 60, stamp)
+    assert core.observer.collision and core.observer.reacting
+    assert core.cycle(stamp[0] * 1e-3, 0.0) and core.fault.code == COLLISION
+    np.testing.assert_allclose(core.effort, panda.gravity_torques(core.q), rtol=0, atol=1e-12)
+    replaced = core_of(panda, {'panda_joint2': 0.5}, collision_reaction='hold_gravity')
+    replaced.take_state_from(core)
+    assert replaced.observer.reacting and replaced.observer.detections == 1
+    assert replaced.observer.reset() and not replaced.observer.collision
+    assert not replaced.observer.reset()  # nothing left to clear
+
+
+def test_live_thresholds_and_gain_apply(panda):
+    core, stamp = core_of(panda), [0]
+    feed(core, panda, 2.0, 30, stamp)
+    assert not core.observer.collision  # no joint watched
+    assert core.observer.status()['collision thresholds [N m or N]'] == 'none (not watched)'
+    core.observer.apply([SimpleNamespace(name='collision_threshold.panda_joint2', value=1.0),
+                         SimpleNamespace(name='observer_gain', value=10.0)])
+    feed(core, panda, 2.0, 1, stamp)
+    assert core.observer.collision
+    np.testing.assert_array_equal(core.observer.observer.gain, np.full(panda.nv, 10.0))
+    core.observer.apply([SimpleNamespace(name='collision_threshold.panda_joint2', value=None)])
+    feed(core, panda, 2.0, 1, stamp)
+    assert not core.observer.collision  # not watched any more
