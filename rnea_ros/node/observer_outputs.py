@@ -184,7 +184,23 @@ class ObserverOutput:
         return self._last_event
 
     def take_state_from(self, other: ObserverOutput) -> None:
-        """Keep a latched collision and the counts over a new model with the same joints."""
+        """
+        Go on from ``other`` over a new model with the same joints (a payload set, a reload).
+
+        The observer keeps integrating (``MomentumObserver.set_model``: the change of model is
+        not taken for an external torque, r goes on); a latched collision and the counts stay.
+        """
+        try:
+            other.observer.set_model(self.model)
+        except InputError:
+            pass  # other joints: this model's observer starts afresh
+        else:
+            other.observer.gain = self.observer.gain
+            self.observer = other.observer
+            self.residual[:] = other.residual
+            self.wrenches[:] = other.wrenches
+            self.valid, self.samples = other.valid, other.samples
+            self.not_newer, self._last_stamp = other.not_newer, other._last_stamp
         self.latched, self.collision, self.changed = other.latched, other.collision, True
         self.detections, self._last_event = other.detections, other.last_event
         self.non_finite, self.without_effort = other.non_finite, other.without_effort

@@ -105,9 +105,37 @@ def test_live_thresholds_and_gain_apply(panda):
     assert core.observer.status()['collision thresholds [N m or N]'] == 'none (not watched)'
     core.observer.apply([SimpleNamespace(name='collision_threshold.panda_joint2', value=1.0),
                          SimpleNamespace(name='observer_gain', value=10.0)])
-    feed(core, panda, 2.0, 1, stamp)
+    feed(core, panda, 2.0, 12, stamp)  # over the threshold for longer than 10 ms
     assert core.observer.collision
     np.testing.assert_array_equal(core.observer.observer.gain, np.full(panda.nv, 10.0))
     core.observer.apply([SimpleNamespace(name='collision_threshold.panda_joint2', value=None)])
     feed(core, panda, 2.0, 1, stamp)
     assert not core.observer.collision  # not watched any more
+
+
+def test_a_new_model_with_a_payload_keeps_integrating_as_the_library_set_model(panda):
+    """A payload set mid-run: r goes on (no restart from 0), as ``MomentumObserver.set_model``."""
+    core = core_of(panda)
+    reference = MomentumObserver(panda, 50.0)
+    carrying = panda.with_payload('panda_link8', 2.0, (0.0, 0.0, 0.05),
+                                  (0.01, 0, 0, 0.01, 0, 0.01))
+    rng = np.random.default_rng(5)
+    q, v = rng.uniform(-1, 1, panda.nv), rng.uniform(-0.5, 0.5, panda.nv)
+    effort = carrying.rnea(q, v, np.zeros(panda.nv))  # the payload is there all along
+
+    def step(k, target):
+        stamp = SimpleNamespace(sec=1, nanosec=1_000_000 * k)
+        target.on_joint_states(target.joint_names, q + 1e-3 * k * v, v, effort, 1 + 1e-3 * k,
+                               stamp)
+        return reference.update(1 + 1e-3 * k, q + 1e-3 * k * v, v, effort)
+
+    for k in range(40):
+        r = step(k, core)
+    assert np.max(np.abs(r)) > 1.0  # the unmodelled payload shows in r
+    replaced = core_of(carrying)
+    replaced.take_state_from(core)
+    reference.set_model(carrying)
+    for k in range(40, 45):
+        r = step(k, replaced)
+    np.testing.assert_allclose(replaced.observer.residual, r, rtol=0, atol=1e-9)
+    assert np.max(np.abs(r)) > 0.5  # decaying from where it was, not restarted at 0
