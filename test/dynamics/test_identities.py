@@ -60,6 +60,15 @@ def random_state(model: RobotModel, rng: np.random.Generator):
     return random_q(model, rng), rng.standard_normal(model.nv), rng.standard_normal(model.nv)
 
 
+def trials(name: str, floating_base: bool, seed: int, count: int):
+    """Yield (model, rng, zeros(nv)) ``count`` times: one model, one generator of random states."""
+    model = load(name, floating_base)
+    rng = np.random.default_rng(seed)
+    zeros = np.zeros(model.nv)
+    for _ in range(count):
+        yield model, rng, zeros
+
+
 def assert_close(actual, expected, what: str, rtol: float = 1e-10):
     """|actual - expected|_inf <= rtol * max(1, |expected|_inf)."""
     actual, expected = np.asarray(actual), np.asarray(expected)
@@ -72,10 +81,7 @@ def assert_close(actual, expected, what: str, rtol: float = 1e-10):
 # ---------------------------------------------------------------------------- identities
 @pytest.mark.parametrize('name, floating_base', IDENTITY_CASES)
 def test_gravity_torques_equal_rnea_at_rest(name, floating_base):
-    model = load(name, floating_base)
-    rng = np.random.default_rng(10)
-    zeros = np.zeros(model.nv)
-    for _ in range(3):
+    for model, rng, zeros in trials(name, floating_base, seed=10, count=3):
         q = random_q(model, rng)
         gravity = model.gravity_torques(q)
         assert np.abs(gravity).max() > 1e-3  # a robot with mass feels gravity
@@ -89,10 +95,7 @@ def test_gravity_torques_equal_rnea_at_rest(name, floating_base):
 
 @pytest.mark.parametrize('name, floating_base', IDENTITY_CASES)
 def test_velocity_product_is_rnea_without_gravity_and_acceleration(name, floating_base):
-    model = load(name, floating_base)
-    rng = np.random.default_rng(11)
-    zeros = np.zeros(model.nv)
-    for _ in range(3):
+    for model, rng, zeros in trials(name, floating_base, seed=11, count=3):
         q, v, _ = random_state(model, rng)
         product = model.velocity_product(q, v)
         assert np.abs(product).max() > 1e-6
@@ -107,10 +110,7 @@ def test_velocity_product_is_rnea_without_gravity_and_acceleration(name, floatin
 
 @pytest.mark.parametrize('name, floating_base', IDENTITY_CASES)
 def test_torque_is_affine_in_acceleration(name, floating_base):
-    model = load(name, floating_base)
-    rng = np.random.default_rng(12)
-    zeros = np.zeros(model.nv)
-    for _ in range(3):
+    for model, rng, zeros in trials(name, floating_base, seed=12, count=3):
         q, v, a1 = random_state(model, rng)
         a2 = rng.standard_normal(model.nv)
         bias = model.rnea(q, v, zeros)
@@ -124,10 +124,7 @@ def test_torque_is_affine_in_acceleration(name, floating_base):
 
 @pytest.mark.parametrize('name, floating_base', IDENTITY_CASES)
 def test_mass_matrix_is_spd_and_equals_rnea_columns(name, floating_base):
-    model = load(name, floating_base)
-    rng = np.random.default_rng(13)
-    zeros = np.zeros(model.nv)
-    for _ in range(2):
+    for model, rng, zeros in trials(name, floating_base, seed=13, count=2):
         q = random_q(model, rng)
         mass = model.mass_matrix(q)
         assert mass.shape == (model.nv, model.nv)
@@ -142,9 +139,7 @@ def test_mass_matrix_is_spd_and_equals_rnea_columns(name, floating_base):
 
 @pytest.mark.parametrize('name', ['solo12', 'talos_reduced', 'tiago_pro'])
 def test_opposite_quaternions_give_the_same_torques(name):
-    model = load(name, True)
-    rng = np.random.default_rng(14)
-    for _ in range(3):
+    for model, rng, _ in trials(name, True, seed=14, count=3):
         q, v, a = random_state(model, rng)
         flipped = q.copy()
         flipped[3:7] *= -1.0
@@ -233,10 +228,7 @@ def rpy_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
 
 @pytest.mark.parametrize('name, floating_base', IDENTITY_CASES)
 def test_external_torques_are_consistent_with_rnea(name, floating_base):
-    model = load(name, floating_base)
-    rng = np.random.default_rng(17)
-    zeros = np.zeros(model.nv)
-    for _ in range(2):
+    for model, rng, zeros in trials(name, floating_base, seed=17, count=2):
         q, v, a = random_state(model, rng)
         first, second = rng.choice(model.link_names[1:], size=2, replace=False)
         w1, w2 = 10.0 * rng.standard_normal(6), 10.0 * rng.standard_normal(6)
@@ -284,9 +276,7 @@ def test_wrench_on_a_fixed_joint_link_equals_the_moved_wrench(name, link):
     origin = joint.find('origin')
     rotation = rpy_matrix(*map(float, origin.get('rpy', '0 0 0').split()))
     translation = np.array([float(x) for x in origin.get('xyz', '0 0 0').split()])
-    model = load(name, False)
-    rng = np.random.default_rng(20)
-    for _ in range(2):
+    for model, rng, _ in trials(name, False, seed=20, count=2):
         q = random_q(model, rng)
         wrench = 10.0 * rng.standard_normal(6)
         force = rotation @ wrench[:3]
