@@ -14,7 +14,7 @@ import warnings
 import xml.etree.ElementTree as ET
 
 import numpy as np
-from oracle import robot_path
+from oracle import robot_params, robot_path
 import pytest
 
 from rnea_ros import InputError, ModelWarning, RobotModel
@@ -24,15 +24,9 @@ ZERO_GRAVITY = (0.0, 0.0, 0.0)
 
 # Fixed and free-flyer bases; prismatic (panda, baxter, tiago_pro), continuous
 # (double_pendulum_continuous, tiago_pro) and mimic joints (panda, baxter, tiago_pro).
-IDENTITY_CASES = [
-    pytest.param('ur5', False, id='ur5-fixed'),
-    pytest.param('panda', False, id='panda-fixed'),
-    pytest.param('baxter', False, id='baxter-fixed'),
-    pytest.param('double_pendulum_continuous', False, id='double_pendulum_continuous-fixed'),
-    pytest.param('solo12', True, id='solo12-free'),
-    pytest.param('talos_reduced', True, id='talos_reduced-free'),
-    pytest.param('tiago_pro', True, id='tiago_pro-free'),
-]
+IDENTITY_CASES = robot_params([
+    ('ur5', False), ('panda', False), ('baxter', False), ('double_pendulum_continuous', False),
+    ('solo12', True), ('talos_reduced', True), ('tiago_pro', True)])
 
 
 @functools.cache
@@ -181,13 +175,9 @@ def q_by_name(source: RobotModel, target: RobotModel, q: np.ndarray, field: str)
     return out
 
 
-@pytest.mark.parametrize('name, floating_base', [
-    pytest.param('solo12', True, id='solo12-free'),
-    pytest.param('talos_reduced', True, id='talos_reduced-free'),
-    pytest.param('baxter', False, id='baxter-fixed'),
-    pytest.param('pr2', False, id='pr2-fixed'),
-    pytest.param('tiago_pro', False, id='tiago_pro-fixed'),
-])
+@pytest.mark.parametrize('name, floating_base', robot_params([
+    ('solo12', True), ('talos_reduced', True), ('baxter', False),
+    ('pr2', False), ('tiago_pro', False)]))
 def test_reordering_the_urdf_changes_nothing_by_name(name, floating_base):
     xml = robot_path(name).read_text()
     model = load(name, floating_base)
