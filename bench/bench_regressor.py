@@ -68,8 +68,7 @@ def main(argv=None) -> int:
         model = RobotModel.from_urdf_file(path, floating_base=floating)
         oracle = Oracle(model, path, floating, mimic=False)
         n = args.batch
-        states = [oracle.random_state(rng) for _ in range(n)]
-        Q, V, A = (np.array([state[k] for state in states]) for k in range(3))
+        Q, V, A = oracle.random_states(rng, n)
         out = np.empty((n, model.nv, 10 * len(model.body_names)))
         model.regressor_batch(Q, V, A, out=out)  # compile the parallel kernels outside timing
         model.rnea_batch(Q, V, A)
@@ -84,7 +83,8 @@ def main(argv=None) -> int:
             time.perf_counter))
         pm, pd = oracle.pm, oracle.pm.createData()
         pin_states = [(oracle.q_to_pin(q), oracle.v_to_pin(v), oracle.v_to_pin(a))
-                      for q, v, a in states[:args.pin_calls]]
+                      for q, v, a in zip(Q[:args.pin_calls], V[:args.pin_calls],
+                                         A[:args.pin_calls])]
 
         def pin_loop():
             for q, v, a in pin_states:

@@ -77,10 +77,7 @@ def main(argv=None) -> int:
                                  (pin.rnea, (oracle.pm, oracle.pd, q_pin, v_pin, a_pin)),
                                  args.repeats, args.calls)
         n = args.batch
-        states = [oracle.random_state(rng) for _ in range(n)]
-        Q = np.array([s[0] for s in states])
-        V = np.array([s[1] for s in states])
-        A = np.array([s[2] for s in states])
+        Q, V, A = oracle.random_states(rng, n)
         Q_pin = np.asfortranarray(np.array([oracle.q_to_pin(x) for x in Q]).T)
         V_pin = np.asfortranarray(np.array([oracle.v_to_pin(x) for x in V]).T)
         A_pin = np.asfortranarray(np.array([oracle.v_to_pin(x) for x in A]).T)

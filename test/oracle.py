@@ -44,6 +44,13 @@ ROBOTS = {
 }
 
 
+def robot_params(pairs) -> list:
+    """Return ``pytest.param(name, floating_base)`` per pair, its id name-fixed or name-free."""
+    import pytest  # not at the top: the benchmarks import this module without pytest
+    return [pytest.param(name, base, id=f'{name}-{"free" if base else "fixed"}')
+            for name, base in pairs]
+
+
 def robot_path(name: str) -> Path:
     return ROBOTS_DIR / ROBOTS[name]
 
@@ -131,6 +138,11 @@ class Oracle:
         v = scale * rng.standard_normal(self.model.nv)
         a = scale * rng.standard_normal(self.model.nv)
         return q, v, a
+
+    def random_states(self, rng: np.random.Generator, count: int):
+        """(Q, V, A), (count, nq/nv/nv) each: ``count`` random_state samples stacked."""
+        samples = [self.random_state(rng) for _ in range(count)]
+        return tuple(np.array(column) for column in zip(*samples))
 
     def q_from_pin(self, q_pin: np.ndarray) -> np.ndarray:
         q = np.zeros(self.model.nq)

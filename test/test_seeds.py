@@ -756,6 +756,7 @@ OBLIQUE_LEG = FootShank(
     foot_inertia=tuple(map(tuple, rotated_inertia(
         (0.0025, FOOT_INERTIA[1, 1], FOOT_INERTIA[2, 2]), (0.1, 0.2, -0.15)))),
 )
+OBLIQUE_GRAVITY = np.array([0.7, -0.4, -9.78])  # tilted, as on a slope
 
 
 def spatial_matrix_inverse_dynamics(leg: FootShank, state: dict, gravity) -> np.ndarray:
@@ -845,6 +846,26 @@ def spatial_leg_state(leg: FootShank, rng) -> dict:
             'foot_com': foot_com, 'foot_com_acc': foot_com_acc, 'grf': grf, 'cop': cop}
 
 
+def oblique_leg_cases(seed: int, count: int):
+    """
+    Yield ``count`` random 3-D instants of the oblique-ankle leg under tilted gravity.
+
+    Each as (model, state, unknowns, q, v, a): the floating-shank model, ``spatial_leg_state``,
+    seed 004's 12 unknowns (``spatial_matrix_inverse_dynamics``) and the model's q, v, a.
+    """
+    leg = OBLIQUE_LEG
+    model = RobotModel.from_urdf_string(foot_shank_urdf(leg, fixed_knee=False),
+                                        floating_base=True)
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        state = spatial_leg_state(leg, rng)
+        unknowns = spatial_matrix_inverse_dynamics(leg, state, OBLIQUE_GRAVITY)
+        q, v, a = free_flyer_state(state['knee'], state['knee_vel'], state['knee_acc'],
+                                   state['quaternion'], state['omega_s'], state['alpha_s'])
+        q, v, a = (np.append(x, value) for x, value in zip((q, v, a), state['theta']))
+        yield model, state, unknowns, q, v, a
+
+
 def test_foot_shank_3d_oblique_ankle_seed_004():
     """
     Seed 004's full 3-D system against the floating-shank model, oblique ankle axis.
@@ -853,24 +874,14 @@ def test_foot_shank_3d_oblique_ankle_seed_004():
     tau[3:6] = M_K^S, and tau[6] = u . M_A^F (the ankle torque is the foot-frame moment the
     shank applies on the foot, projected on the ankle axis u, which is given in the foot frame).
     """
-    leg = OBLIQUE_LEG
-    model = RobotModel.from_urdf_string(foot_shank_urdf(leg, fixed_knee=False),
-                                        floating_base=True)
-    gravity = np.array([0.7, -0.4, -9.78])
-    rng = np.random.default_rng(4)
-    for _ in range(8):
-        state = spatial_leg_state(leg, rng)
-        unknowns = spatial_matrix_inverse_dynamics(leg, state, gravity)
+    for model, state, unknowns, q, v, a in oblique_leg_cases(4, 8):
         force_knee, moment_knee = unknowns[6:9], unknowns[9:12]
         moment_ankle = unknowns[3:6]
-        q, v, a = free_flyer_state(state['knee'], state['knee_vel'], state['knee_acc'],
-                                   state['quaternion'], state['omega_s'], state['alpha_s'])
-        q, v, a = (np.append(x, value) for x, value in zip((q, v, a), state['theta']))
         foot_to_world = state['rot_f']
         wrench = np.concatenate([
             foot_to_world.T @ state['grf'],
             foot_to_world.T @ np.cross(state['cop'] - state['ankle'], state['grf'])])
-        tau = model.rnea(q, v, a, f_ext={'foot': wrench}, gravity=gravity)
+        tau = model.rnea(q, v, a, f_ext={'foot': wrench}, gravity=OBLIQUE_GRAVITY)
         expected = np.concatenate([state['rot_s'].T @ force_knee, moment_knee,
-                                   [np.array(leg.ankle_axis) @ moment_ankle]])
+                                   [np.array(OBLIQUE_LEG.ankle_axis) @ moment_ankle]])
         assert_close(tau, expected)

@@ -266,6 +266,11 @@ def fmt(value, digits: int = 4) -> str:
     return str(value)
 
 
+def bullets(title: str, items) -> list[str]:
+    """Return the lines of a Markdown section: a ``## title`` heading, then one ``- item`` each."""
+    return [f'## {title}', '', *(f'- {item}' for item in items)]
+
+
 def _names(names) -> str:
     return ', '.join(f'`{name}`' for name in names) if names else 'no joint'
 
@@ -380,6 +385,6 @@ def markdown(summary: dict) -> str:
         lines.append('No samples.')
     lines += _observer_lines(summary)
     if summary.get('warnings'):
-        lines += ['', '## Warnings', ''] + [f'- {w}' for w in summary['warnings']]
-    lines += ['', '## Files', ''] + [f'- `{f}`' for f in summary.get('outputs', [])]
+        lines += ['', *bullets('Warnings', summary['warnings'])]
+    lines += ['', *bullets('Files', (f'`{f}`' for f in summary.get('outputs', [])))]
     return '\n'.join(lines) + '\n'

@@ -30,10 +30,9 @@ import numpy as np
 from rnea_ros.dynamics.crba import _inertia_matrix, _matmul, transform_matrix_at
 from rnea_ros.dynamics.rnea import (add_joint_force, B_MULT, B_PARENT, B_TYPE, B_V, BODY_WIDTH,
                                     check_finite, check_inputs, H_GRAVITY, H_NB, H_NV, HEADER,
-                                    inertia_times, joint_placement, W_ACC, W_FORCE, W_PLACEMENT,
-                                    W_TMP, W_VEL, W_VJ, WORK_WIDTH)
-from rnea_ros.dynamics.spatial import add_force_to_parent, compose_placements, JIT, \
-    motion_to_child
+                                    inertia_times, joint_placement, parent_motion, W_ACC, W_FORCE,
+                                    W_PLACEMENT, W_TMP, W_VEL, W_VJ, WORK_WIDTH)
+from rnea_ros.dynamics.spatial import add_force_to_parent, JIT, place_in_world, store6
 from rnea_ros.dynamics.tree import FREE_FLYER, PRISMATIC, REVOLUTE
 from rnea_ros.errors import InputError
 
@@ -61,22 +60,7 @@ def momentum_terms(model, work, q, v, p, ctv, grav):
         b = HEADER + i * BODY_WIDTH
         w = i * WORK_WIDTH
         joint_placement(model, work, i, q)
-        parent = int(model[b + B_PARENT])
-        if parent < 0:
-            x = w + W_PLACEMENT
-            w0 = w1 = w2 = l0 = l1 = l2 = 0.0
-            b0 = b1 = b2 = 0.0  # gravity as an upward acceleration of the world
-            m0 = -(work[x] * g0 + work[x + 3] * g1 + work[x + 6] * g2)
-            m1 = -(work[x + 1] * g0 + work[x + 4] * g1 + work[x + 7] * g2)
-            m2 = -(work[x + 2] * g0 + work[x + 5] * g1 + work[x + 8] * g2)
-        else:
-            o = parent * WORK_WIDTH
-            w0, w1, w2, l0, l1, l2 = motion_to_child(
-                work, w + W_PLACEMENT, work[o + W_VEL], work[o + W_VEL + 1], work[o + W_VEL + 2],
-                work[o + W_VEL + 3], work[o + W_VEL + 4], work[o + W_VEL + 5])
-            b0, b1, b2, m0, m1, m2 = motion_to_child(
-                work, w + W_PLACEMENT, work[o + W_ACC], work[o + W_ACC + 1], work[o + W_ACC + 2],
-                work[o + W_ACC + 3], work[o + W_ACC + 4], work[o + W_ACC + 5])
+        w0, w1, w2, l0, l1, l2, b0, b1, b2, m0, m1, m2 = parent_motion(model, work, i, g0, g1, g2)
         jtype = int(model[b + B_TYPE])
         vi = int(model[b + B_V])
         if jtype == REVOLUTE:  # canonical frames: the axis is z
@@ -90,19 +74,11 @@ def momentum_terms(model, work, q, v, p, ctv, grav):
             w0 += v[vi + 3]
             w1 += v[vi + 4]
             w2 += v[vi + 5]
-        o = w + W_VEL
-        work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4], work[o + 5] = \
-            w0, w1, w2, l0, l1, l2
-        o = w + W_ACC
-        work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4], work[o + 5] = \
-            b0, b1, b2, m0, m1, m2
+        store6(work, w + W_VEL, (w0, w1, w2, l0, l1, l2))
+        store6(work, w + W_ACC, (b0, b1, b2, m0, m1, m2))
         # Momentum I v into W_TMP, gravity force I a_g into W_FORCE.
-        o = w + W_TMP
-        work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4], work[o + 5] = \
-            inertia_times(model, b, w0, w1, w2, l0, l1, l2)
-        o = w + W_FORCE
-        work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4], work[o + 5] = \
-            inertia_times(model, b, b0, b1, b2, m0, m1, m2)
+        store6(work, w + W_TMP, inertia_times(model, b, w0, w1, w2, l0, l1, l2))
+        store6(work, w + W_FORCE, inertia_times(model, b, b0, b1, b2, m0, m1, m2))
     for i in range(nb - 1, -1, -1):
         w = i * WORK_WIDTH
         # -(v x* H) = -[w x n + l x f; w x f] into W_VJ, projected on the joint.
@@ -216,12 +192,8 @@ def coriolis_matrix(model, work, q, v):
         b = HEADER + i * BODY_WIDTH
         joint_placement(model, work, i, q)
         parent = int(model[b + B_PARENT])
-        if parent < 0:
-            world[12 * i:12 * i + 12] = work[i * WORK_WIDTH + W_PLACEMENT:
-                                             i * WORK_WIDTH + W_PLACEMENT + 12]
-        else:
-            compose_placements(world, 12 * parent, work, i * WORK_WIDTH + W_PLACEMENT, world,
-                               12 * i)
+        place_in_world(world, parent, work, i * WORK_WIDTH + W_PLACEMENT, world, 12 * i)
+        if parent >= 0:
             velocity[i] = velocity[parent]
         counts[i] = _world_columns(model, world, i, columns[i])
         vi = int(model[b + B_V])

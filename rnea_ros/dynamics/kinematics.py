@@ -12,7 +12,7 @@ import numpy as np
 
 from rnea_ros.dynamics.rnea import (B_MULT, B_PARENT, B_TYPE, B_V, BODY_WIDTH, H_NB, HEADER,
                                     joint_placement, W_PLACEMENT, WORK_WIDTH)
-from rnea_ros.dynamics.spatial import compose_placements, JIT
+from rnea_ros.dynamics.spatial import JIT, place_in_world
 from rnea_ros.dynamics.tree import FREE_FLYER, REVOLUTE
 
 
@@ -22,25 +22,14 @@ def body_placements(model, work, q, out):
     nb = int(model[H_NB])
     for i in range(nb):
         joint_placement(model, work, i, q)
-        parent = int(model[HEADER + i * BODY_WIDTH + B_PARENT])
-        w = i * WORK_WIDTH + W_PLACEMENT
-        o = 12 * i
-        if parent < 0:
-            for k in range(12):
-                out[o + k] = work[w + k]
-            continue
-        compose_placements(out, 12 * parent, work, w, out, o)
+        place_in_world(out, int(model[HEADER + i * BODY_WIDTH + B_PARENT]), work,
+                       i * WORK_WIDTH + W_PLACEMENT, out, 12 * i)
 
 
 @njit(**JIT)
 def link_placement(bodies, body, link_pose, row, out, oo):
     """out[oo:oo + 12] = world placement of link ``row`` (its pose in ``body``; -1: the world)."""
-    lo = 12 * row
-    if body < 0:
-        for k in range(12):
-            out[oo + k] = link_pose[lo + k]
-        return
-    compose_placements(bodies, 12 * body, link_pose, lo, out, oo)
+    place_in_world(bodies, body, link_pose, 12 * row, out, oo)
 
 
 @njit(**JIT)

@@ -22,7 +22,8 @@ from numba import njit, prange
 import numpy as np
 
 from rnea_ros.dynamics.spatial import (add_force_to_parent, axis_angle_matrix, JIT, JIT_INLINE,
-                                       mat3_mul, motion_to_child, quaternion_matrix)
+                                       mat3_mul, motion_to_child, quaternion_matrix,
+                                       store6)
 from rnea_ros.dynamics.tree import FREE_FLYER, KinematicTree, PRISMATIC, REVOLUTE
 
 # The packed model is one flat float array: a header, then one record per body.
@@ -261,23 +262,9 @@ def forward_pass(model, work, q, v, a, g, forces=True):
         work[w + 3], work[w + 4], work[w + 5] = r3, r4, r5
         work[w + 6], work[w + 7], work[w + 8] = r6, r7, r8
         work[w + 9], work[w + 10], work[w + 11] = px, py, pz
-        # Parent motion into the child frame: w_c = R^T w, v_c = R^T (v - p x w).
-        parent = int(model[b + B_PARENT])
-        if parent < 0:
-            # The world does not move; gravity enters as a fictitious upward base acceleration.
-            w0 = w1 = w2 = l0 = l1 = l2 = 0.0
-            b0 = b1 = b2 = 0.0
-            m0 = -(r0 * g[0] + r3 * g[1] + r6 * g[2])
-            m1 = -(r1 * g[0] + r4 * g[1] + r7 * g[2])
-            m2 = -(r2 * g[0] + r5 * g[1] + r8 * g[2])
-        else:
-            o = parent * WORK_WIDTH
-            w0, w1, w2, l0, l1, l2 = motion_to_child(
-                work, w + W_PLACEMENT, work[o + W_VEL], work[o + W_VEL + 1], work[o + W_VEL + 2],
-                work[o + W_VEL + 3], work[o + W_VEL + 4], work[o + W_VEL + 5])
-            b0, b1, b2, m0, m1, m2 = motion_to_child(
-                work, w + W_PLACEMENT, work[o + W_ACC], work[o + W_ACC + 1], work[o + W_ACC + 2],
-                work[o + W_ACC + 3], work[o + W_ACC + 4], work[o + W_ACC + 5])
+        # The parent's motion in this frame, gravity as the root's upward acceleration.
+        w0, w1, w2, l0, l1, l2, b0, b1, b2, m0, m1, m2 = parent_motion(model, work, i, g[0], g[1],
+                                                                       g[2])
         # Joint motion vJ = S qd = [jw; jl]: v = X v_parent + vJ and
         # a = X a_parent + S qdd + v x vJ, where v x vJ = (X v_parent) x vJ
         # = [w x jw; w x jl + l x jw]. Each joint type adds only its nonzero terms.
@@ -308,12 +295,8 @@ def forward_pass(model, work, q, v, a, g, forces=True):
             l0 += jl0
             l1 += jl1
             l2 += jl2
-        o = w + W_VEL
-        work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4], work[o + 5] = \
-            w0, w1, w2, l0, l1, l2
-        o = w + W_ACC
-        work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4], work[o + 5] = \
-            b0, b1, b2, m0, m1, m2
+        store6(work, w + W_VEL, (w0, w1, w2, l0, l1, l2))
+        store6(work, w + W_ACC, (b0, b1, b2, m0, m1, m2))
         if not forces:
             continue
         # f = I a + v x* (I v), and v x* f' = [w x n' + l x f'; w x f'].
@@ -326,6 +309,31 @@ def forward_pass(model, work, q, v, a, g, forces=True):
         work[o + 3] = c3 + w1 * f2 - w2 * f1
         work[o + 4] = c4 + w2 * f0 - w0 * f2
         work[o + 5] = c5 + w0 * f1 - w1 * f0
+
+
+@njit(**JIT_INLINE)
+def parent_motion(model, work, i, g0, g1, g2):
+    """
+    Return the parent's velocity [w; l] and acceleration [b; m] of body ``i`` in its frame.
+
+    w_c = R^T w, v_c = R^T (v - p x w) with body i's placement (R, p) in its work record. The
+    world does not move; gravity (g0, g1, g2) enters as a fictitious upward base acceleration.
+    """
+    x = i * WORK_WIDTH + W_PLACEMENT
+    parent = int(model[HEADER + i * BODY_WIDTH + B_PARENT])
+    if parent < 0:
+        return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                -(work[x] * g0 + work[x + 3] * g1 + work[x + 6] * g2),
+                -(work[x + 1] * g0 + work[x + 4] * g1 + work[x + 7] * g2),
+                -(work[x + 2] * g0 + work[x + 5] * g1 + work[x + 8] * g2))
+    o = parent * WORK_WIDTH
+    w0, w1, w2, l0, l1, l2 = motion_to_child(
+        work, x, work[o + W_VEL], work[o + W_VEL + 1], work[o + W_VEL + 2],
+        work[o + W_VEL + 3], work[o + W_VEL + 4], work[o + W_VEL + 5])
+    b0, b1, b2, m0, m1, m2 = motion_to_child(
+        work, x, work[o + W_ACC], work[o + W_ACC + 1], work[o + W_ACC + 2],
+        work[o + W_ACC + 3], work[o + W_ACC + 4], work[o + W_ACC + 5])
+    return w0, w1, w2, l0, l1, l2, b0, b1, b2, m0, m1, m2
 
 
 @njit(**JIT_INLINE)

@@ -8,8 +8,9 @@ Featherstone's notation E = R^T and r = p.
 
 Every operand is passed as (buffer, offset) into a flat 1-D array, and every function writes into
 an output the caller owns: nothing here slices or allocates, which keeps a full RNEA pass free of
-reference counting and heap traffic. The RNEA forward pass (rnea.forward_pass) spells the motion
-transform, cross products and inertia product out on local scalars instead of calling helpers.
+reference counting and heap traffic. The helpers of the RNEA forward pass (rnea.forward_pass:
+``motion_to_child``, ``store6``) take and return scalars and are inlined, so that its body loop
+stays on local scalars.
 """
 from __future__ import annotations
 
@@ -28,6 +29,12 @@ def mat3_mul(a, ao, b, bo, out, oo):
         a0, a1, a2 = a[ao + 3 * r], a[ao + 3 * r + 1], a[ao + 3 * r + 2]
         for c in range(3):
             out[oo + 3 * r + c] = a0 * b[bo + c] + a1 * b[bo + 3 + c] + a2 * b[bo + 6 + c]
+
+
+@njit(**JIT_INLINE)
+def store6(out, oo, vector):
+    """Write a spatial vector (a tuple of 6 floats) into out[oo:oo + 6]."""
+    out[oo], out[oo + 1], out[oo + 2], out[oo + 3], out[oo + 4], out[oo + 5] = vector
 
 
 @njit(**JIT_INLINE)
@@ -55,6 +62,21 @@ def compose_placements(a, ao, b, bo, out, oo):
     for r in range(3):
         out[oo + 9 + r] = a[ao + 9 + r] + a[ao + 3 * r] * b[bo + 9] \
             + a[ao + 3 * r + 1] * b[bo + 10] + a[ao + 3 * r + 2] * b[bo + 11]
+
+
+@njit(**JIT_INLINE)
+def place_in_world(world, parent, x, xo, out, oo):
+    """
+    Write the world placement of a frame placed at x[xo:xo + 12] in body ``parent``.
+
+    out[oo:oo + 12] = world[12 parent:12 parent + 12] * x (``parent`` < 0: x, the frame is
+    placed in the world; out must not alias).
+    """
+    if parent < 0:
+        for k in range(12):
+            out[oo + k] = x[xo + k]
+    else:
+        compose_placements(world, 12 * parent, x, xo, out, oo)
 
 
 @njit(**JIT_INLINE)

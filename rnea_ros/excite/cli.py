@@ -22,7 +22,7 @@ from pathlib import Path
 import sys
 
 from rnea_ros.bag.options import add_fields, from_namespace, MAIN, option
-from rnea_ros.bag.staging import check as check_output, OutputError
+from rnea_ros.bag.staging import check as check_output, exit_status
 from rnea_ros.errors import RneaError
 from rnea_ros.excite import outputs
 from rnea_ros.excite.run import run
@@ -97,18 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_output(Path(args.output), args.overwrite, outputs.TOOL)  # before any work
         result = run(args)
-    except OutputError as exc:  # not the input: a full disk, a failing device
-        print(f'rnea_excite: error: {exc}', file=sys.stderr)
-        return 1
-    except RneaError as exc:  # the input: URDF, options, limits
-        print(f'rnea_excite: error: {exc}', file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f'rnea_excite: error: {exc.strerror or exc}', file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print('rnea_excite: interrupted (no output is left half-written)', file=sys.stderr)
-        return 130
+    except (RneaError, OSError, ValueError, KeyboardInterrupt) as exc:
+        return exit_status('rnea_excite', exc)
     for warning in result.report['warnings']:
         print(f'rnea_excite: warning: {warning}', file=sys.stderr)
     c, t = result.report['conditioning'], result.report['trajectory']

@@ -29,6 +29,7 @@ import re
 import numpy as np
 import yaml
 
+from rnea_ros.bag.report import bullets, fmt
 from rnea_ros.bag.staging import Staging, Tool
 from rnea_ros.excite.limits import effort_unit, unit
 
@@ -100,7 +101,7 @@ def markdown(report: dict) -> str:
              f'(random sines within the same limits: {c["random_condition_number"]:.4g}); '
              f'{c["objective"]}: {c["log_det_per_parameter"]:.4g}.', '']
     if report['warnings']:
-        lines += ['## Warnings', ''] + [f'- {w}' for w in report['warnings']] + ['']
+        lines += [*bullets('Warnings', report['warnings']), '']
     lines += ['## Limits and their use', '',
               '| joint | rest | lower | upper | velocity | acceleration | effort '
               '| position used | velocity used | acceleration used | effort used |',
@@ -109,27 +110,22 @@ def markdown(report: dict) -> str:
         used = row['used']
         lines.append(f'| {name} | {row["rest"]:.4g} | {row["lower"]:.4g} | {row["upper"]:.4g} '
                      f'| {row["velocity"]:.4g} | {row["acceleration"]:.4g} '
-                     f'| {_number(row["effort"])} | ' + ' | '.join(
+                     f'| {fmt(row["effort"])} | ' + ' | '.join(
                          f'{100 * used[kind]:.0f} %' for kind in
                          ('position', 'velocity', 'acceleration', 'effort')) + ' |')
     lines += ['', f'Limits: the URDF\'s times {report["limits_scale"]:g} (position ranges about '
               'their middle), accelerations as given.', '']
     if report['planes']:
-        lines += ['## Planes', ''] + [f'- {p["link"]} above z = {p["height"]:g} m: lowest '
+        lines += [*bullets('Planes', (f'{p["link"]} above z = {p["height"]:g} m: lowest '
                                       f'{p["height"] + p["margin"]:.4g} m'
-                                      for p in report['planes']] + ['']
-    lines += [f'## Base parameters excited ({len(report["base_parameters"])})', '']
-    for item in report['base_parameters']:
-        grouped = ''.join(f' {c:+.4g} {n}' for n, c in item['grouped'])
-        lines.append(f'- {item["name"]}{grouped}')
+                                      for p in report['planes'])), '']
+    lines += bullets(f'Base parameters excited ({len(report["base_parameters"])})', (
+        item['name'] + ''.join(f' {c:+.4g} {n}' for n, c in item['grouped'])
+        for item in report['base_parameters']))
     o = report['optimiser']
     lines += ['', f'Optimiser: {o["method"]}, {o["iterations"]} iterations, {o["seconds"]:.1f} '
               f's: {o["status"]}', '']
     return '\n'.join(lines)
-
-
-def _number(value: float | None) -> str:
-    return '–' if value is None else f'{value:.4g}'
 
 
 def write(output: Path, overwrite: bool, report: dict, message: dict, csv: str,

@@ -16,6 +16,7 @@ from rosbags.rosbag2 import Reader
 
 from rnea_ros.bag import staging
 from rnea_ros.bag.cli import main
+from rnea_ros.errors import RneaError, URDFError
 
 USER_FILES = {'residual.csv': b'time,mine\n0,1\n', 'contact_wrenches.csv': b'my,own\n',
               'notes.txt': b'do not touch\n', 'sub/deeper.txt': b'nested\n'}
@@ -153,3 +154,21 @@ def test_previous_outputs_are_only_names_of_the_tool(tmp_path):
                                                   'residual.parquet'}
     (tmp_path / 'summary.json').write_text('not json')
     assert staging.previous_outputs(tmp_path) == set()
+
+
+@pytest.mark.parametrize('exc, status, line', [
+    (staging.OutputError("cannot write 'out/a.csv': No space left on device"), 1,
+     "rnea_excite: error: cannot write 'out/a.csv': No space left on device"),
+    (staging.OutputExistsError('output directory holds files'), 2,
+     'rnea_excite: error: output directory holds files'),
+    (RneaError('bad --rest'), 2, 'rnea_excite: error: bad --rest'),
+    (URDFError('no <robot>'), 2, 'rnea_excite: error: no <robot>'),
+    (PermissionError(13, 'Permission denied'), 1,
+     'rnea_excite: error: [Errno 13] Permission denied'),
+    (MemoryError(), 1, 'rnea_excite: error: MemoryError'),
+    (KeyboardInterrupt(), 130, 'rnea_excite: interrupted (no output is left half-written)'),
+])
+def test_exit_status_prints_one_line_and_tells_the_input_from_the_machine(exc, status, line,
+                                                                          capsys):
+    assert staging.exit_status('rnea_excite', exc) == status
+    assert capsys.readouterr().err == line + '\n'

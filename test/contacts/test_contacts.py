@@ -21,11 +21,10 @@ from oracle import Oracle, robot_path
 import pytest
 import quadprog
 from standing import contacts, SOLO_FEET, standing
-from test_seeds import (assert_close, foot_shank_urdf, free_flyer_state, KNEE_IN_WORLD_FIXED,
-                        OBLIQUE_LEG, plane_to_3d, PUSH_OFF, sagittal_floating_state,
+from test_seeds import (assert_close, foot_shank_urdf, KNEE_IN_WORLD_FIXED, OBLIQUE_GRAVITY,
+                        oblique_leg_cases, plane_to_3d, PUSH_OFF, sagittal_floating_state,
                         sagittal_foot_wrench, SAGITTAL_LEG, sagittal_matrix_inverse_dynamics,
-                        sagittal_rotation, SagittalFrame, spatial_leg_state,
-                        spatial_matrix_inverse_dynamics)
+                        sagittal_rotation, SagittalFrame)
 
 from rnea_ros import InputError, RobotModel
 from rnea_ros.contacts import Contact, ContactSolver, ground_reaction_wrench, RESIDUAL_WEIGHT
@@ -560,20 +559,10 @@ def test_foot_shank_joint_reactions_3d_seed_004():
     Seed 004's 12x12 system in 3-D (oblique ankle, tilted gravity): the ankle reaction is
     [R_F^T F_A; M_A^F], the knee's [R_S^T F_K; M_K^S], all six components each.
     """
-    leg = OBLIQUE_LEG
-    model = RobotModel.from_urdf_string(foot_shank_urdf(leg, fixed_knee=False),
-                                        floating_base=True)
-    gravity = np.array([0.7, -0.4, -9.78])
-    rng = np.random.default_rng(40)
-    for _ in range(5):
-        state = spatial_leg_state(leg, rng)
-        unknowns = spatial_matrix_inverse_dynamics(leg, state, gravity)
-        q, v, a = free_flyer_state(state['knee'], state['knee_vel'], state['knee_acc'],
-                                   state['quaternion'], state['omega_s'], state['alpha_s'])
-        q, v, a = (np.append(x, value) for x, value in zip((q, v, a), state['theta']))
+    for model, state, unknowns, q, v, a in oblique_leg_cases(40, 5):
         grf = ground_reaction_wrench(model, q, 'foot', state['grf'], state['cop'])
         reactions = model.joint_reaction_wrenches(q, v, a, f_ext={'foot': grf},
-                                                  gravity=gravity)
+                                                  gravity=OBLIQUE_GRAVITY)
         assert_close(reactions['ankle'], np.concatenate([state['rot_f'].T @ unknowns[0:3],
                                                          unknowns[3:6]]))
         assert_close(reactions['root_joint'], np.concatenate([state['rot_s'].T @ unknowns[6:9],

@@ -39,13 +39,18 @@ def pinocchio_coriolis(oracle: Oracle, q, v) -> np.ndarray:
     return oracle.coupling.T @ np.asarray(matrix) @ oracle.coupling
 
 
-@pytest.mark.parametrize('name, floating_base', ROBOTS)
-def test_coriolis_matrix_matches_pinocchio(name, floating_base):
+def random_cases(name: str, floating_base: bool, seed: int):
+    """Yield (model, q, v, Pinocchio's C(q, v)) at three random states of the robot."""
     model, oracle = loaded(name, floating_base)
-    rng = np.random.default_rng(18)
+    rng = np.random.default_rng(seed)
     for _ in range(3):
         q, v, _ = oracle.random_state(rng)
-        expected = pinocchio_coriolis(oracle, q, v)
+        yield model, q, v, pinocchio_coriolis(oracle, q, v)
+
+
+@pytest.mark.parametrize('name, floating_base', ROBOTS)
+def test_coriolis_matrix_matches_pinocchio(name, floating_base):
+    for model, q, v, expected in random_cases(name, floating_base, 18):
         matrix = model.coriolis_matrix(q, v)
         assert matrix.shape == (model.nv, model.nv)
         assert relative_error(matrix, expected) < TOLERANCE
@@ -54,11 +59,8 @@ def test_coriolis_matrix_matches_pinocchio(name, floating_base):
 
 @pytest.mark.parametrize('name, floating_base', ROBOTS)
 def test_coriolis_transpose_velocity_matches_pinocchio(name, floating_base):
-    model, oracle = loaded(name, floating_base)
-    rng = np.random.default_rng(19)
-    for _ in range(3):
-        q, v, _ = oracle.random_state(rng)
-        expected = pinocchio_coriolis(oracle, q, v).T @ v
+    for model, q, v, coriolis in random_cases(name, floating_base, 19):
+        expected = coriolis.T @ v
         actual = model.coriolis_transpose_velocity(q, v)
         assert actual.shape == (model.nv,)
         assert relative_error(actual, expected) < TOLERANCE

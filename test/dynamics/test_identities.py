@@ -14,7 +14,7 @@ import warnings
 import xml.etree.ElementTree as ET
 
 import numpy as np
-from oracle import robot_path
+from oracle import robot_params, robot_path
 import pytest
 
 from rnea_ros import InputError, ModelWarning, RobotModel
@@ -24,15 +24,9 @@ ZERO_GRAVITY = (0.0, 0.0, 0.0)
 
 # Fixed and free-flyer bases; prismatic (panda, baxter, tiago_pro), continuous
 # (double_pendulum_continuous, tiago_pro) and mimic joints (panda, baxter, tiago_pro).
-IDENTITY_CASES = [
-    pytest.param('ur5', False, id='ur5-fixed'),
-    pytest.param('panda', False, id='panda-fixed'),
-    pytest.param('baxter', False, id='baxter-fixed'),
-    pytest.param('double_pendulum_continuous', False, id='double_pendulum_continuous-fixed'),
-    pytest.param('solo12', True, id='solo12-free'),
-    pytest.param('talos_reduced', True, id='talos_reduced-free'),
-    pytest.param('tiago_pro', True, id='tiago_pro-free'),
-]
+IDENTITY_CASES = robot_params([
+    ('ur5', False), ('panda', False), ('baxter', False), ('double_pendulum_continuous', False),
+    ('solo12', True), ('talos_reduced', True), ('tiago_pro', True)])
 
 
 @functools.cache
@@ -60,6 +54,15 @@ def random_state(model: RobotModel, rng: np.random.Generator):
     return random_q(model, rng), rng.standard_normal(model.nv), rng.standard_normal(model.nv)
 
 
+def trials(name: str, floating_base: bool, seed: int, count: int):
+    """Yield (model, rng, zeros(nv)) ``count`` times: one model, one generator of random states."""
+    model = load(name, floating_base)
+    rng = np.random.default_rng(seed)
+    zeros = np.zeros(model.nv)
+    for _ in range(count):
+        yield model, rng, zeros
+
+
 def assert_close(actual, expected, what: str, rtol: float = 1e-10):
     """|actual - expected|_inf <= rtol * max(1, |expected|_inf)."""
     actual, expected = np.asarray(actual), np.asarray(expected)
@@ -72,10 +75,7 @@ def assert_close(actual, expected, what: str, rtol: float = 1e-10):
 # ---------------------------------------------------------------------------- identities
 @pytest.mark.parametrize('name, floating_base', IDENTITY_CASES)
 def test_gravity_torques_equal_rnea_at_rest(name, floating_base):
-    model = load(name, floating_base)
-    rng = np.random.default_rng(10)
-    zeros = np.zeros(model.nv)
-    for _ in range(3):
+    for model, rng, zeros in trials(name, floating_base, seed=10, count=3):
         q = random_q(model, rng)
         gravity = model.gravity_torques(q)
         assert np.abs(gravity).max() > 1e-3  # a robot with mass feels gravity
@@ -89,10 +89,7 @@ def test_gravity_torques_equal_rnea_at_rest(name, floating_base):
 
 @pytest.mark.parametrize('name, floating_base', IDENTITY_CASES)
 def test_velocity_product_is_rnea_without_gravity_and_acceleration(name, floating_base):
-    model = load(name, floating_base)
-    rng = np.random.default_rng(11)
-    zeros = np.zeros(model.nv)
-    for _ in range(3):
+    for model, rng, zeros in trials(name, floating_base, seed=11, count=3):
         q, v, _ = random_state(model, rng)
         product = model.velocity_product(q, v)
         assert np.abs(product).max() > 1e-6
@@ -107,10 +104,7 @@ def test_velocity_product_is_rnea_without_gravity_and_acceleration(name, floatin
 
 @pytest.mark.parametrize('name, floating_base', IDENTITY_CASES)
 def test_torque_is_affine_in_acceleration(name, floating_base):
-    model = load(name, floating_base)
-    rng = np.random.default_rng(12)
-    zeros = np.zeros(model.nv)
-    for _ in range(3):
+    for model, rng, zeros in trials(name, floating_base, seed=12, count=3):
         q, v, a1 = random_state(model, rng)
         a2 = rng.standard_normal(model.nv)
         bias = model.rnea(q, v, zeros)
@@ -124,10 +118,7 @@ def test_torque_is_affine_in_acceleration(name, floating_base):
 
 @pytest.mark.parametrize('name, floating_base', IDENTITY_CASES)
 def test_mass_matrix_is_spd_and_equals_rnea_columns(name, floating_base):
-    model = load(name, floating_base)
-    rng = np.random.default_rng(13)
-    zeros = np.zeros(model.nv)
-    for _ in range(2):
+    for model, rng, zeros in trials(name, floating_base, seed=13, count=2):
         q = random_q(model, rng)
         mass = model.mass_matrix(q)
         assert mass.shape == (model.nv, model.nv)
@@ -142,9 +133,7 @@ def test_mass_matrix_is_spd_and_equals_rnea_columns(name, floating_base):
 
 @pytest.mark.parametrize('name', ['solo12', 'talos_reduced', 'tiago_pro'])
 def test_opposite_quaternions_give_the_same_torques(name):
-    model = load(name, True)
-    rng = np.random.default_rng(14)
-    for _ in range(3):
+    for model, rng, _ in trials(name, True, seed=14, count=3):
         q, v, a = random_state(model, rng)
         flipped = q.copy()
         flipped[3:7] *= -1.0
@@ -186,13 +175,9 @@ def q_by_name(source: RobotModel, target: RobotModel, q: np.ndarray, field: str)
     return out
 
 
-@pytest.mark.parametrize('name, floating_base', [
-    pytest.param('solo12', True, id='solo12-free'),
-    pytest.param('talos_reduced', True, id='talos_reduced-free'),
-    pytest.param('baxter', False, id='baxter-fixed'),
-    pytest.param('pr2', False, id='pr2-fixed'),
-    pytest.param('tiago_pro', False, id='tiago_pro-fixed'),
-])
+@pytest.mark.parametrize('name, floating_base', robot_params([
+    ('solo12', True), ('talos_reduced', True), ('baxter', False),
+    ('pr2', False), ('tiago_pro', False)]))
 def test_reordering_the_urdf_changes_nothing_by_name(name, floating_base):
     xml = robot_path(name).read_text()
     model = load(name, floating_base)
@@ -233,10 +218,7 @@ def rpy_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
 
 @pytest.mark.parametrize('name, floating_base', IDENTITY_CASES)
 def test_external_torques_are_consistent_with_rnea(name, floating_base):
-    model = load(name, floating_base)
-    rng = np.random.default_rng(17)
-    zeros = np.zeros(model.nv)
-    for _ in range(2):
+    for model, rng, zeros in trials(name, floating_base, seed=17, count=2):
         q, v, a = random_state(model, rng)
         first, second = rng.choice(model.link_names[1:], size=2, replace=False)
         w1, w2 = 10.0 * rng.standard_normal(6), 10.0 * rng.standard_normal(6)
@@ -284,9 +266,7 @@ def test_wrench_on_a_fixed_joint_link_equals_the_moved_wrench(name, link):
     origin = joint.find('origin')
     rotation = rpy_matrix(*map(float, origin.get('rpy', '0 0 0').split()))
     translation = np.array([float(x) for x in origin.get('xyz', '0 0 0').split()])
-    model = load(name, False)
-    rng = np.random.default_rng(20)
-    for _ in range(2):
+    for model, rng, _ in trials(name, False, seed=20, count=2):
         q = random_q(model, rng)
         wrench = 10.0 * rng.standard_normal(6)
         force = rotation @ wrench[:3]

@@ -16,7 +16,7 @@ import warnings
 import xml.etree.ElementTree as ET
 
 import numpy as np
-from oracle import load_pinocchio, Oracle, robot_path, ROBOTS_DIR
+from oracle import load_pinocchio, Oracle, robot_params, robot_path, ROBOTS_DIR
 import pinocchio as pin
 import pytest
 
@@ -141,8 +141,7 @@ def random_wrenches(model: RobotModel, xml: str, rng, count: int = 4) -> dict:
 
 
 def robot_cases(names):
-    return [pytest.param(name, base, id=f'{name}-{"free" if base else "fixed"}')
-            for name in names for base in (False, True)]
+    return robot_params((name, base) for name in names for base in (False, True))
 
 
 # ---------------------------------------------------------------------------- coverage
@@ -245,8 +244,7 @@ BATCH_ROBOTS = ['ur5', 'panda', 'solo12', 'talos_reduced', 'pr2', 'tiago_pro']
 def test_rnea_batch_matches_per_sample_and_pinocchio(name, floating_base):
     model, oracle, _ = loaded(name, floating_base)
     rng = np.random.default_rng(3)
-    states = [oracle.random_state(rng) for _ in range(5)]
-    Q, V, A = (np.array(column) for column in zip(*states))
+    Q, V, A = oracle.random_states(rng, 5)
     taus = model.rnea_batch(Q, V, A)
     assert taus.shape == (5, model.nv)
     for k in range(5):
@@ -263,8 +261,7 @@ def test_rnea_batch_with_external_wrenches(name, floating_base):
     model, oracle, xml = loaded(name, floating_base)
     rng = np.random.default_rng(4)
     n = 4
-    states = [oracle.random_state(rng) for _ in range(n)]
-    Q, V, A = (np.array(column) for column in zip(*states))
+    Q, V, A = oracle.random_states(rng, n)
     links = list(random_wrenches(model, xml, rng))
     f_ext = {link: 10.0 * rng.standard_normal((n, 6)) for link in links[:-1]}
     constant = 5.0 * rng.standard_normal(6)  # a (6,) wrench applies at every sample
@@ -282,16 +279,9 @@ def test_rnea_batch_with_external_wrenches(name, floating_base):
 
 
 # ---------------------------------------------------------------------------- mass matrix
-@pytest.mark.parametrize('name, floating_base', [
-    pytest.param('ur5', False, id='ur5-fixed'),
-    pytest.param('panda', False, id='panda-fixed'),
-    pytest.param('pr2', False, id='pr2-fixed'),
-    pytest.param('pr2_unaligned', True, id='pr2_unaligned-free'),
-    pytest.param('tiago_pro', True, id='tiago_pro-free'),
-    pytest.param('solo12', True, id='solo12-free'),
-    pytest.param('talos_reduced', True, id='talos_reduced-free'),
-    pytest.param('romeo', True, id='romeo-free'),
-])
+@pytest.mark.parametrize('name, floating_base', robot_params([
+    ('ur5', False), ('panda', False), ('pr2', False), ('pr2_unaligned', True),
+    ('tiago_pro', True), ('solo12', True), ('talos_reduced', True), ('romeo', True)]))
 def test_mass_matrix_matches_crba(name, floating_base):
     model, oracle, _ = loaded(name, floating_base)
     rng = np.random.default_rng(5)

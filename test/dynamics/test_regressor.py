@@ -41,9 +41,7 @@ def robot(request):
 
 
 def states(oracle, count, seed=0):
-    rng = np.random.default_rng(seed)
-    samples = [oracle.random_state(rng) for _ in range(count)]
-    return tuple(np.array([sample[k] for sample in samples]) for k in range(3))
+    return oracle.random_states(np.random.default_rng(seed), count)
 
 
 def test_regressor_times_urdf_parameters_is_rnea(robot):

@@ -9,6 +9,8 @@ nowhere, and the error is the exact line.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rnea_ros import RobotModel, URDFError
@@ -63,16 +65,26 @@ ATTACKS = ['comprehension', 'import', 'dunder', 'load_yaml', 'load_yaml_direct',
            'generator', 'lambda', 'format', 'env', 'optenv', 'eval', 'cwd']
 
 
-@pytest.mark.parametrize('attack', ATTACKS)
-def test_a_xacro_file_runs_no_escape(attack, tmp_path):
+def load_refused(attack: str, tmp_path, name: str) -> tuple[Path, str, str]:
+    """
+    Load the hostile ``attack`` from tmp_path / name, which must be refused and run nothing.
+
+    Return the file, the refusal ``hostile`` expects and the URDFError's message.
+    """
     text, refusal = hostile(attack, tmp_path)
-    path = tmp_path / 'robot.urdf.xacro'
+    path = tmp_path / name
     path.write_text(text)
     with pytest.raises(URDFError) as raised:
         RobotModel.from_urdf_file(path)
-    assert str(raised.value) == f'xacro cannot expand {str(path)!r}: {refusal}'
     assert not (tmp_path / 'pwned').exists()
-    assert MARKER not in str(raised.value)
+    return path, refusal, str(raised.value)
+
+
+@pytest.mark.parametrize('attack', ATTACKS)
+def test_a_xacro_file_runs_no_escape(attack, tmp_path):
+    path, refusal, message = load_refused(attack, tmp_path, 'robot.urdf.xacro')
+    assert message == f'xacro cannot expand {str(path)!r}: {refusal}'
+    assert MARKER not in message
 
 
 @pytest.mark.parametrize('attack, evidence', [
@@ -82,13 +94,8 @@ def test_a_xacro_file_runs_no_escape(attack, tmp_path):
 ])
 def test_a_urdf_named_file_is_never_expanded(attack, evidence, tmp_path):
     """A downloaded "URDF" holding xacro is refused as xacro text is: nothing is evaluated."""
-    text, _ = hostile(attack, tmp_path)
-    path = tmp_path / 'robot.urdf'
-    path.write_text(text)
-    with pytest.raises(URDFError) as raised:
-        RobotModel.from_urdf_file(path)
-    assert str(raised.value) == f'this is unexpanded xacro, not URDF ({evidence}): {HOW_TO_EXPAND}'
-    assert not (tmp_path / 'pwned').exists()
+    _, _, message = load_refused(attack, tmp_path, 'robot.urdf')
+    assert message == f'this is unexpanded xacro, not URDF ({evidence}): {HOW_TO_EXPAND}'
 
 
 def test_the_escape_is_real_without_the_guard(tmp_path):

@@ -1,8 +1,8 @@
 """
 The observer on the simulated panda (``rnea_ros.sim.Plant``, in process): a constant push.
 
-The plant tracks a sinusoidal motion with a PD (the gains of test/sim/test_plant.py: stiffer
-ones make the light wrist chatter at its effort limit) and the URDF's feed-forward at 1 kHz;
+The plant tracks a sinusoidal motion with a PD (test/arm_motion.py, as in test/sim/test_plant.py)
+and the URDF's feed-forward at 1 kHz;
 its torque sensors read the applied torque plus white noise of 0.05 N m
 (``Gap.torque_noise``). From t = 1 s a constant wrench pushes the flange (panda_link8, link
 frame). The observer takes each step's measured q, v and effort, stamped with the simulation
@@ -11,6 +11,7 @@ Jacobian), and the force estimated from r must be the applied one (within 2 N).
 """
 from __future__ import annotations
 
+from arm_motion import KD, KP, sinusoid
 import numpy as np
 from oracle import robot_path
 import pytest
@@ -31,13 +32,7 @@ def run():
     centre = model.neutral_configuration()
     centre[:7] = [0.0, -0.3, 0.0, -1.8, 0.0, 1.6, 0.7]
 
-    def desired(t):
-        q, v, a = centre.copy(), np.zeros(plant.nv), np.zeros(plant.nv)
-        q[:7] += 0.3 * np.sin(1.5 * t + np.arange(7))
-        v[:7] = 0.45 * np.cos(1.5 * t + np.arange(7))
-        a[:7] = -0.675 * np.sin(1.5 * t + np.arange(7))
-        return q, v, a
-
+    desired = sinusoid(centre, 0.3, 1.5)
     plant.reset(*desired(0.0)[:2])
     observer = MomentumObserver(model, 50.0)
     times, residuals, torques, states = [], [], [], []
@@ -49,7 +44,7 @@ def run():
             plant.apply_wrench(FLANGE, PUSH)
         q_d, v_d, a_d = desired(t)
         q, v = plant.q(), plant.v()
-        plant.step(pd_effort(100.0, 10.0, q_d[rows], v_d[rows], q[rows], v[rows],
+        plant.step(pd_effort(KP, KD, q_d[rows], v_d[rows], q[rows], v[rows],
                              model.rnea(q_d, v_d, a_d)[rows]))
         q_full[rows], v_full[rows] = plant.measured_position(), plant.measured_velocity()
         effort = np.zeros(model.nv)

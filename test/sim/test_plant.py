@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from arm_motion import KD, KP, sinusoid
 import numpy as np
 from oracle import robot_path
 import pytest
@@ -81,12 +82,7 @@ def test_feedforward_of_the_exact_model_tracks_far_better_than_pd_alone():
     model, rows = plant.nominal, plant.actuated_v
     centre = _mid_range(plant)
 
-    def desired(t):
-        q, v, a = centre.copy(), np.zeros(plant.nv), np.zeros(plant.nv)
-        q[:7] += 0.4 * np.sin(2.0 * t + np.arange(7))
-        v[:7] = 0.8 * np.cos(2.0 * t + np.arange(7))
-        a[:7] = -1.6 * np.sin(2.0 * t + np.arange(7))
-        return q, v, a
+    desired = sinusoid(centre, 0.4, 2.0)
 
     def rms_error(feedforward: bool) -> float:
         plant.reset(*desired(0.0)[:2])
@@ -95,7 +91,7 @@ def test_feedforward_of_the_exact_model_tracks_far_better_than_pd_alone():
             q_d, v_d, a_d = desired(k * plant.timestep)
             tau = model.rnea(q_d, v_d, a_d)[rows] if feedforward else 0.0
             q, v = plant.q(), plant.v()
-            plant.step(pd_effort(100.0, 10.0, q_d[rows], v_d[rows], q[rows], v[rows], tau))
+            plant.step(pd_effort(KP, KD, q_d[rows], v_d[rows], q[rows], v[rows], tau))
             errors.append(desired((k + 1) * plant.timestep)[0][:7] - plant.q()[:7])
         return float(np.sqrt(np.mean(np.square(errors))))
     pd_alone, with_feedforward = rms_error(False), rms_error(True)
