@@ -32,10 +32,9 @@ import numpy as np
 
 from rnea_ros.bag.cli import print_timings
 from rnea_ros.bag.options import add_fields, from_namespace, MAIN, option, positional, shared
-from rnea_ros.bag.staging import check as check_output, OutputError
+from rnea_ros.bag.staging import check as check_output, exit_status
 from rnea_ros.errors import RneaError
 from rnea_ros.identify import outputs, parameters, payload, pipeline
-from rnea_ros.recording.bagio.storage import reason
 
 
 JOINTS = 'joints and time'
@@ -126,18 +125,8 @@ def main(argv: list[str] | None = None) -> int:
         outputs.write(result, output, settings, plots=not args.no_plots,
                       overwrite=args.overwrite)
         result.timings['writing'] = time.perf_counter() - begin
-    except OutputError as exc:  # not the input: a full disk, a failing device
-        print(f'rnea_identify: error: {exc}', file=sys.stderr)
-        return 1
-    except RneaError as exc:  # the input: bags, URDF, options
-        print(f'rnea_identify: error: {exc}', file=sys.stderr)
-        return 2
-    except (ValueError, OSError) as exc:  # not the input: a full disk, a failing device
-        print(f'rnea_identify: error: {reason(exc)}', file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print('rnea_identify: interrupted (no output is left half-written)', file=sys.stderr)
-        return 130
+    except (RneaError, ValueError, OSError, KeyboardInterrupt) as exc:
+        return exit_status('rnea_identify', exc)  # 2: the input; 1: the machine; 130: Ctrl-C
     for warning in result.warnings:
         print(f'rnea_identify: warning: {warning}', file=sys.stderr)
     rms = result.rms
