@@ -41,3 +41,13 @@ def test_bench_closed_loop_runs_every_row():
                 'path a, URDF', 'path b, URDF', 'path a, true model', 'path b, true model'):
         assert f'{row} |' in out, out
     assert out.count('load average') == 2
+
+
+def test_bench_identify_sim_prints_the_truth_table():
+    out = bench('bench_identify_sim.py', '--training', '3', '--validation', '1.5',
+                '--tracking', '0.3', '--worst', '2')
+    assert 'panda, default gap: 3 s training, 1.5 s validation, 0.3 s closed loop' in out
+    for row in ('| URDF |', '| identified |', '| ÷ sensor noise (0.05) |',
+                '| the identified model |', '| the true model |'):
+        assert row in out, out
+    assert out.count('| panda_link') + out.count('| friction.') + out.count('| armature.') >= 2
