@@ -57,14 +57,26 @@ class NormalEquations:
         self.joint_count = np.zeros(nv, dtype=np.int64)
         self._rows = [(sources[j, :counts[j]], positions[j, :counts[j]]) for j in range(nv)]
 
-    def add(self, regressor: np.ndarray, joint: np.ndarray, tau: np.ndarray) -> None:
+    def add(self, regressor: np.ndarray, joint: np.ndarray, tau: np.ndarray,
+            transform=None) -> None:
         """
         Add samples to the sums.
 
         ``regressor``: the regressor chunk (n, nv, 10 nb); ``joint``: each joint's own term
-        columns (n, nv, k) (zero on other rows, so not stored); ``tau`` (n, nv). Call it
-        inside ``one_blas_thread()``.
+        columns (n, nv, k) (zero on other rows, so not stored); ``tau`` (n, nv);
+        ``transform``: a linear filter along time applied to both sides of each joint's rows
+        (``rnea_ros.identify.filtering``). Call it inside ``one_blas_thread()``.
         """
+        for j, x, t, where in self.joint_rows(regressor, joint, tau, transform):
+            self.gram[j][np.ix_(where, where)] += x.T @ x
+            self.moment[j, where] += t @ x
+            self.energy[j] += t @ t
+        self.count += tau.shape[0]
+        self.joint_count += np.isfinite(tau).sum(axis=0)
+
+    def joint_rows(self, regressor: np.ndarray, joint: np.ndarray, tau: np.ndarray,
+                   transform=None):
+        """Yield per joint j (j, its rows x, its torques t, their base columns); see ``add``."""
         nv, k = tau.shape[1], joint.shape[2]
         r = self.gram.shape[1] - nv * k
         measured = np.isfinite(tau)
@@ -73,12 +85,9 @@ class NormalEquations:
             t = tau[:, j]
             if not measured[:, j].all():  # no row where the effort is not measured
                 x, t = x[measured[:, j]], t[measured[:, j]]
-            where = np.concatenate([positions, r + j * k + np.arange(k)])
-            self.gram[j][np.ix_(where, where)] += x.T @ x
-            self.moment[j, where] += t @ x
-            self.energy[j] += t @ t
-        self.count += tau.shape[0]
-        self.joint_count += measured.sum(axis=0)
+            if transform is not None and t.size:
+                x, t = transform(x), transform(t)
+            yield j, x, t, np.concatenate([positions, r + j * k + np.arange(k)])
 
     def rss(self, beta: np.ndarray) -> np.ndarray:
         """Residual sum of squares per joint of the prediction W beta (>= 0)."""
@@ -163,13 +172,27 @@ class Fit:
     H: np.ndarray
     g: np.ndarray
     condition: float
+    # The sandwich covariance of ``rnea_ros.identify.covariance`` once computed (``std`` is
+    # then its diagonal's root), the white-noise one sqrt(diag(H^-1)), the residuals'
+    # correlation time and Newey-West window [samples], the low-pass cutoff [Hz] (None: none).
+    covariance: np.ndarray | None = None
+    white_std: np.ndarray | None = None
+    correlation_time: float = 1.0
+    lag: int = 0
+    cutoff: float | None = None
 
 
-def weighted_fit(train: NormalEquations) -> Fit:
-    """Unweighted fit -> per-joint noise -> fit weighted by it (see the module docstring)."""
+def weighted_fit(train: NormalEquations, raw: NormalEquations | None = None) -> Fit:
+    """
+    Unweighted fit -> per-joint noise -> fit weighted by it (see the module docstring).
+
+    ``raw``: the same samples unfiltered when ``train`` is low-passed
+    (``rnea_ros.identify.filtering``): the noise of each joint is its raw residual's RMS.
+    """
     gram = train.gram.sum(axis=0)
     beta0 = solve(gram, train.moment.sum(axis=0))
-    sigma = np.sqrt(train.rss(beta0) / np.maximum(train.joint_count, 1))
+    noise = train if raw is None else raw
+    sigma = np.sqrt(noise.rss(beta0) / np.maximum(noise.joint_count, 1))
     floor = 1e-9 * max(float(sigma.max()), 1e-12)
     sigma = np.maximum(sigma, floor)  # a joint fitted exactly must not get an infinite weight
     H, g = train.weighted(sigma)

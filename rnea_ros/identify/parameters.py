@@ -19,9 +19,13 @@ for the inertial parameters (the link carrying the body's ``<inertial>``),
 node's parameters.
 
 Prior scales ``scale``: the size of a change that the URDF prior finds plausible (one standard
-deviation of the Gaussian prior around the URDF): the body mass m_s = max(m, 0.1 kg), length
-l_s = max(radius of gyration, |c|, 0.05 m), so m_s, m_s l_s and m_s l_s^2; friction 10 % of the
-joint's effort limit (10 N m without one); armature that torque over 10 rad/s^2.
+deviation of the Gaussian prior around the URDF): with m_s = max(m, 0.1 kg) and the length
+l_s = max(radius of gyration, |c|, 0.05 m), the first moments m_s l_s, the rotational inertias
+m_s l_s^2, and the mass ``MASS_PRIOR`` m_s: a URDF's masses (weighed or from CAD) are its
+surest numbers, and a joint-torque log rarely tells one link's mass from its neighbours' (a
+prior as wide as the mass let a 30 s UR5 log of the exact URDF move the total mass by 3 %
+inside the data's noise); friction 10 % of the joint's effort limit (10 N m without one);
+armature that torque over 10 rad/s^2.
 """
 from __future__ import annotations
 
@@ -35,6 +39,7 @@ INERTIAL = ('m', 'mc_x', 'mc_y', 'mc_z', 'Ixx', 'Ixy', 'Iyy', 'Ixz', 'Iyz', 'Izz
 # The friction models of ``JointModel`` and the terms each one has.
 FRICTION_MODELS = {'coulomb-viscous-offset': FRICTION_FIELDS, 'none': ()}
 DEFAULT_FRICTION = 'coulomb-viscous-offset'
+MASS_PRIOR = 0.1  # of the mass: the prior scale of a body's mass (module docstring)
 
 
 @dataclass(frozen=True)
@@ -117,7 +122,7 @@ def prior(model, lay: Layout) -> tuple[np.ndarray, np.ndarray]:
         gyration = np.sqrt(max(np.trace(inertia_com), 0.0) / (2 * mass)) if mass > 0 else 0.0
         m_s = max(mass, 0.1)
         l_s = max(gyration, float(np.linalg.norm(com)), 0.05)
-        scale[10 * i:10 * i + 10] = [m_s] + [m_s * l_s] * 3 + [m_s * l_s ** 2] * 6
+        scale[10 * i:10 * i + 10] = [MASS_PRIOR * m_s] + [m_s * l_s] * 3 + [m_s * l_s ** 2] * 6
     limits = model.effort_limits
     for j in range(len(lay.joint_names)):
         torque = 0.1 * limits[j] if np.isfinite(limits[j]) and limits[j] > 0 else 10.0

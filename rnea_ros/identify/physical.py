@@ -5,9 +5,11 @@ The least-squares base parameters say nothing about the combinations the torques
 and may even belong to no rigid body. This step finds standard parameters theta (every body's
 10 inertial parameters and the joint terms) that
 
-- reproduce the data as the base fit does: (E theta - beta)^T H (E theta - beta), the increase
-  of the weighted residual sum of squares over the least-squares optimum (H, beta from
-  ``fit.weighted_fit``); the data's own metric, so well-excited combinations are kept and
+- reproduce the data as the base fit does: (E theta - beta)^T A (E theta - beta), with beta
+  the least-squares base parameters and A = H / inflation (``fit.weighted_fit``,
+  ``covariance.Correlation.inflation``): the increase of the weighted residual sum of squares
+  over the least-squares optimum, in units of the base parameters' honest variances (the
+  residuals are correlated); the data's own metric, so well-excited combinations are kept and
   poorly excited ones are free;
 - stay near the URDF where the data say nothing: + sum_k ((theta_k - theta_urdf_k) / s_k)^2,
   the prior scales s of ``parameters.prior``. The sum is twice the negative log posterior of a
@@ -23,10 +25,12 @@ solved by cvxpy with Clarabel, or SCS when Clarabel fails.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import warnings
 
 import numpy as np
 
 from rnea_ros.errors import RneaError
+from rnea_ros.identify.parameters import MASS_PRIOR
 
 MARGIN = 1e-7
 SOLVERS = ('CLARABEL', 'SCS')
@@ -59,7 +63,11 @@ def _pseudo_inertia(phi):
 
 def solve(lay, base, H: np.ndarray, beta: np.ndarray, theta_prior: np.ndarray,
           scale: np.ndarray, fixed_inertial: bool = False) -> PhysicalSolution:
-    """Solve the SDP of the module docstring; ``fixed_inertial`` keeps the URDF's bodies."""
+    """
+    Solve the SDP of the module docstring; ``fixed_inertial`` keeps the URDF's bodies.
+
+    ``H``: the metric A of the data term.
+    """
     import cvxpy as cp
     values, vectors = np.linalg.eigh(H)
     keep = values > 1e-12 * max(values.max(), 0.0)
@@ -78,14 +86,17 @@ def solve(lay, base, H: np.ndarray, beta: np.ndarray, theta_prior: np.ndarray,
     else:
         for i in range(len(lay.body_links)):
             body = theta[10 * i:10 * i + 10]
-            m_s, l_s2 = scale[10 * i], scale[10 * i + 4] / scale[10 * i]
+            m_s = scale[10 * i] / MASS_PRIOR
+            l_s2 = scale[10 * i + 4] / m_s
             margin = MARGIN * m_s * np.diag([l_s2, l_s2, l_s2, 1.0])
             constraints.append(_pseudo_inertia(body) - margin >> 0)
     problem = cp.Problem(cp.Minimize(objective), constraints)
     status, solver = 'not run', ''
     for solver in SOLVERS:
         try:
-            problem.solve(solver=solver)
+            with warnings.catch_warnings():  # an inaccurate solution is its status, not a print
+                warnings.simplefilter('ignore', UserWarning)
+                problem.solve(solver=solver)
         except cp.SolverError:
             status = 'solver error'
             continue

@@ -20,6 +20,7 @@ The ``rnea_identify`` pipeline: bags -> regressor -> base parameters -> fit -> o
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 import time
@@ -29,7 +30,8 @@ import numpy as np
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.identify import base as base_params
-from rnea_ros.identify import fit, parameters, physical, samples
+from rnea_ros.identify import covariance, filtering, fit, parameters, physical, samples, \
+    trust
 
 CHUNK = 20_000
 MIN_SAMPLES_PER_PARAMETER = 2  # training samples (each one row per joint) per base parameter
@@ -61,6 +63,8 @@ class Identification:
     validation: samples.Samples | None
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    # Standard deviations of each link's mass (nb,) and centre of mass (nb, 3): ``trust``.
+    uncertainty: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def _split(bags: list[samples.Samples], holdout: float):
@@ -75,25 +79,44 @@ def _split(bags: list[samples.Samples], holdout: float):
     return train, validation
 
 
-def accumulate(model, lay, base, sets: list[samples.Samples], threads=None
-               ) -> fit.NormalEquations:
-    """Accumulate the normal equations of the base regressor over ``sets``, in chunks."""
+def equations(model, lay, base) -> fit.NormalEquations:
+    """Empty normal equations of the base regressor of ``model``."""
     inertial_columns = base.columns[base.columns < lay.n_inertial]
     q, v, a = base_params.random_states(model)
-    equations = fit.NormalEquations(model.nv, base.size,
-                                    *fit.rows_of(model.regressor_batch(q, v, a),
-                                                 inertial_columns))
+    return fit.NormalEquations(model.nv, base.size,
+                               *fit.rows_of(model.regressor_batch(q, v, a), inertial_columns))
+
+
+def sweep(model, lay, base, sets: list[samples.Samples], consumers, threads=None) -> None:
+    """
+    One pass over ``sets`` in chunks of at most ``CHUNK`` samples (none much shorter).
+
+    Each chunk's regressor, joint columns and effort go to ``consumer.add(Y, joint, effort,
+    transform)`` for every (consumer, transform) of ``consumers``.
+    """
     buffer = None
     with fit.one_blas_thread():
         for data in sets:
-            for start in range(0, len(data), CHUNK):
-                stop = min(start + CHUNK, len(data))
+            pieces = max(1, -(-len(data) // CHUNK))
+            edges = np.linspace(0, len(data), pieces + 1).astype(np.int64)
+            for start, stop in zip(edges[:-1], edges[1:]):
+                if stop <= start:
+                    continue
                 q, v, a = (x[start:stop] for x in (data.q, data.v, data.a))
                 if buffer is None or buffer.shape[0] != stop - start:
                     buffer = np.empty((stop - start, model.nv, lay.n_inertial))
                 Y = model.regressor_batch(q, v, a, threads=threads, out=buffer)
-                equations.add(Y, lay.joint_features(v, a), data.effort[start:stop])
-    return equations
+                features = lay.joint_features(v, a)
+                for consumer, transform in consumers:
+                    consumer.add(Y, features, data.effort[start:stop], transform)
+
+
+def accumulate(model, lay, base, sets: list[samples.Samples], threads=None
+               ) -> fit.NormalEquations:
+    """Accumulate the normal equations of the base regressor over ``sets``, in chunks."""
+    out = equations(model, lay, base)
+    sweep(model, lay, base, sets, [(out, None)], threads)
+    return out
 
 
 def predict(model, lay, base, betas: dict[str, np.ndarray], data: samples.Samples
@@ -164,12 +187,22 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     timings['reading'] = time.perf_counter() - clock
 
     clock = time.perf_counter()
-    train_eq = accumulate(model, lay, base, train, threads)
+    low_pass = filtering.design(train)
+    train_eq, filtered_eq = equations(model, lay, base), equations(model, lay, base)
+    sweep(model, lay, base, train, [(train_eq, None), (filtered_eq, low_pass)], threads)
     validation_eq = accumulate(model, lay, base, validation, threads)
     timings['regressor'] = time.perf_counter() - clock
 
     clock = time.perf_counter()
-    result = fit.weighted_fit(train_eq)
+    result = fit.weighted_fit(filtered_eq, train_eq)
+    scores = covariance.Scores(filtered_eq, result.beta, result.sigma, n_train)
+    sweep(model, lay, base, train, [(scores, low_pass)], threads)
+    honest = scores.result(result.H)
+    result = dataclasses.replace(result, std=honest.std, white_std=result.std,
+                                 covariance=honest.covariance,
+                                 correlation_time=honest.time, lag=honest.lag,
+                                 cutoff=low_pass.cutoff)
+    metric = result.H / honest.inflation(result.white_std)
     beta_urdf = base.E @ theta_urdf
     free = base.columns >= lay.n_inertial
     beta_friction = fit.fit_joint_terms(result.H, result.g, beta_urdf, free)
@@ -181,7 +214,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
         theta = theta_urdf.copy()
         theta[lay.n_inertial:] = beta[free] - beta_urdf[free]
     else:
-        solution = physical.solve(lay, base, result.H, result.beta, theta_urdf, scale,
+        solution = physical.solve(lay, base, metric, result.beta, theta_urdf, scale,
                                   fixed_inertial=inertial == 'none')
         theta, solver = solution.theta, solution.solver
         eigen = solution.min_eigenvalues if inertial == 'physical' else None
@@ -199,11 +232,17 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     timings['fit'] = time.perf_counter() - clock
     warnings += _excitation_warnings(base, result, scale,
                                      lay.n_inertial if inertial == 'none' else 0)
+    if inertial == 'physical':
+        warnings += trust.departure_warnings(base.names, result.beta, result.std, beta)
+        warnings += trust.validation_warnings(rms, result.sigma, validation_eq.joint_count)
+    uncertainty = trust.link_uncertainty(lay, base, metric, scale, theta) \
+        if inertial == 'physical' else None
     plot_data = validation[0] if validation and len(validation[0]) else None
     return Identification(model, urdf_xml, lay, base, theta_urdf, scale, theta, theta_friction,
                           result, betas, rms, {'training': n_train,
                                                'validation': validation_eq.count},
-                          dropped, inertial, solver, eigen, plot_data, warnings, timings)
+                          dropped, inertial, solver, eigen, plot_data, warnings, timings,
+                          uncertainty)
 
 
 VISIBILITY = 0.1  # a base parameter whose standard deviation exceeds this many prior scales

@@ -6,13 +6,19 @@ What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, iden
 - ``settings``, ``samples`` (training, validation, dropped for a NaN effort);
 - ``noise``: per joint the torque noise sigma estimated from the unweighted fit's residual;
 - ``excitation``: the condition number of the weighted base regressor with unit-norm
-  columns, and per base parameter its value, standard deviation and relative standard
-  deviation (std / |value|) and the dependent parameters it absorbs;
+  columns, the low-pass cutoff applied to both sides of the fit (Hz, null: none;
+  ``filtering``), the residuals' correlation time and Newey-West window (samples;
+  ``covariance``), and per base parameter its least-squares value, its standard deviation
+  (``std``: the sandwich estimate for correlated residuals; ``white_std``: what white residuals
+  would give), the relative standard deviation (std / |value|), the final value, the departure
+  (final - least squares) / std and the dependent parameters it absorbs;
 - ``rms``: per model (``urdf``, ``urdf+friction``: the URDF with the joint terms fitted to
   it, ``identified``) and data set (``training``, ``validation``) the RMS residual per joint;
 - ``joint_model``: the identified friction and armature per joint;
 - ``links``: per moving body (named by its link) the URDF and identified parameters, and
-  whether its pseudo-inertia is positive semi-definite; ``total_mass`` before and after;
+  whether its pseudo-inertia is positive semi-definite, and (``--inertial physical``) the
+  standard deviations of its identified mass and centre of mass (``trust.link_uncertainty``);
+  ``total_mass`` before and after;
 - ``warnings`` and ``outputs``.
 """
 from __future__ import annotations
@@ -56,6 +62,8 @@ def summary(result: Identification, settings: dict, outputs: list[str]) -> dict:
     beta = result.betas['identified']
     with np.errstate(divide='ignore', invalid='ignore'):
         relative = fit.std / np.abs(fit.beta)
+        departure = np.where(fit.std > 0, (beta - fit.beta) / fit.std, 0.0)
+    white = fit.std if fit.white_std is None else fit.white_std
     links = {}
     for i, link in enumerate(lay.body_links):
         entry = {'urdf': dict(zip(INERTIAL, phi_urdf[i])),
@@ -64,6 +72,9 @@ def summary(result: Identification, settings: dict, outputs: list[str]) -> dict:
             entry['pseudo_inertia_min_eigenvalue'] = result.min_eigenvalues[i]
             entry['physically_consistent'] = bool(phi[i, 0] > 0
                                                   and result.min_eigenvalues[i] >= 0)
+        if result.uncertainty is not None:
+            entry['mass_std'] = result.uncertainty[0][i]
+            entry['com_std'] = result.uncertainty[1][i]
         links[link] = entry
     return _safe({
         'settings': settings,
@@ -75,11 +86,16 @@ def summary(result: Identification, settings: dict, outputs: list[str]) -> dict:
         'excitation': {
             'condition_number': fit.condition,
             'rank_tolerance': base.rank_tolerance,
+            'low_pass_cutoff': fit.cutoff,
+            'correlation_time': fit.correlation_time,
+            'newey_west_lag': fit.lag,
             'base_parameters': [
-                {'name': name, 'least_squares': b, 'std': s, 'relative_std': r,
-                 'final': f, 'absorbs': [{'name': n, 'coefficient': c} for n, c in group]}
-                for name, b, s, r, f, group in zip(base.names, fit.beta, fit.std, relative,
-                                                   beta, base.grouped)],
+                {'name': name, 'least_squares': b, 'std': s, 'white_std': w,
+                 'relative_std': r, 'final': f, 'departure': d,
+                 'absorbs': [{'name': n, 'coefficient': c} for n, c in group]}
+                for name, b, s, w, r, f, d, group in zip(
+                    base.names, fit.beta, fit.std, white, relative, beta, departure,
+                    base.grouped)],
         },
         'rms': {model: {data: dict(zip(joints, values))
                         for data, values in result.rms[model].items()} for model in MODELS},
@@ -125,28 +141,38 @@ def markdown(data: dict) -> str:
               'Condition number of the weighted base regressor (unit-norm columns): '
               f"{fmt(excitation['condition_number'])}; "
               f"{len(excitation['base_parameters'])} base parameters (QR rank tolerance "
-              f"{excitation['rank_tolerance']:g}).", '',
-              '| base parameter | least squares | std | relative std | final | absorbs |',
-              '|---|---|---|---|---|---|']
+              f"{excitation['rank_tolerance']:g}). Torques and regressor low-passed at "
+              f"{fmt(excitation['low_pass_cutoff'])} Hz; std: the Newey-West sandwich for "
+              f"residuals correlated over {fmt(excitation['correlation_time'])} samples "
+              f"(window {excitation['newey_west_lag']} samples); white std: what white "
+              'residuals would give; departure: (final − least squares) / std.', '',
+              '| base parameter | least squares | std | white std | relative std | final | '
+              'departure | absorbs |',
+              '|---|---|---|---|---|---|---|---|']
     for p in excitation['base_parameters']:
         absorbs = len(p['absorbs'])
         lines.append(f"| {p['name']} | {fmt(p['least_squares'])} | {fmt(p['std'])} | "
-                     f"{fmt(p['relative_std'], 2)} | {fmt(p['final'])} | "
-                     f"{absorbs or ''} |")
+                     f"{fmt(p['white_std'])} | {fmt(p['relative_std'], 2)} | "
+                     f"{fmt(p['final'])} | {fmt(p['departure'], 2)} | {absorbs or ''} |")
     mass = data['total_mass']
     lines += ['', '## Links', '',
               f"Total mass: {fmt(mass['urdf'], 6)} kg in the URDF, "
               f"{fmt(mass['identified'], 6)} kg identified.", '',
-              '| link | m | c (URDF → identified) [m] | changed parameters | consistent |',
+              'Mass and centre of mass: URDF → identified ± one standard deviation (the '
+              "linearised posterior; the prior's where the data are silent).", '',
+              '| link | m [kg] | c (URDF → identified) [m] | changed parameters | consistent |',
               '|---|---|---|---|---|']
     for link, entry in data['links'].items():
         old, new = entry['urdf'], entry['identified']
         changed = [p for p in INERTIAL if abs(new[p] - old[p]) > 1e-9 * max(1.0, abs(old[p]))]
         com_old = [old[p] / old['m'] if old['m'] else 0.0 for p in INERTIAL[1:4]]
         com_new = [new[p] / new['m'] if new['m'] else 0.0 for p in INERTIAL[1:4]]
-        lines.append(f"| {link} | {fmt(old['m'])} → {fmt(new['m'])} | "
+        mass_std = f" ± {fmt(entry['mass_std'], 2)}" if 'mass_std' in entry else ''
+        com_std = f" ± {', '.join(fmt(c, 2) for c in entry['com_std'])}" \
+            if 'com_std' in entry else ''
+        lines.append(f"| {link} | {fmt(old['m'])} → {fmt(new['m'])}{mass_std} | "
                      f"{', '.join(fmt(c, 3) for c in com_old)} → "
-                     f"{', '.join(fmt(c, 3) for c in com_new)} | "
+                     f"{', '.join(fmt(c, 3) for c in com_new)}{com_std} | "
                      f"{', '.join(changed) or 'none'} | "
                      f"{fmt(entry.get('physically_consistent', '–'))} |")
     lines += ['', 'Outputs: ' + ', '.join(f'`{o}`' for o in data['outputs']), '']
