@@ -61,6 +61,7 @@ class Identification:
     validation: samples.Samples | None
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    differentiation: dict = field(default_factory=dict)
 
 
 def _split(bags: list[samples.Samples], holdout: float):
@@ -153,6 +154,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
         check = None
         train, validation = _split(loaded, holdout)
     dropped = sum(d.dropped_nan_effort for d in loaded + ([check] if check else []))
+    differentiation = {d.bag: d.differentiation for d in loaded + ([check] if check else [])}
     del loaded, check  # the split copied the samples: keep one copy of a long log
     if dropped:
         warnings.append(f'{dropped} samples with a NaN effort were dropped')
@@ -203,7 +205,8 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     return Identification(model, urdf_xml, lay, base, theta_urdf, scale, theta, theta_friction,
                           result, betas, rms, {'training': n_train,
                                                'validation': validation_eq.count},
-                          dropped, inertial, solver, eigen, plot_data, warnings, timings)
+                          dropped, inertial, solver, eigen, plot_data, warnings, timings,
+                          differentiation)
 
 
 VISIBILITY = 0.1  # a base parameter whose standard deviation exceeds this many prior scales

@@ -78,7 +78,9 @@ def synthetic_bag(path: Path, model: RobotModel, *, seed: int = 1, moving=None,
         + ARMATURE * a
     tau += np.random.default_rng(seed + 100).standard_normal(tau.shape) * NOISE
     if nan_effort:
-        tau[np.linspace(50, tau.shape[0] - 50, nan_effort).astype(int), 2] = np.nan
+        # Inside the samples kept whatever the differentiation window (a tenth in from the ends).
+        tenth = tau.shape[0] // 10
+        tau[np.linspace(tenth, tau.shape[0] - tenth, nan_effort).astype(int), 2] = np.nan
     kept = [k for k in range(model.nv) if k != unpublished]
     q, v, tau = (np.ascontiguousarray(x[:, kept]) for x in (q, v, tau))
     return bagdata.joint_states_bag(path, times, [model.joint_names[k] for k in kept], q, v,
