@@ -36,9 +36,9 @@ def panda() -> RobotModel:
 
 
 def jittered_log(panda, seed: int, duration: float = 12.0, **overrides):
-    """The log of the module docstring (1 kHz)."""
-    settings = dict(jitter=0.0, stamp_error=STAMP_ERROR, holes=(5.0, 0.008, 0.008),
-                    velocity_filter=50.0, quantum=2.0 ** -16, hold=HOLD)
+    """Generate the log of the module docstring (1 kHz)."""
+    settings = {'jitter': 0.0, 'stamp_error': STAMP_ERROR, 'holes': (5.0, 0.008, 0.008),
+                'velocity_filter': 50.0, 'quantum': 2.0 ** -16, 'hold': HOLD}
     settings.update(overrides)
     return bagdata.realistic_log(panda, duration, 1000.0, seed=seed, **settings)
 

@@ -236,8 +236,10 @@ def test_base_mode_and_validation_bag(tmp_path, capsys, ur5, bag, short_bag):
                               '--inertial', 'base', '--validate', short_bag, '--no-plots')
     assert code == 0, err
     report = json.loads((tmp_path / 'out' / 'identification.json').read_text())
-    # Less the samples within half a window (25 ms) of the ends, as rnea_bag leaves out.
-    assert report['samples']['validation'] == pytest.approx(4.0 * RATE - 25, abs=2)
+    # Less the samples within half a window of the ends, as rnea_bag leaves out (the longest
+    # window chosen: 25 ms each end for 0.05 s).
+    window = max(report['differentiation'][str(short_bag)]['windows'].values())
+    assert report['samples']['validation'] == pytest.approx(4.0 * RATE - window * RATE, abs=2)
     rms = np.array(list(report['rms']['identified']['validation'].values()))
     assert np.all(rms <= 1.15 * NOISE), rms
     # Base parameters are not link inertias: the URDF's are kept.
@@ -280,7 +282,8 @@ def test_unknown_joints_are_refused(tmp_path, capsys, ur5):
 
 def test_too_few_samples_are_refused(tmp_path, capsys, ur5):
     bag = synthetic_bag(tmp_path / 'bag', ur5, duration=0.1)
-    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out')
+    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out',
+                              '--window', '0.05')
     assert code == 2
     assert err.startswith('rnea_identify: error: too few samples: 18 training samples for 58 '
                           'base parameters (at least 116 needed)'), err
@@ -311,7 +314,10 @@ def test_samples_are_counted_as_rnea_bag_counts_them(tmp_path, capsys, short_bag
     assert rnea_bag([str(short_bag), '--urdf', str(UR5), '--output', str(tmp_path / 'b'),
                      '--no-plots']) == 0
     assert capsys.readouterr().out == f'rnea_bag: {identified} samples -> {tmp_path / "b"}\n'
-    assert identified == 4.0 * RATE - 25  # the ends' half windows (12.5 samples each) left out
+    # The ends' half windows left out (12.5 samples each for 0.05 s), the longest window's.
+    report = json.loads((tmp_path / 'i' / 'identification.json').read_text())
+    window = max(report['differentiation'][str(short_bag)]['windows'].values())
+    assert identified == pytest.approx(4.0 * RATE - window * RATE, abs=1)
 
 
 def test_wrong_length_effort_is_named(tmp_path, capsys, ur5):
