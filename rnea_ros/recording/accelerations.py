@@ -9,10 +9,11 @@ samples with a centred window spread over the log:
 
 - sigma_q, sigma_v: the noise of the positions and of the velocities, from the residuals of
   the local polynomial fit (``differentiate.fit_at``): sigma^2 = sum r^2 / sum (1 - leverage).
-- The positions route: its RMS acceleration error is predicted as noise + bias, noise =
-  sigma_q x the fit's noise factor of the second derivative, bias from Richardson's rule: the
-  bias of the degree-3 fit grows as the square of the window, so the RMS difference between
-  the estimates over ``window`` and over 2 ``window`` is about 3 x the bias (less the noise).
+- The positions route: its RMS acceleration error is predicted as sqrt(noise^2 + bias^2),
+  noise = sigma_q x the fit's noise factor of the second derivative, bias from Richardson's
+  rule: the bias of the degree-3 fit grows as the square of the window, so the RMS difference
+  between the estimates over ``window`` and over 2 ``window`` is about 3 x the bias (less the
+  noise).
 - The velocities route: errors of the velocity field that are not white (a filter's delay, a
   scale) are invisible in its own residuals. They show against the positions: the RMS
   difference D between the two routes' accelerations holds both routes' errors (independent),
@@ -21,6 +22,22 @@ samples with a centred window spread over the log:
   (least squares of v - v_positions against the acceleration) is reported too.
 - The route with the smaller predicted error wins (the positions on a tie). A joint whose
   velocity is missing or not finite in any sample uses the positions.
+
+Window, per joint and route (``window`` None, ``--window auto``): the predictions above are
+made at every candidate of ``differentiate.candidate_windows`` (a grid 2^(1/3) apart holding
+``default_window``, at most a sixth of the longest gap-free segment), with sigma_q and sigma_v
+from the fits over the shortest candidate and the bias from the fits over each candidate and
+twice it (the difference's noise variance taken as the difference of the two noise variances:
+the wider fit is nearly efficient). Each route takes the shortest candidate whose predicted
+error is within ``NEAR_BEST`` of its smallest (fewer samples lost at the ends and gaps; a joint
+at rest gets the shortest); the velocities route is judged against the positions route's
+estimate at the positions' window. A given window is the only candidate. ``estimate`` then
+differentiates once per distinct window; the samples left out at the ends are those of the
+longest.
+
+Time base (``choose_clock``): the stamps, or the regular clock fitted to them
+(``clock.regularise``) where the positions' residual variance around the local fits over it is
+below ``clock.GAIN`` times that over the stamps (stamp noise, not sampling-time noise).
 """
 from __future__ import annotations
 
