@@ -51,3 +51,15 @@ def test_bench_identify_sim_prints_the_truth_table():
                 '| the identified model |', '| the true model |'):
         assert row in out, out
     assert out.count('| panda_link') + out.count('| friction.') + out.count('| armature.') >= 2
+
+
+REAL_LOGS = Path('/work/shared/real_logs/kinova_gen3')
+
+
+@pytest.mark.skipif(not REAL_LOGS.is_dir(), reason='the shared real logs are not on this machine')
+def test_real_log_windows_prints_a_row_per_log_and_window():
+    out = bench('real_log_windows.py', '--seconds', '1.0', '--windows', 'auto', '0.1',
+                '--stamp-error', '1.2e-4')
+    rows = [line for line in out.splitlines() if line.startswith('| opti_traj')]
+    assert [row.split(' | ')[1] for row in rows] == ['auto', '0.1', 'auto', '0.1']
+    assert all(row.endswith('| regular clock |') for row in rows), rows
