@@ -51,14 +51,20 @@ def test_the_identified_feedforward_tracks_within_1_3_of_the_true_model(judged):
     assert judged.tracking_ratio <= TRACKING, table(judged)
 
 
-@pytest.mark.xfail(strict=True, reason='not met: the validation residual is 1.2-1.8x the '
-                   'sensor noise (0.05 N m) on the joints (60 s training: see docs/identify.md)')
+@pytest.mark.xfail(strict=True, reason='not met: the validation residual is 1.4-1.85x the '
+                   'sensor noise (0.05 N m) on joints 1-7 and 1.2x on the finger, with 30 s or '
+                   '60 s of training; without the dry friction of the gap (MuJoCo frictionloss, '
+                   'which sticks at velocity reversals) it is 1.0-1.3x: the smooth Coulomb '
+                   'model tanh(v / 0.01) misses the stiction')
 def test_the_validation_residual_is_within_1_2_of_the_sensor_noise(judged):
     assert np.all(judged.residual <= RESIDUAL * judged.noise), table(judged)
 
 
-@pytest.mark.xfail(strict=True, reason='not met: about half of the 78 base parameters (least '
-                   'squares) are off the truth by more than 5 % and 3 std (see docs/identify.md)')
+@pytest.mark.xfail(strict=True, reason='not met: 7 of 78 least-squares base parameters '
+                   '(30 s; 14 with 60 s) are off the truth by more than 5 % and 3 std: the '
+                   'terms of the finger joint (armature -6.9 +- 0.4 for 0.2), the friction of '
+                   'joint 6 (viscous 0.141 +- 0.005 for 0.2), panda_link5.mc_x (-0.0125 for '
+                   '-0.0156)')
 def test_the_base_parameters_are_within_5_percent_or_3_std_of_the_truth(judged):
     missed = judged.misses(judged.least_squares)
     assert not np.any(missed), [judged.names[k] for k in np.flatnonzero(missed)]
