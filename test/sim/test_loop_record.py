@@ -1,4 +1,4 @@
-"""``run_in_process`` with a ``Recorder``: the joint_states ``rnea_sim --record`` keeps in lockstep."""
+"""``run_in_process`` with a ``Recorder``: the joint_states that ``rnea_sim --record`` keeps."""
 from __future__ import annotations
 
 from dataclasses import replace
