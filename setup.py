@@ -36,6 +36,7 @@ setup(
             'rnea_bag = rnea_ros.bag.cli:main',
             'rnea_fleet = rnea_ros.fleet.cli:main',
             'rnea_identify = rnea_ros.identify.cli:main',
+            'rnea_excite = rnea_ros.excite.cli:main',
             'rnea_sim = rnea_ros.sim.main:main',
         ],
     },

@@ -63,3 +63,20 @@ def test_real_log_windows_prints_a_row_per_log_and_window():
     rows = [line for line in out.splitlines() if line.startswith('| opti_traj')]
     assert [row.split(' | ')[1] for row in rows] == ['auto', '0.1', 'auto', '0.1']
     assert all(row.endswith('| regular clock |') for row in rows), rows
+
+
+def test_bench_excite_runs_and_compares_with_random_sines():
+    out = bench('bench_excite.py', '--harmonics', '2', '--max-iterations', '2', '--seeds', '2')
+    assert 'panda: 7 moving joints, 2 harmonics' in out
+    assert 'rnea_excite wall clock (fresh process)' in out
+    assert 'random sines within the same limits (2 seeds): median' in out
+    assert out.count('load average') == 2
+
+
+def test_bench_excite_sim_identifies_from_both_motions():
+    out = bench('bench_excite_sim.py', '--duration', '4', '--harmonics', '2',
+                '--base-frequency', '0.5', '--max-iterations', '2')
+    for row in ('| rnea_excite |', '| random sines |'):
+        assert row in out, out
+    assert 'validation: 4 s recorded' in out
+    assert out.count('load average') == 2

@@ -38,10 +38,10 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     pages = {page.stem for page in out.glob('*.html')}
-    assert {'index', 'library', 'node', 'bag', 'identify', 'fleet', 'conventions', 'glossary',
-            'cli', 'api', 'benchmarks', 'development'} <= pages
+    assert {'index', 'library', 'node', 'bag', 'identify', 'excite', 'fleet', 'conventions',
+            'glossary', 'cli', 'api', 'benchmarks', 'development'} <= pages
     cli = (out / 'cli.html').read_text()
-    for option in ('--window', '--validate', '--scheduler', '--xacro-arg'):
+    for option in ('--window', '--validate', '--scheduler', '--xacro-arg', '--keep-above'):
         assert option in cli, option  # each tool's --help, rendered from its parser
     api = (out / 'api.html').read_text()
     for name in ('rnea_batch', 'mass_matrix', 'JointModel', 'ContactSolver', 'world_wrenches'):

@@ -2,8 +2,9 @@
 The package layout: imports flow one way, and the library stays free of ROS and bag tools.
 
 dynamics <- contacts <- {node, bag, sim}; dynamics <- recording <- {bag, identify}; identify
-and fleet sit above bag. node, bag and sim never import each other; only sim imports mujoco;
-recording (the way into a bag) imports dynamics only. Checked two ways: every import statement
+and fleet sit above bag, excite (excitation design) above identify. node, bag and sim never
+import each other; only sim imports mujoco; recording (the way into a bag) imports dynamics
+only. Checked two ways: every import statement
 of every module (also those inside functions), and what importing the library really loads (a
 fresh interpreter).
 """
@@ -28,6 +29,9 @@ ALLOWED = {
     'sim': {'dynamics', 'contacts'},  # never node: the simulated robot talks to it over DDS
     'identify': {'dynamics', 'contacts', 'recording', 'bag'},  # bag: plots, report, options
     'fleet': {'dynamics', 'contacts', 'recording', 'bag'},
+    # excite: identify's parameter layout and base; recording's JOINT=VALUE parser; bag's
+    # options, staged output directory and plotly building blocks.
+    'excite': {'dynamics', 'recording', 'bag', 'identify'},
 }
 HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow', 'mujoco')
 

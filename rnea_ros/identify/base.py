@@ -14,7 +14,9 @@ stay directly readable; the inertial columns, with the joint columns projected o
 QR with column pivoting (``scipy.linalg.qr``). Numerical rank: the count of |R_kk| above
 ``TOLERANCE`` |R_00| (structurally dependent columns give 1e-14 or less). The other inertial
 columns are expressed in the base columns by least squares: E = [I | K] in base/dependent
-order, beta_k = theta_k + sum_d K_kd theta_d.
+order, beta_k = theta_k + sum_d K_kd theta_d. Given ``states`` (a designed motion, as
+``rnea_excite`` has) replace the random ones; a joint term the states never excite (the
+friction of a joint held still) has a zero column and is left out of the base.
 """
 from __future__ import annotations
 
@@ -58,15 +60,23 @@ def random_states(model, count: int = SAMPLES, seed: int = SEED):
     return q, rng.standard_normal((count, model.nv)), rng.standard_normal((count, model.nv))
 
 
-def base_parameters(model, lay, tolerance: float = TOLERANCE) -> BaseParameters:
-    """Find the base parameters of ``model`` with the joint terms of ``lay`` (``Layout``)."""
-    q, v, a = random_states(model)
+def base_parameters(model, lay, tolerance: float = TOLERANCE, states=None) -> BaseParameters:
+    """
+    Find the base parameters of ``model`` with the joint terms of ``lay`` (``Layout``).
+
+    ``states``: (q, v, a) arrays of the motion to tell the parameters apart on (default:
+    ``random_states``).
+    """
+    q, v, a = random_states(model) if states is None else states
     inertial = model.regressor_batch(q, v, a).reshape(-1, lay.n_inertial)
     joint = lay.joint_columns(v, a).reshape(inertial.shape[0], -1)
+    joint_norms = np.linalg.norm(joint, axis=0)
+    excited = np.flatnonzero(joint_norms > 0.0)
+    joint = joint[:, excited]
     norms = np.linalg.norm(inertial, axis=0)
     seen = np.flatnonzero(norms > tolerance * norms.max())
     scaled = inertial[:, seen] / norms[seen]
-    joint_scaled = joint / np.linalg.norm(joint, axis=0)
+    joint_scaled = joint / joint_norms[excited]
     basis, _ = np.linalg.qr(joint_scaled)
     rest = scaled - basis @ (basis.T @ scaled)
     _, r, pivots = scipy.linalg.qr(rest, mode='economic', pivoting=True)
@@ -74,8 +84,9 @@ def base_parameters(model, lay, tolerance: float = TOLERANCE) -> BaseParameters:
     rank = int(np.sum(diagonal > tolerance * diagonal[0])) if diagonal.size else 0
     base_inertial = np.sort(seen[pivots[:rank]])
     dependent = np.setdiff1d(np.arange(lay.n_inertial), base_inertial)
-    columns = np.concatenate([base_inertial, lay.n_inertial + np.arange(joint.shape[1])])
-    full = np.concatenate([inertial, joint], axis=1)
+    columns = np.concatenate([base_inertial, lay.n_inertial + excited])
+    full = np.concatenate([inertial, lay.joint_columns(v, a).reshape(inertial.shape[0], -1)],
+                          axis=1)
     unit = np.linalg.norm(full, axis=0)
     unit[unit == 0.0] = 1.0
     full /= unit

@@ -15,8 +15,12 @@ import math
 from rnea_ros.errors import InputError
 
 
-def parse(text: str | None, joints: Sequence) -> dict[str, float]:
-    """Parse the --lock text: joint -> position, checked against ``joints`` (``tree.Joint``)."""
+def parse(text: str | None, joints: Sequence, flag: str = '--lock') -> dict[str, float]:
+    """
+    Parse the --lock text: joint -> position, checked against ``joints`` (``tree.Joint``).
+
+    ``flag``: the option named in the errors (``rnea_excite --rest`` takes the same text).
+    """
     if text is None:
         return {}
     by_name = {joint.name: joint for joint in joints}
@@ -24,23 +28,23 @@ def parse(text: str | None, joints: Sequence) -> dict[str, float]:
     for item in (part.strip() for part in text.split(',')):
         name, sign, value = (s.strip() for s in item.partition('='))
         if not (name and sign and value):
-            raise InputError(f'--lock: expected JOINT=VALUE[,JOINT=VALUE...], got {item!r}')
+            raise InputError(f'{flag}: expected JOINT=VALUE[,JOINT=VALUE...], got {item!r}')
         if name not in by_name:
-            raise InputError(f'--lock: {name!r} is not a one-DoF joint of the URDF; joints: '
+            raise InputError(f'{flag}: {name!r} is not a one-DoF joint of the URDF; joints: '
                              f'{list(by_name)}')
         try:
             position = float(value)
         except ValueError:
             position = math.nan
         if not math.isfinite(position):
-            raise InputError(f'--lock {name}={value}: the position must be a finite number '
+            raise InputError(f'{flag} {name}={value}: the position must be a finite number '
                              '(rad, or m for a prismatic joint)')
         joint = by_name[name]
         if not joint.lower <= position <= joint.upper:
-            raise InputError(f'--lock {name}={value}: outside the joint limits '
+            raise InputError(f'{flag} {name}={value}: outside the joint limits '
                              f'[{joint.lower:g}, {joint.upper:g}]')
         if name in locked:
-            raise InputError(f'--lock: {name!r} is given twice')
+            raise InputError(f'{flag}: {name!r} is given twice')
         locked[name] = position
     return locked
 
