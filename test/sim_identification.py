@@ -6,7 +6,8 @@ Identification judged against the simulated robot, whose true parameters are kno
    armature 0.1, Coulomb 0.5 and viscous 0.2 per joint, torque noise 0.05 N m and offsets),
    stepped in lockstep in this process (``rnea_ros.sim.loop.run_in_process``: the sim's
    controller, PD 100/10 plus the URDF's feed-forward as the node gives it) along a Fourier-series
-   excitation (``bagdata.fourier_excitation``: every joint, the fingers too); what
+   excitation (``bagdata.fourier_excitation``: every joint, the fingers too; or the
+   ``trajectory.yaml`` that ``rnea_excite`` designed, played as the sim plays it); what
    ``rnea_sim --record`` keeps of it (``joint_states``: encoder positions, velocities, the
    torque sensor's reading) is written as a rosbag2 through ``rnea_ros.sim.record.Recorder``.
    A second recording of another seed is the validation data.
@@ -82,21 +83,46 @@ class Judgement:
         return self.tracking_identified / self.tracking_true
 
 
+def read_trajectory(path: Path):
+    """(joint names, times, Q, V, A) of a JointTrajectory YAML (``rnea_excite``'s output)."""
+    import yaml
+    message = yaml.safe_load(Path(path).read_text())
+    points = message['points']
+    times = np.array([p['time_from_start']['sec'] + 1e-9 * p['time_from_start']['nanosec']
+                      for p in points])
+    Q, V, A = (np.array([p[field] for p in points], float)
+               for field in ('positions', 'velocities', 'accelerations'))
+    return list(message['joint_names']), times, Q, V, A
+
+
 def record(path: Path, duration: float, seed: int, urdf: str | None = None,
-           gap: str = GAP) -> Path:
-    """Record ``duration`` s of the seed's excitation on the plant (see the module docstring)."""
+           gap: str = GAP, trajectory: Path | None = None) -> Path:
+    """
+    Record ``duration`` s of the seed's excitation on the plant (see the module docstring).
+
+    ``trajectory``: play this JointTrajectory YAML instead, for its whole length.
+    """
     urdf = robot_path(ROBOT).read_text() if urdf is None else urdf
     plant = Plant(urdf, gap=load_gap(gap))
     model = plant.nominal
     names = plant.joint_names
     lower = np.array([model.joint(n).lower for n in names])
     upper = np.array([model.joint(n).upper for n in names])
-    times = np.arange(int(round(duration / POINT_PERIOD)) + 1) * POINT_PERIOD
-    Q, V, A = fourier_excitation(lower, upper, times, base_frequency=BASE_FREQUENCY,
-                                 harmonics=HARMONICS, seed=seed, fill=FILL)
-    controller = JointController(names, KP, KD, lower, upper, Q[0])
-    controller.set_trajectory(names, times, Q, V, A, start=0.0)
-    plant.reset(Q[0], V[0])  # on the trajectory from the first step: no transient
+    if trajectory is None:
+        points = list(names)
+        times = np.arange(int(round(duration / POINT_PERIOD)) + 1) * POINT_PERIOD
+        Q, V, A = fourier_excitation(lower, upper, times, base_frequency=BASE_FREQUENCY,
+                                     harmonics=HARMONICS, seed=seed, fill=FILL)
+    else:
+        points, times, Q, V, A = read_trajectory(trajectory)
+        duration = float(times[-1])
+    columns = [points.index(name) for name in names]
+    controller = JointController(names, KP, KD, lower, upper, Q[0, columns])
+    controller.set_trajectory(points, times, Q, V, A, start=0.0)
+    q, v = model.neutral_configuration(), np.zeros(model.nv)
+    q[[model.joint(n).idx_q for n in points]] = Q[0]
+    v[[model.joint(n).idx_v for n in points]] = V[0]
+    plant.reset(q, v)  # on the trajectory from the first step: no transient
     recorder = Recorder()
     run_in_process(plant, controller, duration, rnea_feedforward(model, plant), recorder)
     recorder.write(path)
@@ -136,11 +162,15 @@ def identified_feedforward(folder: Path):
 
 
 def judge(folder: Path, training: float, validation: float, tracking: float = 5.0,
-          gap: str = GAP) -> Judgement:
-    """Record, identify, compare (module docstring); bags and outputs go in ``folder``."""
+          gap: str = GAP, trajectory: Path | None = None) -> Judgement:
+    """
+    Record, identify, compare (module docstring); bags and outputs go in ``folder``.
+
+    ``trajectory``: the training motion (a JointTrajectory YAML) instead of a Fourier series.
+    """
     urdf_path = robot_path(ROBOT)
     urdf = urdf_path.read_text()
-    train = record(folder / 'training', training, TRAINING_SEED, urdf, gap)
+    train = record(folder / 'training', training, TRAINING_SEED, urdf, gap, trajectory)
     check = record(folder / 'validation', validation, VALIDATION_SEED, urdf, gap)
     out = folder / 'identified'
     code = rnea_identify([str(train), '--urdf', str(urdf_path), '--validate', str(check),

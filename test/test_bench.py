@@ -5,6 +5,7 @@ from pathlib import Path
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,3 +81,24 @@ def test_bench_excite_sim_identifies_from_both_motions():
         assert row in out, out
     assert 'validation: 4 s recorded' in out
     assert out.count('load average') == 2
+
+
+def test_bench_identify_sim_trains_on_a_trajectory_file(tmp_path):
+    """--trajectory: the motion of a JointTrajectory YAML (as rnea_excite writes it)."""
+    import yaml
+    from bagdata import fourier_excitation
+    from oracle import robot_path
+
+    from rnea_ros import RobotModel
+    from rnea_ros.excite.outputs import trajectory_message
+    model = RobotModel.from_urdf_file(robot_path('panda'))
+    lower = np.array([model.joint(n).lower for n in model.joint_names])
+    upper = np.array([model.joint(n).upper for n in model.joint_names])
+    times = np.arange(301) * 0.01
+    q, v, a = fourier_excitation(lower, upper, times, base_frequency=0.5, seed=5)
+    path = tmp_path / 'trajectory.yaml'
+    path.write_text(yaml.safe_dump(trajectory_message(model.joint_names, times, q, v, a)))
+    out = bench('bench_identify_sim.py', '--trajectory', str(path), '--validation', '1.5',
+                '--tracking', '0.3', '--worst', '2')
+    assert f'panda, default gap: {path} training, 1.5 s validation' in out, out
+    assert '| identified |' in out, out
