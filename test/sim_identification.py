@@ -35,7 +35,7 @@ import numpy as np
 from oracle import robot_path
 
 from rnea_ros import RobotModel
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD, JointModel
 from rnea_ros.identify import base as base_params
 from rnea_ros.identify import parameters
 from rnea_ros.identify.cli import main as rnea_identify
@@ -70,8 +70,9 @@ class Judgement:
     residual: np.ndarray          # identified model, validation data, per joint [N m]
     residual_urdf: np.ndarray
     tracking_identified: float    # RMS tracking error, demo trajectory [rad]
-    tracking_true: float
+    tracking_true: float          # the plant's inverse dynamics (no dry friction)
     tracking_urdf: float
+    tracking_true_friction: float  # and its dry friction compensated as the node does
 
     def misses(self, values: np.ndarray) -> np.ndarray:
         """Mask of the base parameters off the truth by more than 5 % and 3 sigma."""
@@ -80,7 +81,13 @@ class Judgement:
 
     @property
     def tracking_ratio(self) -> float:
+        """Return the identified model's RMS tracking error over the true model's."""
         return self.tracking_identified / self.tracking_true
+
+    @property
+    def tracking_ratio_friction(self) -> float:
+        """Return it over the true model's with its dry friction compensated."""
+        return self.tracking_identified / self.tracking_true_friction
 
 
 def read_trajectory(path: Path):
@@ -137,17 +144,34 @@ def true_base_parameters(urdf: str, gap: str = GAP):
     base = base_params.base_parameters(model, lay)
     true_model = RobotModel.from_urdf_string(plant.true_urdf)
     theta = parameters.prior(true_model, lay)[0]
-    # The MuJoCo joints' terms seen from v: a mimic joint's add to its master's (mult^2, |mult|).
-    coupling, mj = plant.coupling, plant.model
-    terms = {'armature': np.einsum('ij,i,ij->j', coupling, mj.dof_armature, coupling),
-             'viscous': np.einsum('ij,i,ij->j', coupling, mj.dof_damping, coupling),
-             'coulomb': np.abs(coupling).T @ mj.dof_frictionloss}
+    terms = plant_joint_terms(plant)
     for j, joint in enumerate(lay.joint_names):
         row = model.joint(joint).idx_v
         for term, values in terms.items():
             theta[lay.joint_index(j, term)] = values[row]
         theta[lay.joint_index(j, 'offset')] = plant.torque_offset[plant.joint_names.index(joint)]
     return list(base.names), base.E @ theta
+
+
+def plant_joint_terms(plant: Plant) -> dict[str, np.ndarray]:
+    """Armature, viscous and Coulomb (dry) friction per row of v, as the plant has them."""
+    # The MuJoCo joints' terms seen from v: a mimic joint's add to its master's (mult^2, |mult|).
+    coupling, mj = plant.coupling, plant.model
+    return {'armature': np.einsum('ij,i,ij->j', coupling, mj.dof_armature, coupling),
+            'viscous': np.einsum('ij,i,ij->j', coupling, mj.dof_damping, coupling),
+            'coulomb': np.abs(coupling).T @ mj.dof_frictionloss}
+
+
+def true_friction_feedforward(plant: Plant, q, v, a) -> np.ndarray:
+    """
+    Return the plant's inverse dynamics + its dry friction as the node compensates friction.
+
+    The true model's feed-forward with the friction the node would add from a perfect
+    joint_model.yaml: coulomb tanh(v / 0.01) at the measured velocity.
+    """
+    coulomb = plant_joint_terms(plant)['coulomb']
+    tau = plant.inverse_dynamics(q, v, a) + coulomb * np.tanh(v / DEFAULT_VELOCITY_THRESHOLD)
+    return tau[plant.actuated_v]
 
 
 def identified_feedforward(folder: Path):
@@ -187,12 +211,13 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
     runs = {name: run_demo_trajectory(urdf, gap, feedforward, tracking).rms
             for name, feedforward in (('identified', identified_feedforward(out)),
                                       ('true', true_feedforward),
+                                      ('true+friction', true_friction_feedforward),
                                       ('urdf', _urdf_feedforward(model)))}
     column = {name: np.array([row[name] if row[name] is not None else np.nan for row in rows])
               for name in ('least_squares', 'std', 'final')}
     return Judgement(names, truth, column['least_squares'], column['std'], column['final'],
                      joints, load_gap(gap).torque_noise, residual, residual_urdf,
-                     runs['identified'], runs['true'], runs['urdf'])
+                     runs['identified'], runs['true'], runs['urdf'], runs['true+friction'])
 
 
 def _urdf_feedforward(model: RobotModel):
@@ -225,6 +250,8 @@ def table(result: Judgement, worst: int = 6) -> str:
               '|---|---|---|']
     for name, value in (('the URDF', result.tracking_urdf),
                         ('the identified model', result.tracking_identified),
-                        ('the true model', result.tracking_true)):
+                        ('the true model', result.tracking_true),
+                        ('the true model and its dry friction',
+                         result.tracking_true_friction)):
         lines.append(f'| {name} | {value:.4g} | {value / result.tracking_true:.2f} |')
     return '\n'.join(lines)

@@ -47,7 +47,7 @@ def test_bench_closed_loop_runs_every_row():
 def test_bench_identify_sim_prints_the_truth_table():
     out = bench('bench_identify_sim.py', '--training', '3', '--validation', '1.5',
                 '--tracking', '0.3', '--worst', '2')
-    assert 'panda, default gap: 3 s training, 1.5 s validation, 0.3 s closed loop' in out
+    assert 'panda, gap default: 3 s training, 1.5 s validation, 0.3 s closed loop' in out
     for row in ('| URDF |', '| identified |', '| ÷ sensor noise (0.05) |',
                 '| the identified model |', '| the true model |'):
         assert row in out, out
@@ -98,7 +98,10 @@ def test_bench_identify_sim_trains_on_a_trajectory_file(tmp_path):
     q, v, a = fourier_excitation(lower, upper, times, base_frequency=0.5, seed=5)
     path = tmp_path / 'trajectory.yaml'
     path.write_text(yaml.safe_dump(trajectory_message(model.joint_names, times, q, v, a)))
+    gap = tmp_path / 'no_dry_friction.yaml'
+    gap.write_text('joints: {armature: 0.1, coulomb: 0.0, viscous: 0.2}\n'
+                   'torque_sensor: {noise: 0.05}\n')
     out = bench('bench_identify_sim.py', '--trajectory', str(path), '--validation', '1.5',
-                '--tracking', '0.3', '--worst', '2')
-    assert f'panda, default gap: {path} training, 1.5 s validation' in out, out
+                '--tracking', '0.3', '--worst', '2', '--gap', str(gap))
+    assert f'panda, gap {gap}: {path} training, 1.5 s validation' in out, out
     assert '| identified |' in out, out
