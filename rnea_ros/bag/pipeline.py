@@ -25,7 +25,9 @@ What it does
    Savitzky-Golay differentiator on the uneven sample times that fits through holes and
    splits at gaps (``rnea_ros.recording.differentiate``: method, defaults and error bound), per
    joint from the positions or from the velocities of the messages, whichever the data say is
-   better (``rnea_ros.recording.accelerations``, ``--accelerations-from``). Samples whose estimate
+   better (``rnea_ros.recording.accelerations``, ``--accelerations-from``), with a window per
+   joint from the data (``--window auto``) over the stamps or, where they carry noise, their
+   regular clock (``rnea_ros.recording.clock``). Samples whose estimate
    would come from a one-sided fit (within half a window of a gap or of the ends) are left
    out, with a warning.
 4. Floating base (``--floating-base``): the base state from nav_msgs/Odometry (``--odometry``);

@@ -16,8 +16,9 @@ positive semi-definite). The lag window L comes from the data: ``LAGS`` x the in
 autocorrelation time tau of the weighted residuals r_tj / sigma_j (pooled over the joints,
 Sokal's window: the smallest M >= 5 tau(M)). To keep memory bounded on long logs the scores
 are summed over blocks of ``block`` consecutive samples (at most ``MAX_BLOCKS`` blocks) and
-the lags counted in blocks. With white residuals it is the heteroskedasticity-robust
-sandwich; with the residuals of a low-passed fit it follows their correlation. The residuals
+the lags counted in blocks (at most ``MAX_SPAN``: longer windows sum neighbouring blocks).
+With white residuals it is the heteroskedasticity-robust sandwich; with the residuals of a
+low-passed fit it follows their correlation. The residuals
 come from the fitted beta, which absorbed part of them: S is scaled by n / (n - p), n = N / tau
 the effective count of independent samples and p the base parameters (without it the
 estimate ran 10 % low on a 30 s log).
@@ -37,6 +38,7 @@ SOKAL = 5.0
 MAX_LAG = 4096  # samples of the residual autocorrelation
 MAX_BLOCKS = 20_000
 MIN_BLOCK = 5
+MAX_SPAN = 64  # Newey-West window in blocks (coarser blocks beyond)
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,10 @@ class Scores:
         blocks = np.concatenate(self.blocks, axis=0) if self.blocks else \
             np.zeros((0, self.beta.size))
         span = max(1, int(np.ceil(lag / self.block)))
+        if span > MAX_SPAN:  # coarser blocks: the window's cost stays bounded
+            factor = int(np.ceil(span / MAX_SPAN))
+            blocks = np.add.reduceat(blocks, np.arange(0, blocks.shape[0], factor), axis=0)
+            span = int(np.ceil(span / factor))
         S = blocks.T @ blocks
         for m in range(1, min(span, blocks.shape[0] - 1) + 1):
             gamma = blocks[m:].T @ blocks[:-m]

@@ -93,7 +93,8 @@ def sweep(model, lay, base, sets: list[samples.Samples], consumers, threads=None
     One pass over ``sets`` in chunks of at most ``CHUNK`` samples (none much shorter).
 
     Each chunk's regressor, joint columns and effort go to ``consumer.add(Y, joint, effort,
-    transform)`` for every (consumer, transform) of ``consumers``.
+    transform)`` for every (consumer, transform) of ``consumers``; a transform (a
+    ``filtering.LowPass``) first leaves out the rows it leaves out.
     """
     buffer = None
     with fit.one_blas_thread():
@@ -108,8 +109,10 @@ def sweep(model, lay, base, sets: list[samples.Samples], consumers, threads=None
                     buffer = np.empty((stop - start, model.nv, lay.n_inertial))
                 Y = model.regressor_batch(q, v, a, threads=threads, out=buffer)
                 features = lay.joint_features(v, a)
+                effort = data.effort[start:stop]
                 for consumer, transform in consumers:
-                    consumer.add(Y, features, data.effort[start:stop], transform)
+                    consumer.add(Y, features, effort if transform is None else
+                                 transform.leave_out(effort, v), transform)
 
 
 def accumulate(model, lay, base, sets: list[samples.Samples], threads=None
@@ -189,7 +192,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     timings['reading'] = time.perf_counter() - clock
 
     clock = time.perf_counter()
-    low_pass = filtering.design(train)
+    low_pass = filtering.design(train, lay.velocity_threshold if lay.friction_terms else 0.0)
     train_eq, filtered_eq = equations(model, lay, base), equations(model, lay, base)
     sweep(model, lay, base, train, [(train_eq, None), (filtered_eq, low_pass)], threads)
     validation_eq = accumulate(model, lay, base, validation, threads)

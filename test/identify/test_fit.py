@@ -13,7 +13,7 @@ import pytest
 
 from rnea_ros import RobotModel
 from rnea_ros.identify import base as base_params
-from rnea_ros.identify import fit, parameters, pipeline
+from rnea_ros.identify import covariance, filtering, fit, parameters, pipeline
 from rnea_ros.identify.samples import Samples
 
 
@@ -80,3 +80,47 @@ def test_weighted_fit_recovers_beta_and_noise():
     np.testing.assert_allclose(result.sigma, sigma, rtol=0.03)
     np.testing.assert_allclose(result.beta, beta, atol=5 * result.std.max())
     assert np.all(result.std < 0.01)
+
+
+def test_rows_at_rest_are_left_out_only_where_the_joint_reverses_often():
+    t = np.arange(5000) / 500.0
+    sine = 0.8 * np.cos(2 * np.pi * 0.3 * t)  # reverses: 4 % of the time below 0.05 rad/s
+    one_way = 0.5 + 0.4 * np.cos(2 * np.pi * 0.3 * t)  # never reverses
+    creeping = 0.03 * np.cos(2 * np.pi * 0.3 * t)  # always below 0.05 rad/s
+    v = np.column_stack([sine, one_way, creeping])
+    data = Samples('bag', t, np.zeros_like(v), v, np.zeros_like(v), np.ones_like(v))
+    low_pass = filtering.design([data], 0.01)
+    np.testing.assert_array_equal(low_pass.rest, [0.05, 0.0, 0.0])
+    assert 0.1 < low_pass.cutoff < 5.0  # 5 x the 0.3 Hz motion's band
+    effort = low_pass.leave_out(data.effort, v)
+    np.testing.assert_array_equal(np.isnan(effort[:, 0]), np.abs(sine) < 0.05)
+    assert np.isfinite(effort[:, 1:]).all()
+    assert filtering.design([data]).rest is None  # no friction model: every row
+
+
+def test_sandwich_std_is_honest_for_correlated_noise_and_white_std_is_not():
+    n, rho, runs = 4000, 0.95, 40
+    t = np.arange(n) * 0.01
+    regressor = np.sin(0.7 * t)[:, None, None]  # one inertial column
+    joint = np.ones((n, 1, 1))  # one joint term: an offset
+    rng = np.random.default_rng(5)
+    estimates, sandwich, white = [], [], []
+    for _ in range(runs):
+        shocks = rng.standard_normal(n)
+        noise = np.empty(n)
+        noise[0] = shocks[0]
+        for k in range(1, n):  # AR(1): correlated over about 40 samples
+            noise[k] = rho * noise[k - 1] + np.sqrt(1 - rho ** 2) * shocks[k]
+        tau = (2.0 * regressor[:, 0, 0] + 0.5 + noise)[:, None]
+        equations = fit.NormalEquations(1, 2, np.array([[0]]), np.array([[0]]), np.array([1]))
+        equations.add(regressor, joint, tau)
+        result = fit.weighted_fit(equations)
+        scores = covariance.Scores(equations, result.beta, result.sigma, n)
+        scores.add(regressor, joint, tau)
+        estimates.append(result.beta)
+        sandwich.append(scores.result(result.H).std)
+        white.append(result.std)
+    spread = np.std(estimates, axis=0)
+    # 40 runs: the spread itself is known to about 11 %.
+    np.testing.assert_allclose(np.mean(sandwich, axis=0), spread, rtol=0.3)
+    assert np.all(np.mean(white, axis=0) < 0.4 * spread)

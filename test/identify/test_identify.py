@@ -25,6 +25,7 @@ from rnea_ros import RobotModel
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.identify.cli import main
 from rnea_ros.identify.parameters import inertia_matrix, INERTIAL, pseudo_inertia
+from rnea_ros.recording import differentiate
 
 UR5 = robot_path('ur5')
 RATE = 500.0
@@ -212,6 +213,20 @@ def test_report_and_plots(identified):
     assert (identified / 'validation_joints1.png').stat().st_size > 10_000
 
 
+def test_report_gives_each_joints_differentiation_window(identified, bag, ur5):
+    report = json.loads((identified / 'identification.json').read_text())
+    entry = report['differentiation'][str(bag)]
+    assert entry['window_rule'] == 'auto' and entry['time_base'] == 'stamps'
+    assert list(entry['windows']) == list(ur5.joint_names)
+    grid = differentiate.candidate_windows(bagdata.sample_times(int(RATE * DURATION),
+                                                                rate=RATE))
+    assert all(np.isclose(grid, w).any() for w in entry['windows'].values()), entry
+    markdown = (identified / 'identification.md').read_text()
+    windows = ', '.join(f'{joint} {w:.3g}' for joint, w in entry['windows'].items())
+    assert f'- `{bag}`: differentiation windows [s] (auto): {windows}; time base: stamps' \
+        in markdown
+
+
 def test_inertial_none_keeps_the_urdf_inertias(tmp_path, capsys, bag, short_bag):
     code, out, err = identify(capsys, bag, short_bag, '--urdf', UR5, '--output', tmp_path,
                               '--inertial', 'none', '--no-plots')
@@ -228,7 +243,11 @@ def test_inertial_none_keeps_the_urdf_inertias(tmp_path, capsys, bag, short_bag)
                                    list(report['rms']['urdf+friction'][data].values()),
                                    rtol=0.05)
     assert 'urdf+friction' in out
-    assert report['samples']['training'] == pytest.approx(0.7 * RATE * (DURATION + 4), rel=0.01)
+    # 70 % of each bag, less half the longest window at each end of each bag.
+    left_out = sum(max(entry['windows'].values()) * RATE
+                   for entry in report['differentiation'].values())
+    assert report['samples']['training'] == pytest.approx(
+        0.7 * (RATE * (DURATION + 4) - left_out), rel=0.01)
 
 
 def test_base_mode_and_validation_bag(tmp_path, capsys, ur5, bag, short_bag):

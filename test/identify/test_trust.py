@@ -9,6 +9,8 @@ links stay at the URDF.
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import sine_log
@@ -94,6 +96,12 @@ def test_unphysical_torques_warn_in_the_output_and_the_reports(tmp_path, capsys,
     assert 'wrist_3_link' in line
     summary = (tmp_path / 'out' / 'identification.md').read_text()
     assert line.removeprefix('rnea_identify: warning: ') in summary
+    assert ('| base parameter | least squares | std | white std | relative std | final | '
+            'departure | absorbs |') in summary
+    report = json.loads((tmp_path / 'out' / 'identification.json').read_text())
+    assert line.removeprefix('rnea_identify: warning: ') in report['warnings']
+    wrist = report['links']['wrist_3_link']
+    assert wrist['mass_std'] > 0 and len(wrist['com_std']) == 3
 
 
 def test_validation_warning_line():
