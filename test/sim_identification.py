@@ -25,7 +25,7 @@ Identification judged against the simulated robot, whose true parameters are kno
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import json
 from pathlib import Path
 
@@ -73,6 +73,7 @@ class Judgement:
     tracking_true: float          # the plant's inverse dynamics (no dry friction)
     tracking_urdf: float
     tracking_true_friction: float  # and its dry friction compensated as the node does
+    tracking_identified_no_offset: float  # the identified model without its offsets
 
     def misses(self, values: np.ndarray) -> np.ndarray:
         """Mask of the base parameters off the truth by more than 5 % and 3 sigma."""
@@ -174,10 +175,17 @@ def true_friction_feedforward(plant: Plant, q, v, a) -> np.ndarray:
     return tau[plant.actuated_v]
 
 
-def identified_feedforward(folder: Path):
-    """Return the node's feed-forward with identified.urdf and joint_model.yaml (friction on)."""
+def identified_feedforward(folder: Path, offset: bool = True):
+    """
+    Return the node's feed-forward with identified.urdf and joint_model.yaml (friction on).
+
+    ``offset`` False: without the identified offsets (here the torque sensor's biases, which
+    the node would apply as torques).
+    """
     model = RobotModel.from_urdf_file(folder / 'identified.urdf')
     joints = JointModel.load_yaml(folder / 'joint_model.yaml', model)
+    if not offset:
+        joints = replace(joints, offset=np.zeros(model.nv))
 
     def feedforward(plant: Plant, q, v, a) -> np.ndarray:
         tau = model.rnea(q, v, a) + joints.armature_torques(a) + joints.friction_torques(v)
@@ -212,12 +220,14 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
             for name, feedforward in (('identified', identified_feedforward(out)),
                                       ('true', true_feedforward),
                                       ('true+friction', true_friction_feedforward),
+                                      ('no offset', identified_feedforward(out, False)),
                                       ('urdf', _urdf_feedforward(model)))}
     column = {name: np.array([row[name] if row[name] is not None else np.nan for row in rows])
               for name in ('least_squares', 'std', 'final')}
     return Judgement(names, truth, column['least_squares'], column['std'], column['final'],
                      joints, load_gap(gap).torque_noise, residual, residual_urdf,
-                     runs['identified'], runs['true'], runs['urdf'], runs['true+friction'])
+                     runs['identified'], runs['true'], runs['urdf'], runs['true+friction'],
+                     runs['no offset'])
 
 
 def _urdf_feedforward(model: RobotModel):
@@ -250,6 +260,8 @@ def table(result: Judgement, worst: int = 6) -> str:
               '|---|---|---|']
     for name, value in (('the URDF', result.tracking_urdf),
                         ('the identified model', result.tracking_identified),
+                        ('the identified model without its offsets',
+                         result.tracking_identified_no_offset),
                         ('the true model', result.tracking_true),
                         ('the true model and its dry friction',
                          result.tracking_true_friction)):

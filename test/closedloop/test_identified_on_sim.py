@@ -5,9 +5,10 @@ The default-gap panda recorded in lockstep on Fourier excitations (``sim_identif
 ``TRAINING`` s to identify, ``VALIDATION`` s of another seed to validate), identified from the
 URDF the node is given, and compared with the plant: its base parameters, the validation
 residual against the torque sensor's noise, and the closed-loop tracking with the identified
-model's feed-forward against the true model's. One recording and identification for the module;
-the shorter recordings of the full check (60 s and 25 s, ``bench/bench_identify_sim.py``) keep
-its wall time near a minute.
+model's feed-forward against the true model's (the plant's inverse dynamics, and the same with
+its dry friction compensated as the node compensates friction). One recording and
+identification for the module; the shorter recordings of the full check (60 s and 25 s,
+``bench/bench_identify_sim.py``) keep its wall time near a minute.
 """
 from __future__ import annotations
 
@@ -46,9 +47,17 @@ def test_the_identified_model_predicts_far_better_than_the_urdf(judged):
 
 
 def test_the_identified_feedforward_tracks_within_1_3_of_the_true_model(judged):
-    """Closed loop, lockstep (in-process): identified <= 1.3 x the true model's RMS error."""
+    """Closed loop, lockstep (in-process): identified <= 1.3 x the plant's inverse dynamics."""
     assert judged.tracking_identified < judged.tracking_urdf, table(judged)
     assert judged.tracking_ratio <= TRACKING, table(judged)
+
+
+@pytest.mark.xfail(strict=True, reason='not met against the true model with its dry friction '
+                   'compensated as the node does (0.22 mrad): the identified model tracks at '
+                   '2.6 mrad, 12x; 0.59 mrad (2.7x) without its identified offsets, which are '
+                   'biases of the torque sensor and which the node applies as torques')
+def test_the_identified_feedforward_tracks_within_1_3_of_the_true_model_with_friction(judged):
+    assert judged.tracking_ratio_friction <= TRACKING, table(judged)
 
 
 @pytest.mark.xfail(strict=True, reason='not met: the validation residual is 1.4-1.85x the '
@@ -60,11 +69,11 @@ def test_the_validation_residual_is_within_1_2_of_the_sensor_noise(judged):
     assert np.all(judged.residual <= RESIDUAL * judged.noise), table(judged)
 
 
-@pytest.mark.xfail(strict=True, reason='not met: 7 of 78 least-squares base parameters '
-                   '(30 s; 14 with 60 s) are off the truth by more than 5 % and 3 std: the '
-                   'terms of the finger joint (armature -6.9 +- 0.4 for 0.2), the friction of '
-                   'joint 6 (viscous 0.141 +- 0.005 for 0.2), panda_link5.mc_x (-0.0125 for '
-                   '-0.0156)')
+@pytest.mark.xfail(strict=True, reason='not met: 8 of 78 least-squares base parameters '
+                   '(30 s; 13 with 60 s) are off the truth by more than 5 % and 3 std: the '
+                   'armature of the finger joint (-6.7 +- 0.6 for 0.2), the viscous friction of '
+                   'joints 2 and 6 (0.258 and 0.154 for 0.2), the offset of joint 4, '
+                   'panda_link4.Iyz')
 def test_the_base_parameters_are_within_5_percent_or_3_std_of_the_truth(judged):
     missed = judged.misses(judged.least_squares)
     assert not np.any(missed), [judged.names[k] for k in np.flatnonzero(missed)]
