@@ -5,10 +5,10 @@ The kernels are compiled with ``cache=True`` on their first call, for the argume
 that call; a later process loads them from the cache (in ``__pycache__`` beside the sources,
 or where ``NUMBA_CACHE_DIR`` points, or the user's cache folder when the sources are not
 writable). This module makes those first calls on a small robot, as the tools make them: the
-library API (fixed and floating base, serial and threaded batches, the regressor), a contact
-solver, the node's control core, and ``rnea_bag`` on a short generated bag
-(``rnea_ros.bag.precompile``). The set-up command
-(``scripts/_venv.sh``) runs it after installing, so that no user command pays the compilation.
+library API (fixed and floating base, serial and threaded batches, the regressor), the
+momentum observer, a contact solver, the node's control core, and ``rnea_bag`` on a short
+generated bag (``rnea_ros.bag.precompile``). The set-up command (``scripts/_venv.sh``) runs it
+after installing, so that no user command pays the compilation.
 Editing a kernel's source file makes its cache stale: run it again.
 """
 from __future__ import annotations
@@ -56,6 +56,8 @@ def library() -> None:
         model.rnea(q, v, a, f_ext=wrench, gravity=(0.0, 0.0, -9.8))
         model.gravity_torques(q)
         model.mass_matrix(q)
+        model.coriolis_transpose_velocity(q, v)
+        model.coriolis_matrix(q, v)
         model.regressor(q, v, a)
         model.link_placement(q, 'tool')
         for frame in ('local', 'local_world_aligned', 'world'):
@@ -68,6 +70,19 @@ def library() -> None:
             model.rnea_batch(Q, V, A, f_ext=wrench, threads=threads)
             model.rnea_terms_batch(Q, V, A, threads=threads)
             model.regressor_batch(Q, V, A, threads=threads)
+
+
+def observer() -> None:
+    """Run the momentum observer by sample (the node) and over a batch (rnea_bag); a wrench."""
+    from rnea_ros.observer import estimate_wrench, MomentumObserver
+    model = RobotModel.from_urdf_string(ROBOT)
+    q = model.neutral_configuration()
+    observer = MomentumObserver(model, 50.0)
+    for stamp in (0.0, 0.001):
+        observer.update(stamp, q, q, q)
+    observer.run([0.002, 0.003], [q, q], [q, q], [q, q])
+    for point in (None, np.zeros(3)):
+        estimate_wrench(model, q, q, 'tool', point=point)
 
 
 def contacts() -> None:
@@ -103,7 +118,8 @@ def run_bag_tool(folder: Path) -> None:
 
 def main() -> int:
     """Compile everything; print one line per part with its time (or the module it lacks)."""
-    steps = [('library', library), ('contacts', contacts), ('node core', node_core)]
+    steps = [('library', library), ('observer', observer), ('contacts', contacts),
+             ('node core', node_core)]
     with tempfile.TemporaryDirectory(prefix='rnea_precompile_') as folder:
         steps.append(('rnea_bag', lambda: run_bag_tool(Path(folder))))
         for name, step in steps:

@@ -66,6 +66,13 @@ def test_real_log_windows_prints_a_row_per_log_and_window():
     assert all(row.endswith('| regular clock |') for row in rows), rows
 
 
+def test_bench_observer_prints_the_ratio_per_robot():
+    out = bench('bench_observer.py', '--repeats', '1', '--samples', '200', '--calls', '50')
+    for robot in ('ur5', 'panda', 'kinova'):
+        row = next(line for line in out.splitlines() if line.startswith(f'{robot} |'))
+        assert len(row.split('|')) == 6, row
+
+
 def test_bench_excite_runs_and_compares_with_random_sines():
     out = bench('bench_excite.py', '--harmonics', '2', '--max-iterations', '2', '--seeds', '2')
     assert 'panda: 7 moving joints, 2 harmonics' in out
@@ -105,3 +112,16 @@ def test_bench_identify_sim_trains_on_a_trajectory_file(tmp_path):
                 '--tracking', '0.3', '--worst', '2', '--gap', str(gap))
     assert f'panda, gap {gap}: {path} training, 1.5 s validation' in out, out
     assert '| identified |' in out, out
+
+
+def test_bench_thresholds_counts_events_per_model_and_rule_on_generated_logs():
+    out = bench('bench_thresholds.py', '--synthetic', '1.5')
+    assert '1500 and 1500 samples; observer gain 50/s' in out
+    rows = [line.split(' | ') for line in out.splitlines() if line.count(' | ') == 3]
+    assert len(rows) == 1 + 3 * 4, out  # the header, 3 models x 4 rules
+    for model, rule, forward, backward in rows[1:]:
+        for cell in (forward, backward):
+            assert cell == '0' or cell.split(' (')[1].endswith('ms)'), (model, rule, cell)
+    # The generated logs have no collision: the default rule detects none either way.
+    defaults = [row for row in rows if row[1] == '+ 2 sigma, 10 ms over (default)']
+    assert len(defaults) == 3 and all(row[2:] == ['0', '0'] for row in defaults), out

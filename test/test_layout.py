@@ -1,12 +1,12 @@
 """
 The package layout: imports flow one way, and the library stays free of ROS and bag tools.
 
-dynamics <- contacts <- {node, bag, sim}; dynamics <- recording <- {bag, identify}; identify
-and fleet sit above bag, excite (excitation design) above identify. node, bag and sim never
-import each other; only sim imports mujoco; recording (the way into a bag) imports dynamics
-only. Checked two ways: every import statement
-of every module (also those inside functions), and what importing the library really loads (a
-fresh interpreter).
+dynamics <- contacts <- {node, bag, sim}; dynamics <- recording <- {bag, identify}; dynamics <-
+observer <- {bag, node}; identify and fleet sit above bag, excite (excitation design) above
+identify; timing (steady-clock sleeps) under node and sim. node, bag and sim never import each
+other; only sim imports mujoco; recording (the way into a bag) and observer import dynamics only.
+Checked two ways: every import statement of every module (also those inside functions), and what
+importing the library really loads (a fresh interpreter).
 """
 import ast
 import json
@@ -22,11 +22,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / 'rnea_ros'
 # package -> the rnea_ros packages it may import (besides itself, errors and the face).
 ALLOWED = {
     'dynamics': set(),
+    'timing': set(),  # steady-clock sleeps and schedules: the node's and the sim's clocks
     'contacts': {'dynamics'},
-    'node': {'dynamics', 'contacts', 'demo'},  # demo: the library demo's trajectory
+    'node': {'dynamics', 'contacts', 'observer', 'demo', 'timing'},  # demo: its trajectory
     'recording': {'dynamics'},
-    'bag': {'dynamics', 'contacts', 'recording'},
-    'sim': {'dynamics', 'contacts'},  # never node: the simulated robot talks to it over DDS
+    'observer': {'dynamics'},
+    'bag': {'dynamics', 'contacts', 'recording', 'observer'},
+    # sim never imports node: the simulated robot talks to it over DDS.
+    'sim': {'dynamics', 'contacts', 'timing'},
     'identify': {'dynamics', 'contacts', 'recording', 'bag'},  # bag: plots, report, options
     'fleet': {'dynamics', 'contacts', 'recording', 'bag'},
     # excite: identify's parameter layout and base; recording's JOINT=VALUE parser; bag's
@@ -75,7 +78,7 @@ def test_imports_flow_one_way(package):
 
 
 def test_library_imports_no_rclpy_and_no_ros_or_bag_libraries():
-    for package in ('dynamics', 'contacts'):
+    for package in ('dynamics', 'contacts', 'observer'):
         for path in sorted((PACKAGE / package).rglob('*.py')):
             heavy = {m for m in _imports(path) if m.split('.')[0] in HEAVY}
             assert not heavy, f'{path.relative_to(PACKAGE)} imports {sorted(heavy)}'
@@ -100,6 +103,7 @@ def _loaded_after(statement: str) -> set[str]:
     'import rnea_ros',
     'import rnea_ros.dynamics; from rnea_ros import RobotModel',
     'import rnea_ros.contacts; from rnea_ros.contacts import Contact, ContactSolver',
+    'import rnea_ros.observer; from rnea_ros.observer import MomentumObserver',
 ])
 def test_library_loads_no_ros_bag_or_plotting_library(statement):
     assert _loaded_after(statement) == set()

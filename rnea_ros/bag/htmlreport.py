@@ -240,4 +240,19 @@ def write_bag_report(path: Path, reduced: ReducedBag, labels: Sequence[str],
                      table(['from [s]', 'to [s]', 'score', 'worst joint', 'its score'],
                            [[w['start'], w['end'], w['score'], w['worst_joint'],
                              w['worst_joint_score']] for w in windows])]
+    observer = summary.get('observer')
+    if observer:
+        sections += [f'<h2>External torques (momentum observer, gain {observer["gain"]:g} '
+                     f'1/s, {html.escape(observer["measured_effort"])} effort)</h2>',
+                     f'<p class="note">Thresholds: {html.escape(observer["thresholds_source"])}'
+                     '</p>',
+                     table(['joint', 'RMS', 'peak', 'threshold'],
+                           [[j['joint'], j['rms'], j['peak'], j['threshold']]
+                            for j in observer['joints']])]
+    if 'collisions' in summary:
+        sections += ['<h2>Collisions</h2>',
+                     table(['start [s]', 'end [s]', 'joint', 'peak'],
+                           [[c['start'], c['end'], c['joint'], c['peak']]
+                            for c in summary['collisions']])
+                     if summary['collisions'] else '<p>None detected.</p>']
     return write_page(path, heading, sections)

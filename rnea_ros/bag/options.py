@@ -15,6 +15,7 @@ import argparse
 from dataclasses import dataclass, field, fields
 
 from rnea_ros.dynamics.description import parse_xacro_arg
+from rnea_ros.observer.momentum import DEFAULT_GAIN, MEASURED_EFFORTS
 from rnea_ros.recording import differentiate
 
 MAIN = ''
@@ -22,6 +23,7 @@ WINDOW = 'time window and joints'
 ACCELERATIONS = 'accelerations (Savitzky-Golay differentiator)'
 CONTACTS = 'contacts (floating base)'
 MODEL = 'model'
+OBSERVER = 'external torques and collisions (momentum observer)'
 OUTPUT = 'output'
 GROUPS = {  # title -> description, in the order of --help
     MAIN: None,
@@ -33,6 +35,9 @@ GROUPS = {  # title -> description, in the order of --help
     'the ground during the whole selected time window (--start/--end); select a window where '
     'that holds.',
     MODEL: None,
+    OBSERVER: 'The node observer over the samples: external_torques.csv; without '
+    '--collision-thresholds, collision_thresholds.yaml calibrated on this (collision-free) bag; '
+    'with it, the collisions detected (summary.json). Fixed base only.',
     OUTPUT: None,
 }
 
@@ -155,6 +160,20 @@ class BagOptions:
         None, MODEL, file=True, metavar='FILE', help='joint friction and armature (a node '
         'parameters YAML file, as rnea_identify writes joint_model.yaml): adds a friction '
         'term, the armature to the inertial term, both to the prediction')
+    observer: bool = option(False, OBSERVER, action='store_true',
+                            help='run the momentum observer: external joint torques')
+    observer_gain: float = option(
+        DEFAULT_GAIN, OBSERVER, type=float, metavar='K',
+        help='observer gain [1/s]: the residual follows the external torque with time '
+        'constant 1/K (default: %(default)s)')
+    measured_effort: str = option(
+        MEASURED_EFFORTS[0], OBSERVER, choices=MEASURED_EFFORTS,
+        help='what the effort is: link-side torque (default), or motor torque from which '
+        'the friction and armature of --joint-model are taken out')
+    collision_thresholds: str | None = option(
+        None, OBSERVER, file=True, metavar='FILE', help='per-joint thresholds (a node '
+        'parameters file with collision_threshold.<joint>, as --observer writes it): list the '
+        'collisions on this bag')
     format: str | None = option(  # noqa: A003 - the option's name
        None, OUTPUT, choices=('parquet', 'csv'), help='decomposition/residual tables '
        '(default: parquet if pyarrow is installed, else csv)')

@@ -87,7 +87,7 @@ import time
 
 import numpy as np
 
-from rnea_ros.bag import inputs
+from rnea_ros.bag import inputs, observing
 from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
 from rnea_ros.bag.downsample import reduce_bag
 from rnea_ros.bag.options import BagOptions
@@ -186,6 +186,7 @@ def run(options: BagOptions) -> Result:
     if options.threads is not None and options.threads < 1:
         raise InputError(f'--threads must be at least 1, got {options.threads}')
     inputs.contact_links(options)
+    observing.check_options(options)
     check_output(output, options.overwrite)  # before any work: refuse and touch nothing
     with timings('reading'):
         reader = open_bag(bag_path)
@@ -237,9 +238,14 @@ def _run(options: BagOptions, reader, output: Path, timings: _Timings) -> Result
             solved = solve_contacts(options, read, samples, show, warnings)
     with timings('dynamics'):
         parts = decompose_samples(options, read, samples, solved, show)
+    observed = None
+    if options.observer:
+        with timings('observer'):
+            observed = observing.observe(options, read.model, read.joint_model,
+                                         samples.seconds, samples.q, samples.v, samples.effort)
     with timings('writing'):
         files = write_outputs(options, reader, output, read, estimate, samples, solved, parts,
-                              show, warnings)
+                              show, warnings, observed)
     return Result(output, files, int(samples.times_ns.size), dict(timings), warnings)
 
 
@@ -365,8 +371,13 @@ def decompose_samples(options: BagOptions, read: Inputs, samples: Samples, solve
 
 
 def write_outputs(options: BagOptions, reader, output: Path, read: Inputs, estimate,
-                  samples: Samples, solved, parts, show: bool, warnings: list) -> list[Path]:
-    """Stage 5: every output, staged, then moved into ``output`` at once; their paths."""
+                  samples: Samples, solved, parts, show: bool, warnings: list,
+                  observed: observing.Observed | None = None) -> list[Path]:
+    """
+    Stage 5: every output, staged, then moved into ``output`` at once; their paths.
+
+    ``observed``: the observer's residual, thresholds and detections (``--observer``).
+    """
     seconds, labels, columns = samples.seconds, read.labels, read.columns
     with Staging(output, options.overwrite) as staging, \
             _background(options.threads) as background:
@@ -382,19 +393,26 @@ def write_outputs(options: BagOptions, reader, output: Path, read: Inputs, estim
         if solved is not None:
             tables.append(background.submit(_write_contact_table, stage, options.format,
                                             seconds, solved))
+        if observed is not None:
+            tables.append(background.submit(observing.write_files, stage, seconds, labels,
+                                            columns, observed))
         reduced, shown, pictures = _pictures(options, stage, read, samples, parts)
         summary = add_run_parts(statistics.result(), options, read.joint_model, solved,
-                                int(samples.times_ns.size))
+                                int(samples.times_ns.size), observed)
         from rnea_ros.bag import htmlreport
         report = htmlreport.write_bag_report(stage / 'report.html', reduced, *shown, summary)
         # The bag (compiled chunks, mostly disk) while the tables may still be written.
         bag = [_write_bag(reader, stage, read.model, read.joints, read.series, samples.keep,
                           samples.q, samples.v, parts.total, options.joint_states,
                           read.js_conns, show, solved)] if options.write_bag else []
-        files = tables[0].result() + [table.result() for table in tables[1:]]
+        files = [path for table in tables for path in _paths(table.result())]
         files += pictures + [report] + bag
         files += list(write_summary(stage, add_outputs(summary, files)))
         return staging.commit([f.name for f in files])
+
+
+def _paths(result) -> list[Path]:
+    return result if isinstance(result, list) else [result]
 
 
 def _write_contact_table(stage: Path, table_format: str | None, seconds, solved) -> Path:

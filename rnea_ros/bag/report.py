@@ -285,6 +285,26 @@ def _names(names) -> str:
     return ', '.join(f'`{name}`' for name in names) if names else 'no joint'
 
 
+def _observer_lines(summary: dict) -> list[str]:
+    """summary.md's external torques and collisions (``rnea_bag --observer``)."""
+    observer = summary.get('observer')
+    if not observer:
+        return []
+    lines = ['', '## External torques (momentum observer)', '',
+             f'Gain {fmt(observer["gain"])} 1/s, measured effort: '
+             f'{observer["measured_effort"]}; thresholds: {observer["thresholds_source"]}.', '',
+             '| joint | RMS | peak | threshold |', '|---|---|---|---|']
+    lines += [f'| `{j["joint"]}` | {fmt(j["rms"])} | {fmt(j["peak"])} | {fmt(j["threshold"])} |'
+              for j in observer['joints']]
+    if 'collisions' in summary:
+        lines += ['', '## Collisions', '']
+        events = summary['collisions']
+        lines += ['| start [s] | end [s] | joint | peak |', '|---|---|---|---|'] + [
+            f'| {fmt(e["start"])} | {fmt(e["end"])} | `{e["joint"]}` | {fmt(e["peak"])} |'
+            for e in events] if events else ['None detected.']
+    return lines
+
+
 def markdown(summary: dict) -> str:
     """summary.md: settings, per-joint table, worst windows, warnings, files."""
     lines = [f'# Torque analysis of `{summary["bag"]}`', '']
@@ -374,6 +394,7 @@ def markdown(summary: dict) -> str:
                          f'`{w["worst_joint"]}` | {fmt(w["worst_joint_score"])} |')
     else:
         lines.append('No samples.')
+    lines += _observer_lines(summary)
     if summary.get('warnings'):
         lines += ['', '## Warnings', ''] + [f'- {w}' for w in summary['warnings']]
     lines += ['', '## Files', ''] + [f'- `{f}`' for f in summary.get('outputs', [])]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rnea_ros.bag import observing
 from rnea_ros.bag.report import summarize
 from rnea_ros.recording import accelerations, differentiate
 
@@ -70,8 +71,14 @@ def json_safe(value):
     return value
 
 
-def add_run_parts(summary: dict, options, joint_model, solved, samples: int) -> dict:
-    """Add the joint model (--joint-model) and the contacts (--contacts) used to ``summary``."""
+def add_run_parts(summary: dict, options, joint_model, solved, samples: int,
+                  observed=None) -> dict:
+    """
+    Add the joint model (--joint-model), the contacts (--contacts) used to ``summary``.
+
+    With ``observed`` (--observer, ``observing.Observed``) also ``observer`` (settings, per
+    joint RMS and peak external torque, thresholds) and, given thresholds, ``collisions``.
+    """
     if joint_model is not None:
         summary['joint_model'] = joint_model_summary(options.joint_model, joint_model)
     if solved is not None:
@@ -81,6 +88,8 @@ def add_run_parts(summary: dict, options, joint_model, solved, samples: int) -> 
             'samples': samples, 'infeasible_samples': solved.infeasible,
             'max_residual_norm': float(solved.residual_norm.max()),
         })
+    if observed is not None:
+        summary.update(json_safe(observing.summary_part(options, observed)))
     return summary
 
 

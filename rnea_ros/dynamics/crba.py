@@ -51,16 +51,21 @@ def _inertia_matrix(model, i, out):
 @njit(**JIT)
 def _transform_matrix(work, i, out):
     """6x6 motion transform X (parent -> child) of body i's placement (R, p) in work."""
-    x = i * WORK_WIDTH + W_PLACEMENT
+    transform_matrix_at(work, i * WORK_WIDTH + W_PLACEMENT, out)
+
+
+@njit(**JIT)
+def transform_matrix_at(buffer, x, out):
+    """6x6 motion transform X (parent -> child) of the placement (R, p) at ``buffer[x:]``."""
     out[:] = 0.0
     for r in range(3):
         for c in range(3):
-            out[r, c] = work[x + 3 * c + r]
-            out[3 + r, 3 + c] = work[x + 3 * c + r]
+            out[r, c] = buffer[x + 3 * c + r]
+            out[3 + r, 3 + c] = buffer[x + 3 * c + r]
     # Lower left block: -E skew(p), with E = R^T.
-    px, py, pz = work[x + 9], work[x + 10], work[x + 11]
+    px, py, pz = buffer[x + 9], buffer[x + 10], buffer[x + 11]
     for r in range(3):
-        e0, e1, e2 = work[x + r], work[x + 3 + r], work[x + 6 + r]
+        e0, e1, e2 = buffer[x + r], buffer[x + 3 + r], buffer[x + 6 + r]
         out[3 + r, 0] = -(e1 * pz - e2 * py)
         out[3 + r, 1] = -(e2 * px - e0 * pz)
         out[3 + r, 2] = -(e0 * py - e1 * px)

@@ -152,20 +152,7 @@ class JointModel:
         Every node section's ``ros__parameters`` is read, in file order; nested keys are joined
         with '.' as ROS does. Raises ``InputError`` naming the file for a malformed one.
         """
-        import yaml  # PyYAML, for the files only: importing the dynamics needs numpy and numba
-        try:
-            document = yaml.safe_load(Path(path).read_text())
-        except (OSError, yaml.YAMLError) as exc:
-            raise InputError(f'{path}: cannot read the joint model: {exc}') from None
-        sections = [section.get('ros__parameters') for section in document.values()
-                    if isinstance(section, dict)] if isinstance(document, dict) else []
-        sections = [section for section in sections if isinstance(section, dict)]
-        if not sections:
-            raise InputError(f'{path}: expected a ROS 2 parameters file: /**: ros__parameters: '
-                             '{...}')
-        params: dict = {}
-        for section in sections:
-            params.update(_flatten(section))
+        params = read_parameters(path, 'the joint model')
         try:
             return cls.from_parameters(model, params)
         except InputError as exc:
@@ -275,6 +262,31 @@ def _number(key: str, value, non_negative: bool) -> float:
         expected = 'a finite number >= 0' if non_negative else 'a finite number'
         raise InputError(f'parameter {key!r}: expected {expected}, got {value!r}')
     return float(value)
+
+
+def read_parameters(path: str | os.PathLike, what: str) -> dict:
+    """
+    Return the parameters of a node parameters file, flat names -> values.
+
+    Every node section's ``ros__parameters`` is read, in file order; nested keys are joined
+    with '.' as ROS does. Raises ``InputError`` naming the file (and ``what`` it should hold)
+    for a malformed one.
+    """
+    import yaml  # PyYAML, for the files only: importing the dynamics needs numpy and numba
+    try:
+        document = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError(f'{path}: cannot read {what}: {exc}') from None
+    sections = [section.get('ros__parameters') for section in document.values()
+                if isinstance(section, dict)] if isinstance(document, dict) else []
+    sections = [section for section in sections if isinstance(section, dict)]
+    if not sections:
+        raise InputError(f'{path}: expected a ROS 2 parameters file: /**: ros__parameters: '
+                         '{...}')
+    params: dict = {}
+    for section in sections:
+        params.update(_flatten(section))
+    return params
 
 
 def _flatten(section: Mapping, prefix: str = '') -> dict:

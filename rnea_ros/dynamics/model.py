@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from rnea_ros.dynamics import checks, crba, kinematics, regressor
+from rnea_ros.dynamics import checks, coriolis, crba, kinematics, payload, regressor
 from rnea_ros.dynamics import rnea as kernels
 from rnea_ros.dynamics import terms
 from rnea_ros.dynamics.description import read_robot_description
@@ -321,6 +321,16 @@ class RobotModel:
         return self._rnea_checked(q, self._zeros_v, self._zeros_v, f_ext, self._zero_gravity,
                                   None, 'external_torques')
 
+    def coriolis_transpose_velocity(self, q, v) -> np.ndarray:
+        """C^T(q, v) v, (nv,), with C as ``coriolis_matrix``: the momentum observer's term."""
+        return coriolis.transpose_velocity(self._model, self._work, *self._checked_state(
+            q, v, self._zeros_v)[:2])
+
+    def coriolis_matrix(self, q, v) -> np.ndarray:
+        """C(q, v), (nv, nv), Pinocchio's: C v = velocity_product, dM/dt = C + C^T."""
+        return coriolis.matrix(self._model, self._work, *self._checked_state(
+            q, v, self._zeros_v)[:2])
+
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space inertia M(q), (nv, nv), by the Composite Rigid Body Algorithm."""
         q, _, _ = self._checked_state(q, self._zeros_v, self._zeros_v)
@@ -412,6 +422,22 @@ class RobotModel:
                              f'{self.body_names[body]!r}) is {phi[body, column]}: values must '
                              'be finite')
         return RobotModel(regressor.with_parameters(self._tree, phi), self._gravity)
+
+    def with_payload(self, link: str, mass, com, inertia) -> RobotModel:
+        """
+        Return a new model with a payload rigidly fixed to ``link`` (``dynamics.payload``).
+
+        ``mass`` [kg], ``com`` [m] in the link frame, ``inertia`` [kg m^2] about the com in the
+        link frame as (ixx, ixy, ixz, iyy, iyz, izz). The payload's parameters are added to the
+        body carrying the link (``with_inertial_parameters``: the kernels are not recompiled).
+        ``InputError`` names a non-finite, negative or physically inconsistent field, or a link
+        that is unknown or fixed to the world.
+        """
+        checked = payload.check_payload(payload.Payload(link, mass, com, inertia))
+        block, transform = payload.payload_block(self._tree, link)
+        phi = self.inertial_parameters()
+        phi[block] += transform @ payload.link_parameters(checked)
+        return self.with_inertial_parameters(phi)
 
     def regressor(self, q, v, a, gravity=None) -> np.ndarray:
         """

@@ -11,5 +11,6 @@ link inertias near the URDF (an SDP, cvxpy), ``trust`` says when not to trust th
 writes it (all files or none, as ``rnea_bag`` does), ``pipeline`` runs the steps and ``cli``
 is the command line. Imports ``rnea_ros.dynamics``, ``rnea_ros.recording`` and
 ``rnea_ros.bag`` (its output directory, report formatting, plot grouping and joint_states
-options), never rclpy or ``rnea_ros.node``.
+options), never rclpy or ``rnea_ros.node``. ``payload`` identifies a payload alone
+(``--payload``).
 """

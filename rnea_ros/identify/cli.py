@@ -34,7 +34,7 @@ from rnea_ros.bag.cli import print_timings
 from rnea_ros.bag.options import add_fields, from_namespace, MAIN, option, positional, shared
 from rnea_ros.bag.staging import check as check_output, OutputError
 from rnea_ros.errors import RneaError
-from rnea_ros.identify import outputs, parameters, pipeline
+from rnea_ros.identify import outputs, parameters, payload, pipeline
 from rnea_ros.recording.bagio.storage import reason
 
 
@@ -76,6 +76,11 @@ class IdentifyOptions:
                            help='physical: consistent link inertias near the URDF (default); '
                            'base: base parameters only, URDF inertias kept; none: URDF '
                            'inertias kept, only friction and armature identified')
+    payload: str | None = option(None, MAIN, metavar='LINK', help='identify only a payload '
+                                 'rigidly fixed to LINK, on the robot of --urdf taken as right: '
+                                 'writes payload.yaml (node parameters) and payload.json into '
+                                 'DIR (default ./<first bag name>_payload); every sample fits, '
+                                 '--holdout, --validate and --inertial do not apply')
     no_plots: bool = option(False, MAIN, action='store_true', help='skip the PNG plots')
     threads: int | None = option(None, MAIN, type=int, help='threads of the regressor batch')
     timings: bool = option(False, MAIN, action='store_true', help='print the time spent per '
@@ -100,11 +105,13 @@ def parse(argv: list[str] | None = None) -> IdentifyOptions:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    output = Path(args.output) if args.output else \
-        Path.cwd() / f'{Path(args.bags[0]).name}_identified'
+    output = Path(args.output) if args.output else Path.cwd() / (
+        f'{Path(args.bags[0]).name}_{"identified" if args.payload is None else "payload"}')
     reading = {'clock': args.clock, 'lock': args.lock, 'lock_missing': args.lock_missing,
                'ignore_extra': args.ignore_extra_joints, 'window': args.window}
     try:
+        if args.payload is not None:  # a payload on a known robot: identify/payload.py
+            return payload.run(args, output, reading)
         check_output(output, args.overwrite, outputs.TOOL)  # before any work
         result = pipeline.identify(args.bags, args.urdf, joint_states=args.joint_states,
                                    holdout=0.0 if args.validate else args.holdout,

@@ -138,6 +138,20 @@ def predict(model, lay, base, betas: dict[str, np.ndarray], data: samples.Sample
     return out
 
 
+def read_robot(urdf: str | Path, friction: str) -> tuple[str, RobotModel]:
+    """Check ``--friction``, read ``--urdf``: (its text, its fixed-base model); or InputError."""
+    if friction not in parameters.FRICTION_MODELS:
+        raise InputError(f'--friction must be one of {tuple(parameters.FRICTION_MODELS)}, '
+                         f'got {friction!r}')
+    try:
+        urdf_xml = Path(urdf).read_text()
+    except OSError as exc:
+        raise InputError(f'cannot read --urdf {str(urdf)!r}: {exc.strerror}') from None
+    model = RobotModel.from_urdf_string(urdf_xml)
+    samples.check_fixed_base(model)
+    return urdf_xml, model
+
+
 def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
              holdout: float = 0.3, validate: str | None = None,
              friction: str = parameters.DEFAULT_FRICTION,
@@ -154,15 +168,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
         raise InputError(f'--holdout must be in [0, 1), got {holdout}')
     if inertial not in INERTIAL_MODES:
         raise InputError(f'--inertial must be one of {INERTIAL_MODES}, got {inertial!r}')
-    if friction not in parameters.FRICTION_MODELS:
-        raise InputError(f'--friction must be one of {tuple(parameters.FRICTION_MODELS)}, '
-                         f'got {friction!r}')
-    try:
-        urdf_xml = Path(urdf).read_text()
-    except OSError as exc:
-        raise InputError(f'cannot read --urdf {str(urdf)!r}: {exc.strerror}') from None
-    model = RobotModel.from_urdf_string(urdf_xml)
-    samples.check_fixed_base(model)
+    urdf_xml, model = read_robot(urdf, friction)
     lay = parameters.layout(model, friction)
     theta_urdf, scale = parameters.prior(model, lay)
     base = base_params.base_parameters(model, lay)

@@ -9,5 +9,6 @@ ROS-free cycle logic, ``joint_input``/``trajectory``/``wrenches`` its inputs and
 ``safety`` the fault table, ``diagnostics``/``realtime``/``take_loop`` the threads and their
 statistics, ``demo`` the node demo, ``closed_loop`` and ``closed_loop_demo`` the node driving
 the simulated robot (``rnea_sim``, started as a process: never imported). Imports
-``rnea_ros.dynamics`` and ``rnea_ros.contacts``, never ``rnea_ros.bag``.
+``rnea_ros.dynamics`` and ``rnea_ros.contacts``, never ``rnea_ros.bag``. ``payload`` reads and
+checks the payload parameters.
 """

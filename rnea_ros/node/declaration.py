@@ -18,6 +18,7 @@ as it does for ``rnea_bag --joint-model``). ROS-free: imports no rclpy.
 from __future__ import annotations
 
 import argparse
+import array
 from dataclasses import dataclass, fields
 import math
 import sys
@@ -197,10 +198,20 @@ PARAMETERS: tuple[Parameter, ...] = (
         'WARN.',
         unit='s', low=1e-4, high=60.0, live=True),
     Parameter(
+        'base_acceleration_time_constant', DOUBLE, 0.005,
+        'low-pass time constant of base_acceleration (0: none)',
+        'Time constant of the first-order low-pass the base_acceleration input goes through '
+        '(in its header stamps; arrival time when unstamped); 0 takes each message as it is. '
+        'A measured base acceleration is an effect of the torques the node sends: fed back '
+        'unfiltered, it closes a loop of gain about 1 through a robot standing on its contacts '
+        '(see Frames for a floating base).',
+        unit='s', low=0.0, high=1.0, live=True),
+    Parameter(
         'fault_output', STRING, 'hold_gravity',
         'published under a fault: `hold_gravity`, `zero`, `none` (see Faults)',
         'Output while inputs are missing or stale: hold_gravity (gravity torques at the last '
-        'measured positions: an arm held up by its feed-forward does not fall; zero while a '
+        'measured positions: an arm held up by its feed-forward does not fall; with contacts, '
+        'the contact solution at rest: the legs keep carrying the weight; zero while a '
         'commanded joint was never measured), zero (zero effort), none (publish nothing: the '
         'effort controller then holds its last command forever; only with its own command '
         'timeout).',
@@ -297,10 +308,36 @@ PARAMETERS: tuple[Parameter, ...] = (
         'velocity where the desired motion gives one (a multi-point trajectory; a single point '
         'with velocities), else at the measured velocity.',
         live=True, note='3'),
+    # A payload on a link: checked together (rnea_ros.dynamics.payload.check_payload) and
+    # applied to the model by the node (RobotModel.with_payload); set all four atomically.
+    Parameter(
+        'payload.link', STRING, '',
+        "link carrying a payload; `''`: none",
+        "Link the payload is rigidly fixed to (a tool, a gripped part); '': no payload. Set "
+        'the four payload.* parameters together (set_parameters_atomically): the node checks '
+        'them as one payload and installs the model carrying it between two cycles.',
+        shown_default="`''`", live=True, note='6'),
+    Parameter(
+        'payload.mass', DOUBLE, 0.0, 'payload mass, ≥ 0',
+        'Mass of the payload.', unit='kg', low=0.0, high=1e4, live=True, note='6'),
+    Parameter(
+        'payload.com', DOUBLE_ARRAY, (0.0, 0.0, 0.0), 'payload centre of mass, link frame',
+        'Centre of mass of the payload in the frame of payload.link.', unit='m', size=3,
+        live=True, note='6', expected='3 finite numbers (m, link frame)'),
+    Parameter(
+        'payload.inertia', DOUBLE_ARRAY, (0.0,) * 6,
+        'payload inertia `[ixx, ixy, ixz, iyy, iyz, izz]` about its centre of mass, link frame',
+        'Rotational inertia of the payload about its centre of mass, in the frame of '
+        'payload.link, as [ixx, ixy, ixz, iyy, iyz, izz] (a URDF <inertia>): positive '
+        'semi-definite and within the triangle inequalities.',
+        unit='kg m²', size=6, live=True, note='6',
+        expected='6 finite numbers ixx, ixy, ixz, iyy, iyz, izz (kg m^2)'),
 )
 BY_NAME = {parameter.name: parameter for parameter in PARAMETERS}
-# Read by the node itself, not part of the Settings its core receives.
-NODE_ONLY = ('autostart', 'robot_description', 'refuse_duplicate_name')
+PAYLOAD = ('payload.link', 'payload.mass', 'payload.com', 'payload.inertia')
+# Read by the node itself, not part of the Settings its core receives (the node gives the core
+# the model carrying the payload).
+NODE_ONLY = ('autostart', 'robot_description', 'refuse_duplicate_name') + PAYLOAD
 LIVE = tuple(parameter.name for parameter in PARAMETERS if parameter.live)
 
 
@@ -409,6 +446,8 @@ def _converted(parameter: Parameter, value):
         if not isinstance(value, str) or (parameter.choices and value not in parameter.choices):
             return None
         return value
+    if isinstance(value, array.array):  # a live set's array (rclpy keeps ROS arrays so)
+        value = value.tolist()
     if not isinstance(value, (list, tuple)) or (
             parameter.size is not None and len(value) != parameter.size):
         return None

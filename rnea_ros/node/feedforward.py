@@ -120,6 +120,7 @@ class Feedforward:
         self.base = BaseStateInput(self.q[:7], self.v[:6]) if floating else None
         self.base_acceleration = np.zeros(6)
         self.base_acceleration_time = NEVER
+        self._base_acceleration_clock = NEVER  # its message time (stamp or arrival)
         self.desired: _Desired | None = None
         self.desired_ever = False
         # Views the cycle reads and writes through (no slicing per cycle).
@@ -209,14 +210,34 @@ class Feedforward:
             return
         self.base.update(position, orientation, linear, angular, now, stamp)
 
-    def on_base_acceleration(self, linear, angular, now: float) -> None:
-        """Take a geometry_msgs/Accel in the base frame (see ``base_spatial_acceleration``)."""
+    def on_base_acceleration(self, linear, angular, now: float,
+                             stamp: float | None = None) -> None:
+        """
+        Take a geometry_msgs/Accel in the base frame (see ``base_spatial_acceleration``).
+
+        Low-passed (first order, time constant ``base_acceleration_time_constant``) over the
+        message times: ``stamp`` (s, the header stamp; None when unstamped: ``now``). The first
+        message, one after the previous went stale (``acceleration_timeout``) or one whose time
+        does not advance restarts the filter at its value; a time constant 0 takes each value.
+        The filter breaks the loop a measured acceleration closes through the robot: the node's
+        torques make it, and torques computed from it reproduce it (a gain of about 1).
+        """
         values = (*linear, *angular)
         for k, value in enumerate(values):
             if not math.isfinite(value):
                 part = 'linear' if k < 3 else 'angular'
                 raise Rejected(NON_FINITE, f'accel.{part}.{"xyz"[k % 3]} is {value}')
-        self.base_acceleration[:] = values
+        t = now if stamp is None else stamp
+        constant = self.settings.base_acceleration_time_constant
+        step = t - self._base_acceleration_clock
+        if (constant <= 0.0 or not step > 0.0
+                or now - self.base_acceleration_time > self.settings.acceleration_timeout):
+            self.base_acceleration[:] = values
+        else:
+            weight = -math.expm1(-step / constant)
+            for k in range(6):
+                self.base_acceleration[k] += weight * (values[k] - self.base_acceleration[k])
+        self._base_acceleration_clock = t
         self.base_acceleration_time = now
 
     def on_wrench(self, index: int, frame: str, values, now: float) -> None:
@@ -240,6 +261,7 @@ class Feedforward:
             self.base.copy_state_from(other.base)
         self.base_acceleration[:] = other.base_acceleration
         self.base_acceleration_time = other.base_acceleration_time
+        self._base_acceleration_clock = other._base_acceleration_clock
         self.measured.take_state_from(other.measured)
         if self.contacts is not None and other.contacts is not None:
             self.contacts.take_state_from(other.contacts)
@@ -324,9 +346,20 @@ class Feedforward:
                 and (self.reactions is None or all_finite(self.reactions.wrenches.reshape(-1))))
 
     def _hold_gravity(self) -> np.ndarray | None:
-        """g(q) at the last measured positions; None (zero output) while a joint has none."""
+        """
+        Return the torques that hold the last measured pose at rest; None (zero) without one.
+
+        A fixed base: g(q). A floating base with contacts: the contact solution at rest (the
+        legs carry the weight; g(q) alone would be the torques of legs hanging from a held
+        body, and a standing robot would sag), g(q) if that solution cannot be had.
+        """
         if self.fault.code == JOINT_STATES_MISSING:  # no position to hold: not g(0)
             return None
+        if self.contacts is not None:
+            try:
+                return self.contacts.solver.solve(self.q, self._zeros, self._zeros).tau
+            except InputError:
+                pass
         return self.model.gravity_torques(self.q)
 
     def _compute(self, now: float, ros_time: float) -> str | None:

@@ -68,13 +68,15 @@ import traceback
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import AccelStamped, WrenchStamped
 from nav_msgs.msg import Odometry
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.lifecycle import LifecycleNode
 from sensor_msgs.msg import JointState
 
+from rnea_ros.node import payload as node_payload
 from rnea_ros.node import realtime
 from rnea_ros.node import trajectory as trajectory_module
-from rnea_ros.node.declaration import LIVE
+from rnea_ros.node.declaration import LIVE, PAYLOAD
 from rnea_ros.node.diagnostics import ArrivalGaps, CycleStats, GcMonitor, Rejections
 from rnea_ros.node.feedforward import Feedforward
 from rnea_ros.node.joint_input import Rejected
@@ -107,6 +109,9 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         super().__init__(NODE_NAME, automatically_declare_parameters_from_overrides=True,
                          **kwargs)
         self.settings = declare_parameters(self)
+        self.payload = node_payload.from_parameters(lambda n: self.get_parameter(n).value)
+        self._bare_model = None  # the installed model without the payload
+        self._pending_payload: tuple | None = None  # (payload, core) of a set being made
         self.autostart = self.get_parameter('autostart').value
         self.refuse_duplicate_name = self.get_parameter('refuse_duplicate_name').value
         self._namesakes_said = False
@@ -147,8 +152,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_timer(1.0, self._publish_diagnostics, clock=self._steady_clock)
         self.add_pre_set_parameters_callback(as_declared)
-        self.add_on_set_parameters_callback(
-            lambda parameters: check_parameters(parameters, self.joint_model_declaring))
+        self.add_on_set_parameters_callback(self._check_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
 
     def _thread_failed(self, exc: BaseException) -> None:
@@ -170,15 +174,43 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._entities.append(publisher)
         return publisher
 
+    def _check_parameters(self, parameters) -> SetParametersResult:
+        """
+        Refuse a live value that does not fit; build the model of a new payload.
+
+        The payload parameters of a set are merged with the current ones and checked as one
+        payload; the model carrying it (and its ``Feedforward``) is built here, off the control
+        path, and installed by ``_apply_parameters`` once the set is accepted.
+        """
+        result = check_parameters(parameters, self.joint_model_declaring)
+        changes = {p.name: p.value for p in parameters if p.name in PAYLOAD}
+        if not result.successful or not changes:
+            return result
+        try:
+            payload = node_payload.merged(self.payload, changes)
+            core = None
+            if self._core is not None and self._bare_model is not None:
+                core = build_core(self, node_payload.model_with(self._bare_model, payload),
+                                  self.settings)
+        except (ValueError, ModelRejected) as exc:
+            return SetParametersResult(successful=False, reason=str(exc))
+        self._pending_payload = (payload, core)
+        return result
+
     def _apply_parameters(self, parameters) -> None:
+        if self._pending_payload is not None and any(p.name in PAYLOAD for p in parameters):
+            (self.payload, core), self._pending_payload = self._pending_payload, None
+            if core is not None and self._core is not None:
+                self._install(core)
+            self.get_logger().info(f'payload: {node_payload.describe(self.payload)}')
         with self._lock:  # between two cycles
             for parameter in parameters:
-                if parameter.name in LIVE:
+                if parameter.name in LIVE and parameter.name not in PAYLOAD:
                     setattr(self.settings, parameter.name, parameter.value)
             if self._core is not None:
                 self._core.limiter.scale = self.settings.effort_limit_scale
         for parameter in parameters:
-            if parameter.name in LIVE:
+            if parameter.name in LIVE and parameter.name not in PAYLOAD:
                 self.get_logger().info(f'{parameter.name} = {parameter.value!r}')
 
     # ------------------------------------------------------------------ robot model
@@ -222,6 +254,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         try:  # built outside the lock (parsed in the worker for the topic): cycles go on
             if model is None:
                 raise ModelRejected(reason)
+            bare, model = model, node_payload.model_with(model, self.payload)
             core = build_core(self, model, self.settings)
         except ModelRejected as exc:
             undeclare_parameters(self, declared)
@@ -246,13 +279,19 @@ class RneaNode(ManagedOutputs, LifecycleNode):
                              f'the fault output ({self.settings.fault_output}) until restart')
                 return
         self._description_error = None
+        self._bare_model = bare
         self._install(core)
         logger.info(f'model {core.model.name!r} from the {source}: {len(core.joint_names)} '
                     f'joints, nq={core.model.nq}, nv={core.model.nv}, commanding '
                     f'{len(core.command_joints)} joints')
 
     def _install(self, core: Feedforward) -> None:
-        """Preallocate the output messages for ``core``, then switch to it (between cycles)."""
+        """
+        Preallocate the output messages for ``core``, then switch to it (between cycles).
+
+        The one place a new model takes effect, a robot_description's or one carrying a new
+        payload (``core.model``): what else holds the model is switched here, under the lock.
+        """
         messages = OutputMessages(core)
         publications = [(self._torque_pub, messages.torques),
                         (self._command_pub, messages.command)]
@@ -374,8 +413,10 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         lin, ang = msg.accel.linear, msg.accel.angular
         try:
             with self._lock:
+                stamp = msg.header.stamp
+                seconds = stamp.sec + 1e-9 * stamp.nanosec if stamp.sec or stamp.nanosec else None
                 self._core.on_base_acceleration((lin.x, lin.y, lin.z), (ang.x, ang.y, ang.z),
-                                                now)
+                                                now, seconds)
         except Rejected as exc:
             self._reject('base_acceleration', exc, now)
 
@@ -520,6 +561,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             values['cycles by the clock (no joint_states for 1.5 periods)'] = str(
                 self.clock_cycles)
         values['scheduling'] = self._scheduling
+        values['payload'] = node_payload.describe(self.payload)
         values['dds threads'] = realtime.middleware_threads()  # config/fastdds_realtime.xml
         with self._lock:
             rejections = sorted(self.rejections.counts.items())

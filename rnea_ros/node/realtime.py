@@ -22,26 +22,20 @@ next deadline to 1.5 periods after it, so its deadlines only come due when no me
 deadline no cycle served within a period (neither the clock's nor an arrival's: the thread did
 not run) is missed likewise.
 
-The helpers below lower the thread's timer slack (Linux rounds sleeps up by 50 µs by default) and
-raise it to ``SCHED_FIFO`` when the process may; both degrade to a no-op elsewhere and report why.
+The sleeps and the timer slack are ``rnea_ros.timing``'s (shared with the simulated robot);
+the helpers below raise a thread to ``SCHED_FIFO`` when the process may, and degrade to a no-op
+elsewhere, saying why.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
-import sys
 import threading
 import time
 
-CLOCK_MONOTONIC = 1
-TIMER_ABSTIME = 1
-PR_SET_TIMERSLACK = 29
-EINTR = 4
+from rnea_ros.timing.clock import new_timespec, set_timer_slack, sleep_until
+
 # Longest single sleep, so a stop request is seen within this time even at low rates [ns].
 MAX_SLEEP_NS = 100_000_000
-# Timer slack for the control threads [ns]: the kernel may wake a sleeper this much late.
-TIMER_SLACK_NS = 1_000
 # Interval after which a thread waiting for the GIL forces the running one to hand it over [s]
 # (Python's default is 5 ms, longer than a control period).
 SWITCH_INTERVAL = 100e-6
@@ -49,60 +43,6 @@ SWITCH_INTERVAL = 100e-6
 # time: the lowest, so it never preempts them, yet no normal process preempts it while it holds
 # the GIL they wait for.
 EXECUTOR_PRIORITY = 1
-
-
-class _Timespec(ctypes.Structure):
-    _fields_ = [('tv_sec', ctypes.c_long), ('tv_nsec', ctypes.c_long)]
-
-
-def _libc():
-    if not sys.platform.startswith('linux'):
-        return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6', use_errno=True)
-        libc.clock_nanosleep.argtypes = [ctypes.c_int, ctypes.c_int,
-                                         ctypes.POINTER(_Timespec), ctypes.c_void_p]
-        libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong,
-                               ctypes.c_ulong]
-        return libc
-    except (OSError, AttributeError):
-        return None
-
-
-_LIBC = _libc()
-
-
-def sleep_until(deadline_ns: int, timespec: _Timespec | None = None) -> None:
-    """
-    Sleep until ``time.monotonic_ns() >= deadline_ns`` (absolute, releases the GIL).
-
-    ``timespec``: a caller-owned ``_Timespec`` to reuse (no allocation per call). Without libc
-    (not Linux), a relative ``time.sleep``.
-    """
-    if _LIBC is None:
-        delay = deadline_ns - time.monotonic_ns()
-        if delay > 0:
-            time.sleep(delay * 1e-9)
-        return
-    if timespec is None:
-        timespec = _Timespec()
-    timespec.tv_sec, timespec.tv_nsec = divmod(deadline_ns, 1_000_000_000)
-    # ctypes releases the GIL during the call; EINTR (a signal) just sleeps again.
-    while _LIBC.clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, timespec, None) == EINTR:
-        pass
-
-
-def new_timespec() -> _Timespec:
-    return _Timespec()
-
-
-def set_timer_slack(slack_ns: int = TIMER_SLACK_NS) -> str | None:
-    """Set the calling thread's timer slack; None on success, else why it was not."""
-    if _LIBC is None:
-        return 'timer slack: not Linux'
-    if _LIBC.prctl(PR_SET_TIMERSLACK, slack_ns, 0, 0, 0) != 0:
-        return f'timer slack: prctl failed ({os.strerror(ctypes.get_errno())})'
-    return None
 
 
 def set_fifo_priority(priority: int, reset_on_fork: bool = False) -> str | None:

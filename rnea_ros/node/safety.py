@@ -33,6 +33,7 @@ with the stamp of the fault output; with ``fault_output`` ``none`` nothing is pu
 ``fault_output``:
 - ``hold_gravity`` (default): gravity torques at the last measured positions (keeps an arm up
   whose controller relies on the feed-forward for gravity: its low-gain PD alone lets it fall);
+  on a floating base with contacts, the contact solution at rest at the last measured pose;
   zero while a commanded joint was never measured (no position to hold);
 - ``zero``: zero effort on every joint (a feed-forward term that stops contributing);
 - ``none``: publish nothing; the controller keeps the last command. Only for set-ups whose

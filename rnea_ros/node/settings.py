@@ -38,6 +38,7 @@ class Settings:
     input_timeout: float = _default('input_timeout')
     max_input_timeout: float = _default('max_input_timeout')
     acceleration_timeout: float = _default('acceleration_timeout')
+    base_acceleration_time_constant: float = _default('base_acceleration_time_constant')
     fault_output: str = _default('fault_output')
     effort_limit_scale: float = _default('effort_limit_scale')
     torque_terms: str = _default('torque_terms')

@@ -9,12 +9,13 @@ line and exit code 2. SIGINT/SIGTERM, or ``duration`` of sim time, end the run: 
 ``--record`` is written and the exit code is 0; physics that diverge (gains too high for the
 timestep) end it with one line and exit code 1, the bag written up to there.
 
-Clocks: ``realtime`` steps at wall-clock deadlines (a step that starts more than one period late
-is counted); ``lockstep`` waits after publishing each state for the node's ``joint_torques``
-stamped with it (at most ``lockstep_timeout``; a missed answer is counted and the previous
-command used) and, when something publishes ``effort_commands``, takes that answer's effort as
-the step's command (the node's feedforward_effort carries the same torques; the stamp ties
-them to the state without a race between two topics).
+Clocks: ``realtime`` steps at wall-clock deadlines (``rnea_ros.timing.StepSchedule``: absolute
+sleeps to start + k / rate; a step that starts a period or more late is counted, and the
+following ones catch up without sleeping); ``lockstep`` waits after publishing each state for
+the node's ``joint_torques`` stamped with it (at most ``lockstep_timeout``; a missed answer is
+counted and the previous command used) and, when something publishes ``effort_commands``, takes
+that answer's effort as the step's command (the node's feedforward_effort carries the same
+torques; the stamp ties them to the state without a race between two topics).
 """
 from __future__ import annotations
 

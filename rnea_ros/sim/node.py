@@ -46,6 +46,7 @@ from rnea_ros.sim.plant import Plant
 from rnea_ros.sim.record import Recorder
 from rnea_ros.sim.settings import PARAMETERS, read_settings, SimSettings
 from rnea_ros.sim.trajectory import TrajectoryError
+from rnea_ros.timing import set_timer_slack, StepSchedule
 
 # Reliable like joint_state_broadcaster's: best-effort and reliable subscribers both connect.
 RELIABLE = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
@@ -129,6 +130,7 @@ class SimNode(Node):
         self.recorder = Recorder() if settings.record else None
         self.rng = np.random.default_rng(plant.gap.seed + 3)
         self.sim_time = 0.0
+        self.schedule = StepSchedule(round(1e9 * self.dt), 0)  # run() starts its own
         self.start_ns = self.get_clock().now().nanoseconds
         self._make_interfaces()
 
@@ -257,18 +259,18 @@ class SimNode(Node):
         lockstep = self.settings.clock == 'lockstep'
         jitter = self.plant.gap.jitter
         dt_ns = round(1e9 * self.dt)
-        wall_start = time.monotonic()
+        if not lockstep:
+            problem = set_timer_slack()
+            if problem:
+                self.get_logger().warning(f'{problem}: the steps may start later')
+        self.schedule = schedule = StepSchedule(dt_ns, time.monotonic_ns())
         k = 0
         while not stop.is_set():
             if self.settings.duration and k * self.dt >= self.settings.duration - 1e-12:
                 break
             if not lockstep:  # the state of step k goes out at its deadline (+ the jitter)
                 delay = abs(self.rng.normal(0.0, jitter)) if jitter > 0 else 0.0
-                delay += wall_start + k * self.dt - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-                elif delay < -self.dt:
-                    self.counters['late steps'] += 1
+                schedule.wait(k, round(delay * 1e9))
             stamp = self.start_ns + k * dt_ns
             published = self._publish_state(stamp, k)
             if lockstep and published:
@@ -402,6 +404,9 @@ class SimNode(Node):
         """
         with self.lock:
             values = dict(self.counters)
+            values['late steps'] = self.schedule.late_steps  # realtime clock: a period late
+            if self.settings.clock != 'lockstep':
+                values['max step lateness [ms]'] = f'{self.schedule.max_lateness_ns * 1e-6:.3f}'
             values['stale effort command ticks'] = self.controller.stale_ticks
             values.update(self.rejected)
             for label, (squares, steps, largest) in zip(('', ' (last report)'), self.tracking):

@@ -11,7 +11,8 @@ from rnea_ros.contacts import ContactSolver
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.node.feedforward import Feedforward
 from rnea_ros.node.model_loading import load_model
-from rnea_ros.node.safety import JOINT_STATES_MISSING, JOINT_STATES_STALE, VELOCITY_MISSING
+from rnea_ros.node.safety import (JOINT_STATES_MISSING, JOINT_STATES_STALE, ODOMETRY_STALE,
+                                  VELOCITY_MISSING)
 from rnea_ros.node.settings import ModelRejected, ParameterRejected, Settings
 from rnea_ros.node.trajectory import Trajectory
 
@@ -302,3 +303,45 @@ def test_trajectory_efforts_on_a_floating_base_use_the_contact_solution():
     np.testing.assert_allclose(efforts, [cycle, cycle], rtol=0, atol=1e-9)
     # The plain RNEA (no contacts) would be far off: the legs carry the weight.
     assert np.max(np.abs(model.rnea(q, np.zeros(18), np.zeros(18))[6:] - cycle)) > 0.5
+
+
+def test_hold_gravity_on_a_standing_floating_base_is_the_contact_solution_at_rest():
+    """Stale joint_states: the legs keep carrying the weight (g(q) alone lets the body sag)."""
+    model, q = standing('solo12')
+    core = Feedforward(model, Settings(floating_base=True, contacts=tuple(contacts('solo12')),
+                                       input_timeout=0.1, fault_output='hold_gravity'
+                                       ).validate())
+    core.on_joint_states(model.joint_names[1:], q[7:], np.full(12, 0.3), [], now=1.0)
+    core.on_odometry(q[:3], q[3:7], (0, 0, 0), (0, 0, 0), now=1.0)
+    assert core.cycle(1.5, 0.0) and core.fault.code in (JOINT_STATES_STALE, ODOMETRY_STALE)
+    at_rest = ContactSolver(model, contacts('solo12')).solve(q, np.zeros(18), np.zeros(18))
+    np.testing.assert_allclose(core.effort, at_rest.tau[6:], rtol=0, atol=1e-9)
+    assert np.max(np.abs(model.gravity_torques(q)[6:] - core.effort)) > 0.5
+
+
+def test_the_base_acceleration_is_low_passed_over_its_stamps():
+    """First order: weight 1 - exp(-dt / T) per message; restarts when stale or not advancing."""
+    model, _ = standing('solo12')
+    core = make(model, floating_base=True, base_acceleration_time_constant=0.01,
+                acceleration_timeout=0.1)
+    ones = np.ones(3)
+    core.on_base_acceleration(ones, 2 * ones, now=5.0, stamp=100.0)  # the first: as it is
+    np.testing.assert_array_equal(core.base_acceleration, [1, 1, 1, 2, 2, 2])
+    # 1 ms of stamps later (whatever the arrival time): a weight of 1 - exp(-0.1).
+    core.on_base_acceleration(3 * ones, 0 * ones, now=5.05, stamp=100.001)
+    weight = -np.expm1(-0.1)
+    np.testing.assert_allclose(core.base_acceleration,
+                               [1 + 2 * weight] * 3 + [2 - 2 * weight] * 3, rtol=1e-12)
+    for now, stamp in ((5.06, 100.001),  # a time that does not advance
+                       (5.07, 99.0),  # nor one that goes back (a restarted publisher)
+                       (5.5, 99.1)):  # after the previous one went stale (0.43 s > 0.1 s)
+        core.on_base_acceleration(ones * now, ones, now=now, stamp=stamp)
+        np.testing.assert_array_equal(core.base_acceleration, [now] * 3 + [1] * 3)
+    core.settings.base_acceleration_time_constant = 0.0  # live: each message as it is
+    core.on_base_acceleration(-ones, ones, now=5.501, stamp=99.101)
+    np.testing.assert_array_equal(core.base_acceleration, [-1, -1, -1, 1, 1, 1])
+    # Unstamped messages: their arrival times are their times (10 ms apart: 1 - exp(-1)).
+    core = make(model, floating_base=True, base_acceleration_time_constant=0.01)
+    core.on_base_acceleration(ones, ones, now=1.0)
+    core.on_base_acceleration(0 * ones, 0 * ones, now=1.01)
+    np.testing.assert_allclose(core.base_acceleration, np.full(6, np.exp(-1.0)), rtol=1e-12)

@@ -1,0 +1,135 @@
+"""
+``rnea_bag --observer``: the momentum observer over the bag's samples, thresholds, detections.
+
+The node's observer (``rnea_ros.observer.MomentumObserver``) runs over the analysed samples in
+time order, one integration per sample with dt from the sample times: the residual r is the
+node's ``external_torques``, from the same samples. Its inputs are the samples' positions,
+velocities (the messages', or the differentiator's where they have none) and measured effort
+(``--measured-effort``: link-side torque, or motor torque from which ``--joint-model``'s friction
+and armature are taken out). No accelerations: the estimated ones are not used.
+
+Outputs: ``external_torques.csv`` (``time`` and r per joint, like torques.csv); without
+``--collision-thresholds``, ``collision_thresholds.yaml``: thresholds calibrated on this
+(collision-free) bag (``rnea_ros.observer.collision``: margin * max |r| + spread * robust
+sigma + floor), as a node
+parameters file (``collision_threshold.<joint>``, under ``/**:``, like joint_model.yaml); with
+it, the detections on this bag (summary.json ``collisions``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+from pathlib import Path
+
+import numpy as np
+
+from rnea_ros.bag.report import write_table
+from rnea_ros.dynamics.joint_model import read_parameters
+from rnea_ros.errors import InputError
+from rnea_ros.observer import calibrate_thresholds, detect_events, MomentumObserver
+from rnea_ros.observer.collision import RULE
+
+THRESHOLD = 'collision_threshold.'  # node parameter family: collision_threshold.<joint>
+FLOATING_BASE = ('--observer: a floating base needs the base wrench and odometry terms in the '
+                 'momentum balance; fixed-base robots only')
+
+
+@dataclass
+class Observed:
+    """The observer's residual (N, nv) of the joints ``names``, thresholds and detections."""
+
+    names: list[str]
+    residual: np.ndarray
+    thresholds: np.ndarray
+    thresholds_file: str | None
+    events: list[dict]
+
+
+def check_options(options) -> None:
+    """Refuse observer options that cannot work, before any work."""
+    gain = options.observer_gain
+    if not (isinstance(gain, (int, float)) and math.isfinite(gain) and gain > 0):
+        raise InputError(f'--observer-gain: expected a finite number > 0 (1/s), got {gain!r}')
+    if options.collision_thresholds and not options.observer:
+        raise InputError('--collision-thresholds needs --observer')
+    if options.observer and options.floating_base:
+        raise InputError(FLOATING_BASE)
+
+
+def observe(options, model, joint_model, seconds: np.ndarray, q: np.ndarray, v: np.ndarray,
+            effort: np.ndarray) -> Observed:
+    """Run the observer over the samples; calibrate thresholds, or detect with the given ones."""
+    missing = [name for k, name in enumerate(model.joint_names)
+               if not np.isfinite(effort[:, k]).all()]
+    if missing:
+        raise InputError(f'--observer needs the measured effort of every joint in every sample;'
+                         f' missing or not finite for {missing}')
+    observer = MomentumObserver(model, options.observer_gain,
+                                measured_effort=options.measured_effort, joint_model=joint_model)
+    residual = observer.run(seconds, q, v, effort)
+    names = list(model.joint_names)
+    if options.collision_thresholds:
+        thresholds = read_thresholds(options.collision_thresholds, names)
+        events = detect_events(seconds, residual, thresholds, names)
+        return Observed(names, residual, thresholds, str(options.collision_thresholds), events)
+    return Observed(names, residual, calibrate_thresholds(residual), None, [])
+
+
+def read_thresholds(path, names: list[str]) -> np.ndarray:
+    """Thresholds (nv,) from a node parameters file: ``collision_threshold.<joint>`` each."""
+    params = read_parameters(path, 'collision thresholds')
+    given = {key[len(THRESHOLD):]: value for key, value in params.items()
+             if key.startswith(THRESHOLD)}
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise InputError(f'{path}: unknown joints {unknown}; expected {names}')
+    absent = [name for name in names if name not in given]
+    if absent:
+        raise InputError(f'{path}: no {THRESHOLD}<joint> for {absent}')
+    thresholds = []
+    for name in names:
+        value = given[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value) or value <= 0:
+            raise InputError(f'{path}: parameter {THRESHOLD}{name!s}: expected a finite number '
+                             f'> 0 (N m), got {value!r}')
+        thresholds.append(float(value))
+    return np.array(thresholds)
+
+
+def thresholds_yaml(names, thresholds) -> str:
+    """Return the node parameters file of the thresholds (``/**:`` applies to any node name)."""
+    import yaml
+    params = {f'{THRESHOLD}{name}': float(value) for name, value in zip(names, thresholds)}
+    header = ('# Collision thresholds of rnea_ros on |external torque| (N m; N for prismatic '
+              'joints),\n'
+              f'# calibrated by rnea_bag --observer on a collision-free bag: {RULE}\n')
+    return header + yaml.safe_dump({'/**': {'ros__parameters': params}}, sort_keys=False)
+
+
+def write_files(stage: Path, seconds, labels, columns, observed: Observed) -> list[Path]:
+    """external_torques.csv and, for calibrated thresholds, collision_thresholds.yaml."""
+    table = {'time': seconds, **{labels[k]: observed.residual[:, k] for k in columns}}
+    files = [write_table(stage / 'external_torques.csv', table)]
+    if observed.thresholds_file is None:
+        path = stage / 'collision_thresholds.yaml'
+        path.write_text(thresholds_yaml(observed.names, observed.thresholds))
+        files.append(path)
+    return files
+
+
+def summary_part(options, observed: Observed) -> dict:
+    """summary.json's ``observer`` (settings, per joint RMS/peak r, thresholds), ``collisions``."""
+    r = observed.residual
+    part = {'observer': {
+        'gain': float(options.observer_gain), 'measured_effort': options.measured_effort,
+        'thresholds_source': observed.thresholds_file or (
+            f'calibrated on this bag: {RULE}'),
+        'joints': [{'joint': name, 'rms': float(np.sqrt(np.mean(r[:, k] ** 2))),
+                    'peak': float(np.abs(r[:, k]).max()),
+                    'threshold': float(observed.thresholds[k])}
+                   for k, name in enumerate(observed.names)],
+    }}
+    if observed.thresholds_file is not None:
+        part['collisions'] = [dict(event) for event in observed.events]
+    return part

@@ -1,0 +1,282 @@
+"""
+``rnea_identify --payload LINK``: the 10 inertial parameters of a payload on a known robot.
+
+The robot's model (``--urdf``: the URDF, or an ``identified.urdf``) is taken as right; what it
+misses in the measured torques of a bag recorded with the payload is the payload's, and linear in
+its 10 parameters phi_p (``dynamics.payload.link_parameters`` order: mass, first moment and
+rotational inertia about the link origin, in the link frame)::
+
+    tau_measured - rnea(q, v, a) = Y_b(q, v, a) T phi_p + joint terms
+
+with Y_b the regressor columns of the body the link is fixed to and T the placement of the link
+in that body (``dynamics.payload.body_transform``). The joint terms of ``--friction`` (Coulomb,
+viscous, offset) and the armature of each joint are fitted alongside as nuisance parameters: a
+URDF carries no friction, and the fitted terms are not written.
+
+Fit: the weighted least squares of ``identify.fit`` (each joint's rows weighted by its noise,
+estimated from a first unweighted fit), then the physically consistent estimate: the point of
+the convex set {pseudo-inertia of phi_p positive semi-definite (Wensing, Kim and Slotine 2017),
+Coulomb, viscous friction and armature >= 0} nearest to the least-squares one in the data's own
+metric (theta - beta)^T H (theta - beta), one small SDP solved by cvxpy (Clarabel, else SCS) as
+``identify.physical`` does for a whole robot. Without a prior: a payload has no URDF to stay
+near; the data alone decide.
+
+Standard deviations: the covariance of the least-squares estimate, H^-1 (H: the weighted normal
+matrix, torque noise independent between samples and joints), its payload block propagated to
+mass, centre of mass and inertia about the centre of mass to first order (the delta method,
+with the Jacobian of that map at the estimate). They describe the least-squares estimate; the
+physically consistent one differs from it only where the data allow. ``inf``: a direction the
+data do not excite (e.g. a payload rotational inertia about an axis no joint turns).
+
+Writes into DIR: ``payload.yaml`` (node parameters file: ``payload.link``, ``.mass``, ``.com``,
+``.inertia``, keyed ``/**`` as ``joint_model.yaml``), and ``payload.json`` (values, standard
+deviations, the fit's RMS residual per joint without and with the payload, sample counts).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import json
+from pathlib import Path
+import re
+import sys
+
+import numpy as np
+
+from rnea_ros.bag.staging import Staging, Tool
+from rnea_ros.dynamics.payload import check_payload, from_link_parameters, Payload, payload_block
+from rnea_ros.errors import InputError
+from rnea_ros.identify import fit, parameters, samples
+from rnea_ros.identify.physical import _pseudo_inertia, IdentificationError, SOLVERS
+from rnea_ros.identify.pipeline import read_robot
+
+TOOL = Tool('rnea_identify', 'payload.json', re.compile(r'payload\.(yaml|json)'))
+CHUNK = 20_000
+MIN_SAMPLES = 200
+FIELDS = ('mass', 'com', 'inertia')
+
+
+@dataclass
+class PayloadFit:
+    """The identified payload, its standard deviations and the fit's figures."""
+
+    payload: Payload
+    std: dict[str, object]
+    least_squares: np.ndarray  # phi_p of the unconstrained fit
+    phi: np.ndarray  # phi_p, physically consistent
+    solver: str
+    rms_without: np.ndarray  # per joint: the residual of the robot model alone
+    rms_with: np.ndarray  # with the payload and the joint terms
+    sigma: np.ndarray
+    joint_names: tuple[str, ...]
+    samples: int
+    warnings: list[str] = field(default_factory=list)
+
+
+def _equations(model, lay, block, transform, sets, threads):
+    """Accumulate the normal equations of [Y_b T, joint terms] on tau - rnea over ``sets``."""
+    nv = model.nv
+    positions = np.tile(np.arange(10), (nv, 1))
+    equations = fit.NormalEquations(nv, 10 + nv * len(lay.joint_terms), positions, positions,
+                                    np.full(nv, 10))
+    energy = np.zeros(nv)
+    count = np.zeros(nv, dtype=np.int64)
+    columns = slice(10 * block, 10 * block + 10)
+    with fit.one_blas_thread():
+        for data in sets:
+            for start in range(0, len(data), CHUNK):
+                stop = min(start + CHUNK, len(data))
+                q, v, a = (x[start:stop] for x in (data.q, data.v, data.a))
+                Y = model.regressor_batch(q, v, a, threads=threads)
+                payload_columns = np.ascontiguousarray(Y[:, :, columns] @ transform)
+                residual = data.effort[start:stop] - model.rnea_batch(q, v, a, threads=threads)
+                equations.add(payload_columns, lay.joint_features(v, a), residual)
+                measured = np.isfinite(residual)
+                energy += (np.where(measured, residual, 0.0) ** 2).sum(axis=0)
+                count += measured.sum(axis=0)
+    rms_without = np.sqrt(energy / np.maximum(count, 1))
+    return equations, rms_without
+
+
+def _physical(lay, H: np.ndarray, beta: np.ndarray) -> tuple[np.ndarray, str]:
+    """Return the consistent theta nearest to beta in the metric H (module docstring)."""
+    import cvxpy as cp
+    d = np.sqrt(np.diag(H))
+    d[d == 0.0] = 1.0
+    scaled = H / np.outer(d, d)  # unit diagonal: the solver sees a well-scaled problem
+    values, vectors = np.linalg.eigh(scaled)
+    keep = values > 1e-12 * max(values.max(), 0.0)
+    root = np.sqrt(values[keep])[:, None] * vectors[:, keep].T
+    theta = cp.Variable(beta.size)
+    objective = cp.sum_squares(root @ cp.multiply(d, theta - beta))
+    constraints = [_pseudo_inertia(theta[:10]) >> 0]
+    for term in ('coulomb', 'viscous', 'armature'):
+        if term in lay.joint_terms:
+            index = [10 + j * len(lay.joint_terms) + lay.joint_terms.index(term)
+                     for j in range(len(lay.joint_names))]
+            constraints.append(theta[index] >= 0)
+    problem = cp.Problem(cp.Minimize(objective), constraints)
+    status = 'not run'
+    for solver in SOLVERS:
+        try:
+            problem.solve(solver=solver)
+        except cp.SolverError:
+            status = 'solver error'
+            continue
+        status = problem.status
+        if status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) and theta.value is not None:
+            return np.asarray(theta.value, dtype=np.float64), solver
+    raise IdentificationError(f'the payload SDP failed with {SOLVERS} (last status: {status})')
+
+
+def _covariance(H: np.ndarray) -> np.ndarray:
+    """H^-1 on the column-scaled matrix; rows and columns of unexcited directions: inf."""
+    d = np.sqrt(np.diag(H))
+    d[d == 0.0] = 1.0
+    scaled = H / np.outer(d, d)
+    values, vectors = np.linalg.eigh(scaled)
+    small = values <= fit.RCOND * max(values.max(), 0.0)
+    inverse = np.where(small, 0.0, 1.0 / np.where(small, 1.0, values))
+    covariance = (vectors * inverse) @ vectors.T / np.outer(d, d)
+    blind = (vectors[:, small] ** 2).sum(axis=1) > 1e-6
+    covariance[blind, :] = np.inf
+    covariance[:, blind] = np.inf
+    return covariance
+
+
+def _derived(phi: np.ndarray) -> np.ndarray:
+    """[mass, com (3), inertia about the com (6, ixx ixy ixz iyy iyz izz)] of phi_p."""
+    payload = from_link_parameters('', phi)
+    return np.array([payload.mass, *payload.com, *payload.inertia])
+
+
+def _standard_deviations(phi: np.ndarray, covariance: np.ndarray) -> np.ndarray:
+    """First-order standard deviations of ``_derived`` (central differences for its Jacobian)."""
+    finite = np.isfinite(np.diag(covariance))
+    step = 1e-6 * np.maximum(np.abs(phi), 1e-3)
+    jacobian = np.empty((10, 10))
+    for k in range(10):
+        e = np.zeros(10)
+        e[k] = step[k]
+        jacobian[:, k] = (_derived(phi + e) - _derived(phi - e)) / (2 * step[k])
+    safe = np.where(np.outer(finite, finite), covariance, 0.0)
+    variance = np.einsum('ik,kl,il->i', jacobian, safe, jacobian)
+    depends_on_blind = (np.abs(jacobian[:, ~finite]) > 0).any(axis=1)
+    return np.where(depends_on_blind, np.inf, np.sqrt(np.maximum(variance, 0.0)))
+
+
+def identify_payload(bags, urdf: str | Path, link: str, *, joint_states: str = 'joint_states',
+                     friction: str = parameters.DEFAULT_FRICTION, threads: int | None = None,
+                     reading: dict | None = None) -> PayloadFit:
+    """Fit the payload on ``link`` from ``bags`` (module docstring); ``RneaError`` on bad input."""
+    urdf_xml, model = read_robot(urdf, friction)
+    try:
+        block, transform = payload_block(model.tree, link)
+    except InputError as exc:
+        raise InputError(str(exc).replace('payload.link', '--payload', 1)) from None
+    lay = parameters.layout(model, friction)
+    loaded = [samples.load(bag, model, urdf_xml, joint_states, **dict(reading or {}))
+              for bag in bags]
+    warnings = [f'{data.bag}: {w}' for data in loaded for w in data.warnings]
+    n = sum(len(data) for data in loaded)
+    if n < MIN_SAMPLES:
+        raise InputError(f'too few samples: {n} (at least {MIN_SAMPLES} needed for a payload)')
+    equations, rms_without = _equations(model, lay, block, transform, loaded, threads)
+    least = fit.weighted_fit(equations)
+    theta, solver = _physical(lay, least.H, least.beta)
+    phi = theta[:10]
+    payload = check_payload(from_link_parameters(link, phi), model.link_names)
+    std = _standard_deviations(least.beta[:10], _covariance(least.H)[:10, :10])
+    blind = [name for name, s in zip(_NAMES, std) if not np.isfinite(s)]
+    if blind:
+        warnings.append(f'the data do not determine {", ".join(blind)} of the payload (no '
+                        'joint motion excites them): their values are not identified')
+    return PayloadFit(payload, {'mass': std[0], 'com': std[1:4], 'inertia': std[4:]},
+                      least.beta[:10], phi, solver, rms_without, equations.rms(theta),
+                      least.sigma, tuple(model.joint_names), n, warnings)
+
+
+_NAMES = ('mass', 'com.x', 'com.y', 'com.z', 'ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
+
+
+def _floats(values) -> list:
+    return [float(x) if np.isfinite(x) else None for x in np.atleast_1d(values)]
+
+
+def payload_yaml(result: PayloadFit) -> str:
+    """payload.yaml: the node's payload parameters, with the standard deviations as comments."""
+    p, s = result.payload, result.std
+
+    def shown(values):
+        return '[' + ', '.join('inf' if not np.isfinite(x) else f'{x:.3g}'
+                               for x in np.atleast_1d(values)) + ']'
+    return (
+        '# Payload identified by rnea_identify --payload (rnea_ros/identify/payload.py): mass\n'
+        '# [kg], centre of mass [m] in the link frame, inertia [kg m^2] about the centre of\n'
+        '# mass in the link frame (ixx ixy ixz iyy iyz izz). Standard deviations (first order,\n'
+        "# from the fit's covariance; inf: not determined by the data):\n"
+        f'#   mass {shown(s["mass"])}, com {shown(s["com"])}, inertia {shown(s["inertia"])}\n'
+        '# Give it at start (--params-file payload.yaml), or set the four parameters of a\n'
+        '# running node together with its set_parameters_atomically service (docs/node.md).\n'
+        '/**:\n'
+        '  ros__parameters:\n'
+        f'    payload.link: {json.dumps(p.link)}\n'
+        f'    payload.mass: {p.mass!r}\n'
+        f'    payload.com: [{", ".join(repr(x) for x in p.com)}]\n'
+        f'    payload.inertia: [{", ".join(repr(x) for x in p.inertia)}]\n')
+
+
+def summary(result: PayloadFit, settings: dict) -> dict:
+    """payload.json: values, standard deviations, residuals, counts, settings."""
+    p = result.payload
+    return {
+        'payload': {'link': p.link, 'mass': p.mass, 'com': list(p.com),
+                    'inertia': list(p.inertia)},
+        'std': {'mass': _floats(result.std['mass'])[0], 'com': _floats(result.std['com']),
+                'inertia': _floats(result.std['inertia'])},
+        'parameters_link_frame': {'physical': result.phi.tolist(),
+                                  'least_squares': result.least_squares.tolist()},
+        'solver': result.solver,
+        'rms': {joint: {'robot_model': float(a), 'with_payload': float(b)}
+                for joint, a, b in zip(result.joint_names, result.rms_without,
+                                       result.rms_with)},
+        'noise': dict(zip(result.joint_names, map(float, result.sigma))),
+        'samples': result.samples,
+        'warnings': list(result.warnings),
+        'settings': settings,
+        'outputs': ['payload.yaml', 'payload.json'],
+    }
+
+
+def write(result: PayloadFit, output: Path, settings: dict, overwrite: bool = False
+          ) -> list[Path]:
+    """Write payload.yaml and payload.json into ``output`` (staged: all or nothing)."""
+    with Staging(output, overwrite, TOOL) as staging:
+        staging.write_text('payload.yaml', payload_yaml(result))
+        staging.write_text('payload.json', json.dumps(summary(result, settings), indent=2)
+                           + '\n')
+        return staging.commit(['payload.yaml', 'payload.json'])
+
+
+def run(args, output: Path, reading: dict) -> int:
+    """Run ``rnea_identify --payload`` for the parsed ``IdentifyOptions``; print the result."""
+    from rnea_ros.bag.staging import check as check_output
+    check_output(output, args.overwrite, TOOL)  # before any work
+    result = identify_payload(args.bags, args.urdf, args.payload,
+                              joint_states=args.joint_states, friction=args.friction,
+                              threads=args.threads, reading=reading)
+    settings = {'bags': args.bags, 'urdf': args.urdf, 'payload': args.payload,
+                'joint_states': args.joint_states, 'friction': args.friction, **reading}
+    write(result, output, settings, args.overwrite)
+    for warning in result.warnings:
+        print(f'rnea_identify: warning: {warning}', file=sys.stderr)
+    p, s = result.payload, result.std
+    print(f'rnea_identify: payload on {p.link!r} from {result.samples} samples -> {output}')
+    print(f'  mass     {p.mass:.4g} kg (std {s["mass"]:.2g})')
+    print('  com      [' + ', '.join(f'{x:.4g}' for x in p.com) + '] m (std ['
+          + ', '.join(f'{x:.2g}' for x in s['com']) + '])')
+    print('  inertia  [' + ', '.join(f'{x:.4g}' for x in p.inertia) + '] kg m^2 (std ['
+          + ', '.join(f'{x:.2g}' for x in s['inertia']) + '])')
+    print('  RMS residual per joint: ' + ', '.join(result.joint_names))
+    print('  robot model  ' + ' '.join(f'{x:8.4g}' for x in result.rms_without))
+    print('  with payload ' + ' '.join(f'{x:8.4g}' for x in result.rms_with))
+    return 0

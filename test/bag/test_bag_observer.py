@@ -1,0 +1,160 @@
+"""
+``rnea_bag --observer``: external torques, calibrated thresholds, detections on a push.
+
+The bags: test/bagdata.py's panda trajectory (exact velocities in the messages, desired
+accelerations so that every sample is analysed) with link-side effort = what the dynamics need
+minus an external torque, plus Gaussian noise of 0.05 N m. The first bag is collision-free and
+calibrates the thresholds; the second has a 5 N m push on panda_joint2 from 1.0 to 1.3 s.
+"""
+from __future__ import annotations
+
+import json
+
+from bagdata import BAG_START, PANDA, panda_bag, sample_times, trajectory
+import numpy as np
+import pytest
+import yaml
+
+from rnea_ros import RobotModel
+from rnea_ros.bag.cli import main
+from rnea_ros.bag.report import read_table
+from rnea_ros.observer import calibrate_thresholds, MomentumObserver
+
+NOISE = 0.05  # N m
+PUSH = (1.0, 1.3, 5.0)  # start [s], end [s], torque on panda_joint2 [N m]
+
+
+def recording(directory, seed: int, push: bool):
+    model = RobotModel.from_urdf_file(PANDA)
+    times = sample_times(2000, jitter=0.2, seed=seed)
+    t = (times - BAG_START) * 1e-9
+    q, v, a = trajectory(t), trajectory(t, 1), trajectory(t, 2)
+    effort = model.rnea_batch(q, v, a) + np.random.default_rng(seed).normal(
+        0.0, NOISE, (t.size, model.nv))
+    if push:
+        effort[(t >= PUSH[0]) & (t < PUSH[1]), 1] -= PUSH[2]
+    bag = panda_bag(directory / 'bag', times, desired=True, effort=effort)
+    return model, bag, t, q, v, effort
+
+
+@pytest.fixture(scope='module')
+def quiet(tmp_path_factory):
+    return recording(tmp_path_factory.mktemp('quiet'), 3, push=False)
+
+
+@pytest.fixture(scope='module')
+def pushed(tmp_path_factory):
+    return recording(tmp_path_factory.mktemp('pushed'), 4, push=True)
+
+
+def run(capsys, bag, out, *extra):
+    code = main([str(bag), '--output', str(out), '--no-plots', '--urdf', str(PANDA),
+                 '--format', 'csv', *extra])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads((out / 'summary.json').read_text())
+
+
+def test_external_torques_are_the_observer_on_the_samples(tmp_path, capsys, quiet):
+    model, bag, t, q, v, effort = quiet
+    out = tmp_path / 'out'
+    summary = run(capsys, bag, out, '--observer')
+    table = read_table(out / 'external_torques.csv')
+    expected = MomentumObserver(model, 50.0).run(t, q, v, effort)
+    np.testing.assert_allclose(table['time'], t, atol=1e-9)
+    for k, name in enumerate(model.joint_names):
+        np.testing.assert_allclose(table[name], expected[:, k], atol=1e-9)
+    # Collision-free: quiet, the filtered noise only (about 0.008 N m).
+    assert np.abs(expected).max() < 0.05
+    # The thresholds file: a node parameters file of the documented calibration.
+    params = yaml.safe_load((out / 'collision_thresholds.yaml').read_text())['/**'][
+        'ros__parameters']
+    thresholds = calibrate_thresholds(expected)
+    assert params == pytest.approx({f'collision_threshold.{name}': thresholds[k]
+                                    for k, name in enumerate(model.joint_names)}, abs=1e-9)
+    observer = summary['observer']
+    assert observer['gain'] == 50.0 and observer['measured_effort'] == 'link_side'
+    assert [j['joint'] for j in observer['joints']] == list(model.joint_names)
+    assert 'collisions' not in summary
+    assert {'external_torques.csv', 'collision_thresholds.yaml'} <= set(summary['outputs'])
+    assert '## External torques (momentum observer)' in (out / 'summary.md').read_text()
+
+
+def test_thresholds_from_a_quiet_bag_detect_the_push_on_another(
+        tmp_path, capsys, quiet, pushed):
+    calibration = tmp_path / 'calibration'
+    run(capsys, quiet[1], calibration, '--observer')
+    out = tmp_path / 'out'
+    summary = run(capsys, pushed[1], out, '--observer', '--collision-thresholds',
+                  str(calibration / 'collision_thresholds.yaml'))
+    (event,) = summary['collisions']
+    assert event['joint'] == 'panda_joint2'
+    # The observer's first-order rise (gain 50/s) crosses a threshold of ~0.3 N m within 2 ms
+    # of the push; the 1 kHz samples are within 0.2 ms of their nominal times.
+    assert PUSH[0] <= event['start'] < PUSH[0] + 0.005
+    assert PUSH[1] < event['end'] < PUSH[1] + 0.2
+    assert event['peak'] == pytest.approx(PUSH[2], abs=0.1)
+    assert not (out / 'collision_thresholds.yaml').exists()
+    assert '## Collisions' in (out / 'summary.md').read_text()
+    assert 'Collisions' in (out / 'report.html').read_text()
+
+
+def test_a_run_without_observer_has_no_observer_output(tmp_path, capsys, quiet):
+    summary = run(capsys, quiet[1], tmp_path / 'out')
+    assert 'observer' not in summary and 'collisions' not in summary
+    assert not (tmp_path / 'out' / 'external_torques.csv').exists()
+
+
+@pytest.mark.parametrize('extra, message', [
+    (['--observer', '--observer-gain', '0'],
+     'rnea_bag: error: --observer-gain: expected a finite number > 0 (1/s), got 0.0'),
+    (['--observer', '--observer-gain', 'nan'],
+     'rnea_bag: error: --observer-gain: expected a finite number > 0 (1/s), got nan'),
+    (['--collision-thresholds', 'x.yaml'],
+     'rnea_bag: error: --collision-thresholds needs --observer'),
+    (['--observer', '--floating-base'],
+     'rnea_bag: error: --observer: a floating base needs the base wrench and odometry terms in '
+     'the momentum balance; fixed-base robots only'),
+])
+def test_bad_observer_options_are_refused(tmp_path, capsys, quiet, extra, message):
+    code = main([str(quiet[1]), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
+                 *extra])
+    assert code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == message
+    assert not (tmp_path / 'out').exists()
+
+
+JOINTS = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1']
+
+
+@pytest.mark.parametrize('values, message', [
+    ({'panda_joint1': 1.0},
+     f'no collision_threshold.<joint> for {JOINTS[1:]}'),
+    ({**dict.fromkeys(JOINTS, 1.0), 'elbow': 1.0},
+     f"unknown joints ['elbow']; expected {JOINTS}"),
+    ({**dict.fromkeys(JOINTS, 1.0), 'panda_joint3': -0.5},
+     'parameter collision_threshold.panda_joint3: expected a finite number > 0 (N m), got -0.5'),
+    ({**dict.fromkeys(JOINTS, 1.0), 'panda_joint3': 'high'},
+     'parameter collision_threshold.panda_joint3: expected a finite number > 0 (N m), got '
+     "'high'"),
+])
+def test_a_bad_thresholds_file_is_refused(tmp_path, capsys, quiet, values, message):
+    path = tmp_path / 'thresholds.yaml'
+    path.write_text(yaml.safe_dump({'/**': {'ros__parameters': {
+        f'collision_threshold.{joint}': value for joint, value in values.items()}}}))
+    code = main([str(quiet[1]), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
+                 '--no-plots', '--observer', '--collision-thresholds', str(path)])
+    assert code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f'rnea_bag: error: {path}: {message}')
+    assert not (tmp_path / 'out').exists()
+
+
+def test_a_bag_without_effort_is_refused(tmp_path, capsys):
+    bag = panda_bag(tmp_path / 'bag', sample_times(200), desired=True)
+    code = main([str(bag), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
+                 '--no-plots', '--observer'])
+    assert code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        'rnea_bag: error: --observer needs the measured effort of every joint in every '
+        f'sample; missing or not finite for {JOINTS}')
