@@ -5,6 +5,7 @@ from pathlib import Path
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +44,28 @@ def test_bench_closed_loop_runs_every_row():
     assert out.count('load average') == 2
 
 
+def test_bench_identify_sim_prints_the_truth_table():
+    out = bench('bench_identify_sim.py', '--training', '3', '--validation', '1.5',
+                '--tracking', '0.3', '--worst', '2')
+    assert 'panda, gap default: 3 s training, 1.5 s validation, 0.3 s closed loop' in out
+    for row in ('| URDF |', '| identified |', '| ÷ sensor noise (0.05) |',
+                '| the identified model |', '| the true model |'):
+        assert row in out, out
+    assert out.count('| panda_link') + out.count('| friction.') + out.count('| armature.') >= 2
+
+
+REAL_LOGS = Path('/work/shared/real_logs/kinova_gen3')
+
+
+@pytest.mark.skipif(not REAL_LOGS.is_dir(), reason='the shared real logs are not on this machine')
+def test_real_log_windows_prints_a_row_per_log_and_window():
+    out = bench('real_log_windows.py', '--seconds', '1.0', '--windows', 'auto', '0.1',
+                '--stamp-error', '1.2e-4')
+    rows = [line for line in out.splitlines() if line.startswith('| opti_traj')]
+    assert [row.split(' | ')[1] for row in rows] == ['auto', '0.1', 'auto', '0.1']
+    assert all(row.endswith('| regular clock |') for row in rows), rows
+
+
 def test_bench_observer_prints_the_ratio_per_robot():
     out = bench('bench_observer.py', '--repeats', '1', '--samples', '200', '--calls', '50')
     for robot in ('ur5', 'panda', 'kinova'):
@@ -65,6 +88,30 @@ def test_bench_excite_sim_identifies_from_both_motions():
         assert row in out, out
     assert 'validation: 4 s recorded' in out
     assert out.count('load average') == 2
+
+
+def test_bench_identify_sim_trains_on_a_trajectory_file(tmp_path):
+    """--trajectory: the motion of a JointTrajectory YAML (as rnea_excite writes it)."""
+    import yaml
+    from bagdata import fourier_excitation
+    from oracle import robot_path
+
+    from rnea_ros import RobotModel
+    from rnea_ros.excite.outputs import trajectory_message
+    model = RobotModel.from_urdf_file(robot_path('panda'))
+    lower = np.array([model.joint(n).lower for n in model.joint_names])
+    upper = np.array([model.joint(n).upper for n in model.joint_names])
+    times = np.arange(301) * 0.01
+    q, v, a = fourier_excitation(lower, upper, times, base_frequency=0.5, seed=5)
+    path = tmp_path / 'trajectory.yaml'
+    path.write_text(yaml.safe_dump(trajectory_message(model.joint_names, times, q, v, a)))
+    gap = tmp_path / 'no_dry_friction.yaml'
+    gap.write_text('joints: {armature: 0.1, coulomb: 0.0, viscous: 0.2}\n'
+                   'torque_sensor: {noise: 0.05}\n')
+    out = bench('bench_identify_sim.py', '--trajectory', str(path), '--validation', '1.5',
+                '--tracking', '0.3', '--worst', '2', '--gap', str(gap))
+    assert f'panda, gap {gap}: {path} training, 1.5 s validation' in out, out
+    assert '| identified |' in out, out
 
 
 def test_bench_thresholds_counts_events_per_model_and_rule_on_generated_logs():

@@ -42,6 +42,16 @@ GROUPS = {  # title -> description, in the order of --help
 }
 
 
+def window_value(text: str) -> float | str:
+    """Parse --window: 'auto' or seconds (a number; its range is checked by the tool)."""
+    if text == differentiate.AUTO:
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: 'auto' or a number of seconds") from None
+
+
 def option(default, group: str, *, file: bool = False, exclusive: str | None = None,
            numbers: bool = True, **argparse_keywords):
     """
@@ -105,10 +115,10 @@ class BagOptions:
     lock_missing: bool = option(
         False, WINDOW, action='store_true', help='hold every URDF joint the bag never '
         'publishes at 0 (or at the limit nearest to 0); listed in a warning and the summary')
-    window: float | None = option(
-        None, ACCELERATIONS, type=float, metavar='S', help='fit window in seconds (default: '
-        f'{differentiate.DEFAULT_WINDOW:g}, or {differentiate.MIN_WINDOW_INTERVALS} median '
-        'sample intervals when longer)')
+    window: float | str = option(
+        differentiate.AUTO, ACCELERATIONS, type=window_value, metavar='S',
+        help='fit window in seconds, or auto (default): per joint the candidate of the '
+        'smallest predicted RMS acceleration error (noise + bias), reported in summary.json')
     accelerations_from: str = option(
         'auto', ACCELERATIONS, choices=('auto', 'positions', 'velocities'),
         help='route of the estimated accelerations: per joint the better one (default), or '

@@ -25,7 +25,9 @@ What it does
    Savitzky-Golay differentiator on the uneven sample times that fits through holes and
    splits at gaps (``rnea_ros.recording.differentiate``: method, defaults and error bound), per
    joint from the positions or from the velocities of the messages, whichever the data say is
-   better (``rnea_ros.recording.accelerations``, ``--accelerations-from``). Samples whose estimate
+   better (``rnea_ros.recording.accelerations``, ``--accelerations-from``), with a window per
+   joint from the data (``--window auto``) over the stamps or, where they carry noise, their
+   regular clock (``rnea_ros.recording.clock``). Samples whose estimate
    would come from a one-sided fit (within half a window of a gap or of the ends) are left
    out, with a warning.
 4. Floating base (``--floating-base``): the base state from nav_msgs/Odometry (``--odometry``);
@@ -178,7 +180,7 @@ def run(options: BagOptions) -> Result:
     timings = _Timings()
     bag_path = Path(options.bag)
     output = Path(options.output) if options.output else Path.cwd() / f'{bag_path.name}_rnea'
-    if (options.window is not None and not options.window > 0) or options.order < 2 or (
+    if (options.window != differentiate.AUTO and not options.window > 0) or options.order < 2 or (
             options.max_gap is not None and not options.max_gap > 0):
         raise InputError('--window and --max-gap must be positive and --order at least 2')
     if options.threads is not None and options.threads < 1:
@@ -248,6 +250,8 @@ def _run(options: BagOptions, reader, output: Path, timings: _Timings) -> Result
 
 
 def _differentiate(window, order, max_gap, times, values):
+    # The odometry's twist: the default window for 'auto' (one signal, no joint to choose for).
+    window = None if window == differentiate.AUTO else window
     return differentiate.derivatives(times, values, window, order, max_gap)
 
 
@@ -271,7 +275,7 @@ def load_inputs(options: BagOptions, reader, store, show: bool, warnings: list) 
                                  what='joint_states topic')
     # Reading margin around --start/--end, for the windows of the samples at its ends (the
     # default window is 10 sample intervals at low rates: 1 s covers 20 Hz).
-    margin = int(2 * (options.window or 0.5) * 1e9)
+    margin = int(2 * (0.5 if options.window == differentiate.AUTO else options.window) * 1e9)
     bag_start = int(reader.start_time)
     lo = None if options.start is None else bag_start + int(options.start * 1e9)
     hi = None if options.end is None else bag_start + int(options.end * 1e9)
@@ -383,9 +387,9 @@ def write_outputs(options: BagOptions, reader, output: Path, read: Inputs, estim
         tables = [background.submit(write_tables, stage, seconds, labels, columns, parts,
                                     samples.effort, options.format, options.threads)]
         statistics = background.submit(
-            run_summary, options, read.model, read.series, estimate.diff, read.desired,
+            run_summary, options, read.model, read.series, estimate, read.desired,
             seconds, labels, read.units, columns, parts, samples.effort, list(warnings),
-            read.source, estimate.routes, samples.edges_left_out)
+            read.source, samples.edges_left_out)
         if solved is not None:
             tables.append(background.submit(_write_contact_table, stage, options.format,
                                             seconds, solved))

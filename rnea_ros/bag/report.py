@@ -217,6 +217,21 @@ def _windows(time: np.ndarray, window: float) -> tuple[np.ndarray, np.ndarray]:
     return index, starts
 
 
+def _windows_text(diff: dict) -> str:
+    """Describe the differentiator's window(s) and time base, for the settings list."""
+    windows = sorted(set((diff.get('windows') or {}).values()))
+    if diff.get('window_rule') == 'auto' and windows:
+        span = fmt(windows[0]) if len(windows) == 1 else \
+            f'{fmt(windows[0])}-{fmt(windows[-1])}'
+        text = f'window chosen per joint from the data ({span} s, see the table below)'
+    else:
+        text = f'window {fmt(diff["window"])} s'
+    if diff.get('time_base') == 'regular clock':
+        text += (', over the regular clock fitted to the stamps (residual variance '
+                 f'{fmt(diff["clock_residual_ratio"], 3)} x that over the stamps)')
+    return text
+
+
 def _worst_windows(time, labels, stats: Moments, misfit: Moments | None, effort_limits,
                    window, index, starts) -> list[dict]:
     if time.size == 0:
@@ -324,8 +339,8 @@ def markdown(summary: dict) -> str:
                      f'samples: {contacts["infeasible_samples"]} of {contacts["samples"]} '
                      f'(max unbalanced base wrench {fmt(contacts["max_residual_norm"])})')
     diff = info['differentiation']
-    lines += [f'- differentiator: Savitzky–Golay, degree {diff["order"]}, window '
-              f'{fmt(diff["window"])} s ({diff["samples"]} samples at the median rate), '
+    lines += [f'- differentiator: Savitzky–Golay, degree {diff["order"]}, {_windows_text(diff)}'
+              f' ({diff["samples"]} samples at the median rate), '
               f'{diff["segments"]} gap-free segment(s) (gap > {fmt(diff["max_gap"])} s; '
               'shorter holes are fitted through); '
               f'{diff.get("edge_samples_left_out", 0)} samples near segment ends left out; '
@@ -344,11 +359,12 @@ def markdown(summary: dict) -> str:
                   'Route: from the positions (two differentiations) or the velocities of the '
                   'messages (one), whichever has the smaller predicted RMS error; noise: '
                   'white-noise level of the signal (rad or m, per s for velocities).', '',
-                  '| joint | route | position noise | velocity noise | predicted error, '
-                  'positions | predicted error, velocities | velocity delay [s] |',
-                  '|---|---|---|---|---|---|---|']
+                  '| joint | route | window [s] | position noise | velocity noise | predicted '
+                  'error, positions | predicted error, velocities | velocity delay [s] |',
+                  '|---|---|---|---|---|---|---|---|']
         for r in routes:
-            lines.append(f'| `{r["joint"]}` | {r["route"]} | {fmt(r["position_noise"], 3)} | '
+            lines.append(f'| `{r["joint"]}` | {r["route"]} | {fmt(r.get("window"), 3)} | '
+                         f'{fmt(r["position_noise"], 3)} | '
                          f'{fmt(r["velocity_noise"], 3)} | {fmt(r["error_positions"], 3)} | '
                          f'{fmt(r["error_velocities"], 3)} | {fmt(r["velocity_delay"], 3)} |')
         lines.append('')

@@ -15,9 +15,14 @@ from rnea_ros.bag.report import summarize
 from rnea_ros.recording import accelerations, differentiate
 
 
-def run_summary(options, model, series, diff, desired, seconds, labels, units, columns, parts,
-                effort, warnings, source, routes, edges_left_out) -> dict:
-    """Build summary.json of a run: per joint numbers (``report.summarize``) and settings."""
+def run_summary(options, model, series, estimate, desired, seconds, labels, units, columns,
+                parts, effort, warnings, source, edges_left_out) -> dict:
+    """
+    Build summary.json of a run: per joint numbers (``report.summarize``) and settings.
+
+    ``estimate``: the ``accelerations.Estimate`` of the run (routes, windows, time base).
+    """
+    routes = estimate.routes
     sel = slice(None) if columns == list(range(len(labels))) else columns
     measured = effort[:, sel]
     summary = summarize(seconds, [labels[k] for k in columns], [units[k] for k in columns],
@@ -47,7 +52,7 @@ def run_summary(options, model, series, diff, desired, seconds, labels, units, c
             'acceleration_routes': [route.as_dict() for route in routes],
             'locked_joints': {name: {'position': value, 'source': why}
                               for name, (value, why) in series.locked.items()},
-            'differentiation': dict(differentiate.settings(diff, options.order),
+            'differentiation': dict(accelerations.settings(estimate, options.order),
                                     edge_samples_left_out=edges_left_out),
         },
         'warnings': list(warnings),

@@ -61,6 +61,7 @@ class IdentifyOptions:
     ignore_extra_joints: bool = shared('ignore_extra_joints', JOINTS)
     lock: str | None = shared('lock', JOINTS)
     lock_missing: bool = shared('lock_missing', JOINTS)
+    window: float | str = shared('window', JOINTS)
     holdout: float = option(0.3, MAIN, exclusive='validation', type=float, metavar='F',
                             help='validate on the last fraction F of the time of each bag, '
                             'train on the rest (default: %(default)s)')
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     output = Path(args.output) if args.output else Path.cwd() / (
         f'{Path(args.bags[0]).name}_{"identified" if args.payload is None else "payload"}')
     reading = {'clock': args.clock, 'lock': args.lock, 'lock_missing': args.lock_missing,
-               'ignore_extra': args.ignore_extra_joints}
+               'ignore_extra': args.ignore_extra_joints, 'window': args.window}
     try:
         if args.payload is not None:  # a payload on a known robot: identify/payload.py
             return payload.run(args, output, reading)

@@ -65,6 +65,7 @@ class Identification:
     timings: dict[str, float] = field(default_factory=dict)
     # Standard deviations of each link's mass (nb,) and centre of mass (nb, 3): ``trust``.
     uncertainty: tuple[np.ndarray, np.ndarray] | None = None
+    differentiation: dict = field(default_factory=dict)
 
 
 def _split(bags: list[samples.Samples], holdout: float):
@@ -185,6 +186,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
         check = None
         train, validation = _split(loaded, holdout)
     dropped = sum(d.dropped_nan_effort for d in loaded + ([check] if check else []))
+    differentiation = {d.bag: d.differentiation for d in loaded + ([check] if check else [])}
     del loaded, check  # the split copied the samples: keep one copy of a long log
     if dropped:
         warnings.append(f'{dropped} samples with a NaN effort were dropped')
@@ -251,7 +253,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
                           result, betas, rms, {'training': n_train,
                                                'validation': validation_eq.count},
                           dropped, inertial, solver, eigen, plot_data, warnings, timings,
-                          uncertainty)
+                          uncertainty, differentiation)
 
 
 VISIBILITY = 0.1  # a base parameter whose standard deviation exceeds this many prior scales

@@ -4,6 +4,8 @@ What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, iden
 ``identification.json`` (every number; NaN/inf as null):
 
 - ``settings``, ``samples`` (training, validation, dropped for a NaN effort);
+- ``differentiation``: per bag the window rule (``auto`` or ``fixed``), each joint's
+  differentiation window [s] and the time base (``stamps`` or ``regular clock``);
 - ``noise``: per joint the torque noise sigma estimated from the unweighted fit's residual;
 - ``excitation``: the condition number of the weighted base regressor with unit-norm
   columns, the low-pass cutoff applied to both sides of the fit (Hz, null: none;
@@ -78,6 +80,7 @@ def summary(result: Identification, settings: dict, outputs: list[str]) -> dict:
         links[link] = entry
     return _safe({
         'settings': settings,
+        'differentiation': result.differentiation,
         'samples': {'training': result.counts['training'],
                     'validation': result.counts['validation'],
                     'dropped_nan_effort': result.dropped_nan_effort},
@@ -108,6 +111,16 @@ def summary(result: Identification, settings: dict, outputs: list[str]) -> dict:
     })
 
 
+def _differentiation_lines(per_bag: dict) -> list[str]:
+    """Return one line per bag: each joint's differentiation window, the time base."""
+    lines = []
+    for bag, entry in per_bag.items():
+        windows = ', '.join(f'{joint} {fmt(w, 3)}' for joint, w in entry['windows'].items())
+        lines.append(f"- `{bag}`: differentiation windows [s] ({entry['window_rule']}): "
+                     f"{windows}; time base: {entry['time_base']}")
+    return lines + [''] if lines else []
+
+
 def markdown(data: dict) -> str:
     """identification.md from the identification.json dictionary."""
     settings = data['settings']
@@ -119,6 +132,7 @@ def markdown(data: dict) -> str:
              f"Samples: {data['samples']['training']} training, "
              f"{data['samples']['validation']} validation, "
              f"{data['samples']['dropped_nan_effort']} dropped (NaN effort).", '']
+    lines += _differentiation_lines(data.get('differentiation') or {})
     if data['warnings']:
         lines += ['## Warnings', ''] + [f'- {w}' for w in data['warnings']] + ['']
     lines += ['## RMS residual per joint (measured − predicted)', '',

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from rnea_ros.errors import InputError
-from rnea_ros.recording import derivatives, differentiate, load_joint_states, locks
+from rnea_ros.recording import accelerations, derivatives, differentiate, load_joint_states, \
+    locks
 from rnea_ros.recording.bagio.storage import BagError, open_bag
 
 
@@ -28,7 +29,9 @@ class Samples:
     The samples of one bag, (N, nv) arrays in ``RobotModel`` v order (SI units).
 
     ``seconds``: sample times from the first kept sample; ``dropped_nan_effort``: samples left
-    out because a joint's effort was NaN; ``warnings``: what the reader merged or filled.
+    out because a joint's effort was NaN; ``warnings``: what the reader merged or filled;
+    ``differentiation``: the window rule, each joint's window [s] and the time base
+    (``accelerations.settings``).
     """
 
     bag: str
@@ -39,6 +42,7 @@ class Samples:
     effort: np.ndarray
     dropped_nan_effort: int = 0
     warnings: list[str] = field(default_factory=list)
+    differentiation: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return int(self.seconds.size)
@@ -46,7 +50,8 @@ class Samples:
     def select(self, mask: np.ndarray) -> Samples:
         """Return the samples where ``mask`` is true (same bag, same warnings)."""
         return Samples(self.bag, self.seconds[mask], self.q[mask], self.v[mask], self.a[mask],
-                       self.effort[mask], self.dropped_nan_effort, self.warnings)
+                       self.effort[mask], self.dropped_nan_effort, self.warnings,
+                       self.differentiation)
 
 
 def check_fixed_base(model) -> None:
@@ -58,13 +63,13 @@ def check_fixed_base(model) -> None:
 
 
 def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
-         window: float | None = None, order: int = differentiate.DEFAULT_ORDER,
+         window: float | str | None = None, order: int = differentiate.DEFAULT_ORDER,
          clock: str = 'header', lock: str | None = None, lock_missing: bool = False,
          ignore_extra: bool = False) -> Samples:
     """
     Read one bag into ``Samples`` (``BagError``/``InputError`` name the bag and what is wrong).
 
-    ``window`` None: the differentiator's default; ``lock``: the ``--lock`` text;
+    ``window`` seconds, or None / 'auto': per joint from the data; ``lock``: the ``--lock`` text;
     ``lock_missing``: hold the joints the bag never publishes (``rnea_ros.recording.locks``);
     ``ignore_extra``: skip joint names the URDF does not have.
     """
@@ -98,4 +103,10 @@ def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
     # A fixed-base model's joints are one-DoF and in v order: the series columns are v order.
     return Samples(str(path), seconds, series.position[keep], estimate.velocity[keep],
                    estimate.acceleration[keep], series.effort[keep], int(nan_effort.sum()),
-                   list(series.warnings))
+                   list(series.warnings), _differentiation(estimate, order))
+
+
+def _differentiation(estimate, order: int) -> dict:
+    """Return the window rule, each joint's window and the time base of one estimate."""
+    described = accelerations.settings(estimate, order)
+    return {key: described[key] for key in ('window_rule', 'windows', 'time_base')}

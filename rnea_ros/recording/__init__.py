@@ -8,8 +8,9 @@ MCAP chunks or the rosbags reader, and writes them; ``mcapcheck`` checks an MCAP
 layout; ``cdr`` decodes and encodes messages in bulk; ``mcapwrite`` writes MCAP chunks),
 ``series`` (stamps, merging, clock steps, holes; the floating base's odometry and the desired
 accelerations), ``locks`` (joints held fixed), ``differentiate`` and ``savgol`` (the
-Savitzky-Golay differentiator) and ``accelerations`` (the route per joint). Imports
-``rnea_ros.dynamics`` only; no argparse, no rclpy.
+Savitzky-Golay differentiator), ``clock`` (the regular clock of jittered stamps) and
+``accelerations`` (the route and window per joint). Imports ``rnea_ros.dynamics`` only; no
+argparse, no rclpy.
 """
 from rnea_ros.recording.accelerations import Estimate
 from rnea_ros.recording.joint_states import derivatives, load_joint_states

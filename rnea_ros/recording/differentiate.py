@@ -59,6 +59,12 @@ DEFAULT_WINDOW = 0.05  # s
 # The default window spans at least this many median sample intervals (low sample rates).
 MIN_WINDOW_INTERVALS = 10
 DEFAULT_ORDER = 3
+# The automatic choice (``accelerations.choose``): candidates from SHORTEST_WINDOW to
+# LONGEST_WINDOW, each 2^(1/3) times the last (three steps double the window).
+SHORTEST_WINDOW = 0.02  # s
+LONGEST_WINDOW = 0.4  # s
+CANDIDATE_STEP = 2.0 ** (1.0 / 3.0)
+AUTO = 'auto'
 
 
 @dataclass(frozen=True)
@@ -116,6 +122,29 @@ def default_window(times_ns: np.ndarray) -> float:
     """``DEFAULT_WINDOW``, or ``MIN_WINDOW_INTERVALS`` median intervals when that is longer."""
     h = median_interval(times_ns)
     return max(DEFAULT_WINDOW, MIN_WINDOW_INTERVALS * h) if np.isfinite(h) else DEFAULT_WINDOW
+
+
+def candidate_windows(times_ns: np.ndarray, longest: float | None = None) -> np.ndarray:
+    """
+    Return the windows [s] the automatic choice compares: a grid ``CANDIDATE_STEP`` apart.
+
+    The grid holds ``default_window`` (0.05 s from 200 Hz up) and runs from
+    ``SHORTEST_WINDOW`` (or ``MIN_WINDOW_INTERVALS`` median intervals when longer) to
+    ``LONGEST_WINDOW`` (or 8 times the shortest when longer), capped at ``longest`` (but at
+    least the shortest).
+    """
+    h = median_interval(times_ns)
+    anchor = default_window(times_ns)
+    shortest = max(SHORTEST_WINDOW, MIN_WINDOW_INTERVALS * h) if np.isfinite(h) \
+        else SHORTEST_WINDOW
+    top = max(LONGEST_WINDOW, 8 * shortest)
+    if longest is not None:
+        top = max(min(top, longest), shortest)
+    step = np.log(CANDIDATE_STEP)
+    low = int(np.ceil(np.log(shortest / anchor) / step - 1e-9))
+    high = int(np.floor(np.log(top / anchor) / step + 1e-9))
+    grid = anchor * CANDIDATE_STEP ** np.arange(low, max(high, low) + 1)
+    return grid
 
 
 def default_max_gap(window: float) -> float:

@@ -7,6 +7,11 @@ feed-forward of that state is taken as the effort command of step k, and the PD 
 drives one physics step. It is the reference the loop over DDS is compared with (same errors
 when the node answers every state in time), and with ``true_feedforward`` the limit a perfect
 model gives.
+
+With a ``Recorder`` the run is also what ``rnea_sim --record`` keeps of it: each step's
+``joint_states`` as the sim publishes them in lockstep (stamp of step k; the encoders' positions,
+the velocities and the torque sensor's reading of the step before, through the gap; one message
+in ``gap.drop`` left out), so that a run can be identified (``rnea_identify``) like a real log.
 """
 from __future__ import annotations
 
@@ -19,9 +24,11 @@ from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.sim.controller import JointController
 from rnea_ros.sim.plant import Plant
+from rnea_ros.sim.record import Recorder
 from rnea_ros.sim.trajectory import Reference
 
 # (measured positions, measured velocities, reference) of the actuated joints -> their torques
+START_NS = 1_700_000_000 * 10**9  # the stamp of sim time 0 in a recording (an epoch time)
 Feedforward = Callable[[np.ndarray, np.ndarray, Reference], np.ndarray]
 
 
@@ -62,14 +69,23 @@ def rnea_feedforward(model: RobotModel, plant: Plant) -> Feedforward:
 
 
 def run_in_process(plant: Plant, controller: JointController, duration: float,
-                   feedforward: Feedforward | None = None) -> TrackingRun:
-    """Step ``duration`` seconds of sim time from the plant's current state (see above)."""
+                   feedforward: Feedforward | None = None, recorder: Recorder | None = None,
+                   start_ns: int = START_NS) -> TrackingRun:
+    """
+    Step ``duration`` seconds of sim time from the plant's current state (see above).
+
+    ``recorder``: add the run's ``joint_states`` to it, stamped ``start_ns`` + sim time.
+    """
     steps = int(round(duration / plant.timestep))
     n = len(plant.joint_names)
     times = np.arange(steps) * plant.timestep
     reference, position, effort = (np.zeros((steps, n)) for _ in range(3))
+    drops = np.random.default_rng(plant.gap.seed + 3)  # the sim's own draws of lost messages
     for k, t in enumerate(times):
         measured = plant.measured_position(), plant.measured_velocity()
+        if recorder is not None and not (plant.gap.drop > 0 and drops.random() < plant.gap.drop):
+            recorder.add_joint_states(start_ns + round(t * 1e9), plant.joint_names, *measured,
+                                      plant.measured_effort())
         sample = controller.sample(t)
         if feedforward is not None:
             controller.set_command(feedforward(*measured, sample)[controller.command_columns], t)

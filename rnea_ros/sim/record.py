@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from rclpy.serialization import serialize_message
 
 
@@ -25,6 +27,17 @@ class Recorder:
         """Keep ``msg`` of ``topic`` with log time ``stamp_ns``."""
         msgtype = type(msg).__module__.split('.')[0] + '/msg/' + type(msg).__name__
         self.messages.append((stamp_ns, topic, msgtype, serialize_message(msg)))
+
+    def add_joint_states(self, stamp_ns: int, names, position, velocity, effort) -> None:
+        """Keep a ``joint_states`` message stamped (header and log time) ``stamp_ns``."""
+        from builtin_interfaces.msg import Time
+        from sensor_msgs.msg import JointState
+        stamp = Time(sec=stamp_ns // 1_000_000_000, nanosec=stamp_ns % 1_000_000_000)
+        msg = JointState(name=list(names), position=np.asarray(position, float).tolist(),
+                         velocity=np.asarray(velocity, float).tolist(),
+                         effort=np.asarray(effort, float).tolist())
+        msg.header.stamp = stamp
+        self.add('joint_states', msg, stamp_ns)
 
     def write(self, path: str | Path) -> int:
         """Write the rosbag2 directory ``path`` (must not exist); the number of messages."""

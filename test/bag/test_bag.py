@@ -129,7 +129,10 @@ def test_decomposition_sums_to_the_total_and_matches_the_model(tmp_path, capsys,
 def test_estimated_accelerations_within_the_error_bound(tmp_path, capsys, panda, storage):
     times = sample_times(N, jitter=0.3, gap=(1200, 0.08))
     bag = panda_bag(tmp_path / 'bag', times, storage=storage)
-    code, _, err = run(capsys, bag, tmp_path / 'out', '--accelerations-from', 'positions')
+    # The bound of a given window (the differentiator's default, 0.05 s; noise-free positions
+    # get the shortest candidate from --window auto).
+    code, _, err = run(capsys, bag, tmp_path / 'out', '--accelerations-from', 'positions',
+                       '--window', '0.05')
     assert code == 0, err
     _, data = read_csv(tmp_path / 'out' / 'torques.csv')
     # Within half a window (25 ms) of the ends and of the gap: left out.
@@ -148,7 +151,7 @@ def test_estimated_accelerations_within_the_error_bound(tmp_path, capsys, panda,
 def test_velocities_estimated_when_absent(tmp_path, capsys, panda):
     times = sample_times(N, jitter=0.2)
     bag = panda_bag(tmp_path / 'bag', times, velocity=False)
-    code, _, err = run(capsys, bag, tmp_path / 'out')
+    code, _, err = run(capsys, bag, tmp_path / 'out', '--window', '0.05')  # the bound's window
     assert code == 0, err
     _, data = read_csv(tmp_path / 'out' / 'torques.csv')
     kept = _rows(data, times)

@@ -25,6 +25,7 @@ from rnea_ros import RobotModel
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.identify.cli import main
 from rnea_ros.identify.parameters import inertia_matrix, INERTIAL, pseudo_inertia
+from rnea_ros.recording import differentiate
 
 UR5 = robot_path('ur5')
 RATE = 500.0
@@ -78,7 +79,9 @@ def synthetic_bag(path: Path, model: RobotModel, *, seed: int = 1, moving=None,
         + ARMATURE * a
     tau += np.random.default_rng(seed + 100).standard_normal(tau.shape) * NOISE
     if nan_effort:
-        tau[np.linspace(50, tau.shape[0] - 50, nan_effort).astype(int), 2] = np.nan
+        # Inside the samples kept whatever the differentiation window (a tenth in from the ends).
+        tenth = tau.shape[0] // 10
+        tau[np.linspace(tenth, tau.shape[0] - tenth, nan_effort).astype(int), 2] = np.nan
     kept = [k for k in range(model.nv) if k != unpublished]
     q, v, tau = (np.ascontiguousarray(x[:, kept]) for x in (q, v, tau))
     return bagdata.joint_states_bag(path, times, [model.joint_names[k] for k in kept], q, v,
@@ -210,6 +213,20 @@ def test_report_and_plots(identified):
     assert (identified / 'validation_joints1.png').stat().st_size > 10_000
 
 
+def test_report_gives_each_joints_differentiation_window(identified, bag, ur5):
+    report = json.loads((identified / 'identification.json').read_text())
+    entry = report['differentiation'][str(bag)]
+    assert entry['window_rule'] == 'auto' and entry['time_base'] == 'stamps'
+    assert list(entry['windows']) == list(ur5.joint_names)
+    grid = differentiate.candidate_windows(bagdata.sample_times(int(RATE * DURATION),
+                                                                rate=RATE))
+    assert all(np.isclose(grid, w).any() for w in entry['windows'].values()), entry
+    markdown = (identified / 'identification.md').read_text()
+    windows = ', '.join(f'{joint} {w:.3g}' for joint, w in entry['windows'].items())
+    assert f'- `{bag}`: differentiation windows [s] (auto): {windows}; time base: stamps' \
+        in markdown
+
+
 def test_inertial_none_keeps_the_urdf_inertias(tmp_path, capsys, bag, short_bag):
     code, out, err = identify(capsys, bag, short_bag, '--urdf', UR5, '--output', tmp_path,
                               '--inertial', 'none', '--no-plots')
@@ -226,7 +243,11 @@ def test_inertial_none_keeps_the_urdf_inertias(tmp_path, capsys, bag, short_bag)
                                    list(report['rms']['urdf+friction'][data].values()),
                                    rtol=0.05)
     assert 'urdf+friction' in out
-    assert report['samples']['training'] == pytest.approx(0.7 * RATE * (DURATION + 4), rel=0.01)
+    # 70 % of each bag, less half the longest window at each end of each bag.
+    left_out = sum(max(entry['windows'].values()) * RATE
+                   for entry in report['differentiation'].values())
+    assert report['samples']['training'] == pytest.approx(
+        0.7 * (RATE * (DURATION + 4) - left_out), rel=0.01)
 
 
 def test_base_mode_and_validation_bag(tmp_path, capsys, ur5, bag, short_bag):
@@ -234,8 +255,10 @@ def test_base_mode_and_validation_bag(tmp_path, capsys, ur5, bag, short_bag):
                               '--inertial', 'base', '--validate', short_bag, '--no-plots')
     assert code == 0, err
     report = json.loads((tmp_path / 'out' / 'identification.json').read_text())
-    # Less the samples within half a window (25 ms) of the ends, as rnea_bag leaves out.
-    assert report['samples']['validation'] == pytest.approx(4.0 * RATE - 25, abs=2)
+    # Less the samples within half a window of the ends, as rnea_bag leaves out (the longest
+    # window chosen: 25 ms each end for 0.05 s).
+    window = max(report['differentiation'][str(short_bag)]['windows'].values())
+    assert report['samples']['validation'] == pytest.approx(4.0 * RATE - window * RATE, abs=2)
     rms = np.array(list(report['rms']['identified']['validation'].values()))
     assert np.all(rms <= 1.15 * NOISE), rms
     # Base parameters are not link inertias: the URDF's are kept.
@@ -278,7 +301,8 @@ def test_unknown_joints_are_refused(tmp_path, capsys, ur5):
 
 def test_too_few_samples_are_refused(tmp_path, capsys, ur5):
     bag = synthetic_bag(tmp_path / 'bag', ur5, duration=0.1)
-    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out')
+    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out',
+                              '--window', '0.05')
     assert code == 2
     assert err.startswith('rnea_identify: error: too few samples: 18 training samples for 58 '
                           'base parameters (at least 116 needed)'), err
@@ -309,7 +333,10 @@ def test_samples_are_counted_as_rnea_bag_counts_them(tmp_path, capsys, short_bag
     assert rnea_bag([str(short_bag), '--urdf', str(UR5), '--output', str(tmp_path / 'b'),
                      '--no-plots']) == 0
     assert capsys.readouterr().out == f'rnea_bag: {identified} samples -> {tmp_path / "b"}\n'
-    assert identified == 4.0 * RATE - 25  # the ends' half windows (12.5 samples each) left out
+    # The ends' half windows left out (12.5 samples each for 0.05 s), the longest window's.
+    report = json.loads((tmp_path / 'i' / 'identification.json').read_text())
+    window = max(report['differentiation'][str(short_bag)]['windows'].values())
+    assert identified == pytest.approx(4.0 * RATE - window * RATE, abs=1)
 
 
 def test_wrong_length_effort_is_named(tmp_path, capsys, ur5):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rnea_ros.recording.accelerations import Estimate, estimate
-from rnea_ros.recording.differentiate import derivatives
+from rnea_ros.recording.differentiate import default_window, derivatives
 
 
 def test_model_arrays_scatter_the_joint_columns_and_flag_non_finite_rows():
@@ -43,7 +43,8 @@ def test_each_joint_gets_the_derivative_of_its_route(mode):
     velocity[::7, 1] += 1e-4 * rng.standard_normal(velocity[::7, 1].shape)
     series = SimpleNamespace(times_ns=t_ns, position=position, velocity=velocity,
                              names=['a', 'b', 'c'], locked={'c': (0.3, '--lock')})
-    got = estimate(series, ['revolute'] * 3, None, None, 3, None, mode)
+    # The differentiator's default window, given: one window for every route.
+    got = estimate(series, ['revolute'] * 3, None, default_window(t_ns), 3, None, mode)
     assert [r.route for r in got.routes] == ['positions', mode, 'locked']
     from_positions = derivatives(t_ns, position)
     expected = np.stack([from_positions.second[:, 0],

@@ -1,0 +1,79 @@
+"""
+``rnea_identify`` judged against the simulated robot, whose true parameters are known.
+
+The default-gap panda recorded in lockstep on Fourier excitations (``sim_identification``:
+``TRAINING`` s to identify, ``VALIDATION`` s of another seed to validate), identified from the
+URDF the node is given, and compared with the plant: its base parameters, the validation
+residual against the torque sensor's noise, and the closed-loop tracking with the identified
+model's feed-forward against the true model's (the plant's inverse dynamics, and the same with
+its dry friction compensated as the node compensates friction). One recording and
+identification for the module; the shorter recordings of the full check (60 s and 25 s,
+``bench/bench_identify_sim.py``) keep its wall time near a minute.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sim_identification import judge, table
+
+pytestmark = pytest.mark.timeout(600)
+
+TRAINING, VALIDATION = 30.0, 15.0  # s of recording
+RESIDUAL = 1.2  # validation RMS residual <= this many times the sensor noise, every joint
+TRACKING = 1.3  # closed-loop RMS tracking error <= this many times the true model's
+
+
+@pytest.fixture(scope='module')
+def judged(tmp_path_factory):
+    result = judge(tmp_path_factory.mktemp('identify_sim'), TRAINING, VALIDATION)
+    print('\n' + table(result))
+    return result
+
+
+def test_the_truth_is_the_plants_own():
+    """The truth's joint terms: the gap's per joint, a mimic finger's added to its master's."""
+    from oracle import robot_path
+    from sim_identification import true_base_parameters
+    names, truth = true_base_parameters(robot_path('panda').read_text())
+    value = dict(zip(names, truth))
+    assert value['armature.panda_joint3'] == pytest.approx(0.1, abs=1e-12)
+    assert value['friction.panda_joint7.coulomb'] == pytest.approx(0.5, abs=1e-12)
+    assert value['friction.panda_finger_joint1.viscous'] == pytest.approx(0.4, abs=1e-12)
+
+
+def test_the_identified_model_predicts_far_better_than_the_urdf(judged):
+    """Met today: every joint's validation residual at most half the URDF's."""
+    assert np.all(judged.residual <= 0.5 * judged.residual_urdf), table(judged)
+
+
+def test_the_identified_feedforward_tracks_within_1_3_of_the_true_model(judged):
+    """Closed loop, lockstep (in-process): identified <= 1.3 x the plant's inverse dynamics."""
+    assert judged.tracking_identified < judged.tracking_urdf, table(judged)
+    assert judged.tracking_ratio <= TRACKING, table(judged)
+
+
+@pytest.mark.xfail(strict=True, reason='not met against the true model with its dry friction '
+                   'compensated as the node does (0.22 mrad): the identified model tracks at '
+                   '2.6 mrad, 12x; 0.59 mrad (2.7x) without its identified offsets, which are '
+                   'biases of the torque sensor and which the node applies as torques')
+def test_the_identified_feedforward_tracks_within_1_3_of_the_true_model_with_friction(judged):
+    assert judged.tracking_ratio_friction <= TRACKING, table(judged)
+
+
+@pytest.mark.xfail(strict=True, reason='not met: the validation residual is 1.4-1.85x the '
+                   'sensor noise (0.05 N m) on joints 1-7 and 1.2x on the finger, with 30 s or '
+                   '60 s of training; without the dry friction of the gap (MuJoCo frictionloss, '
+                   'which sticks at velocity reversals) it is 1.0-1.3x: the smooth Coulomb '
+                   'model tanh(v / 0.01) misses the stiction')
+def test_the_validation_residual_is_within_1_2_of_the_sensor_noise(judged):
+    assert np.all(judged.residual <= RESIDUAL * judged.noise), table(judged)
+
+
+@pytest.mark.xfail(strict=True, reason='not met: 8 of 78 least-squares base parameters '
+                   '(30 s; 13 with 60 s) are off the truth by more than 5 % and 3 std: the '
+                   'armature of the finger joint (-6.7 +- 0.6 for 0.2), the viscous friction of '
+                   'joints 2 and 6 (0.258 and 0.154 for 0.2), the offset of joint 4, '
+                   'panda_link4.Iyz')
+def test_the_base_parameters_are_within_5_percent_or_3_std_of_the_truth(judged):
+    missed = judged.misses(judged.least_squares)
+    assert not np.any(missed), [judged.names[k] for k in np.flatnonzero(missed)]

@@ -1,0 +1,269 @@
+"""
+Identification judged against the simulated robot, whose true parameters are known.
+
+1. **Record.** The panda (example-robot-data) as ``rnea_ros.sim.Plant`` with a reality gap
+   (``default``: masses 5 %, centres of mass 5 mm and inertias 10 % off, a 0.5 kg payload,
+   armature 0.1, Coulomb 0.5 and viscous 0.2 per joint, torque noise 0.05 N m and offsets),
+   stepped in lockstep in this process (``rnea_ros.sim.loop.run_in_process``: the sim's
+   controller, PD 100/10 plus the URDF's feed-forward as the node gives it) along a Fourier-series
+   excitation (``bagdata.fourier_excitation``: every joint, the fingers too; or the
+   ``trajectory.yaml`` that ``rnea_excite`` designed, played as the sim plays it); what
+   ``rnea_sim --record`` keeps of it (``joint_states``: encoder positions, velocities, the
+   torque sensor's reading) is written as a rosbag2 through ``rnea_ros.sim.record.Recorder``.
+   A second recording of another seed is the validation data.
+2. **Identify.** ``rnea_identify TRAIN --urdf URDF --validate VALIDATION`` (its ``main``) with
+   the URDF the node is given, never the plant's true one.
+3. **Judge.** The base parameters against the plant's (its true URDF, ``Plant.true_urdf``,
+   through the same base projection, ``rnea_ros.identify.base``, with the gap's joint terms:
+   armature, Coulomb and viscous friction, the sensor's offsets); the validation residual per
+   joint against the sensor's noise; and the closed loop (``inprocess_loop.run_in_process``,
+   the demo trajectory of the closed-loop tests) with the identified model's feed-forward
+   (identified.urdf + joint_model.yaml: armature, friction) against the plant's own inverse
+   dynamics (true rigid bodies, armature, viscous friction). In-process: the node over DDS in
+   lockstep gives the in-process feed-forward's tracking within 5 %
+   (``test/closedloop/test_closed_loop.py``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+import json
+from pathlib import Path
+
+from bagdata import fourier_excitation
+from inprocess_loop import run_in_process as run_demo_trajectory, true_feedforward
+import numpy as np
+from oracle import robot_path
+
+from rnea_ros import RobotModel
+from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD, JointModel
+from rnea_ros.identify import base as base_params
+from rnea_ros.identify import parameters
+from rnea_ros.identify.cli import main as rnea_identify
+from rnea_ros.node.closed_loop import KD, KP
+from rnea_ros.sim.controller import JointController
+from rnea_ros.sim.gap import load_gap
+from rnea_ros.sim.loop import rnea_feedforward, run_in_process
+from rnea_ros.sim.plant import Plant
+from rnea_ros.sim.record import Recorder
+
+ROBOT = 'panda'
+GAP = 'default'
+POINT_PERIOD = 0.01  # s between the trajectory's points (quintic in between)
+BASE_FREQUENCY = 0.1  # Hz: one period of the excitation in 10 s
+HARMONICS = 5
+FILL = 0.5  # of each joint's range
+TRAINING_SEED, VALIDATION_SEED = 11, 12
+TOLERANCE = 0.05  # relative, or 3 standard deviations
+
+
+@dataclass
+class Judgement:
+    """Identification against the plant's truth (see the module docstring)."""
+
+    names: list[str]              # base parameters
+    truth: np.ndarray
+    least_squares: np.ndarray
+    std: np.ndarray
+    final: np.ndarray
+    joints: list[str]
+    noise: float                  # the gap's torque sensor noise [N m]
+    residual: np.ndarray          # identified model, validation data, per joint [N m]
+    residual_urdf: np.ndarray
+    tracking_identified: float    # RMS tracking error, demo trajectory [rad]
+    tracking_true: float          # the plant's inverse dynamics (no dry friction)
+    tracking_urdf: float
+    tracking_true_friction: float  # and its dry friction compensated as the node does
+    tracking_identified_no_offset: float  # the identified model without its offsets
+
+    def misses(self, values: np.ndarray) -> np.ndarray:
+        """Mask of the base parameters off the truth by more than 5 % and 3 sigma."""
+        error = np.abs(values - self.truth)
+        return (error > TOLERANCE * np.abs(self.truth)) & (error > 3.0 * self.std)
+
+    @property
+    def tracking_ratio(self) -> float:
+        """Return the identified model's RMS tracking error over the true model's."""
+        return self.tracking_identified / self.tracking_true
+
+    @property
+    def tracking_ratio_friction(self) -> float:
+        """Return it over the true model's with its dry friction compensated."""
+        return self.tracking_identified / self.tracking_true_friction
+
+
+def read_trajectory(path: Path):
+    """(joint names, times, Q, V, A) of a JointTrajectory YAML (``rnea_excite``'s output)."""
+    import yaml
+    message = yaml.safe_load(Path(path).read_text())
+    points = message['points']
+    times = np.array([p['time_from_start']['sec'] + 1e-9 * p['time_from_start']['nanosec']
+                      for p in points])
+    Q, V, A = (np.array([p[field] for p in points], float)
+               for field in ('positions', 'velocities', 'accelerations'))
+    return list(message['joint_names']), times, Q, V, A
+
+
+def record(path: Path, duration: float, seed: int, urdf: str | None = None,
+           gap: str = GAP, trajectory: Path | None = None) -> Path:
+    """
+    Record ``duration`` s of the seed's excitation on the plant (see the module docstring).
+
+    ``trajectory``: play this JointTrajectory YAML instead, for its whole length.
+    """
+    urdf = robot_path(ROBOT).read_text() if urdf is None else urdf
+    plant = Plant(urdf, gap=load_gap(gap))
+    model = plant.nominal
+    names = plant.joint_names
+    lower = np.array([model.joint(n).lower for n in names])
+    upper = np.array([model.joint(n).upper for n in names])
+    if trajectory is None:
+        points = list(names)
+        times = np.arange(int(round(duration / POINT_PERIOD)) + 1) * POINT_PERIOD
+        Q, V, A = fourier_excitation(lower, upper, times, base_frequency=BASE_FREQUENCY,
+                                     harmonics=HARMONICS, seed=seed, fill=FILL)
+    else:
+        points, times, Q, V, A = read_trajectory(trajectory)
+        duration = float(times[-1])
+    columns = [points.index(name) for name in names]
+    controller = JointController(names, KP, KD, lower, upper, Q[0, columns])
+    controller.set_trajectory(points, times, Q, V, A, start=0.0)
+    q, v = model.neutral_configuration(), np.zeros(model.nv)
+    q[[model.joint(n).idx_q for n in points]] = Q[0]
+    v[[model.joint(n).idx_v for n in points]] = V[0]
+    plant.reset(q, v)  # on the trajectory from the first step: no transient
+    recorder = Recorder()
+    run_in_process(plant, controller, duration, rnea_feedforward(model, plant), recorder)
+    recorder.write(path)
+    return path
+
+
+def true_base_parameters(urdf: str, gap: str = GAP):
+    """(names, beta) of the plant: its true URDF and the gap's joint terms, projected."""
+    plant = Plant(urdf, gap=load_gap(gap))
+    model = plant.nominal
+    lay = parameters.layout(model, parameters.DEFAULT_FRICTION)
+    base = base_params.base_parameters(model, lay)
+    true_model = RobotModel.from_urdf_string(plant.true_urdf)
+    theta = parameters.prior(true_model, lay)[0]
+    terms = plant_joint_terms(plant)
+    for j, joint in enumerate(lay.joint_names):
+        row = model.joint(joint).idx_v
+        for term, values in terms.items():
+            theta[lay.joint_index(j, term)] = values[row]
+        theta[lay.joint_index(j, 'offset')] = plant.torque_offset[plant.joint_names.index(joint)]
+    return list(base.names), base.E @ theta
+
+
+def plant_joint_terms(plant: Plant) -> dict[str, np.ndarray]:
+    """Armature, viscous and Coulomb (dry) friction per row of v, as the plant has them."""
+    # The MuJoCo joints' terms seen from v: a mimic joint's add to its master's (mult^2, |mult|).
+    coupling, mj = plant.coupling, plant.model
+    return {'armature': np.einsum('ij,i,ij->j', coupling, mj.dof_armature, coupling),
+            'viscous': np.einsum('ij,i,ij->j', coupling, mj.dof_damping, coupling),
+            'coulomb': np.abs(coupling).T @ mj.dof_frictionloss}
+
+
+def true_friction_feedforward(plant: Plant, q, v, a) -> np.ndarray:
+    """
+    Return the plant's inverse dynamics + its dry friction as the node compensates friction.
+
+    The true model's feed-forward with the friction the node would add from a perfect
+    joint_model.yaml: coulomb tanh(v / 0.01) at the measured velocity.
+    """
+    coulomb = plant_joint_terms(plant)['coulomb']
+    tau = plant.inverse_dynamics(q, v, a) + coulomb * np.tanh(v / DEFAULT_VELOCITY_THRESHOLD)
+    return tau[plant.actuated_v]
+
+
+def identified_feedforward(folder: Path, offset: bool = True):
+    """
+    Return the node's feed-forward with identified.urdf and joint_model.yaml (friction on).
+
+    ``offset`` False: without the identified offsets (here the torque sensor's biases, which
+    the node would apply as torques).
+    """
+    model = RobotModel.from_urdf_file(folder / 'identified.urdf')
+    joints = JointModel.load_yaml(folder / 'joint_model.yaml', model)
+    if not offset:
+        joints = replace(joints, offset=np.zeros(model.nv))
+
+    def feedforward(plant: Plant, q, v, a) -> np.ndarray:
+        tau = model.rnea(q, v, a) + joints.armature_torques(a) + joints.friction_torques(v)
+        return tau[plant.actuated_v]
+    return feedforward
+
+
+def judge(folder: Path, training: float, validation: float, tracking: float = 5.0,
+          gap: str = GAP, trajectory: Path | None = None) -> Judgement:
+    """
+    Record, identify, compare (module docstring); bags and outputs go in ``folder``.
+
+    ``trajectory``: the training motion (a JointTrajectory YAML) instead of a Fourier series.
+    """
+    urdf_path = robot_path(ROBOT)
+    urdf = urdf_path.read_text()
+    train = record(folder / 'training', training, TRAINING_SEED, urdf, gap, trajectory)
+    check = record(folder / 'validation', validation, VALIDATION_SEED, urdf, gap)
+    out = folder / 'identified'
+    code = rnea_identify([str(train), '--urdf', str(urdf_path), '--validate', str(check),
+                          '--output', str(out), '--no-plots'])
+    assert code == 0, f'rnea_identify exit status {code}'
+    data = json.loads((out / 'identification.json').read_text())
+    names, truth = true_base_parameters(urdf, gap)
+    rows = data['excitation']['base_parameters']
+    assert [row['name'] for row in rows] == names
+    joints = list(data['rms']['identified']['validation'])
+    residual = np.array([data['rms']['identified']['validation'][j] for j in joints], float)
+    residual_urdf = np.array([data['rms']['urdf']['validation'][j] for j in joints], float)
+    model = RobotModel.from_urdf_string(urdf)
+    runs = {name: run_demo_trajectory(urdf, gap, feedforward, tracking).rms
+            for name, feedforward in (('identified', identified_feedforward(out)),
+                                      ('true', true_feedforward),
+                                      ('true+friction', true_friction_feedforward),
+                                      ('no offset', identified_feedforward(out, False)),
+                                      ('urdf', _urdf_feedforward(model)))}
+    column = {name: np.array([row[name] if row[name] is not None else np.nan for row in rows])
+              for name in ('least_squares', 'std', 'final')}
+    return Judgement(names, truth, column['least_squares'], column['std'], column['final'],
+                     joints, load_gap(gap).torque_noise, residual, residual_urdf,
+                     runs['identified'], runs['true'], runs['urdf'], runs['true+friction'],
+                     runs['no offset'])
+
+
+def _urdf_feedforward(model: RobotModel):
+    def feedforward(plant: Plant, q, v, a) -> np.ndarray:
+        return model.rnea(q, v, a)[plant.actuated_v]
+    return feedforward
+
+
+def table(result: Judgement, worst: int = 6) -> str:
+    """Markdown: the worst base parameters, the residual per joint, the tracking."""
+    error = np.abs(result.least_squares - result.truth)
+    order = np.argsort(-np.where(result.std > 0, error / result.std, np.inf))[:worst]
+    lines = ['| base parameter | truth | least squares ± std | off by [std] | final |',
+             '|---|---|---|---|---|']
+    for k in order:
+        lines.append(f'| {result.names[k]} | {result.truth[k]:.4g} | '
+                     f'{result.least_squares[k]:.4g} ± {result.std[k]:.2g} | '
+                     f'{error[k] / result.std[k]:.1f} | {result.final[k]:.4g} |')
+    missed = result.misses(result.least_squares)
+    lines += ['', f'{int(missed.sum())} of {len(result.names)} base parameters off the truth '
+              f'by more than 5 % and 3 std (least squares); '
+              f'{int(result.misses(result.final).sum())} (final)', '',
+              '| validation RMS residual [N m] | ' + ' | '.join(result.joints) + ' |',
+              '|---|' + '---|' * len(result.joints),
+              '| URDF | ' + ' | '.join(f'{x:.3g}' for x in result.residual_urdf) + ' |',
+              '| identified | ' + ' | '.join(f'{x:.3g}' for x in result.residual) + ' |',
+              f'| ÷ sensor noise ({result.noise:g}) | '
+              + ' | '.join(f'{x / result.noise:.2f}' for x in result.residual) + ' |', '',
+              '| closed loop, feed-forward of | RMS tracking error [rad] | ÷ true model |',
+              '|---|---|---|']
+    for name, value in (('the URDF', result.tracking_urdf),
+                        ('the identified model', result.tracking_identified),
+                        ('the identified model without its offsets',
+                         result.tracking_identified_no_offset),
+                        ('the true model', result.tracking_true),
+                        ('the true model and its dry friction',
+                         result.tracking_true_friction)):
+        lines.append(f'| {name} | {value:.4g} | {value / result.tracking_true:.2f} |')
+    return '\n'.join(lines)
