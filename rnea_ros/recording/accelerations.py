@@ -25,7 +25,8 @@ samples with a centred window spread over the log:
 
 Window, per joint and route (``window`` None, ``--window auto``): the predictions above are
 made at every candidate of ``differentiate.candidate_windows`` (a grid 2^(1/3) apart holding
-``default_window``, at most a sixth of the longest gap-free segment), with sigma_q and sigma_v
+``default_window``, at most a tenth of the longest gap-free segment: a short log keeps most
+of its samples), with sigma_q and sigma_v
 from the fits over the shortest candidate and the bias from the fits over each candidate and
 twice it (the difference's noise variance taken as the difference of the two noise variances:
 the wider fit is nearly efficient). Each route takes the shortest candidate whose predicted
@@ -107,11 +108,11 @@ def _statistics_samples(times_ns, runs, widest: float, order: int, most: int) ->
 
 
 def _longest_window(times_ns: np.ndarray, runs: np.ndarray) -> float:
-    """Return the longest candidate window: a sixth of the longest gap-free segment."""
+    """Return the longest candidate window: a tenth of the longest gap-free segment."""
     if not runs.shape[0]:
         return differentiate.LONGEST_WINDOW
     spans = times_ns[runs[:, 1] - 1] - times_ns[runs[:, 0]]
-    return float(spans.max()) * 1e-9 / 6.0
+    return float(spans.max()) * 1e-9 / 10.0
 
 
 def _shortest_near_best(errors: np.ndarray) -> np.ndarray:
