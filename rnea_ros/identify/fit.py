@@ -9,8 +9,7 @@ the rows of that joint, added chunk by chunk. Everything the fit and the report 
 - the residual sum of squares of any beta, per joint: tau^T tau - 2 beta^T h + beta^T G beta;
 - the noise of each joint, sigma_j^2 = RSS_j(beta_0) / N_j from a first unweighted fit beta_0;
 - the weighted fit: H = sum_j G_j / sigma_j^2, g = sum_j h_j / sigma_j^2, H beta = g, and the
-  covariance of beta, H^-1 (torque noise independent between samples and joints);
-- a fit of the joint terms alone with the inertial part held at the URDF's.
+  covariance of beta, H^-1 (torque noise independent between samples and joints).
 
 A joint whose effort is NaN in a sample (a joint held by ``--lock`` that the bag gives no
 effort for) has no row there: N_j counts its rows, and its RMS is NaN without any.
@@ -198,18 +197,3 @@ def weighted_fit(train: NormalEquations, raw: NormalEquations | None = None) -> 
     H, g = train.weighted(sigma)
     beta = solve(H, g)
     return Fit(beta, np.sqrt(covariance_diagonal(H)), sigma, H, g, condition_number(H))
-
-
-def fit_joint_terms(H: np.ndarray, g: np.ndarray, fixed: np.ndarray,
-                    free: np.ndarray) -> np.ndarray:
-    """
-    Fit only the ``free`` entries of beta, the others held at ``fixed``.
-
-    With ``fixed`` the URDF's beta and ``free`` the joint terms: the friction and armature of
-    a model whose inertia is the URDF's (minimum weighted residual).
-    """
-    beta = fixed.copy()
-    rest = ~free
-    rhs = g[free] - H[np.ix_(free, rest)] @ fixed[rest]
-    beta[free] = solve(H[np.ix_(free, free)], rhs)
-    return beta

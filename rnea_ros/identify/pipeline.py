@@ -216,17 +216,22 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     metric = result.H / honest.inflation(result.white_std)
     beta_urdf = base.E @ theta_urdf
     free = base.columns >= lay.n_inertial
-    beta_friction = fit.fit_joint_terms(result.H, result.g, beta_urdf, free)
+    # The URDF with its joint terms fitted: the SDP with the URDF's bodies held, so the same
+    # prior toward zero and friction, armature >= 0 as the identified model (a short log
+    # leaves armature, offset and friction nearly collinear: unregularised, they explode).
+    joint_terms = physical.solve(lay, base, metric, result.beta, theta_urdf, scale,
+                                 fixed_inertial=True)
     theta_friction = theta_urdf.copy()
-    theta_friction[lay.n_inertial:] = beta_friction[free] - beta_urdf[free]
+    theta_friction[lay.n_inertial:] = joint_terms.theta[lay.n_inertial:]
+    beta_friction = base.E @ theta_friction
     solver, eigen = None, None
     if inertial == 'base':
         beta = result.beta
         theta = theta_urdf.copy()
         theta[lay.n_inertial:] = beta[free] - beta_urdf[free]
     else:
-        solution = physical.solve(lay, base, metric, result.beta, theta_urdf, scale,
-                                  fixed_inertial=inertial == 'none')
+        solution = joint_terms if inertial == 'none' else physical.solve(
+            lay, base, metric, result.beta, theta_urdf, scale)
         theta, solver = solution.theta, solution.solver
         eigen = solution.min_eigenvalues if inertial == 'physical' else None
         # The solver's round-off on parameters the data leave alone is no change to write.

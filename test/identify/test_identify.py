@@ -23,6 +23,7 @@ import pytest
 
 from rnea_ros import RobotModel
 from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.identify import pipeline
 from rnea_ros.identify.cli import main
 from rnea_ros.identify.parameters import inertia_matrix, INERTIAL, pseudo_inertia
 from rnea_ros.recording import differentiate
@@ -274,6 +275,41 @@ def test_poorly_exciting_bag_warns_naming_parameters(tmp_path, capsys, ur5):
     warning = next(line for line in err.splitlines() if 'barely excite' in line)
     assert 'forearm_link.mc_x' in warning and 'armature.elbow_joint' in warning
     assert 'friction.shoulder_pan_joint.viscous' not in warning  # joint 1 moves: seen
+
+
+def ramp_bag(path: Path, model: RobotModel, duration: float = 2.0, seed: int = 1) -> Path:
+    """
+    Write a short bag of every joint at a constant acceleration (0.2 rad/s^2, one direction).
+
+    The generator's true robot and joint terms, but a motion that barely tells them apart: each
+    joint's Coulomb friction is constant (its velocity never changes sign), its armature term
+    nearly so (the tool's estimated acceleration is constant but for its noise), like its offset.
+    """
+    truth = model.with_inertial_parameters(true_parameters(model))
+    times = bagdata.sample_times(int(RATE * duration), rate=RATE, jitter=0.05, seed=seed)
+    t = (times - bagdata.BAG_START)[:, None] * 1e-9
+    rng = np.random.default_rng(seed)
+    a = np.broadcast_to(0.2 * rng.choice([-1.0, 1.0], model.nv), (t.size, model.nv))
+    v = 0.2 * np.sign(a) + a * t
+    q = np.array([-0.5, -1.3, 1.3, -1.5, -1.57, 0.0]) + 0.2 * np.sign(a) * t + 0.5 * a * t ** 2
+    tau = truth.rnea_batch(q, v, a) + COULOMB * np.tanh(v / 0.01) + VISCOUS * v + OFFSET \
+        + ARMATURE * a + rng.standard_normal(v.shape) * NOISE
+    return bagdata.joint_states_bag(path, times, model.joint_names, q, v, tau)
+
+
+def test_joint_terms_of_a_barely_exciting_bag_stay_near_the_urdf(tmp_path, ur5, short_bag):
+    # Fitted unregularised, the nearly collinear armature, offset and Coulomb columns of the
+    # ramps took values of hundreds: the URDF + joint terms predicted other motions 3-8 x worse
+    # than the URDF alone. With the prior toward zero and friction, armature >= 0 it is no worse.
+    result = pipeline.identify([ramp_bag(tmp_path / 'ramp', ur5)], UR5, validate=str(short_bag))
+    urdf, friction = (np.asarray(result.rms[m]['validation']) for m in ('urdf', 'urdf+friction'))
+    assert np.all(friction <= 1.2 * urdf), (friction, urdf)
+    lay = result.layout
+    for j in range(ur5.nv):
+        for term in ('coulomb', 'viscous', 'armature'):
+            assert result.theta_friction[lay.joint_index(j, term)] >= 0.0
+    warning = next(w for w in result.warnings if 'barely excite' in w)
+    assert 'armature.elbow_joint' in warning and 'friction.elbow_joint.offset' in warning
 
 
 def test_bag_without_effort_is_refused(tmp_path, capsys, ur5):
