@@ -46,7 +46,7 @@ from rnea_ros.bag.staging import Staging, Tool
 from rnea_ros.dynamics.payload import check_payload, from_link_parameters, Payload, payload_block
 from rnea_ros.errors import InputError
 from rnea_ros.identify import fit, parameters, samples
-from rnea_ros.identify.physical import _pseudo_inertia, IdentificationError, SOLVERS
+from rnea_ros.identify import physical
 from rnea_ros.identify.pipeline import read_robot
 
 TOOL = Tool('rnea_identify', 'payload.json', re.compile(r'payload\.(yaml|json)'))
@@ -108,24 +108,14 @@ def _physical(lay, H: np.ndarray, beta: np.ndarray) -> tuple[np.ndarray, str]:
     root = np.sqrt(values[keep])[:, None] * vectors[:, keep].T
     theta = cp.Variable(beta.size)
     objective = cp.sum_squares(root @ cp.multiply(d, theta - beta))
-    constraints = [_pseudo_inertia(theta[:10]) >> 0]
+    constraints = [physical.pseudo_inertia_expression(theta[:10]) >> 0]
     for term in ('coulomb', 'viscous', 'armature'):
         if term in lay.joint_terms:
             index = [10 + j * len(lay.joint_terms) + lay.joint_terms.index(term)
                      for j in range(len(lay.joint_names))]
             constraints.append(theta[index] >= 0)
     problem = cp.Problem(cp.Minimize(objective), constraints)
-    status = 'not run'
-    for solver in SOLVERS:
-        try:
-            problem.solve(solver=solver)
-        except cp.SolverError:
-            status = 'solver error'
-            continue
-        status = problem.status
-        if status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) and theta.value is not None:
-            return np.asarray(theta.value, dtype=np.float64), solver
-    raise IdentificationError(f'the payload SDP failed with {SOLVERS} (last status: {status})')
+    return physical.solve_sdp(problem, theta, 'the payload SDP')
 
 
 def _covariance(H: np.ndarray) -> np.ndarray:

@@ -50,7 +50,7 @@ class PhysicalSolution:
     min_eigenvalues: np.ndarray
 
 
-def _pseudo_inertia(phi):
+def pseudo_inertia_expression(phi):
     """Return the 4x4 pseudo-inertia of one body's 10 parameters as a cvxpy expression."""
     import cvxpy as cp
     m, hx, hy, hz, ixx, ixy, iyy, ixz, iyz, izz = (phi[k] for k in range(10))
@@ -89,12 +89,28 @@ def solve(lay, base, H: np.ndarray, beta: np.ndarray, theta_prior: np.ndarray,
             m_s = scale[10 * i] / MASS_PRIOR
             l_s2 = scale[10 * i + 4] / m_s
             margin = MARGIN * m_s * np.diag([l_s2, l_s2, l_s2, 1.0])
-            constraints.append(_pseudo_inertia(body) - margin >> 0)
+            constraints.append(pseudo_inertia_expression(body) - margin >> 0)
     problem = cp.Problem(cp.Minimize(objective), constraints)
-    status, solver = 'not run', ''
+    value, solver = solve_sdp(problem, theta, 'the physical-consistency SDP',
+                              '; try --inertial base')
+    from rnea_ros.identify.parameters import pseudo_inertia
+    eigen = np.array([np.linalg.eigvalsh(pseudo_inertia(value[10 * i:10 * i + 10])).min()
+                      for i in range(len(lay.body_links))])
+    return PhysicalSolution(value, solver, problem.status, eigen)
+
+
+def solve_sdp(problem, theta, what: str, hint: str = '') -> tuple[np.ndarray, str]:
+    """
+    Solve the cvxpy ``problem`` with the first of ``SOLVERS`` that gives an optimal ``theta``.
+
+    Return its value and the solver's name; raise ``IdentificationError`` naming ``what`` (and
+    ``hint``) when none does. An inaccurate solution is its status, not a printed warning.
+    """
+    import cvxpy as cp
+    status = 'not run'
     for solver in SOLVERS:
         try:
-            with warnings.catch_warnings():  # an inaccurate solution is its status, not a print
+            with warnings.catch_warnings():
                 warnings.simplefilter('ignore', UserWarning)
                 problem.solve(solver=solver)
         except cp.SolverError:
@@ -102,12 +118,5 @@ def solve(lay, base, H: np.ndarray, beta: np.ndarray, theta_prior: np.ndarray,
             continue
         status = problem.status
         if status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) and theta.value is not None:
-            break
-    else:
-        raise IdentificationError(f'the physical-consistency SDP failed with {SOLVERS} '
-                                  f'(last status: {status}); try --inertial base')
-    from rnea_ros.identify.parameters import pseudo_inertia
-    value = np.asarray(theta.value, dtype=np.float64)
-    eigen = np.array([np.linalg.eigvalsh(pseudo_inertia(value[10 * i:10 * i + 10])).min()
-                      for i in range(len(lay.body_links))])
-    return PhysicalSolution(value, solver, status, eigen)
+            return np.asarray(theta.value, dtype=np.float64), solver
+    raise IdentificationError(f'{what} failed with {SOLVERS} (last status: {status}){hint}')
