@@ -33,7 +33,7 @@ from std_srvs.srv import Trigger
 
 from rnea_ros import RobotModel
 from rnea_ros.node.closed_loop import NODE_STATUS
-from rnea_ros.observer.collision import calibrate_thresholds
+from rnea_ros.observer.collision import calibrate_thresholds, DEFAULT_MIN_DURATION
 
 pytestmark = pytest.mark.timeout(900)
 LINK = 'panda_hand'
@@ -135,9 +135,12 @@ def test_a_push_on_the_flange_is_detected_its_force_estimated_and_reset(tmp_path
     assert len(forces) >= 100, len(forces)
     error = np.linalg.norm(forces - FORCE, axis=1)
     assert error.max() <= 0.1 * np.linalg.norm(FORCE), (error.max(), forces.mean(axis=0))
-    # Between the detection and the reset: the gravity torques of the measured positions.
+    # From the collision (the event starts at the first sample over its threshold; the
+    # collision is on after DEFAULT_MIN_DURATION over it) to the reset: the gravity torques of
+    # the measured positions.
+    on = detected + DEFAULT_MIN_DURATION
     reacting = [m for m in seen['torques']
-                if detected * NS + 0.002 * NS <= stamp_ns(m) <= seen['reset'] - 0.1 * NS]
+                if on * NS + 0.002 * NS <= stamp_ns(m) <= seen['reset'] - 0.1 * NS]
     assert len(reacting) >= 100, len(reacting)
     for msg in reacting:
         np.testing.assert_allclose(msg.effort, model.gravity_torques(np.asarray(msg.position)),
