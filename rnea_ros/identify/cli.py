@@ -35,7 +35,6 @@ from rnea_ros.bag.options import add_fields, from_namespace, MAIN, option, posit
 from rnea_ros.bag.staging import check as check_output, exit_status
 from rnea_ros.errors import RneaError
 from rnea_ros.identify import outputs, parameters, payload, pipeline
-from rnea_ros.recording.differentiate import AUTO, DEFAULT_WINDOW
 
 
 JOINTS = 'joints and time'
@@ -111,8 +110,6 @@ def main(argv: list[str] | None = None) -> int:
                'ignore_extra': args.ignore_extra_joints, 'window': args.window}
     try:
         if args.payload is not None:  # a payload on a known robot: identify/payload.py
-            if reading['window'] == AUTO:  # one window for every joint (docs: A payload)
-                reading['window'] = DEFAULT_WINDOW
             return payload.run(args, output, reading)
         check_output(output, args.overwrite, outputs.TOOL)  # before any work
         result = pipeline.identify(args.bags, args.urdf, joint_states=args.joint_states,

@@ -48,6 +48,7 @@ from rnea_ros.errors import InputError
 from rnea_ros.identify import fit, parameters, samples
 from rnea_ros.identify import physical
 from rnea_ros.identify.pipeline import read_robot
+from rnea_ros.recording.differentiate import AUTO, DEFAULT_WINDOW
 
 TOOL = Tool('rnea_identify', 'payload.json', re.compile(r'payload\.(yaml|json)'))
 CHUNK = 20_000
@@ -154,6 +155,19 @@ def _standard_deviations(phi: np.ndarray, covariance: np.ndarray) -> np.ndarray:
     return np.where(depends_on_blind, np.inf, np.sqrt(np.maximum(variance, 0.0)))
 
 
+def _one_window(reading: dict | None) -> dict:
+    """
+    Return ``reading`` with one differentiation window for every joint (``auto``: 0.05 s).
+
+    The payload's few parameters are fitted through the coupling of all joints, and windows
+    chosen per joint smooth their accelerations differently (docs: A payload).
+    """
+    reading = dict(reading or {})
+    if reading.get('window', AUTO) == AUTO:
+        reading['window'] = DEFAULT_WINDOW
+    return reading
+
+
 def identify_payload(bags, urdf: str | Path, link: str, *, joint_states: str = 'joint_states',
                      friction: str = parameters.DEFAULT_FRICTION, threads: int | None = None,
                      reading: dict | None = None) -> PayloadFit:
@@ -164,7 +178,7 @@ def identify_payload(bags, urdf: str | Path, link: str, *, joint_states: str = '
     except InputError as exc:
         raise InputError(str(exc).replace('payload.link', '--payload', 1)) from None
     lay = parameters.layout(model, friction)
-    loaded = [samples.load(bag, model, urdf_xml, joint_states, **dict(reading or {}))
+    loaded = [samples.load(bag, model, urdf_xml, joint_states, **_one_window(reading))
               for bag in bags]
     warnings = [f'{data.bag}: {w}' for data in loaded for w in data.warnings]
     n = sum(len(data) for data in loaded)
@@ -255,7 +269,8 @@ def run(args, output: Path, reading: dict) -> int:
                               joint_states=args.joint_states, friction=args.friction,
                               threads=args.threads, reading=reading)
     settings = {'bags': args.bags, 'urdf': args.urdf, 'payload': args.payload,
-                'joint_states': args.joint_states, 'friction': args.friction, **reading}
+                'joint_states': args.joint_states, 'friction': args.friction,
+                **_one_window(reading)}
     write(result, output, settings, args.overwrite)
     for warning in result.warnings:
         print(f'rnea_identify: warning: {warning}', file=sys.stderr)
