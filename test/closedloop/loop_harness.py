@@ -146,7 +146,9 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
         loop.subscribe(JointTrajectory, 'desired_accelerations', desired.append, reliable=False)
         watch = ('sim',)
         if path != 'pd':
-            params = {'robot_description': urdf, 'rate': 0.0}
+            # Path a sends the whole trajectory to the node at once: it must take it.
+            params = {'robot_description': urdf, 'rate': 0.0,
+                      'max_trajectory_points': max(1000, len(times))}
             params.update(node_params or {})
             loop.start_node(params, {'feedforward_effort': 'effort_commands'}
                             if path == 'effort' else {})
