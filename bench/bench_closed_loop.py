@@ -2,7 +2,7 @@
 Benchmark of the closed loop: how well the simulated robot tracks with the node's feed-forward.
 
     .venv/bin/python bench/bench_closed_loop.py [--robots panda ur5] [--duration 10]
-                                                [--gap default]
+                                                [--gap default] [--dds-profile FILE|none]
 
 Per robot (example-robot-data), ``rnea_sim`` with the reality gap, a joint PD of 100 N m/rad and
 10 N m s/rad, the demo trajectory (``closed_loop.trajectory_points``) for ``--duration`` s at
@@ -19,7 +19,10 @@ Per robot (example-robot-data), ``rnea_sim`` with the reality gap, a joint PD of
 On path b, from the sim's recording: the share of steps whose command answered the state of the
 step before or of that step (fresh), the age of the command used (p50/p99, in steps of 1 ms) and
 the longest stall (steps without a new answer). The load average is printed at the start and
-the end: the machine may be shared. Not a test: run it by hand (a tiny run is in the suite).
+the end: the machine may be shared. The node, the sim and this process load the Fast DDS profile
+``config/fastdds_realtime.xml`` (``--dds-profile``; ``none``: the middleware's threads at normal
+priority), as the docs recommend wherever the node shares its CPUs. Not a test: run it by hand (a
+tiny run is in the suite).
 """
 from __future__ import annotations
 
@@ -104,7 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--robots', nargs='+', default=['panda', 'ur5'])
     parser.add_argument('--duration', type=float, default=10.0, metavar='SECONDS')
     parser.add_argument('--gap', default='default')
+    parser.add_argument('--dds-profile', default=str(ROOT / 'config' / 'fastdds_realtime.xml'),
+                        metavar='FILE', help="Fast DDS profile of every process; 'none': none")
     args = parser.parse_args(argv)
+    if args.dds_profile != 'none':  # read by every participant created from now on
+        os.environ['FASTDDS_DEFAULT_PROFILES_FILE'] = args.dds_profile
+    print(f'Fast DDS profile: {args.dds_profile}', flush=True)
     print(f'load average at start: {os.getloadavg()}', flush=True)
     with tempfile.TemporaryDirectory(prefix='bench_closed_loop_') as workdir:
         for name in args.robots:

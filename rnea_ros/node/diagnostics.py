@@ -6,7 +6,6 @@ and summarised once per diagnostics period, where allocation does not matter.
 """
 from __future__ import annotations
 
-import gc
 import math
 import time
 
@@ -72,53 +71,6 @@ class Rejections:
 
     def total(self) -> int:
         return sum(self.counts.values())
-
-
-class GcMonitor:
-    """
-    Counts garbage collections and their pauses (``gc.callbacks``); collects on request.
-
-    The node freezes the start-up heap (``gc.freeze``) and disables automatic collection, then
-    calls ``collect`` (young generations only) once per second right after a cycle, on the
-    cycle's thread, so no collection lands inside a cycle. This class measures that the pause is
-    short and that no automatic collection happens.
-    """
-
-    def __init__(self):
-        self.collections = 0
-        self.max_pause = 0.0
-        self.last_pause = 0.0
-        self._start = 0.0
-        gc.callbacks.append(self._callback)
-
-    def _callback(self, phase: str, info: dict) -> None:
-        if phase == 'start':
-            self._start = time.perf_counter()
-        else:
-            self.last_pause = time.perf_counter() - self._start
-            self.max_pause = max(self.max_pause, self.last_pause)
-            self.collections += 1
-
-    def freeze(self, collect: bool = True) -> None:
-        """
-        Move everything alive now out of the collector's sight; stop automatic collection.
-
-        ``collect``: first a full collection (tens of ms: at start-up, before the first cycle).
-        Counters restart, so they describe the control phase only.
-        """
-        if collect:
-            gc.collect()
-        gc.freeze()  # cheap: no traversal
-        gc.disable()
-        self.collections, self.max_pause = 0, 0.0
-
-    @staticmethod
-    def collect() -> None:
-        gc.collect(1)
-
-    def close(self) -> None:
-        if self._callback in gc.callbacks:
-            gc.callbacks.remove(self._callback)
 
 
 class ArrivalGaps:

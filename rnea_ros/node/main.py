@@ -154,6 +154,7 @@ def spin(node, stop: threading.Event) -> int:
     from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
     from rclpy.lifecycle import TransitionCallbackReturn
     from rnea_ros.node import realtime
+    from rnea_ros.timing.scheduling import SWITCH_INTERVAL
 
     # rclpy's EventsExecutor was tried: it did not fire the steady-clock timers and ignored
     # SIGINT here (Kilted wheels), so the SingleThreadedExecutor it is.
@@ -161,7 +162,7 @@ def spin(node, stop: threading.Event) -> int:
     executor.add_node(node)
     # A thread waiting for the GIL takes it after this long, not Python's 5 ms default: the
     # control thread must not wait a whole period behind the executor's Python code.
-    sys.setswitchinterval(realtime.SWITCH_INTERVAL)
+    sys.setswitchinterval(SWITCH_INTERVAL)
     # The executor's Python holds the GIL the real-time threads need: at normal priority a busy
     # machine could preempt it holding the GIL and stall them (priority inversion). What it
     # starts (threads, the description worker) begins normal (reset on fork).

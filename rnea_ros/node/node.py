@@ -80,7 +80,7 @@ from rnea_ros.node import payload as node_payload
 from rnea_ros.node import realtime
 from rnea_ros.node import trajectory as trajectory_module
 from rnea_ros.node.declaration import LIVE, PAYLOAD
-from rnea_ros.node.diagnostics import ArrivalGaps, CycleStats, GcMonitor, Rejections
+from rnea_ros.node.diagnostics import ArrivalGaps, CycleStats, Rejections
 from rnea_ros.node.feedforward import Feedforward
 from rnea_ros.node.joint_input import Rejected
 from rnea_ros.node.lifecycle import ManagedOutputs
@@ -94,6 +94,7 @@ from rnea_ros.node.parameters import (as_declared, check_parameters, check_topic
 from rnea_ros.node.safety import ERROR, OK, WARN
 from rnea_ros.node.settings import actuated_joints, ModelRejected, ParameterRejected
 from rnea_ros.node.take_loop import TakeLoop
+from rnea_ros.timing import GcMonitor
 
 NODE_NAME = 'rnea'
 GC_PERIOD = 1.0  # s between two young-generation garbage collections (see GcMonitor)

@@ -22,9 +22,8 @@ next deadline to 1.5 periods after it, so its deadlines only come due when no me
 deadline no cycle served within a period (neither the clock's nor an arrival's: the thread did
 not run) is missed likewise.
 
-The sleeps and the timer slack are ``rnea_ros.timing``'s (shared with the simulated robot);
-the helpers below raise a thread to ``SCHED_FIFO`` when the process may, and degrade to a no-op
-elsewhere, saying why.
+The sleeps, the timer slack and ``SCHED_FIFO`` (``set_fifo_priority``: when the process may, a
+no-op elsewhere that says why) are ``rnea_ros.timing``'s, shared with the simulated robot.
 """
 from __future__ import annotations
 
@@ -33,38 +32,14 @@ import threading
 import time
 
 from rnea_ros.timing.clock import new_timespec, set_timer_slack, sleep_until
+from rnea_ros.timing.scheduling import set_fifo_priority
 
 # Longest single sleep, so a stop request is seen within this time even at low rates [ns].
 MAX_SLEEP_NS = 100_000_000
-# Interval after which a thread waiting for the GIL forces the running one to hand it over [s]
-# (Python's default is 5 ms, longer than a control period).
-SWITCH_INTERVAL = 100e-6
 # SCHED_FIFO priority of the thread running rclpy's executor when the node's threads are real
 # time: the lowest, so it never preempts them, yet no normal process preempts it while it holds
 # the GIL they wait for.
 EXECUTOR_PRIORITY = 1
-
-
-def set_fifo_priority(priority: int, reset_on_fork: bool = False) -> str | None:
-    """
-    Run the calling thread under SCHED_FIFO at ``priority`` (1..99; 0: leave it alone).
-
-    Returns None on success (or for 0), else the reason it stays a normal thread, e.g. no
-    permission: grant it with ``ulimit -r`` / ``rtprio`` in /etc/security/limits.conf, or
-    CAP_SYS_NICE. ``reset_on_fork``: the threads and processes it starts afterwards begin as
-    normal ones (SCHED_RESET_ON_FORK) instead of inheriting the policy.
-    """
-    if priority <= 0:
-        return None
-    if not hasattr(os, 'sched_setscheduler'):
-        return 'SCHED_FIFO: not available on this platform'
-    policy = os.SCHED_FIFO | (os.SCHED_RESET_ON_FORK if reset_on_fork else 0)
-    try:
-        os.sched_setscheduler(0, policy, os.sched_param(priority))
-    except OSError as exc:
-        return (f'SCHED_FIFO priority {priority} not permitted ({exc.strerror}); running as a '
-                f'normal thread (allow it with an rtprio limit or CAP_SYS_NICE)')
-    return None
 
 
 def middleware_threads(tasks: str = '/proc/self/task') -> str:

@@ -93,6 +93,8 @@ def main(args: list[str] | None = None) -> int:
     from rnea_ros.dynamics.description import parse_xacro_arg
     from rnea_ros.sim.node import SimNode
     from rnea_ros.sim.plant import UnstableError
+    from rnea_ros.timing import set_fifo_priority
+    from rnea_ros.timing.scheduling import SWITCH_INTERVAL
     try:
         xacro_args = dict(parse_xacro_arg(text) for text in options.xacro_arg)
     except argparse.ArgumentTypeError as error:
@@ -121,7 +123,16 @@ def main(args: list[str] | None = None) -> int:
         return 2
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-    spinner = threading.Thread(target=executor.spin, daemon=True, name='rnea_sim executor')
+    # The stepping thread takes the GIL after this long, not Python's 5 ms: a step is 1 ms.
+    sys.setswitchinterval(SWITCH_INTERVAL)
+
+    def spin():
+        # Its Python holds the GIL the stepping thread needs: with a real-time stepping thread,
+        # SCHED_FIFO 1 (the lowest) so that no normal process preempts it holding the GIL.
+        if node.settings.clock == 'realtime' and node.settings.thread_priority > 0:
+            set_fifo_priority(1)
+        executor.spin()
+    spinner = threading.Thread(target=spin, daemon=True, name='rnea_sim executor')
     spinner.start()
     exit_code = 0
     try:

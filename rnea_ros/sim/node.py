@@ -46,7 +46,7 @@ from rnea_ros.sim.plant import Plant
 from rnea_ros.sim.record import Recorder
 from rnea_ros.sim.settings import PARAMETERS, read_settings, SimSettings
 from rnea_ros.sim.trajectory import TrajectoryError
-from rnea_ros.timing import set_timer_slack, StepSchedule
+from rnea_ros.timing import GcMonitor, set_fifo_priority, set_timer_slack, StepSchedule
 
 # Reliable like joint_state_broadcaster's: best-effort and reliable subscribers both connect.
 RELIABLE = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
@@ -131,6 +131,8 @@ class SimNode(Node):
         self.rng = np.random.default_rng(plant.gap.seed + 3)
         self.sim_time = 0.0
         self.schedule = StepSchedule(round(1e9 * self.dt), 0)  # run() starts its own
+        self.gc_monitor = GcMonitor()
+        self.scheduling = 'normal'
         self.start_ns = self.get_clock().now().nanoseconds
         self._make_interfaces()
 
@@ -255,14 +257,26 @@ class SimNode(Node):
 
     # ------------------------------------------------------------------ stepping
     def run(self, stop: threading.Event) -> None:
-        """Step until ``stop`` is set or ``duration`` has passed (clock per the settings)."""
+        """
+        Step until ``stop`` is set or ``duration`` has passed (clock per the settings).
+
+        The calling thread steps. With the realtime clock it runs under SCHED_FIFO at
+        ``thread_priority`` when the process may (as a ros2_control loop does). The heap is
+        frozen out of the garbage collector first; the young generations are collected once
+        per second of steps, right after a step (a full collection would stop every thread for
+        tens of ms: a stall of as many steps).
+        """
         lockstep = self.settings.clock == 'lockstep'
         jitter = self.plant.gap.jitter
         dt_ns = round(1e9 * self.dt)
         if not lockstep:
-            problem = set_timer_slack()
-            if problem:
-                self.get_logger().warning(f'{problem}: the steps may start later')
+            for problem in (set_timer_slack(), set_fifo_priority(self.settings.thread_priority)):
+                if problem:
+                    self.get_logger().warning(f'{problem}: the steps may start later')
+            if self.settings.thread_priority and not problem:
+                self.scheduling = f'SCHED_FIFO {self.settings.thread_priority}'
+        self.gc_monitor.freeze()
+        collect_every = max(1, round(self.settings.rate))
         self.schedule = schedule = StepSchedule(dt_ns, time.monotonic_ns())
         k = 0
         while not stop.is_set():
@@ -277,6 +291,8 @@ class SimNode(Node):
                 self._await_answer(stamp)
             self._step(stamp + dt_ns)
             k += 1
+            if k % collect_every == 0:
+                self.gc_monitor.collect()
 
     def _await_answer(self, stamp: int) -> None:
         """
@@ -408,6 +424,8 @@ class SimNode(Node):
             if self.settings.clock != 'lockstep':
                 values['max step lateness [ms]'] = f'{self.schedule.max_lateness_ns * 1e-6:.3f}'
             values['stale effort command ticks'] = self.controller.stale_ticks
+            values['scheduling'] = self.scheduling
+            values['gc max pause [ms]'] = f'{self.gc_monitor.max_pause * 1e3:.3f}'
             values.update(self.rejected)
             for label, (squares, steps, largest) in zip(('', ' (last report)'), self.tracking):
                 if label and not window:

@@ -36,6 +36,10 @@ PARAMETERS = {  # name: (default, description)
     'initial_base_pose': ([0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 1.0],
                           'Start pose [x y z qx qy qz qw] of a floating base in the world.'),
     'gravity': ([0.0, 0.0, -9.81], 'Gravity [m/s^2] in the world frame.'),
+    'thread_priority': (50, 'SCHED_FIFO priority (1..99) of the stepping thread with the '
+                            'realtime clock (its executor: 1), as a ros2_control loop runs; 0: '
+                            'normal scheduling. Without the permission it runs normally and '
+                            'says so.'),
     'duration': (0.0, 'Stop after this sim time [s] (then write --record); 0: run until '
                       'stopped.'),
     'record': ('', 'Write a rosbag2 (MCAP) directory here at exit (or --record BAG).'),
@@ -60,6 +64,7 @@ class SimSettings:
     initial_positions: tuple[float, ...]
     initial_base_pose: tuple[float, ...]
     gravity: tuple[float, ...]
+    thread_priority: int
     duration: float
     record: str
 
@@ -83,6 +88,12 @@ def _numbers(name, value, size=None) -> tuple[float, ...]:
             for x in value) or (size is not None and len(value) != size):
         _fail(name, value, f'{size} finite numbers' if size else 'a list of finite numbers')
     return tuple(float(x) for x in value)
+
+
+def _priority(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 99:
+        _fail('thread_priority', value, 'an integer from 0 to 99')
+    return value
 
 
 def read_settings(values: dict) -> SimSettings:
@@ -119,5 +130,6 @@ def read_settings(values: dict) -> SimSettings:
         initial_positions=_numbers('initial_positions', values['initial_positions']),
         initial_base_pose=pose,
         gravity=_numbers('gravity', values['gravity'], 3),
+        thread_priority=_priority(values['thread_priority']),
         duration=_number('duration', values['duration'], low_open=False),
         record=values['record'])

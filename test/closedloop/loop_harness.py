@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import re
 
+from diagnostic_msgs.msg import DiagnosticArray
 import numpy as np
 from ros_harness import next_domain_id
 from rosbags.highlevel import AnyReader
@@ -119,6 +120,40 @@ def wait_sim_time(loop: ClosedLoop, desired: list, seconds: float, watch) -> Non
                     f'{seconds:g} s of sim time', watch)
 
 
+class SimSteps:
+    """The sim's step count from its 1 Hz diagnostics (``steps``): a cheap clock to wait on."""
+
+    def __init__(self, loop: ClosedLoop):
+        self.counts: list[int] = []
+        loop.subscribe(DiagnosticArray, '/diagnostics', self._on_diagnostics)
+
+    def _on_diagnostics(self, msg: DiagnosticArray) -> None:
+        for status in msg.status:
+            if status.hardware_id == 'mujoco':
+                self.counts.extend(int(kv.value) for kv in status.values if kv.key == 'steps')
+
+
+def wait_for_end(loop: ClosedLoop, subscriptions: list, steps: SimSteps, since: int,
+                 duration: float, final: np.ndarray, watch) -> None:
+    """
+    Wait until the sim's reference is ``final``: ``duration`` s of steps after step ``since``.
+
+    Meanwhile this process hears only the sim's 1 Hz diagnostics: its own Python callbacks at
+    1 kHz (desired_accelerations, joint_torques: ``subscriptions``, dropped first) would take a
+    share of the machine's two cores from the sim and the node in a real-time run. At the end
+    desired_accelerations is heard again until it shows ``final``.
+    """
+    for subscription in subscriptions:
+        loop.node.destroy_subscription(subscription)
+    target = since + round(duration * 1000.0)
+    loop.spin_until(lambda: steps.counts and steps.counts[-1] >= target, 30.0 * duration + 60.0,
+                    "the end of the trajectory (the sim's step count)", watch)
+    desired: list = []
+    loop.subscribe(JointTrajectory, 'desired_accelerations', desired.append, reliable=False)
+    loop.spin_until(lambda: desired and np.array_equal(desired[-1].points[0].positions, final),
+                    30.0 * duration + 60.0, 'the end of the trajectory', watch)
+
+
 def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
              duration: float = 10.0, node_params: dict | None = None,
              sim_params: dict | None = None, during=None) -> LoopRun:
@@ -143,7 +178,10 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
             else {}
         loop.start_sim(sim, remaps, record=bag)
         desired: list = []
-        loop.subscribe(JointTrajectory, 'desired_accelerations', desired.append, reliable=False)
+        desired_sub = loop.subscribe(JointTrajectory, 'desired_accelerations', desired.append,
+                                     reliable=False)
+        answers_sub = []
+        steps = SimSteps(loop)
         watch = ('sim',)
         if path != 'pd':
             # Path a sends the whole trajectory to the node at once: it must take it.
@@ -154,7 +192,7 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
                             if path == 'effort' else {})
             watch = ('sim', 'node')
             answers: list = []
-            loop.subscribe(JointState, 'joint_torques', answers.append)
+            answers_sub.append(loop.subscribe(JointState, 'joint_torques', answers.append))
             loop.spin_until(lambda: answers, START_TIMEOUT, 'the node to answer', watch)
         # Its subscribers: the sim on paths pd and effort, the node on trajectory and effort.
         subscribers = 2 if path == 'effort' else 1
@@ -171,13 +209,13 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
             return desired and not np.array_equal(desired[-1].points[0].positions, start)
         loop.send(publisher, trajectory_message(names, times, Q, V, A), taken,
                   'the trajectory taken', watch)
+        # The step it was taken at, or before (the last report is up to 1 s old).
+        since = steps.counts[-1] if steps.counts else 0
         if during is not None:
             during(loop)
             watch = ('sim',)
         final = Q[-1]
-        loop.spin_until(lambda: desired and np.array_equal(desired[-1].points[0].positions,
-                                                           final),
-                        30.0 * duration + 60.0, 'the end of the trajectory', watch)
+        wait_for_end(loop, [desired_sub, *answers_sub], steps, since, duration, final, watch)
         exit_codes['sim'] = loop.stop('sim')
         logs = loop.logs()
     finally:

@@ -51,6 +51,8 @@ def _gap(tmp_path: Path, text: str) -> str:
      "gap '{gap}': links: no link 'panda_link9' in the URDF; links: "),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'clock:=fast'],
      "parameter 'clock' is 'fast': expected one of realtime, lockstep"),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'thread_priority:=100'],
+     "parameter 'thread_priority' is 100: expected an integer from 0 to 99"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'kp:=[1.0, 2.0]'],
      "parameter 'kp' has 2 values: expected 1 or 8 (one per actuated joint)"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', "joints:=['panda_joint0']"],

@@ -51,6 +51,7 @@ def test_help_lists_the_parameters():
     result = subprocess.run([str(BIN / 'rnea_sim'), '--help'], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 0
-    for name in ('clock', 'lockstep_timeout', 'command_timeout', 'kp', 'duration', '--gap',
+    for name in ('clock', 'lockstep_timeout', 'command_timeout', 'kp', 'duration',
+                 'thread_priority', '--gap',
                  '--record', '--urdf'):
         assert name in result.stdout
