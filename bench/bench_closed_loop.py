@@ -8,13 +8,16 @@ Per robot (example-robot-data), ``rnea_sim`` with the reality gap, a joint PD of
 10 N m s/rad, the demo trajectory (``closed_loop.trajectory_points``) for ``--duration`` s at
 1 kHz, the RMS and max tracking error (revolute joints) of:
 
-- the PD alone, the PD + ``RobotModel.rnea`` of the URDF computed in-process (no DDS), and the
+- the PD alone, the PD + ``RobotModel.rnea`` of the URDF computed in-process (no DDS), the
   PD + the plant's own inverse dynamics (true rigid bodies, armature, viscous friction: the
-  limit), all three in-process on the sim's own plant and controller (``test/inprocess_loop``);
+  limit), and the same applied one step late (the answer to a state taken in the next tick,
+  as an effort interface fed over a topic takes it: the limit of any node over DDS), all
+  in-process on the sim's own plant and controller (``test/inprocess_loop``);
 - the PD + the node over real DDS with the sim in real time (``clock: realtime``: the node's
   latency is in the loop), path a (``joint_trajectory_with_effort`` -> the sim's trajectory) and
   path b (``feedforward_effort`` -> ``effort_commands``), the node given the URDF, then the
-  plant's true model (its true URDF, armature and viscous friction as the node's joint model).
+  plant's true model (its true URDF, armature and viscous friction as the node's joint model,
+  with ``friction_compensation``: the viscous friction in the torques as in the limit's).
 
 On path b, from the sim's recording: the share of steps whose command answered the state of the
 step before or of that step (fresh), the age of the command used (p50/p99, in steps of 1 ms) and
@@ -87,9 +90,11 @@ def bench_robot(name: str, gap: str, duration: float, workdir: Path) -> list[tup
             ('PD + in-process rnea (URDF)',
              run_in_process(urdf, gap, model_feedforward(model), duration), None),
             ('PD + true inverse dynamics (limit)',
-             run_in_process(urdf, gap, true_feedforward, duration), None)]
+             run_in_process(urdf, gap, true_feedforward, duration), None),
+            ('PD + true inverse dynamics one step late',
+             run_in_process(urdf, gap, true_feedforward, duration, late_steps=1), None)]
     true_model = dict(joint_model_params(plant), robot_description=plant.true_urdf,
-                      inertia_check='warn')
+                      inertia_check='warn', friction_compensation=True)
     for given, params in (('URDF', {}), ('true model', true_model)):
         for path, label in (('trajectory', 'a'), ('effort', 'b')):
             folder = workdir / f'{name}_{path}_{given.replace(" ", "_")}'

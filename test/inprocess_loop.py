@@ -11,6 +11,7 @@ or the plant's own inverse dynamics (the limit: what a perfect rigid-body model 
 """
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 
 import numpy as np
@@ -38,13 +39,17 @@ def true_feedforward(plant: Plant, q, v, a) -> np.ndarray:
 
 
 def run_in_process(urdf: str, gap: str, feedforward: Feedforward | None, duration: float,
-                   kp: float = KP, kd: float = KD, point_efforts: bool = False) -> Tracking:
+                   kp: float = KP, kd: float = KD, point_efforts: bool = False,
+                   late_steps: int = 0) -> Tracking:
     """
     Track the demo trajectory for ``duration`` s at 1 kHz; the tracking error of the run.
 
     ``point_efforts``: the trajectory's points carry ``RobotModel.rnea`` at their desired
     state, as the node's ``joint_trajectory_with_effort`` does (path a; ``feedforward`` is then
     usually None); otherwise ``feedforward`` gives an effort command at each step (path b).
+    ``late_steps``: the command computed from the state of step k is applied from step
+    k + ``late_steps`` on (1: a robot whose effort interface takes the answer to a state in
+    its next tick, as a ros2_control effort controller fed over a topic does).
     """
     plant = Plant(urdf, gap=load_gap(gap))
     model = plant.nominal
@@ -62,6 +67,7 @@ def run_in_process(urdf: str, gap: str, feedforward: Feedforward | None, duratio
     plant.reset(q_start)
     steps = int(round(duration / plant.timestep))
     error = np.empty((steps, len(tracked)))
+    pending: deque = deque()
     for k in range(steps):
         t = k * plant.timestep
         q, v = plant.measured_position(), plant.measured_velocity()
@@ -70,6 +76,8 @@ def run_in_process(urdf: str, gap: str, feedforward: Feedforward | None, duratio
         q_full[plant.actuated_q], v_full[plant.actuated_v] = q, v
         a_full[plant.actuated_v] = reference.acceleration
         if feedforward is not None:
-            controller.set_command(feedforward(plant, q_full, v_full, a_full), t)
+            pending.append(feedforward(plant, q_full, v_full, a_full))
+            if len(pending) > late_steps:
+                controller.set_command(pending.popleft(), t)
         plant.step(controller.effort(t, q, v))
     return Tracking.of(error)
