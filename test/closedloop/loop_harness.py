@@ -154,6 +154,18 @@ def wait_for_end(loop: ClosedLoop, subscriptions: list, steps: SimSteps, since: 
                     30.0 * duration + 60.0, 'the end of the trajectory', watch)
 
 
+def call(loop: ClosedLoop, srv_type, name: str, request, watch=('sim', 'node')):
+    """Call service ``name`` (e.g. the node's) once it is ready; its response."""
+    client = loop.node.create_client(srv_type, name)
+    try:
+        loop.spin_until(client.service_is_ready, 60.0, f'service {name}', watch)
+        future = client.call_async(request)
+        loop.spin_until(future.done, 60.0, f'the answer of {name}', watch)
+        return future.result()
+    finally:
+        loop.node.destroy_client(client)
+
+
 def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
              duration: float = 10.0, node_params: dict | None = None,
              sim_params: dict | None = None, during=None) -> LoopRun:

@@ -19,7 +19,7 @@ import re
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
-from loop_harness import NS, run_loop, stamp_ns
+from loop_harness import call, NS, run_loop, stamp_ns
 import numpy as np
 from oracle import robot_path
 import pytest
@@ -42,18 +42,6 @@ FORCE = np.array([12.0, -16.0, 0.0])  # N, in the flange frame: 20 N
 PUSH = 0.5  # s of sim time
 CALIBRATION = 1.0  # s of sim time of collision-free residual
 WATCH = ('sim', 'node')
-
-
-def call(loop, srv_type, name: str, request):
-    """Call service ``name`` of the node once it is ready; its response."""
-    client = loop.node.create_client(srv_type, name)
-    try:
-        loop.spin_until(client.service_is_ready, 60.0, f'service {name}', WATCH)
-        future = client.call_async(request)
-        loop.spin_until(future.done, 60.0, f'the answer of {name}', WATCH)
-        return future.result()
-    finally:
-        loop.node.destroy_client(client)
 
 
 def detection_start(diagnostics: list) -> float | None:
