@@ -34,6 +34,13 @@ from rnea_ros.demo import sinusoidal_trajectory
 from rnea_ros.dynamics.model import RobotModel
 
 PATHS = ('pd', 'trajectory', 'effort')
+# The node's remappings on path b: its torques to the sim's effort commands; the trajectory is
+# the sim's alone (the node follows it through desired_accelerations), as in a ros2_control
+# system where it goes to the robot's controller: the node's own joint_trajectory input is moved
+# to a topic nobody publishes (decoding and re-publishing a long trajectory it does not need
+# would hold the GIL its inputs thread needs for tens of ms).
+EFFORT_PATH_REMAPS = {'feedforward_effort': 'effort_commands',
+                      'joint_trajectory': 'unused/joint_trajectory'}
 POINT_PERIOD = 0.01  # s between two points of the trajectory sent (quintic in between)
 KP, KD = 100.0, 10.0  # N m/rad, N m s/rad: a compliant joint PD, low gains
 START_TIMEOUT = 180.0  # s: the first start on a machine compiles the kernels

@@ -34,9 +34,9 @@ import time
 import numpy as np
 
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.node.closed_loop import (ClosedLoop, KD, KP, NODE_STATUS, START_TIMEOUT,
-                                       tracked_joints, Tracking, trajectory_message,
-                                       trajectory_points)
+from rnea_ros.node.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, KD, KP, NODE_STATUS,
+                                       START_TIMEOUT, tracked_joints, Tracking,
+                                       trajectory_message, trajectory_points)
 from rnea_ros.node.demo import run_demo
 
 NS = 1_000_000_000
@@ -152,7 +152,7 @@ def run(model: RobotModel, xml: str, gap: str, phase: float, rate: float, domain
             loop.start_sim({'robot_description': xml, 'gap': gap, 'clock': 'realtime',
                             'kp': [KP], 'kd': [KD], 'initial_positions': Q[0].tolist()})
             loop.start_node({'robot_description': xml, 'rate': rate, 'autostart': False},
-                            {'feedforward_effort': 'effort_commands'})
+                            EFFORT_PATH_REMAPS)
             watch = ('sim', 'node')
             loop.subscribe(JointTrajectory, 'desired_accelerations', monitor.on_desired, False)
             loop.subscribe(JointState, 'truth/joint_torques', monitor.on_truth)
@@ -162,7 +162,7 @@ def run(model: RobotModel, xml: str, gap: str, phase: float, rate: float, domain
             if not loop.change_state(Transition.TRANSITION_CONFIGURE, timeout=START_TIMEOUT):
                 raise RuntimeError('the node refused configure:\n' + loop.logs())
             publisher = loop.publisher(JointTrajectory, 'joint_trajectory')
-            loop.spin_until(lambda: publisher.get_subscription_count() >= 2, 60.0,
+            loop.spin_until(lambda: publisher.get_subscription_count() >= 1, 60.0,
                             'the subscribers of joint_trajectory', watch)
             start = Q[0]
             loop.send(publisher, trajectory_message(names, times, Q, V, A),

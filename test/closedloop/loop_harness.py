@@ -22,8 +22,9 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
 from rnea_ros import RobotModel
-from rnea_ros.node.closed_loop import (ClosedLoop, KD, KP, START_TIMEOUT, tracked_joints,
-                                       Tracking, trajectory_message, trajectory_points)
+from rnea_ros.node.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, KD, KP, START_TIMEOUT,
+                                       tracked_joints, Tracking, trajectory_message,
+                                       trajectory_points)
 
 NS = 1_000_000_000
 SETTLE = 4.0  # s of sim time for the arm to settle at the start (its error decays as e^-2t)
@@ -200,16 +201,14 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
             params = {'robot_description': urdf, 'rate': 0.0,
                       'max_trajectory_points': max(1000, len(times))}
             params.update(node_params or {})
-            loop.start_node(params, {'feedforward_effort': 'effort_commands'}
-                            if path == 'effort' else {})
+            loop.start_node(params, EFFORT_PATH_REMAPS if path == 'effort' else {})
             watch = ('sim', 'node')
             answers: list = []
             answers_sub.append(loop.subscribe(JointState, 'joint_torques', answers.append))
             loop.spin_until(lambda: answers, START_TIMEOUT, 'the node to answer', watch)
-        # Its subscribers: the sim on paths pd and effort, the node on trajectory and effort.
-        subscribers = 2 if path == 'effort' else 1
+        # Its subscriber: the sim on paths pd and effort, the node on path trajectory.
         publisher = loop.publisher(JointTrajectory, 'joint_trajectory')
-        loop.spin_until(lambda: publisher.get_subscription_count() >= subscribers, 60.0,
+        loop.spin_until(lambda: publisher.get_subscription_count() >= 1, 60.0,
                         'the subscribers of joint_trajectory', watch)
         start = Q[0]
         if path == 'trajectory':

@@ -17,7 +17,7 @@ from oracle import robot_path
 from sensor_msgs.msg import JointState
 
 from rnea_ros import RobotModel
-from rnea_ros.node.closed_loop import START_TIMEOUT, trajectory_points
+from rnea_ros.node.closed_loop import EFFORT_PATH_REMAPS, START_TIMEOUT, trajectory_points
 
 OUTAGE = 0.5  # s of wall time between the node's SIGINT and its restart
 
@@ -30,7 +30,7 @@ def test_node_stopped_and_restarted_the_pd_alone_takes_over_then_the_node_again(
         assert loop.stop('node') == 0
         loop.spin_for(OUTAGE, ('sim',))
         loop.start_node({'robot_description': urdf, 'rate': 0.0},
-                        {'feedforward_effort': 'effort_commands'})
+                        EFFORT_PATH_REMAPS)
         answers: list = []
         loop.subscribe(JointState, 'joint_torques', answers.append)
         loop.spin_until(lambda: answers, START_TIMEOUT, 'the restarted node', ('sim', 'node'))

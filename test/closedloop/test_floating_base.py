@@ -27,7 +27,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros import RobotModel
 from rnea_ros.contacts import Contact
-from rnea_ros.node.closed_loop import ClosedLoop, START_TIMEOUT
+from rnea_ros.node.closed_loop import ClosedLoop, EFFORT_PATH_REMAPS, START_TIMEOUT
 from rnea_ros.node.feedforward import Feedforward
 from rnea_ros.node.settings import Settings
 from rnea_ros.node.trajectory import Trajectory
@@ -98,7 +98,7 @@ def test_the_nodes_contact_wrenches_add_up_to_the_sims(tmp_path):
                        record=bag)
         loop.start_node({'robot_description': urdf, 'floating_base': True, 'rate': 0.0,
                          'contacts': list(SOLO_FEET)},
-                        {'feedforward_effort': 'effort_commands'})
+                        EFFORT_PATH_REMAPS)
         watch = ('sim', 'node')
         for foot in SOLO_FEET:
             def keep(msg, foot=foot):
@@ -117,7 +117,7 @@ def test_the_nodes_contact_wrenches_add_up_to_the_sims(tmp_path):
         loop.spin_until(lambda: stamp_ns(desired[-1]) >= landed, 60.0 * STAND,
                         'the robot standing', watch)
         publisher = loop.publisher(JointTrajectory, 'joint_trajectory')
-        loop.spin_until(lambda: publisher.get_subscription_count() >= 2, 60.0,
+        loop.spin_until(lambda: publisher.get_subscription_count() >= 1, 60.0,
                         'the subscribers of joint_trajectory', watch)
         loop.send(publisher, sway_trajectory(names, joints),
                   lambda: np.any(np.asarray(desired[-1].points[0].accelerations) != 0.0),
