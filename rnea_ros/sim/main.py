@@ -148,6 +148,7 @@ def main(args: list[str] | None = None) -> int:
             node.get_logger().info(f'recorded {count} messages in {node.settings.record}')
         executor.shutdown(timeout_sec=1.0)
         spinner.join(timeout=2.0)  # no callback may run into a destroyed node
+        node.inbox.close()
         node.destroy_node()
         rclpy.try_shutdown()
     return exit_code

@@ -42,6 +42,7 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros.sim.controller import CommandError, JointController
+from rnea_ros.sim.inbox import MSGTYPE, TrajectoryInbox
 from rnea_ros.sim.plant import Plant
 from rnea_ros.sim.record import Recorder
 from rnea_ros.sim.settings import PARAMETERS, read_settings, SimSettings
@@ -169,8 +170,10 @@ class SimNode(Node):
             self.pub_odometry = self.create_publisher(Odometry, 'odometry', RELIABLE)
             self.pub_base_acc = self.create_publisher(AccelStamped, 'base_acceleration',
                                                       RELIABLE)
-        self.create_subscription(JointTrajectory, 'joint_trajectory', self._on_trajectory,
-                                 TRAJECTORY_QOS)
+        # Serialized: decoded off the executor (``inbox``), which serves the effort commands.
+        self.inbox = TrajectoryInbox(self._on_trajectory, self._refuse_trajectory)
+        self.create_subscription(JointTrajectory, 'joint_trajectory', self._on_trajectory_data,
+                                 TRAJECTORY_QOS, raw=True)
         self.create_subscription(Float64MultiArray, 'effort_commands', self._on_command,
                                  RELIABLE)
         self.create_subscription(JointState, 'joint_torques', self._on_answer, RELIABLE)
@@ -194,8 +197,17 @@ class SimNode(Node):
         self.rejected[key] = self.rejected.get(key, 0) + 1
         self.get_logger().warning(f'{topic} dropped: {message}', throttle_duration_sec=1.0)
 
-    def _on_trajectory(self, msg: JointTrajectory) -> None:
-        self._record_in('joint_trajectory', msg)
+    def _on_trajectory_data(self, data: bytes) -> None:
+        if self.recorder is not None:
+            self.recorder.add_serialized('joint_trajectory', MSGTYPE, data,
+                                         self.start_ns + round(self.sim_time * 1e9))
+        self.inbox.put(data)
+
+    def _refuse_trajectory(self, text: str) -> None:
+        self.reject('joint_trajectory', 'malformed', text)
+
+    def _on_trajectory(self, msg) -> None:
+        """Track ``msg`` (a decoded JointTrajectory, from the inbox's thread) or say why not."""
         points = msg.points
         times = np.array([p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec
                           for p in points])

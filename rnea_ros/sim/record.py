@@ -28,6 +28,10 @@ class Recorder:
         msgtype = type(msg).__module__.split('.')[0] + '/msg/' + type(msg).__name__
         self.messages.append((stamp_ns, topic, msgtype, serialize_message(msg)))
 
+    def add_serialized(self, topic: str, msgtype: str, data: bytes, stamp_ns: int) -> None:
+        """Keep an already serialized message (``msgtype`` e.g. ``std_msgs/msg/String``)."""
+        self.messages.append((stamp_ns, topic, msgtype, bytes(data)))
+
     def add_joint_states(self, stamp_ns: int, names, position, velocity, effort) -> None:
         """Keep a ``joint_states`` message stamped (header and log time) ``stamp_ns``."""
         from builtin_interfaces.msg import Time
