@@ -21,10 +21,12 @@ metric (theta - beta)^T H (theta - beta), one small SDP solved by cvxpy (Clarabe
 ``identify.physical`` does for a whole robot. Without a prior: a payload has no URDF to stay
 near; the data alone decide.
 
-Standard deviations: the covariance of the least-squares estimate, H^-1 (H: the weighted normal
-matrix, torque noise independent between samples and joints), its payload block propagated to
-mass, centre of mass and inertia about the centre of mass to first order (the delta method,
-with the Jacobian of that map at the estimate). They describe the least-squares estimate; the
+Standard deviations: the covariance of the least-squares estimate for residuals correlated from
+sample to sample (the Newey-West sandwich H^-1 S H^-1 of ``identify.covariance``, as for a whole
+robot; H^-1 alone assumes white torque noise and claimed 0.0016 kg where the sim's mass was
+0.03 kg off), its payload block propagated to mass, centre of mass and inertia about the
+centre of mass to first order (the delta method, with the Jacobian of that map at the
+estimate). They describe the least-squares estimate; the
 physically consistent one differs from it only where the data allow. ``inf``: a direction the
 data do not excite (e.g. a payload rotational inertia about an axis no joint turns).
 
@@ -45,7 +47,7 @@ import numpy as np
 from rnea_ros.bag.staging import Staging, Tool
 from rnea_ros.dynamics.payload import check_payload, from_link_parameters, Payload, payload_block
 from rnea_ros.errors import InputError
-from rnea_ros.identify import fit, parameters, samples
+from rnea_ros.identify import covariance, fit, parameters, samples
 from rnea_ros.identify import physical
 from rnea_ros.identify.pipeline import read_robot
 from rnea_ros.recording.differentiate import AUTO, DEFAULT_WINDOW
@@ -73,6 +75,19 @@ class PayloadFit:
     warnings: list[str] = field(default_factory=list)
 
 
+def _chunks(model, lay, block, transform, sets, threads):
+    """Yield ([Y_b T], joint features, tau - rnea) of ``sets``, ``CHUNK`` samples at a time."""
+    columns = slice(10 * block, 10 * block + 10)
+    for data in sets:
+        for start in range(0, len(data), CHUNK):
+            stop = min(start + CHUNK, len(data))
+            q, v, a = (x[start:stop] for x in (data.q, data.v, data.a))
+            Y = model.regressor_batch(q, v, a, threads=threads)
+            payload_columns = np.ascontiguousarray(Y[:, :, columns] @ transform)
+            residual = data.effort[start:stop] - model.rnea_batch(q, v, a, threads=threads)
+            yield payload_columns, lay.joint_features(v, a), residual
+
+
 def _equations(model, lay, block, transform, sets, threads):
     """Accumulate the normal equations of [Y_b T, joint terms] on tau - rnea over ``sets``."""
     nv = model.nv
@@ -81,21 +96,24 @@ def _equations(model, lay, block, transform, sets, threads):
                                     np.full(nv, 10))
     energy = np.zeros(nv)
     count = np.zeros(nv, dtype=np.int64)
-    columns = slice(10 * block, 10 * block + 10)
     with fit.one_blas_thread():
-        for data in sets:
-            for start in range(0, len(data), CHUNK):
-                stop = min(start + CHUNK, len(data))
-                q, v, a = (x[start:stop] for x in (data.q, data.v, data.a))
-                Y = model.regressor_batch(q, v, a, threads=threads)
-                payload_columns = np.ascontiguousarray(Y[:, :, columns] @ transform)
-                residual = data.effort[start:stop] - model.rnea_batch(q, v, a, threads=threads)
-                equations.add(payload_columns, lay.joint_features(v, a), residual)
-                measured = np.isfinite(residual)
-                energy += (np.where(measured, residual, 0.0) ** 2).sum(axis=0)
-                count += measured.sum(axis=0)
+        for regressor, joint, residual in _chunks(model, lay, block, transform, sets, threads):
+            equations.add(regressor, joint, residual)
+            measured = np.isfinite(residual)
+            energy += (np.where(measured, residual, 0.0) ** 2).sum(axis=0)
+            count += measured.sum(axis=0)
     rms_without = np.sqrt(energy / np.maximum(count, 1))
     return equations, rms_without
+
+
+def _correlated_covariance(equations, least, model, lay, block, transform, sets, threads,
+                           samples_count: int) -> np.ndarray:
+    """Cov(beta) for correlated residuals: the Newey-West sandwich (``identify.covariance``)."""
+    scores = covariance.Scores(equations, least.beta, least.sigma, samples_count)
+    with fit.one_blas_thread():
+        for regressor, joint, residual in _chunks(model, lay, block, transform, sets, threads):
+            scores.add(regressor, joint, residual)
+    return scores.result(least.H).covariance
 
 
 def _physical(lay, H: np.ndarray, beta: np.ndarray) -> tuple[np.ndarray, str]:
@@ -117,21 +135,6 @@ def _physical(lay, H: np.ndarray, beta: np.ndarray) -> tuple[np.ndarray, str]:
             constraints.append(theta[index] >= 0)
     problem = cp.Problem(cp.Minimize(objective), constraints)
     return physical.solve_sdp(problem, theta, 'the payload SDP')
-
-
-def _covariance(H: np.ndarray) -> np.ndarray:
-    """H^-1 on the column-scaled matrix; rows and columns of unexcited directions: inf."""
-    d = np.sqrt(np.diag(H))
-    d[d == 0.0] = 1.0
-    scaled = H / np.outer(d, d)
-    values, vectors = np.linalg.eigh(scaled)
-    small = values <= fit.RCOND * max(values.max(), 0.0)
-    inverse = np.where(small, 0.0, 1.0 / np.where(small, 1.0, values))
-    covariance = (vectors * inverse) @ vectors.T / np.outer(d, d)
-    blind = (vectors[:, small] ** 2).sum(axis=1) > 1e-6
-    covariance[blind, :] = np.inf
-    covariance[:, blind] = np.inf
-    return covariance
 
 
 def _derived(phi: np.ndarray) -> np.ndarray:
@@ -189,7 +192,9 @@ def identify_payload(bags, urdf: str | Path, link: str, *, joint_states: str = '
     theta, solver = _physical(lay, least.H, least.beta)
     phi = theta[:10]
     payload = check_payload(from_link_parameters(link, phi), model.link_names)
-    std = _standard_deviations(least.beta[:10], _covariance(least.H)[:10, :10])
+    correlated = _correlated_covariance(equations, least, model, lay, block, transform, loaded,
+                                        threads, n)
+    std = _standard_deviations(least.beta[:10], correlated[:10, :10])
     blind = [name for name, s in zip(_NAMES, std) if not np.isfinite(s)]
     if blind:
         warnings.append(f'the data do not determine {", ".join(blind)} of the payload (no '
