@@ -8,7 +8,8 @@ Per robot (example-robot-data), ``rnea_sim`` with the reality gap, a joint PD of
 10 N m s/rad, the demo trajectory (``closed_loop.trajectory_points``) for ``--duration`` s at
 1 kHz, the RMS and max tracking error (revolute joints) of:
 
-- the PD alone, the PD + ``RobotModel.rnea`` of the URDF computed in-process (no DDS), the
+- the PD alone, the PD + ``RobotModel.rnea`` of the URDF computed in-process (no DDS) at each
+  step (path b's torques) or at the trajectory's points (path a's), the
   PD + the plant's own inverse dynamics (true rigid bodies, armature, viscous friction: the
   limit), and the same applied one step late (the answer to a state taken in the next tick,
   as an effort interface fed over a topic takes it: the limit of any node over DDS), all
@@ -19,9 +20,11 @@ Per robot (example-robot-data), ``rnea_sim`` with the reality gap, a joint PD of
   plant's true model (its true URDF, armature and viscous friction as the node's joint model,
   with ``friction_compensation``: the viscous friction in the torques as in the limit's).
 
-On path b, from the sim's recording: the share of steps whose command answered the state of the
-step before or of that step (fresh), the age of the command used (p50/p99, in steps of 1 ms) and
-the longest stall (steps without a new answer). The load average is printed at the start and
+Each run of the node is also given as a ratio to its in-process reference (``IN_PROCESS``: the
+same torques without DDS; with the true model, the limit). On path b, from the sim's recording:
+the share of steps whose command answered the state of the step before or of that step
+(fresh), the age of the command used (p50/p99, in steps of 1 ms) and the longest stall (steps
+without a new answer). The load average is printed at the start and
 the end: the machine may be shared. The node, the sim and this process load the Fast DDS profile
 ``config/fastdds_realtime.xml`` (``--dds-profile``; ``none``: the middleware's threads at normal
 priority), as the docs recommend wherever the node shares its CPUs. Not a test: run it by hand (a
@@ -82,17 +85,27 @@ def joint_model_params(plant: Plant) -> dict:
     return params
 
 
+IN_PROCESS = {  # the node's run -> the in-process run it is compared with
+    ('URDF', 'a'): 'PD + in-process trajectory efforts (URDF, as path a)',
+    ('URDF', 'b'): 'PD + in-process rnea (URDF)',
+    ('true model', 'a'): 'PD + true inverse dynamics (limit)',
+    ('true model', 'b'): 'PD + true inverse dynamics (limit)',
+}
+
+
 def bench_robot(name: str, gap: str, duration: float, workdir: Path) -> list[tuple]:
+    """Rows (label, tracking, answer ages or None, label of the in-process reference or None)."""
     urdf = robot_path(name).read_text()
     plant = Plant(urdf, gap=load_gap(gap))
     model = RobotModel.from_urdf_string(urdf)
-    rows = [('PD alone', run_in_process(urdf, gap, None, duration), None),
-            ('PD + in-process rnea (URDF)',
-             run_in_process(urdf, gap, model_feedforward(model), duration), None),
-            ('PD + true inverse dynamics (limit)',
-             run_in_process(urdf, gap, true_feedforward, duration), None),
-            ('PD + true inverse dynamics one step late',
-             run_in_process(urdf, gap, true_feedforward, duration, late_steps=1), None)]
+    in_process = [
+        ('PD alone', None, {}),
+        ('PD + in-process rnea (URDF)', model_feedforward(model), {}),
+        ('PD + in-process trajectory efforts (URDF, as path a)', None, {'point_efforts': True}),
+        ('PD + true inverse dynamics (limit)', true_feedforward, {}),
+        ('PD + true inverse dynamics one step late', true_feedforward, {'late_steps': 1})]
+    rows = [(label, run_in_process(urdf, gap, feedforward, duration, **options), None, None)
+            for label, feedforward, options in in_process]
     true_model = dict(joint_model_params(plant), robot_description=plant.true_urdf,
                       inertia_check='warn', friction_compensation=True)
     for given, params in (('URDF', {}), ('true model', true_model)):
@@ -102,7 +115,8 @@ def bench_robot(name: str, gap: str, duration: float, workdir: Path) -> list[tup
             run = run_loop(folder, urdf, path, gap, duration, node_params=params,
                            sim_params={'clock': 'realtime'})
             ages = answer_ages(run.topics) if path == 'effort' else None
-            rows.append((f'PD + node over DDS, path {label}, {given}', run.tracking, ages))
+            rows.append((f'PD + node over DDS, path {label}, {given}', run.tracking, ages,
+                         IN_PROCESS[given, label]))
             print(f'  {rows[-1][0]}: done, sim counters {run.counters}', flush=True)
     return rows
 
@@ -124,15 +138,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f'{name}, gap {args.gap}, {args.duration:g} s at 1 kHz:', flush=True)
             rows = bench_robot(name, args.gap, args.duration, Path(workdir))
             pd = rows[0][1].rms
-            print(f'| {name} | RMS [rad] | max [rad] | / PD alone | fresh answers | age p50/p99 '
-                  '[steps] | longest stall [steps] |')
-            print('|---|---|---|---|---|---|---|')
-            for label, tracking, ages in rows:
+            rms = {label: tracking.rms for label, tracking, _, _ in rows}
+            print(f'| {name} | RMS [rad] | max [rad] | / PD alone | / in-process | fresh '
+                  'answers | age p50/p99 [steps] | longest stall [steps] |')
+            print('|---|---|---|---|---|---|---|---|')
+            for label, tracking, ages, reference in rows:
+                ratio = '' if reference is None else f'{tracking.rms / rms[reference]:.2f}'
                 extra = ('| | | |' if ages is None else
                          f'| {100 * ages["fresh"]:.1f} % | {ages["p50"]:.0f} / {ages["p99"]:.0f} '
                          f'| {ages["stall"]:.0f} |')
                 print(f'| {label} | {tracking.rms:.5f} | {tracking.peak:.4f} | '
-                      f'{tracking.rms / pd:.3f} {extra}', flush=True)
+                      f'{tracking.rms / pd:.3f} | {ratio} {extra}', flush=True)
     print(f'load average at end: {os.getloadavg()}', flush=True)
     return 0
 
