@@ -3,6 +3,7 @@ Benchmark of the closed loop: how well the simulated robot tracks with the node'
 
     .venv/bin/python bench/bench_closed_loop.py [--robots panda ur5] [--duration 10]
                                                 [--gap default] [--dds-profile FILE|none]
+                                                [--busy N]
 
 Per robot (example-robot-data), ``rnea_sim`` with the reality gap, a joint PD of 100 N m/rad and
 10 N m s/rad, the demo trajectory (``closed_loop.trajectory_points``) for ``--duration`` s at
@@ -27,14 +28,16 @@ the share of steps whose command answered the state of the step before or of tha
 without a new answer). The load average is printed at the start and
 the end: the machine may be shared. The node, the sim and this process load the Fast DDS profile
 ``config/fastdds_realtime.xml`` (``--dds-profile``; ``none``: the middleware's threads at normal
-priority), as the docs recommend wherever the node shares its CPUs. Not a test: run it by hand (a
-tiny run is in the suite).
+priority), as the docs recommend wherever the node shares its CPUs. ``--busy N`` runs N
+processes spinning at normal priority meanwhile (a known load beside the loop's own, which is
+about 1.2 on this machine). Not a test: run it by hand (a tiny run is in the suite).
 """
 from __future__ import annotations
 
 import argparse
 import os
 from pathlib import Path
+import subprocess
 import sys
 import tempfile
 
@@ -126,13 +129,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--robots', nargs='+', default=['panda', 'ur5'])
     parser.add_argument('--duration', type=float, default=10.0, metavar='SECONDS')
     parser.add_argument('--gap', default='default')
+    parser.add_argument('--busy', type=int, default=0, metavar='N',
+                        help='processes spinning at normal priority during the runs')
     parser.add_argument('--dds-profile', default=str(ROOT / 'config' / 'fastdds_realtime.xml'),
                         metavar='FILE', help="Fast DDS profile of every process; 'none': none")
     args = parser.parse_args(argv)
     if args.dds_profile != 'none':  # read by every participant created from now on
         os.environ['FASTDDS_DEFAULT_PROFILES_FILE'] = args.dds_profile
     print(f'Fast DDS profile: {args.dds_profile}', flush=True)
-    print(f'load average at start: {os.getloadavg()}', flush=True)
+    busy = [subprocess.Popen([sys.executable, '-c', 'while True: pass'])
+            for _ in range(args.busy)]
+    print(f'{args.busy} busy processes; load average at start: {os.getloadavg()}', flush=True)
+    try:
+        return run(args)
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+
+
+def run(args) -> int:
+    """Bench each robot of ``args.robots`` and print its table."""
     with tempfile.TemporaryDirectory(prefix='bench_closed_loop_') as workdir:
         for name in args.robots:
             print(f'{name}, gap {args.gap}, {args.duration:g} s at 1 kHz:', flush=True)
