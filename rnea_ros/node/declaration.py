@@ -7,8 +7,8 @@ live, and what it means. Everything else about a parameter is derived from ``PAR
 the typed ``Settings`` its ROS-free core receives (``settings``), the check of a value, with
 one message, at start and on a live set (``check``), the list in ``rnea_node --help``,
 ``config/rnea.yaml`` and the parameter table of ``docs/node.md``. The last two are generated
-(``python -m rnea_ros.node.declaration --yaml`` / ``--markdown``) and a test fails when the
-checked-in files differ from what this module generates.
+(``python -m rnea_ros.node.declaration --yaml`` / ``--markdown``, by ``parameter_docs``) and a
+test fails when the checked-in files differ from what is generated.
 
 The families of per-link and per-joint parameters take their defaults from the library that
 owns them: ``contact.<link>.*`` from ``rnea_ros.contacts.Contact``, ``armature.<joint>`` and
@@ -17,12 +17,10 @@ as it does for ``rnea_bag --joint-model``). ROS-free: imports no rclpy.
 """
 from __future__ import annotations
 
-import argparse
 import array
 from dataclasses import dataclass, fields
 import math
 import sys
-import textwrap
 
 from rnea_ros.contacts import Contact, KINDS
 from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS
@@ -536,121 +534,6 @@ def _number(value, integer: bool):
     return float(value) if math.isfinite(value) else None
 
 
-# ------------------------------------------------------------------ generated documents
-YAML_HEADER = """\
-# Parameters of the rnea node (rnea_ros): feed-forward joint torques from the URDF.
-# Generated from rnea_ros/node/declaration.py (python -m rnea_ros.node.declaration --yaml):
-# edit the declaration, not this file.
-# Use:  ros2 run rnea_ros rnea_node --ros-args --params-file config/rnea.yaml
-#   or  ros2 launch rnea_ros rnea.launch.py urdf:=/path/robot.urdf [params_file:=...]
-# Every parameter is optional; the values below are the defaults.
-# `/**:` applies these parameters to every node given this file, whatever its name and
-# namespace (-r __ns:=/left, a launch file's namespace); a file for one robot of several may
-# key them by the node's full name instead (e.g. `/left/rnea:`).
-/**:
-  ros__parameters:
-"""
-INDENT = '    '
-WIDTH = 95
-
-
-def _yaml_value(value) -> str:
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, str):
-        return "''" if value == '' else value
-    if isinstance(value, (list, tuple)):
-        return '[' + ', '.join(_yaml_value(v) for v in value) + ']'
-    return repr(value)
-
-
-def _comment(text: str, indent: str = INDENT) -> list[str]:
-    return textwrap.wrap(text, WIDTH - len(indent) - 2, initial_indent=indent + '# ',
-                         subsequent_indent=indent + '# ', break_on_hyphens=False)
-
-
-def _with_unit(parameter: Parameter) -> str:
-    text = parameter.description
-    if parameter.unit:
-        text += f' [{parameter.unit}]'
-    if parameter.live:
-        text += ' Live (ros2 param set).'
-    return text
-
-
-def yaml_text() -> str:
-    """Return config/rnea.yaml: every parameter with its default, families as examples."""
-    lines = []
-    for parameter in PARAMETERS:
-        lines.extend(_comment(_with_unit(parameter)))
-        if parameter.default is None:
-            lines.append(f'{INDENT}# {parameter.name}: {parameter.example}')
-        else:
-            lines.append(f'{INDENT}{parameter.name}: {_yaml_value(parameter.default)}')
-        lines.append('')
-    lines.extend(_comment(f'Per contact link (contact.<link>.*), declared {CONTACT.when}; '
-                          'unset fields take these defaults:'))
-    lines.append(f'{INDENT}# contact:')
-    lines.append(f'{INDENT}#   FL_FOOT:')
-    for member in CONTACT.members:
-        default = 'unset' if member.default is None else _yaml_value(member.default)
-        lines.append(f'{INDENT}#     {CONTACT.field(member)}: {default}  # {member.summary}')
-    lines.append('')
-    lines.extend(_comment('Joint friction and armature (joint model), usually from the '
-                          'joint_model.yaml that rnea_identify writes (a second --params-file, '
-                          f'keyed /**:); declared {JOINT_MODEL.when}; unset: 0. A name that is '
-                          'no joint of the model stops the node at start (exit 2):'))
-    for member in JOINT_MODEL.members:
-        lines.extend(_comment(f'{member.name.format(joint="<joint>")}: {member.description} '
-                              f'[{member.unit}]'))
-    lines.append(f'{INDENT}# armature.joint1: 0.1')
-    lines.append(f'{INDENT}# friction.joint1.coulomb: 2.0')
-    lines.append('')
-    member, = COLLISION.members
-    lines.extend(_comment(f'{member.name.format(joint="<joint>")}: {_with_unit(member)} '
-                          f'Declared {COLLISION.when}; a name that is no joint of the model '
-                          'stops the node at start (exit 2):'))
-    lines.append(f'{INDENT}# collision_threshold.joint1: 5.0')
-    lines.append('')
-    member, = WRENCH_POINT.members
-    lines.extend(_comment(f'{member.name.format(link="<link>")}: {_with_unit(member)} '
-                          f'Declared {WRENCH_POINT.when}, for its links only:'))
-    lines.append(f'{INDENT}# wrench_point.panda_hand: [0.0, 0.0, 0.1]')
-    return YAML_HEADER + '\n'.join(lines) + '\n'
-
-
-MARKDOWN_BEGIN = '<!-- parameters: generated by python -m rnea_ros.node.declaration --markdown -->'
-MARKDOWN_END = '<!-- parameters: end -->'
-
-
-def _markdown_row(name: str, parameter: Parameter) -> str:
-    default = parameter.shown_default or f'`{_yaml_value(parameter.default)}`'
-    unit = f' [{parameter.unit}]' if parameter.unit else ''
-    flags = '' if parameter.live else ' (RO)'
-    note = f' ({parameter.note})' if parameter.note else ''
-    return f'| `{name}` | {default} | {parameter.summary}{unit}{flags}{note} |'
-
-
-def markdown_table() -> str:
-    """Return the parameter table of docs/node.md, between its two marker lines."""
-    rows = [MARKDOWN_BEGIN, '', '| parameter | default | meaning |', '|---|---|---|']
-    rows += [_markdown_row(parameter.name, parameter) for parameter in PARAMETERS]
-    rows += [_markdown_row(family.name(member, f'<{family.key}>'), member)
-             for family in FAMILIES for member in family.members]
-    return '\n'.join(rows + ['', MARKDOWN_END])
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Print config/rnea.yaml (``--yaml``) or the docs' parameter table (``--markdown``)."""
-    parser = argparse.ArgumentParser(prog='python -m rnea_ros.node.declaration',
-                                     description=__doc__.strip().splitlines()[0])
-    which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument('--yaml', action='store_true', help='config/rnea.yaml')
-    which.add_argument('--markdown', action='store_true', help="docs/node.md's table")
-    args = parser.parse_args(argv)
-    sys.stdout.write(yaml_text() if args.yaml else markdown_table() + '\n')
-    return 0
-
-
-if __name__ == '__main__':
+if __name__ == '__main__':  # the generated documents (parameter_docs)
+    from rnea_ros.node.parameter_docs import main
     sys.exit(main())

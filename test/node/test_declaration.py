@@ -11,12 +11,15 @@ from __future__ import annotations
 from dataclasses import fields
 import math
 from pathlib import Path
+import subprocess
+import sys
 
 import pytest
 
 from rnea_ros.contacts import Contact
-from rnea_ros.node import declaration
-from rnea_ros.node.declaration import BY_NAME, check, CONTACT, markdown_table, yaml_text
+from rnea_ros.node import declaration, parameter_docs
+from rnea_ros.node.declaration import BY_NAME, check, CONTACT
+from rnea_ros.node.parameter_docs import MARKDOWN_BEGIN, MARKDOWN_END, markdown_table, yaml_text
 from rnea_ros.node.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,8 +32,8 @@ def test_config_rnea_yaml_is_what_the_declaration_generates():
 
 def test_the_docs_table_is_what_the_declaration_generates():
     text = (ROOT / 'docs' / 'node.md').read_text()
-    begin = text.index(declaration.MARKDOWN_BEGIN)
-    end = text.index(declaration.MARKDOWN_END) + len(declaration.MARKDOWN_END)
+    begin = text.index(MARKDOWN_BEGIN)
+    end = text.index(MARKDOWN_END) + len(MARKDOWN_END)
     assert text[begin:end] == markdown_table(), \
         'regenerate: python -m rnea_ros.node.declaration --markdown (into docs/node.md)'
 
@@ -106,7 +109,17 @@ def test_every_parameter_has_a_description_and_its_default_passes_its_own_check(
 
 
 def test_the_generator_prints_the_files(capsys):
-    assert declaration.main(['--yaml']) == 0
+    assert parameter_docs.main(['--yaml']) == 0
     assert capsys.readouterr().out == yaml_text()
-    assert declaration.main(['--markdown']) == 0
+    assert parameter_docs.main(['--markdown']) == 0
     assert capsys.readouterr().out == markdown_table() + '\n'
+
+
+def test_the_documented_command_prints_them():
+    command = [sys.executable, '-m', 'rnea_ros.node.declaration']
+    out = subprocess.run(command + ['--yaml'], capture_output=True, text=True, check=True,
+                         timeout=120).stdout
+    assert out == yaml_text()
+    out = subprocess.run(command + ['--markdown'], capture_output=True, text=True, check=True,
+                         timeout=120).stdout
+    assert out == markdown_table() + '\n'
