@@ -11,8 +11,10 @@ Identification judged against the simulated robot, whose true parameters are kno
    ``rnea_sim --record`` keeps of it (``joint_states``: encoder positions, velocities, the
    torque sensor's reading) is written as a rosbag2 through ``rnea_ros.sim.record.Recorder``.
    A second recording of another seed is the validation data.
-2. **Identify.** ``rnea_identify TRAIN --urdf URDF --validate VALIDATION`` (its ``main``) with
-   the URDF the node is given, never the plant's true one.
+2. **Identify.** ``rnea_identify TRAIN --urdf URDF --validate VALIDATION --offset
+   sensor-bias`` (its ``main``) with the URDF the node is given, never the plant's true one;
+   the sim's effort is a torque sensor's reading with a bias, which is what ``--offset
+   sensor-bias`` declares (joint_model.yaml then leaves the fitted offsets out).
 3. **Judge.** The base parameters against the plant's (its true URDF, ``Plant.true_urdf``,
    through the same base projection, ``rnea_ros.identify.base``, with the gap's joint terms:
    armature, Coulomb and viscous friction, the sensor's offsets); the validation residual per
@@ -25,7 +27,7 @@ Identification judged against the simulated robot, whose true parameters are kno
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 import json
 from pathlib import Path
 
@@ -73,7 +75,6 @@ class Judgement:
     tracking_true: float          # the plant's inverse dynamics (no dry friction)
     tracking_urdf: float
     tracking_true_friction: float  # and its dry friction compensated as the node does
-    tracking_identified_no_offset: float  # the identified model without its offsets
 
     def misses(self, values: np.ndarray) -> np.ndarray:
         """Mask of the base parameters off the truth by more than 5 % and 3 sigma."""
@@ -175,17 +176,10 @@ def true_friction_feedforward(plant: Plant, q, v, a) -> np.ndarray:
     return tau[plant.actuated_v]
 
 
-def identified_feedforward(folder: Path, offset: bool = True):
-    """
-    Return the node's feed-forward with identified.urdf and joint_model.yaml (friction on).
-
-    ``offset`` False: without the identified offsets (here the torque sensor's biases, which
-    the node would apply as torques).
-    """
+def identified_feedforward(folder: Path):
+    """Return the node's feed-forward with identified.urdf and joint_model.yaml (friction on)."""
     model = RobotModel.from_urdf_file(folder / 'identified.urdf')
     joints = JointModel.load_yaml(folder / 'joint_model.yaml', model)
-    if not offset:
-        joints = replace(joints, offset=np.zeros(model.nv))
 
     def feedforward(plant: Plant, q, v, a) -> np.ndarray:
         tau = model.rnea(q, v, a) + joints.armature_torques(a) + joints.friction_torques(v)
@@ -206,7 +200,7 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
     check = record(folder / 'validation', validation, VALIDATION_SEED, urdf, gap)
     out = folder / 'identified'
     code = rnea_identify([str(train), '--urdf', str(urdf_path), '--validate', str(check),
-                          '--output', str(out), '--no-plots'])
+                          '--output', str(out), '--no-plots', '--offset', 'sensor-bias'])
     assert code == 0, f'rnea_identify exit status {code}'
     data = json.loads((out / 'identification.json').read_text())
     names, truth = true_base_parameters(urdf, gap)
@@ -220,14 +214,12 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
             for name, feedforward in (('identified', identified_feedforward(out)),
                                       ('true', true_feedforward),
                                       ('true+friction', true_friction_feedforward),
-                                      ('no offset', identified_feedforward(out, False)),
                                       ('urdf', _urdf_feedforward(model)))}
     column = {name: np.array([row[name] if row[name] is not None else np.nan for row in rows])
               for name in ('least_squares', 'std', 'final')}
     return Judgement(names, truth, column['least_squares'], column['std'], column['final'],
                      joints, load_gap(gap).torque_noise, residual, residual_urdf,
-                     runs['identified'], runs['true'], runs['urdf'], runs['true+friction'],
-                     runs['no offset'])
+                     runs['identified'], runs['true'], runs['urdf'], runs['true+friction'])
 
 
 def _urdf_feedforward(model: RobotModel):
@@ -260,8 +252,6 @@ def table(result: Judgement, worst: int = 6) -> str:
               '|---|---|---|']
     for name, value in (('the URDF', result.tracking_urdf),
                         ('the identified model', result.tracking_identified),
-                        ('the identified model without its offsets',
-                         result.tracking_identified_no_offset),
                         ('the true model', result.tracking_true),
                         ('the true model and its dry friction',
                          result.tracking_true_friction)):

@@ -5,7 +5,8 @@ Usage::
 
     rnea_identify BAG [BAG...] --urdf FILE [--output DIR] [--overwrite] [--joint-states TOPIC]
                   [--holdout F | --validate BAG] [--friction MODEL]
-                  [--inertial {physical,base,none}] [--lock JOINT=VALUE[,...]] ...
+                  [--offset {torque,sensor-bias}] [--inertial {physical,base,none}]
+                  [--lock JOINT=VALUE[,...]] ...
 
 Writes into DIR (default ``./<first bag name>_identified``): ``identified.urdf``,
 ``joint_model.yaml`` (a node parameters file),
@@ -71,6 +72,12 @@ class IdentifyOptions:
                            choices=tuple(parameters.FRICTION_MODELS),
                            help='friction per joint: fc tanh(v / %g) + fv v + offset, or none '
                            '(default: %%(default)s)' % parameters.DEFAULT_VELOCITY_THRESHOLD)
+    offset: str = option(outputs.OFFSETS[0], MAIN, choices=outputs.OFFSETS,
+                         help='what the fitted constant per joint is: torque, a torque the '
+                         'joint feels (joint_model.yaml friction.<joint>.offset, the node '
+                         'applies it; default), or sensor-bias, the bias of the effort sensor '
+                         '(reported in identification.json, written as 0 in joint_model.yaml: '
+                         'the node must not apply it)')
     inertial: str = option('physical', MAIN, choices=pipeline.INERTIAL_MODES,
                            help='physical: consistent link inertias near the URDF (default); '
                            'base: base parameters only, URDF inertias kept; none: URDF '
@@ -121,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                     'validation': f'bag {args.validate}' if args.validate else
                     f'last {args.holdout:g} of each bag', 'friction': args.friction,
                     'velocity_threshold': result.layout.velocity_threshold,
-                    'inertial': args.inertial, **reading}
+                    'offset': args.offset, 'inertial': args.inertial, **reading}
         begin = time.perf_counter()
         outputs.write(result, output, settings, plots=not args.no_plots,
                       overwrite=args.overwrite)

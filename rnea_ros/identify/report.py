@@ -16,7 +16,8 @@ What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, iden
   (final - least squares) / std and the dependent parameters it absorbs;
 - ``rms``: per model (``urdf``, ``urdf+friction``: the URDF with the joint terms fitted to
   it, ``identified``) and data set (``training``, ``validation``) the RMS residual per joint;
-- ``joint_model``: the identified friction and armature per joint;
+- ``joint_model``: the identified friction and armature per joint (with ``--offset
+  sensor-bias`` its ``offset`` is the effort sensor's bias, which joint_model.yaml leaves out);
 - ``links``: per moving body (named by its link) the URDF and identified parameters, and
   whether its pseudo-inertia is positive semi-definite, and (``--inertial physical``) the
   standard deviations of its identified mass and centre of mass (``trust.link_uncertainty``);
@@ -150,6 +151,9 @@ def markdown(data: dict) -> str:
     for joint, terms in data['joint_model'].items():
         lines.append(f'| {joint} | {fmt(data["noise"][joint])} | '
                      + ' | '.join(fmt(v) for v in terms.values()) + ' |')
+    if settings.get('offset') == 'sensor-bias':
+        lines += ['', '`offset`: the bias of the effort sensor (`--offset sensor-bias`), not a '
+                  'torque: joint_model.yaml has 0 there.']
     excitation = data['excitation']
     lines += ['', '## Excitation', '',
               'Condition number of the weighted base regressor (unit-norm columns): '
