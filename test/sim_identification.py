@@ -12,9 +12,11 @@ Identification judged against the simulated robot, whose true parameters are kno
    torque sensor's reading) is written as a rosbag2 through ``rnea_ros.sim.record.Recorder``.
    A second recording of another seed is the validation data.
 2. **Identify.** ``rnea_identify TRAIN --urdf URDF --validate VALIDATION --offset
-   sensor-bias`` (its ``main``) with the URDF the node is given, never the plant's true one;
-   the sim's effort is a torque sensor's reading with a bias, which is what ``--offset
-   sensor-bias`` declares (joint_model.yaml then leaves the fitted offsets out).
+   sensor-bias --effort-delay 0.001`` (its ``main``) with the URDF the node is given, never
+   the plant's true one. What the recording is, declared: the effort is a torque sensor's
+   reading with a bias (``--offset sensor-bias``: joint_model.yaml leaves the fitted offsets
+   out), and the effort stamped k is the torque of the step from stamp k - 1, which MuJoCo's
+   step balanced against the state of k - 1 (``--effort-delay``: one timestep).
 3. **Judge.** The base parameters against the plant's (its true URDF, ``Plant.true_urdf``,
    through the same base projection, ``rnea_ros.identify.base``, with the gap's joint terms:
    armature, Coulomb and viscous friction, the sensor's offsets); the validation residual per
@@ -56,6 +58,7 @@ HARMONICS = 5
 FILL = 0.5  # of each joint's range
 TRAINING_SEED, VALIDATION_SEED = 11, 12
 TOLERANCE = 0.05  # relative, or 3 standard deviations
+EFFORT_DELAY = 0.001  # s: the plant's timestep (Plant's default rate, 1 kHz); module docstring
 
 
 @dataclass
@@ -200,7 +203,8 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
     check = record(folder / 'validation', validation, VALIDATION_SEED, urdf, gap)
     out = folder / 'identified'
     code = rnea_identify([str(train), '--urdf', str(urdf_path), '--validate', str(check),
-                          '--output', str(out), '--no-plots', '--offset', 'sensor-bias'])
+                          '--output', str(out), '--no-plots', '--offset', 'sensor-bias',
+                          '--effort-delay', str(EFFORT_DELAY)])
     assert code == 0, f'rnea_identify exit status {code}'
     data = json.loads((out / 'identification.json').read_text())
     names, truth = true_base_parameters(urdf, gap)

@@ -6,7 +6,7 @@ Usage::
     rnea_identify BAG [BAG...] --urdf FILE [--output DIR] [--overwrite] [--joint-states TOPIC]
                   [--holdout F | --validate BAG] [--friction MODEL]
                   [--offset {torque,sensor-bias}] [--inertial {physical,base,none}]
-                  [--lock JOINT=VALUE[,...]] ...
+                  [--effort-delay S] [--lock JOINT=VALUE[,...]] ...
 
 Writes into DIR (default ``./<first bag name>_identified``): ``identified.urdf``,
 ``joint_model.yaml`` (a node parameters file),
@@ -63,6 +63,11 @@ class IdentifyOptions:
     lock: str | None = shared('lock', JOINTS)
     lock_missing: bool = shared('lock_missing', JOINTS)
     window: float | str = shared('window', JOINTS)
+    effort_delay: float = option(0.0, MAIN, type=float, metavar='S',
+                                 help='the effort stamped t is the torque that balanced the '
+                                 'state of stamp t - S (a sensor or logger reporting it S late): '
+                                 'each state is paired with the effort interpolated at its '
+                                 'stamp + S (default: %(default)s)')
     holdout: float = option(0.3, MAIN, exclusive='validation', type=float, metavar='F',
                             help='validate on the last fraction F of the time of each bag, '
                             'train on the rest (default: %(default)s)')
@@ -114,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     output = Path(args.output) if args.output else Path.cwd() / (
         f'{Path(args.bags[0]).name}_{"identified" if args.payload is None else "payload"}')
     reading = {'clock': args.clock, 'lock': args.lock, 'lock_missing': args.lock_missing,
-               'ignore_extra': args.ignore_extra_joints, 'window': args.window}
+               'ignore_extra': args.ignore_extra_joints, 'window': args.window,
+               'effort_delay': args.effort_delay}
     try:
         if args.payload is not None:  # a payload on a known robot: identify/payload.py
             return payload.run(args, output, reading)

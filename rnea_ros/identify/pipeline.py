@@ -160,7 +160,8 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     """
     Run steps 1-6 of the module docstring (``RneaError`` on bad input).
 
-    ``reading``: the options of ``samples.load`` (clock, lock, lock_missing, ignore_extra).
+    ``reading``: the options of ``samples.load`` (clock, lock, lock_missing, ignore_extra,
+    window, effort_delay).
     """
     timings: dict[str, float] = {}
     clock = time.perf_counter()
