@@ -73,6 +73,7 @@ class Judgement:
     joints: list[str]
     noise: float                  # the gap's torque sensor noise [N m]
     residual: np.ndarray          # identified model, validation data, per joint [N m]
+    residual_moving: np.ndarray   # on the validation rows the fit would use (no rows at rest)
     residual_urdf: np.ndarray
     tracking_identified: float    # RMS tracking error, demo trajectory [rad]
     tracking_true: float          # the plant's inverse dynamics (no dry friction)
@@ -211,7 +212,9 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
     rows = data['excitation']['base_parameters']
     assert [row['name'] for row in rows] == names
     joints = list(data['rms']['identified']['validation'])
-    residual = np.array([data['rms']['identified']['validation'][j] for j in joints], float)
+    residual, residual_moving = (
+        np.array([data['rms']['identified'][rows][j] for j in joints], float)
+        for rows in ('validation', 'validation_moving'))
     residual_urdf = np.array([data['rms']['urdf']['validation'][j] for j in joints], float)
     model = RobotModel.from_urdf_string(urdf)
     runs = {name: run_demo_trajectory(urdf, gap, feedforward, tracking).rms
@@ -222,7 +225,8 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
     column = {name: np.array([row[name] if row[name] is not None else np.nan for row in rows])
               for name in ('least_squares', 'std', 'final')}
     return Judgement(names, truth, column['least_squares'], column['std'], column['final'],
-                     joints, load_gap(gap).torque_noise, residual, residual_urdf,
+                     joints, load_gap(gap).torque_noise, residual, residual_moving,
+                     residual_urdf,
                      runs['identified'], runs['true'], runs['urdf'], runs['true+friction'])
 
 
@@ -251,7 +255,10 @@ def table(result: Judgement, worst: int = 6) -> str:
               '| URDF | ' + ' | '.join(f'{x:.3g}' for x in result.residual_urdf) + ' |',
               '| identified | ' + ' | '.join(f'{x:.3g}' for x in result.residual) + ' |',
               f'| ÷ sensor noise ({result.noise:g}) | '
-              + ' | '.join(f'{x / result.noise:.2f}' for x in result.residual) + ' |', '',
+              + ' | '.join(f'{x / result.noise:.2f}' for x in result.residual) + ' |',
+              '| ÷ noise, rows the fit uses | '
+              + ' | '.join(f'{x / result.noise:.2f}' for x in result.residual_moving) + ' |',
+              '',
               '| closed loop, feed-forward of | RMS tracking error [rad] | ÷ true model |',
               '|---|---|---|']
     for name, value in (('the URDF', result.tracking_urdf),

@@ -64,6 +64,18 @@ def test_the_identified_feedforward_tracks_within_1_3_of_the_true_model_with_fri
     assert judged.tracking_ratio_friction <= TRACKING, table(judged)
 
 
+def test_the_validation_residual_where_the_arm_moves_is_within_1_2_of_the_sensor_noise(judged):
+    """
+    On the rows the fit models (rms.identified.validation_moving), joints 1-7: 1.0-1.1x.
+
+    The finger never moves past the friction's band (every row is at rest, none left out): its
+    residual is that of every row, 1.2x.
+    """
+    arm = [k for k, name in enumerate(judged.joints) if 'finger' not in name]
+    assert len(arm) == 7
+    assert np.all(judged.residual_moving[arm] <= RESIDUAL * judged.noise), table(judged)
+
+
 @pytest.mark.xfail(strict=True, reason="the plant's, not met: the validation residual is "
                    '1.4-1.85x the sensor noise (0.05 N m) on joints 1-7 and 1.2x on the finger, '
                    'with 30 s or 60 s of training: 0.15-0.42 N m RMS below 0.05 rad/s, where '

@@ -59,12 +59,14 @@ def true_parameters(model: RobotModel, seed: int = 3) -> np.ndarray:
 
 def synthetic_bag(path: Path, model: RobotModel, *, seed: int = 1, moving=None,
                   nan_effort: int = 0, duration: float = DURATION,
-                  unpublished: int | None = None, late: int = 0) -> Path:
+                  unpublished: int | None = None, late: int = 0, stuck: float = 0.0) -> Path:
     """
     Write the generator's bag (module docstring); ``moving``: joints that move (all).
 
     ``unpublished``: a joint held at 0 that the messages leave out; ``late``: each message
-    carries the effort of the state ``late`` samples before (the first ones that of the first).
+    carries the effort of the state ``late`` samples before (the first ones that of the first);
+    ``stuck``: where a joint is nearly at rest (|v| < 0.05) its effort is off by a uniform
+    draw within +-stuck times its Coulomb friction, as stiction holds it with any torque.
     """
     truth = model.with_inertial_parameters(true_parameters(model))
     times = bagdata.sample_times(int(RATE * duration), rate=RATE, jitter=0.05, seed=seed)
@@ -80,6 +82,9 @@ def synthetic_bag(path: Path, model: RobotModel, *, seed: int = 1, moving=None,
     tau = truth.rnea_batch(q, v, a) + COULOMB * np.tanh(v / 0.01) + VISCOUS * v + OFFSET \
         + ARMATURE * a
     tau += np.random.default_rng(seed + 100).standard_normal(tau.shape) * NOISE
+    if stuck:
+        held = np.random.default_rng(seed + 200).uniform(-stuck, stuck, tau.shape) * COULOMB
+        tau += np.where(np.abs(v) < 0.05, held, 0.0)
     if nan_effort:
         # Inside the samples kept whatever the differentiation window (a tenth in from the ends).
         tenth = tau.shape[0] // 10
@@ -339,6 +344,29 @@ def test_a_late_effort_is_paired_with_its_state_by_effort_delay(tmp_path, capsys
     assert np.any(rms[0.0] > 1.3 * NOISE), rms[0.0]  # unpaired: visibly more than the noise
     assert np.all(rms[late / RATE] <= 1.1 * NOISE), rms[late / RATE]
     np.testing.assert_allclose(viscous[late / RATE], VISCOUS, rtol=0.1)
+
+
+def test_validation_residual_where_the_joints_move_leaves_out_stiction(tmp_path, capsys, ur5):
+    """
+    rms.<model>.validation_moving: the validation rows the fit would use (no rows at rest).
+
+    Where a joint is nearly at rest stiction holds it with any torque within its Coulomb
+    friction, which no friction curve of the velocity gives: the residual on every row says
+    so, the one on the rows the model claims is the noise (on the simulated panda: 1.4-1.8
+    and 1.0-1.1 times the noise).
+    """
+    bags = [synthetic_bag(tmp_path / name, ur5, seed=seed, stuck=1.0)
+            for name, seed in (('train', 6), ('check', 7))]
+    code, _, err = identify(capsys, bags[0], '--urdf', UR5, '--validate', bags[1], '--output',
+                            tmp_path / 'out', '--no-plots')
+    assert code == 0, err
+    report = json.loads((tmp_path / 'out' / 'identification.json').read_text())
+    rms = {name: np.array([report['rms']['identified'][name][j] for j in ur5.joint_names])
+           for name in ('validation', 'validation_moving')}
+    assert np.all(rms['validation_moving'] <= 1.1 * NOISE), rms
+    assert np.any(rms['validation'] > 1.3 * NOISE), rms
+    assert '| identified | validation_moving |' in (tmp_path / 'out' / 'identification.md'
+                                                    ).read_text()
 
 
 @pytest.mark.parametrize('delay', ['nan', '2'])
