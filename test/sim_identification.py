@@ -11,8 +11,12 @@ Identification judged against the simulated robot, whose true parameters are kno
    ``rnea_sim --record`` keeps of it (``joint_states``: encoder positions, velocities, the
    torque sensor's reading) is written as a rosbag2 through ``rnea_ros.sim.record.Recorder``.
    A second recording of another seed is the validation data.
-2. **Identify.** ``rnea_identify TRAIN --urdf URDF --validate VALIDATION`` (its ``main``) with
-   the URDF the node is given, never the plant's true one.
+2. **Identify.** ``rnea_identify TRAIN --urdf URDF --validate VALIDATION --offset
+   sensor-bias --effort-delay 0.001`` (its ``main``) with the URDF the node is given, never
+   the plant's true one. What the recording is, declared: the effort is a torque sensor's
+   reading with a bias (``--offset sensor-bias``: joint_model.yaml leaves the fitted offsets
+   out), and the effort stamped k is the torque of the step from stamp k - 1, which MuJoCo's
+   step balanced against the state of k - 1 (``--effort-delay``: one timestep).
 3. **Judge.** The base parameters against the plant's (its true URDF, ``Plant.true_urdf``,
    through the same base projection, ``rnea_ros.identify.base``, with the gap's joint terms:
    armature, Coulomb and viscous friction, the sensor's offsets); the validation residual per
@@ -25,7 +29,7 @@ Identification judged against the simulated robot, whose true parameters are kno
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 import json
 from pathlib import Path
 
@@ -54,6 +58,7 @@ HARMONICS = 5
 FILL = 0.5  # of each joint's range
 TRAINING_SEED, VALIDATION_SEED = 11, 12
 TOLERANCE = 0.05  # relative, or 3 standard deviations
+EFFORT_DELAY = 0.001  # s: the plant's timestep (Plant's default rate, 1 kHz); module docstring
 
 
 @dataclass
@@ -68,12 +73,12 @@ class Judgement:
     joints: list[str]
     noise: float                  # the gap's torque sensor noise [N m]
     residual: np.ndarray          # identified model, validation data, per joint [N m]
+    residual_moving: np.ndarray   # on the validation rows the fit would use (no rows at rest)
     residual_urdf: np.ndarray
     tracking_identified: float    # RMS tracking error, demo trajectory [rad]
     tracking_true: float          # the plant's inverse dynamics (no dry friction)
     tracking_urdf: float
     tracking_true_friction: float  # and its dry friction compensated as the node does
-    tracking_identified_no_offset: float  # the identified model without its offsets
 
     def misses(self, values: np.ndarray) -> np.ndarray:
         """Mask of the base parameters off the truth by more than 5 % and 3 sigma."""
@@ -175,17 +180,10 @@ def true_friction_feedforward(plant: Plant, q, v, a) -> np.ndarray:
     return tau[plant.actuated_v]
 
 
-def identified_feedforward(folder: Path, offset: bool = True):
-    """
-    Return the node's feed-forward with identified.urdf and joint_model.yaml (friction on).
-
-    ``offset`` False: without the identified offsets (here the torque sensor's biases, which
-    the node would apply as torques).
-    """
+def identified_feedforward(folder: Path):
+    """Return the node's feed-forward with identified.urdf and joint_model.yaml (friction on)."""
     model = RobotModel.from_urdf_file(folder / 'identified.urdf')
     joints = JointModel.load_yaml(folder / 'joint_model.yaml', model)
-    if not offset:
-        joints = replace(joints, offset=np.zeros(model.nv))
 
     def feedforward(plant: Plant, q, v, a) -> np.ndarray:
         tau = model.rnea(q, v, a) + joints.armature_torques(a) + joints.friction_torques(v)
@@ -206,28 +204,30 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
     check = record(folder / 'validation', validation, VALIDATION_SEED, urdf, gap)
     out = folder / 'identified'
     code = rnea_identify([str(train), '--urdf', str(urdf_path), '--validate', str(check),
-                          '--output', str(out), '--no-plots'])
+                          '--output', str(out), '--no-plots', '--offset', 'sensor-bias',
+                          '--effort-delay', str(EFFORT_DELAY)])
     assert code == 0, f'rnea_identify exit status {code}'
     data = json.loads((out / 'identification.json').read_text())
     names, truth = true_base_parameters(urdf, gap)
     rows = data['excitation']['base_parameters']
     assert [row['name'] for row in rows] == names
     joints = list(data['rms']['identified']['validation'])
-    residual = np.array([data['rms']['identified']['validation'][j] for j in joints], float)
+    residual, residual_moving = (
+        np.array([data['rms']['identified'][rows][j] for j in joints], float)
+        for rows in ('validation', 'validation_moving'))
     residual_urdf = np.array([data['rms']['urdf']['validation'][j] for j in joints], float)
     model = RobotModel.from_urdf_string(urdf)
     runs = {name: run_demo_trajectory(urdf, gap, feedforward, tracking).rms
             for name, feedforward in (('identified', identified_feedforward(out)),
                                       ('true', true_feedforward),
                                       ('true+friction', true_friction_feedforward),
-                                      ('no offset', identified_feedforward(out, False)),
                                       ('urdf', _urdf_feedforward(model)))}
     column = {name: np.array([row[name] if row[name] is not None else np.nan for row in rows])
               for name in ('least_squares', 'std', 'final')}
     return Judgement(names, truth, column['least_squares'], column['std'], column['final'],
-                     joints, load_gap(gap).torque_noise, residual, residual_urdf,
-                     runs['identified'], runs['true'], runs['urdf'], runs['true+friction'],
-                     runs['no offset'])
+                     joints, load_gap(gap).torque_noise, residual, residual_moving,
+                     residual_urdf,
+                     runs['identified'], runs['true'], runs['urdf'], runs['true+friction'])
 
 
 def _urdf_feedforward(model: RobotModel):
@@ -255,13 +255,14 @@ def table(result: Judgement, worst: int = 6) -> str:
               '| URDF | ' + ' | '.join(f'{x:.3g}' for x in result.residual_urdf) + ' |',
               '| identified | ' + ' | '.join(f'{x:.3g}' for x in result.residual) + ' |',
               f'| ÷ sensor noise ({result.noise:g}) | '
-              + ' | '.join(f'{x / result.noise:.2f}' for x in result.residual) + ' |', '',
+              + ' | '.join(f'{x / result.noise:.2f}' for x in result.residual) + ' |',
+              '| ÷ noise, rows the fit uses | '
+              + ' | '.join(f'{x / result.noise:.2f}' for x in result.residual_moving) + ' |',
+              '',
               '| closed loop, feed-forward of | RMS tracking error [rad] | ÷ true model |',
               '|---|---|---|']
     for name, value in (('the URDF', result.tracking_urdf),
                         ('the identified model', result.tracking_identified),
-                        ('the identified model without its offsets',
-                         result.tracking_identified_no_offset),
                         ('the true model', result.tracking_true),
                         ('the true model and its dry friction',
                          result.tracking_true_friction)):

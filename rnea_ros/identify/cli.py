@@ -5,7 +5,8 @@ Usage::
 
     rnea_identify BAG [BAG...] --urdf FILE [--output DIR] [--overwrite] [--joint-states TOPIC]
                   [--holdout F | --validate BAG] [--friction MODEL]
-                  [--inertial {physical,base,none}] [--lock JOINT=VALUE[,...]] ...
+                  [--offset {torque,sensor-bias}] [--inertial {physical,base,none}]
+                  [--effort-delay S] [--lock JOINT=VALUE[,...]] ...
 
 Writes into DIR (default ``./<first bag name>_identified``): ``identified.urdf``,
 ``joint_model.yaml`` (a node parameters file),
@@ -62,6 +63,11 @@ class IdentifyOptions:
     lock: str | None = shared('lock', JOINTS)
     lock_missing: bool = shared('lock_missing', JOINTS)
     window: float | str = shared('window', JOINTS)
+    effort_delay: float = option(0.0, MAIN, type=float, metavar='S',
+                                 help='the effort stamped t is the torque that balanced the '
+                                 'state of stamp t - S (a sensor or logger reporting it S late): '
+                                 'each state is paired with the effort interpolated at its '
+                                 'stamp + S (default: %(default)s)')
     holdout: float = option(0.3, MAIN, exclusive='validation', type=float, metavar='F',
                             help='validate on the last fraction F of the time of each bag, '
                             'train on the rest (default: %(default)s)')
@@ -71,6 +77,12 @@ class IdentifyOptions:
                            choices=tuple(parameters.FRICTION_MODELS),
                            help='friction per joint: fc tanh(v / %g) + fv v + offset, or none '
                            '(default: %%(default)s)' % parameters.DEFAULT_VELOCITY_THRESHOLD)
+    offset: str = option(outputs.OFFSETS[0], MAIN, choices=outputs.OFFSETS,
+                         help='what the fitted constant per joint is: torque, a torque the '
+                         'joint feels (joint_model.yaml friction.<joint>.offset, the node '
+                         'applies it; default), or sensor-bias, the bias of the effort sensor '
+                         '(reported in identification.json, written as 0 in joint_model.yaml: '
+                         'the node must not apply it)')
     inertial: str = option('physical', MAIN, choices=pipeline.INERTIAL_MODES,
                            help='physical: consistent link inertias near the URDF (default); '
                            'base: base parameters only, URDF inertias kept; none: URDF '
@@ -107,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     output = Path(args.output) if args.output else Path.cwd() / (
         f'{Path(args.bags[0]).name}_{"identified" if args.payload is None else "payload"}')
     reading = {'clock': args.clock, 'lock': args.lock, 'lock_missing': args.lock_missing,
-               'ignore_extra': args.ignore_extra_joints, 'window': args.window}
+               'ignore_extra': args.ignore_extra_joints, 'window': args.window,
+               'effort_delay': args.effort_delay}
     try:
         if args.payload is not None:  # a payload on a known robot: identify/payload.py
             return payload.run(args, output, reading)
@@ -121,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                     'validation': f'bag {args.validate}' if args.validate else
                     f'last {args.holdout:g} of each bag', 'friction': args.friction,
                     'velocity_threshold': result.layout.velocity_threshold,
-                    'inertial': args.inertial, **reading}
+                    'offset': args.offset, 'inertial': args.inertial, **reading}
         begin = time.perf_counter()
         outputs.write(result, output, settings, plots=not args.no_plots,
                       overwrite=args.overwrite)

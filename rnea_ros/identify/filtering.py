@@ -7,10 +7,14 @@ fc tanh(v / threshold) but whatever holds it (stiction, anything within +-fc), a
 sits exactly at the velocity reversals, where |a| is largest: on a simulated UR5 with MuJoCo's
 stiction it pulled the shoulder's armature 10 % (8 standard deviations) low. Leaving rows out
 before filtering is one more linear operation applied to both sides. A joint keeps all its
-rows when it is that slow in more than ``MAX_AT_REST`` of the training samples, or when its
-faster rows move less than ``MIN_EACH_WAY`` of the time in either direction: then the slow rows
-are what tells its Coulomb friction from its offset (without them the two columns become one,
-and a 2.3 s real log's prediction went to 1000 N m).
+rows when it is that slow in more than ``MAX_AT_REST`` of the training samples (most of its
+rows: what is left would be too little), or when its faster rows move less than
+``MIN_EACH_WAY`` of the time in either direction: then the slow rows are what tells its Coulomb
+friction from its offset (without them the two columns become one, and a 2.3 s real log's
+prediction went to 1000 N m). A joint slow a fifth of the time but moving both ways the rest
+has no need of them: kept, its stiction biased the simulated panda's wrist (joint 6, slow 16 %
+of 60 s: viscous friction 0.166 for 0.2, 8 standard deviations) and the closed loop with the
+identified model tracked at 1.8 times the true model's error instead of 1.2 times.
 
 The regressor W(q, v, a) is built from estimated accelerations, whose error is large where
 the motion has no content: twice-differentiated position noise (stamp jitter, encoder steps)
@@ -44,7 +48,7 @@ import numpy as np
 
 ORDER = 4
 REST = 5.0  # friction velocity thresholds: a joint's rows below it are left out
-MAX_AT_REST = 0.1  # fraction of the samples
+MAX_AT_REST = 0.5  # fraction of the samples
 MIN_EACH_WAY = 0.2  # fraction of the faster samples
 FACTOR = 5.0
 ENERGY = 0.995

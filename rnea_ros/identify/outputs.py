@@ -25,12 +25,27 @@ from rnea_ros.identify import pipeline, report, urdf_out
 TOOL = Tool('rnea_identify', 'identification.json', re.compile(
     r'identified\.urdf|joint_model\.yaml|identification\.(json|md)|validation_[\w.-]+\.png'))
 PLOT_SAMPLES = 200_000
+# What the fitted constant per joint is (``--offset``): a torque the actuator gives (an
+# unmodelled spring, a gravity compensator's error), which the node must add to its commands;
+# or the bias of the effort sensor (a torque sensor's or current sensor's zero error), which
+# the measured effort carries and the joint does not feel: the node must not apply it.
+OFFSETS = ('torque', 'sensor-bias')
+SENSOR_BIAS = ('# The fitted offsets are the bias of the effort sensor (rnea_identify --offset '
+               'sensor-bias):\n# in identification.json (joint_model.<joint>.offset), not a '
+               'torque to apply: 0 here.\n')
 
 
-def joint_model_yaml(result: pipeline.Identification) -> str:
-    """joint_model.yaml: the node's friction and armature parameters (``JointModel``)."""
+def joint_model_yaml(result: pipeline.Identification, offset: str = OFFSETS[0]) -> str:
+    """
+    joint_model.yaml: the node's friction and armature parameters (``JointModel``).
+
+    ``offset`` 'sensor-bias': the fitted offsets are the sensor's (``OFFSETS``): written as 0.
+    """
     lay = result.layout
-    values = result.theta[lay.n_inertial:].reshape(len(lay.joint_names), -1)
+    values = result.theta[lay.n_inertial:].reshape(len(lay.joint_names), -1).copy()
+    if offset == 'sensor-bias' and 'offset' in lay.joint_terms:
+        values[:, lay.joint_terms.index('offset')] = 0.0
+        return SENSOR_BIAS + lay.joint_model(values).to_yaml()
     return lay.joint_model(values).to_yaml()
 
 
@@ -49,8 +64,9 @@ def write(result: pipeline.Identification, output: Path, settings: dict, plots: 
                                  friction)
     result.warnings.extend(notes)
     with Staging(output, overwrite, TOOL) as staging:
+        joints = joint_model_yaml(result, settings.get('offset', OFFSETS[0]))
         files = [staging.write_text('identified.urdf', text),
-                 staging.write_text('joint_model.yaml', joint_model_yaml(result))]
+                 staging.write_text('joint_model.yaml', joints)]
         if plots and result.validation is not None:
             files += _plot_validation(result, staging)
         names = [f.name for f in files] + ['identification.json', 'identification.md']

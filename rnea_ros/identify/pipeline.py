@@ -16,7 +16,9 @@ The ``rnea_identify`` pipeline: bags -> regressor -> base parameters -> fit -> o
    parameters are combinations, not link inertias), ``none`` the URDF's inertias with the
    joint terms fitted (the same SDP with the inertias fixed).
 6. Residuals of three models per joint on training and validation data: the URDF, the URDF
-   with the joint terms fitted to it, the identified model; outputs (``rnea_ros.identify.report``).
+   with the joint terms fitted to it, the identified model; and on the validation rows the fit
+   would use (``validation_moving``: without a joint's rows where it is nearly at rest,
+   ``rnea_ros.identify.filtering``); outputs (``rnea_ros.identify.report``).
 """
 from __future__ import annotations
 
@@ -160,7 +162,8 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     """
     Run steps 1-6 of the module docstring (``RneaError`` on bad input).
 
-    ``reading``: the options of ``samples.load`` (clock, lock, lock_missing, ignore_extra).
+    ``reading``: the options of ``samples.load`` (clock, lock, lock_missing, ignore_extra,
+    window, effort_delay).
     """
     timings: dict[str, float] = {}
     clock = time.perf_counter()
@@ -201,7 +204,11 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     low_pass = filtering.design(train, lay.velocity_threshold if lay.friction_terms else 0.0)
     train_eq, filtered_eq = equations(model, lay, base), equations(model, lay, base)
     sweep(model, lay, base, train, [(train_eq, None), (filtered_eq, low_pass)], threads)
-    validation_eq = accumulate(model, lay, base, validation, threads)
+    # The validation residual on every row, and on the rows the fit models: without the rows
+    # the low-pass leaves out (a joint nearly at rest, where its friction is stiction).
+    validation_eq, moving_eq = (equations(model, lay, base) for _ in range(2))
+    moving = filtering.LowPass(None, low_pass.rate, None, low_pass.rest)
+    sweep(model, lay, base, validation, [(validation_eq, None), (moving_eq, moving)], threads)
     timings['regressor'] = time.perf_counter() - clock
 
     clock = time.perf_counter()
@@ -243,8 +250,8 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
                               for body in theta[:lay.n_inertial].reshape(-1, 10)])
         beta = base.E @ theta
     betas = {'urdf': beta_urdf, 'urdf+friction': beta_friction, 'identified': beta}
-    rms = {name: {'training': train_eq.rms(b), 'validation': validation_eq.rms(b)}
-           for name, b in betas.items()}
+    rms = {name: {'training': train_eq.rms(b), 'validation': validation_eq.rms(b),
+                  'validation_moving': moving_eq.rms(b)} for name, b in betas.items()}
     timings['fit'] = time.perf_counter() - clock
     warnings += _excitation_warnings(base, result, scale,
                                      lay.n_inertial if inertial == 'none' else 0)

@@ -15,8 +15,11 @@ What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, iden
   would give), the relative standard deviation (std / |value|), the final value, the departure
   (final - least squares) / std and the dependent parameters it absorbs;
 - ``rms``: per model (``urdf``, ``urdf+friction``: the URDF with the joint terms fitted to
-  it, ``identified``) and data set (``training``, ``validation``) the RMS residual per joint;
-- ``joint_model``: the identified friction and armature per joint;
+  it, ``identified``) and data set (``training``, ``validation``, ``validation_moving``: the
+  validation rows the fit would use, without a joint's rows where it is nearly at rest) the
+  RMS residual per joint;
+- ``joint_model``: the identified friction and armature per joint (with ``--offset
+  sensor-bias`` its ``offset`` is the effort sensor's bias, which joint_model.yaml leaves out);
 - ``links``: per moving body (named by its link) the URDF and identified parameters, and
   whether its pseudo-inertia is positive semi-definite, and (``--inertial physical``) the
   standard deviations of its identified mass and centre of mass (``trust.link_uncertainty``);
@@ -143,13 +146,18 @@ def markdown(data: dict) -> str:
             lines.append(f'| {model} | {name} | '
                          + ' | '.join(fmt(values[j]) for j in joints) + ' |')
     lines += ['', '`urdf+friction`: the URDF with only the joint terms (friction, armature) '
-              'fitted; `identified`: the identified model with its joint terms.', '',
+              'fitted; `identified`: the identified model with its joint terms. '
+              '`validation_moving`: the validation rows the fit would use, without the rows of '
+              'a joint nearly at rest (its friction is stiction there).', '',
               '## Joint model', '', '| joint | noise σ | '
               + ' | '.join(next(iter(data['joint_model'].values()))) + ' |',
               '|---|---|' + '---|' * len(next(iter(data['joint_model'].values())))]
     for joint, terms in data['joint_model'].items():
         lines.append(f'| {joint} | {fmt(data["noise"][joint])} | '
                      + ' | '.join(fmt(v) for v in terms.values()) + ' |')
+    if settings.get('offset') == 'sensor-bias':
+        lines += ['', '`offset`: the bias of the effort sensor (`--offset sensor-bias`), not a '
+                  'torque: joint_model.yaml has 0 there.']
     excitation = data['excitation']
     lines += ['', '## Excitation', '',
               'Condition number of the weighted base regressor (unit-norm columns): '

@@ -9,6 +9,14 @@ velocities (``rnea_ros.recording.accelerations.estimate``, the Savitzky-Golay di
 gap-aware). The same samples are left out as by ``rnea_bag``: those without a finite estimate
 (runs too short to differentiate) and those within half a window of a gap or of the ends (a
 one-sided fit); then samples with a NaN effort on any joint are dropped and counted.
+
+``effort_delay`` d [s]: the effort stamped t is the torque that balanced the state of stamp
+t - d (a sensor or a logger that reports the torque d late; the simulated robot's effort at
+stamp k is the torque of the step that started at stamp k - 1: d = one timestep). Each sample's
+state is then paired with the effort interpolated at t + d, linearly between the two samples
+around it; a sample whose t + d falls past the last sample or inside a hole (samples further
+apart than ``HOLE`` median intervals) is left out. A delay of a whole number of sample
+intervals on a regular clock pairs samples exactly (no interpolation).
 """
 from __future__ import annotations
 
@@ -21,6 +29,9 @@ from rnea_ros.errors import InputError
 from rnea_ros.recording import accelerations, derivatives, differentiate, load_joint_states, \
     locks
 from rnea_ros.recording.bagio.storage import BagError, open_bag
+
+HOLE = 1.5  # median sample intervals: a longer one is a hole the effort is not interpolated over
+MAX_DELAY = 1.0  # s: --effort-delay beyond it is refused
 
 
 @dataclass
@@ -65,15 +76,19 @@ def check_fixed_base(model) -> None:
 def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
          window: float | str | None = None, order: int = differentiate.DEFAULT_ORDER,
          clock: str = 'header', lock: str | None = None, lock_missing: bool = False,
-         ignore_extra: bool = False) -> Samples:
+         ignore_extra: bool = False, effort_delay: float = 0.0) -> Samples:
     """
     Read one bag into ``Samples`` (``BagError``/``InputError`` name the bag and what is wrong).
 
     ``window`` seconds, or None / 'auto': per joint from the data; ``lock``: the ``--lock`` text;
     ``lock_missing``: hold the joints the bag never publishes (``rnea_ros.recording.locks``);
-    ``ignore_extra``: skip joint names the URDF does not have.
+    ``ignore_extra``: skip joint names the URDF does not have; ``effort_delay``: seconds (module
+    docstring).
     """
     locks.parse(lock, model.joints)  # an option's error, not the bag's: not prefixed
+    if not (np.isfinite(effort_delay) and abs(effort_delay) <= MAX_DELAY):
+        raise InputError(f'--effort-delay must be a number of seconds from -{MAX_DELAY:g} to '
+                         f'{MAX_DELAY:g}, got {effort_delay}')
     reader = open_bag(Path(path))
     try:
         series = load_joint_states(reader, model, urdf_xml, topic, clock=clock, lock=lock,
@@ -94,16 +109,45 @@ def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
     estimate = derivatives(series, model, window=window, order=order)
     keep = np.isfinite(estimate.velocity).all(axis=1) \
         & np.isfinite(estimate.acceleration).all(axis=1) & ~estimate.edge
+    effort, paired = delayed(series.times_ns, series.effort, effort_delay)
+    keep &= paired
     # A held joint the bag gives no effort for has no equations (``fit``); any other NaN
     # effort drops the sample.
-    nan_effort = ~np.isfinite(series.effort[:, measured]).all(axis=1) & keep
+    nan_effort = ~np.isfinite(effort[:, measured]).all(axis=1) & keep
     keep &= ~nan_effort
     times = series.times_ns[keep]
     seconds = (times - times[0]) * 1e-9 if times.size else np.zeros(0)
     # A fixed-base model's joints are one-DoF and in v order: the series columns are v order.
     return Samples(str(path), seconds, series.position[keep], estimate.velocity[keep],
-                   estimate.acceleration[keep], series.effort[keep], int(nan_effort.sum()),
+                   estimate.acceleration[keep], effort[keep], int(nan_effort.sum()),
                    list(series.warnings), _differentiation(estimate, order))
+
+
+def delayed(times_ns: np.ndarray, effort: np.ndarray, delay: float
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """
+    Return (the effort at each stamp + ``delay`` s, where that was found) (module docstring).
+
+    Linear interpolation between the two samples around t + delay; not found past the ends or
+    inside a hole (``HOLE``). ``delay`` 0: ``effort`` itself, found everywhere.
+    """
+    n = times_ns.size
+    if delay == 0 or n < 2:
+        return effort, np.full(n, delay == 0)
+    times = np.asarray(times_ns, dtype=np.int64)
+    intervals = np.diff(times)
+    target = times + int(round(delay * 1e9))  # in ns: a stamp hit exactly is hit exactly
+    right = np.clip(np.searchsorted(times, target, side='left'), 1, n - 1)
+    left = right - 1
+    span = intervals[left]
+    found = (target >= times[0]) & (target <= times[-1]) \
+        & (span <= HOLE * np.median(intervals))
+    weight = np.where(span > 0, (target - times[left]) / np.where(span > 0, span, 1), 0.0)
+    weight = np.clip(weight, 0.0, 1.0)[:, None]
+    # A weight of exactly 0 or 1 takes one sample only: a NaN in the other does not spread.
+    out = np.where(weight == 0.0, effort[left], np.where(
+        weight == 1.0, effort[right], (1.0 - weight) * effort[left] + weight * effort[right]))
+    return out, found
 
 
 def _differentiation(estimate, order: int) -> dict:

@@ -52,28 +52,45 @@ def test_the_identified_feedforward_tracks_within_1_3_of_the_true_model(judged):
     assert judged.tracking_ratio <= TRACKING, table(judged)
 
 
-@pytest.mark.xfail(strict=True, reason='not met against the true model with its dry friction '
-                   'compensated as the node does (0.22 mrad): the identified model tracks at '
-                   '2.6 mrad, 12x; 0.59 mrad (2.7x) without its identified offsets, which are '
-                   'biases of the torque sensor and which the node applies as torques')
 def test_the_identified_feedforward_tracks_within_1_3_of_the_true_model_with_friction(judged):
+    """
+    And of the true model with its dry friction compensated as the node does (0.22 mrad).
+
+    Met (1.22x on 30 s, 1.20x on 60 s) with what the recording is declared (``--offset
+    sensor-bias --effort-delay 0.001``) and the wrist's slow rows left out of the fit; 12x
+    with the sensor's biases applied as torques, 2.4x with the effort paired with the state
+    of its own stamp, 1.8x with the wrist's stiction rows kept (60 s).
+    """
     assert judged.tracking_ratio_friction <= TRACKING, table(judged)
 
 
-@pytest.mark.xfail(strict=True, reason='not met: the validation residual is 1.4-1.85x the '
-                   'sensor noise (0.05 N m) on joints 1-7 and 1.2x on the finger, with 30 s or '
-                   '60 s of training; without the dry friction of the gap (MuJoCo frictionloss, '
-                   'which sticks at velocity reversals) it is 1.0-1.3x: the smooth Coulomb '
-                   'model tanh(v / 0.01) misses the stiction')
+def test_the_validation_residual_where_the_arm_moves_is_within_1_2_of_the_sensor_noise(judged):
+    """
+    On the rows the fit models (rms.identified.validation_moving), joints 1-7: 1.0-1.1x.
+
+    The finger never moves past the friction's band (every row is at rest, none left out): its
+    residual is that of every row, 1.2x.
+    """
+    arm = [k for k, name in enumerate(judged.joints) if 'finger' not in name]
+    assert len(arm) == 7
+    assert np.all(judged.residual_moving[arm] <= RESIDUAL * judged.noise), table(judged)
+
+
+@pytest.mark.xfail(strict=True, reason="the plant's, not met: the validation residual is "
+                   '1.4-1.85x the sensor noise (0.05 N m) on joints 1-7 and 1.2x on the finger, '
+                   'with 30 s or 60 s of training: 0.15-0.42 N m RMS below 0.05 rad/s, where '
+                   'the plant sticks (MuJoCo frictionloss) and no friction curve of the '
+                   'velocity can follow; the same gap without dry friction: 1.00-1.01x')
 def test_the_validation_residual_is_within_1_2_of_the_sensor_noise(judged):
     assert np.all(judged.residual <= RESIDUAL * judged.noise), table(judged)
 
 
-@pytest.mark.xfail(strict=True, reason='not met: 8 of 78 least-squares base parameters '
-                   '(30 s; 13 with 60 s) are off the truth by more than 5 % and 3 std: the '
-                   'armature of the finger joint (-6.7 +- 0.6 for 0.2), the viscous friction of '
-                   'joints 2 and 6 (0.258 and 0.154 for 0.2), the offset of joint 4, '
-                   'panda_link4.Iyz')
+@pytest.mark.xfail(strict=True, reason='not met: 4 of 78 least-squares base parameters '
+                   '(30 s; 9 with 60 s) are off the truth by more than 5 % and 3 std: the '
+                   'finger joint (it never moves past 0.01 m/s: its friction is all stiction; '
+                   'armature -6.5 +- 0.5 for 0.2, viscous 280 +- 56 for 0.4), panda_link3.Ixx '
+                   'and panda_link6.Ixy (3-4 std); without dry friction 2 misses, the '
+                   "plant's 1 kHz Euler step: none recorded at 4 kHz")
 def test_the_base_parameters_are_within_5_percent_or_3_std_of_the_truth(judged):
     missed = judged.misses(judged.least_squares)
     assert not np.any(missed), [judged.names[k] for k in np.flatnonzero(missed)]

@@ -87,14 +87,18 @@ def test_rows_at_rest_are_left_out_only_where_the_joint_reverses_often():
     sine = 0.8 * np.cos(2 * np.pi * 0.3 * t)  # reverses: 4 % of the time below 0.05 rad/s
     one_way = 0.5 + 0.4 * np.cos(2 * np.pi * 0.3 * t)  # never reverses
     creeping = 0.03 * np.cos(2 * np.pi * 0.3 * t)  # always below 0.05 rad/s
-    v = np.column_stack([sine, one_way, creeping])
+    # Regression: kept whole (slow over 10 % of the time), its stiction biased the fit.
+    hesitant = 0.13 * np.cos(2 * np.pi * 0.3 * t)  # 25 % of the time below 0.05 rad/s
+    v = np.column_stack([sine, one_way, creeping, hesitant])
     data = Samples('bag', t, np.zeros_like(v), v, np.zeros_like(v), np.ones_like(v))
     low_pass = filtering.design([data], 0.01)
-    np.testing.assert_array_equal(low_pass.rest, [0.05, 0.0, 0.0])
+    assert np.mean(np.abs(hesitant) < 0.05) == pytest.approx(0.25, abs=0.01)
+    np.testing.assert_array_equal(low_pass.rest, [0.05, 0.0, 0.0, 0.05])
     assert 0.1 < low_pass.cutoff < 5.0  # 5 x the 0.3 Hz motion's band
     effort = low_pass.leave_out(data.effort, v)
     np.testing.assert_array_equal(np.isnan(effort[:, 0]), np.abs(sine) < 0.05)
-    assert np.isfinite(effort[:, 1:]).all()
+    np.testing.assert_array_equal(np.isnan(effort[:, 3]), np.abs(hesitant) < 0.05)
+    assert np.isfinite(effort[:, 1:3]).all()
     assert filtering.design([data]).rest is None  # no friction model: every row
 
 
@@ -124,3 +128,19 @@ def test_sandwich_std_is_honest_for_correlated_noise_and_white_std_is_not():
     # 40 runs: the spread itself is known to about 11 %.
     np.testing.assert_allclose(np.mean(sandwich, axis=0), spread, rtol=0.3)
     assert np.all(np.mean(white, axis=0) < 0.4 * spread)
+
+
+def test_a_delayed_effort_is_taken_from_the_sample_its_stamp_plus_the_delay_hits():
+    """samples.delayed: exact on a stamp, linear between two, nothing over a hole or the end."""
+    from rnea_ros.identify.samples import delayed
+    times = np.array([0, 1, 2, 4, 5], dtype=np.int64) * 1_000_000  # ns: a hole from 2 to 4 ms
+    effort = np.array([[0.0], [10.0], [20.0], [np.nan], [40.0]])
+    out, found = delayed(times, effort, 0.001)
+    np.testing.assert_array_equal(found, [True, True, False, True, False])
+    np.testing.assert_array_equal(out[[0, 1, 3], 0], [10.0, 20.0, 40.0])  # NaN not spread
+    out, found = delayed(times, effort, 0.0005)
+    np.testing.assert_allclose(out[:2, 0], [5.0, 15.0], rtol=1e-12)
+    np.testing.assert_array_equal(found, [True, True, False, True, False])
+    assert np.isnan(out[3, 0])  # halfway to a NaN effort: NaN, a sample dropped and counted
+    out, found = delayed(times, effort, 0.0)
+    assert out is effort and found.all()

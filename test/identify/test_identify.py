@@ -59,11 +59,14 @@ def true_parameters(model: RobotModel, seed: int = 3) -> np.ndarray:
 
 def synthetic_bag(path: Path, model: RobotModel, *, seed: int = 1, moving=None,
                   nan_effort: int = 0, duration: float = DURATION,
-                  unpublished: int | None = None) -> Path:
+                  unpublished: int | None = None, late: int = 0, stuck: float = 0.0) -> Path:
     """
     Write the generator's bag (module docstring); ``moving``: joints that move (all).
 
-    ``unpublished``: a joint held at 0 that the messages leave out.
+    ``unpublished``: a joint held at 0 that the messages leave out; ``late``: each message
+    carries the effort of the state ``late`` samples before (the first ones that of the first);
+    ``stuck``: where a joint is nearly at rest (|v| < 0.05) its effort is off by a uniform
+    draw within +-stuck times its Coulomb friction, as stiction holds it with any torque.
     """
     truth = model.with_inertial_parameters(true_parameters(model))
     times = bagdata.sample_times(int(RATE * duration), rate=RATE, jitter=0.05, seed=seed)
@@ -79,10 +82,15 @@ def synthetic_bag(path: Path, model: RobotModel, *, seed: int = 1, moving=None,
     tau = truth.rnea_batch(q, v, a) + COULOMB * np.tanh(v / 0.01) + VISCOUS * v + OFFSET \
         + ARMATURE * a
     tau += np.random.default_rng(seed + 100).standard_normal(tau.shape) * NOISE
+    if stuck:
+        held = np.random.default_rng(seed + 200).uniform(-stuck, stuck, tau.shape) * COULOMB
+        tau += np.where(np.abs(v) < 0.05, held, 0.0)
     if nan_effort:
         # Inside the samples kept whatever the differentiation window (a tenth in from the ends).
         tenth = tau.shape[0] // 10
         tau[np.linspace(tenth, tau.shape[0] - tenth, nan_effort).astype(int), 2] = np.nan
+    if late:
+        tau = np.concatenate([np.repeat(tau[:1], late, axis=0), tau[:-late]])
     kept = [k for k in range(model.nv) if k != unpublished]
     q, v, tau = (np.ascontiguousarray(x[:, kept]) for x in (q, v, tau))
     return bagdata.joint_states_bag(path, times, [model.joint_names[k] for k in kept], q, v,
@@ -310,6 +318,64 @@ def test_joint_terms_of_a_barely_exciting_bag_stay_near_the_urdf(tmp_path, ur5, 
             assert result.theta_friction[lay.joint_index(j, term)] >= 0.0
     warning = next(w for w in result.warnings if 'barely excite' in w)
     assert 'armature.elbow_joint' in warning and 'friction.elbow_joint.offset' in warning
+
+
+def test_a_late_effort_is_paired_with_its_state_by_effort_delay(tmp_path, capsys, ur5):
+    """
+    --effort-delay S: the effort stamped t balanced the state of t - S, and is paired with it.
+
+    Regression: the effort was always paired with the state of its own stamp; on the simulated
+    robot (its effort at stamp k is the torque of the step from k - 1) that took the shoulder's
+    gravity change over a step for viscous friction (0.2585 for 0.2).
+    """
+    late = 2  # samples: 4 ms at 500 Hz
+    bag = synthetic_bag(tmp_path / 'late', ur5, seed=5, late=late)
+    rms, viscous = {}, {}
+    for delay in (0.0, late / RATE):
+        out = tmp_path / f'out{delay}'
+        code, _, err = identify(capsys, bag, '--urdf', UR5, '--output', out, '--no-plots',
+                                '--effort-delay', delay)
+        assert code == 0, err
+        report = json.loads((out / 'identification.json').read_text())
+        assert report['settings']['effort_delay'] == delay
+        rms[delay] = np.array([report['rms']['identified']['validation'][j]
+                               for j in ur5.joint_names])
+        viscous[delay] = JointModel.load_yaml(out / 'joint_model.yaml', ur5).viscous
+    assert np.any(rms[0.0] > 1.3 * NOISE), rms[0.0]  # unpaired: visibly more than the noise
+    assert np.all(rms[late / RATE] <= 1.1 * NOISE), rms[late / RATE]
+    np.testing.assert_allclose(viscous[late / RATE], VISCOUS, rtol=0.1)
+
+
+def test_validation_residual_where_the_joints_move_leaves_out_stiction(tmp_path, capsys, ur5):
+    """
+    rms.<model>.validation_moving: the validation rows the fit would use (no rows at rest).
+
+    Where a joint is nearly at rest stiction holds it with any torque within its Coulomb
+    friction, which no friction curve of the velocity gives: the residual on every row says
+    so, the one on the rows the model claims is the noise (on the simulated panda: 1.4-1.8
+    and 1.0-1.1 times the noise).
+    """
+    bags = [synthetic_bag(tmp_path / name, ur5, seed=seed, stuck=1.0)
+            for name, seed in (('train', 6), ('check', 7))]
+    code, _, err = identify(capsys, bags[0], '--urdf', UR5, '--validate', bags[1], '--output',
+                            tmp_path / 'out', '--no-plots')
+    assert code == 0, err
+    report = json.loads((tmp_path / 'out' / 'identification.json').read_text())
+    rms = {name: np.array([report['rms']['identified'][name][j] for j in ur5.joint_names])
+           for name in ('validation', 'validation_moving')}
+    assert np.all(rms['validation_moving'] <= 1.1 * NOISE), rms
+    assert np.any(rms['validation'] > 1.3 * NOISE), rms
+    assert '| identified | validation_moving |' in (tmp_path / 'out' / 'identification.md'
+                                                    ).read_text()
+
+
+@pytest.mark.parametrize('delay', ['nan', '2'])
+def test_bad_effort_delay_is_refused(tmp_path, capsys, short_bag, delay):
+    code, _, err = identify(capsys, short_bag, '--urdf', UR5, '--output', tmp_path / 'out',
+                            '--effort-delay', delay)
+    assert code == 2 and not (tmp_path / 'out').exists()
+    assert err == ('rnea_identify: error: --effort-delay must be a number of seconds from -1 '
+                   f'to 1, got {float(delay)}\n')
 
 
 def test_bag_without_effort_is_refused(tmp_path, capsys, ur5):

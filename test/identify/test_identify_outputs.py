@@ -11,11 +11,13 @@ import json
 from pathlib import Path
 import sys
 
+import numpy as np
 import pytest
 from test_identify import identify, synthetic_bag, UR5
 from writes import disk_full, interrupt, snapshot
 
 from rnea_ros import RobotModel
+from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.identify.cli import main
 
 USER_FILES = {'notes.txt': b'mine\n', 'validation_mine.png': b'my own plot\n'}
@@ -63,6 +65,37 @@ def test_overwrite_replaces_its_outputs_and_removes_its_stale_plots(previous, ca
     assert report['settings']['inertial'] == 'none'
     assert report['outputs'] == ['identified.urdf', 'joint_model.yaml', 'identification.json',
                                  'identification.md']
+
+
+def test_a_sensor_bias_is_reported_and_left_out_of_the_joint_model(tmp_path, capsys, bag):
+    """
+    --offset sensor-bias: the fitted offsets are the effort sensor's, not torques to apply.
+
+    Regression: joint_model.yaml carried them as friction.<joint>.offset, which the node adds
+    to every command (on the simulated robot, whose torque sensor has a bias, the closed loop
+    tracked 12x worse than with the true model).
+    """
+    runs = {}
+    for offset in ('torque', 'sensor-bias'):
+        out = tmp_path / offset
+        code, _, err = identify(capsys, bag, '--urdf', UR5, '--output', out, '--no-plots',
+                                '--inertial', 'none', '--offset', offset)
+        assert code == 0, err
+        report = json.loads((out / 'identification.json').read_text())
+        assert report['settings']['offset'] == offset
+        model = RobotModel.from_urdf_file(UR5)
+        runs[offset] = (report['joint_model'],
+                        JointModel.load_yaml(out / 'joint_model.yaml', model), model)
+    (fitted, torque, model), (reported, bias, _) = runs['torque'], runs['sensor-bias']
+    assert reported == fitted  # the same fit, only what is written differs
+    offsets = np.array([fitted[name]['offset'] for name in model.joint_names])
+    assert np.all(np.abs(offsets) > 1e-3)  # the generator's offsets were fitted
+    np.testing.assert_allclose(torque.offset, offsets, rtol=1e-12)
+    np.testing.assert_array_equal(bias.offset, np.zeros(model.nv))
+    for term in ('coulomb', 'viscous', 'armature'):
+        np.testing.assert_array_equal(getattr(bias, term), getattr(torque, term))
+    assert 'bias of the effort sensor' in (tmp_path / 'sensor-bias' / 'joint_model.yaml'
+                                           ).read_text()
 
 
 def test_symlinks_in_the_output_are_replaced_not_written_through(tmp_path, capsys, bag):
