@@ -52,6 +52,8 @@ from rnea_ros.timing import GcMonitor, set_fifo_priority, set_timer_slack, StepS
 # Reliable like joint_state_broadcaster's: best-effort and reliable subscribers both connect.
 RELIABLE = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 TRAJECTORY_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+# Inputs the stepping thread takes at each step: what came since the last step (a few).
+POLLED = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 EMPTY_ARRAY_TYPES = {'joints': Parameter.Type.STRING_ARRAY,
                      'initial_positions': Parameter.Type.DOUBLE_ARRAY}
 
@@ -174,9 +176,25 @@ class SimNode(Node):
         self.inbox = TrajectoryInbox(self._on_trajectory, self._refuse_trajectory)
         self.create_subscription(JointTrajectory, 'joint_trajectory', self._on_trajectory_data,
                                  TRAJECTORY_QOS, raw=True)
-        self.create_subscription(Float64MultiArray, 'effort_commands', self._on_command,
-                                 RELIABLE)
-        self.create_subscription(JointState, 'joint_torques', self._on_answer, RELIABLE)
+        # The robot's command inputs. With the realtime clock the stepping thread takes them
+        # itself before each step (as a ros2_control loop reads its command buffers in its
+        # cycle), from a node no executor serves: rclpy's executor costs hundreds of µs of
+        # Python per message, two messages a step, which made the answers arrive a step later.
+        # In lockstep the executor serves them and the stepping thread waits for the answer.
+        self.polled: list[tuple] = []
+        inputs = ((Float64MultiArray, 'effort_commands', self._on_command),
+                  (JointState, 'joint_torques', self._on_answer))
+        if self.settings.clock == 'realtime':
+            self.inputs_node = Node('rnea_sim_inputs', context=self.context,
+                                    namespace=self.get_namespace())
+            for msg_type, topic, callback in inputs:
+                subscription = self.inputs_node.create_subscription(
+                    msg_type, topic, callback, POLLED)
+                self.polled.append((subscription.handle, msg_type, callback))
+        else:
+            self.inputs_node = None
+            for msg_type, topic, callback in inputs:
+                self.create_subscription(msg_type, topic, callback, RELIABLE)
         self.create_subscription(WrenchStamped, 'apply_wrench', self._on_wrench, TRAJECTORY_QOS)
         self.create_timer(1.0, self._publish_diagnostics)
         names = list(plant.joint_names)
@@ -298,6 +316,7 @@ class SimNode(Node):
                 delay = abs(self.rng.normal(0.0, jitter)) if jitter > 0 else 0.0
                 schedule.wait(k, round(delay * 1e9))
             stamp = self.start_ns + k * dt_ns
+            self._take_inputs()
             published = self._publish_state(stamp, k)
             if lockstep and published:
                 self._await_answer(stamp)
@@ -305,6 +324,12 @@ class SimNode(Node):
             k += 1
             if k % collect_every == 0:
                 self.gc_monitor.collect()
+
+    def _take_inputs(self) -> None:
+        """Realtime clock: take every command input received since the last step."""
+        for handle, msg_type, callback in self.polled:
+            while (taken := handle.take_message(msg_type, False)) is not None:
+                callback(taken[0])
 
     def _await_answer(self, stamp: int) -> None:
         """
@@ -420,6 +445,12 @@ class SimNode(Node):
         publisher.publish(msg)
         if self.recorder is not None:
             self.recorder.add(topic, msg, stamp)
+
+    def destroy_node(self) -> None:
+        inputs = getattr(self, 'inputs_node', None)  # absent when the start-up failed
+        if inputs is not None:
+            inputs.destroy_node()
+        super().destroy_node()
 
     # ------------------------------------------------------------------ diagnostics
     def status(self, window: bool = False) -> dict:
