@@ -6,7 +6,8 @@ time order, one integration per sample with dt from the sample times: the residu
 node's ``external_torques``, from the same samples. Its inputs are the samples' positions,
 velocities (the messages', or the differentiator's where they have none) and measured effort
 (``--measured-effort``: link-side torque, or motor torque from which ``--joint-model``'s friction
-and armature are taken out). No accelerations: the estimated ones are not used.
+and armature are taken out; either less ``--joint-model``'s effort bias, which the observer
+takes out). No accelerations: the estimated ones are not used.
 
 Outputs: ``external_torques.csv`` (``time`` and r per joint, like torques.csv); without
 ``--collision-thresholds``, ``collision_thresholds.yaml``: thresholds calibrated on this

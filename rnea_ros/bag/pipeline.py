@@ -44,7 +44,8 @@ What it does
    With ``--joint-model FILE`` (a node parameters file: ``rnea_ros.dynamics.joint_model``)
    the armature torques join the inertial term and the joint friction (from the velocities
    used) is a fifth term, ``friction``: both are part of the predicted torque, so residuals
-   are against the full model.
+   are against the full model; its ``effort_bias`` (the effort sensor's bias, never a torque)
+   is taken out of the measured effort (``JointModel.corrected_effort``) before any comparison.
 
 Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
 -----------------------------------------------------------
@@ -56,8 +57,9 @@ Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
 - ``decomposition.parquet`` (``.csv`` without pyarrow or with ``--format csv``): ``time`` and
   ``<term>/<joint>`` for term in inertial, velocity_product, gravity, external (and friction
   with ``--joint-model``).
-- ``residual.parquet`` (idem), when the bag has measured effort: ``measured/<joint>`` and
-  ``residual/<joint>`` = measured - predicted (NaN where not measured).
+- ``residual.parquet`` (idem), when the bag has measured effort: ``measured/<joint>`` (less
+  the ``--joint-model``'s effort bias) and ``residual/<joint>`` = measured - predicted (NaN
+  where not measured).
 - ``contact_wrenches.parquet`` (idem), with ``--contacts``: ``time`` and ``<link>.fx``, ``.fy``,
   ``.fz`` (N), ``.tx``, ``.ty``, ``.tz`` (N·m) per contact link: the wrench the ground applies,
   in the link frame about its origin.
@@ -152,6 +154,8 @@ class Samples:
 
     ``keep``: their rows of the joint series (a slice when they are one run of rows);
     ``seconds``: from the time origin; ``edges_left_out``: samples near gaps left out.
+    ``measured``: the effort less the joint model's effort bias (``effort`` without one), what
+    the predictions are compared with; the observer takes ``effort`` and the joint model.
     """
 
     q: np.ndarray
@@ -162,6 +166,7 @@ class Samples:
     times_ns: np.ndarray
     seconds: np.ndarray
     edges_left_out: int
+    measured: np.ndarray
 
 
 class _Timings(dict):
@@ -323,8 +328,10 @@ def select_samples(read: Inputs, estimate, base_state, warnings: list) -> Sample
     times_ns = series.times_ns[keep]
     origin = _time_origin(times_ns, series.receive_ns[keep], read.bag_start, series.clock,
                           warnings)
-    return Samples(q[keep], v[keep], a[keep], effort[keep], keep, times_ns,
-                   (times_ns - origin) * 1e-9, edges_left_out)
+    effort = effort[keep]
+    measured = effort if read.joint_model is None else read.joint_model.corrected_effort(effort)
+    return Samples(q[keep], v[keep], a[keep], effort, keep, times_ns,
+                   (times_ns - origin) * 1e-9, edges_left_out, measured)
 
 
 def _leave_out_edges_and_gaps(keep, finite, estimate, warnings: list) -> int:
@@ -385,10 +392,10 @@ def write_outputs(options: BagOptions, reader, output: Path, read: Inputs, estim
         # The tables (pyarrow, compiled CSV text) and the summary's statistics (compiled) run
         # without the GIL: on the second core while this thread draws the pictures.
         tables = [background.submit(write_tables, stage, seconds, labels, columns, parts,
-                                    samples.effort, options.format, options.threads)]
+                                    samples.measured, options.format, options.threads)]
         statistics = background.submit(
             run_summary, options, read.model, read.series, estimate, read.desired,
-            seconds, labels, read.units, columns, parts, samples.effort, list(warnings),
+            seconds, labels, read.units, columns, parts, samples.measured, list(warnings),
             read.source, samples.edges_left_out)
         if solved is not None:
             tables.append(background.submit(_write_contact_table, stage, options.format,
@@ -428,7 +435,7 @@ def _pictures(options: BagOptions, stage: Path, read: Inputs, samples: Samples, 
     sel = _index(columns, len(labels))
     shown = ([labels[k] for k in columns], [read.units[k] for k in columns])
     terms = {t: values[:, sel] for t, values in parts.terms.items()}
-    reduced = reduce_bag(samples.seconds, parts.total[:, sel], terms, samples.effort[:, sel])
+    reduced = reduce_bag(samples.seconds, parts.total[:, sel], terms, samples.measured[:, sel])
     pictures = []
     if not options.no_plots:
         from rnea_ros.bag import plots

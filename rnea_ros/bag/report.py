@@ -330,7 +330,9 @@ def markdown(summary: dict) -> str:
                      f'{fmt(joint_model["velocity_threshold"])}) on '
                      f'{_names(joint_model["friction_joints"])}; armature on '
                      f'{_names(joint_model["armature_joints"])} (the friction term and the '
-                     'armature, in the inertial term, are part of the prediction)')
+                     'armature, in the inertial term, are part of the prediction); effort bias '
+                     f'on {_names(joint_model.get("effort_bias_joints", []))} (taken out of '
+                     'the measured effort)')
     contacts = summary.get('contacts')
     if contacts:
         links = ', '.join(f'`{link}`' for link in contacts['links'])

@@ -110,5 +110,7 @@ def joint_model_summary(path, joint_model) -> dict:
         'friction_joints': [name for k, name in enumerate(names) if friction and (
             joint_model.coulomb[k] or joint_model.viscous[k] or joint_model.offset[k])],
         'armature_joints': [name for k, name in enumerate(names) if joint_model.armature[k]],
+        'effort_bias_joints': [name for k, name in enumerate(names)
+                               if joint_model.effort_bias[k]],
         'parameters': joint_model.to_parameters(),
     })

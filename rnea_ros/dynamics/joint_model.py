@@ -1,5 +1,5 @@
 """
-Joint terms the URDF has no room for: friction and armature, per independent joint.
+Joint terms the URDF has no room for: friction, armature and the effort sensor's bias, per joint.
 
 The torque a joint's actuator must give is the rigid-body torque plus
 
@@ -10,7 +10,7 @@ per revolute, continuous or prismatic joint (friction model ``'coulomb-viscous-o
 
 - ``coulomb`` (N m; N for a prismatic joint): dry friction, opposing the motion;
 - ``viscous`` (N m s/rad; N s/m): friction proportional to the velocity;
-- ``offset`` (N m; N): a constant torque, e.g. a torque sensor's bias or an unmodelled spring;
+- ``offset`` (N m; N): a constant torque the joint feels, e.g. an unmodelled spring;
 - ``armature`` (kg m^2; kg): the rotor inertia reflected through the gearbox (I_rotor times the
   gear ratio squared). It adds to the diagonal of the mass matrix and dominates geared joints
   whose torque is measured from the motor currents.
@@ -22,10 +22,18 @@ the default threshold ``DEFAULT_VELOCITY_THRESHOLD`` = 0.01 rad/s (m/s), ten tim
 the sign is linear through the noise band yet complete (tanh(3) = 0.995) from 0.03 rad/s on,
 far below the speeds of a moving robot; static friction (stiction) is not modelled.
 
+``effort_bias`` (N m; N; any sign) is not a torque: it is the zero error of the effort sensor
+(a torque sensor's bias, a current sensor's offset), which the measured effort carries and the
+joint does not feel. It never enters the torques computed here (the node's feed-forward,
+``rnea_bag``'s predictions); it is taken out where a measured effort is read, by
+``corrected_effort`` (measured - effort_bias): the momentum observer (the node's and
+``rnea_bag --observer``) and ``rnea_bag``'s residuals.
+
 A ``JointModel`` holds one value per entry of v (the model's order), zero for the rows of
 floating and planar joints, which take none of these terms. As ROS parameters (a node
 parameters file, see ``to_yaml``): ``friction.<joint>.coulomb``, ``friction.<joint>.viscous``,
-``friction.<joint>.offset``, ``armature.<joint>``, ``friction_velocity_threshold`` and
+``friction.<joint>.offset``, ``armature.<joint>``, ``effort_bias.<joint>``,
+``friction_velocity_threshold`` and
 ``friction_model``. YAML I/O needs PyYAML (imported there only: the dynamics need numpy and
 numba alone).
 """
@@ -54,7 +62,7 @@ SCALAR_PARAMETERS = ('friction_velocity_threshold', 'friction_model')
 @dataclass(frozen=True, eq=False)
 class JointModel:
     """
-    Friction and armature per entry of v (see the module docstring for the model and units).
+    Friction, armature and effort bias per entry of v (the module docstring: model, units).
 
     ``joint_names[k]`` names the joint of v row k ('' for the rows of floating and planar joints,
     whose terms are always zero). Arrays are read-only; build a changed model with
@@ -68,11 +76,14 @@ class JointModel:
     armature: np.ndarray
     velocity_threshold: float = DEFAULT_VELOCITY_THRESHOLD
     friction_model: str = FRICTION_MODELS[0]
+    effort_bias: np.ndarray | None = None  # None: zeros
     _rows: dict = field(init=False, repr=False)
 
     def __post_init__(self):
         nv = len(self.joint_names)
-        for name in ('coulomb', 'viscous', 'offset', 'armature'):
+        if self.effort_bias is None:
+            object.__setattr__(self, 'effort_bias', np.zeros(nv))
+        for name in ('coulomb', 'viscous', 'offset', 'armature', 'effort_bias'):
             values = np.array(getattr(self, name), dtype=np.float64)
             if values.shape != (nv,) or not np.all(np.isfinite(values)):
                 raise InputError(f'JointModel.{name}: expected {nv} finite numbers, got '
@@ -94,7 +105,7 @@ class JointModel:
     # ------------------------------------------------------------------ construction
     @classmethod
     def zeros(cls, model: RobotModel) -> JointModel:
-        """No friction, no armature, for the joints of ``model``."""
+        """No friction, no armature, no effort bias, for the joints of ``model``."""
         names = [''] * model.nv
         for joint in model.joints:
             if joint.nv == 1:
@@ -113,7 +124,7 @@ class JointModel:
         """
         base = cls.zeros(model)
         values = {name: np.zeros(model.nv) for name in ('coulomb', 'viscous', 'offset',
-                                                        'armature')}
+                                                        'armature', 'effort_bias')}
         threshold = params.get('friction_velocity_threshold', DEFAULT_VELOCITY_THRESHOLD)
         friction_model = params.get('friction_model', FRICTION_MODELS[0])
         for key, value in params.items():
@@ -124,6 +135,8 @@ class JointModel:
                                      f'{{{",".join(FRICTION_FIELDS)}}}')
             elif key.startswith('armature.'):
                 joint, term = key[len('armature.'):], 'armature'
+            elif key.startswith('effort_bias.'):
+                joint, term = key[len('effort_bias.'):], 'effort_bias'
             else:
                 continue
             row = base._joint_row(model, joint, key)
@@ -131,7 +144,7 @@ class JointModel:
         return cls(base.joint_names, values['coulomb'], values['viscous'], values['offset'],
                    values['armature'],
                    _number('friction_velocity_threshold', threshold, non_negative=True),
-                   friction_model)
+                   friction_model, values['effort_bias'])
 
     def _joint_row(self, model: RobotModel, joint: str, key: str) -> int:
         if joint in self._rows:
@@ -139,8 +152,8 @@ class JointModel:
         kinds = {j.name: j.kind for j in model.joints}
         if joint in kinds:
             raise InputError(f'parameter {key!r}: joint {joint!r} is a {kinds[joint]} joint; '
-                             'friction and armature apply to revolute, continuous and prismatic '
-                             'joints')
+                             'friction, armature and effort bias apply to revolute, continuous '
+                             'and prismatic joints')
         raise InputError(f'parameter {key!r}: unknown joint {joint!r}; expected one of '
                          f'{list(self._rows)}')
 
@@ -168,6 +181,8 @@ class JointModel:
                 params[f'friction.{joint}.{term}'] = float(getattr(self, term)[row])
         for joint, row in self._rows.items():
             params[f'armature.{joint}'] = float(self.armature[row])
+        for joint, row in self._rows.items():
+            params[f'effort_bias.{joint}'] = float(self.effort_bias[row])
         return params
 
     def to_yaml(self) -> str:
@@ -179,12 +194,26 @@ class JointModel:
                                        for term in FRICTION_FIELDS}
                                for joint, row in self._rows.items()},
                   'armature': {joint: float(self.armature[row])
-                               for joint, row in self._rows.items()}}
+                               for joint, row in self._rows.items()},
+                  'effort_bias': {joint: float(self.effort_bias[row])
+                                  for joint, row in self._rows.items()}}
         header = ('# Joint model of rnea_ros (rnea_ros/dynamics/joint_model.py): per joint\n'
                   '# tau += armature*a + coulomb*tanh(v/friction_velocity_threshold)'
                   ' + viscous*v + offset\n'
-                  '# (N m, N m s/rad, N m, kg m^2; N, N s/m, N, kg for prismatic joints)\n')
+                  '# (N m, N m s/rad, N m, kg m^2; N, N s/m, N, kg for prismatic joints);\n'
+                  "# effort_bias (N m; N): the effort sensor's bias, taken out of the measured "
+                  'effort, never applied\n')
         return header + yaml.safe_dump({'/**': {'ros__parameters': params}}, sort_keys=False)
+
+    # ------------------------------------------------------------------ measured effort
+    def corrected_effort(self, effort, out=None) -> np.ndarray:
+        """
+        Return the measured effort less the sensor's bias: effort - effort_bias, (nv,), (N, nv).
+
+        Into ``out`` if given (a float64 array of the same shape). Non-finite values stay as
+        they are (the caller decides what a missing effort means).
+        """
+        return np.subtract(effort, self.effort_bias, out=out)
 
     # ------------------------------------------------------------------ torques
     @property

@@ -81,8 +81,8 @@ class IdentifyOptions:
                          help='what the fitted constant per joint is: torque, a torque the '
                          'joint feels (joint_model.yaml friction.<joint>.offset, the node '
                          'applies it; default), or sensor-bias, the bias of the effort sensor '
-                         '(reported in identification.json, written as 0 in joint_model.yaml: '
-                         'the node must not apply it)')
+                         '(joint_model.yaml effort_bias.<joint>: the node never applies it, '
+                         'its observer takes it out of the measured effort)')
     inertial: str = option('physical', MAIN, choices=pipeline.INERTIAL_MODES,
                            help='physical: consistent link inertias near the URDF (default); '
                            'base: base parameters only, URDF inertias kept; none: URDF '

@@ -13,6 +13,7 @@ written through a symlink planted in it.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 import re
@@ -28,25 +29,29 @@ PLOT_SAMPLES = 200_000
 # What the fitted constant per joint is (``--offset``): a torque the actuator gives (an
 # unmodelled spring, a gravity compensator's error), which the node must add to its commands;
 # or the bias of the effort sensor (a torque sensor's or current sensor's zero error), which
-# the measured effort carries and the joint does not feel: the node must not apply it.
+# the measured effort carries and the joint does not feel: the node must not apply it, its
+# observer takes it out of the measured effort (JointModel.effort_bias).
 OFFSETS = ('torque', 'sensor-bias')
 SENSOR_BIAS = ('# The fitted offsets are the bias of the effort sensor (rnea_identify --offset '
-               'sensor-bias):\n# in identification.json (joint_model.<joint>.offset), not a '
-               'torque to apply: 0 here.\n')
+               'sensor-bias):\n# effort_bias.<joint>, taken out of the measured effort, never '
+               'applied; friction.<joint>.offset 0.\n')
 
 
 def joint_model_yaml(result: pipeline.Identification, offset: str = OFFSETS[0]) -> str:
     """
-    joint_model.yaml: the node's friction and armature parameters (``JointModel``).
+    joint_model.yaml: the node's joint-model parameters (``JointModel``).
 
-    ``offset`` 'sensor-bias': the fitted offsets are the sensor's (``OFFSETS``): written as 0.
+    ``offset`` 'sensor-bias': the fitted offsets are the sensor's (``OFFSETS``): written as
+    ``effort_bias.<joint>``, with 0 as ``friction.<joint>.offset``.
     """
     lay = result.layout
-    values = result.theta[lay.n_inertial:].reshape(len(lay.joint_names), -1).copy()
+    values = result.theta[lay.n_inertial:].reshape(len(lay.joint_names), -1)
+    joint_model = lay.joint_model(values)
     if offset == 'sensor-bias' and 'offset' in lay.joint_terms:
-        values[:, lay.joint_terms.index('offset')] = 0.0
-        return SENSOR_BIAS + lay.joint_model(values).to_yaml()
-    return lay.joint_model(values).to_yaml()
+        joint_model = dataclasses.replace(joint_model, offset=np.zeros(len(lay.joint_names)),
+                                          effort_bias=joint_model.offset)
+        return SENSOR_BIAS + joint_model.to_yaml()
+    return joint_model.to_yaml()
 
 
 def write(result: pipeline.Identification, output: Path, settings: dict, plots: bool = True,

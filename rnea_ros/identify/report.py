@@ -19,7 +19,7 @@ What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, iden
   validation rows the fit would use, without a joint's rows where it is nearly at rest) the
   RMS residual per joint;
 - ``joint_model``: the identified friction and armature per joint (with ``--offset
-  sensor-bias`` its ``offset`` is the effort sensor's bias, which joint_model.yaml leaves out);
+  sensor-bias`` its ``offset`` is the effort sensor's bias, joint_model.yaml's ``effort_bias``);
 - ``links``: per moving body (named by its link) the URDF and identified parameters, and
   whether its pseudo-inertia is positive semi-definite, and (``--inertial physical``) the
   standard deviations of its identified mass and centre of mass (``trust.link_uncertainty``);
@@ -157,7 +157,7 @@ def markdown(data: dict) -> str:
                      + ' | '.join(fmt(v) for v in terms.values()) + ' |')
     if settings.get('offset') == 'sensor-bias':
         lines += ['', '`offset`: the bias of the effort sensor (`--offset sensor-bias`), not a '
-                  'torque: joint_model.yaml has 0 there.']
+                  'torque: joint_model.yaml has it as `effort_bias.<joint>`.']
     excitation = data['excitation']
     lines += ['', '## Excitation', '',
               'Condition number of the weighted base regressor (unit-norm columns): '

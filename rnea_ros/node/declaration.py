@@ -11,9 +11,10 @@ one message, at start and on a live set (``check``), the list in ``rnea_node --h
 test fails when the checked-in files differ from what is generated.
 
 The families of per-link and per-joint parameters take their defaults from the library that
-owns them: ``contact.<link>.*`` from ``rnea_ros.contacts.Contact``, ``armature.<joint>`` and
-``friction.<joint>.*`` from ``rnea_ros.dynamics.joint_model`` (which also checks their values,
-as it does for ``rnea_bag --joint-model``). ROS-free: imports no rclpy.
+owns them: ``contact.<link>.*`` from ``rnea_ros.contacts.Contact``, ``armature.<joint>``,
+``friction.<joint>.*`` and ``effort_bias.<joint>`` from ``rnea_ros.dynamics.joint_model``
+(which also checks their values, as it does for ``rnea_bag --joint-model``). ROS-free: imports
+no rclpy.
 """
 from __future__ import annotations
 
@@ -429,6 +430,10 @@ JOINT_MODEL = Family(
                   'viscous friction: viscous * v.', unit='N m s/rad or N s/m', note='3'),
         Parameter('friction.{joint}.offset', DOUBLE, 0.0, 'constant torque offset',
                   'constant torque offset.', unit='N m or N', note='3'),
+        Parameter('effort_bias.{joint}', DOUBLE, 0.0,
+                  "effort sensor's bias: the observer takes it out of the measured effort",
+                  'bias of the effort sensor: the observer integrates the measured effort '
+                  'minus it (never applied as a torque).', unit='N m or N', note='3'),
     ),
     when='for each one-DoF joint when a model loads',
     checked_by='rnea_ros.dynamics.joint_model.JointModel')

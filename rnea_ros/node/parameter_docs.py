@@ -75,7 +75,8 @@ def yaml_text() -> str:
         default = 'unset' if member.default is None else _yaml_value(member.default)
         lines.append(f'{INDENT}#     {CONTACT.field(member)}: {default}  # {member.summary}')
     lines.append('')
-    lines.extend(_comment('Joint friction and armature (joint model), usually from the '
+    lines.extend(_comment("Joint friction, armature and effort sensor's bias (joint model), "
+                          'usually from the '
                           'joint_model.yaml that rnea_identify writes (a second --params-file, '
                           f'keyed /**:); declared {JOINT_MODEL.when}; unset: 0. A name that is '
                           'no joint of the model stops the node at start (exit 2):'))

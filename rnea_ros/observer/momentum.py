@@ -30,6 +30,8 @@ currents: tau_m also drives the joint model's friction and armature). For 'motor
 model's friction tau_f(v) is subtracted in beta, and its armature is treated as part of the
 mass matrix, p = (M(q) + diag(armature)) v: the armature torque armature * q'' is then inside
 dp/dt and needs no acceleration (the armature is constant: it adds nothing to C^T v).
+For both, tau_m is the measured effort less the joint model's ``effort_bias`` (the effort
+sensor's bias, ``JointModel.corrected_effort``): a bias left in would show as a constant r.
 The node and ``rnea_bag --observer`` use this one class: the same samples give the same r.
 """
 from __future__ import annotations
@@ -108,9 +110,9 @@ class MomentumObserver:
     External joint torques r (nv,) from joint states with measured effort (module docstring).
 
     ``gain``: K in 1/s, one number or one per v entry (default ``DEFAULT_GAIN`` in the tools);
-    ``measured_effort``: 'link_side' or 'motor'; ``joint_model``: the friction and armature
-    subtracted for 'motor' (ignored for 'link_side'; None: none). Stamps are in seconds. Not
-    thread-safe (one workspace), like ``RobotModel``.
+    ``measured_effort``: 'link_side' or 'motor'; ``joint_model``: its effort bias is taken out
+    of the measured effort, and for 'motor' its friction and armature too (None: none). Stamps
+    are in seconds. Not thread-safe (one workspace), like ``RobotModel``.
     """
 
     def __init__(self, model: RobotModel, gain, *, measured_effort: str = 'link_side',
@@ -121,10 +123,11 @@ class MomentumObserver:
         self._nv = model.nv
         self._measured_effort = measured_effort
         self.gain = gain
-        p, ctv, grav, beta, p_prev, beta_prev, r, friction = np.zeros((8, model.nv))
+        p, ctv, grav, beta, p_prev, beta_prev, r, friction, effort = np.zeros((9, model.nv))
         self._terms = (p, ctv, grav, beta, p_prev, beta_prev, r)
         self._r = r
         self._friction = friction
+        self._effort = effort  # the measured effort less the bias, of the sample integrated
         self._last = np.full(1, np.nan)
         self._sample = None  # the last integrated (q, v, effort): set_model recomputes from it
         self._install(model, joint_model)
@@ -147,6 +150,7 @@ class MomentumObserver:
         self._model = model
         self._packed = model.packed.model
         self._work = model.packed.new_workspace()
+        self._given = joint_model  # its effort bias applies to both measured efforts
         motor = self._measured_effort == 'motor' and joint_model is not None
         self._joint_model = joint_model if motor else None
         self._armature = np.array(joint_model.armature) if motor else np.zeros(model.nv)
@@ -192,13 +196,14 @@ class MomentumObserver:
         if model.joint_names != self._model.joint_names:
             raise InputError(f'model: expected the joints {list(self._model.joint_names)}, got '
                              f'{list(model.joint_names)}')
-        self._install(model, self._joint_model if joint_model is None else joint_model)
+        self._install(model, self._given if joint_model is None else joint_model)
         if self._sample is not None:
             q, v, effort = self._sample
             p, ctv, grav, beta, p_prev, beta_prev, r = self._terms
             friction = self._friction_at(v)
-            observer_step(self._packed, self._work, q, v, effort, friction, self._armature,
-                          self._gain, 0.0, p, ctv, grav, beta, p_prev, beta_prev, r)
+            observer_step(self._packed, self._work, q, v, self._corrected(effort), friction,
+                          self._armature, self._gain, 0.0, p, ctv, grav, beta, p_prev,
+                          beta_prev, r)
 
     # ------------------------------------------------------------------ samples
     @property
@@ -250,8 +255,14 @@ class MomentumObserver:
             if not (isinstance(v, np.ndarray) and v.shape == friction.shape):
                 raise TypeError('v: not an array of the right shape')
             self._joint_model.friction_torques(v, out=friction)
-        observer_step(self._packed, self._work, q, v, effort, friction, self._armature,
-                      self._gain, dt, *self._terms)
+        observer_step(self._packed, self._work, q, v, self._corrected(effort), friction,
+                      self._armature, self._gain, dt, *self._terms)
+
+    def _corrected(self, effort):
+        # The one subtraction of the sensor's bias (a wrong shape raises ValueError here).
+        if self._given is None:
+            return effort
+        return self._given.corrected_effort(effort, out=self._effort)
 
     def run(self, stamps, Q, V, efforts) -> np.ndarray:
         """
@@ -277,8 +288,9 @@ class MomentumObserver:
              else np.zeros_like(V))
         R = np.zeros((n, self._nv))
         try:
-            observer_run(self._packed, self._work, stamps, Q, V, E, F, self._armature,
-                         self._gain, self._last, *self._terms, R)
+            observer_run(self._packed, self._work, stamps, Q, V,
+                         E if self._given is None else self._given.corrected_effort(E), F,
+                         self._armature, self._gain, self._last, *self._terms, R)
         except ValueError:
             raise InputError('observer: the momentum terms are not finite (inputs too large?)') \
                 from None

@@ -3,8 +3,9 @@
 
 The bag's effort is made with a known joint model (test/bagdata.py's panda trajectory, the
 exact accelerations of a desired_accelerations topic, the velocities in the messages):
-rnea + armature * a + friction(v) + Gaussian noise of 0.05 N·m. With that joint model the
-residual is the noise; without it, the friction and armature remain in the residual.
+rnea + armature * a + friction(v) + the effort sensor's bias + Gaussian noise of 0.05 N·m.
+With that joint model the residual is the noise; without it, the friction, armature and bias
+remain in the residual.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ PARAMETERS = {
     'friction.panda_joint4.viscous': 1.1, 'friction.panda_joint6.coulomb': 0.5,
     'armature.panda_joint1': 0.4, 'armature.panda_joint3': 0.25, 'armature.panda_joint5': 0.1,
     'friction_velocity_threshold': 0.02,
+    'effort_bias.panda_joint2': 0.7, 'effort_bias.panda_joint3': -0.5,
 }
 
 
@@ -42,7 +44,7 @@ def recording(tmp_path_factory):
     q, v, a = trajectory(t), trajectory(t, 1), trajectory(t, 2)
     noise = np.random.default_rng(7).normal(0.0, NOISE, (t.size, model.nv))
     effort = model.rnea_batch(q, v, a) + joint_model.armature_torques(a) \
-        + joint_model.friction_torques_batch(v) + noise
+        + joint_model.friction_torques_batch(v) + joint_model.effort_bias + noise
     bag = panda_bag(directory / 'bag', times, desired=True, effort=effort)
     return model, joint_model, path, bag, (q, v, a)
 
@@ -85,6 +87,12 @@ def test_decomposition_has_friction_and_armature(tmp_path, capsys, recording):
         terms = sum(table[f'{term}/{name}'] for term in (
             'inertial', 'velocity_product', 'gravity', 'external', 'friction'))
         np.testing.assert_allclose(terms, torques[name], rtol=0, atol=1e-9)
+    # The measured column is the bag's effort less the sensor's bias: the prediction + noise.
+    residual = read_table(out / 'residual.csv')
+    for name in ('panda_joint2', 'panda_joint3'):
+        np.testing.assert_allclose(residual[f'measured/{name}'] - torques[name],
+                                   residual[f'residual/{name}'], rtol=0, atol=1e-9)
+        assert abs(np.mean(residual[f'residual/{name}'])) < 0.01  # noise mean: 0.0013 N m
     used = summary['joint_model']
     assert used['file'] == str(path)
     assert used['friction_model'] == 'coulomb-viscous-offset'
@@ -92,10 +100,12 @@ def test_decomposition_has_friction_and_armature(tmp_path, capsys, recording):
     assert used['friction_joints'] == ['panda_joint1', 'panda_joint2', 'panda_joint4',
                                        'panda_joint6']
     assert used['armature_joints'] == ['panda_joint1', 'panda_joint3', 'panda_joint5']
+    assert used['effort_bias_joints'] == ['panda_joint2', 'panda_joint3']
     assert used['parameters']['armature.panda_joint3'] == pytest.approx(0.25, rel=1e-15)
     assert summary['joints'][0]['rms_terms']['friction'] > 0.5
     markdown = (out / 'summary.md').read_text()
     assert f'- joint model: `{path}`, friction coulomb-viscous-offset' in markdown
+    assert 'effort bias on `panda_joint2`, `panda_joint3`' in markdown
     assert '| RMS friction |' in markdown
 
 
@@ -119,3 +129,17 @@ def test_bad_joint_model_file_is_named(tmp_path, capsys, recording):
     assert err.startswith(f"rnea_bag: error: {path}: parameter 'armature.wrist': unknown "
                           "joint 'wrist'; expected one of ['panda_joint1', ")
     assert not (tmp_path / 'out').exists()
+
+
+def test_the_observer_takes_the_effort_bias_out(tmp_path, capsys, recording):
+    """--observer --joint-model: the sensor's bias is no external torque (motor effort)."""
+    model, joint_model, path, bag, _ = recording
+    out = tmp_path / 'out'
+    run(capsys, bag, out, '--observer', '--measured-effort', 'motor', '--joint-model',
+        str(path), '--format', 'csv')
+    table = read_table(out / 'external_torques.csv')
+    settled = table['time'] >= table['time'][0] + 0.3  # 15 time constants of the gain 50 1/s
+    for name in ('panda_joint2', 'panda_joint3'):
+        # Without the bias taken out r would settle at -0.7 and +0.5 N m; the filtered noise
+        # is about 0.008 N m.
+        assert np.abs(table[name][settled]).max() < 0.05, name

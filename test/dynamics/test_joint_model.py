@@ -1,4 +1,4 @@
-"""joint_model.py: friction and armature per joint, as arrays, ROS parameters and YAML files."""
+"""joint_model.py: the joint terms, as arrays, ROS parameters and YAML files."""
 from __future__ import annotations
 
 import math
@@ -18,6 +18,7 @@ PANDA_PARAMS = {
     'friction.panda_joint1.offset': -0.1, 'friction.panda_joint4.coulomb': 1.2,
     'friction.panda_finger_joint1.viscous': 20.0, 'armature.panda_joint2': 0.3,
     'armature.panda_finger_joint1': 0.05, 'friction_velocity_threshold': 0.02,
+    'effort_bias.panda_joint2': -0.4, 'effort_bias.panda_finger_joint1': 1.5,
     'rate': 1000.0,  # another parameter of the node's file: ignored
 }
 
@@ -101,6 +102,7 @@ def test_parameters_and_yaml_round_trip(panda, tmp_path):
     assert params['armature.panda_joint7'] == 0.0
     assert params['friction_velocity_threshold'] == 0.02
     assert params['friction_model'] == 'coulomb-viscous-offset'
+    assert params['effort_bias.panda_joint2'] == -0.4 and params['effort_bias.panda_joint1'] == 0
     again = JointModel.from_parameters(panda, params)
     text = joint_model.to_yaml()
     document = yaml.safe_load(text)
@@ -108,11 +110,12 @@ def test_parameters_and_yaml_round_trip(panda, tmp_path):
     assert section['friction']['panda_joint1']['coulomb'] == 0.8
     assert section['armature']['panda_finger_joint1'] == 0.05
     assert isinstance(section['armature']['panda_joint1'], float)  # a ROS double, not an int
+    assert section['effort_bias']['panda_finger_joint1'] == 1.5
     path = tmp_path / 'joint_model.yaml'
     path.write_text(text)
     loaded = load_yaml(path, panda)
     for model in (again, loaded):
-        for name in ('coulomb', 'viscous', 'offset', 'armature'):
+        for name in ('coulomb', 'viscous', 'offset', 'armature', 'effort_bias'):
             np.testing.assert_array_equal(getattr(model, name), getattr(joint_model, name))
         assert model.velocity_threshold == joint_model.velocity_threshold
 
@@ -136,7 +139,12 @@ def test_bad_parameters(panda, solo, tmp_path):
          r"^parameter 'armature.panda_finger_joint2': unknown joint 'panda_finger_joint2'"),
         (solo, {'armature.root_joint': 1.0},
          r"^parameter 'armature.root_joint': joint 'root_joint' is a free-flyer joint; "
-         r'friction and armature apply to revolute, continuous and prismatic joints$'),
+         r'friction, armature and effort bias apply to revolute, continuous and prismatic '
+         r'joints$'),
+        (panda, {'effort_bias.panda_hand': 1.0},
+         r"^parameter 'effort_bias.panda_hand': unknown joint 'panda_hand'"),
+        (panda, {'effort_bias.panda_joint1': math.inf},
+         r"^parameter 'effort_bias.panda_joint1': expected a finite number, got inf$"),
         (panda, {'friction.panda_joint1.stiction': 1.0},
          r"^parameter 'friction.panda_joint1.stiction': expected "
          r'friction.<joint>.\{coulomb,viscous,offset\}$'),
@@ -175,3 +183,28 @@ def test_bad_parameters(panda, solo, tmp_path):
         bad.write_text(text)
         with pytest.raises(InputError, match=f'^{re.escape(str(bad))}: .*{re.escape(message)}'):
             load_yaml(bad, panda)
+
+
+def test_the_effort_bias_is_taken_out_of_the_measured_effort_and_never_a_torque(panda):
+    """effort_bias: corrected_effort = measured - bias; the model's torques do not see it."""
+    biased = JointModel.from_parameters(panda, PANDA_PARAMS)
+    plain = JointModel.from_parameters(panda, {key: value for key, value in PANDA_PARAMS.items()
+                                               if not key.startswith('effort_bias.')})
+    bias = np.zeros(8)
+    bias[1], bias[7] = -0.4, 1.5
+    np.testing.assert_array_equal(biased.effort_bias, bias)
+    np.testing.assert_array_equal(plain.effort_bias, np.zeros(8))
+    effort = np.linspace(-2.0, 3.0, 8)
+    np.testing.assert_array_equal(biased.corrected_effort(effort), effort - bias)
+    out = np.empty(8)
+    assert biased.corrected_effort(effort, out=out) is out
+    efforts = np.stack([effort, 2 * effort])
+    np.testing.assert_array_equal(biased.corrected_effort(efforts), efforts - bias)
+    np.testing.assert_array_equal(plain.corrected_effort(effort), effort)
+    v = np.linspace(-1.0, 1.0, 8)
+    np.testing.assert_array_equal(biased.friction_torques(v), plain.friction_torques(v))
+    np.testing.assert_array_equal(biased.friction_torques_batch(v[None]),
+                                  plain.friction_torques_batch(v[None]))
+    np.testing.assert_array_equal(biased.armature_torques(v), plain.armature_torques(v))
+    with pytest.raises(InputError, match=r'^JointModel.effort_bias: expected 8 finite numbers'):
+        JointModel(biased.joint_names, *(np.zeros(8),) * 4, effort_bias=np.full(8, np.nan))

@@ -67,13 +67,14 @@ def test_overwrite_replaces_its_outputs_and_removes_its_stale_plots(previous, ca
                                  'identification.md']
 
 
-def test_a_sensor_bias_is_reported_and_left_out_of_the_joint_model(tmp_path, capsys, bag):
+def test_a_sensor_bias_is_written_as_the_effort_bias_not_a_torque(tmp_path, capsys, bag):
     """
     --offset sensor-bias: the fitted offsets are the effort sensor's, not torques to apply.
 
     Regression: joint_model.yaml carried them as friction.<joint>.offset, which the node adds
     to every command (on the simulated robot, whose torque sensor has a bias, the closed loop
-    tracked 12x worse than with the true model).
+    tracked 12x worse than with the true model); then as 0, which left the bias in the
+    observer's residual. They are effort_bias.<joint>, which only corrects the measured effort.
     """
     runs = {}
     for offset in ('torque', 'sensor-bias'):
@@ -91,7 +92,9 @@ def test_a_sensor_bias_is_reported_and_left_out_of_the_joint_model(tmp_path, cap
     offsets = np.array([fitted[name]['offset'] for name in model.joint_names])
     assert np.all(np.abs(offsets) > 1e-3)  # the generator's offsets were fitted
     np.testing.assert_allclose(torque.offset, offsets, rtol=1e-12)
+    np.testing.assert_array_equal(torque.effort_bias, np.zeros(model.nv))
     np.testing.assert_array_equal(bias.offset, np.zeros(model.nv))
+    np.testing.assert_allclose(bias.effort_bias, offsets, rtol=1e-12)
     for term in ('coulomb', 'viscous', 'armature'):
         np.testing.assert_array_equal(getattr(bias, term), getattr(torque, term))
     assert 'bias of the effort sensor' in (tmp_path / 'sensor-bias' / 'joint_model.yaml'

@@ -188,7 +188,8 @@ def test_bad_data_parameters_exit_2_naming_the_parameter(ros, panda, params, tex
 JOINT_MODEL = {'friction_velocity_threshold': 0.05,
                'armature.panda_joint1': 0.3, 'armature.panda_joint4': 0.15,
                'friction.panda_joint1.coulomb': 1.5, 'friction.panda_joint1.viscous': 0.4,
-               'friction.panda_joint2.offset': -0.2, 'friction.panda_joint6.coulomb': 0.8}
+               'friction.panda_joint2.offset': -0.2, 'friction.panda_joint6.coulomb': 0.8,
+               'effort_bias.panda_joint3': 0.7}  # the sensor's: never in the torques
 
 
 def test_armature_and_friction_from_a_joint_model_params_file(ros, panda, tmp_path):

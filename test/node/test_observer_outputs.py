@@ -59,6 +59,32 @@ def test_motor_torques_give_the_library_residual_with_the_friction_subtracted(pa
         'joint_states stamped no later than the last (not integrated)'] == '1'
 
 
+@pytest.mark.parametrize('measured_effort', ['link_side', 'motor'])
+def test_a_declared_effort_bias_leaves_the_residual(panda, measured_effort):
+    """
+    effort_bias.<joint>: the observer integrates the measured effort minus it.
+
+    At rest the sensor reads gravity + bias: r is 0 with the bias declared, -bias without.
+    """
+    bias = {'panda_joint2': 0.9, 'panda_joint5': -0.4}
+    expected = np.zeros(panda.nv)
+    for joint, value in bias.items():
+        expected[panda.joint(joint).idx_v] = -value
+    q, v = np.full(panda.nv, 0.1), np.zeros(panda.nv)
+    effort = panda.gravity_torques(q) - expected
+    for declared in (True, False):
+        settings = Settings(observer=True, measured_effort=measured_effort).validate()
+        settings.joint_model = {f'effort_bias.{joint}': value for joint, value in bias.items()
+                                } if declared else {}
+        core = Feedforward(panda, settings)
+        for k in range(400):  # 0.4 s at 1 kHz: 20 time constants of the gain 50 1/s
+            core.on_joint_states(core.joint_names, q, v, effort, k * 1e-3,
+                                 SimpleNamespace(sec=0, nanosec=1_000_000 * k))
+        # The lag's remainder: |bias| e^-20 < 1e-8 N m; the momentum terms' rounding 1e-12.
+        np.testing.assert_allclose(core.observer.residual, 0.0 * expected if declared
+                                   else expected, rtol=0, atol=1e-8)
+
+
 def feed(core, model, push: float, count: int, start: list) -> None:
     """``count`` samples at rest, 1 ms apart, joint 2's motor torque ``push`` short."""
     q, v = np.full(model.nv, 0.1), np.zeros(model.nv)

@@ -82,6 +82,34 @@ def test_motor_effort_subtracts_friction_and_armature(panda):
     assert np.abs(link_side.run(t, q, v, effort)[settled] - tau_ext[settled]).max() > 0.5
 
 
+@pytest.mark.parametrize('measured_effort', ['link_side', 'motor'])
+def test_the_effort_bias_is_taken_out_of_the_measured_effort(panda, measured_effort):
+    """A sensor bias declared in the joint model leaves r; undeclared, r converges to -bias."""
+    t, q, v, a = motion(panda, duration=1.0)
+    bias = np.linspace(-1.5, 2.0, panda.nv)
+    declared = JointModel.from_parameters(panda, {
+        f'effort_bias.{name}': float(value) for name, value in zip(panda.joint_names, bias)})
+    undeclared = JointModel.zeros(panda)
+    effort = panda.rnea_batch(q, v, a) + bias  # no external torque: the sensor reads + bias
+    settled = t >= 15 / GAIN
+    for joint_model, expected in ((declared, np.zeros(panda.nv)), (undeclared, -bias)):
+        observer = MomentumObserver(panda, GAIN, measured_effort=measured_effort,
+                                    joint_model=joint_model)
+        r = observer.run(t, q, v, effort)
+        assert np.abs(r[settled] - expected).max() < 1e-4  # discretisation error ~1e-6 N m
+        one = MomentumObserver(panda, GAIN, measured_effort=measured_effort,
+                               joint_model=joint_model)
+        first = zip(t[:50], q[:50], v[:50], effort[:50])
+        by_sample = np.array([one.update(tk, *s) for tk, *s in first])
+        assert np.array_equal(by_sample, r[:50])  # update takes the bias out as run does
+    # A new model (a payload) keeps the joint model's bias: no jump, r stays near 0.
+    observer = MomentumObserver(panda, GAIN, measured_effort=measured_effort,
+                                joint_model=declared)
+    observer.run(t[:500], q[:500], v[:500], effort[:500])
+    observer.set_model(panda.with_inertial_parameters(panda.inertial_parameters()))
+    assert np.abs(observer.run(t[500:], q[500:], v[500:], effort[500:])).max() < 1e-4
+
+
 def test_update_and_run_give_the_same_residual_bit_for_bit(panda):
     t, q, v, a = motion(panda, duration=0.3)
     effort = panda.rnea_batch(q, v, a) - push(t, panda.nv, start=0.1)
