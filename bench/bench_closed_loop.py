@@ -25,10 +25,11 @@ Each run of the node is also given as a ratio to its in-process reference (``IN_
 same torques without DDS; with the true model, the limit). On path b, from the sim's recording:
 the share of steps whose command answered the state of the step before or of that step
 (fresh), the age of the command used (p50/p99, in steps of 1 ms) and the longest stall (steps
-without a new answer). The load average is printed at the start and
-the end: the machine may be shared. The node, the sim and this process load the Fast DDS profile
-``config/fastdds_realtime.xml`` (``--dds-profile``; ``none``: the middleware's threads at normal
-priority), as the docs recommend wherever the node shares its CPUs. ``--busy N`` runs N
+without a new answer; at: seconds after the node's first answer). The load average is printed
+at the start and the end: the machine may be shared. The node, the sim and this process load
+the Fast DDS profile ``config/fastdds_realtime.xml`` (``--dds-profile``; ``none``: the
+middleware's threads at normal priority), as the docs recommend wherever the node shares its
+CPUs. ``--busy N`` runs N
 processes spinning at normal priority meanwhile (a known load beside the loop's own, which is
 about 1.2 on this machine). Not a test: run it by hand (a tiny run is in the suite).
 """
@@ -67,15 +68,17 @@ def answer_ages(topics: dict) -> dict:
     steps = sorted(stamp_ns(msg) for _, msg in topics['desired_accelerations'])
     answers = sorted((log, stamp_ns(msg)) for log, msg in topics.get('joint_torques', []))
     if not answers:
-        return {'fresh': 0.0, 'p50': np.nan, 'p99': np.nan, 'stall': len(steps)}
+        return {'fresh': 0.0, 'p50': np.nan, 'p99': np.nan, 'stall': len(steps), 'stall_at': 0.0}
     logs = np.array([log for log, _ in answers])
     answered = np.maximum.accumulate(np.array([stamp for _, stamp in answers]))
     first = np.searchsorted(steps, logs[0])
     at = np.searchsorted(logs, steps[first:], side='right') - 1
     ages = (np.array(steps[first:]) - answered[at]) / STEP
     gaps = np.diff(logs) / STEP
+    longest = int(np.argmax(gaps)) if gaps.size else 0
     return {'fresh': float(np.mean(ages <= 1.0)), 'p50': float(np.percentile(ages, 50)),
-            'p99': float(np.percentile(ages, 99)), 'stall': float(gaps.max(initial=0.0))}
+            'p99': float(np.percentile(ages, 99)), 'stall': float(gaps.max(initial=0.0)),
+            'stall_at': float((logs[longest] - logs[0]) * 1e-9) if gaps.size else 0.0}
 
 
 def joint_model_params(plant: Plant) -> dict:
@@ -163,7 +166,7 @@ def run(args) -> int:
                 ratio = '' if reference is None else f'{tracking.rms / rms[reference]:.2f}'
                 extra = ('| | | |' if ages is None else
                          f'| {100 * ages["fresh"]:.1f} % | {ages["p50"]:.0f} / {ages["p99"]:.0f} '
-                         f'| {ages["stall"]:.0f} |')
+                         f'| {ages["stall"]:.0f} (at {ages["stall_at"]:.1f} s) |')
                 print(f'| {label} | {tracking.rms:.5f} | {tracking.peak:.4f} | '
                       f'{tracking.rms / pd:.3f} | {ratio} {extra}', flush=True)
     print(f'load average at end: {os.getloadavg()}', flush=True)
