@@ -15,8 +15,9 @@ Identification judged against the simulated robot, whose true parameters are kno
    sensor-bias --effort-delay 0.001`` (its ``main``) with the URDF the node is given, never
    the plant's true one. What the recording is, declared: the effort is a torque sensor's
    reading with a bias (``--offset sensor-bias``: joint_model.yaml has the fitted offsets as
-   ``effort_bias``, never a torque), and the effort stamped k is the torque of the step from stamp k - 1, which MuJoCo's
-   step balanced against the state of k - 1 (``--effort-delay``: one timestep).
+   ``effort_bias``, never a torque), and the effort stamped k is the torque of the step from
+   stamp k - 1, which MuJoCo's step balanced against the state of k - 1 (``--effort-delay``:
+   one timestep).
 3. **Judge.** The base parameters against the plant's (its true URDF, ``Plant.true_urdf``,
    through the same base projection, ``rnea_ros.identify.base``, with the gap's joint terms:
    armature, Coulomb and viscous friction, the sensor's offsets); the validation residual per
