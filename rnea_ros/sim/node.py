@@ -300,10 +300,12 @@ class SimNode(Node):
         jitter = self.plant.gap.jitter
         dt_ns = round(1e9 * self.dt)
         if not lockstep:
-            for problem in (set_timer_slack(), set_fifo_priority(self.settings.thread_priority)):
+            slack = set_timer_slack()
+            fifo = set_fifo_priority(self.settings.thread_priority)
+            for problem in (slack, fifo):
                 if problem:
                     self.get_logger().warning(f'{problem}: the steps may start later')
-            if self.settings.thread_priority and not problem:
+            if self.settings.thread_priority and not fifo:
                 self.scheduling = f'SCHED_FIFO {self.settings.thread_priority}'
         self.gc_monitor.freeze()
         collect_every = max(1, round(self.settings.rate))
