@@ -76,7 +76,7 @@ def plant_factory(urdf_file: str | None, xacro_args: dict):
             raise ValueError("parameter 'robot_description' is empty: give the URDF text or "
                              '--urdf FILE')
         return Plant(urdf, floating_base=settings.floating_base, gap=load_gap(settings.gap),
-                     rate=settings.rate, gravity=settings.gravity)
+                     rate=settings.rate, gravity=settings.gravity, substeps=settings.substeps)
     return build
 
 

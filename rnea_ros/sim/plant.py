@@ -14,14 +14,20 @@ Layout and conventions (those of ``RobotModel``, see its docstring):
 - Wrenches (applied pushes, contact truth): [fx fy fz tx ty tz] on a link, in the link frame
   about the link origin, like ``RobotModel``'s ``f_ext``.
 
-A step is MuJoCo's ``mj_step1`` (kinematics and contacts at the current state), then the
-commanded torques and pushes, then ``mj_step2`` (forces, acceleration, implicit-fast
-integration). A step whose acceleration is not finite (the physics diverged: gains too high for the
-timestep) raises ``UnstableError``; MuJoCo has then reset the state. After ``step`` the state
-is that of the next instant; ``acceleration()``,
-``applied_effort`` and ``contact_wrenches()`` describe the step just taken (at the state it
-started from). Effort commands are clipped to the URDF ``<limit effort>``; a non-finite command
-raises ``InputError`` and is never applied.
+A step is ``substeps`` physics steps of timestep / substeps, the commanded torques held over
+them (a zero-order hold, as a drive holds its current command): each MuJoCo's ``mj_step1``
+(kinematics and contacts at the current state), then the commanded torques and pushes, then
+``mj_step2`` (forces, acceleration, implicit-fast integration). One physics step per timestep
+is MuJoCo's usual semi-implicit Euler at the control rate: the torque of a step balances the
+motion at the state it starts from, an artefact no continuous robot has (identification,
+pairing a torque with the motion of its step, is biased by it: ``test/sim_identification.py``);
+more substeps bring the plant nearer that continuous robot. A step whose acceleration is not
+finite (the physics diverged: gains too high for the timestep) raises ``UnstableError``;
+MuJoCo has then reset the state. After ``step`` the state is that of the next instant;
+``acceleration()``, ``applied_effort`` and ``contact_wrenches()`` describe the step just taken
+(at the state it started from; with substeps, the last physics step). Effort commands are
+clipped to the URDF ``<limit effort>``; a non-finite command raises ``InputError`` and is
+never applied.
 
 The sensors (``measured_position``, ``measured_effort``) read through the gap: encoder
 quantisation, and the applied actuator torque plus a constant per-joint offset and white noise,
@@ -62,9 +68,11 @@ class Plant:
     """The simulated robot (see the module docstring)."""
 
     def __init__(self, urdf: str, *, floating_base: bool = False, gap: Gap | None = None,
-                 rate: float = 1000.0, gravity=DEFAULT_GRAVITY):
+                 rate: float = 1000.0, gravity=DEFAULT_GRAVITY, substeps: int = 1):
         """
         Build the plant from URDF text; ``gap`` defaults to ``Gap.none()``.
+
+        ``substeps``: physics steps per timestep 1 / ``rate`` (module docstring).
 
         Raises ``URDFError`` (a URDF that neither RobotModel nor MuJoCo can take) or
         ``InputError`` (a gap naming a link or joint the robot does not have).
@@ -79,8 +87,11 @@ class Plant:
         self.gap.check_names(self.nominal.link_names, self.joint_names)
         self.true_urdf = apply_gap(urdf, self.gap)
         self.timestep = 1.0 / rate
+        if isinstance(substeps, bool) or not isinstance(substeps, int) or substeps < 1:
+            raise InputError(f'Plant: substeps must be an integer >= 1, got {substeps!r}')
+        self.substeps = substeps
         self.model = build_model(self.true_urdf, self.gap, floating_base=floating_base,
-                                 timestep=self.timestep, gravity=gravity)
+                                 timestep=self.timestep / self.substeps, gravity=gravity)
         self.data = mujoco.MjData(self.model)
         self.floating_base = floating_base
         self.nq, self.nv = self.nominal.nq, self.nominal.nv
@@ -304,6 +315,11 @@ class Plant:
             raise InputError(f'Plant.step: expected {len(self.joint_names)} finite efforts '
                              f'({", ".join(self.joint_names)}), got {effort.tolist()}')
         self.applied_effort = np.clip(effort, -self.effort_limits, self.effort_limits)
+        for _ in range(self.substeps):
+            self._substep()
+
+    def _substep(self) -> None:
+        """One MuJoCo step of timestep / substeps with the held ``applied_effort`` and pushes."""
         m, d = self.model, self.data
         mujoco.mj_step1(m, d)
         self._qvel_start[:] = d.qvel

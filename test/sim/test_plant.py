@@ -53,6 +53,35 @@ def test_one_step_obeys_rnea_with_the_pushing_wrench():
     assert plant.applied_wrenches == {}
 
 
+def test_substeps_hold_the_torque_over_finer_physics_steps():
+    """A step of 4 substeps is 4 steps of the 4x-rate plant with the same effort, pushes held."""
+    urdf = robot_path('ur5').read_text()
+    fine, coarse = Plant(urdf, rate=4000.0), Plant(urdf, substeps=4)
+    assert coarse.timestep == pytest.approx(1e-3) and coarse.model.opt.timestep == 2.5e-4
+    rng = np.random.default_rng(3)
+    q, v = _mid_range(fine), 0.3 * rng.standard_normal(fine.nv)
+    wrench = np.array([5.0, -3.0, 8.0, 0.4, -0.2, 0.7])
+    for plant in (fine, coarse):
+        plant.reset(q, v)
+        plant.apply_wrench('wrist_3_link', wrench)
+    for _ in range(5):
+        effort = rng.uniform(-5.0, 5.0, fine.nv)
+        for _ in range(4):
+            fine.step(effort)
+        coarse.step(effort)
+    np.testing.assert_allclose(coarse.q(), fine.q(), atol=1e-12)
+    np.testing.assert_allclose(coarse.v(), fine.v(), atol=1e-10)
+    np.testing.assert_allclose(coarse.acceleration(), fine.acceleration(), atol=1e-8)
+    assert coarse.time == pytest.approx(0.005, abs=1e-12)
+
+
+@pytest.mark.parametrize('substeps', [0, 1.5, True])
+def test_substeps_must_be_a_positive_integer(substeps):
+    with pytest.raises(InputError, match=f'^Plant: substeps must be an integer >= 1, got '
+                                         f'{substeps!r}$'):
+        Plant(robot_path('ur5').read_text(), substeps=substeps)
+
+
 def test_contact_truth_balances_the_free_base_dynamics():
     """rnea(q, v, a, f_ext=contacts) gives zero base wrench and the applied joint torques."""
     gap = Gap(contact_spheres={foot: ContactSphere(radius=0.015) for foot in SOLO_FEET})

@@ -53,6 +53,8 @@ def _gap(tmp_path: Path, text: str) -> str:
      "parameter 'clock' is 'fast': expected one of realtime, lockstep"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'thread_priority:=100'],
      "parameter 'thread_priority' is 100: expected an integer from 0 to 99"),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'substeps:=0'],
+     "parameter 'substeps' is 0: expected an integer from 1 to 100"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'kp:=[1.0, 2.0]'],
      "parameter 'kp' has 2 values: expected 1 or 8 (one per actuated joint)"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', "joints:=['panda_joint0']"],

@@ -52,6 +52,6 @@ def test_help_lists_the_parameters():
                             timeout=60)
     assert result.returncode == 0
     for name in ('clock', 'lockstep_timeout', 'command_timeout', 'kp', 'duration',
-                 'thread_priority', '--gap',
+                 'thread_priority', 'substeps', '--gap',
                  '--record', '--urdf'):
         assert name in result.stdout
