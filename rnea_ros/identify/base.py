@@ -16,7 +16,11 @@ QR with column pivoting (``scipy.linalg.qr``). Numerical rank: the count of |R_k
 columns are expressed in the base columns by least squares: E = [I | K] in base/dependent
 order, beta_k = theta_k + sum_d K_kd theta_d. Given ``states`` (a designed motion, as
 ``rnea_excite`` has) replace the random ones; a joint term the states never excite (the
-friction of a joint held still) has a zero column and is left out of the base.
+friction of a joint held still) has a zero column and is left out of the base. Given ``rows``,
+only those joints' torques count: a joint still in the data (``filtering``) has no row in the
+fit, and held at its position (``held_states``) the bodies it holds rigidly together are one;
+``all_joint_terms`` keeps its terms as base parameters all the same (zero columns, which the
+fit reports as not determined), as ``fit.NormalEquations`` lays them out: k per joint.
 """
 from __future__ import annotations
 
@@ -60,16 +64,30 @@ def random_states(model, count: int = SAMPLES, seed: int = SEED):
     return q, rng.standard_normal((count, model.nv)), rng.standard_normal((count, model.nv))
 
 
-def base_parameters(model, lay, tolerance: float = TOLERANCE, states=None) -> BaseParameters:
+def held_states(model, held: np.ndarray, positions: np.ndarray, count: int = SAMPLES,
+                seed: int = SEED):
+    """``random_states`` with the joints of mask ``held`` (nv,) at rest at ``positions``."""
+    q, v, a = random_states(model, count, seed)
+    q[:, held] = positions
+    v[:, held] = 0.0
+    a[:, held] = 0.0
+    return q, v, a
+
+
+def base_parameters(model, lay, tolerance: float = TOLERANCE, states=None,
+                    rows: np.ndarray | None = None,
+                    all_joint_terms: bool = False) -> BaseParameters:
     """
     Find the base parameters of ``model`` with the joint terms of ``lay`` (``Layout``).
 
     ``states``: (q, v, a) arrays of the motion to tell the parameters apart on (default:
-    ``random_states``).
+    ``random_states``); ``rows``: mask (nv,) of the joints whose torques count (default: all);
+    ``all_joint_terms``: every joint term a base parameter, excited or not (module docstring).
     """
     q, v, a = random_states(model) if states is None else states
-    inertial = model.regressor_batch(q, v, a).reshape(-1, lay.n_inertial)
-    joint = lay.joint_columns(v, a).reshape(inertial.shape[0], -1)
+    rows = np.ones(model.nv, dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
+    inertial = model.regressor_batch(q, v, a)[:, rows, :].reshape(-1, lay.n_inertial)
+    joint = lay.joint_columns(v, a)[:, rows, :].reshape(inertial.shape[0], -1)
     joint_norms = np.linalg.norm(joint, axis=0)
     excited = np.flatnonzero(joint_norms > 0.0)
     joint = joint[:, excited]
@@ -84,9 +102,10 @@ def base_parameters(model, lay, tolerance: float = TOLERANCE, states=None) -> Ba
     rank = int(np.sum(diagonal > tolerance * diagonal[0])) if diagonal.size else 0
     base_inertial = np.sort(seen[pivots[:rank]])
     dependent = np.setdiff1d(np.arange(lay.n_inertial), base_inertial)
-    columns = np.concatenate([base_inertial, lay.n_inertial + excited])
-    full = np.concatenate([inertial, lay.joint_columns(v, a).reshape(inertial.shape[0], -1)],
-                          axis=1)
+    kept = np.arange(joint_norms.size) if all_joint_terms else excited
+    columns = np.concatenate([base_inertial, lay.n_inertial + kept])
+    full = np.concatenate([inertial, lay.joint_columns(v, a)[:, rows, :].reshape(
+        inertial.shape[0], -1)], axis=1)
     unit = np.linalg.norm(full, axis=0)
     unit[unit == 0.0] = 1.0
     full /= unit

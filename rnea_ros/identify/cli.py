@@ -65,9 +65,9 @@ class IdentifyOptions:
     window: float | str = shared('window', JOINTS)
     effort_delay: float = option(0.0, MAIN, type=float, metavar='S',
                                  help='the effort stamped t is the torque that balanced the '
-                                 'state of stamp t - S (a sensor or logger reporting it S late): '
-                                 'each state is paired with the effort interpolated at its '
-                                 'stamp + S (default: %(default)s)')
+                                 'state of instant t - S (a sensor or logger reporting it S '
+                                 'late): each effort is paired with the state interpolated at '
+                                 'its stamp - S (default: %(default)s)')
     holdout: float = option(0.3, MAIN, exclusive='validation', type=float, metavar='F',
                             help='validate on the last fraction F of the time of each bag, '
                             'train on the rest (default: %(default)s)')

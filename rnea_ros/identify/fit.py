@@ -153,12 +153,23 @@ def covariance_diagonal(H: np.ndarray) -> np.ndarray:
 
 
 def condition_number(H: np.ndarray) -> float:
-    """Condition number of the (weighted) regressor with unit-norm columns: sqrt(cond(H))."""
+    """
+    Return the condition number of the (weighted) regressor with unit-norm columns.
+
+    sqrt(cond(H)) over what the fit resolves: the columns with data and the directions above
+    ``RCOND`` of the largest eigenvalue. The others (a still joint's terms, ``filtering``; a
+    body held rigidly to another, lumped with it) are not determined: ``solve`` gives them
+    nothing and ``covariance_diagonal`` an infinite standard deviation to every parameter
+    in them, rather than an infinitely bad conditioning of the rest. ``inf`` when no column
+    has data.
+    """
     d = np.sqrt(np.diag(H))
-    if np.any(d == 0.0):
+    seen = d > 0.0
+    if not seen.any():
         return float('inf')
-    values = np.linalg.eigvalsh(H / np.outer(d, d))
-    return float(np.sqrt(values.max() / values.min())) if values.min() > 0 else float('inf')
+    values = np.linalg.eigvalsh(H[np.ix_(seen, seen)] / np.outer(d[seen], d[seen]))
+    resolved = values[values > RCOND * max(values.max(), 0.0)]
+    return float(np.sqrt(values.max() / resolved.min())) if resolved.size else float('inf')
 
 
 @dataclass(frozen=True)

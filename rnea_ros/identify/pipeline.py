@@ -202,6 +202,14 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
 
     clock = time.perf_counter()
     low_pass = filtering.design(train, lay.velocity_threshold if lay.friction_terms else 0.0)
+    if low_pass.still is not None and low_pass.still.all():
+        raise InputError(f'no joint moves faster than {filtering.REST * lay.velocity_threshold:g} '
+                         f'rad/s (m/s) in {100 * filtering.MIN_MOVING:g} % of the training '
+                         'samples: the robot is held still, its torques are stiction, there is '
+                         'nothing to identify')
+    if low_pass.still is not None and low_pass.still.any():
+        warnings += _still_warnings(lay, low_pass)
+        base = _held_base(model, lay, train, low_pass.still)
     train_eq, filtered_eq = equations(model, lay, base), equations(model, lay, base)
     sweep(model, lay, base, train, [(train_eq, None), (filtered_eq, low_pass)], threads)
     # The validation residual on every row, and on the rows the fit models: without the rows
@@ -266,6 +274,26 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
                                                'validation': validation_eq.count},
                           dropped, inertial, solver, eigen, plot_data, warnings, timings,
                           uncertainty, differentiation)
+
+
+def _held_base(model, lay, train: list[samples.Samples], still: np.ndarray):
+    """Return the base parameters of the robot with the ``still`` joints held at their median."""
+    q = np.concatenate([data.q for data in train if len(data)])
+    states = base_params.held_states(model, still, np.median(q[:, still], axis=0))
+    return base_params.base_parameters(model, lay, states=states, rows=~still,
+                                       all_joint_terms=True)
+
+
+def _still_warnings(lay, low_pass: filtering.LowPass) -> list[str]:
+    """Name the joints whose friction and armature the data cannot tell (``filtering``)."""
+    speed = filtering.REST * lay.velocity_threshold
+    named = ', '.join(f'{name} ({100 * fraction:.1f} %)' for name, fraction, still in zip(
+        lay.joint_names, low_pass.moving_fraction, low_pass.still) if still)
+    return [f'joints moving faster than {speed:g} rad/s (m/s) in less than '
+            f'{100 * filtering.MIN_MOVING:g} % of the training samples: {named}; at rest their '
+            'friction is stiction, any torque within it, so their rows are left out, their '
+            'friction, offset and armature not identified (kept at zero: record them moving '
+            'to know them), and the bodies they hold rigidly together identified as one']
 
 
 VISIBILITY = 0.1  # a base parameter whose standard deviation exceeds this many prior scales

@@ -8,12 +8,13 @@ What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, iden
   differentiation window [s] and the time base (``stamps`` or ``regular clock``);
 - ``noise``: per joint the torque noise sigma estimated from the unweighted fit's residual;
 - ``excitation``: the condition number of the weighted base regressor with unit-norm
-  columns, the low-pass cutoff applied to both sides of the fit (Hz, null: none;
-  ``filtering``), the residuals' correlation time and Newey-West window (samples;
-  ``covariance``), and per base parameter its least-squares value, its standard deviation
-  (``std``: the sandwich estimate for correlated residuals; ``white_std``: what white residuals
-  would give), the relative standard deviation (std / |value|), the final value, the departure
-  (final - least squares) / std and the dependent parameters it absorbs;
+  columns (those some row sees: ``fit.condition_number``), the low-pass cutoff applied to
+  both sides of the fit (Hz, null: none; ``filtering``), the residuals' correlation time and
+  Newey-West window (samples; ``covariance``), and per base parameter its least-squares
+  value, its standard deviation (``std``: the sandwich estimate for correlated residuals;
+  ``white_std``: what white residuals would give), the relative standard deviation
+  (std / |value|), the final value, the departure (final - least squares) / std and the
+  dependent parameters it absorbs;
 - ``rms``: per model (``urdf``, ``urdf+friction``: the URDF with the joint terms fitted to
   it, ``identified``) and data set (``training``, ``validation``, ``validation_moving``: the
   validation rows the fit would use, without a joint's rows where it is nearly at rest) the

@@ -10,13 +10,16 @@ gap-aware). The same samples are left out as by ``rnea_bag``: those without a fi
 (runs too short to differentiate) and those within half a window of a gap or of the ends (a
 one-sided fit); then samples with a NaN effort on any joint are dropped and counted.
 
-``effort_delay`` d [s]: the effort stamped t is the torque that balanced the state of stamp
-t - d (a sensor or a logger that reports the torque d late; the simulated robot's effort at
-stamp k is the torque of the step that started at stamp k - 1: d = one timestep). Each sample's
-state is then paired with the effort interpolated at t + d, linearly between the two samples
-around it; a sample whose t + d falls past the last sample or inside a hole (samples further
-apart than ``HOLE`` median intervals) is left out. A delay of a whole number of sample
-intervals on a regular clock pairs samples exactly (no interpolation).
+``effort_delay`` d [s]: the effort stamped t is the torque that balanced the state of
+instant t - d (a sensor or a logger that reports the torque d late; the simulated robot's effort
+at stamp k is the torque held over the step from stamp k - 1, which balances the motion of that
+step's middle: d = half a timestep). Each effort sample is then paired with the state (position,
+velocity, acceleration) interpolated at t - d, linearly between the two samples around it: the
+state is smooth there, and the effort keeps its own noise (interpolating the effort would
+average two readings: a residual below the sensor's noise). A sample whose t - d falls before
+the first sample, inside a hole (samples further apart than ``HOLE`` median intervals) or next
+to a sample without a state estimate is left out. A delay of a whole number of sample intervals
+on a regular clock pairs samples exactly (no interpolation).
 """
 from __future__ import annotations
 
@@ -109,8 +112,10 @@ def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
     estimate = derivatives(series, model, window=window, order=order)
     keep = np.isfinite(estimate.velocity).all(axis=1) \
         & np.isfinite(estimate.acceleration).all(axis=1) & ~estimate.edge
-    effort, paired = delayed(series.times_ns, series.effort, effort_delay)
-    keep &= paired
+    (position, velocity, acceleration), keep = delayed_state(
+        series.times_ns, (series.position, estimate.velocity, estimate.acceleration), keep,
+        effort_delay)
+    effort = series.effort
     # A held joint the bag gives no effort for has no equations (``fit``); any other NaN
     # effort drops the sample.
     nan_effort = ~np.isfinite(effort[:, measured]).all(axis=1) & keep
@@ -118,35 +123,41 @@ def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
     times = series.times_ns[keep]
     seconds = (times - times[0]) * 1e-9 if times.size else np.zeros(0)
     # A fixed-base model's joints are one-DoF and in v order: the series columns are v order.
-    return Samples(str(path), seconds, series.position[keep], estimate.velocity[keep],
-                   estimate.acceleration[keep], effort[keep], int(nan_effort.sum()),
+    return Samples(str(path), seconds, position[keep], velocity[keep],
+                   acceleration[keep], effort[keep], int(nan_effort.sum()),
                    list(series.warnings), _differentiation(estimate, order))
 
 
-def delayed(times_ns: np.ndarray, effort: np.ndarray, delay: float
-            ) -> tuple[np.ndarray, np.ndarray]:
+def delayed_state(times_ns: np.ndarray, state: tuple[np.ndarray, ...], known: np.ndarray,
+                  delay: float) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     """
-    Return (the effort at each stamp + ``delay`` s, where that was found) (module docstring).
+    Return (each of ``state`` at each stamp - ``delay`` s, where that was found).
 
-    Linear interpolation between the two samples around t + delay; not found past the ends or
-    inside a hole (``HOLE``). ``delay`` 0: ``effort`` itself, found everywhere.
+    Linear interpolation between the two samples around t - delay (module docstring), found
+    where both are ``known`` (one only when t - delay is its stamp exactly), not before the
+    first or after the last sample, nor inside a hole (``HOLE``). ``delay`` 0: ``state``
+    itself, found where ``known``.
     """
     n = times_ns.size
     if delay == 0 or n < 2:
-        return effort, np.full(n, delay == 0)
+        return state, known & (delay == 0)
     times = np.asarray(times_ns, dtype=np.int64)
     intervals = np.diff(times)
-    target = times + int(round(delay * 1e9))  # in ns: a stamp hit exactly is hit exactly
+    target = times - int(round(delay * 1e9))  # in ns: a stamp hit exactly is hit exactly
     right = np.clip(np.searchsorted(times, target, side='left'), 1, n - 1)
     left = right - 1
     span = intervals[left]
+    weight = np.clip(np.where(span > 0, (target - times[left]) / np.where(span > 0, span, 1),
+                              0.0), 0.0, 1.0)
+    exact = (weight == 0.0) | (weight == 1.0)  # a stamp hit: no interpolation over its span
     found = (target >= times[0]) & (target <= times[-1]) \
-        & (span <= HOLE * np.median(intervals))
-    weight = np.where(span > 0, (target - times[left]) / np.where(span > 0, span, 1), 0.0)
-    weight = np.clip(weight, 0.0, 1.0)[:, None]
+        & ((span <= HOLE * np.median(intervals)) | exact) \
+        & ((weight == 1.0) | known[left]) & ((weight == 0.0) | known[right])
+    w = weight[:, None]
     # A weight of exactly 0 or 1 takes one sample only: a NaN in the other does not spread.
-    out = np.where(weight == 0.0, effort[left], np.where(
-        weight == 1.0, effort[right], (1.0 - weight) * effort[left] + weight * effort[right]))
+    out = tuple(np.where(w == 0.0, x[left], np.where(w == 1.0, x[right],
+                                                     (1.0 - w) * x[left] + w * x[right]))
+                for x in state)
     return out, found
 
 

@@ -83,6 +83,7 @@ def test_weighted_fit_recovers_beta_and_noise():
 
 
 def test_rows_at_rest_are_left_out_only_where_the_joint_reverses_often():
+    """And every row of a joint nearly always at rest: nothing in them tells its joint terms."""
     t = np.arange(5000) / 500.0
     sine = 0.8 * np.cos(2 * np.pi * 0.3 * t)  # reverses: 4 % of the time below 0.05 rad/s
     one_way = 0.5 + 0.4 * np.cos(2 * np.pi * 0.3 * t)  # never reverses
@@ -93,12 +94,14 @@ def test_rows_at_rest_are_left_out_only_where_the_joint_reverses_often():
     data = Samples('bag', t, np.zeros_like(v), v, np.zeros_like(v), np.ones_like(v))
     low_pass = filtering.design([data], 0.01)
     assert np.mean(np.abs(hesitant) < 0.05) == pytest.approx(0.25, abs=0.01)
-    np.testing.assert_array_equal(low_pass.rest, [0.05, 0.0, 0.0, 0.05])
+    np.testing.assert_array_equal(low_pass.rest, [0.05, 0.0, np.inf, 0.05])
+    np.testing.assert_array_equal(low_pass.still, [False, False, True, False])
+    np.testing.assert_allclose(low_pass.moving_fraction, [0.96, 1.0, 0.0, 0.75], atol=0.01)
     assert 0.1 < low_pass.cutoff < 5.0  # 5 x the 0.3 Hz motion's band
     effort = low_pass.leave_out(data.effort, v)
     np.testing.assert_array_equal(np.isnan(effort[:, 0]), np.abs(sine) < 0.05)
     np.testing.assert_array_equal(np.isnan(effort[:, 3]), np.abs(hesitant) < 0.05)
-    assert np.isfinite(effort[:, 1:3]).all()
+    assert np.isnan(effort[:, 2]).all() and np.isfinite(effort[:, 1]).all()
     assert filtering.design([data]).rest is None  # no friction model: every row
 
 
@@ -130,17 +133,80 @@ def test_sandwich_std_is_honest_for_correlated_noise_and_white_std_is_not():
     assert np.all(np.mean(white, axis=0) < 0.4 * spread)
 
 
-def test_a_delayed_effort_is_taken_from_the_sample_its_stamp_plus_the_delay_hits():
-    """samples.delayed: exact on a stamp, linear between two, nothing over a hole or the end."""
-    from rnea_ros.identify.samples import delayed
+def test_a_delayed_effort_is_paired_with_the_state_its_stamp_minus_the_delay_hits():
+    """samples.delayed_state: exact on a stamp, linear between two, nothing over a hole."""
+    from rnea_ros.identify.samples import delayed_state
     times = np.array([0, 1, 2, 4, 5], dtype=np.int64) * 1_000_000  # ns: a hole from 2 to 4 ms
-    effort = np.array([[0.0], [10.0], [20.0], [np.nan], [40.0]])
-    out, found = delayed(times, effort, 0.001)
-    np.testing.assert_array_equal(found, [True, True, False, True, False])
-    np.testing.assert_array_equal(out[[0, 1, 3], 0], [10.0, 20.0, 40.0])  # NaN not spread
-    out, found = delayed(times, effort, 0.0005)
-    np.testing.assert_allclose(out[:2, 0], [5.0, 15.0], rtol=1e-12)
-    np.testing.assert_array_equal(found, [True, True, False, True, False])
-    assert np.isnan(out[3, 0])  # halfway to a NaN effort: NaN, a sample dropped and counted
-    out, found = delayed(times, effort, 0.0)
-    assert out is effort and found.all()
+    q = np.array([[0.0], [10.0], [20.0], [40.0], [50.0]])
+    v = -q
+    known = np.ones(5, dtype=bool)
+    (q1, v1), found = delayed_state(times, (q, v), known, 0.001)
+    np.testing.assert_array_equal(found, [False, True, True, False, True])
+    np.testing.assert_array_equal(q1[[1, 2, 4], 0], [0.0, 10.0, 40.0])  # 4 ms hit exactly
+    np.testing.assert_array_equal(v1[[1, 2, 4], 0], [-0.0, -10.0, -40.0])
+    (q1, _), found = delayed_state(times, (q, v), known, 0.0005)
+    np.testing.assert_array_equal(found, [False, True, True, False, True])
+    np.testing.assert_allclose(q1[[1, 2, 4], 0], [5.0, 15.0, 45.0], rtol=1e-12)
+    known[3] = False  # no state estimate at 4 ms: nothing taken from it
+    q[3] = np.nan
+    (q1, _), found = delayed_state(times, (q, v), known, 0.0005)
+    np.testing.assert_array_equal(found, [False, True, True, False, False])
+    (q1, _), found = delayed_state(times, (q, v), known, 0.001)
+    np.testing.assert_array_equal(found, [False, True, True, False, False])
+    assert np.isfinite(q1[found]).all()
+    (q1, _), found = delayed_state(times, (q, v), known, 0.0)
+    assert q1 is q and (found == known).all()
+
+
+def test_the_condition_number_is_that_of_what_the_fit_resolves():
+    """A column no row sees, or two that are one, is not determined: not ill-conditioning."""
+    x = np.array([[1.0, 0.0], [0.0, 10.0], [1.0, 1.0]])
+    H = x.T @ x
+    expected = fit.condition_number(H)
+    assert 1.0 < expected < 10.0
+    blind = np.zeros((3, 3))
+    blind[:2, :2] = H
+    assert fit.condition_number(blind) == pytest.approx(expected, rel=1e-12)
+    assert fit.condition_number(np.zeros((2, 2))) == np.inf
+    lumped = np.zeros((3, 3))  # the third column is the first: one direction not determined
+    x3 = np.column_stack([x, x[:, 0]])
+    lumped[:] = x3.T @ x3
+    assert 1.0 < fit.condition_number(lumped) < 1e3
+    assert np.isinf(fit.covariance_diagonal(lumped)[[0, 2]]).all()
+
+
+def test_the_base_of_a_robot_with_a_still_joint_is_that_of_the_robot_holding_it():
+    """UR5 with its last wrist held: its body one with the one before, its terms kept, zero."""
+    model = RobotModel.from_urdf_file(robot_path('ur5'))
+    lay = parameters.layout(model)
+    free = base_params.base_parameters(model, lay)
+    still = np.zeros(model.nv, dtype=bool)
+    still[-1] = True
+    states = base_params.held_states(model, still, np.array([0.3]))
+    assert np.all(states[1][:, -1] == 0.0) and np.all(states[0][:, -1] == 0.3)
+    held = base_params.base_parameters(model, lay, states=states, rows=~still,
+                                       all_joint_terms=True)
+    k = len(lay.joint_terms)
+    joint_terms = [name for name in held.names if not name.startswith(lay.body_links)]
+    assert len(joint_terms) == model.nv * k  # fit.NormalEquations' layout: k per joint
+    assert held.size < free.size
+    # Any torque of the other joints, with the wrist held there, is W beta of the held base.
+    q, v, a = base_params.held_states(model, still, np.array([0.3]), count=20, seed=7)
+    theta = parameters.prior(model, lay)[0]
+    W = model.regressor_batch(q, v, a)[:, :-1, :]
+    tau = W @ theta[:lay.n_inertial]
+    inertial = held.columns[held.columns < lay.n_inertial]
+    rows = np.concatenate([W[:, :, inertial], lay.joint_columns(v, a)[:, :-1, :]], axis=2)
+    np.testing.assert_allclose(rows @ (held.E @ theta), tau, atol=1e-9)
+    # Held data see every held-base parameter but the wrist's own terms (zero columns); on the
+    # free base they leave directions no data can tell (the wrist's body from the one before).
+    q, v, a = base_params.held_states(model, still, np.array([0.3]), seed=8)
+    for base, blind in ((held, k), (free, None)):
+        inertial = base.columns[base.columns < lay.n_inertial]
+        x = np.concatenate([model.regressor_batch(q, v, a)[:, :-1, inertial],
+                            lay.joint_columns(v, a)[:, :-1, :]], axis=2).reshape(-1, base.size)
+        std = fit.covariance_diagonal(x.T @ x)
+        if blind is None:
+            assert np.isinf(std[:inertial.size]).sum() > 0
+        else:
+            assert np.isinf(std).sum() == blind and np.isinf(std[-blind:]).all()

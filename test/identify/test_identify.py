@@ -281,8 +281,14 @@ def test_poorly_exciting_bag_warns_naming_parameters(tmp_path, capsys, ur5):
                               '--no-plots')
     assert code == 0, err
     warning = next(line for line in err.splitlines() if 'barely excite' in line)
-    assert 'forearm_link.mc_x' in warning and 'armature.elbow_joint' in warning
+    assert 'armature.elbow_joint' in warning and 'wrist_3_link.Ixx' in warning
     assert 'friction.shoulder_pan_joint.viscous' not in warning  # joint 1 moves: seen
+    # Joints 2-5 never move: their rows are left out, the base is the UR5's holding them.
+    still = next(line for line in err.splitlines() if 'joints moving faster' in line)
+    assert ': shoulder_lift_joint (0.0 %), elbow_joint (0.0 %), wrist_1_joint (0.0 %), ' \
+        'wrist_2_joint (0.0 %); at rest' in still, still
+    report = json.loads((tmp_path / 'out' / 'identification.json').read_text())
+    assert len(report['excitation']['base_parameters']) == 31  # of 58 with every joint moving
 
 
 def ramp_bag(path: Path, model: RobotModel, duration: float = 2.0, seed: int = 1) -> Path:
@@ -409,6 +415,22 @@ def test_too_few_samples_are_refused(tmp_path, capsys, ur5):
     assert err.startswith('rnea_identify: error: too few samples: 18 training samples for 58 '
                           'base parameters (at least 116 needed)'), err
     assert err.count('\n') == 1
+
+
+def test_a_robot_held_still_is_refused(tmp_path, capsys, ur5):
+    """Every joint slower than 0.05 rad/s: nothing but stiction to identify from."""
+    n = 2000
+    times = bagdata.BAG_START + np.arange(n, dtype=np.int64) * 1_000_000
+    q = np.tile([0.0, -1.3, 1.3, -1.5, -1.57, 0.0], (n, 1)) \
+        + 0.01 * np.sin(np.linspace(0, 6, n))[:, None]
+    effort = np.random.default_rng(0).normal(0.0, 0.1, (n, 6))
+    bag = bagdata.joint_states_bag(tmp_path / 'bag', times, ur5.joint_names, q, None, effort)
+    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out')
+    assert code == 2
+    assert err == ('rnea_identify: error: no joint moves faster than 0.05 rad/s (m/s) in 5 % '
+                   'of the training samples: the robot is held still, its torques are '
+                   'stiction, there is nothing to identify\n'), err
+    assert not (tmp_path / 'out').exists()
 
 
 def test_floating_base_is_refused(tmp_path, capsys):
