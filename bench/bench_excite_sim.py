@@ -6,8 +6,10 @@ Identification on the simulated robot: ``rnea_excite``'s motion against ordinary
 
 The plant is ``rnea_ros.sim.Plant`` (MuJoCo) of the robot with the default reality gap (wrong
 masses, a payload, friction, armature, encoder quantisation, torque noise), stepped in this
-process at 1 kHz (lockstep: nothing waits for a clock), tracking each trajectory with the
-sim's joint PD plus the URDF's feed-forward. Three recordings of ``--duration`` seconds:
+process at 1 kHz with ``SUBSTEPS`` physics steps each (lockstep: nothing waits for a clock;
+the plant near a continuous robot, as ``test/sim_identification.py`` records it), tracking
+each trajectory with the sim's joint PD plus the URDF's feed-forward. Three recordings of
+``--duration`` seconds:
 
 1. the trajectory ``rnea_excite`` designs (its default limits; the arm joints move, the
    fingers are held);
@@ -16,12 +18,14 @@ sim's joint PD plus the URDF's feed-forward. Three recordings of ``--duration`` 
 3. validation data: random sines of another seed, the same for both.
 
 Each of 1 and 2 is identified (``rnea_identify``'s pipeline, ``--validate`` on 3, with what
-the recording is: ``--effort-delay`` of one timestep, the effort stamped k being the torque of
-the step from k - 1) and the bench prints, for both, the condition number of the weighted base
-regressor the fit reports and the validation RMS residual per joint on the rows the fit uses
-(``validation_moving``: not where a joint is nearly at rest, where the plant's stiction holds
-it with any torque within its dry friction, the same for both fits and no friction curve's):
-the designed motion should give the smaller of both.
+the recording is: ``--effort-delay`` of half a timestep, the effort stamped k being the torque
+held over the step from k - 1, which balances the motion of the step's middle) and the bench
+prints, for both, the condition number of the weighted base regressor the fit reports and the
+validation RMS residual per joint on the rows the fit uses (``validation_moving``: not where a
+joint is nearly at rest, where the plant's stiction holds it with any torque within its dry
+friction, the same for both fits and no friction curve's): the designed motion should give the
+smaller of both; and how many base parameters each leaves not determined (an infinite standard
+deviation: a held joint's terms, the bodies it holds rigidly together).
 """
 from __future__ import annotations
 
@@ -38,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
 from bagdata import joint_states_bag  # noqa: E402, I100, I202
 from oracle import robot_path  # noqa: E402
+from sim_identification import EFFORT_DELAY, SUBSTEPS  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.excite import design, limits  # noqa: E402
@@ -94,7 +99,7 @@ def main() -> int:
           f'{designed.random_condition_number:.4g})')
     motions = {'rnea_excite': designed.x, 'random sines': designed.random_x,
                'validation': design.random_coefficients(problem, 99)}
-    plant = Plant(urdf.read_text(), gap=load_gap('default'), rate=RATE)
+    plant = Plant(urdf.read_text(), gap=load_gap('default'), rate=RATE, substeps=SUBSTEPS)
     with tempfile.TemporaryDirectory() as folder:
         bags = {}
         for name, x in motions.items():
@@ -106,16 +111,18 @@ def main() -> int:
         for name in ('rnea_excite', 'random sines'):
             result = pipeline.identify([str(bags[name])], str(urdf), holdout=0.0,
                                        validate=str(bags['validation']),
-                                       reading={'effort_delay': plant.timestep})
-            rows[name] = (result.fit.condition, result.rms['identified']['validation_moving'])
+                                       reading={'effort_delay': EFFORT_DELAY})
+            rows[name] = (result.fit.condition, result.rms['identified']['validation_moving'],
+                          int(np.sum(~np.isfinite(result.fit.std))))
     names = list(model.joint_names)
     print(f'\n| motion ({args.duration:g} s) | condition number | validation RMS residual '
-          f'per joint, rows the fit uses [N m] ({", ".join(names)}) | mean |')
-    print('|---|---|---|---|')
-    for name, (condition, rms) in rows.items():
+          f'per joint, rows the fit uses [N m] ({", ".join(names)}) | mean | base parameters '
+          'not determined |')
+    print('|---|---|---|---|---|')
+    for name, (condition, rms, blind) in rows.items():
         rms = np.asarray(rms)
         print(f'| {name} | {condition:.4g} | {" ".join(f"{r:.3g}" for r in rms)} | '
-              f'{np.nanmean(rms):.3g} |')
+              f'{np.nanmean(rms):.3g} | {blind} |')
     print(f'load average after: {os.getloadavg()[0]:.2f}')
     return 0
 

@@ -51,7 +51,10 @@ def test_bench_identify_sim_prints_the_truth_table():
     for row in ('| URDF |', '| identified |', '| ÷ sensor noise (0.05) |',
                 '| the identified model |', '| the true model |'):
         assert row in out, out
-    assert out.count('| panda_link') + out.count('| friction.') + out.count('| armature.') >= 2
+    rows = [line for line in out.splitlines() if line.startswith('| ') and ' ± ' in line
+            and not line.startswith('| base parameter')]
+    assert len(rows) == 2, out  # --worst 2 base parameters
+    assert "| the plant's own parameters |" in out and 'not determined by the data' in out
 
 
 REAL_LOGS = Path('/work/shared/real_logs/kinova_gen3')

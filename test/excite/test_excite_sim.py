@@ -36,11 +36,14 @@ def test_identification_from_the_designed_motion_beats_random_sines(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     rows = {}
     for name in ('rnea_excite', 'random sines'):
-        match = re.search(rf'^\| {name} \| (\S+) \| ([^|]+) \| (\S+) \|$', done.stdout, re.M)
+        match = re.search(rf'^\| {name} \| (\S+) \| ([^|]+) \| (\S+) \| (\d+) \|$',
+                          done.stdout, re.M)
         assert match, done.stdout
-        rows[name] = (float(match[1]), [float(x) for x in match[2].split()], float(match[3]))
+        rows[name] = (float(match[1]), [float(x) for x in match[2].split()], float(match[3]),
+                      int(match[4]))
     designed, sines = rows['rnea_excite'], rows['random sines']
     assert designed[0] < 0.5 * sines[0]  # condition number of the fit
+    assert designed[3] == 0 and sines[3] == 0  # every joint moves: every parameter determined
     assert len(designed[1]) == 3
     assert all(d < s for d, s in zip(designed[1], sines[1])), rows  # validation RMS per joint
     # On the rows the fit uses both are near the sensor noise (0.0509 and 0.0534 N m mean): what
