@@ -208,8 +208,8 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
                          'samples: the robot is held still, its torques are stiction, there is '
                          'nothing to identify')
     if low_pass.still is not None and low_pass.still.any():
-        warnings += _still_warnings(lay, low_pass)
-        base = _held_base(model, lay, train, low_pass.still)
+        held, base = _held_base(model, lay, train, low_pass.still, base)
+        warnings += _still_warnings(lay, low_pass, held)
     train_eq, filtered_eq = equations(model, lay, base), equations(model, lay, base)
     sweep(model, lay, base, train, [(train_eq, None), (filtered_eq, low_pass)], threads)
     # The validation residual on every row, and on the rows the fit models: without the rows
@@ -276,24 +276,40 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
                           uncertainty, differentiation)
 
 
-def _held_base(model, lay, train: list[samples.Samples], still: np.ndarray):
-    """Return the base parameters of the robot with the ``still`` joints held at their median."""
+def _held_base(model, lay, train: list[samples.Samples], still: np.ndarray, base):
+    """
+    Return (the joints held, the base parameters with them held at their median).
+
+    A still joint is held when its position spreads less than ``HELD`` (1st to 99th
+    percentile): then its bodies and the one it hangs from are one (its terms left in the
+    base, their columns empty). One that creeps further keeps ``base``: its moving bodies
+    tell themselves apart, and holding it would be a model error.
+    """
     q = np.concatenate([data.q for data in train if len(data)])
-    states = base_params.held_states(model, still, np.median(q[:, still], axis=0))
-    return base_params.base_parameters(model, lay, states=states, rows=~still,
-                                       all_joint_terms=True)
+    spread = np.percentile(q, 99, axis=0) - np.percentile(q, 1, axis=0)
+    held = still & (spread <= HELD)
+    if not held.any():
+        return held, base
+    states = base_params.held_states(model, held, np.median(q[:, held], axis=0))
+    return held, base_params.base_parameters(model, lay, states=states, rows=~still,
+                                             all_joint_terms=True)
 
 
-def _still_warnings(lay, low_pass: filtering.LowPass) -> list[str]:
+def _still_warnings(lay, low_pass: filtering.LowPass, held: np.ndarray) -> list[str]:
     """Name the joints whose friction and armature the data cannot tell (``filtering``)."""
     speed = filtering.REST * lay.velocity_threshold
     named = ', '.join(f'{name} ({100 * fraction:.1f} %)' for name, fraction, still in zip(
         lay.joint_names, low_pass.moving_fraction, low_pass.still) if still)
+    rigid = ', '.join(name for name, hold in zip(lay.joint_names, held) if hold)
     return [f'joints moving faster than {speed:g} rad/s (m/s) in less than '
             f'{100 * filtering.MIN_MOVING:g} % of the training samples: {named}; at rest their '
-            'friction is stiction, any torque within it, so their rows are left out, their '
+            'friction is stiction, any torque within it, so their rows are left out and their '
             'friction, offset and armature not identified (kept at zero: record them moving '
-            'to know them), and the bodies they hold rigidly together identified as one']
+            'to know them)' + (f'; held within {HELD:g} rad (m): {rigid}, the bodies each holds '
+                               'together identified as one' if rigid else '')]
+
+
+HELD = 0.05  # rad or m: a still joint whose position spreads less is held in the base
 
 
 VISIBILITY = 0.1  # a base parameter whose standard deviation exceeds this many prior scales
