@@ -297,6 +297,11 @@ class SimNode(Node):
         tens of ms: a stall of as many steps).
         """
         lockstep = self.settings.clock == 'lockstep'
+        plant, settings = self.plant, self.settings
+        self.get_logger().info(
+            f'{len(plant.joint_names)} actuated joints, {settings.rate:g} Hz, physics step '
+            f'{1e3 * plant.model.opt.timestep:g} ms ({plant.substeps} per timestep), clock '
+            f'{settings.clock}, gap {settings.gap}')
         jitter = self.plant.gap.jitter
         dt_ns = round(1e9 * self.dt)
         if not lockstep:

@@ -43,6 +43,9 @@ def test_readme_sim_command_runs(tmp_path, index):
                             stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result.stderr
     assert 'done: steps' in result.stderr
+    substeps = next((int(word.split(':=')[1]) for word in words
+                     if word.startswith('substeps:=')), 1)
+    assert f'physics step {1.0 / substeps:g} ms ({substeps} per timestep)' in result.stderr
     if '--record' in words:
         assert (tmp_path / 'sim_bag' / 'metadata.yaml').is_file()
 
