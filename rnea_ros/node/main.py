@@ -8,11 +8,14 @@ for the lifecycle services. SIGINT and SIGTERM are handled here, not by rclpy: t
 through its ``shutdown`` transition (its threads stop publishing and end), and only then is the
 ROS context shut down, so no thread ever publishes into a dead context. Exit codes: 0 after a
 signal, 1 when a node thread failed or a module is missing, 2 for a bad parameter or argument,
-or (``refuse_duplicate_name``) when another node of the same name runs.
+or (``refuse_duplicate_name``) when another node of the same name runs. A fatal signal (a
+crash in a native library: the middleware, MuJoCo, a compiled kernel) first prints every
+thread's Python stack to stderr (``faulthandler``), so the launch log says where.
 """
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import re
 import signal
 import sys
@@ -123,6 +126,7 @@ def user_arguments(argv: list[str]) -> list[str]:
 
 def main(args: list[str] | None = None) -> int:
     """Run the node until SIGINT/SIGTERM; the exit status (see the module docstring)."""
+    faulthandler.enable(all_threads=True)
     argv = list(sys.argv if args is None else args)
     arguments = user_arguments(argv)
     help_asked = '-h' in arguments or '--help' in arguments

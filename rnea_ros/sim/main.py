@@ -7,7 +7,8 @@ over ``--ros-args``). Bad input (a URDF MuJoCo cannot compile, a gap file with a
 a negative mass or a link the robot lacks, a parameter out of range) stops it at start with one
 line and exit code 2. SIGINT/SIGTERM, or ``duration`` of sim time, end the run: the bag of
 ``--record`` is written and the exit code is 0; physics that diverge (gains too high for the
-timestep) end it with one line and exit code 1, the bag written up to there.
+timestep) end it with one line and exit code 1, the bag written up to there. A fatal signal (a
+crash in MuJoCo or the middleware) first prints every thread's Python stack (``faulthandler``).
 
 Clocks: ``realtime`` steps at wall-clock deadlines (``rnea_ros.timing.StepSchedule``: absolute
 sleeps to start + k / rate; a step that starts a period or more late is counted, and the
@@ -20,6 +21,7 @@ torques; the stamp ties them to the state without a race between two topics).
 from __future__ import annotations
 
 import argparse
+import faulthandler
 from pathlib import Path
 import signal
 import sys
@@ -82,6 +84,7 @@ def plant_factory(urdf_file: str | None, xacro_args: dict):
 
 def main(args: list[str] | None = None) -> int:
     """Run the simulated robot; the exit status (see the module docstring)."""
+    faulthandler.enable(all_threads=True)
     argv = list(sys.argv if args is None else args)
     ours, _ = _split(argv)
     options = build_parser().parse_args(ours)

@@ -178,3 +178,17 @@ def test_slow_stops_20_sigint_20_sigterm_at_1khz_all_clean(ros, panda_xml):
                if code != 0 or 'Traceback' in output or 'FATAL' in output]
     assert len(results) == 40
     assert not unclean, f'{len(unclean)} unclean stops of 40; first: {unclean[0]}'
+
+
+def test_a_crash_prints_every_threads_python_stack(ros, panda_xml):
+    """A fatal signal (a native crash) leaves the stacks in the log, not an empty exit -11."""
+    process = ros.start_node({'robot_description': panda_xml, 'rate': 200.0,
+                              'thread_priority': 0})
+    publisher = ros.publisher(JointState, 'joint_states', BEST_EFFORT)
+    torques = ros.collect(JointState, 'joint_torques')
+    ros.wait_for(torques, timeout=60, tick=lambda: publisher.publish(joint_states()))
+    process.proc.send_signal(signal.SIGSEGV)
+    assert process.proc.wait(60) == -signal.SIGSEGV
+    output = process.output()
+    assert 'Fatal Python error: Segmentation fault' in output, output
+    assert 'rnea_ros/node/main.py' in output and 'Thread 0x' in output, output
