@@ -8,7 +8,7 @@ What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, iden
   differentiation window [s] and the time base (``stamps`` or ``regular clock``);
 - ``noise``: per joint the torque noise sigma estimated from the unweighted fit's residual;
 - ``excitation``: the condition number of the weighted base regressor with unit-norm
-  columns (those some row sees: ``fit.condition_number``), the low-pass cutoff applied to
+  columns (over what the fit resolves: ``fit.condition_number``), the low-pass cutoff applied to
   both sides of the fit (Hz, null: none; ``filtering``), the residuals' correlation time and
   Newey-West window (samples; ``covariance``), and per base parameter its least-squares
   value, its standard deviation (``std``: the sandwich estimate for correlated residuals;
