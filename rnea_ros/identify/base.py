@@ -87,10 +87,10 @@ def base_parameters(model, lay, tolerance: float = TOLERANCE, states=None,
     q, v, a = random_states(model) if states is None else states
     rows = np.ones(model.nv, dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
     inertial = model.regressor_batch(q, v, a)[:, rows, :].reshape(-1, lay.n_inertial)
-    joint = lay.joint_columns(v, a)[:, rows, :].reshape(inertial.shape[0], -1)
-    joint_norms = np.linalg.norm(joint, axis=0)
+    joint_all = lay.joint_columns(v, a)[:, rows, :].reshape(inertial.shape[0], -1)
+    joint_norms = np.linalg.norm(joint_all, axis=0)
     excited = np.flatnonzero(joint_norms > 0.0)
-    joint = joint[:, excited]
+    joint = joint_all[:, excited]
     norms = np.linalg.norm(inertial, axis=0)
     seen = np.flatnonzero(norms > tolerance * norms.max())
     scaled = inertial[:, seen] / norms[seen]
@@ -104,8 +104,7 @@ def base_parameters(model, lay, tolerance: float = TOLERANCE, states=None,
     dependent = np.setdiff1d(np.arange(lay.n_inertial), base_inertial)
     kept = np.arange(joint_norms.size) if all_joint_terms else excited
     columns = np.concatenate([base_inertial, lay.n_inertial + kept])
-    full = np.concatenate([inertial, lay.joint_columns(v, a)[:, rows, :].reshape(
-        inertial.shape[0], -1)], axis=1)
+    full = np.concatenate([inertial, joint_all], axis=1)
     unit = np.linalg.norm(full, axis=0)
     unit[unit == 0.0] = 1.0
     full /= unit

@@ -80,8 +80,12 @@ class LowPass:
     rate: float
     sos: np.ndarray | None
     rest: np.ndarray | None = None
-    still: np.ndarray | None = None
     moving_fraction: np.ndarray | None = None
+
+    @property
+    def still(self) -> np.ndarray | None:
+        """Mask (nv,) of the still joints: every row left out (None: no row left out)."""
+        return None if self.rest is None else np.isinf(self.rest)
 
     def leave_out(self, effort: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Return ``effort`` with NaN (no row: ``fit.NormalEquations``) where |v| < ``rest``."""
@@ -126,7 +130,7 @@ def design(sets, velocity_threshold: float = 0.0) -> LowPass:
 
     ``velocity_threshold``: the friction model's (0: no friction, no row left out).
     """
-    rest = still = moving = None
+    rest = moving = None
     if velocity_threshold > 0 and any(len(data) for data in sets):
         v = np.concatenate([data.v for data in sets if len(data)])
         fast = np.abs(v) >= REST * velocity_threshold
@@ -134,17 +138,16 @@ def design(sets, velocity_threshold: float = 0.0) -> LowPass:
         each_way = np.minimum(((v > 0) & fast).sum(axis=0), ((v < 0) & fast).sum(axis=0))
         moving = fast.mean(axis=0)
         keep_all = (1.0 - moving > MAX_AT_REST) | (each_way / count < MIN_EACH_WAY)
-        still = moving < MIN_MOVING
-        rest = np.where(still, np.inf, np.where(keep_all, 0.0, REST * velocity_threshold))
+        rest = np.where(moving < MIN_MOVING, np.inf,
+                        np.where(keep_all, 0.0, REST * velocity_threshold))
     from scipy.signal import butter
     intervals = np.concatenate([np.diff(data.seconds) for data in sets if len(data) > 1]
                                or [np.array([np.nan])])
     intervals = intervals[intervals > 0]
     rate = 1.0 / float(np.median(intervals)) if intervals.size else float('nan')
     if not np.isfinite(rate):
-        return LowPass(None, rate, None, rest, still, moving)
+        return LowPass(None, rate, None, rest, moving)
     cutoff = FACTOR * bandwidth(sets, rate)
     if not np.isfinite(cutoff) or cutoff <= 0 or cutoff >= HIGHEST * 0.5 * rate:
-        return LowPass(None, rate, None, rest, still, moving)
-    return LowPass(cutoff, rate, butter(ORDER, cutoff, fs=rate, output='sos'), rest, still,
-                   moving)
+        return LowPass(None, rate, None, rest, moving)
+    return LowPass(cutoff, rate, butter(ORDER, cutoff, fs=rate, output='sos'), rest, moving)

@@ -134,16 +134,29 @@ def solve(H: np.ndarray, g: np.ndarray) -> np.ndarray:
     return np.linalg.pinv(scaled, rcond=RCOND, hermitian=True) @ (g / d) / d
 
 
-def covariance_diagonal(H: np.ndarray) -> np.ndarray:
-    """diag(H^-1), inf for parameters in a direction the data do not excite."""
+def _spectrum(H: np.ndarray):
+    """
+    Return (d, seen, values, vectors, small) of H as the fit sees it.
+
+    ``d`` the column scales sqrt(diag H), ``seen`` the columns with data, the eigenvalues and
+    vectors of the unit-diagonal H over them, and ``small`` the directions the fit does not
+    resolve (at most ``RCOND`` of the largest eigenvalue, as ``solve``'s pseudo-inverse cuts
+    them). ``values`` is None when no column has data.
+    """
     d = np.sqrt(np.diag(H))
     seen = d > 0.0
-    out = np.full(H.shape[0], np.inf)
     if not seen.any():
+        return d, seen, None, None, None
+    values, vectors = np.linalg.eigh(H[np.ix_(seen, seen)] / np.outer(d[seen], d[seen]))
+    return d, seen, values, vectors, values <= RCOND * max(values.max(), 0.0)
+
+
+def covariance_diagonal(H: np.ndarray) -> np.ndarray:
+    """diag(H^-1), inf for parameters in a direction the data do not excite."""
+    d, seen, values, vectors, small = _spectrum(H)
+    out = np.full(H.shape[0], np.inf)
+    if values is None:
         return out
-    scaled = H[np.ix_(seen, seen)] / np.outer(d[seen], d[seen])
-    values, vectors = np.linalg.eigh(scaled)
-    small = values <= RCOND * max(values.max(), 0.0)
     inverse = np.where(small, 0.0, 1.0 / np.where(small, 1.0, values))
     diagonal = (vectors ** 2) @ inverse
     blind = (vectors[:, small] ** 2).sum(axis=1) > 1e-6
@@ -156,20 +169,17 @@ def condition_number(H: np.ndarray) -> float:
     """
     Return the condition number of the (weighted) regressor with unit-norm columns.
 
-    sqrt(cond(H)) over what the fit resolves: the columns with data and the directions above
-    ``RCOND`` of the largest eigenvalue. The others (a still joint's terms, ``filtering``; a
-    body held rigidly to another, lumped with it) are not determined: ``solve`` gives them
-    nothing and ``covariance_diagonal`` an infinite standard deviation to every parameter
-    in them, rather than an infinitely bad conditioning of the rest. ``inf`` when no column
-    has data.
+    sqrt(cond(H)) over what the fit resolves (``_spectrum``): the columns with data and the
+    directions above ``RCOND`` of the largest eigenvalue. The others (a still joint's terms,
+    ``filtering``; a body held rigidly to another, lumped with it) are not determined:
+    ``solve`` gives them nothing and ``covariance_diagonal`` an infinite standard deviation
+    to every parameter in them, rather than an infinitely bad conditioning of the rest.
+    ``inf`` when no column has data.
     """
-    d = np.sqrt(np.diag(H))
-    seen = d > 0.0
-    if not seen.any():
+    _, _, values, _, small = _spectrum(H)
+    if values is None or small.all():
         return float('inf')
-    values = np.linalg.eigvalsh(H[np.ix_(seen, seen)] / np.outer(d[seen], d[seen]))
-    resolved = values[values > RCOND * max(values.max(), 0.0)]
-    return float(np.sqrt(values.max() / resolved.min())) if resolved.size else float('inf')
+    return float(np.sqrt(values.max() / values[~small].min()))
 
 
 @dataclass(frozen=True)

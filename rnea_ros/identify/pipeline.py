@@ -40,6 +40,7 @@ MIN_SAMPLES_PER_PARAMETER = 2  # training samples (each one row per joint) per b
 INERTIAL_MODES = ('physical', 'base', 'none')
 MODELS = ('urdf', 'urdf+friction', 'identified')
 SNAP = 1e-9  # of the prior scale: changes below it (solver round-off) are set to zero
+HELD = 0.05  # rad or m: a still joint whose position spreads less is held in the base
 
 
 @dataclass
@@ -202,13 +203,14 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
 
     clock = time.perf_counter()
     low_pass = filtering.design(train, lay.velocity_threshold if lay.friction_terms else 0.0)
-    if low_pass.still is not None and low_pass.still.all():
+    still = low_pass.still
+    if still is not None and still.all():
         raise InputError(f'no joint moves faster than {filtering.REST * lay.velocity_threshold:g} '
                          f'rad/s (m/s) in {100 * filtering.MIN_MOVING:g} % of the training '
                          'samples: the robot is held still, its torques are stiction, there is '
                          'nothing to identify')
-    if low_pass.still is not None and low_pass.still.any():
-        held, base = _held_base(model, lay, train, low_pass.still, base)
+    if still is not None and still.any():
+        held, base = _held_base(model, lay, train, still, base)
         warnings += _still_warnings(lay, low_pass, held)
     train_eq, filtered_eq = equations(model, lay, base), equations(model, lay, base)
     sweep(model, lay, base, train, [(train_eq, None), (filtered_eq, low_pass)], threads)
@@ -307,9 +309,6 @@ def _still_warnings(lay, low_pass: filtering.LowPass, held: np.ndarray) -> list[
             'friction, offset and armature not identified (kept at zero: record them moving '
             'to know them)' + (f'; held within {HELD:g} rad (m): {rigid}, the bodies each holds '
                                'together identified as one' if rigid else '')]
-
-
-HELD = 0.05  # rad or m: a still joint whose position spreads less is held in the base
 
 
 VISIBILITY = 0.1  # a base parameter whose standard deviation exceeds this many prior scales

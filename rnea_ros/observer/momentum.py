@@ -201,9 +201,9 @@ class MomentumObserver:
             q, v, effort = self._sample
             p, ctv, grav, beta, p_prev, beta_prev, r = self._terms
             friction = self._friction_at(v)
-            observer_step(self._packed, self._work, q, v, self._corrected(effort), friction,
-                          self._armature, self._gain, 0.0, p, ctv, grav, beta, p_prev,
-                          beta_prev, r)
+            observer_step(self._packed, self._work, q, v, self._corrected(effort, self._effort),
+                          friction, self._armature, self._gain, 0.0, p, ctv, grav, beta,
+                          p_prev, beta_prev, r)
 
     # ------------------------------------------------------------------ samples
     @property
@@ -255,14 +255,15 @@ class MomentumObserver:
             if not (isinstance(v, np.ndarray) and v.shape == friction.shape):
                 raise TypeError('v: not an array of the right shape')
             self._joint_model.friction_torques(v, out=friction)
-        observer_step(self._packed, self._work, q, v, self._corrected(effort), friction,
-                      self._armature, self._gain, dt, *self._terms)
+        observer_step(self._packed, self._work, q, v, self._corrected(effort, self._effort),
+                      friction, self._armature, self._gain, dt, *self._terms)
 
-    def _corrected(self, effort):
-        # The one subtraction of the sensor's bias (a wrong shape raises ValueError here).
+    def _corrected(self, effort, out=None):
+        # The one subtraction of the sensor's bias, into ``out`` if given (a sample's: the
+        # workspace; a wrong shape raises ValueError here).
         if self._given is None:
             return effort
-        return self._given.corrected_effort(effort, out=self._effort)
+        return self._given.corrected_effort(effort, out=out)
 
     def run(self, stamps, Q, V, efforts) -> np.ndarray:
         """
@@ -288,8 +289,7 @@ class MomentumObserver:
              else np.zeros_like(V))
         R = np.zeros((n, self._nv))
         try:
-            observer_run(self._packed, self._work, stamps, Q, V,
-                         E if self._given is None else self._given.corrected_effort(E), F,
+            observer_run(self._packed, self._work, stamps, Q, V, self._corrected(E), F,
                          self._armature, self._gain, self._last, *self._terms, R)
         except ValueError:
             raise InputError('observer: the momentum terms are not finite (inputs too large?)') \

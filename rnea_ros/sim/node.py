@@ -296,28 +296,28 @@ class SimNode(Node):
         per second of steps, right after a step (a full collection would stop every thread for
         tens of ms: a stall of as many steps).
         """
-        lockstep = self.settings.clock == 'lockstep'
         plant, settings = self.plant, self.settings
+        lockstep = settings.clock == 'lockstep'
         self.get_logger().info(
             f'{len(plant.joint_names)} actuated joints, {settings.rate:g} Hz, physics step '
             f'{1e3 * plant.model.opt.timestep:g} ms ({plant.substeps} per timestep), clock '
             f'{settings.clock}, gap {settings.gap}')
-        jitter = self.plant.gap.jitter
+        jitter = plant.gap.jitter
         dt_ns = round(1e9 * self.dt)
         if not lockstep:
             slack = set_timer_slack()
-            fifo = set_fifo_priority(self.settings.thread_priority)
+            fifo = set_fifo_priority(settings.thread_priority)
             for problem in (slack, fifo):
                 if problem:
                     self.get_logger().warning(f'{problem}: the steps may start later')
-            if self.settings.thread_priority and not fifo:
-                self.scheduling = f'SCHED_FIFO {self.settings.thread_priority}'
+            if settings.thread_priority and not fifo:
+                self.scheduling = f'SCHED_FIFO {settings.thread_priority}'
         self.gc_monitor.freeze()
-        collect_every = max(1, round(self.settings.rate))
+        collect_every = max(1, round(settings.rate))
         self.schedule = schedule = StepSchedule(dt_ns, time.monotonic_ns())
         k = 0
         while not stop.is_set():
-            if self.settings.duration and k * self.dt >= self.settings.duration - 1e-12:
+            if settings.duration and k * self.dt >= settings.duration - 1e-12:
                 break
             if not lockstep:  # the state of step k goes out at its deadline (+ the jitter)
                 delay = abs(self.rng.normal(0.0, jitter)) if jitter > 0 else 0.0
