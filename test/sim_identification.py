@@ -172,15 +172,6 @@ def true_parameters(urdf: str, gap: str = GAP) -> dict[str, float]:
     return dict(zip(lay.names, theta))
 
 
-def true_base_parameters(urdf: str, gap: str = GAP):
-    """(names, beta) of the plant through the base projection of every joint moving."""
-    model = RobotModel.from_urdf_string(urdf)
-    lay = parameters.layout(model, parameters.DEFAULT_FRICTION)
-    base = base_params.base_parameters(model, lay)
-    theta = true_parameters(urdf, gap)
-    return list(base.names), base.E @ np.array([theta[name] for name in lay.names])
-
-
 def project(rows: list[dict], theta: dict[str, float]) -> np.ndarray:
     """Return the base parameters of identification.json's ``rows`` (with their dependents)."""
     return np.array([theta[row['name']] + sum(d['coefficient'] * theta[d['name']]
@@ -237,13 +228,14 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
     assert code == 0, f'rnea_identify exit status {code}'
     data = json.loads((out / 'identification.json').read_text())
     rows = data['excitation']['base_parameters']
-    names, truth = [row['name'] for row in rows], project(rows, true_parameters(urdf, gap))
+    theta = true_parameters(urdf, gap)
+    names, truth = [row['name'] for row in rows], project(rows, theta)
     joints = list(data['rms']['identified']['validation'])
     residual, residual_moving = (
         np.array([data['rms']['identified'][subset][j] for j in joints], float)
         for subset in ('validation', 'validation_moving'))
     residual_urdf = np.array([data['rms']['urdf']['validation'][j] for j in joints], float)
-    residual_truth = truth_residual(urdf, check, gap, joints)
+    residual_truth = truth_residual(urdf, check, theta, joints)
     model = RobotModel.from_urdf_string(urdf)
     runs = {name: run_demo_trajectory(urdf, gap, feedforward, tracking).rms
             for name, feedforward in (('identified', identified_feedforward(out)),
@@ -259,13 +251,14 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
                      runs['identified'], runs['true'], runs['urdf'], runs['true+friction'])
 
 
-def truth_residual(urdf: str, bag: Path, gap: str, joints: list[str]) -> np.ndarray:
-    """Return the RMS residual per joint of the plant's own parameters on every row of ``bag``."""
+def truth_residual(urdf: str, bag: Path, theta: dict[str, float],
+                   joints: list[str]) -> np.ndarray:
+    """Return the RMS residual per joint of the plant's parameters ``theta`` on every row."""
     from rnea_ros.identify import pipeline, samples
     model = RobotModel.from_urdf_string(urdf)
     lay = parameters.layout(model, parameters.DEFAULT_FRICTION)
     base = base_params.base_parameters(model, lay)
-    truth = true_base_parameters(urdf, gap)[1]
+    truth = base.E @ np.array([theta[name] for name in lay.names])
     data = samples.load(bag, model, urdf, effort_delay=EFFORT_DELAY)
     predicted = pipeline.predict(model, lay, base, {'truth': truth}, data)['truth']
     rms = np.sqrt(np.nanmean((data.effort - predicted) ** 2, axis=0))

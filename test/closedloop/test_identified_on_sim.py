@@ -33,9 +33,8 @@ def judged(tmp_path_factory):
 def test_the_truth_is_the_plants_own():
     """The truth's joint terms: the gap's per joint, a mimic finger's added to its master's."""
     from oracle import robot_path
-    from sim_identification import true_base_parameters
-    names, truth = true_base_parameters(robot_path('panda').read_text())
-    value = dict(zip(names, truth))
+    from sim_identification import true_parameters
+    value = true_parameters(robot_path('panda').read_text())
     assert value['armature.panda_joint3'] == pytest.approx(0.1, abs=1e-12)
     assert value['friction.panda_joint7.coulomb'] == pytest.approx(0.5, abs=1e-12)
     assert value['friction.panda_finger_joint1.viscous'] == pytest.approx(0.4, abs=1e-12)
