@@ -1,7 +1,16 @@
-"""Shared test fixtures: the example-robot-data corpus and the Pinocchio oracle."""
+"""
+Shared test fixtures (the example-robot-data corpus, the Pinocchio oracle) and the tier markers.
+
+The markers are registered in ``pytest.ini``. ``ros`` and ``sim`` are derived here from what a
+test uses, so that a new test cannot forget them: ``ros`` for a test that takes the ``ros``
+fixture (the node and sim harnesses) or whose module holds rclpy or one of the ROS harnesses;
+``sim`` for a test whose module holds MuJoCo or the simulated robot (``rnea_ros.sim``);
+``browser`` for one whose module holds the headless-browser helper (``test/browser.py``).
+"""
 from __future__ import annotations
 
 from pathlib import Path
+import types
 
 # pytest puts this folder (rootdir conftest, no __init__.py) on sys.path: the helpers import.
 from oracle import robot_path, ROBOTS_DIR
@@ -19,3 +28,45 @@ def robots_dir() -> Path:
 @pytest.fixture(scope='session')
 def ur5_path() -> Path:
     return robot_path('ur5')
+
+
+# Modules (and what they define) whose presence in a test module makes its tests `ros` / `sim`.
+ROS_MODULES = ('rclpy', 'ros_harness', 'loop_harness')
+SIM_MODULES = ('mujoco', 'rnea_ros.sim', 'inprocess_loop', 'sim_identification')
+BROWSER_MODULES = ('browser',)
+
+
+def _module_names(module: types.ModuleType) -> set[str]:
+    """Return the names of the modules a test module holds, or holds something from."""
+    names = set()
+    for value in vars(module).values():
+        if isinstance(value, types.ModuleType):
+            names.add(value.__name__)
+        else:
+            names.add(getattr(value, '__module__', None) or '')
+    return names
+
+
+def _uses(names: set[str], prefixes: tuple[str, ...]) -> bool:
+    return any(name == prefix or name.startswith(prefix + '.')
+               for name in names for prefix in prefixes)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Add the derived tier markers ``ros``, ``sim`` and ``browser`` (module docstring)."""
+    by_module: dict = {}
+    for item in items:
+        module = getattr(item, 'module', None)
+        if module is None:
+            continue
+        if module not in by_module:
+            names = _module_names(module)
+            by_module[module] = (_uses(names, ROS_MODULES), _uses(names, SIM_MODULES),
+                                 _uses(names, BROWSER_MODULES))
+        ros, sim, browser = by_module[module]
+        if ros or 'ros' in item.fixturenames:
+            item.add_marker(pytest.mark.ros)
+        if sim:
+            item.add_marker(pytest.mark.sim)
+        if browser:
+            item.add_marker(pytest.mark.browser)

@@ -145,6 +145,9 @@ def test_demo_refuses_a_bad_xacro_argument(argv, message, capsys):
 
 
 @pytest.mark.timeout(400)
+@pytest.mark.ros
+@pytest.mark.sim
+@pytest.mark.slow
 def test_demo_sh_closes_the_loop_and_the_feedforward_tracks_3x_better(robots_dir):
     """scripts/demo.sh: the sim panda, PD alone then with the node, exit 0 and the verdict."""
     done = subprocess.run([str(ROOT / 'scripts' / 'demo.sh'), '--phase', '3'],

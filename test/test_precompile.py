@@ -15,6 +15,10 @@ from pathlib import Path
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 USER_FIRST_STEPS = """
 import importlib, json, pkgutil, sys
 from pathlib import Path

@@ -24,6 +24,8 @@ from rnea_ros.bag import cli as bag_cli
 from rnea_ros.bag.report import read_table
 from rnea_ros.fleet import cli
 
+pytestmark = pytest.mark.slow
+
 PANDA_JOINTS = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1']
 GOOD = {'arm_a': 8, 'arm_b': 8, 'arm_c': 2}
 

@@ -13,9 +13,12 @@ import threading
 
 import bagdata
 from conftest import dask_cluster, long_bag
+import pytest
 from test_cluster_run import fleet, read_rows
 
 from rnea_ros.fleet.task import EVENT_TOPIC
+
+pytestmark = pytest.mark.slow
 
 
 def test_killed_worker_tasks_rerun_elsewhere_and_the_result_is_unchanged(tmp_path,

@@ -25,7 +25,7 @@ from rnea_ros import RobotModel
 from rnea_ros.node import realtime
 from rnea_ros.node.take_loop import TakeLoop
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.realtime]
 
 STATUS = '/rnea: feed-forward torques'
 RATE = 500.0
