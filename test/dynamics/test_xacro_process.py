@@ -148,6 +148,18 @@ def test_xacro_warnings_reach_the_callers_stderr(tmp_path, capsys):
     assert 'warning: redefining global symbol: pi\n' in capsys.readouterr().err
 
 
+def test_without_xacro_the_child_says_how_to_install_it(tmp_path, monkeypatch):
+    """The child imports xacro from the caller's sys.path: here one without site-packages."""
+    path = tmp_path / 'arm.urdf.xacro'
+    path.write_text(HEAD + '</robot>')
+    monkeypatch.setattr(sys, 'path', [entry for entry in sys.path
+                                      if 'site-packages' not in entry])
+    with pytest.raises(URDFError, match=f'^{re.escape(repr(str(path)))} is a xacro file and the '
+                                        r'xacro package is not installed: pip install xacro '
+                                        r'\(or install ROS xacro\)$'):
+        read_robot_description(path)
+
+
 def test_no_python_to_run_the_child_is_a_urdf_error(tmp_path, monkeypatch):
     path = tmp_path / 'arm.urdf.xacro'
     path.write_text(HEAD + '</robot>')
