@@ -6,12 +6,13 @@ arguments that the ``xacro`` tool expands into URDF. ``read_robot_description`` 
 kind; ``unexpanded_xacro`` tells why a text handed over as URDF is in fact unexpanded xacro, so
 that the parser can say so instead of failing on an undefined link or a ``${...}`` number.
 
-The ``xacro`` package (PyPI, or the ROS ``xacro`` package) is imported only to expand a file:
-``import rnea_ros`` does not need it. A file is expanded only when the caller asks for it (a
-``.xacro`` name, or xacro arguments): a ``.urdf`` file whose text is xacro is refused like xacro
-text handed over as URDF. xacro evaluates its ``${...}`` expressions with Python's ``eval``
-(a sandbox that can be escaped) and reads the environment and files; the expansion here lets
-through only what ``xacro_guard`` allows.
+The ``xacro`` package (PyPI, or the ROS ``xacro`` package) is imported only to expand a file,
+and only in the child process that expands it (``xacro_process``): ``import rnea_ros`` does not
+need it. A file is expanded only when the caller asks for it (a ``.xacro`` name, or xacro
+arguments): a ``.urdf`` file whose text is xacro is refused like xacro text handed over as URDF.
+xacro evaluates its ``${...}`` expressions with Python's ``eval`` (a sandbox that can be
+escaped) and reads the environment and files; the expansion here lets through only what
+``xacro_guard`` allows, and runs within the limits of ``xacro_process.LIMITS``.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from pathlib import Path
 import re
 import xml.etree.ElementTree as ET
 
-from rnea_ros.dynamics.xacro_guard import check_guardable, guarded, XacroRefused
+from rnea_ros.dynamics.xacro_process import expand_in_process, LIMITS, XacroLimits
 from rnea_ros.errors import InputError, URDFError
 
 XACRO_SUFFIX = '.xacro'
@@ -52,42 +53,26 @@ def is_xacro_file(path: str | os.PathLike) -> bool:
     return Path(path).name.endswith(XACRO_SUFFIX)
 
 
-def expand_xacro(path: str | os.PathLike, xacro_args: Mapping[str, str] | None = None) -> str:
+def expand_xacro(path: str | os.PathLike, xacro_args: Mapping[str, str] | None = None, *,
+                 limits: XacroLimits = LIMITS) -> str:
     """
-    Expand a xacro file into URDF text with the ``xacro`` package.
+    Expand a xacro file into URDF text with the ``xacro`` package, in a process of its own.
 
     ``xacro_args``: the file's ``<xacro:arg>`` values by name, as ``name:=value`` on the xacro
     command line (values are text; numbers are turned into text). Any xacro failure (missing
-    include, undefined argument or property, bad XML), and any expression or substitution that
-    ``xacro_guard`` refuses, raises ``URDFError`` naming the file and the reason; a missing file
-    raises ``OSError``.
+    include, undefined argument or property, bad XML), any expression or substitution that
+    ``xacro_guard`` refuses, and an expansion past ``limits`` (CPU time, memory, wall time; see
+    ``xacro_process``) raise ``URDFError`` naming the file and the reason; a missing file raises
+    ``OSError``. Nothing an expansion does outlives it: the next one starts afresh.
     """
     if xacro_args is not None and not isinstance(xacro_args, Mapping):
         raise InputError('xacro_args: expected a mapping name -> value, got '
                          f'{type(xacro_args).__name__}')
     with open(path, 'rb'):  # a missing file is an OSError, as for a URDF file
         pass
-    try:
-        import xacro
-    except ImportError:
-        raise URDFError(f'{str(path)!r} is a xacro file and the xacro package is not '
-                        'installed: pip install xacro (or install ROS xacro)') from None
     # xacro takes text, as from its command line: 0.5 and True become '0.5' and 'True'.
     mappings = {str(name): str(value) for name, value in (xacro_args or {}).items()}
-    try:
-        check_guardable(xacro)
-    except XacroRefused as exc:
-        raise URDFError(f'xacro cannot expand {str(path)!r}: {exc}') from None
-    with guarded(xacro) as refusals:
-        try:
-            document = xacro.process_file(str(path), mappings=mappings)
-        except Exception as exc:  # xacro raises anything its Python evaluations raise
-            if not refusals:
-                raise URDFError(f'xacro cannot expand {str(path)!r}: {type(exc).__name__}: '
-                                f'{exc}') from None
-    if refusals:
-        raise URDFError(f'xacro cannot expand {str(path)!r}: {refusals[0]}')
-    return document.toxml()
+    return expand_in_process(str(path), mappings, limits)
 
 
 def read_robot_description(path: str | os.PathLike,

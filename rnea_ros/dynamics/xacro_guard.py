@@ -19,7 +19,10 @@ may swallow the exception, the caller raises the first refusal):
 
 A xacro version that evaluates anywhere else is refused (``check_guardable``).
 ``<xacro:include>`` still reads the files it names (they are checked the same way): expand only
-xacro files that you trust.
+xacro files that you trust. The guard is the second wall: ``xacro_process`` runs it inside the
+process of one expansion, which bounds the time and memory an expression may take and which
+nothing of the expansion outlives (an allowed ``${math.update(pi=0.0)}`` changes that
+expansion only).
 """
 from __future__ import annotations
 

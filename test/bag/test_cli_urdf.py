@@ -67,3 +67,15 @@ def test_xacro_error_names_the_file(tmp_path, capsys):
     assert code == 2
     assert (f"rnea_bag: error: xacro cannot expand '{broken}': XacroException: Undefined "
             'substitution argument name') in err
+
+
+def test_a_xacro_past_its_memory_limit_is_one_line_and_writes_nothing(tmp_path, capsys):
+    from rnea_ros.dynamics.xacro_process import LIMITS
+    bomb = tmp_path / 'bomb.urdf.xacro'
+    bomb.write_text(PANDA_XACRO.replace('$(arg robot_name)', "${'x' * 10**12}"))
+    bag = panda_bag(tmp_path / 'bag', sample_times(50))
+    code, err = run(capsys, bag, '--urdf', bomb, '--output', tmp_path / 'out')
+    assert code == 2
+    assert err == (f"rnea_bag: error: xacro cannot expand '{bomb}': the expansion went past its "
+                   f'memory limit of {LIMITS.memory_bytes >> 20} MiB\n')
+    assert not (tmp_path / 'out').exists()
