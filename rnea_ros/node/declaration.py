@@ -451,7 +451,8 @@ COLLISION = Family(
         Parameter('collision_threshold.{joint}', DOUBLE, None,
                   'collision when the absolute external torque exceeds it; unset: not watched',
                   'Collision threshold on the absolute external torque (the residual) of the '
-                  'joint; a joint without one is not watched.',
+                  'joint; a joint without one is not watched. Unset live (ros2 param delete), '
+                  'the joint is not watched until a threshold is set again.',
                   unit='N m or N', low=1e-6, high=1e6, live=True,
                   shown_default='unset (not watched)',
                   expected='a number from 1e-06 to 1e+06 (N m or N; unset: not watched)'),

@@ -293,6 +293,23 @@ def before_set(parameters: list[RosParameter]) -> list[RosParameter]:
         else RosParameter(name, value=value) for name, value in reset.items()]
 
 
+def declare_unset_again(node, parameters: list[RosParameter]) -> None:
+    """
+    Declare again, unset, each collision threshold a live set has unset (the post-set callback).
+
+    rclpy undeclares a parameter set without a value (``ros2 param delete``, type NOT_SET),
+    after which no set can find it: the joint would stay unwatched until a restart. Declared
+    again, unset, the joint is not watched until a threshold is set for it.
+    """
+    for parameter in parameters:
+        name = parameter.name
+        if (parameter.type_ == RosParameter.Type.NOT_SET and name.startswith(COLLISION_PREFIX)
+                and name in node.joint_model_declared and not node.has_parameter(name)):
+            joint = name[len(COLLISION_PREFIX):]
+            node.declare_parameter(name, None, descriptor(declared(name), f'Joint {joint!r}: '),
+                                   ignore_override=True)
+
+
 def check_parameters(parameters, declaring_joint_model: bool = False) -> SetParametersResult:
     """
     Refuse a live value that does not fit its parameter, with the message of the start.
