@@ -431,7 +431,7 @@ class RobotModel:
         link frame as (ixx, ixy, ixz, iyy, iyz, izz). The payload's parameters are added to the
         body carrying the link (``with_inertial_parameters``: the kernels are not recompiled).
         ``InputError`` names a field non-finite, negative, inconsistent or beyond
-        ``payload.BOUNDS`` (mass: this model's), or a link unknown or fixed to the world.
+        ``payload.MAX_RADIUS`` or ``MAX_MASS_RATIO``, or a link unknown or fixed to the world.
         """
         checked = payload.check_payload(payload.Payload(link, mass, com, inertia),
                                         robot_mass=payload.moving_mass(self._tree))

@@ -6,12 +6,12 @@ A ``Payload`` is what a tool, a gripped workpiece or a load adds to one link of 
 [kg m^2] about that centre of mass, in the link frame, as the six numbers (ixx, ixy, ixz, iyy,
 iyz, izz) of a URDF ``<inertia>``. ``check_payload`` refuses what no rigid body has (a
 non-finite number, a negative mass, an inertia that is not symmetric positive semi-definite or
-breaks the triangle inequalities), what no payload on a link of a robot is (``BOUNDS``) and a
-link the model does not have, with a ``ValueError`` (``InputError``) naming the field and the
-bound. ``payload_parameters`` gives the payload's 10 inertial
-parameters in the frame of the body the link is fixed to, in ``RobotModel.inertial_parameters``
-order, so that ``RobotModel.with_payload`` adds them to that body's (no new compilation: the
-model is repacked by ``with_inertial_parameters``).
+breaks the triangle inequalities), what no payload on a link of a robot is (beyond
+``MAX_RADIUS`` and ``MAX_MASS_RATIO``) and a link the model does not have, with a
+``ValueError`` (``InputError``) naming the field and the bound. ``payload_parameters`` gives
+the payload's 10 inertial parameters in the frame of the body the link is fixed to, in
+``RobotModel.inertial_parameters`` order, so that ``RobotModel.with_payload`` adds them to
+that body's (no new compilation: the model is repacked by ``with_inertial_parameters``).
 
 The parameters are linear in the payload's own, taken about the link origin in the link frame
 (``link_parameters``): ``body_transform`` is the 10 x 10 matrix that moves them into the body
@@ -36,9 +36,6 @@ TOLERANCE = 1e-9
 # g for kg) that would drive every torque to its limit.
 MAX_RADIUS = 3.0
 MAX_MASS_RATIO = 5.0
-BOUNDS = (f'its matter within {MAX_RADIUS:g} m of the link origin (|com| <= {MAX_RADIUS:g} m, '
-          f'each principal moment about the com <= mass x ({MAX_RADIUS:g} m)^2), its mass at '
-          f"most {MAX_MASS_RATIO:g} times the robot's")
 
 
 @dataclass(frozen=True)
@@ -104,8 +101,8 @@ def check_payload(payload: Payload, link_names=None, robot_mass: float | None = 
 
     Checked: finite numbers of the right count, mass >= 0, the inertia about the com positive
     semi-definite and within the triangle inequalities (ixx + iyy >= izz and its rotations: a
-    mass density exists), the payload within ``BOUNDS`` (its mass against ``robot_mass`` [kg]
-    when given), and, given ``link_names``, a link of the model (or '').
+    mass density exists), the payload within ``MAX_RADIUS`` and (given ``robot_mass`` [kg])
+    ``MAX_MASS_RATIO``, and, given ``link_names``, a link of the model (or '').
     """
     if not isinstance(payload.link, str):
         raise InputError(f'payload.link: expected a link name (a string), got {payload.link!r}')

@@ -39,6 +39,8 @@ INERTIA_CHECKS = ('error', 'warn')
 CYCLE_TRIGGERS = ('joint_states', 'clock')
 # Largest magnitude [m/s^2] of `gravity`: ~36 times the Sun's surface gravity (274 m/s^2).
 MAX_GRAVITY = 1e4
+# Largest `payload.mass` [kg] before a model is loaded; with one, MAX_MASS_RATIO times its own.
+MAX_PAYLOAD_MASS = 1e4
 
 
 @dataclass(frozen=True)
@@ -322,9 +324,9 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter(
         'payload.mass', DOUBLE, 0.0,
         f"payload mass, ≥ 0, at most {MAX_MASS_RATIO:g} × the robot's",
-        f"Mass of the payload: at most 10000 kg, and {MAX_MASS_RATIO:g} times the robot's "
-        '(the moving bodies of its model).',
-        unit='kg', low=0.0, high=1e4, live=True, note='6'),
+        f'Mass of the payload: at most {MAX_PAYLOAD_MASS:g} kg, and {MAX_MASS_RATIO:g} times '
+        "the robot's (the moving bodies of its model).",
+        unit='kg', low=0.0, high=MAX_PAYLOAD_MASS, live=True, note='6'),
     Parameter(
         'payload.com', DOUBLE_ARRAY, (0.0, 0.0, 0.0),
         f'payload centre of mass, link frame, within {MAX_RADIUS:g} m of its origin',

@@ -4,9 +4,9 @@ The node's payload: its four parameters read, checked together and applied to a 
 ``payload.link``, ``payload.mass``, ``payload.com`` and ``payload.inertia`` (declared in
 ``declaration``) make one ``dynamics.payload.Payload``: a change to some of them is merged with
 the current values of the others and checked as a whole (``check_payload``: finite, mass >= 0,
-physically consistent inertia, within ``dynamics.payload.BOUNDS``; and, with a model, a link
-of it not fixed to the world and a mass within the bound of the robot's), so a refused set
-leaves the running payload as it was. ``payload.link`` set to '' removes the payload:
+physically consistent inertia, within the bounds of ``dynamics.payload``; and, with a model,
+a link of it not fixed to the world and a mass within the bound of the robot's), so a refused
+set leaves the running payload as it was. ``payload.link`` set to '' removes the payload:
 ``removal`` gives the other three their defaults in the same set, so that no field of a
 removed payload comes back with a later ``payload.link``. ``model_with`` gives the robot model
 carrying the payload (``RobotModel.with_payload``). ROS-free: the node calls these from its
