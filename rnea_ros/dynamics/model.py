@@ -430,10 +430,11 @@ class RobotModel:
         ``mass`` [kg], ``com`` [m] in the link frame, ``inertia`` [kg m^2] about the com in the
         link frame as (ixx, ixy, ixz, iyy, iyz, izz). The payload's parameters are added to the
         body carrying the link (``with_inertial_parameters``: the kernels are not recompiled).
-        ``InputError`` names a non-finite, negative or physically inconsistent field, or a link
-        that is unknown or fixed to the world.
+        ``InputError`` names a field non-finite, negative, inconsistent or beyond
+        ``payload.MAX_RADIUS`` or ``MAX_MASS_RATIO``, or a link unknown or fixed to the world.
         """
-        checked = payload.check_payload(payload.Payload(link, mass, com, inertia))
+        checked = payload.check_payload(payload.Payload(link, mass, com, inertia),
+                                        robot_mass=payload.moving_mass(self._tree))
         block, transform = payload.payload_block(self._tree, link)
         phi = self.inertial_parameters()
         phi[block] += transform @ payload.link_parameters(checked)

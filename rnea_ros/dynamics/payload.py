@@ -6,11 +6,12 @@ A ``Payload`` is what a tool, a gripped workpiece or a load adds to one link of 
 [kg m^2] about that centre of mass, in the link frame, as the six numbers (ixx, ixy, ixz, iyy,
 iyz, izz) of a URDF ``<inertia>``. ``check_payload`` refuses what no rigid body has (a
 non-finite number, a negative mass, an inertia that is not symmetric positive semi-definite or
-breaks the triangle inequalities) and a link the model does not have, with a ``ValueError``
-(``InputError``) naming the field. ``payload_parameters`` gives the payload's 10 inertial
-parameters in the frame of the body the link is fixed to, in ``RobotModel.inertial_parameters``
-order, so that ``RobotModel.with_payload`` adds them to that body's (no new compilation: the
-model is repacked by ``with_inertial_parameters``).
+breaks the triangle inequalities), what no payload on a link of a robot is (beyond
+``MAX_RADIUS`` and ``MAX_MASS_RATIO``) and a link the model does not have, with a
+``ValueError`` (``InputError``) naming the field and the bound. ``payload_parameters`` gives
+the payload's 10 inertial parameters in the frame of the body the link is fixed to, in
+``RobotModel.inertial_parameters`` order, so that ``RobotModel.with_payload`` adds them to
+that body's (no new compilation: the model is repacked by ``with_inertial_parameters``).
 
 The parameters are linear in the payload's own, taken about the link origin in the link frame
 (``link_parameters``): ``body_transform`` is the 10 x 10 matrix that moves them into the body
@@ -26,8 +27,15 @@ import numpy as np
 from rnea_ros.errors import InputError
 
 INERTIA_FIELDS = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
-# Relative round-off allowed in the eigenvalue and triangle checks (of the inertia's trace).
+# Relative round-off allowed in the eigenvalue, triangle and bound checks.
 TOLERANCE = 1e-9
+# What a payload on a link of a robot can physically be: its matter within MAX_RADIUS [m] of the
+# link origin (so |com| <= MAX_RADIUS, and no principal moment of its inertia about the com
+# above mass * MAX_RADIUS^2: a thin ring of that radius), and its mass at most MAX_MASS_RATIO
+# times the robot's (the moving bodies of its model). A value beyond them is a typo (mm for m,
+# g for kg) that would drive every torque to its limit.
+MAX_RADIUS = 3.0
+MAX_MASS_RATIO = 5.0
 
 
 @dataclass(frozen=True)
@@ -81,13 +89,20 @@ def _numbers(value, size: int, field: str) -> tuple[float, ...]:
     return tuple(out)
 
 
-def check_payload(payload: Payload, link_names=None) -> Payload:
+def moving_mass(tree) -> float:
+    """Return the mass [kg] of the moving bodies of ``tree`` (a ``KinematicTree``)."""
+    return float(np.sum(tree.mass))
+
+
+def check_payload(payload: Payload, link_names=None, robot_mass: float | None = None
+                  ) -> Payload:
     """
     Return ``payload`` with plain float fields, or raise ``InputError`` naming the bad field.
 
     Checked: finite numbers of the right count, mass >= 0, the inertia about the com positive
     semi-definite and within the triangle inequalities (ixx + iyy >= izz and its rotations: a
-    mass density exists), and, given ``link_names``, a link of the model (or '').
+    mass density exists), the payload within ``MAX_RADIUS`` and (given ``robot_mass`` [kg])
+    ``MAX_MASS_RATIO``, and, given ``link_names``, a link of the model (or '').
     """
     if not isinstance(payload.link, str):
         raise InputError(f'payload.link: expected a link name (a string), got {payload.link!r}')
@@ -96,7 +111,15 @@ def check_payload(payload: Payload, link_names=None) -> Payload:
     (mass,) = _numbers(payload.mass, 1, 'payload.mass')
     if mass < 0.0:
         raise InputError(f'payload.mass is {mass:g} kg: expected >= 0')
+    if robot_mass is not None and mass > MAX_MASS_RATIO * robot_mass * (1 + TOLERANCE):
+        raise InputError(f'payload.mass is {mass:g} kg: expected at most {MAX_MASS_RATIO:g} '
+                         f"times the robot's mass ({MAX_MASS_RATIO:g} x {robot_mass:g} kg = "
+                         f'{MAX_MASS_RATIO * robot_mass:g} kg)')
     com = _numbers(payload.com, 3, 'payload.com')
+    distance = math.hypot(*com)
+    if distance > MAX_RADIUS:
+        raise InputError(f'payload.com {list(com)} is {distance:g} m from the link origin: '
+                         f'expected at most {MAX_RADIUS:g} m')
     six = _numbers(payload.inertia, 6, 'payload.inertia')
     inertia = inertia_matrix(six)
     eigen = np.linalg.eigvalsh(inertia)
@@ -110,6 +133,11 @@ def check_payload(payload: Payload, link_names=None) -> Payload:
             raise InputError(f'payload.inertia breaks the triangle inequality: {name} '
                              f'({inertia[k, k]:g}) exceeds the sum of the other two '
                              f'({others:g}): no mass density has it')
+    largest = mass * MAX_RADIUS ** 2
+    if eigen[-1] > largest * (1 + TOLERANCE) + slack:
+        raise InputError(f'payload.inertia has a principal moment of {eigen[-1]:g} kg m^2: '
+                         f'expected at most mass x ({MAX_RADIUS:g} m)^2 = {largest:g} kg m^2 '
+                         f'(its matter within {MAX_RADIUS:g} m)')
     return Payload(payload.link, mass, com, six)
 
 

@@ -45,7 +45,8 @@ import sys
 import numpy as np
 
 from rnea_ros.bag.staging import Staging, Tool
-from rnea_ros.dynamics.payload import check_payload, from_link_parameters, Payload, payload_block
+from rnea_ros.dynamics.payload import (check_payload, from_link_parameters, moving_mass, Payload,
+                                       payload_block)
 from rnea_ros.errors import InputError
 from rnea_ros.identify import covariance, fit, parameters, samples
 from rnea_ros.identify import physical
@@ -191,7 +192,11 @@ def identify_payload(bags, urdf: str | Path, link: str, *, joint_states: str = '
     least = fit.weighted_fit(equations)
     theta, solver = _physical(lay, least.H, least.beta)
     phi = theta[:10]
-    payload = check_payload(from_link_parameters(link, phi), model.link_names)
+    try:  # what the node accepts (its bounds too), or no payload.yaml
+        payload = check_payload(from_link_parameters(link, phi), model.link_names,
+                                moving_mass(model.tree))
+    except InputError as exc:
+        raise InputError(f'the identified payload is not one the node accepts: {exc}') from None
     correlated = _correlated_covariance(equations, least, model, lay, block, transform, loaded,
                                         threads, n)
     std = _standard_deviations(least.beta[:10], correlated[:10, :10])

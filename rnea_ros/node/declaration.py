@@ -25,6 +25,7 @@ import sys
 
 from rnea_ros.contacts import Contact, KINDS
 from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS
+from rnea_ros.dynamics.payload import MAX_MASS_RATIO, MAX_RADIUS
 from rnea_ros.node.joint_input import MAX_NAMES
 
 BOOL, INTEGER, DOUBLE, STRING = 'bool', 'integer', 'double', 'string'
@@ -38,6 +39,8 @@ INERTIA_CHECKS = ('error', 'warn')
 CYCLE_TRIGGERS = ('joint_states', 'clock')
 # Largest magnitude [m/s^2] of `gravity`: ~36 times the Sun's surface gravity (274 m/s^2).
 MAX_GRAVITY = 1e4
+# Largest `payload.mass` [kg] before a model is loaded; with one, MAX_MASS_RATIO times its own.
+MAX_PAYLOAD_MASS = 1e4
 
 
 @dataclass(frozen=True)
@@ -311,24 +314,32 @@ PARAMETERS: tuple[Parameter, ...] = (
     # applied to the model by the node (RobotModel.with_payload); set all four atomically.
     Parameter(
         'payload.link', STRING, '',
-        "link carrying a payload; `''`: none",
+        "link carrying a payload; `''`: none, and the other three back to their defaults",
         "Link the payload is rigidly fixed to (a tool, a gripped part); '': no payload. Set "
         'the four payload.* parameters together (set_parameters_atomically): the node checks '
-        'them as one payload and installs the model carrying it between two cycles.',
+        'them as one payload and installs the model carrying it between two cycles. Setting '
+        "it to '' removes the payload: payload.mass, payload.com and payload.inertia go back "
+        'to their defaults in the same set.',
         shown_default="`''`", live=True, note='6'),
     Parameter(
-        'payload.mass', DOUBLE, 0.0, 'payload mass, ≥ 0',
-        'Mass of the payload.', unit='kg', low=0.0, high=1e4, live=True, note='6'),
+        'payload.mass', DOUBLE, 0.0,
+        f"payload mass, ≥ 0, at most {MAX_MASS_RATIO:g} × the robot's",
+        f'Mass of the payload: at most {MAX_PAYLOAD_MASS:g} kg, and {MAX_MASS_RATIO:g} times '
+        "the robot's (the moving bodies of its model).",
+        unit='kg', low=0.0, high=MAX_PAYLOAD_MASS, live=True, note='6'),
     Parameter(
-        'payload.com', DOUBLE_ARRAY, (0.0, 0.0, 0.0), 'payload centre of mass, link frame',
-        'Centre of mass of the payload in the frame of payload.link.', unit='m', size=3,
+        'payload.com', DOUBLE_ARRAY, (0.0, 0.0, 0.0),
+        f'payload centre of mass, link frame, within {MAX_RADIUS:g} m of its origin',
+        'Centre of mass of the payload in the frame of payload.link: at most '
+        f'{MAX_RADIUS:g} m from its origin.', unit='m', size=3,
         live=True, note='6', expected='3 finite numbers (m, link frame)'),
     Parameter(
         'payload.inertia', DOUBLE_ARRAY, (0.0,) * 6,
         'payload inertia `[ixx, ixy, ixz, iyy, iyz, izz]` about its centre of mass, link frame',
         'Rotational inertia of the payload about its centre of mass, in the frame of '
         'payload.link, as [ixx, ixy, ixz, iyy, iyz, izz] (a URDF <inertia>): positive '
-        'semi-definite and within the triangle inequalities.',
+        'semi-definite, within the triangle inequalities, and no principal moment above '
+        f'payload.mass x ({MAX_RADIUS:g} m)^2.',
         unit='kg m²', size=6, live=True, note='6',
         expected='6 finite numbers ixx, ixy, ixz, iyy, iyz, izz (kg m^2)'),
 )
@@ -442,7 +453,8 @@ COLLISION = Family(
         Parameter('collision_threshold.{joint}', DOUBLE, None,
                   'collision when the absolute external torque exceeds it; unset: not watched',
                   'Collision threshold on the absolute external torque (the residual) of the '
-                  'joint; a joint without one is not watched.',
+                  'joint; a joint without one is not watched. Unset live (ros2 param delete), '
+                  'the joint is not watched until a threshold is set again.',
                   unit='N m or N', low=1e-6, high=1e6, live=True,
                   shown_default='unset (not watched)',
                   expected='a number from 1e-06 to 1e+06 (N m or N; unset: not watched)'),

@@ -88,9 +88,9 @@ from rnea_ros.node.messages import (COMMAND_QOS, decode_trajectory, diagnostic_a
                                     OutputMessages, set_efforts, to_trajectory)
 from rnea_ros.node.model_loading import build_core, DescriptionWorker, parse_description
 from rnea_ros.node.observer_messages import ObserverMessages
-from rnea_ros.node.parameters import (as_declared, check_parameters, check_topic_names,
-                                      declare_parameters, joint_model_parameter_names,
-                                      undeclare_parameters)
+from rnea_ros.node.parameters import (before_set, check_parameters, check_topic_names,
+                                      declare_parameters, declare_unset_again,
+                                      joint_model_parameter_names, undeclare_parameters)
 from rnea_ros.node.safety import ERROR, OK, WARN
 from rnea_ros.node.settings import actuated_joints, ModelRejected, ParameterRejected
 from rnea_ros.node.take_loop import TakeLoop
@@ -156,7 +156,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._description_from_topic = not self.get_parameter('robot_description').value
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_timer(1.0, self._publish_diagnostics, clock=self._steady_clock)
-        self.add_pre_set_parameters_callback(as_declared)
+        self.add_pre_set_parameters_callback(before_set)
         self.add_on_set_parameters_callback(self._check_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
         self._observer_messages: ObserverMessages | None = None
@@ -221,6 +221,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         for parameter in parameters:
             if parameter.name in LIVE and parameter.name not in PAYLOAD:
                 self.get_logger().info(f'{parameter.name} = {parameter.value!r}')
+        declare_unset_again(self, parameters)  # outside the lock: it calls back here
 
     # ------------------------------------------------------------------ robot model
     def _start_description_worker(self) -> None:

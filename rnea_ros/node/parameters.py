@@ -27,6 +27,7 @@ from rclpy.validate_full_topic_name import validate_full_topic_name
 from rnea_ros.node.declaration import (BY_NAME, check, COLLISION, CONTACT, DOUBLE,
                                        DOUBLE_ARRAY, JOINT_MODEL, NODE_ONLY, Parameter,
                                        PARAMETERS, WRENCH_POINT)
+from rnea_ros.node.payload import removal
 from rnea_ros.node.settings import Settings
 from rnea_ros.node.wrenches import contact_from_parameters
 
@@ -275,6 +276,38 @@ def as_declared(parameters: list[RosParameter]) -> list[RosParameter]:
                 parameter = RosParameter(parameter.name, value=value)
         converted.append(parameter)
     return converted
+
+
+def before_set(parameters: list[RosParameter]) -> list[RosParameter]:
+    """
+    Return the parameters a live set sets (the pre-set callback).
+
+    ``as_declared``'s, and with ``payload.link`` set to '' the other payload parameters at
+    their defaults (``payload.removal``): a removed payload leaves no field behind, in the
+    node and in what ``ros2 param get`` shows.
+    """
+    parameters = as_declared(parameters)
+    reset = removal({parameter.name: parameter.value for parameter in parameters})
+    return [parameter for parameter in parameters if parameter.name not in reset] + [
+        RosParameter(name, value=list(value)) if isinstance(value, tuple)
+        else RosParameter(name, value=value) for name, value in reset.items()]
+
+
+def declare_unset_again(node, parameters: list[RosParameter]) -> None:
+    """
+    Declare again, unset, each collision threshold a live set has unset (the post-set callback).
+
+    rclpy undeclares a parameter set without a value (``ros2 param delete``, type NOT_SET),
+    after which no set can find it: the joint would stay unwatched until a restart. Declared
+    again, unset, the joint is not watched until a threshold is set for it.
+    """
+    for parameter in parameters:
+        name = parameter.name
+        if (parameter.type_ == RosParameter.Type.NOT_SET and name.startswith(COLLISION_PREFIX)
+                and name in node.joint_model_declared and not node.has_parameter(name)):
+            joint = name[len(COLLISION_PREFIX):]
+            node.declare_parameter(name, None, descriptor(declared(name), f'Joint {joint!r}: '),
+                                   ignore_override=True)
 
 
 def check_parameters(parameters, declaring_joint_model: bool = False) -> SetParametersResult:

@@ -4,10 +4,13 @@ The node's payload: its four parameters read, checked together and applied to a 
 ``payload.link``, ``payload.mass``, ``payload.com`` and ``payload.inertia`` (declared in
 ``declaration``) make one ``dynamics.payload.Payload``: a change to some of them is merged with
 the current values of the others and checked as a whole (``check_payload``: finite, mass >= 0,
-physically consistent inertia; and, with a model, a link of it not fixed to the world), so a
-refused set leaves the running payload as it was. ``model_with`` gives the robot model carrying
-the payload (``RobotModel.with_payload``). ROS-free: the node calls these from its parameter
-callbacks, off the control path, and installs the model between two cycles.
+physically consistent inertia, within the bounds of ``dynamics.payload``; and, with a model,
+a link of it not fixed to the world and a mass within the bound of the robot's), so a refused
+set leaves the running payload as it was. ``payload.link`` set to '' removes the payload:
+``removal`` gives the other three their defaults in the same set, so that no field of a
+removed payload comes back with a later ``payload.link``. ``model_with`` gives the robot model
+carrying the payload (``RobotModel.with_payload``). ROS-free: the node calls these from its
+parameter callbacks, off the control path, and installs the model between two cycles.
 """
 from __future__ import annotations
 
@@ -33,6 +36,18 @@ def merged(current: Payload, values: dict) -> Payload:
     return check_payload(Payload(**fields))
 
 
+def removal(values: dict) -> dict:
+    """
+    Return the payload parameters a set of ``values`` (name -> value) resets: name -> default.
+
+    ``payload.link`` set to '' removes the payload: ``payload.mass``, ``payload.com`` and
+    ``payload.inertia`` go back to their defaults with it (whatever the set gave them).
+    """
+    if values.get('payload.link') != '':
+        return {}
+    return {name: BY_NAME[name].default for name in PAYLOAD if name != 'payload.link'}
+
+
 def from_parameters(get) -> Payload:
     """Read the payload from ``get(name)`` (the node's parameter values), checked."""
     return merged(NO_PAYLOAD, {name: get(name) for name in PAYLOAD})
@@ -43,7 +58,7 @@ def model_with(model: RobotModel, payload: Payload) -> RobotModel:
     Return ``model`` carrying ``payload`` (``model`` itself without one).
 
     ``ParameterRejected`` naming ``payload.link`` for a link the model lacks or fixes to the
-    world.
+    world, ``payload.mass`` for a mass beyond the bound of this robot's.
     """
     if not payload.link:
         return model

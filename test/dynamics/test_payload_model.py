@@ -16,7 +16,8 @@ import pytest
 
 from rnea_ros import InputError, RobotModel
 from rnea_ros.dynamics.payload import (
-    body_transform, check_payload, from_link_parameters, link_parameters, Payload)
+    body_transform, check_payload, from_link_parameters, link_parameters, MAX_MASS_RATIO,
+    MAX_RADIUS, moving_mass, Payload)
 
 INERTIA = (0.011, 0.001, -0.002, 0.009, 0.0005, 0.006)
 COM = (0.02, -0.03, 0.07)
@@ -118,3 +119,48 @@ def test_with_payload_refuses_unknown_and_world_links(robot):
                                 'there changes no joint torque')
     with pytest.raises(InputError, match=r'^payload.mass is -2 kg: expected >= 0$'):
         model.with_payload(model.body_names[-1], -2.0, COM, INERTIA)
+
+
+@pytest.mark.parametrize('fields, message', [
+    ({'com': (1e6, 0.0, 0.0)},
+     'payload.com [1000000.0, 0.0, 0.0] is 1e+06 m from the link origin: expected at most 3 m'),
+    ({'com': (0.0, 2.4, -1.81)},
+     'payload.com [0.0, 2.4, -1.81] is 3.00601 m from the link origin: expected at most 3 m'),
+    ({'mass': 2.0, 'inertia': (18.5, 0.0, 0.0, 18.5, 0.0, 18.5)},
+     'payload.inertia has a principal moment of 18.5 kg m^2: expected at most mass x (3 m)^2 '
+     '= 18 kg m^2 (its matter within 3 m)'),
+    ({'mass': 0.0, 'inertia': INERTIA},
+     'payload.inertia has a principal moment of 0.0119163 kg m^2: expected at most mass x '
+     '(3 m)^2 = 0 kg m^2 (its matter within 3 m)'),
+])
+def test_a_payload_beyond_the_bounds_is_refused_naming_the_field_and_the_bound(fields, message):
+    values = {'link': 'panda_link8', 'mass': 1.0, 'com': COM, 'inertia': INERTIA} | fields
+    with pytest.raises(InputError) as error:
+        check_payload(Payload(**values), ('panda_link8',))
+    assert str(error.value) == message
+
+
+def test_a_payload_on_the_bounds_is_accepted():
+    """A 3 m com, a thin ring's moment m R^2 and 5 times the robot's mass are payloads."""
+    ring = 2.0 * MAX_RADIUS ** 2
+    payload = Payload('panda_link8', 2.0, (0.0, 0.0, MAX_RADIUS), (ring / 2, 0.0, 0.0,
+                                                                   ring / 2, 0.0, ring))
+    assert check_payload(payload, ('panda_link8',), robot_mass=2.0 / MAX_MASS_RATIO) == payload
+
+
+def test_with_payload_bounds_the_mass_by_the_robots(robot):
+    name, model = robot
+    link = model.body_names[-1]
+    robot_mass = moving_mass(model.tree)
+    assert robot_mass == pytest.approx(float(model.inertial_parameters()[:, 0].sum()),
+                                       rel=1e-12)
+    model.with_payload(link, MAX_MASS_RATIO * robot_mass, COM, INERTIA)  # the bound itself
+    heavy = MAX_MASS_RATIO * robot_mass * 1.01
+    with pytest.raises(InputError) as error:
+        model.with_payload(link, heavy, COM, INERTIA)
+    assert str(error.value) == (
+        f"payload.mass is {heavy:g} kg: expected at most 5 times the robot's mass "
+        f'(5 x {robot_mass:g} kg = {5 * robot_mass:g} kg)')
+    with pytest.raises(InputError, match=r'^payload.com \[1000000.0, 0.0, 0.0\] is 1e\+06 m '
+                                         r'from the link origin: expected at most 3 m$'):
+        model.with_payload(link, 1.0, (1e6, 0.0, 0.0), INERTIA)

@@ -19,6 +19,7 @@ import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, SetParameters, SetParametersAtomically
+from rclpy.parameter import Parameter as RosParameter
 from standing import contacts
 import test_node
 from test_node import has_level, OK, random_arm_state, status, Streams
@@ -26,7 +27,8 @@ from test_start import run_node
 import yaml
 
 from rnea_ros.contacts import ContactSolver
-from rnea_ros.dynamics.payload import Payload
+from rnea_ros.dynamics.payload import moving_mass, Payload
+from rnea_ros.node.parameters import before_set
 from rnea_ros.node.payload import describe
 
 pytestmark = pytest.mark.timeout(120)
@@ -89,6 +91,49 @@ def test_an_atomic_set_installs_the_payload_in_the_torques_and_the_diagnostics(r
     streams.diagnostic(has_level(OK, 'payload', 'none'))
 
 
+def get_payload(ros) -> tuple:
+    """Return (link, mass, com, inertia) as the node's parameters are (ros2 param get)."""
+    values = ros.call(GetParameters, '/rnea/get_parameters', GetParameters.Request(
+        names=['payload.link', 'payload.mass', 'payload.com', 'payload.inertia'])).values
+    return (values[0].string_value, values[1].double_value,
+            list(values[2].double_array_value), list(values[3].double_array_value))
+
+
+def test_a_removed_payload_leaves_no_field_and_a_later_link_alone_weighs_nothing(ros, panda):
+    """payload.link '' resets mass, com and inertia: a later payload.link is massless."""
+    model, q, v, streams = started(ros, panda, 25, (250, 0))
+    zero = np.zeros(model.nv)
+    result = set_atomically(ros, link=LINK, mass=2.0, com=COM, inertia=INERTIA)
+    assert result.successful, result.reason
+    answer(streams, (251, 0), model.with_payload(LINK, 2.0, COM, INERTIA).rnea(q, v, zero))
+    removed = ros.call(SetParameters, '/rnea/set_parameters', SetParameters.Request(
+        parameters=[ParameterMsg(name='payload.link', value=value(''))])).results
+    assert [r.successful for r in removed] == [True], removed
+    assert get_payload(ros) == ('', 0.0, [0.0] * 3, [0.0] * 6)
+    answer(streams, (252, 0), model.rnea(q, v, zero))
+    single = ros.call(SetParameters, '/rnea/set_parameters', SetParameters.Request(
+        parameters=[ParameterMsg(name='payload.link', value=value(LINK))])).results[0]
+    assert single.successful, single.reason
+    assert get_payload(ros) == (LINK, 0.0, [0.0] * 3, [0.0] * 6)
+    answer(streams, (253, 0), model.rnea(q, v, zero))  # a zero-mass payload: no torque
+    streams.diagnostic(has_level(OK, 'payload', describe(Payload(LINK))))
+
+
+def test_before_set_resets_the_payload_fields_with_the_link_and_only_then():
+    """The pre-set callback: a removal resets the three fields, even ones given with it."""
+    removal = before_set([RosParameter('payload.link', value=''),
+                          RosParameter('payload.mass', value=3.0),
+                          RosParameter('rate', value=100)])
+    assert {p.name: p.value for p in removal} == {
+        'payload.link': '', 'rate': 100.0, 'payload.mass': 0.0, 'payload.com': [0.0] * 3,
+        'payload.inertia': [0.0] * 6}
+    assert {p.name: p.type_ for p in removal}['payload.com'] == RosParameter.Type.DOUBLE_ARRAY
+    kept = before_set([RosParameter('payload.link', value=LINK),
+                       RosParameter('payload.mass', value=3)])
+    assert {p.name: p.value for p in kept} == {'payload.link': LINK, 'payload.mass': 3.0}
+    assert before_set([RosParameter('payload.mass', value=1.0)])[0].value == 1.0
+
+
 BAD_SETS = [
     ({'mass': math.nan}, "parameter 'payload.mass' is nan: expected a number from 0 to 10000"),
     ({'mass': -1.0}, "parameter 'payload.mass' is -1.0: expected a number from 0 to 10000"),
@@ -102,6 +147,11 @@ BAD_SETS = [
      'two (0.2): no mass density has it'),
     ({'com': (0.0, 0.1)}, "parameter 'payload.com' is [0.0, 0.1]: expected 3 finite numbers "
                           '(m, link frame)'),
+    ({'com': (1e6, 0.0, 0.0)},
+     'payload.com [1000000.0, 0.0, 0.0] is 1e+06 m from the link origin: expected at most 3 m'),
+    ({'mass': 1.5, 'inertia': (30.0, 0.0, 0.0, 30.0, 0.0, 30.0)},
+     'payload.inertia has a principal moment of 30 kg m^2: expected at most mass x (3 m)^2 = '
+     '13.5 kg m^2 (its matter within 3 m)'),
     ({'link': 'nowhere', 'mass': 3.0}, "parameter 'payload.link': unknown link 'nowhere'"),
     ({'link': 'panda_link0'}, "parameter 'payload.link': link 'panda_link0' is fixed to the "
                               'world: a payload there changes no joint torque'),
@@ -117,7 +167,10 @@ def test_bad_sets_are_refused_naming_the_parameter_and_the_old_payload_stays(ros
     streams = Streams(ros, model.joint_names, q, v)
     loaded = model.with_payload(LINK, 1.5, COM, INERTIA).rnea(q, v, np.zeros(model.nv))
     answer(streams, (210, 0), loaded)
-    for k, (fields, reason) in enumerate(BAD_SETS):
+    robot = moving_mass(model.tree)  # the mass is bounded by 5 times the robot's
+    heavy = ({'mass': 6 * robot}, f'payload.mass is {6 * robot:g} kg: expected at most 5 times '
+                                  f"the robot's mass (5 x {robot:g} kg = {5 * robot:g} kg)")
+    for k, (fields, reason) in enumerate(BAD_SETS + [heavy]):
         result = set_atomically(ros, **fields)
         assert (result.successful, result.reason) == (False, reason)
         answer(streams, (211, k), loaded)  # still publishing, with the old payload
@@ -135,6 +188,8 @@ def test_bad_sets_are_refused_naming_the_parameter_and_the_old_payload_stays(ros
      'two (0.2): no mass density has it'),
     ('payload.com:=[0.0]', "parameter 'payload.com' is [0.0]: expected 3 finite numbers (m, "
                            'link frame)'),
+    ('payload.com:=[1000000.0, 0.0, 0.0]',
+     'payload.com [1000000.0, 0.0, 0.0] is 1e+06 m from the link origin: expected at most 3 m'),
 ])
 def test_a_bad_payload_at_start_exits_2_in_one_line(override, line):
     result = run_node('-p', override)

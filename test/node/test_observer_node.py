@@ -17,7 +17,9 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
 import pytest
+from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParametersAtomically
 from ros_harness import LATCHED
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
@@ -155,23 +157,35 @@ def test_a_non_finite_effort_withholds_the_external_torques_and_restarts(ros, pa
     np.testing.assert_array_equal(external.effort, np.zeros(model.nv))
 
 
-def test_collision_follows_the_thresholds_or_latches_the_reaction_until_reset(ros, panda):
+def pushed_arm(ros, panda, first_stamp_ns: int):
+    """
+    Start the observer node on the panda at rest, panda_joint2 watched at 0.5 N m, no reaction.
+
+    Return (feeder, quiet, push, run): ``quiet`` the rigid-body effort, ``push`` what makes r
+    -2 N m on joint 2 when subtracted from it, ``run(effort, count)`` sends ``count`` samples
+    1 ms apart and returns the last (joint_torques, external_torques).
+    """
     model, xml = panda
     ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True,
                     'collision_threshold.panda_joint2': 0.5, 'collision_reaction': 'none'})
     feeder = Feeder(ros, model)
-    q, v, zero = np.full(model.nv, 0.1), np.zeros(model.nv), np.zeros(model.nv)
-    quiet = model.rnea(q, v, zero)
+    q, v = np.full(model.nv, 0.1), np.zeros(model.nv)
+    quiet = model.rnea(q, v, np.zeros(model.nv))
     push = np.zeros(model.nv)
     push[1] = 2.0  # the motor gives 2 N m less than the arm needs: r -> -2 on joint 2
-    stamp = [2 * 10**9]
+    stamp = [first_stamp_ns]
 
     def run(effort, count):
         for _ in range(count):
             stamp[0] += 10**6
             torques, external = feeder.send(q, v, effort, stamp[0])
         return torques, external
+    return feeder, quiet, push, run
 
+
+def test_collision_follows_the_thresholds_or_latches_the_reaction_until_reset(ros, panda):
+    feeder, quiet, push, run = pushed_arm(ros, panda, 2 * 10**9)
+    zero = np.zeros(len(quiet))
     run(quiet, 3)
     assert ros.wait_for(feeder.collision, lambda m: True, 15.0, feeder.tick, start=0).data is \
         False
@@ -206,6 +220,48 @@ def test_collision_follows_the_thresholds_or_latches_the_reaction_until_reset(ro
     response = ros.call(Trigger, '/rnea/reset_collision', Trigger.Request())
     assert (response.success, response.message) == (True, 'no collision to clear')
     feeder.diagnostic(has_level(OK), timeout=15.0)
+
+
+def test_a_threshold_unset_live_can_be_set_again_and_then_detects_a_push(ros, panda):
+    """Unset (ros2 param delete: no value), the joint is not watched until set again, live."""
+    feeder, quiet, push, run = pushed_arm(ros, panda, 3 * 10**9)
+    run(quiet, 3)
+    name = 'collision_threshold.panda_joint2'
+    unset = _set(ros, name, ParameterValue(type=ParameterType.PARAMETER_NOT_SET))
+    assert unset.successful, unset.reason
+    _, external = run(quiet - push, 30)
+    assert external.effort[1] > 0.5  # over the old threshold, and no joint is watched:
+    assert [m.data for m in feeder.collision.messages] == [False]
+    # A model rebuilt meanwhile (a payload set) reads the thresholds: the unset one too.
+    payload = ros.call(SetParametersAtomically, '/rnea/set_parameters_atomically',
+                       SetParametersAtomically.Request(parameters=[ParameterMsg(
+                           name='payload.link', value=ParameterValue(
+                               type=ParameterType.PARAMETER_STRING,
+                               string_value='panda_link8'))])).result
+    assert payload.successful, payload.reason
+    run(quiet, 60)  # r decays
+    assert not any(m.data for m in feeder.collision.messages)
+    again = _set(ros, name, ParameterValue(type=ParameterType.PARAMETER_DOUBLE,
+                                           double_value=0.5))
+    assert again.successful, again.reason
+    run(quiet - push, 30)
+    assert ros.wait_for(feeder.collision, lambda m: m.data, 15.0, feeder.tick, start=0).data
+    report = feeder.diagnostic(lambda m: status(m) and status(m)[2].get(
+        'collision thresholds [N m or N]') == 'panda_joint2 0.5', timeout=15.0)
+    assert status(report)[2]['last collision'].startswith('joint panda_joint2, from stamp ')
+    # The other parameters refuse to be unset, and stay settable.
+    not_set = ParameterValue(type=ParameterType.PARAMETER_NOT_SET)
+    for name, reason in [
+            ('observer_gain', "parameter 'observer_gain' is None: expected a number from 0.1 "
+                              'to 1000'),
+            ('friction.panda_joint1.coulomb', "parameter 'friction.panda_joint1.coulomb' is "
+                                              'read-only: the joint model is set at start (a '
+                                              'parameters file)')]:
+        result = _set(ros, name, not_set)
+        assert (result.successful, result.reason) == (False, reason)
+    gain = _set(ros, 'observer_gain', ParameterValue(type=ParameterType.PARAMETER_DOUBLE,
+                                                     double_value=20.0))
+    assert gain.successful, gain.reason
 
 
 @pytest.mark.parametrize('overrides, line', [
