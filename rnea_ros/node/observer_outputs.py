@@ -24,7 +24,8 @@ published: no huge dt integrated, no spike), the collision under way ends at the
 before the step (a latched one stays), and detection is on again from the next sample. Each step
 is counted and described (how far, from which stamp to which) for the diagnostics, whose next
 report is ERROR, and for the log (``notice``). A stamp older than the last by ``CLOCK_STEP`` or
-less (two publishers' samples slightly out of order) is only skipped and counted.
+less (two publishers' samples slightly out of order), or a stamp left at 0, is only skipped and
+counted.
 
 A sample the observer cannot integrate (a NaN effort, say) or a non-finite residual is a fault:
 the sample is counted, the observer restarts from the next sample (which returns r = 0), and
@@ -164,7 +165,8 @@ class ObserverOutput:
             self.without_effort += 1
             return
         last = self._last_stamp
-        step = None if last is None else self._clock_step(last, stamp, arrival)
+        # A stamp left at 0 (a publisher that stamps nothing) is not a clock: skipped.
+        step = None if last is None or stamp == 0.0 else self._clock_step(last, stamp, arrival)
         if step is None and last is not None and stamp <= last:
             self.not_newer += 1  # as the observer would: r stays (unstamped publishers show)
             return

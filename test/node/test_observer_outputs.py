@@ -279,3 +279,13 @@ def test_a_joint_without_an_effort_limit_is_bounded_by_the_absolute_cap():
     bound = core_of(model).observer.effort_bound
     assert bound[0] == MAX_EFFORT
     np.testing.assert_array_equal(bound[1:], 10.0 * model.effort_limits[1:])
+
+
+def test_a_publisher_that_leaves_its_stamps_at_zero_is_skipped_not_a_clock_step(panda):
+    """Two publishers, one stamping nothing: the stamped samples are integrated, no restart."""
+    core = core_of(panda, {'panda_joint2': 5.0})
+    for k in range(40):
+        at_rest(core, panda, 20.0, [5 * 10**9 + k * 10**6, 0], [1e-3 * k, 1e-3 * k + 5e-4])
+    observer = core.observer
+    assert (observer.clock_steps, observer.not_newer, observer.samples) == (0, 40, 40)
+    assert observer.collision
