@@ -157,8 +157,7 @@ def test_a_non_finite_effort_withholds_the_external_torques_and_restarts(ros, pa
     np.testing.assert_array_equal(external.effort, np.zeros(model.nv))
 
 
-def test_a_clock_step_either_way_restarts_the_observer_and_a_push_after_it_is_detected(ros,
-                                                                                      panda):
+def test_a_clock_step_either_way_restarts_the_observer_and_a_push_after_is_detected(ros, panda):
     """Stamps stepped 30 s back (a sim time reset), then 30 s forward: the observer never blind."""
     model, xml = panda
     ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True,
