@@ -351,9 +351,10 @@ OBSERVER_PARAMETERS: tuple[Parameter, ...] = (
         'observer', BOOL, False,
         'momentum observer on: `external_torques`, wrenches, `collision`',
         'true: a generalized-momentum observer (rnea_ros.observer.momentum) integrates each '
-        'received joint_states sample (dt from its stamps; a repeated or older stamp is not '
-        'integrated) and publishes external_torques (sensor_msgs/JointState, effort = the '
-        'residual r), estimated_wrenches/<link> for the wrench_estimation_links and collision '
+        'received joint_states sample (dt from its stamps; a repeated or slightly older stamp '
+        'is not integrated, a clock step restarts it) and publishes external_torques '
+        '(sensor_msgs/JointState, effort = the residual r), estimated_wrenches/<link> for the '
+        'wrench_estimation_links and collision '
         '(std_msgs/Bool). joint_states must carry the measured effort. Fixed base only.'),
     Parameter(
         'observer_gain', DOUBLE, 50.0,

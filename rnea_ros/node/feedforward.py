@@ -210,7 +210,7 @@ class Feedforward:
         self.joints.update(names, position, velocity, effort, now, stamp)
         if self.observer is not None:
             self.observer.sample(stamp_seconds(stamp, now), self.q, self.v,
-                                 self.joints.with_effort)
+                                 self.joints.with_effort, now)
 
     def on_odometry(self, position, orientation, linear, angular, now: float,
                     stamp=None) -> None:

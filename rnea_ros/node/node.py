@@ -342,6 +342,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             core = self._core
             if core is None:
                 return
+            notice = None
             try:
                 core.on_joint_states(msg.name, msg.position, msg.velocity, msg.effort, now,
                                      msg.header.stamp)
@@ -350,14 +351,16 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             else:
                 if self._arrival_clock is not None:  # the clock's next cycle: 1.5 periods on
                     self._arrival_clock.arrived(time.monotonic_ns())
-                if not self._answer_each or not self._active:
-                    return
+                notice = None if core.observer is None else core.observer.notice(now)
                 rejected = None
-                messages = self._cycle_locked(core, now)
+                answer = self._answer_each and self._active
+                messages = self._cycle_locked(core, now) if answer else None
+        if notice:  # a clock step of the stamps (the observer restarted)
+            self.get_logger().error(notice)
         if rejected is not None:
             self._reject('joint_states', rejected, now)
-            return
-        self._publish(messages, now)
+        elif answer:
+            self._publish(messages, now)
 
     def _on_desired(self, data: bytes) -> None:
         """From the inputs thread: a serialized desired motion, decoded unless too large."""

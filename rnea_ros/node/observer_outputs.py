@@ -16,23 +16,49 @@ others are not. ``collision`` is what the node publishes: with ``collision_react
 it follows the thresholds; with ``zero`` or ``hold_gravity`` it latches at the first detection,
 ``reacting`` is True (the node's cycle then publishes that output) until ``reset``.
 
+Clock steps: a stamp more than ``CLOCK_STEP`` older than the last integrated one (a sim time
+reset, an NTP step back), or one that runs more than ``CLOCK_STEP`` ahead of the steady clock
+since then (its stamp advanced that much more than the arrival time did: a step forward; a real
+gap in the messages advances both), is a clock step. The observer restarts at that sample (r = 0,
+published: no huge dt integrated, no spike), the collision under way ends at the last stamp
+before the step (a latched one stays), and detection is on again from the next sample. Each step
+is counted and described (how far, from which stamp to which) for the diagnostics, whose next
+report is ERROR, and for the log (``notice``). A stamp older than the last by ``CLOCK_STEP`` or
+less (two publishers' samples slightly out of order), or a stamp left at 0, is only skipped and
+counted.
+
 A sample the observer cannot integrate (a NaN effort, say) or a non-finite residual is a fault:
 the sample is counted, the observer restarts from the next sample (which returns r = 0), and
 ``valid`` is False until then, so that neither external_torques nor the wrenches are published
-(never NaN); collision keeps its value. Diagnostics: the thresholds, the collision state, the
-number of detections and the latest one (joint, start stamp, end, peak |r|).
+(never NaN); collision keeps its value. An effort beyond its plausibility bound
+(``EFFORT_PLAUSIBILITY`` times the joint's URDF effort limit; ``MAX_EFFORT`` for a joint without
+one) is a bad sample too: counted, not integrated (the observer goes on from the last good
+sample, not restarted), ``valid`` False until the next good sample, the detector not fed.
+Diagnostics: the thresholds, the collision state, the number of detections and the latest one
+(joint, start stamp, end, peak |r|), the samples skipped and why, the clock steps.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from rnea_ros.errors import InputError
-from rnea_ros.node.safety import all_finite
+from rnea_ros.node.safety import all_finite, ERROR, WARN
 from rnea_ros.observer.collision import CollisionDetector
 from rnea_ros.observer.momentum import MomentumObserver
 from rnea_ros.observer.wrench import estimate_wrench
 
 THRESHOLD_PREFIX = 'collision_threshold.'
+# Largest step of the joint_states stamps [s] taken for samples out of order (skipped); beyond
+# it, backward or ahead of the steady clock, a clock step (module docstring). Above two
+# publishers' reordering and message delivery jitter, below an NTP step (ntpd steps from 128 ms).
+CLOCK_STEP = 0.1
+# A measured effort beyond EFFORT_PLAUSIBILITY x the joint's URDF effort limit (or beyond
+# MAX_EFFORT [N m or N] for a joint without one: no <limit>, effort 0 or inf) is not integrated.
+EFFORT_PLAUSIBILITY = 10.0
+MAX_EFFORT = 1e6
+NOTICE_PERIOD = 1.0  # s: at most one log line about clock steps per period (``notice``)
 
 
 def stamp_seconds(stamp, now: float) -> float:
@@ -68,6 +94,20 @@ class ObserverOutput:
         self.samples = 0  # integrated samples
         self.not_newer = 0  # samples whose stamp was not newer than the last one (not integrated)
         self._last_stamp: float | None = None
+        self._last_arrival = 0.0  # steady-clock time [s] of the last integrated sample
+        self.clock_steps = 0  # clock steps (observer restarted)
+        self.last_clock_step = ''  # the latest one, described
+        self._reported_steps = 0  # clock_steps at the last ``alarm``
+        self._notice_time = -math.inf  # steady-clock time of the last ``notice``
+        self._noticed_steps = 0  # clock_steps at the last ``notice``
+        limits = model.effort_limits[[self._index[name] for name in self.joint_names]]
+        self.effort_bound = np.where(np.isfinite(limits) & (limits > 0.0),
+                                     EFFORT_PLAUSIBILITY * limits, MAX_EFFORT)
+        self._abs_effort = np.zeros(len(self.joint_names))
+        self._beyond = np.zeros(len(self.joint_names), dtype=bool)
+        self.implausible = 0  # samples with an effort beyond its bound (not integrated)
+        self.last_implausible = ''  # the latest, described
+        self._reported_implausible = 0  # implausible at the last ``alarm``
         self.without_effort = 0  # joint_states messages without efforts
         self.non_finite = 0  # samples the observer could not integrate (non-finite)
         self.collision = False  # the published value
@@ -113,14 +153,27 @@ class ObserverOutput:
         self._watch()
 
     # ------------------------------------------------------------------ samples
-    def sample(self, stamp: float, q: np.ndarray, v: np.ndarray, with_effort: bool) -> None:
-        """Integrate one joint_states sample stamped ``stamp`` [s] (see the module docstring)."""
+    def sample(self, stamp: float, q: np.ndarray, v: np.ndarray, with_effort: bool,
+               arrival: float) -> None:
+        """
+        Integrate one joint_states sample stamped ``stamp`` [s] (see the module docstring).
+
+        ``arrival``: when it arrived, on the steady clock [s] (tells a clock step forward from a
+        gap in the messages).
+        """
         if not with_effort:
             self.without_effort += 1
             return
-        if self._last_stamp is not None and stamp <= self._last_stamp:
+        last = self._last_stamp
+        # A stamp left at 0 (a publisher that stamps nothing) is not a clock: skipped.
+        step = None if last is None or stamp == 0.0 else self._clock_step(last, stamp, arrival)
+        if step is None and last is not None and stamp <= last:
             self.not_newer += 1  # as the observer would: r stays (unstamped publishers show)
             return
+        if self._implausible_effort():
+            return
+        if step is not None:
+            self._restart(last, step)
         try:
             r = self.observer.update(stamp, q, v, self.effort)
         except InputError:  # a non-finite effort (or momentum): start again from the next
@@ -131,7 +184,7 @@ class ObserverOutput:
             self.valid = False
             self._last_stamp = None
             return
-        self._last_stamp = stamp
+        self._last_stamp, self._last_arrival = stamp, arrival
         self.samples += 1
         self.residual[:] = r
         for k, link in enumerate(self.links):
@@ -139,6 +192,37 @@ class ObserverOutput:
             self.wrenches[k] = wrench if all_finite(wrench) else 0.0
         self.valid = True
         self._detect(stamp, r)
+
+    def _clock_step(self, last: float, stamp: float, arrival: float) -> str | None:
+        """Describe the clock step from ``last`` to ``stamp``, or None if there is none."""
+        if last - stamp > CLOCK_STEP:
+            return f'stepped back {last - stamp:.6f} s, from stamp {last:.6f} s to {stamp:.6f} s'
+        elapsed = arrival - self._last_arrival
+        if (stamp - last) - elapsed > CLOCK_STEP:
+            return (f'stepped forward {stamp - last:.6f} s in {elapsed:.6f} s of arrivals, from '
+                    f'stamp {last:.6f} s to {stamp:.6f} s')
+        return None
+
+    def _restart(self, last: float, step: str) -> None:
+        """Restart the observer at a clock step; end the collision under way at ``last``."""
+        self.clock_steps += 1
+        self.last_clock_step = f'joint_states stamps {step}: observer restarted'
+        self._detect(last, np.zeros_like(self.residual))
+        self.observer.reset()
+        self._last_stamp = None
+
+    def _implausible_effort(self) -> bool:
+        """Count and describe a sample whose effort is beyond its bound (module docstring)."""
+        np.greater(np.abs(self.effort, out=self._abs_effort), self.effort_bound,
+                   out=self._beyond)
+        if not self._beyond.any():
+            return False
+        k = int(np.argmax(self._beyond))
+        self.implausible += 1
+        self.last_implausible = (f'joint {self.joint_names[k]} effort {self.effort[k]:.6g}, '
+                                 f'beyond {self.effort_bound[k]:g}')
+        self.valid = False
+        return True
 
     def _detect(self, stamp: float, r: np.ndarray) -> None:
         detected = False
@@ -201,9 +285,14 @@ class ObserverOutput:
             self.wrenches[:] = other.wrenches
             self.valid, self.samples = other.valid, other.samples
             self.not_newer, self._last_stamp = other.not_newer, other._last_stamp
+            self._last_arrival = other._last_arrival
         self.latched, self.collision, self.changed = other.latched, other.collision, True
         self.detections, self._last_event = other.detections, other.last_event
         self.non_finite, self.without_effort = other.non_finite, other.without_effort
+        for name in ('clock_steps', 'last_clock_step', '_reported_steps', '_notice_time',
+                     '_noticed_steps', 'implausible', 'last_implausible',
+                     '_reported_implausible'):
+            setattr(self, name, getattr(other, name))
 
     # ------------------------------------------------------------------ diagnostics
     def status(self) -> dict[str, str]:
@@ -231,4 +320,42 @@ class ObserverOutput:
                 self.not_newer)
         if self.non_finite:
             values['observer samples not finite (observer restarted)'] = str(self.non_finite)
+        if self.implausible:
+            values['observer samples with an implausible effort (not integrated)'] = str(
+                self.implausible)
+            values['last implausible effort'] = self.last_implausible
+        if self.clock_steps:
+            values['observer clock steps (observer restarted)'] = str(self.clock_steps)
+            values['last clock step'] = self.last_clock_step
         return values
+
+    def alarm(self) -> tuple[int, str] | None:
+        """
+        Return (level, message) for the diagnostics report, or None; once per report.
+
+        ERROR if the stamps stepped since the last report (the latest step described), WARN if
+        an effort was implausible since then, WARN while any sample was not finite.
+        """
+        steps, implausible = self.clock_steps, self.implausible  # the inputs thread counts on
+        stepped = steps - self._reported_steps
+        recent = implausible != self._reported_implausible
+        self._reported_steps, self._reported_implausible = steps, implausible
+        if stepped:
+            more = f' ({stepped} clock steps since the last report)' if stepped > 1 else ''
+            return ERROR, self.last_clock_step + more
+        if recent:
+            return WARN, (f'measured effort beyond its plausibility bound: samples not '
+                          f'integrated ({self.last_implausible})')
+        if self.non_finite:
+            return WARN, 'observer residual not finite: external torques withheld'
+        return None
+
+    def notice(self, now: float) -> str | None:
+        """Return the log line about clock steps since the last one (one per NOTICE_PERIOD)."""
+        steps = self.clock_steps
+        if steps == self._noticed_steps or now - self._notice_time < NOTICE_PERIOD:
+            return None
+        count = steps - self._noticed_steps
+        self._noticed_steps, self._notice_time = steps, now
+        more = f' ({count} clock steps since the last such line)' if count > 1 else ''
+        return f'{self.last_clock_step}{more}'

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rnea_ros.node.cycle_kernels import oldest
 from rnea_ros.node.joint_input import NEVER
-from rnea_ros.node.safety import MODEL_MISMATCH, OK, WARN
+from rnea_ros.node.safety import ERROR, MODEL_MISMATCH, OK, WARN
 
 
 def oldest_of(core, times) -> float:
@@ -83,9 +83,11 @@ def core_status(core, now: float, ros_time: float) -> tuple[int, str, dict[str, 
                         f'{core.contacts.residual_norm:.3g})']
     if core.observer is not None:
         values.update(core.observer.status())
-        if core.observer.non_finite and level == OK:
-            level = WARN
-            messages = ['observer residual not finite: external torques withheld']
+        alarm = core.observer.alarm()  # a clock step: ERROR even beside another fault's
+        if alarm is not None and alarm[0] > level:
+            level, messages = alarm[0], [alarm[1]]
+        elif alarm is not None and alarm[0] == level == ERROR:
+            messages.append(alarm[1])
     values['clipped cycles'] = str(core.clipped_cycles)
     values['non-finite torques replaced'] = str(core.non_finite_outputs)
     values['fault cycles'] = str(core.fault.fault_cycles)

@@ -7,7 +7,9 @@ library's ``MomentumObserver`` and ``estimate_wrench`` fed the same samples. A r
 (same stamp) must not change the residual. The collision output follows the thresholds without
 a reaction, and latches with one until ``~/reset_collision``, the published effort switching to
 the reaction's output meanwhile. Every observer parameter abused is refused with its name and
-reason: at start (exit 2, one line) and live (refused, the node keeps answering).
+reason: at start (exit 2, one line) and live (refused, the node keeps answering). Stamps
+stepped back or forward restart the observer, reported at ERROR and in the log, and a push after
+the step is detected; an absurd effort is counted, not integrated, and latches nothing.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 import test_node
-from test_node import ERROR, has_level, OK, status, Streams
+from test_node import ERROR, has_level, OK, status, Streams, WARN
 from test_node_guards import _set
 from test_start import run_node
 
@@ -155,6 +157,107 @@ def test_a_non_finite_effort_withholds_the_external_torques_and_restarts(ros, pa
     # The next sample starts the observer again: r = 0, finite, published.
     _, external = feeder.send(q, v, g + 1.0, 10**9 + 3 * 10**6)
     np.testing.assert_array_equal(external.effort, np.zeros(model.nv))
+
+
+def test_a_clock_step_either_way_restarts_the_observer_and_a_push_after_is_detected(ros, panda):
+    """Stamps stepped 30 s back (a sim time reset), then 30 s forward: the observer never blind."""
+    model, xml = panda
+    ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True,
+                    'collision_threshold.panda_joint2': 5.0})
+    feeder = Feeder(ros, model)
+    q, v = np.full(model.nv, 0.1), np.zeros(model.nv)
+    quiet = model.gravity_torques(q)
+    pushed = quiet.copy()
+    pushed[1] -= 20.0  # an external 20 N m on joint 2, against a threshold of 5 N m
+    stamp = 100 * 10**9
+    for _ in range(3):
+        stamp += 10**6
+        feeder.send(q, v, quiet, stamp)
+    for jump, words in ((-30, 'back 30.000000 s'), (30, 'forward 30.000000 s in ')):
+        reports, changes = len(feeder.streams.diagnostics.messages), len(
+            feeder.collision.messages)
+        before, stamp = stamp, stamp + jump * 10**9
+        _, external = feeder.send(q, v, pushed, stamp)
+        np.testing.assert_array_equal(external.effort, np.zeros(model.nv))  # restarted
+        for _ in range(20):  # 20 (1 - exp(-50 t)) > 5 after 5.8 ms, a collision 10 ms later
+            stamp += 10**6
+            _, external = feeder.send(q, v, pushed, stamp)
+        assert external.effort[1] == pytest.approx(20.0 * (1 - math.exp(-50 * 0.02)), rel=1e-6)
+        assert ros.wait_for(feeder.collision, lambda m: m.data, 15.0, feeder.tick,
+                            start=changes).data is True
+        step = f'joint_states stamps stepped {words}'
+        report = ros.wait_for(feeder.streams.diagnostics, has_level(ERROR, 'last clock step',
+                                                                    step),
+                              15.0, feeder.tick, start=reports)
+        level, message, values = status(report)
+        expected = (f'from stamp {before * 1e-9:.6f} s to {(before + jump * 10**9) * 1e-9:.6f} '
+                    's: observer restarted')
+        assert message.startswith(step) and message.endswith(expected), message
+        assert values['last clock step'] == message
+        ros.spin_until(lambda: message in ros.process.output(), 15.0, what='the log line')
+        for _ in range(60):  # the push ends: collision follows the threshold again
+            stamp += 10**6
+            feeder.send(q, v, quiet, stamp)
+        assert ros.wait_for(feeder.collision, lambda m: not m.data, 15.0, feeder.tick,
+                            start=changes + 1).data is False
+    assert values['observer clock steps (observer restarted)'] == '2'
+    assert [m.data for m in feeder.collision.messages] == [False, True, False, True, False]
+
+
+def test_an_absurd_effort_is_counted_not_integrated_and_a_reset_clears_as_usual(ros, panda):
+    model, xml = panda
+    ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True,
+                    'collision_threshold.panda_joint2': 5.0, 'collision_reaction': 'zero'})
+    feeder = Feeder(ros, model)
+    reference = MomentumObserver(model, 50.0)
+    q, v = np.full(model.nv, 0.1), np.zeros(model.nv)
+    quiet = model.gravity_torques(q)
+    absurd = quiet.copy()
+    absurd[1] = 1e300
+    stamp = 10**9
+    for _ in range(3):
+        stamp += 10**6
+        _, external = feeder.send(q, v, quiet, stamp)
+        reference.update(stamp * 1e-9, q, v, quiet)
+    stamp += 10**6
+    feeder.message = sample(model.joint_names, q, v, absurd, stamp)
+    torques = ros.wait_for(feeder.streams.torques, lambda m: stamp_of(m) == stamp, 15.0,
+                           feeder.tick)
+    np.testing.assert_allclose(torques.effort, model.rnea(q, v, np.zeros(model.nv)),
+                               rtol=0, atol=1e-9)  # the torques go on, no reaction
+    line = 'joint panda_joint2 effort 1e+300, beyond 870'
+    report = feeder.diagnostic(has_level(WARN, 'last implausible effort', line))
+    assert status(report)[1] == ('measured effort beyond its plausibility bound: samples not '
+                                 f'integrated ({line})')
+    # Each copy of the sample (sent again while waiting) is one more.
+    assert int(status(report)[2][
+        'observer samples with an implausible effort (not integrated)']) >= 1
+    assert not [m for m in feeder.external.messages if stamp_of(m) == stamp]
+    assert [m.data for m in feeder.collision.messages] == [False]
+    # The next sample integrates from the last good one, as if the absurd one never came.
+    stamp += 10**6
+    pushed = quiet.copy()
+    pushed[1] -= 20.0
+    _, external = feeder.send(q, v, pushed, stamp)
+    np.testing.assert_allclose(external.effort, reference.update(stamp * 1e-9, q, v, pushed),
+                               rtol=0, atol=1e-9)
+    for _ in range(20):  # a real push: latched as usual, and cleared by the reset
+        stamp += 10**6
+        torques, _ = feeder.send(q, v, pushed, stamp)
+    assert ros.wait_for(feeder.collision, lambda m: m.data, 15.0, feeder.tick, start=0)
+    for _ in range(60):
+        stamp += 10**6
+        torques, _ = feeder.send(q, v, quiet, stamp)
+    np.testing.assert_array_equal(torques.effort, np.zeros(model.nv))  # the reaction
+    response = ros.call(Trigger, '/rnea/reset_collision', Trigger.Request())
+    assert (response.success, response.message) == (True, 'collision cleared')
+    assert ros.wait_for(feeder.collision, lambda m: not m.data, 15.0, feeder.tick,
+                        start=2).data is False
+    stamp += 10**6
+    torques, _ = feeder.send(q, v, quiet, stamp)
+    np.testing.assert_allclose(torques.effort, model.rnea(q, v, np.zeros(model.nv)),
+                               rtol=0, atol=1e-9)
+    assert [m.data for m in feeder.collision.messages] == [False, True, False]
 
 
 def pushed_arm(ros, panda, first_stamp_ns: int):

@@ -4,7 +4,9 @@ The node's observer outputs without ROS: ``Feedforward`` with ``observer`` on.
 The residual equals the library's observer fed the same samples, for motor torques too (the
 joint model's friction subtracted); the collision state follows the thresholds or latches with
 a reaction until ``reset``; live thresholds and gain apply; a new model keeps a latched
-collision. The DDS end of it is ``test_observer_node``.
+collision. A clock step of the stamps, back or forward, restarts the observer (reported, a push
+after it detected); an implausible effort is counted and not integrated. The DDS end of it is
+``test_observer_node``.
 """
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ import pytest
 from rnea_ros import RobotModel
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.node.feedforward import Feedforward
-from rnea_ros.node.safety import COLLISION
+from rnea_ros.node.observer_outputs import CLOCK_STEP, MAX_EFFORT
+from rnea_ros.node.safety import COLLISION, ERROR, WARN
 from rnea_ros.node.settings import Settings
 from rnea_ros.observer.momentum import MomentumObserver
 
@@ -165,3 +168,124 @@ def test_a_new_model_with_a_payload_keeps_integrating_as_the_library_set_model(p
         r = step(k, replaced)
     np.testing.assert_allclose(replaced.observer.residual, r, rtol=0, atol=1e-9)
     assert np.max(np.abs(r)) > 0.5  # decaying from where it was, not restarted at 0
+
+
+def at_rest(core, model, push: float, stamps_ns, arrivals) -> None:
+    """Feed samples at rest stamped ``stamps_ns``, arriving at ``arrivals`` [s], joint 2 pushed."""
+    q, v = np.full(model.nv, 0.1), np.zeros(model.nv)
+    effort = model.gravity_torques(q)
+    effort[1] -= push  # the motor gives less than gravity needs: r -> +push on joint 2
+    for stamp, arrival in zip(stamps_ns, arrivals):
+        core.on_joint_states(core.joint_names, q, v, effort, arrival,
+                             SimpleNamespace(sec=stamp // 10**9, nanosec=stamp % 10**9))
+
+
+def test_stamps_stepped_back_restart_the_observer_and_a_push_after_it_is_detected(panda):
+    """A sim time reset or an NTP step back: not a blind observer until the clock catches up."""
+    core = core_of(panda, {'panda_joint2': 5.0})
+    ms, t0 = 10**6, 100 * 10**9
+    at_rest(core, panda, 0.0, [t0 + k * ms for k in range(50)], [1e-3 * k for k in range(50)])
+    # Two publishers slightly out of order: skipped and counted, no clock step.
+    at_rest(core, panda, 0.0, [t0 + 49 * ms - int(0.9 * CLOCK_STEP * 1e9)], [0.0495])
+    assert (core.observer.not_newer, core.observer.clock_steps) == (1, 0)
+    assert core.observer.alarm() is None
+    # The stamps step back 30 s; the arm is pushed 20 N m on joint 2 from then on.
+    back = t0 - 30 * 10**9
+    at_rest(core, panda, 20.0, [back + k * ms for k in range(1)], [0.050])
+    observer = core.observer
+    step = ('joint_states stamps stepped back 30.049000 s, from stamp 100.049000 s to '
+            '70.000000 s: observer restarted')
+    assert (observer.clock_steps, observer.not_newer, observer.valid) == (1, 1, True)
+    np.testing.assert_array_equal(observer.residual, np.zeros(panda.nv))  # restarted here
+    assert observer.status()['last clock step'] == step
+    assert observer.status()['observer clock steps (observer restarted)'] == '1'
+    assert observer.alarm() == (ERROR, step)
+    assert observer.alarm() is None  # once per report
+    assert observer.notice(0.050) == step
+    assert observer.notice(0.051) is None
+    # r = 20 (1 - exp(-50 t)) passes 5 N m after 5.8 ms, a collision 10 ms later.
+    at_rest(core, panda, 20.0, [back + k * ms for k in range(1, 18)],
+            [0.050 + 1e-3 * k for k in range(1, 18)])
+    assert observer.collision and observer.detections == 1
+    assert observer.residual[1] == pytest.approx(20.0 * (1 - np.exp(-50 * 0.017)), rel=1e-6)
+    assert observer.last_event['start'] == pytest.approx(70.006, abs=1e-9)
+
+
+def test_stamps_stepped_forward_restart_the_observer_without_integrating_the_jump(panda):
+    """An accelerating arm: a 30 s dt would make r the momentum's rate, a false collision."""
+    core = core_of(panda, {'panda_joint2': 0.5})
+    rng = np.random.default_rng(3)
+    q0, amplitude = rng.uniform(-0.5, 0.5, panda.nv), rng.uniform(0.2, 0.4, panda.nv)
+    reference = MomentumObserver(panda, 50.0)
+
+    def at(k: int, stamp: float):
+        t = 1e-3 * k
+        q, v = q0 + amplitude * np.sin(3 * t), 3 * amplitude * np.cos(3 * t)
+        effort = panda.rnea(q, v, -9 * amplitude * np.sin(3 * t))  # no external torque
+        core.on_joint_states(core.joint_names, q, v, effort, t, SimpleNamespace(
+            sec=int(stamp), nanosec=round((stamp - int(stamp)) * 1e9)))
+        return q, v, effort
+
+    for k in range(300):
+        at(k, 10 + 1e-3 * k)
+    assert np.max(np.abs(core.observer.residual)) < 0.01
+    for k in range(300, 400):  # the stamps 30 s ahead, the steady clock 1 ms on
+        q, v, effort = at(k, 40 + 1e-3 * k)
+        r = reference.update(40 + 1e-3 * k, q, v, effort)  # started at the step
+        np.testing.assert_allclose(core.observer.residual, r, rtol=0, atol=1e-9)
+    assert not core.observer.collision and core.observer.detections == 0
+    assert core.observer.clock_steps == 1
+    assert core.observer.last_clock_step == (
+        'joint_states stamps stepped forward 30.001000 s in 0.001000 s of arrivals, from '
+        'stamp 10.299000 s to 40.300000 s: observer restarted')
+    # A gap in the messages (stamps and arrivals 0.5 s on alike) is integrated, no step.
+    at(900, 40.9)
+    assert core.observer.clock_steps == 1 and core.observer.samples == 401
+
+
+def test_an_implausible_effort_is_counted_not_integrated_and_latches_nothing(panda):
+    core = core_of(panda, {'panda_joint2': 5.0}, collision_reaction='zero')
+    reference = MomentumObserver(panda, 50.0)
+    q, v = np.full(panda.nv, 0.1), np.zeros(panda.nv)
+    quiet = panda.gravity_torques(q) + 0.5
+    absurd = quiet.copy()
+    absurd[1] = 1e300
+    r = np.zeros(panda.nv)
+    for k in range(20):
+        effort = absurd if k == 10 else quiet
+        core.on_joint_states(core.joint_names, q, v, effort, 1e-3 * k,
+                             SimpleNamespace(sec=1, nanosec=k * 10**6))
+        if k == 10:
+            observer = core.observer
+            assert not observer.valid and observer.implausible == 1
+            np.testing.assert_array_equal(observer.residual, r)  # the last good one
+        else:
+            r = reference.update(1 + 1e-3 * k, q, v, effort)
+            np.testing.assert_allclose(core.observer.residual, r, rtol=0, atol=1e-12)
+            assert core.observer.valid
+    assert not observer.collision and not observer.reacting and observer.detections == 0
+    assert observer.samples == 19
+    values = observer.status()
+    assert values['observer samples with an implausible effort (not integrated)'] == '1'
+    assert values['last implausible effort'] == 'joint panda_joint2 effort 1e+300, beyond 870'
+    assert observer.alarm() == (WARN, 'measured effort beyond its plausibility bound: samples '
+                                'not integrated (joint panda_joint2 effort 1e+300, beyond 870)')
+    assert observer.alarm() is None
+
+
+def test_a_joint_without_an_effort_limit_is_bounded_by_the_absolute_cap():
+    text = robot_path('panda').read_text().replace('effort="87.0"', 'effort="0"', 1)
+    model = RobotModel.from_urdf_string(text)
+    bound = core_of(model).observer.effort_bound
+    assert bound[0] == MAX_EFFORT
+    np.testing.assert_array_equal(bound[1:], 10.0 * model.effort_limits[1:])
+
+
+def test_a_publisher_that_leaves_its_stamps_at_zero_is_skipped_not_a_clock_step(panda):
+    """Two publishers, one stamping nothing: the stamped samples are integrated, no restart."""
+    core = core_of(panda, {'panda_joint2': 5.0})
+    for k in range(40):
+        at_rest(core, panda, 20.0, [5 * 10**9 + k * 10**6, 0], [1e-3 * k, 1e-3 * k + 5e-4])
+    observer = core.observer
+    assert (observer.clock_steps, observer.not_newer, observer.samples) == (0, 40, 40)
+    assert observer.collision
