@@ -47,6 +47,8 @@ def _gap(tmp_path: Path, text: str) -> str:
      'viscous, or a joint name with a mapping of them'),
     (lambda tmp: ['--urdf', PANDA, '--gap', _gap(tmp, 'payload: {link: tip, mass: -1.0}')],
      "gap '{gap}': payload.mass is -1.0: expected a number > 0"),
+    (lambda tmp: ['--urdf', PANDA, '--gap', _gap(tmp, 'joint_states: {jitter: 10}')],
+     "gap '{gap}': joint_states.jitter is 10: expected a number >= 0 and <= 0.01 [s]"),
     (lambda tmp: ['--urdf', PANDA, '--gap', _gap(tmp, 'links: {panda_link9: {mass_scale: 2}}')],
      "gap '{gap}': links: no link 'panda_link9' in the URDF; links: "),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'clock:=fast'],
