@@ -100,9 +100,11 @@ class Recorder:
                 self.boundary = stamp + self.split_ns
             if self.size >= self.split_bytes:
                 self._hand_over(None)
-            while stamp >= self.boundary + self.hold_ns:
+            if stamp >= self.boundary + self.hold_ns:
                 self._hand_over(self.boundary)
-                self.boundary += self.split_ns
+                # The next boundary past this message (a pause in the messages: no empty splits)
+                passed = (stamp - self.hold_ns - self.boundary) // self.split_ns + 1
+                self.boundary += passed * self.split_ns
 
     def _hand_over(self, boundary: int | None) -> None:
         """Give the writer the messages logged before ``boundary`` (None: all); lock held."""

@@ -20,7 +20,8 @@ from rnea_ros.sim.controller import JointController
 from rnea_ros.sim.gap import Gap, load_gap
 from rnea_ros.sim.loop import rnea_feedforward, run_in_process, START_NS
 from rnea_ros.sim.plant import Plant
-from rnea_ros.sim.record import Recorder
+from rnea_ros.sim.record import Recorder, SPLIT_BYTES
+from rnea_ros.sim.settings import PARAMETERS, RECORD_SPLIT_MAX
 
 STEPS = 60
 
@@ -125,6 +126,17 @@ def test_a_late_message_of_another_thread_lands_in_its_split(tmp_path):
     np.testing.assert_array_equal(_read_back(bag), sorted(stamp for stamp, _ in messages))
 
 
+def test_a_pause_in_the_messages_makes_no_empty_splits(tmp_path):
+    bag = tmp_path / 'bag'
+    recorder = Recorder(bag, split=0.1)
+    messages = _chatter(50) + _chatter(50, start=START_NS + 3600 * 10**9)  # an hour later
+    for stamp, msg in messages:
+        recorder.add('chatter', msg, stamp)
+    assert recorder.close() == 100
+    assert _listed(bag) == ['bag_0.mcap', 'bag_1.mcap']
+    np.testing.assert_array_equal(_read_back(bag), [stamp for stamp, _ in messages])
+
+
 @pytest.mark.parametrize('make, reason', [
     (lambda tmp: tmp, 'it exists; expected a new directory'),
     (lambda tmp: (tmp / 'file').write_text('') or tmp / 'file' / 'bag',
@@ -160,3 +172,12 @@ def test_a_split_that_cannot_be_written_stops_the_recording_and_keeps_the_bag(
                               f'written in {str(bag)!r}')
     assert recorder.messages == []  # nothing kept after the failure
     np.testing.assert_array_equal(_read_back(bag), [s for s, _ in _chatter(200)])
+
+
+def test_the_docs_state_the_recordings_bounds():
+    """docs/sim.md gives the split's default and largest length and its byte bound."""
+    text = ' '.join((Path(__file__).resolve().parents[2] / 'docs' / 'sim.md').read_text().split())
+    default, _ = PARAMETERS['record_split']
+    assert (f'`record_split` ({default:g} s of log time per file of that bag, up to '
+            f'{RECORD_SPLIT_MAX:g})') in text
+    assert f'(at most {SPLIT_BYTES >> 20} MB: a split that reaches it is written early)' in text
