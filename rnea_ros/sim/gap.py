@@ -33,6 +33,8 @@ A gap file is YAML; every key is optional and an absent key means no difference:
 ``Gap.none()`` (``--gap none``) is the URDF's own rigid-body dynamics: no errors, no friction,
 exact sensors. A name without a path (``load_gap('default')``) reads a gap shipped with the
 package in ``gaps/``: ``default`` (an arm), ``go2`` and ``solo12`` (the quadrupeds' feet).
+Every number is bounded by what a real robot's data can be (``LIMITS``, stated in docs/sim.md):
+a value past its bound (a 10 s joint_states jitter, which holds each step seconds) is refused.
 Errors (``InputError``) name the file and the key and say what was expected.
 """
 from __future__ import annotations
@@ -49,6 +51,31 @@ JOINT_FIELDS = ('armature', 'coulomb', 'viscous')
 TOP_KEYS = ('seed', 'inertia_errors', 'links', 'payload', 'joints', 'torque_sensor',
             'encoder_resolution', 'joint_states', 'contact_spheres')
 TIP = 'tip'
+SEED_MAX = 2**32 - 1
+# The largest value of each field (any link's, joint's or sphere's; vectors: each component's
+# magnitude) and its unit: what a real robot and its data can be. The lower bounds are the
+# format's: 0, or above 0 for the scales, masses and radii.
+LIMITS = {
+    'inertia_errors.mass': (0.3, ''),  # the draws clip at 3 std: masses stay above 10 %
+    'inertia_errors.com': (0.1, 'm'),
+    'inertia_errors.inertia': (0.3, ''),
+    'links.mass_scale': (10.0, ''),
+    'links.com_shift': (1.0, 'm'),
+    'links.inertia_scale': (10.0, ''),
+    'payload.mass': (1000.0, 'kg'),
+    'payload.com': (2.0, 'm'),
+    'payload.inertia': (1000.0, 'kg m^2'),
+    'joints.armature': (100.0, 'kg m^2 or kg'),
+    'joints.coulomb': (1000.0, 'N m or N'),
+    'joints.viscous': (1000.0, 'N m s/rad or N s/m'),
+    'torque_sensor.noise': (100.0, 'N m'),
+    'torque_sensor.offset': (100.0, 'N m'),
+    'encoder_resolution': (0.1, 'rad or m'),
+    'joint_states.jitter': (0.01, 's'),
+    'contact_spheres.radius': (1.0, 'm'),
+    'contact_spheres.position': (2.0, 'm'),
+    'contact_spheres.friction': (10.0, ''),
+}
 
 
 @dataclass(frozen=True)
@@ -160,13 +187,14 @@ def parse_gap(text: str, source: str = 'text') -> Gap:
                             ('mass', 'com', 'inertia'))
     sensor = reader.mapping(data.get('torque_sensor', {}), 'torque_sensor', ('noise', 'offset'))
     states = reader.mapping(data.get('joint_states', {}), 'joint_states', ('jitter', 'drop'))
-    drop = reader.number(states.get('drop', 0.0), 'joint_states.drop')
-    if drop >= 1.0:
-        raise InputError(f'gap {source}: joint_states.drop is {drop}: expected a probability '
+    drop = states.get('drop', 0.0)
+    if isinstance(drop, bool) or not isinstance(drop, (int, float)) or not 0 <= drop < 1:
+        raise InputError(f'gap {source}: joint_states.drop is {drop!r}: expected a probability '
                          'from 0 to below 1')
     seed = data.get('seed', 0)
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise InputError(f'gap {source}: seed is {seed!r}: expected an integer >= 0')
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= SEED_MAX:
+        raise InputError(f'gap {source}: seed is {seed!r}: expected an integer from 0 to '
+                         f'{SEED_MAX}')
     return Gap(
         source=source, seed=seed,
         mass_error=reader.number(errors.get('mass', 0.0), 'inertia_errors.mass'),
@@ -181,7 +209,7 @@ def parse_gap(text: str, source: str = 'text') -> Gap:
         encoder_resolution=reader.number(data.get('encoder_resolution', 0.0),
                                          'encoder_resolution'),
         jitter=reader.number(states.get('jitter', 0.0), 'joint_states.jitter'),
-        drop=drop,
+        drop=float(drop),
         contact_spheres=reader.spheres(data.get('contact_spheres', {})))
 
 
@@ -204,22 +232,33 @@ class _Reader:
                               f'{", ".join(allowed)}')
         return value
 
-    def number(self, value, key: str, positive: bool = False) -> float:
+    def number(self, value, key: str, positive: bool = False, field: str | None = None) -> float:
+        """Read the number of ``key``, within its ``LIMITS`` (of ``field``, default ``key``)."""
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not np.isfinite(value):
             self.fail(f'{key} is {value!r}: expected a finite number')
         if value < 0 or (positive and value == 0):
             self.fail(f'{key} is {value!r}: expected a number {">" if positive else ">="} 0')
+        high, unit = LIMITS[field or key]
+        if value > high:
+            low = '> 0' if positive else '>= 0'
+            self.fail(f'{key} is {value!r}: expected a number {low} and <= {high:g}'
+                      + (f' [{unit}]' if unit else ''))
         return float(value)
 
-    def vector(self, value, key: str) -> tuple[float, float, float]:
+    def vector(self, value, key: str, field: str | None = None) -> tuple[float, float, float]:
+        """Read three numbers of ``key``, each within +-``LIMITS`` (``field``, default ``key``)."""
         if not isinstance(value, (list, tuple)) or len(value) != 3:
             self.fail(f'{key} is {value!r}: expected 3 numbers')
+        high, unit = LIMITS[field or key]
         out = []
         for k, item in enumerate(value):
             if isinstance(item, bool) or not isinstance(item, (int, float)) \
                     or not np.isfinite(item):
                 self.fail(f'{key}[{k}] is {item!r}: expected a finite number')
+            if abs(item) > high:
+                self.fail(f'{key}[{k}] is {item!r}: expected a number from {-high:g} to '
+                          f'{high:g} [{unit}]')
             out.append(float(item))
         return tuple(out)
 
@@ -235,10 +274,12 @@ class _Reader:
             fields = self.mapping(fields, key, ('mass_scale', 'com_shift', 'inertia_scale'))
             changes[self.name(link, 'links')] = LinkChange(
                 mass_scale=self.number(fields.get('mass_scale', 1.0), f'{key}.mass_scale',
-                                       positive=True),
-                com_shift=self.vector(fields.get('com_shift', (0, 0, 0)), f'{key}.com_shift'),
+                                       positive=True, field='links.mass_scale'),
+                com_shift=self.vector(fields.get('com_shift', (0, 0, 0)), f'{key}.com_shift',
+                                      'links.com_shift'),
                 inertia_scale=self.number(fields.get('inertia_scale', 1.0),
-                                          f'{key}.inertia_scale', positive=True))
+                                          f'{key}.inertia_scale', positive=True,
+                                          field='links.inertia_scale'))
         return changes
 
     def payload(self, value) -> Payload | None:
@@ -247,7 +288,7 @@ class _Reader:
         fields = self.mapping(value, 'payload', ('link', 'mass', 'com', 'inertia'))
         if 'link' not in fields or 'mass' not in fields:
             self.fail('payload needs link and mass')
-        inertia = self.vector(fields.get('inertia', (0, 0, 0)), 'payload.inertia')
+        inertia = self.vector(fields.get('inertia', (0, 0, 0)), 'payload.inertia')  # >= 0 below
         for k, moment in enumerate(inertia):
             if moment < 0:
                 self.fail(f'payload.inertia[{k}] is {moment!r}: expected a number >= 0')
@@ -272,7 +313,8 @@ class _Reader:
                           f'{", ".join(JOINT_FIELDS)}, or a joint name with a mapping of them')
             fields = self.mapping(fields, key, JOINT_FIELDS)
             overrides[self.name(joint, 'joints')] = {
-                name: self.number(fields[name], f'{key}.{name}') for name in fields}
+                name: self.number(fields[name], f'{key}.{name}', field=f'joints.{name}')
+                for name in fields}
         return overrides
 
     def spheres(self, value) -> dict:
@@ -283,8 +325,10 @@ class _Reader:
             if 'radius' not in fields:
                 self.fail(f'{key} needs radius')
             spheres[self.name(link, 'contact_spheres')] = ContactSphere(
-                radius=self.number(fields['radius'], f'{key}.radius', positive=True),
-                position=self.vector(fields.get('position', (0, 0, 0)), f'{key}.position'),
+                radius=self.number(fields['radius'], f'{key}.radius', positive=True,
+                                   field='contact_spheres.radius'),
+                position=self.vector(fields.get('position', (0, 0, 0)), f'{key}.position',
+                                     'contact_spheres.position'),
                 friction=self.number(fields.get('friction', 0.8), f'{key}.friction',
-                                     positive=True))
+                                     positive=True, field='contact_spheres.friction'))
         return spheres

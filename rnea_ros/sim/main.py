@@ -5,9 +5,11 @@ Start the simulated robot: ``rnea_sim`` and ``python -m rnea_ros.sim``.
 [--record BAG] [--ros-args ...]``: the options set the parameters of the same names (they win
 over ``--ros-args``). Bad input (a URDF MuJoCo cannot compile, a gap file with an unknown key,
 a negative mass or a link the robot lacks, a parameter out of range) stops it at start with one
-line and exit code 2. SIGINT/SIGTERM, or ``duration`` of sim time, end the run: the bag of
-``--record`` is written and the exit code is 0; physics that diverge (gains too high for the
-timestep) end it with one line and exit code 1, the bag written up to there. A fatal signal (a
+line and exit code 2; so does a ``--record`` bag that exists or cannot be created and written
+(checked before the first step). SIGINT/SIGTERM, or ``duration`` of sim time, end the run: the
+last split of ``--record`` is written and the exit code is 0; physics that diverge (gains too
+high for the timestep), or a split that cannot be written (a full disk), end it with one line
+and exit code 1, the bag readable with what was written up to there. A fatal signal (a
 crash in MuJoCo or the middleware) first prints every thread's Python stack (``faulthandler``).
 
 Clocks: ``realtime`` steps at wall-clock deadlines (``rnea_ros.timing.StepSchedule``: absolute
@@ -22,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
-from pathlib import Path
 import signal
 import sys
 import threading
@@ -32,7 +33,8 @@ from rnea_ros.errors import RneaError
 DESCRIPTION = """\
 The simulated robot (node name 'rnea_sim'): MuJoCo physics of a URDF with a reality gap,
 joint_states out, joint_trajectory and effort_commands in (see the README, "The simulated
-robot"). Exit status: 0 at SIGINT/SIGTERM or after duration, 2 for bad input (one line)."""
+robot"). Exit status: 0 at SIGINT/SIGTERM or after duration, 2 for bad input (one line),
+1 when the physics diverge or the recording cannot be written (one line)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
                         help='xacro argument for --urdf (repeatable)')
     parser.add_argument('--gap', help='reality gap: default, none, or a YAML file')
-    parser.add_argument('--record', metavar='BAG', help='write a rosbag2 here at exit')
+    parser.add_argument('--record', metavar='BAG',
+                        help='write a rosbag2 here as the run goes (see record_split)')
     return parser
 
 
@@ -96,6 +99,7 @@ def main(args: list[str] | None = None) -> int:
     from rnea_ros.dynamics.description import parse_xacro_arg
     from rnea_ros.sim.node import SimNode
     from rnea_ros.sim.plant import UnstableError
+    from rnea_ros.sim.record import Recorder
     from rnea_ros.timing import set_fifo_priority
     from rnea_ros.timing.scheduling import SWITCH_INTERVAL
     try:
@@ -117,13 +121,15 @@ def main(args: list[str] | None = None) -> int:
         print(f'rnea_sim: {error}', file=sys.stderr)
         rclpy.try_shutdown()
         return 2
-    record = node.settings.record
-    if record and Path(record).exists():  # refused before the run, not after it
-        print(f"rnea_sim: parameter 'record' is {record!r}: it exists; expected a new "
-              'directory', file=sys.stderr)
-        node.destroy_node()
-        rclpy.try_shutdown()
-        return 2
+    if node.settings.record:  # the bag made last: a bad input above leaves none behind
+        try:  # a failed write stops the run as a signal does
+            node.recorder = Recorder(node.settings.record, node.settings.record_split,
+                                     on_failure=stop.set)
+        except RneaError as error:
+            print(f'rnea_sim: {error}', file=sys.stderr)
+            node.destroy_node()
+            rclpy.try_shutdown()
+            return 2
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     # The stepping thread takes the GIL after this long, not Python's 5 ms: a step is 1 ms.
@@ -147,8 +153,11 @@ def main(args: list[str] | None = None) -> int:
         counters = node.status()
         node.get_logger().info('done: ' + ', '.join(f'{k} {v}' for k, v in counters.items()))
         if node.recorder is not None:
-            count = node.recorder.write(node.settings.record)
+            count = node.recorder.close()
             node.get_logger().info(f'recorded {count} messages in {node.settings.record}')
+            if node.recorder.error is not None:  # a full disk: the run stopped there
+                print(f'rnea_sim: {node.recorder.error}', file=sys.stderr)
+                exit_code = 1
         executor.shutdown(timeout_sec=1.0)
         spinner.join(timeout=2.0)  # no callback may run into a destroyed node
         node.inbox.close()

@@ -130,7 +130,7 @@ class SimNode(Node):
         self.answer_effort: np.ndarray | None = None
         self.command_joints = settings.joints or names
         self.wrenches: dict[str, tuple[np.ndarray, float]] = {}
-        self.recorder = Recorder() if settings.record else None
+        self.recorder: Recorder | None = None  # rnea_sim's --record, once the node is built
         self.rng = np.random.default_rng(plant.gap.seed + 3)
         self.sim_time = 0.0
         self.schedule = StepSchedule(round(1e9 * self.dt), 0)  # run() starts its own

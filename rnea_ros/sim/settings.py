@@ -43,10 +43,14 @@ PARAMETERS = {  # name: (default, description)
                             'realtime clock (its executor: 1), as a ros2_control loop runs; 0: '
                             'normal scheduling. Without the permission it runs normally and '
                             'says so.'),
-    'duration': (0.0, 'Stop after this sim time [s] (then write --record); 0: run until '
+    'duration': (0.0, 'Stop after this sim time [s] (then close --record); 0: run until '
                       'stopped.'),
-    'record': ('', 'Write a rosbag2 (MCAP) directory here at exit (or --record BAG).'),
+    'record': ('', 'Write a rosbag2 (MCAP) directory here as the run goes (or --record BAG).'),
+    'record_split': (5.0, 'Log time [s] per file (split) of the record bag: a file is written '
+                          'and listed in its metadata.yaml as it completes, so a crash loses '
+                          'at most the split being gathered.'),
 }
+RECORD_SPLIT_MAX = 600.0  # [s] a longer split holds more of the run in memory
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,7 @@ class SimSettings:
     thread_priority: int
     duration: float
     record: str
+    record_split: float
 
 
 def _fail(name: str, value, expected: str):
@@ -137,4 +142,5 @@ def read_settings(values: dict) -> SimSettings:
         gravity=_numbers('gravity', values['gravity'], 3),
         thread_priority=_integer('thread_priority', values['thread_priority'], 0, 99),
         duration=_number('duration', values['duration'], low_open=False),
-        record=values['record'])
+        record=values['record'],
+        record_split=_number('record_split', values['record_split'], high=RECORD_SPLIT_MAX))

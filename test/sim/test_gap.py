@@ -1,11 +1,14 @@
 """Gap files: the format, the shipped default, and one clear line for each bad input."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from oracle import robot_path
 import pytest
 
 from rnea_ros.errors import InputError, URDFError
-from rnea_ros.sim.gap import ContactSphere, Gap, LinkChange, load_gap, parse_gap, Payload
+from rnea_ros.sim.gap import (ContactSphere, Gap, LIMITS, LinkChange, load_gap, parse_gap,
+                              Payload)
 from rnea_ros.sim.plant import Plant
 from rnea_ros.sim.true_urdf import parse, tip_link
 
@@ -71,7 +74,23 @@ def test_the_payload_tip_is_the_flange_not_a_finger():
      "gap 'g.yaml': joint_states.drop is 1.0: expected a probability from 0 to below 1"),
     ('payload: {link: tip, mass: 1, com: [0, 0]}',
      "gap 'g.yaml': payload.com is [0, 0]: expected 3 numbers"),
-    ('seed: -3', "gap 'g.yaml': seed is -3: expected an integer >= 0"),
+    ('seed: -3', "gap 'g.yaml': seed is -3: expected an integer from 0 to 4294967295"),
+    # Bounded by what a real robot's data can be: a 10 s jitter held each step for seconds.
+    ('joint_states: {jitter: 10}',
+     "gap 'g.yaml': joint_states.jitter is 10: expected a number >= 0 and <= 0.01 [s]"),
+    ('joints: {panda_joint7: {coulomb: 1.0e+6}}',
+     "gap 'g.yaml': joints.panda_joint7.coulomb is 1000000.0: expected a number >= 0 and "
+     '<= 1000 [N m or N]'),
+    ('links: {panda_link4: {com_shift: [0, -5, 0]}}',
+     "gap 'g.yaml': links.panda_link4.com_shift[1] is -5: expected a number from -1 to 1 [m]"),
+    ('inertia_errors: {mass: 2}',
+     "gap 'g.yaml': inertia_errors.mass is 2: expected a number >= 0 and <= 0.3"),
+    ('contact_spheres: {foot: {radius: 0.02, friction: 1.0e+9}}',
+     "gap 'g.yaml': contact_spheres.foot.friction is 1000000000.0: expected a number > 0 and "
+     '<= 10'),
+    ('seed: 1.0e+30', "gap 'g.yaml': seed is 1e+30: expected an integer from 0 to 4294967295"),
+    ('joint_states: {drop: .nan}',
+     "gap 'g.yaml': joint_states.drop is nan: expected a probability from 0 to below 1"),
     ('[1, 2]', "gap 'g.yaml': the file is [1, 2]: expected a mapping"),
     ('a: [', "gap 'g.yaml': not YAML: while parsing a flow node"),
 ])
@@ -79,6 +98,13 @@ def test_a_bad_gap_file_is_one_line_naming_the_key(text, line):
     with pytest.raises(InputError) as error:
         parse_gap(text, "'g.yaml'")
     assert str(error.value) == line
+
+
+def test_every_bound_is_stated_in_the_docs():
+    """docs/sim.md gives each field's bound as ``LIMITS`` has it (one table row a field)."""
+    text = (Path(__file__).resolve().parents[2] / 'docs' / 'sim.md').read_text()
+    for field, (high, unit) in LIMITS.items():
+        assert f'| `{field}` | {high:g}{" " + unit if unit else ""} |' in text, field
 
 
 @pytest.mark.parametrize('text, line', [

@@ -47,12 +47,17 @@ def _gap(tmp_path: Path, text: str) -> str:
      'viscous, or a joint name with a mapping of them'),
     (lambda tmp: ['--urdf', PANDA, '--gap', _gap(tmp, 'payload: {link: tip, mass: -1.0}')],
      "gap '{gap}': payload.mass is -1.0: expected a number > 0"),
+    (lambda tmp: ['--urdf', PANDA, '--gap', _gap(tmp, 'joint_states: {jitter: 10}')],
+     "gap '{gap}': joint_states.jitter is 10: expected a number >= 0 and <= 0.01 [s]"),
     (lambda tmp: ['--urdf', PANDA, '--gap', _gap(tmp, 'links: {panda_link9: {mass_scale: 2}}')],
      "gap '{gap}': links: no link 'panda_link9' in the URDF; links: "),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'clock:=fast'],
      "parameter 'clock' is 'fast': expected one of realtime, lockstep"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'thread_priority:=100'],
      "parameter 'thread_priority' is 100: expected an integer from 0 to 99"),
+    (lambda tmp: ['--urdf', PANDA, '--record', str(tmp / 'bag'), '--ros-args', '-p',
+                  'record_split:=0.0'],
+     "parameter 'record_split' is 0.0: expected a number > 0 and <= 600"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'substeps:=0'],
      "parameter 'substeps' is 0: expected an integer from 1 to 100"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'kp:=[1.0, 2.0]'],
@@ -68,6 +73,11 @@ def _gap(tmp_path: Path, text: str) -> str:
      '[-3.0718, -0.0698]'),
     (lambda tmp: ['--urdf', PANDA, '--record', str(tmp)],
      "parameter 'record' is '{tmp}': it exists; expected a new directory"),
+    # Under a regular file: no directory can be made there (root is refused this too).
+    (lambda tmp: ['--urdf', PANDA, '--record', str((tmp / 'file').write_text('') or
+                                                   tmp / 'file' / 'bag')],
+     "parameter 'record' is '{tmp}/file/bag': cannot create it (Not a directory); expected a "
+     'new directory in a writable place'),
 ])
 def test_bad_input_at_start_is_one_line_and_exit_2(tmp_path, make_args, line):
     result = run_sim(*make_args(tmp_path))
@@ -76,6 +86,7 @@ def test_bad_input_at_start_is_one_line_and_exit_2(tmp_path, make_args, line):
         '{tmp}', str(tmp_path))
     assert result.stderr.startswith(expected), result.stderr
     assert result.stderr.count('\n') == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) in ([], ['file'], ['gap.yaml'])
 
 
 def _status(message: DiagnosticArray) -> dict:
@@ -197,6 +208,80 @@ def test_record_writes_a_bag_the_bag_tools_read(tmp_path):
     stamps = [s.header.stamp.sec * 10**9 + s.header.stamp.nanosec for s in states]
     assert all(b > a for a, b in zip(stamps, stamps[1:]))
     assert 'missed answers 200' in result.stderr  # nothing answered in lockstep: all counted
+
+
+def _listed(bag: Path) -> list[str]:
+    """Return the splits ``bag/metadata.yaml`` lists (none before it exists)."""
+    import yaml
+    try:
+        info = yaml.safe_load((bag / 'metadata.yaml').read_text())
+    except FileNotFoundError:
+        return []
+    return info['rosbag2_bagfile_information']['relative_file_paths']
+
+
+def _bag_stamps(bag: Path) -> list[int]:
+    """Return the joint_states header stamps of ``bag`` as rnea_bag reads them [ns]."""
+    from rnea_ros.dynamics.model import RobotModel
+    from rnea_ros.recording.joint_states import load_joint_states
+    urdf = Path(PANDA).read_text()
+    series = load_joint_states(bag, RobotModel.from_urdf_string(urdf), urdf)
+    return series.times_ns.tolist()
+
+
+def test_a_killed_recording_keeps_every_split_written(ros):
+    """SIGKILL mid-run: the bag reads back with every step up to the split being gathered."""
+    import signal
+    split = 0.5
+    bag = ros.tmp_path / 'run'
+    states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
+    _start(ros, _sim_params(record=str(bag), record_split=split, thread_priority=0))
+    # The event awaited: the bag's metadata lists a third complete split.
+    ros.spin_until(lambda: len(_listed(bag)) >= 3, timeout=120, what='a third split')
+    heard = ros.wait_for(states, timeout=30).header.stamp
+    assert ros.process.stop(signum=signal.SIGKILL) == -signal.SIGKILL
+    stamps = _bag_stamps(bag)
+    step = 1_000_000
+    assert stamps == list(range(stamps[0], stamps[-1] + step, step))  # every step, gap none
+    assert len(stamps) >= round(3 * split * 1000)  # three splits of 1 kHz states
+    # Killed as the third split was listed: lost is what the next one had gathered.
+    lost = heard.sec * 10**9 + heard.nanosec - stamps[-1]
+    assert 0 < lost <= split * 1e9, lost
+
+
+INJECT_FULL_DISK = """
+import errno, os, sys
+from rnea_ros.recording.bagio.splitwrite import SplitBagWriter
+from rnea_ros.sim.main import main
+write_split = SplitBagWriter.write_split
+def full_at_the_third(self, messages):
+    if len(self.files) == 2:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    return write_split(self, messages)
+SplitBagWriter.write_split = full_at_the_third
+sys.exit(main())
+"""
+
+
+def test_a_full_disk_mid_run_stops_the_sim_with_one_line_and_a_readable_bag(tmp_path):
+    """The third split cannot be written (injected ENOSPC): exit 1 before the duration ends."""
+    bag = tmp_path / 'run'
+    result = subprocess.run(
+        [sys.executable, '-c', INJECT_FULL_DISK, '--urdf', PANDA, '--gap', 'none', '--record',
+         str(bag), '--ros-args', '-p', 'duration:=30.0', '-p', 'clock:=lockstep', '-p',
+         'lockstep_timeout:=0.0001', '-p', 'record_split:=0.05'],
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert result.returncode == 1, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith('rnea_sim: ')]
+    assert lines == [f"rnea_sim: cannot write {str(bag / 'run_2')!r} of the recording (No "
+                     f'space left on device); the recording stops with the 2 splits written '
+                     f'in {str(bag)!r}'], result.stderr
+    assert 'Traceback' not in result.stderr
+    steps = int(next(line for line in result.stderr.splitlines() if 'done: ' in line)
+                .split('steps ')[1].split(',')[0])
+    assert steps < 5000  # stopped at the failure, not after the 30 s of the duration
+    stamps = _bag_stamps(bag)
+    assert _listed(bag) == ['run_0.mcap', 'run_1.mcap'] and len(stamps) == 100
 
 
 def test_a_floating_base_publishes_odometry_and_its_contact_truth(ros):
