@@ -6,9 +6,13 @@ test uses, so that a new test cannot forget them: ``ros`` for a test that takes 
 fixture (the node and sim harnesses) or whose module holds rclpy or one of the ROS harnesses;
 ``sim`` for a test whose module holds MuJoCo or the simulated robot (``rnea_ros.sim``);
 ``browser`` for one whose module holds the headless-browser helper (``test/browser.py``).
+``slow`` is derived from measured time: a test that took more than ``SLOW_SECONDS`` (setup and
+call) in the run stored in ``test/durations.json`` (``scripts/test.sh --store-durations``
+stores the times of the tests it runs there) is ``slow``; a test not measured yet is not.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 import types
 
@@ -28,6 +32,20 @@ def robots_dir() -> Path:
 @pytest.fixture(scope='session')
 def ur5_path() -> Path:
     return robot_path('ur5')
+
+
+DURATIONS = Path(__file__).with_name('durations.json')
+SLOW_SECONDS = 2.0  # on an idle 2-core machine
+
+
+def pytest_addoption(parser):
+    parser.addoption('--store-durations', action='store_true',
+                     help=f'store the setup + call time of each test run in {DURATIONS.name} '
+                          '(kept for the others): the slow marker is derived from it')
+
+
+def _stored_durations() -> dict:
+    return json.loads(DURATIONS.read_text()) if DURATIONS.is_file() else {}
 
 
 # Modules (and what they define) whose presence in a test module makes its tests `ros` / `sim`.
@@ -53,7 +71,8 @@ def _uses(names: set[str], prefixes: tuple[str, ...]) -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Add the derived tier markers ``ros``, ``sim`` and ``browser`` (module docstring)."""
+    """Add the derived tier markers ``ros``, ``sim``, ``browser`` and ``slow`` (module doc)."""
+    durations = _stored_durations()
     by_module: dict = {}
     for item in items:
         module = getattr(item, 'module', None)
@@ -70,3 +89,19 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.sim)
         if browser:
             item.add_marker(pytest.mark.browser)
+        if durations.get(item.nodeid, 0.0) > SLOW_SECONDS:
+            item.add_marker(pytest.mark.slow)
+
+
+_measured: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    if report.when in ('setup', 'call'):
+        _measured[report.nodeid] = _measured.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if session.config.getoption('--store-durations') and _measured:
+        durations = {**_stored_durations(), **{k: round(v, 3) for k, v in _measured.items()}}
+        DURATIONS.write_text(json.dumps(dict(sorted(durations.items())), indent=0) + '\n')
