@@ -2,9 +2,10 @@
 The Dask cluster of a fleet run: an embedded ``LocalCluster`` or an existing one by address.
 
 Local: ``n_workers`` worker processes (default: one per core), one thread each (a bag is a
-task on one core), no dashboard, their scratch space (``local_directory``) in a folder created
-afresh in DIR (``DIR/.dask-*``, also Dask's ``temporary-directory``), removed when the run
-ends: nothing is written outside the output directory.
+task on one core), no dashboard, every port (the scheduler's and its HTTP server's, the
+nannies', the workers') on 127.0.0.1, their scratch space (``local_directory``) in a folder
+created afresh in DIR (``DIR/.dask-*``, also Dask's ``temporary-directory``), removed when the
+run ends: nothing is written outside the output directory.
 Remote (``--scheduler tcp://HOST:PORT``): the client connects and ships the tasks there; the
 workers must be able to import this version of ``rnea_ros`` and to read the bags (and
 ``--urdf``) and write ``DIR`` at the same paths (shared storage), and their scratch space is
@@ -32,6 +33,7 @@ from rnea_ros.errors import RneaError
 
 SCRATCH_PREFIX = '.dask-'
 CONNECT_TIMEOUT = 5.0  # s
+LOOPBACK = '127.0.0.1'  # every port of the local cluster (test/fleet/test_loopback.py)
 
 
 class ClusterError(RneaError):
@@ -59,7 +61,7 @@ def client(output: Path, scheduler: str | None = None, workers: int | None = Non
         with dask.config.set({'temporary-directory': str(scratch)}), _children_ignore_sigint():
             _start_quiet_resource_tracker()
             cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1,
-                                   threads_per_worker=1, processes=True,
+                                   threads_per_worker=1, processes=True, host=LOOPBACK,
                                    dashboard_address=None, local_directory=str(scratch),
                                    silence_logs=logging.CRITICAL)
         try:
