@@ -155,9 +155,9 @@ def main(argv: list[str] | None = None) -> int:
         model = RobotModel.from_urdf_file(urdf, xacro_args=dict(args.xacro_arg or ()),
                                           floating_base=args.floating_base,
                                           inertia_check=args.inertia_check)
-    except (OSError, RneaError) as exc:
+    except (OSError, ValueError, RneaError) as exc:  # ValueError: not UTF-8 text
         print(f'rnea_demo: cannot load {urdf}: {exc}', file=sys.stderr)
-        return 1
+        return 2  # the input, as every tool's
     load_seconds = time.perf_counter() - start
     base = 'floating base' if model.floating_base else 'fixed base'
     print(f'robot {model.name!r} from {urdf}')

@@ -190,6 +190,7 @@ def run(options: BagOptions) -> Result:
         raise InputError('--window and --max-gap must be positive and --order at least 2')
     if options.threads is not None and options.threads < 1:
         raise InputError(f'--threads must be at least 1, got {options.threads}')
+    inputs.check_seconds(options)
     inputs.contact_links(options)
     observing.check_options(options)
     check_output(output, options.overwrite)  # before any work: refuse and touch nothing
@@ -264,8 +265,9 @@ def load_inputs(options: BagOptions, reader, store, show: bool, warnings: list) 
     """Stage 1: the model, the options checked on it, the joint series, desired a."""
     xml, source = inputs.robot_description(options, reader, store)
     gravity = options.gravity if options.gravity else (0.0, 0.0, -9.81)
-    model = RobotModel.from_urdf_string(xml, floating_base=options.floating_base,
-                                        gravity=gravity, inertia_check=options.inertia_check)
+    model = inputs.urdf_model(xml, f'--urdf {source!r}' if options.urdf else source,
+                              floating_base=options.floating_base, gravity=gravity,
+                              inertia_check=options.inertia_check)
     joints = [j for j in model.joints if j.nv == 1]
     if model.multi_dof_joints:
         odd = [j.name for j in model.multi_dof_joints]

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rnea_ros import RobotModel
+from rnea_ros.bag.inputs import read_file_option, urdf_model
+from rnea_ros.dynamics.description import read_robot_description
 from rnea_ros.excite import design, limits as limits_module, outputs, worker
 from rnea_ros.excite.fourier import FourierBasis
 from rnea_ros.excite.limits import ExciteError
@@ -93,7 +94,8 @@ def run(options, say=None) -> Excitation:
     """
     basis = check_timing(options)
     planes = [limits_module.parse_plane(text) for text in options.keep_above or []]
-    model = RobotModel.from_urdf_file(options.urdf)
+    model = urdf_model(read_file_option('--urdf', options.urdf, read_robot_description),
+                       f'--urdf {str(options.urdf)!r}')
     moving = limits_module.moving_joints(model, options.joints)
     limits = limits_module.joint_limits(model, moving, options.rest, options.limits_scale,
                                         options.acceleration_limit)
