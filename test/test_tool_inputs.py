@@ -14,6 +14,7 @@ import pytest
 
 from rnea_ros import demo
 from rnea_ros.bag.cli import main as rnea_bag
+from rnea_ros.bag.inputs import MAX_SECONDS
 from rnea_ros.excite.cli import main as rnea_excite
 from rnea_ros.identify.cli import main as rnea_identify
 
@@ -111,3 +112,8 @@ def test_rnea_bag_a_bad_option_is_one_line_naming_it(inputs, tmp_path, capsys, a
                                  '--no-plots'] + argv, capsys)
     assert (status, err) == (2, f'rnea_bag: error: {line.format(inputs=inputs)}\n')
     assert not out.exists()
+
+
+def test_the_docs_state_the_bound_of_the_times():
+    text = ' '.join((Path(__file__).parents[1] / 'docs' / 'bag.md').read_text().split())
+    assert f'numbers of seconds of magnitude at most {MAX_SECONDS:g} (about 31 years)' in text
