@@ -25,10 +25,13 @@ import sys
 import xml.etree.ElementTree as ET
 
 from rnea_ros.bag import options as bag_options
+from rnea_ros.bag.inputs import read_file_option
 from rnea_ros.bag.options import add_fields, MAIN, option, positional
-from rnea_ros.errors import RneaError
+from rnea_ros.bag.staging import OutputError
+from rnea_ros.dynamics.description import read_robot_description
+from rnea_ros.errors import InputError, RneaError
 from rnea_ros.fleet import drift
-from rnea_ros.fleet.cluster import CONNECT_TIMEOUT
+from rnea_ros.fleet.cluster import check_address, ClusterError, CONNECT_TIMEOUT
 
 
 DRIFT = 'drift'
@@ -102,6 +105,19 @@ def _urdf_name(path: str) -> str | None:
         return None  # the tasks report the problem
 
 
+def _check_urdf(options: bag_options.BagOptions) -> None:
+    """Refuse a --urdf every bag would fail on (unreadable, not UTF-8, not XML), at once."""
+    if not options.urdf:
+        return
+    xacro_args = dict(options.xacro_arg or ())
+    text = read_file_option('--urdf', options.urdf,
+                            lambda path: read_robot_description(path, xacro_args))
+    try:
+        ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise InputError(f'--urdf {options.urdf!r}: malformed XML: {exc}') from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``rnea_fleet`` with ``argv`` (default: the command line); return the exit status."""
     parser, dests = build_parser()
@@ -129,8 +145,16 @@ def main(argv: list[str] | None = None) -> int:
         # threads 1: one bag per core, the cluster runs bags side by side.
         per_bag = bag_options.from_namespace(namespace, bag='', output=None, progress=None,
                                              overwrite=False, threads=1)
+        if fleet.scheduler:
+            check_address(fleet.scheduler)
         return _run(fleet, per_bag, dests)
-    except (RneaError, ValueError, OSError) as exc:
+    except (ClusterError, OutputError) as exc:  # the machine or the network, not the input
+        print(f'rnea_fleet: error: {exc}', file=sys.stderr)
+        return 1
+    except RneaError as exc:  # the input: a path, --urdf, a pattern; nothing is written
+        print(f'rnea_fleet: error: {exc}', file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as exc:
         print(f'rnea_fleet: error: {exc}', file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -147,6 +171,7 @@ def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str])
     output = Path(os.path.abspath(fleet.output))
     if output.exists() and not output.is_dir():
         raise RneaError(f'--output {fleet.output!r} exists and is not a directory')
+    _check_urdf(per_bag)
     files = bag_options.FILE_OPTIONS
     per_bag = replace(per_bag, **{name: os.path.abspath(getattr(per_bag, name))
                                   for name in files if getattr(per_bag, name)})

@@ -29,7 +29,7 @@ import sys
 import tempfile
 import threading
 
-from rnea_ros.errors import RneaError
+from rnea_ros.errors import InputError, RneaError
 
 SCRATCH_PREFIX = '.dask-'
 CONNECT_TIMEOUT = 5.0  # s
@@ -125,6 +125,19 @@ def connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
                            f'{exc}') from None
 
 
+def check_address(scheduler: str) -> None:
+    """Refuse (``InputError``) a --scheduler without a scheme, or a TCP/TLS one without a port."""
+    from distributed.comm.addressing import get_address_host_port
+    try:
+        get_address_host_port(scheduler)
+    except ValueError as exc:
+        if '://' not in scheduler or scheduler.startswith(('tcp://', 'tls://')):
+            raise InputError(f'--scheduler {scheduler!r} is not a Dask address ({exc}): '
+                             'expected tcp://HOST:PORT') from None
+    except Exception:  # noqa: B902 - an unknown scheme: probe() says so
+        pass
+
+
 def probe(scheduler: str, timeout: float) -> None:
     """Raise ``ClusterError`` unless a Dask scheduler at ``scheduler`` answers in ``timeout`` s."""
     from distributed.comm.addressing import get_address_host_port
@@ -135,6 +148,7 @@ def probe(scheduler: str, timeout: float) -> None:
     try:
         host, port = get_address_host_port(scheduler)
     except ValueError:
+        check_address(scheduler)
         host = port = None  # not a TCP address (inproc://, ucx://): only the Dask handshake
     except Exception as exc:  # noqa: B902 - an unknown scheme is refused with any error
         raise fail(f'not a Dask address ({exc})') from None
