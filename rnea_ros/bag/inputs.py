@@ -3,10 +3,9 @@ What a ``rnea_bag`` run reads, and the options checked on the model.
 
 The joint states are read by ``rnea_ros.recording.load_joint_states`` (as ``rnea_identify``
 reads them); here the URDF (``--urdf`` or the bag's
-robot_description topic), the desired accelerations, the floating base's odometry, the
-``--contacts`` links and the ``--joints`` selection; and what every tool does with a file
-option (``read_file_option``) and with a URDF (``urdf_model``): each failure one line that
-names the file.
+robot_description topic, read and built by ``rnea_ros.dynamics.loading``, as every tool does),
+the time options' range, the desired accelerations, the floating base's odometry, the
+``--contacts`` links and the ``--joints`` selection.
 """
 from __future__ import annotations
 
@@ -15,8 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from rnea_ros.dynamics.description import read_robot_description
-from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.errors import InputError, URDFError
+from rnea_ros.dynamics.loading import read_file_option
+from rnea_ros.errors import InputError
 from rnea_ros.recording import differentiate
 from rnea_ros.recording.bagio import cdr
 from rnea_ros.recording.bagio.storage import (deserialize_all, JOINT_TRAJECTORY, ODOMETRY,
@@ -24,39 +23,6 @@ from rnea_ros.recording.bagio.storage import (deserialize_all, JOINT_TRAJECTORY,
 from rnea_ros.recording.joint_states import decode_records
 from rnea_ros.recording.series import base_state as base_state_at
 from rnea_ros.recording.series import desired_accelerations
-
-
-def read_file_option(flag: str, path, read=None):
-    """
-    Return ``read(path)`` (default: the file's UTF-8 text), the file of the option ``flag``.
-
-    A missing or unreadable file, a directory, or bytes that are not UTF-8 text raise
-    ``InputError``: ``cannot read FLAG 'PATH': REASON``.
-    """
-    try:
-        return read(path) if read else Path(path).read_text(encoding='utf-8')
-    except OSError as exc:
-        why = exc.strerror or str(exc)
-    except UnicodeDecodeError as exc:
-        why = f'not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})'
-    raise InputError(f'cannot read {flag} {str(path)!r}: {why}')
-
-
-def urdf_model(xml: str, source: str, **keywords) -> RobotModel:
-    """
-    Return the model of URDF text from ``source`` (``RobotModel.from_urdf_string`` keywords).
-
-    A URDF error is prefixed with ``source`` (``--urdf 'PATH'``); a robot without a one-DoF
-    joint (revolute, continuous, prismatic) is refused: a tool has nothing to compute for it.
-    """
-    try:
-        model = RobotModel.from_urdf_string(xml, **keywords)
-    except URDFError as exc:
-        raise URDFError(f'{source}: {exc}') from None
-    if not any(joint.nv == 1 for joint in model.joints):
-        raise InputError(f'{source}: the robot {model.name!r} has no moving joint (revolute, '
-                         'continuous or prismatic)')
-    return model
 
 
 MAX_SECONDS = 1e9  # s, about 31 years: beyond any bag (its stamps are int64 nanoseconds)

@@ -25,10 +25,10 @@ import sys
 import xml.etree.ElementTree as ET
 
 from rnea_ros.bag import options as bag_options
-from rnea_ros.bag.inputs import read_file_option
 from rnea_ros.bag.options import add_fields, MAIN, option, positional
 from rnea_ros.bag.staging import OutputError
 from rnea_ros.dynamics.description import read_robot_description
+from rnea_ros.dynamics.loading import read_file_option
 from rnea_ros.errors import InputError, RneaError
 from rnea_ros.fleet import drift
 from rnea_ros.fleet.cluster import check_address, ClusterError, CONNECT_TIMEOUT
