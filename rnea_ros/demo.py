@@ -21,7 +21,7 @@ import numpy as np
 
 from rnea_ros.dynamics.description import parse_xacro_arg
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.errors import RneaError
+from rnea_ros.errors import RneaError, UsageParser
 
 PANDA_URDF = Path(sysconfig.get_paths()['purelib']) / (
     'cmeel.prefix/share/example-robot-data/robots/panda_description/urdf/panda.urdf')
@@ -111,7 +111,7 @@ def torque_table(model: RobotModel, times: np.ndarray, taus: np.ndarray, columns
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog='rnea_demo',
         description='Load a robot URDF, run a smooth sinusoidal trajectory through '
                     'RobotModel.rnea and print the joint torques and the time per call.')

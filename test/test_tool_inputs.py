@@ -8,6 +8,8 @@ range), each for the tools that take it, run in-process through each tool's ``ma
 from __future__ import annotations
 
 from pathlib import Path
+import subprocess
+import sys
 
 from bagdata import PANDA, panda_bag, sample_times
 import pytest
@@ -117,3 +119,16 @@ def test_rnea_bag_a_bad_option_is_one_line_naming_it(inputs, tmp_path, capsys, a
 def test_the_docs_state_the_bound_of_the_times():
     text = ' '.join((Path(__file__).parents[1] / 'docs' / 'bag.md').read_text().split())
     assert f'numbers of seconds of magnitude at most {MAX_SECONDS:g} (about 31 years)' in text
+
+
+@pytest.mark.parametrize('tool, argv', [
+    ('rnea_bag', ['x']), ('rnea_identify', ['x', '--urdf', 'u']),
+    ('rnea_excite', ['--urdf', 'u', '--output', 'o']), ('rnea_fleet', ['x', '--output', 'o']),
+    ('rnea_sim', []), ('rnea_node', []), ('rnea_demo', [])])
+def test_a_usage_error_is_one_line(tool, argv, tmp_path):
+    script = Path(sys.executable).with_name(tool)
+    done = subprocess.run([str(script), *argv, '--bogus'], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == \
+        (2, f'{tool}: error: unrecognized arguments: --bogus\n')
+    assert not list(tmp_path.iterdir())

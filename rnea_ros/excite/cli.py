@@ -23,7 +23,7 @@ import sys
 
 from rnea_ros.bag.options import add_fields, from_namespace, MAIN, option
 from rnea_ros.bag.staging import check as check_output, exit_status
-from rnea_ros.errors import RneaError
+from rnea_ros.errors import RneaError, UsageParser
 from rnea_ros.excite import outputs
 from rnea_ros.excite.run import (MAX_DURATION, MAX_HARMONICS, MAX_HIGHEST_FREQUENCY,
                                  MAX_ITERATIONS, MAX_POINTS, MAX_SEED, MIN_BASE_FREQUENCY,
@@ -87,7 +87,7 @@ class ExciteOptions:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``rnea_excite``: the fields of ``ExciteOptions``."""
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog='rnea_excite', description='Design an excitation trajectory for identification: '
         'periodic Fourier-series joint motions that make the base parameters of the robot as '
         'well determined as possible within its limits; write it as a '

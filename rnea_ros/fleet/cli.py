@@ -29,7 +29,7 @@ from rnea_ros.bag.options import add_fields, MAIN, option, positional
 from rnea_ros.bag.staging import OutputError
 from rnea_ros.dynamics.description import read_robot_description
 from rnea_ros.dynamics.loading import read_file_option
-from rnea_ros.errors import InputError, RneaError
+from rnea_ros.errors import InputError, RneaError, UsageParser
 from rnea_ros.fleet import drift
 from rnea_ros.fleet.cluster import check_address, ClusterError, CONNECT_TIMEOUT
 
@@ -86,7 +86,7 @@ class FleetOptions:
 
 def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
     """Return the parser, and the names of the per-bag ``BagOptions`` fields it parses."""
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog='rnea_fleet', description='Analyse many rosbag2 bags with the rnea_bag pipeline '
         'on a Dask cluster (local by default): per-bag results, a fleet table, drift of the '
         'residual per robot and joint, an HTML report.',

@@ -27,7 +27,7 @@ import signal
 import sys
 import threading
 
-from rnea_ros.errors import InputError, RneaError, URDFError
+from rnea_ros.errors import InputError, RneaError, URDFError, UsageParser
 
 DESCRIPTION = """\
 The simulated robot (node name 'rnea_sim'): MuJoCo physics of a URDF with a reality gap,
@@ -37,7 +37,7 @@ robot"). Exit status: 0 at SIGINT/SIGTERM or after duration, 2 for bad input (on
 
 def build_parser() -> argparse.ArgumentParser:
     from rnea_ros.sim.settings import PARAMETERS
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog='rnea_sim', description=DESCRIPTION,
         epilog='parameters (--ros-args -p name:=value):\n' + '\n'.join(
             f'  {name} (default {default!r}): {text}'
