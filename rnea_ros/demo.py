@@ -21,7 +21,7 @@ import numpy as np
 
 from rnea_ros.dynamics.description import parse_xacro_arg
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.errors import RneaError
+from rnea_ros.errors import RneaError, UsageParser
 
 PANDA_URDF = Path(sysconfig.get_paths()['purelib']) / (
     'cmeel.prefix/share/example-robot-data/robots/panda_description/urdf/panda.urdf')
@@ -111,7 +111,7 @@ def torque_table(model: RobotModel, times: np.ndarray, taus: np.ndarray, columns
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog='rnea_demo',
         description='Load a robot URDF, run a smooth sinusoidal trajectory through '
                     'RobotModel.rnea and print the joint torques and the time per call.')
@@ -155,9 +155,9 @@ def main(argv: list[str] | None = None) -> int:
         model = RobotModel.from_urdf_file(urdf, xacro_args=dict(args.xacro_arg or ()),
                                           floating_base=args.floating_base,
                                           inertia_check=args.inertia_check)
-    except (OSError, RneaError) as exc:
+    except (OSError, ValueError, RneaError) as exc:  # ValueError: not UTF-8 text
         print(f'rnea_demo: cannot load {urdf}: {exc}', file=sys.stderr)
-        return 1
+        return 2  # the input, as every tool's
     load_seconds = time.perf_counter() - start
     base = 'floating base' if model.floating_base else 'fixed base'
     print(f'robot {model.name!r} from {urdf}')

@@ -1,5 +1,7 @@
-"""The exceptions of rnea_ros: one base class, one subclass per kind of fault."""
+"""The exceptions of rnea_ros (one base class, one per kind of fault), and the tools' parser."""
 from __future__ import annotations
+
+import argparse
 
 
 class RneaError(Exception):
@@ -16,3 +18,16 @@ class InputError(RneaError, ValueError):
 
 class ModelWarning(UserWarning):
     """The model loads, but something in it is probably not what the author meant."""
+
+
+class UsageParser(argparse.ArgumentParser):
+    """
+    The command-line parser of every tool: a usage error is one line and exit status 2.
+
+    argparse prints the whole usage before its error line; a tool's bad input is the one line
+    ``PROG: error: MESSAGE`` naming it, as every other bad input (``--help`` shows the usage).
+    """
+
+    def error(self, message: str):
+        """Print ``PROG: error: MESSAGE`` on stderr and exit with status 2."""
+        self.exit(2, f'{self.prog}: error: {message}\n')

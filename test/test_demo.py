@@ -103,7 +103,7 @@ def test_demo_without_example_robot_data_says_what_to_do(monkeypatch, tmp_path, 
 def test_demo_reports_a_bad_urdf(tmp_path, capsys):
     path = tmp_path / 'bad.urdf'
     path.write_text('<robot name="bad"><link name="a"/><joint name="j" type="revolute">')
-    assert demo.main(['--urdf', str(path)]) == 1
+    assert demo.main(['--urdf', str(path)]) == 2
     assert 'cannot load' in capsys.readouterr().err
 
 
@@ -128,7 +128,7 @@ def test_demo_expands_a_xacro_file_with_its_arguments(tmp_path, capsys):
     assert {'shoulder', 'slide'} <= rows
     broken = tmp_path / 'broken.urdf.xacro'
     broken.write_text(TWO_LINK_XACRO.replace('$(arg prefix)slide', '$(arg side)slide'))
-    assert demo.main(['--urdf', str(broken), '--xacro-arg', 'prefix:=left_']) == 1
+    assert demo.main(['--urdf', str(broken), '--xacro-arg', 'prefix:=left_']) == 2
     assert (f"rnea_demo: cannot load {broken}: xacro cannot expand '{broken}': XacroException: "
             'Undefined substitution argument side') in capsys.readouterr().err
 

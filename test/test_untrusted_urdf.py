@@ -39,7 +39,8 @@ def test_rnea_bag_refuses_it(hostile_urdf, tmp_path, capsys):
     code = rnea_bag([str(bag), '--urdf', str(hostile_urdf), '--output', str(tmp_path / 'out'),
                      '--no-plots'])
     assert code != 0
-    assert capsys.readouterr().err == f'rnea_bag: error: {REFUSAL}\n'
+    assert capsys.readouterr().err == \
+        f'rnea_bag: error: --urdf {str(hostile_urdf)!r}: {REFUSAL}\n'
 
 
 def test_rnea_demo_refuses_it(hostile_urdf, capsys):
@@ -53,7 +54,8 @@ def test_rnea_fleet_refuses_it(hostile_urdf, tmp_path, capsys):
     code = rnea_fleet([str(bag), '--urdf', str(hostile_urdf), '--output', str(tmp_path / 'out'),
                        '--no-plots', '--workers', '1'])
     assert code != 0
-    assert f'rnea_fleet: error: bag: {REFUSAL}\n' in capsys.readouterr().err
+    assert f'rnea_fleet: error: bag: --urdf {str(hostile_urdf)!r}: {REFUSAL}\n' in \
+        capsys.readouterr().err
 
 
 class _Configuration:

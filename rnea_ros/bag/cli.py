@@ -23,13 +23,13 @@ import sys
 
 from rnea_ros.bag.options import add_arguments, BagOptions, from_namespace
 from rnea_ros.bag.pipeline import run
-from rnea_ros.errors import RneaError
+from rnea_ros.errors import RneaError, UsageParser
 from rnea_ros.recording.bagio.storage import reason
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``rnea_bag``: the fields of ``BagOptions`` in their groups."""
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog='rnea_bag', description='Replay a rosbag2 through inverse dynamics (RNEA): '
         'predicted joint torques, their decomposition, residual against measured effort, plots.')
     add_arguments(parser)

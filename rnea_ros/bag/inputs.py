@@ -3,7 +3,8 @@ What a ``rnea_bag`` run reads, and the options checked on the model.
 
 The joint states are read by ``rnea_ros.recording.load_joint_states`` (as ``rnea_identify``
 reads them); here the URDF (``--urdf`` or the bag's
-robot_description topic), the desired accelerations, the floating base's odometry, the
+robot_description topic, read and built by ``rnea_ros.dynamics.loading``, as every tool does),
+the time options' range, the desired accelerations, the floating base's odometry, the
 ``--contacts`` links and the ``--joints`` selection.
 """
 from __future__ import annotations
@@ -13,7 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from rnea_ros.dynamics.description import read_robot_description
+from rnea_ros.dynamics.loading import read_file_option
 from rnea_ros.errors import InputError
+from rnea_ros.recording import differentiate
 from rnea_ros.recording.bagio import cdr
 from rnea_ros.recording.bagio.storage import (deserialize_all, JOINT_TRAJECTORY, ODOMETRY,
                                               read_raw, STRING, topic_connections)
@@ -22,15 +25,31 @@ from rnea_ros.recording.series import base_state as base_state_at
 from rnea_ros.recording.series import desired_accelerations
 
 
+MAX_SECONDS = 1e9  # s, about 31 years: beyond any bag (its stamps are int64 nanoseconds)
+
+
+def check_seconds(options) -> None:
+    """Refuse a time option that is not a finite number of seconds within ``MAX_SECONDS``."""
+    window = None if options.window == differentiate.AUTO else options.window
+    for flag, value, low in (('--start', options.start, -MAX_SECONDS),
+                             ('--end', options.end, -MAX_SECONDS),
+                             ('--window', window, 0.0), ('--max-gap', options.max_gap, 0.0),
+                             ('--acceleration-timeout', options.acceleration_timeout, 0.0),
+                             ('--summary-window', options.summary_window, 0.0)):
+        if value is not None and not (low <= value <= MAX_SECONDS and (low < 0 or value > 0)):
+            kind = 'a number' if low < 0 else 'a positive number'
+            raise InputError(f'{flag} {value:g}: expected {kind} of seconds, at most '
+                             f'{MAX_SECONDS:g} in magnitude')
+
+
 def robot_description(options, reader, store) -> tuple[str, str]:
-    """Return the URDF text and where it came from."""
+    """Return the URDF text and where it came from (the file, or ``topic NAME``)."""
     if options.urdf:
         path = Path(options.urdf)
-        try:
-            xacro_args = dict(options.xacro_arg or ())
-            return read_robot_description(path, xacro_args), str(path)
-        except OSError as exc:
-            raise InputError(f'cannot read --urdf {str(path)!r}: {exc.strerror}') from None
+        xacro_args = dict(options.xacro_arg or ())
+        text = read_file_option('--urdf', path,
+                                lambda path: read_robot_description(path, xacro_args))
+        return text, str(path)
     conns = topic_connections(reader, options.robot_description, STRING, required=False)
     if not conns:
         raise InputError(f'no --urdf given and the bag has no {options.robot_description!r} '

@@ -97,6 +97,7 @@ from rnea_ros.bag.report import table_suffix, write_summary, write_table, write_
 from rnea_ros.bag.staging import check as check_output, Staging
 from rnea_ros.bag.summary import add_outputs, add_run_parts, run_summary
 from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.loading import urdf_model
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.recording import derivatives, differentiate, JointSeries, load_joint_states
@@ -190,6 +191,7 @@ def run(options: BagOptions) -> Result:
         raise InputError('--window and --max-gap must be positive and --order at least 2')
     if options.threads is not None and options.threads < 1:
         raise InputError(f'--threads must be at least 1, got {options.threads}')
+    inputs.check_seconds(options)
     inputs.contact_links(options)
     observing.check_options(options)
     check_output(output, options.overwrite)  # before any work: refuse and touch nothing
@@ -264,8 +266,9 @@ def load_inputs(options: BagOptions, reader, store, show: bool, warnings: list) 
     """Stage 1: the model, the options checked on it, the joint series, desired a."""
     xml, source = inputs.robot_description(options, reader, store)
     gravity = options.gravity if options.gravity else (0.0, 0.0, -9.81)
-    model = RobotModel.from_urdf_string(xml, floating_base=options.floating_base,
-                                        gravity=gravity, inertia_check=options.inertia_check)
+    model = urdf_model(xml, f'--urdf {source!r}' if options.urdf else source,
+                       floating_base=options.floating_base, gravity=gravity,
+                       inertia_check=options.inertia_check)
     joints = [j for j in model.joints if j.nv == 1]
     if model.multi_dof_joints:
         odd = [j.name for j in model.multi_dof_joints]

@@ -303,9 +303,18 @@ def read_parameters(path: str | os.PathLike, what: str) -> dict:
     """
     import yaml  # PyYAML, for the files only: importing the dynamics needs numpy and numba
     try:
-        document = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as exc:
+        document = yaml.safe_load(Path(path).read_text(encoding='utf-8'))
+    except OSError as exc:
         raise InputError(f'{path}: cannot read {what}: {exc}') from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f'{path}: cannot read {what}: not UTF-8 text (byte '
+                         f'{exc.object[exc.start]:#04x} at offset {exc.start})') from None
+    except yaml.YAMLError as exc:  # its text spans lines: the problem and where, on one
+        mark = getattr(exc, 'problem_mark', None)
+        where = f' at line {mark.line + 1}, column {mark.column + 1}' if mark else ''
+        problem = ' '.join(str(getattr(exc, 'problem', None) or exc).split())
+        raise InputError(f'{path}: cannot read {what}: malformed YAML: {problem}{where}') \
+            from None
     sections = [section.get('ros__parameters') for section in document.values()
                 if isinstance(section, dict)] if isinstance(document, dict) else []
     sections = [section for section in sections if isinstance(section, dict)]

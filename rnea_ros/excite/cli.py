@@ -23,9 +23,11 @@ import sys
 
 from rnea_ros.bag.options import add_fields, from_namespace, MAIN, option
 from rnea_ros.bag.staging import check as check_output, exit_status
-from rnea_ros.errors import RneaError
+from rnea_ros.errors import RneaError, UsageParser
 from rnea_ros.excite import outputs
-from rnea_ros.excite.run import run
+from rnea_ros.excite.run import (MAX_DURATION, MAX_HARMONICS, MAX_HIGHEST_FREQUENCY,
+                                 MAX_ITERATIONS, MAX_POINTS, MAX_SEED, MIN_BASE_FREQUENCY,
+                                 MIN_POINT_INTERVAL, run)
 
 MOTION = 'motion'
 LIMITS = 'limits'
@@ -45,12 +47,16 @@ class ExciteOptions:
                              'directory that holds files already: replaces the outputs of '
                              'rnea_excite, keeps every other file')
     duration: float = option(60.0, MOTION, type=float, metavar='S', help='length of the '
-                             'trajectory: the whole periods that fit (default: %(default)s)')
+                             'trajectory: the whole periods that fit, at most '
+                             f'{MAX_DURATION:g} s (default: %(default)s)')
     harmonics: int = option(5, MOTION, type=int, metavar='N',
-                            help='harmonics per joint, >= 2 (default: %(default)s)')
+                            help=f'harmonics per joint, 2 to {MAX_HARMONICS} '
+                            '(default: %(default)s)')
     base_frequency: float = option(0.1, MOTION, type=float, metavar='HZ',
                                    help='the first harmonic; its period is the period of the '
-                                   'motion (default: %(default)s)')
+                                   f'motion; at least {MIN_BASE_FREQUENCY:g} Hz, and times '
+                                   f'HARMONICS at most {MAX_HIGHEST_FREQUENCY:g} Hz '
+                                   '(default: %(default)s)')
     joints: str | None = option(None, MOTION, metavar='J1,J2', help='the joints that move '
                                 '(default: all); the others are held at rest')
     rest: str | None = option(None, MOTION, metavar='JOINT=VALUE[,...]', help='the rest '
@@ -58,11 +64,15 @@ class ExciteOptions:
                               '(default per joint: 0 when inside the scaled limits, else the '
                               'middle of its range)')
     point_interval: float = option(0.1, MOTION, type=float, metavar='S', help='time between '
-                                   'the points of the trajectory (default: %(default)s)')
-    seed: int = option(0, MOTION, type=int, help='seed of the random start (default: '
-                       '%(default)s)')
+                                   'the points of the trajectory: at least '
+                                   f'{MIN_POINT_INTERVAL:g} s (a 1 kHz controller cycle), at '
+                                   'most a quarter period of the highest harmonic, at most '
+                                   f'{MAX_POINTS} points (default: %(default)s)')
+    seed: int = option(0, MOTION, type=int, help='seed of the random start, 0 to '
+                       f'{MAX_SEED} (default: %(default)s)')
     max_iterations: int = option(100, MOTION, type=int, metavar='N',
-                                 help='SLSQP iterations at most (default: %(default)s)')
+                                 help=f'SLSQP iterations at most, 1 to {MAX_ITERATIONS} '
+                                 '(default: %(default)s)')
     limits_scale: float = option(0.8, LIMITS, type=float, metavar='F',
                                  help='safety factor of the URDF limits, in (0, 1] '
                                  '(default: %(default)s)')
@@ -77,7 +87,7 @@ class ExciteOptions:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``rnea_excite``: the fields of ``ExciteOptions``."""
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog='rnea_excite', description='Design an excitation trajectory for identification: '
         'periodic Fourier-series joint motions that make the base parameters of the robot as '
         'well determined as possible within its limits; write it as a '
@@ -96,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     try:
         check_output(Path(args.output), args.overwrite, outputs.TOOL)  # before any work
-        result = run(args)
+        result = run(args, say=lambda line: print(f'rnea_excite: {line}', flush=True))
     except (RneaError, OSError, ValueError, KeyboardInterrupt) as exc:
         return exit_status('rnea_excite', exc)
     for warning in result.report['warnings']:

@@ -297,13 +297,18 @@ def random_coefficients(prob: Problem, seed: int) -> np.ndarray:
     return fit_to_limits(prob, x, dense_times(prob))
 
 
-def optimise(prob: Problem, seed: int = 0, max_iterations: int = 100) -> Design:
-    """Maximise log det of the weighted base regressor within the limits (SLSQP)."""
+def optimise(prob: Problem, seed: int = 0, max_iterations: int = 100,
+             progress=None) -> Design:
+    """
+    Maximise log det of the weighted base regressor within the limits (SLSQP).
+
+    ``progress``: called with (iteration, log det / p) after each SLSQP iteration.
+    """
     with fit.one_blas_thread():  # many small products: BLAS threads only stall them
-        return _optimise(prob, seed, max_iterations)
+        return _optimise(prob, seed, max_iterations, progress)
 
 
-def _optimise(prob: Problem, seed: int, max_iterations: int) -> Design:
+def _optimise(prob: Problem, seed: int, max_iterations: int, progress) -> Design:
     begin = time.perf_counter()
     random_x = random_coefficients(prob, seed)
     start = 0.7 * fit_to_limits(prob, random_x, prob.times)
@@ -331,8 +336,15 @@ def _optimise(prob: Problem, seed: int, max_iterations: int) -> Design:
     constraints = [{'type': 'ineq', 'fun': lambda x: a_matrix @ x + offset,
                     'jac': lambda x: a_matrix},
                    {'type': 'ineq', 'fun': nonlinear, 'jac': nonlinear_jacobian}]
+    iterations = []
+
+    def iterated(intermediate_result):  # the name SciPy passes an OptimizeResult to
+        iterations.append(None)
+        if progress is not None:
+            progress(len(iterations), -float(intermediate_result.fun))
+
     result = scipy.optimize.minimize(objective, start, jac=gradient, method='SLSQP',
-                                     constraints=constraints,
+                                     constraints=constraints, callback=iterated,
                                      options={'maxiter': max_iterations, 'ftol': 1e-6})
     x = result.x if np.all(np.isfinite(result.x)) else start
     if objective(x) > objective(start):  # the optimiser may stop at a worse point

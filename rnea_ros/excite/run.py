@@ -15,8 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rnea_ros import RobotModel
-from rnea_ros.excite import design, limits as limits_module, outputs
+from rnea_ros.dynamics.description import read_robot_description
+from rnea_ros.dynamics.loading import read_file_option, urdf_model
+from rnea_ros.excite import design, limits as limits_module, outputs, worker
 from rnea_ros.excite.fourier import FourierBasis
 from rnea_ros.excite.limits import ExciteError
 
@@ -36,38 +37,75 @@ class Excitation:
     files: list[Path]
 
 
+# What a robot can play: each bound is stated in --help (cli.py) and docs/excite.md.
+MAX_HARMONICS = 10
+MIN_BASE_FREQUENCY = 0.001  # Hz: a period of at most 1000 s
+MAX_HIGHEST_FREQUENCY = 2.0  # Hz: harmonics x base frequency, what an arm's joints track
+MAX_DURATION = 3600.0  # s: an hour of recording
+MIN_POINT_INTERVAL = 0.001  # s: one cycle of a 1 kHz controller
+MAX_POINTS = 100_000  # points of the written trajectory: duration / point interval + 1
+MAX_ITERATIONS = 1000
+MAX_SEED = 2 ** 32 - 1
+
+
 def check_timing(options) -> FourierBasis:
     """Return the Fourier basis of the options; ``ExciteError`` if they cannot hold."""
-    if options.harmonics < 2:
-        raise ExciteError(f'--harmonics {options.harmonics}: at least 2 are needed (the first '
-                          'harmonic is fixed by starting and ending at rest)')
-    if not (math.isfinite(options.base_frequency) and options.base_frequency > 0.0):
-        raise ExciteError(f'--base-frequency {options.base_frequency:g}: expected a positive '
-                          'frequency in Hz')
+    if not 2 <= options.harmonics <= MAX_HARMONICS:
+        raise ExciteError(f'--harmonics {options.harmonics}: expected 2 to {MAX_HARMONICS} (the '
+                          'first harmonic is fixed by starting and ending at rest)')
+    if not (math.isfinite(options.base_frequency) and
+            MIN_BASE_FREQUENCY <= options.base_frequency and
+            options.harmonics * options.base_frequency <= MAX_HIGHEST_FREQUENCY * (1 + 1e-9)):
+        raise ExciteError(f'--base-frequency {options.base_frequency:g}: expected at least '
+                          f'{MIN_BASE_FREQUENCY:g} Hz and, times --harmonics '
+                          f'{options.harmonics}, at most {MAX_HIGHEST_FREQUENCY:g} Hz (the '
+                          'highest harmonic)')
     basis = FourierBasis(options.harmonics, options.base_frequency)
-    if not (math.isfinite(options.duration) and options.duration >= basis.period * (1 - 1e-9)):
+    if not (math.isfinite(options.duration) and options.duration <= MAX_DURATION):
+        raise ExciteError(f'--duration {options.duration:g}: expected at most {MAX_DURATION:g} s')
+    if options.duration < basis.period * (1 - 1e-9):
         raise ExciteError(f'--duration {options.duration:g} s is shorter than one period of '
                           f'--base-frequency {options.base_frequency:g} Hz '
                           f'({basis.period:g} s)')
+    quarter = basis.period / (4 * options.harmonics)
     if not (math.isfinite(options.point_interval) and
-            0.0 < options.point_interval <= basis.period / (4 * options.harmonics)):
-        raise ExciteError(f'--point-interval {options.point_interval:g} s: expected a positive '
-                          f'interval of at most {basis.period / (4 * options.harmonics):g} s '
-                          '(a quarter period of the highest harmonic)')
+            MIN_POINT_INTERVAL <= options.point_interval <= quarter):
+        raise ExciteError(f'--point-interval {options.point_interval:g} s: expected an interval '
+                          f'of at least {MIN_POINT_INTERVAL:g} s (a 1 kHz controller cycle) and '
+                          f'at most {quarter:g} s (a quarter period of the highest harmonic)')
+    if options.duration / options.point_interval + 1 > MAX_POINTS:
+        raise ExciteError(f'--duration {options.duration:g} s every --point-interval '
+                          f'{options.point_interval:g} s: more than {MAX_POINTS} points; '
+                          'lengthen the interval or shorten the duration')
+    if not 1 <= options.max_iterations <= MAX_ITERATIONS:
+        raise ExciteError(f'--max-iterations {options.max_iterations}: expected 1 to '
+                          f'{MAX_ITERATIONS}')
+    if not 0 <= options.seed <= MAX_SEED:
+        raise ExciteError(f'--seed {options.seed}: expected 0 to {MAX_SEED}')
     return basis
 
 
-def run(options) -> Excitation:
-    """Design the trajectory of ``options`` (``ExciteOptions``) and write its outputs."""
+def run(options, say=None) -> Excitation:
+    """
+    Design the trajectory of ``options`` (``ExciteOptions``) and write its outputs.
+
+    ``say``: called with a line when the optimiser starts and after each of its iterations
+    (the command line prints them; the optimiser runs in a forked process, ``worker``).
+    """
     basis = check_timing(options)
     planes = [limits_module.parse_plane(text) for text in options.keep_above or []]
-    model = RobotModel.from_urdf_file(options.urdf)
+    model = urdf_model(read_file_option('--urdf', options.urdf, read_robot_description),
+                       f'--urdf {str(options.urdf)!r}')
     moving = limits_module.moving_joints(model, options.joints)
     limits = limits_module.joint_limits(model, moving, options.rest, options.limits_scale,
                                         options.acceleration_limit)
     limits_module.check_planes(model, planes, limits.rest)
     problem = design.problem(model, limits, basis, planes)
-    result = design.optimise(problem, options.seed, options.max_iterations)
+    say = say or (lambda line: None)
+    say(f'optimising {problem.size} coefficients (SLSQP, at most {options.max_iterations} '
+        'iterations; Ctrl-C stops it)')
+    result = worker.call(design.optimise, problem, options.seed, options.max_iterations,
+                         lambda k, value: say(f'iteration {k}: log det / p {value:.4g}'))
     periods = int(math.floor(options.duration / basis.period + 1e-9))
     total = periods * basis.period
     times = np.linspace(0.0, total, int(round(total / options.point_interval)) + 1)

@@ -26,9 +26,12 @@ import xml.etree.ElementTree as ET
 
 from rnea_ros.bag import options as bag_options
 from rnea_ros.bag.options import add_fields, MAIN, option, positional
-from rnea_ros.errors import RneaError
+from rnea_ros.bag.staging import OutputError
+from rnea_ros.dynamics.description import read_robot_description
+from rnea_ros.dynamics.loading import read_file_option
+from rnea_ros.errors import InputError, RneaError, UsageParser
 from rnea_ros.fleet import drift
-from rnea_ros.fleet.cluster import CONNECT_TIMEOUT
+from rnea_ros.fleet.cluster import check_address, ClusterError, CONNECT_TIMEOUT
 
 
 DRIFT = 'drift'
@@ -83,7 +86,7 @@ class FleetOptions:
 
 def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
     """Return the parser, and the names of the per-bag ``BagOptions`` fields it parses."""
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog='rnea_fleet', description='Analyse many rosbag2 bags with the rnea_bag pipeline '
         'on a Dask cluster (local by default): per-bag results, a fleet table, drift of the '
         'residual per robot and joint, an HTML report.',
@@ -100,6 +103,19 @@ def _urdf_name(path: str) -> str | None:
         return ET.parse(path).getroot().get('name') or None
     except (OSError, ET.ParseError):
         return None  # the tasks report the problem
+
+
+def _check_urdf(options: bag_options.BagOptions) -> None:
+    """Refuse a --urdf every bag would fail on (unreadable, not UTF-8, not XML), at once."""
+    if not options.urdf:
+        return
+    xacro_args = dict(options.xacro_arg or ())
+    text = read_file_option('--urdf', options.urdf,
+                            lambda path: read_robot_description(path, xacro_args))
+    try:
+        ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise InputError(f'--urdf {options.urdf!r}: malformed XML: {exc}') from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,8 +145,16 @@ def main(argv: list[str] | None = None) -> int:
         # threads 1: one bag per core, the cluster runs bags side by side.
         per_bag = bag_options.from_namespace(namespace, bag='', output=None, progress=None,
                                              overwrite=False, threads=1)
+        if fleet.scheduler:
+            check_address(fleet.scheduler)
         return _run(fleet, per_bag, dests)
-    except (RneaError, ValueError, OSError) as exc:
+    except (ClusterError, OutputError) as exc:  # the machine or the network, not the input
+        print(f'rnea_fleet: error: {exc}', file=sys.stderr)
+        return 1
+    except RneaError as exc:  # the input: a path, --urdf, a pattern; nothing is written
+        print(f'rnea_fleet: error: {exc}', file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as exc:
         print(f'rnea_fleet: error: {exc}', file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -147,6 +171,7 @@ def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str])
     output = Path(os.path.abspath(fleet.output))
     if output.exists() and not output.is_dir():
         raise RneaError(f'--output {fleet.output!r} exists and is not a directory')
+    _check_urdf(per_bag)
     files = bag_options.FILE_OPTIONS
     per_bag = replace(per_bag, **{name: os.path.abspath(getattr(per_bag, name))
                                   for name in files if getattr(per_bag, name)})

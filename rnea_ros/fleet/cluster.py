@@ -2,9 +2,10 @@
 The Dask cluster of a fleet run: an embedded ``LocalCluster`` or an existing one by address.
 
 Local: ``n_workers`` worker processes (default: one per core), one thread each (a bag is a
-task on one core), no dashboard, their scratch space (``local_directory``) in a folder created
-afresh in DIR (``DIR/.dask-*``, also Dask's ``temporary-directory``), removed when the run
-ends: nothing is written outside the output directory.
+task on one core), no dashboard, every port (the scheduler's and its HTTP server's, the
+nannies', the workers') on 127.0.0.1, their scratch space (``local_directory``) in a folder
+created afresh in DIR (``DIR/.dask-*``, also Dask's ``temporary-directory``), removed when the
+run ends: nothing is written outside the output directory.
 Remote (``--scheduler tcp://HOST:PORT``): the client connects and ships the tasks there; the
 workers must be able to import this version of ``rnea_ros`` and to read the bags (and
 ``--urdf``) and write ``DIR`` at the same paths (shared storage), and their scratch space is
@@ -28,10 +29,11 @@ import sys
 import tempfile
 import threading
 
-from rnea_ros.errors import RneaError
+from rnea_ros.errors import InputError, RneaError
 
 SCRATCH_PREFIX = '.dask-'
 CONNECT_TIMEOUT = 5.0  # s
+LOOPBACK = '127.0.0.1'  # every port of the local cluster (test/fleet/test_loopback.py)
 
 
 class ClusterError(RneaError):
@@ -59,7 +61,7 @@ def client(output: Path, scheduler: str | None = None, workers: int | None = Non
         with dask.config.set({'temporary-directory': str(scratch)}), _children_ignore_sigint():
             _start_quiet_resource_tracker()
             cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1,
-                                   threads_per_worker=1, processes=True,
+                                   threads_per_worker=1, processes=True, host=LOOPBACK,
                                    dashboard_address=None, local_directory=str(scratch),
                                    silence_logs=logging.CRITICAL)
         try:
@@ -123,6 +125,19 @@ def connect(scheduler: str, timeout: float = CONNECT_TIMEOUT):
                            f'{exc}') from None
 
 
+def check_address(scheduler: str) -> None:
+    """Refuse (``InputError``) a --scheduler without a scheme, or a TCP/TLS one without a port."""
+    from distributed.comm.addressing import get_address_host_port
+    try:
+        get_address_host_port(scheduler)
+    except ValueError as exc:
+        if '://' not in scheduler or scheduler.startswith(('tcp://', 'tls://')):
+            raise InputError(f'--scheduler {scheduler!r} is not a Dask address ({exc}): '
+                             'expected tcp://HOST:PORT') from None
+    except Exception:  # noqa: B902 - an unknown scheme: probe() says so
+        pass
+
+
 def probe(scheduler: str, timeout: float) -> None:
     """Raise ``ClusterError`` unless a Dask scheduler at ``scheduler`` answers in ``timeout`` s."""
     from distributed.comm.addressing import get_address_host_port
@@ -133,6 +148,7 @@ def probe(scheduler: str, timeout: float) -> None:
     try:
         host, port = get_address_host_port(scheduler)
     except ValueError:
+        check_address(scheduler)
         host = port = None  # not a TCP address (inproc://, ucx://): only the Dask handshake
     except Exception as exc:  # noqa: B902 - an unknown scheme is refused with any error
         raise fail(f'not a Dask address ({exc})') from None

@@ -34,7 +34,7 @@ import numpy as np
 from rnea_ros.bag.cli import print_timings
 from rnea_ros.bag.options import add_fields, from_namespace, MAIN, option, positional, shared
 from rnea_ros.bag.staging import check as check_output, exit_status
-from rnea_ros.errors import RneaError
+from rnea_ros.errors import RneaError, UsageParser
 from rnea_ros.identify import outputs, parameters, payload, pipeline
 
 
@@ -100,7 +100,7 @@ class IdentifyOptions:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``rnea_identify``: the fields of ``IdentifyOptions``."""
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog='rnea_identify', description='Identify the inertial parameters, '
         'joint friction and armature of a fixed-base robot from rosbag2 bags with measured '
         'joint effort; write an identified URDF, a joint model parameters file for the node, '

@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 
+from rnea_ros.dynamics.loading import read_file_option, urdf_model
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.identify import base as base_params
@@ -146,11 +147,8 @@ def read_robot(urdf: str | Path, friction: str) -> tuple[str, RobotModel]:
     if friction not in parameters.FRICTION_MODELS:
         raise InputError(f'--friction must be one of {tuple(parameters.FRICTION_MODELS)}, '
                          f'got {friction!r}')
-    try:
-        urdf_xml = Path(urdf).read_text()
-    except OSError as exc:
-        raise InputError(f'cannot read --urdf {str(urdf)!r}: {exc.strerror}') from None
-    model = RobotModel.from_urdf_string(urdf_xml)
+    urdf_xml = read_file_option('--urdf', urdf)
+    model = urdf_model(urdf_xml, f'--urdf {str(urdf)!r}')
     samples.check_fixed_base(model)
     return urdf_xml, model
 

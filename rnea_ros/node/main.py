@@ -22,6 +22,8 @@ import sys
 import threading
 import time
 
+from rnea_ros.errors import UsageParser
+
 # Python modules the node needs that rosdep cannot install (no rosdep key): the pip package.
 PIP_ONLY = {'daqp': 'daqp'}
 SPIN_PERIOD = 0.1  # s: how soon the main thread sees a signal (it waits in the executor)
@@ -68,7 +70,7 @@ def build_parser(parameters: bool = True) -> argparse.ArgumentParser:
         epilog = '\n'.join(f'  {parameter.name}: {parameter.expectation}'
                            + ('' if parameter.live else ' (read-only)')
                            for parameter in PARAMETERS)
-    return argparse.ArgumentParser(
+    return UsageParser(
         prog='rnea_node', usage='rnea_node [-h] [--ros-args ROS_ARGUMENTS ...]',
         description=DESCRIPTION + epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
 

@@ -28,7 +28,7 @@ import signal
 import sys
 import threading
 
-from rnea_ros.errors import RneaError
+from rnea_ros.errors import InputError, RneaError, URDFError, UsageParser
 
 DESCRIPTION = """\
 The simulated robot (node name 'rnea_sim'): MuJoCo physics of a URDF with a reality gap,
@@ -39,7 +39,7 @@ robot"). Exit status: 0 at SIGINT/SIGTERM or after duration, 2 for bad input (on
 
 def build_parser() -> argparse.ArgumentParser:
     from rnea_ros.sim.settings import PARAMETERS
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog='rnea_sim', description=DESCRIPTION,
         epilog='parameters (--ros-args -p name:=value):\n' + '\n'.join(
             f'  {name} (default {default!r}): {text}'
@@ -71,17 +71,28 @@ def plant_factory(urdf_file: str | None, xacro_args: dict):
     """Return the function that builds the ``Plant`` from the checked settings."""
     def build(settings):
         from rnea_ros.dynamics.description import read_robot_description
+        from rnea_ros.dynamics.loading import read_file_option
         from rnea_ros.sim.gap import load_gap
         from rnea_ros.sim.plant import Plant
         if urdf_file:
-            urdf = read_robot_description(urdf_file, xacro_args)
+            urdf = read_file_option('--urdf', urdf_file,
+                                    lambda path: read_robot_description(path, xacro_args))
+            source = f'--urdf {urdf_file!r}'
         elif settings.robot_description:
-            urdf = settings.robot_description
+            urdf, source = settings.robot_description, "parameter 'robot_description'"
         else:
             raise ValueError("parameter 'robot_description' is empty: give the URDF text or "
                              '--urdf FILE')
-        return Plant(urdf, floating_base=settings.floating_base, gap=load_gap(settings.gap),
-                     rate=settings.rate, gravity=settings.gravity, substeps=settings.substeps)
+        gap = load_gap(settings.gap)
+        try:
+            plant = Plant(urdf, floating_base=settings.floating_base, gap=gap,
+                          rate=settings.rate, gravity=settings.gravity,
+                          substeps=settings.substeps)
+        except URDFError as error:
+            raise URDFError(f'{source}: {error}') from None
+        if plant.actuated_q.size == 0:
+            raise InputError(f'{source}: the robot has no actuated joint: nothing to simulate')
+        return plant
     return build
 
 

@@ -47,7 +47,8 @@ def test_xacro_text_on_the_robot_description_topic_is_named(tmp_path, capsys):
     bag = panda_bag(tmp_path / 'bag', sample_times(50), description=PANDA_XACRO)
     code, err = run(capsys, bag, '--output', tmp_path / 'out', '--no-plots')
     assert code == 2
-    assert err.startswith('rnea_bag: error: this is unexpanded xacro, not URDF (element '
+    assert err.startswith('rnea_bag: error: topic /robot_description: this is unexpanded xacro, '
+                          'not URDF (element '
                           '<xacro:arg>): expand it first')
 
 

@@ -19,8 +19,8 @@ joint) + normal noise (0.02 N·m) quantised to 0.005 N·m.
 
 ``dask_cluster()`` starts a ``dask scheduler`` (port chosen by the OS, written to a scheduler
 file) and ``dask worker`` processes given its address (no nanny, so that killing one loses
-it; one thread each, no dashboard) on 127.0.0.1, connects a client and waits for the workers
-with ``client.wait_for_workers``.
+it; one thread each, no dashboard, every port on 127.0.0.1), connects a client and waits for
+the workers with ``client.wait_for_workers``.
 """
 from __future__ import annotations
 
@@ -182,8 +182,10 @@ def dask_cluster(directory: Path, workers: int = 2):
         return subprocess.Popen([str(DASK), *command], stdout=log, stderr=subprocess.STDOUT,
                                 cwd=directory, env={**os.environ, 'PYTHONUNBUFFERED': '1'})
 
+    # --no-dashboard leaves the HTTP server listening: --dashboard-address keeps it on loopback
     scheduler = start('scheduler', ['scheduler', '--host', '127.0.0.1', '--port', '0',
-                                    '--no-dashboard', '--scheduler-file', str(scheduler_file)])
+                                    '--no-dashboard', '--dashboard-address', '127.0.0.1:0',
+                                    '--scheduler-file', str(scheduler_file)])
     processes = {}
     client = None
     try:
@@ -194,7 +196,8 @@ def dask_cluster(directory: Path, workers: int = 2):
         for k in range(workers):
             processes[f'w{k}'] = start(f'w{k}', [
                 'worker', address, '--nthreads', '1', '--host', '127.0.0.1', '--no-nanny',
-                '--name', f'w{k}', '--no-dashboard', '--local-directory',
+                '--name', f'w{k}', '--no-dashboard', '--dashboard-address', '127.0.0.1:0',
+                '--local-directory',
                 str(directory / f'w{k}')])
         client.wait_for_workers(workers, timeout=180)
         yield DaskCluster(address, client, scheduler, processes)

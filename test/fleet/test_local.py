@@ -97,9 +97,11 @@ def test_bad_usage_exits_2(argv, message, capsys):
     assert f'rnea_fleet: error: {message}' in ' '.join(capsys.readouterr().err.split())
 
 
-def test_bad_inputs_exit_1_with_the_reason(tmp_path, capsys):
+def test_bad_inputs_exit_2_with_the_reason(tmp_path, capsys):
     from rnea_ros.fleet.cli import main
     (tmp_path / 'empty').mkdir()
+    (tmp_path / 'binary.urdf').write_bytes(b'\x00\x80')
+    (tmp_path / 'empty.urdf').write_bytes(b'')
     cases = [
         ([str(tmp_path / 'nothing')], f"'{tmp_path / 'nothing'}' does not exist (expected a "
          'bag or a directory of bags)'),
@@ -109,8 +111,18 @@ def test_bad_inputs_exit_1_with_the_reason(tmp_path, capsys):
          f"cannot read --urdf '{tmp_path / 'no.urdf'}': No such file or directory"),
         ([str(tmp_path / 'empty'), '--robot-pattern', 'a(b)(c)'],
          "--robot-pattern 'a(b)(c)' must have exactly one group (the robot name), it has 2"),
+        ([str(tmp_path / 'empty'), '--robot-pattern', '('], "--robot-pattern '(' is not a "
+         'regular expression: missing ), unterminated subpattern at position 0'),
+        ([str(tmp_path), '--urdf', str(tmp_path / 'binary.urdf')],
+         f"cannot read --urdf '{tmp_path / 'binary.urdf'}': not UTF-8 text (byte 0x80 at offset "
+         '1)'),
+        ([str(tmp_path), '--urdf', str(tmp_path / 'empty.urdf')],
+         f"--urdf '{tmp_path / 'empty.urdf'}': malformed XML: no element found: line 1, column "
+         '0'),
+        ([str(tmp_path), '--scheduler', 'nonsense'], "--scheduler 'nonsense' is not a Dask "
+         "address (missing port number in address 'nonsense'): expected tcp://HOST:PORT"),
     ]
     for argv, message in cases:
-        assert main([*argv, '--output', str(tmp_path / 'out')]) == 1
+        assert main([*argv, '--output', str(tmp_path / 'out')]) == 2
         assert capsys.readouterr().err == f'rnea_fleet: error: {message}\n'
     assert not (tmp_path / 'out').exists()

@@ -41,7 +41,12 @@ def _gap(tmp_path: Path, text: str) -> str:
 
 @pytest.mark.parametrize('make_args, line', [
     (lambda tmp: ['--urdf', _gap(tmp, BAD_INERTIA)],
-     MUJOCO_REFUSES),
+     "--urdf '{gap}': " + MUJOCO_REFUSES),
+    (lambda tmp: ['--urdf', _gap(tmp, '')],
+     "--urdf '{gap}': malformed XML: no element found: line 1, column 0"),
+    (lambda tmp: ['--urdf', _gap(tmp, '<robot name="r"><link name="a"/></robot>')],
+     "--urdf '{gap}': the robot has no actuated joint: nothing to simulate"),
+    (lambda tmp: ['--urdf', str(tmp)], "cannot read --urdf '{tmp}': Is a directory"),
     (lambda tmp: ['--urdf', PANDA, '--gap', _gap(tmp, 'joints: {armature: 0.1, frictin: 1}')],
      "gap '{gap}': unknown key 'frictin' in joints; expected one of armature, coulomb, "
      'viscous, or a joint name with a mapping of them'),

@@ -1,0 +1,134 @@
+"""
+Every tool's bad input is one line that names it, and exit status 2; nothing is written.
+
+One table: the files a user gets wrong (missing, a directory, empty, binary, malformed, a URDF
+without a moving joint, malformed YAML) and the numbers (NaN, infinite, negative, out of
+range), each for the tools that take it, run in-process through each tool's ``main``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+import subprocess
+import sys
+
+from bagdata import PANDA, panda_bag, sample_times
+import pytest
+
+from rnea_ros import demo
+from rnea_ros.bag.cli import main as rnea_bag
+from rnea_ros.bag.inputs import MAX_SECONDS
+from rnea_ros.excite.cli import main as rnea_excite
+from rnea_ros.identify.cli import main as rnea_identify
+
+FILES = {
+    'empty.urdf': b'',
+    'binary.urdf': b'\x00\x80\xff\xfe<robot',
+    'malformed.urdf': b'<robot name="r"><link name="a"',
+    'nojoints.urdf': b'<robot name="r"><link name="a"/></robot>',
+    'malformed.yaml': b'/**:\n  ros__parameters: [1, 2\n',
+    'binary.yaml': b'\x80\x81\x82',
+}
+NOT_UTF8 = 'not UTF-8 text (byte 0x80 at offset 1)'
+URDF_CASES = [  # (file, the line after "--urdf 'PATH'" or "cannot read --urdf 'PATH'")
+    ('missing.urdf', "cannot read --urdf '{path}': No such file or directory"),
+    ('folder', "cannot read --urdf '{path}': Is a directory"),
+    ('binary.urdf', f"cannot read --urdf '{{path}}': {NOT_UTF8}"),
+    ('empty.urdf', "--urdf '{path}': malformed XML: no element found: line 1, column 0"),
+    ('malformed.urdf', "--urdf '{path}': malformed XML: unclosed token: line 1, column 16"),
+    ('nojoints.urdf', "--urdf '{path}': the robot 'r' has no moving joint (revolute, "
+     'continuous or prismatic)'),
+]
+
+
+@pytest.fixture(scope='module')
+def inputs(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp('inputs')
+    for name, data in FILES.items():
+        (folder / name).write_bytes(data)
+    (folder / 'folder').mkdir()
+    panda_bag(folder / 'bag', sample_times(50))
+    return folder
+
+
+def run(tool, argv: list[str], capsys) -> tuple[int, str]:
+    """Return a tool's exit status and stderr (a usage error exits through SystemExit)."""
+    try:
+        status = tool(argv)
+    except SystemExit as exc:
+        status = exc.code
+    return status, capsys.readouterr().err
+
+
+@pytest.mark.parametrize('name, line', URDF_CASES)
+@pytest.mark.parametrize('tool', ['rnea_excite', 'rnea_bag', 'rnea_identify'])
+def test_a_bad_urdf_is_one_line_naming_it(inputs, tmp_path, capsys, tool, name, line):
+    path = inputs / name
+    out = tmp_path / 'out'
+    main, argv = {
+        'rnea_excite': (rnea_excite, ['--urdf', str(path), '--output', str(out)]),
+        'rnea_bag': (rnea_bag, [str(inputs / 'bag'), '--urdf', str(path), '--output', str(out),
+                                '--no-plots']),
+        'rnea_identify': (rnea_identify, [str(inputs / 'bag'), '--urdf', str(path), '--output',
+                                          str(out), '--no-plots']),
+    }[tool]
+    assert run(main, argv, capsys) == (2, f'{tool}: error: {line.format(path=path)}\n')
+    assert not out.exists()
+
+
+@pytest.mark.parametrize('name, line', [
+    ('missing.urdf', '[Errno 2] No such file or directory: {path!r}'),
+    ('binary.urdf', "'utf-8' codec can't decode byte 0x80 in position 1: invalid start byte"),
+])
+def test_rnea_demo_a_bad_urdf_is_one_line_naming_it(inputs, capsys, name, line):
+    path = str(inputs / name)
+    assert run(demo.main, ['--urdf', path], capsys) == \
+        (2, f'rnea_demo: cannot load {path}: {line.format(path=path)}\n')
+
+
+BAG_CASES = [
+    (['--start', 'nan'], '--start nan: expected a number of seconds, at most 1e+09 in magnitude'),
+    (['--start', '1e300'],
+     '--start 1e+300: expected a number of seconds, at most 1e+09 in magnitude'),
+    (['--end', '1e300'], '--end 1e+300: expected a number of seconds, at most 1e+09 in magnitude'),
+    (['--window', '1e300'], '--window 1e+300: expected a positive number of seconds, at most '
+     '1e+09 in magnitude'),
+    (['--acceleration-timeout', 'nan'], '--acceleration-timeout nan: expected a positive number '
+     'of seconds, at most 1e+09 in magnitude'),
+    (['--acceleration-timeout', '-1'], '--acceleration-timeout -1: expected a positive number '
+     'of seconds, at most 1e+09 in magnitude'),
+    (['--summary-window', 'nan'], '--summary-window nan: expected a positive number of seconds, '
+     'at most 1e+09 in magnitude'),
+    (['--joint-model', '{inputs}/malformed.yaml'], '{inputs}/malformed.yaml: cannot read the '
+     "joint model: malformed YAML: expected ',' or ']', but got '<stream end>' at line 3, "
+     'column 1'),
+    (['--joint-model', '{inputs}/binary.yaml'], '{inputs}/binary.yaml: cannot read the joint '
+     'model: not UTF-8 text (byte 0x80 at offset 0)'),
+]
+
+
+@pytest.mark.parametrize('argv, line', BAG_CASES)
+def test_rnea_bag_a_bad_option_is_one_line_naming_it(inputs, tmp_path, capsys, argv, line):
+    out = tmp_path / 'out'
+    argv = [arg.format(inputs=inputs) for arg in argv]
+    status, err = run(rnea_bag, [str(inputs / 'bag'), '--urdf', str(PANDA), '--output', str(out),
+                                 '--no-plots'] + argv, capsys)
+    assert (status, err) == (2, f'rnea_bag: error: {line.format(inputs=inputs)}\n')
+    assert not out.exists()
+
+
+def test_the_docs_state_the_bound_of_the_times():
+    text = ' '.join((Path(__file__).parents[1] / 'docs' / 'bag.md').read_text().split())
+    assert f'numbers of seconds of magnitude at most {MAX_SECONDS:g} (about 31 years)' in text
+
+
+@pytest.mark.parametrize('tool, argv', [
+    ('rnea_bag', ['x']), ('rnea_identify', ['x', '--urdf', 'u']),
+    ('rnea_excite', ['--urdf', 'u', '--output', 'o']), ('rnea_fleet', ['x', '--output', 'o']),
+    ('rnea_sim', []), ('rnea_node', []), ('rnea_demo', [])])
+def test_a_usage_error_is_one_line(tool, argv, tmp_path):
+    script = Path(sys.executable).with_name(tool)
+    done = subprocess.run([str(script), *argv, '--bogus'], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == \
+        (2, f'{tool}: error: unrecognized arguments: --bogus\n')
+    assert not list(tmp_path.iterdir())
