@@ -17,6 +17,8 @@ B_PARENT, B_TYPE, B_Q, B_V, B_PLACEMENT, B_AXIS, B_MULT, B_OFFSET, B_MASS, B_H, 
     0, 1, 2, 3, 4, 16, 19, 20, 21, 22, 25)
 BODY_WIDTH = 34
 # Offsets in a body's scratch record: placement in the parent (R, p), velocity, acceleration,
-# force, a scratch vector.
-W_PLACEMENT, W_VEL, W_ACC, W_FORCE, W_TMP = 0, 12, 18, 24, 30
-WORK_WIDTH = 36
+# force, a scratch vector; entries 30-35 and 42-50 are spare. numba's cache does not see a change
+# in a callee's module: a cached caller elsewhere (contacts/kernels.py) keeps the offsets it was
+# compiled with, so a change here must come with cleared caches (python -m rnea_ros.precompile).
+W_PLACEMENT, W_VEL, W_ACC, W_FORCE, W_TMP = 0, 12, 18, 24, 36
+WORK_WIDTH = 51
