@@ -32,8 +32,7 @@ def test_subspace_columns_are_the_kernels_motion_subspace():
             out = np.zeros((6, 6))
             count = joints.motion_subspace(model.packed.model, i, out)
             expected = joints.subspace_columns(tree.joint_type[i], tree.multiplier[i])
-            assert count == expected.shape[1] == (1 if joints.has_axis(tree.joint_type[i])
-                                                   else 6)
+            assert count == expected.shape[1] == (1 if joints.has_axis(tree.joint_type[i]) else 6)
             np.testing.assert_allclose(out[:, :count], expected, rtol=0.0, atol=1e-15)
             seen.add(int(tree.joint_type[i]))
     assert seen == {joints.REVOLUTE, joints.PRISMATIC, joints.FREE_FLYER}
