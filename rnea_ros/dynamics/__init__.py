@@ -5,12 +5,13 @@ The dynamics library: URDF -> kinematic tree -> packed model -> numba kernels.
 URDF text (folding fixed joints, coupling mimic joints) with ``urdf_elements`` reading each
 element (where each joint type is handled), ``tree`` holds it as arrays,
 ``rnea``/``terms``/``crba``/``kinematics``/``coriolis`` are the jitted kernels on the packed
-model, ``regressor`` the joint-torque regressor (tau linear in the inertial parameters),
-``spatial`` the spatial algebra they share, ``model`` the ``RobotModel`` API, ``checks`` its
-argument and result checks, ``joint_model`` the friction and armature the URDF has no room for
-and ``payload`` a payload fixed to a link (``RobotModel.with_payload``). Imports numpy, numba
-and ``rnea_ros.errors`` only (on use: PyYAML for joint model files, xacro to expand a xacro
-file): no ROS, no bag or plotting library.
+model (offsets in ``layout``), ``regressor`` the joint-torque regressor (tau linear in the
+inertial parameters), ``joints`` what depends on a joint's type (the only place the kernels
+branch on it), ``spatial`` the spatial algebra they share, ``model`` the ``RobotModel`` API,
+``checks`` its argument and result checks, ``joint_model`` the friction and armature the URDF
+has no room for and ``payload`` a payload fixed to a link (``RobotModel.with_payload``).
+Imports numpy, numba and ``rnea_ros.errors`` only (on use: PyYAML for joint model files, xacro
+to expand a xacro file): no ROS, no bag or plotting library.
 """
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel

@@ -22,7 +22,7 @@ import reprlib
 from numba import get_num_threads
 import numpy as np
 
-from rnea_ros.dynamics.rnea import QUATERNION_TOLERANCE
+from rnea_ros.dynamics.joints import QUATERNION_TOLERANCE
 from rnea_ros.errors import InputError
 
 

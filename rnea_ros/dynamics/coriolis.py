@@ -28,12 +28,12 @@ from numba import njit
 import numpy as np
 
 from rnea_ros.dynamics.crba import _inertia_matrix, _matmul, transform_matrix_at
-from rnea_ros.dynamics.rnea import (add_joint_force, B_MULT, B_PARENT, B_TYPE, B_V, BODY_WIDTH,
-                                    check_finite, check_inputs, H_GRAVITY, H_NB, H_NV, HEADER,
-                                    inertia_times, joint_placement, parent_motion, W_ACC, W_FORCE,
-                                    W_PLACEMENT, W_TMP, W_VEL, W_VJ, WORK_WIDTH)
+from rnea_ros.dynamics.joints import (add_joint_force, add_kinetic_gradient, add_subspace_motion,
+                                      joint_placement, world_motion_subspace)
+from rnea_ros.dynamics.layout import (B_PARENT, B_V, BODY_WIDTH, H_GRAVITY, H_NB, H_NV, HEADER,
+                                      W_ACC, W_FORCE, W_PLACEMENT, W_TMP, W_VEL, WORK_WIDTH)
+from rnea_ros.dynamics.rnea import check_finite, check_inputs, inertia_times, parent_motion
 from rnea_ros.dynamics.spatial import add_force_to_parent, JIT, place_in_world, store6
-from rnea_ros.dynamics.tree import FREE_FLYER, PRISMATIC, REVOLUTE
 from rnea_ros.errors import InputError
 
 
@@ -61,19 +61,7 @@ def momentum_terms(model, work, q, v, p, ctv, grav):
         w = i * WORK_WIDTH
         joint_placement(model, work, i, q)
         w0, w1, w2, l0, l1, l2, b0, b1, b2, m0, m1, m2 = parent_motion(model, work, i, g0, g1, g2)
-        jtype = int(model[b + B_TYPE])
-        vi = int(model[b + B_V])
-        if jtype == REVOLUTE:  # canonical frames: the axis is z
-            w2 += model[b + B_MULT] * v[vi]
-        elif jtype == PRISMATIC:
-            l2 += model[b + B_MULT] * v[vi]
-        else:
-            l0 += v[vi]
-            l1 += v[vi + 1]
-            l2 += v[vi + 2]
-            w0 += v[vi + 3]
-            w1 += v[vi + 4]
-            w2 += v[vi + 5]
+        w0, w1, w2, l0, l1, l2 = add_subspace_motion(model, b, v, w0, w1, w2, l0, l1, l2)
         store6(work, w + W_VEL, (w0, w1, w2, l0, l1, l2))
         store6(work, w + W_ACC, (b0, b1, b2, m0, m1, m2))
         # Momentum I v into W_TMP, gravity force I a_g into W_FORCE.
@@ -81,7 +69,6 @@ def momentum_terms(model, work, q, v, p, ctv, grav):
         store6(work, w + W_FORCE, inertia_times(model, b, b0, b1, b2, m0, m1, m2))
     for i in range(nb - 1, -1, -1):
         w = i * WORK_WIDTH
-        # -(v x* H) = -[w x n + l x f; w x f] into W_VJ, projected on the joint.
         o = w + W_VEL
         w0, w1, w2, l0, l1, l2 = (work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4],
                                   work[o + 5])
@@ -89,21 +76,8 @@ def momentum_terms(model, work, q, v, p, ctv, grav):
         n0, n1, n2, f0, f1, f2 = (work[o], work[o + 1], work[o + 2], work[o + 3], work[o + 4],
                                   work[o + 5])
         b = HEADER + i * BODY_WIDTH
-        jtype = int(model[b + B_TYPE])
-        if jtype == REVOLUTE:  # S = e_z angular: only the z component of the torque counts
-            ctv[int(model[b + B_V])] -= model[b + B_MULT] * (w0 * n1 - w1 * n0 + l0 * f1
-                                                             - l1 * f0)
-        elif jtype == PRISMATIC:
-            ctv[int(model[b + B_V])] -= model[b + B_MULT] * (w0 * f1 - w1 * f0)
-        else:
-            o = w + W_VJ
-            work[o] = -(w1 * n2 - w2 * n1 + l1 * f2 - l2 * f1)
-            work[o + 1] = -(w2 * n0 - w0 * n2 + l2 * f0 - l0 * f2)
-            work[o + 2] = -(w0 * n1 - w1 * n0 + l0 * f1 - l1 * f0)
-            work[o + 3] = -(w1 * f2 - w2 * f1)
-            work[o + 4] = -(w2 * f0 - w0 * f2)
-            work[o + 5] = -(w0 * f1 - w1 * f0)
-            add_joint_force(model, i, work, w + W_VJ, ctv)
+        # (C^T v)_i = -S_i^T (v_i x* H_i), H_i the subtree momentum (module docstring).
+        add_kinetic_gradient(model, b, ctv, w0, w1, w2, l0, l1, l2, n0, n1, n2, f0, f1, f2)
         add_joint_force(model, i, work, w + W_TMP, p)
         add_joint_force(model, i, work, w + W_FORCE, grav)
         parent = int(model[b + B_PARENT])
@@ -147,32 +121,6 @@ def _cross_force_bar(f, out):
 
 
 @njit(**JIT)
-def _world_columns(model, world, i, out):
-    """Body i's motion subspace (times the mimic multiplier) in world coordinates; returns k."""
-    b = HEADER + i * BODY_WIDTH
-    jtype = int(model[b + B_TYPE])
-    x = 12 * i
-    px, py, pz = world[x + 9], world[x + 10], world[x + 11]
-    out[:] = 0.0
-    count = 6 if jtype == FREE_FLYER else 1
-    for c in range(count):
-        # Local direction: z for revolute and prismatic (canonical frames), e_c for a free-flyer.
-        local = 2 if count == 1 else c % 3
-        scale = 1.0 if count == 6 else model[b + B_MULT]
-        ux = world[x + local] * scale
-        uy = world[x + 3 + local] * scale
-        uz = world[x + 6 + local] * scale
-        angular = jtype == REVOLUTE or (count == 6 and c >= 3)
-        if angular:  # rotation about an axis through the body origin: [u; p x u]
-            out[0, c], out[1, c], out[2, c] = ux, uy, uz
-            out[3, c], out[4, c], out[5, c] = py * uz - pz * uy, pz * ux - px * uz, \
-                px * uy - py * ux
-        else:
-            out[3, c], out[4, c], out[5, c] = ux, uy, uz
-    return count
-
-
-@njit(**JIT)
 def coriolis_matrix(model, work, q, v):
     """C(q, v) (nv, nv) in Pinocchio's factorisation (module docstring). Allocates."""
     nb = int(model[H_NB])
@@ -195,7 +143,7 @@ def coriolis_matrix(model, work, q, v):
         place_in_world(world, parent, work, i * WORK_WIDTH + W_PLACEMENT, world, 12 * i)
         if parent >= 0:
             velocity[i] = velocity[parent]
-        counts[i] = _world_columns(model, world, i, columns[i])
+        counts[i] = world_motion_subspace(model, world, i, columns[i])
         vi = int(model[b + B_V])
         for c in range(counts[i]):
             rate = v[vi + c]  # a free-flyer's columns: linear, then angular, as its v

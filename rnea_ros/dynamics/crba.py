@@ -8,11 +8,11 @@ from __future__ import annotations
 from numba import njit
 import numpy as np
 
-from rnea_ros.dynamics.rnea import (B_AXIS, B_H, B_INERTIA, B_MASS, B_MULT, B_PARENT, B_TYPE, B_V,
-                                    BODY_WIDTH, check_inputs, H_NB, H_NV, HEADER, joint_placement,
-                                    W_PLACEMENT, WORK_WIDTH)
+from rnea_ros.dynamics.joints import joint_placement, motion_subspace
+from rnea_ros.dynamics.layout import (B_H, B_INERTIA, B_MASS, B_PARENT, B_V, BODY_WIDTH, H_NB,
+                                      H_NV, HEADER, W_PLACEMENT, WORK_WIDTH)
+from rnea_ros.dynamics.rnea import check_inputs
 from rnea_ros.dynamics.spatial import JIT
-from rnea_ros.dynamics.tree import FREE_FLYER, REVOLUTE
 
 
 @njit(**JIT)
@@ -72,23 +72,6 @@ def transform_matrix_at(buffer, x, out):
 
 
 @njit(**JIT)
-def _subspace(model, i, out):
-    """Motion subspace S_i (6 x k, times the mimic multiplier) into out[:, :k]; returns k."""
-    b = HEADER + i * BODY_WIDTH
-    jtype = int(model[b + B_TYPE])
-    out[:] = 0.0
-    if jtype == FREE_FLYER:
-        for k in range(3):
-            out[3 + k, k] = 1.0
-            out[k, 3 + k] = 1.0
-        return 6
-    base = 0 if jtype == REVOLUTE else 3
-    for k in range(3):
-        out[base + k, 0] = model[b + B_MULT] * model[b + B_AXIS + k]
-    return 1
-
-
-@njit(**JIT)
 def crba(model, work, q):
     """
     Joint-space mass matrix M(q) (nv x nv) by the Composite Rigid Body Algorithm.
@@ -113,7 +96,7 @@ def crba(model, work, q):
     s_i = np.zeros((6, 6))
     s_j = np.zeros((6, 6))
     for i in range(nb):
-        ki = _subspace(model, i, s_i)
+        ki = motion_subspace(model, i, s_i)
         vi = int(model[HEADER + i * BODY_WIDTH + B_V])
         force = _matmul(composite[i], s_i[:, :ki])
         mass_matrix[vi:vi + ki, vi:vi + ki] += _matmul(s_i[:, :ki].T, force)
@@ -121,7 +104,7 @@ def crba(model, work, q):
         while int(model[HEADER + j * BODY_WIDTH + B_PARENT]) >= 0:
             force = _matmul(transforms[j].T, force)
             j = int(model[HEADER + j * BODY_WIDTH + B_PARENT])
-            kj = _subspace(model, j, s_j)
+            kj = motion_subspace(model, j, s_j)
             vj = int(model[HEADER + j * BODY_WIDTH + B_V])
             block = _matmul(s_j[:, :kj].T, force)
             mass_matrix[vj:vj + kj, vi:vi + ki] += block

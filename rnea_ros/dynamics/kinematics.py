@@ -10,10 +10,9 @@ from __future__ import annotations
 from numba import njit
 import numpy as np
 
-from rnea_ros.dynamics.rnea import (B_MULT, B_PARENT, B_TYPE, B_V, BODY_WIDTH, H_NB, HEADER,
-                                    joint_placement, W_PLACEMENT, WORK_WIDTH)
+from rnea_ros.dynamics.joints import add_jacobian_columns, joint_placement
+from rnea_ros.dynamics.layout import B_PARENT, BODY_WIDTH, H_NB, HEADER, W_PLACEMENT, WORK_WIDTH
 from rnea_ros.dynamics.spatial import JIT, place_in_world
-from rnea_ros.dynamics.tree import FREE_FLYER, REVOLUTE
 
 
 @njit(**JIT)
@@ -58,39 +57,10 @@ def link_jacobian_world_aligned(model, work, bodies, q, link_body, link_pose, ro
     jac[:, :] = 0.0
     while body >= 0:
         b = HEADER + body * BODY_WIDTH
-        jtype = int(model[b + B_TYPE])
-        vi = int(model[b + B_V])
-        mult = model[b + B_MULT]
         o = 12 * body
         # Lever from the joint's body origin to the link origin, world axes.
         rx, ry, rz = px - bodies[o + 9], py - bodies[o + 10], pz - bodies[o + 11]
-        if jtype == FREE_FLYER:
-            # v[vi:vi+3]: linear velocity of the body origin, v[vi+3:vi+6]: angular, body axes.
-            for k in range(3):
-                ax, ay, az = bodies[o + k], bodies[o + 3 + k], bodies[o + 6 + k]
-                jac[0, vi + k] += ax
-                jac[1, vi + k] += ay
-                jac[2, vi + k] += az
-                jac[0, vi + 3 + k] += ay * rz - az * ry
-                jac[1, vi + 3 + k] += az * rx - ax * rz
-                jac[2, vi + 3 + k] += ax * ry - ay * rx
-                jac[3, vi + 3 + k] += ax
-                jac[4, vi + 3 + k] += ay
-                jac[5, vi + 3 + k] += az
-        else:
-            # Canonical frames: the joint axis is the body's z axis (third column of R).
-            ax, ay, az = mult * bodies[o + 2], mult * bodies[o + 5], mult * bodies[o + 8]
-            if jtype == REVOLUTE:
-                jac[0, vi] += ay * rz - az * ry
-                jac[1, vi] += az * rx - ax * rz
-                jac[2, vi] += ax * ry - ay * rx
-                jac[3, vi] += ax
-                jac[4, vi] += ay
-                jac[5, vi] += az
-            else:
-                jac[0, vi] += ax
-                jac[1, vi] += ay
-                jac[2, vi] += az
+        add_jacobian_columns(model, b, bodies, o, rx, ry, rz, jac)
         body = int(model[b + B_PARENT])
 
 

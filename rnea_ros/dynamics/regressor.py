@@ -32,11 +32,12 @@ import dataclasses
 from numba import njit, prange
 import numpy as np
 
-from rnea_ros.dynamics.rnea import (
-    B_PARENT, BODY_WIDTH, canonical_rotations, forward_pass, H_NB, HEADER, W_ACC, W_PLACEMENT,
-    W_VEL, WORK_WIDTH)
+from rnea_ros.dynamics.joints import FREE_FLYER, subspace_columns
+from rnea_ros.dynamics.layout import (B_PARENT, BODY_WIDTH, H_NB, HEADER, W_ACC, W_PLACEMENT,
+                                      W_VEL, WORK_WIDTH)
+from rnea_ros.dynamics.rnea import canonical_rotations, forward_pass
 from rnea_ros.dynamics.spatial import compose_placements, JIT, JIT_INLINE, motion_to_child
-from rnea_ros.dynamics.tree import FREE_FLYER, KinematicTree, PRISMATIC
+from rnea_ros.dynamics.tree import KinematicTree
 
 # Pinocchio's order of a body's parameters (Inertia::toDynamicParameters).
 PARAMETERS = ('m', 'mc_x', 'mc_y', 'mc_z', 'I_xx', 'I_xy', 'I_yy', 'I_xz', 'I_yz', 'I_zz')
@@ -77,13 +78,9 @@ def pack_regressor(tree: KinematicTree) -> np.ndarray:
         v = int(tree.v_index[i])
         if i == 0 and root_block:
             own = []  # add_root_rows fills its rows
-        elif tree.joint_type[i] == FREE_FLYER:
-            # tau[v:v+3] is the force (linear columns), tau[v+3:v+6] the torque (angular).
-            own = [(v + k, np.eye(6)[3 + k]) for k in range(3)]
-            own += [(v + 3 + k, np.eye(6)[k]) for k in range(3)]
-        else:
-            unit = 5 if tree.joint_type[i] == PRISMATIC else 2  # canonical frames: S = e_z
-            own = [(v, tree.multiplier[i] * np.eye(6)[unit])]
+        else:  # the joint's columns of S, in the order of its v entries
+            subspace = subspace_columns(tree.joint_type[i], tree.multiplier[i])
+            own = [(v + c, subspace[:, c]) for c in range(subspace.shape[1])]
         chain = [(row, np.zeros(6)) for row, _ in inherited] + own
         records[i, R_ROTATION:R_ROTATION + 9] = canonical[i].reshape(9)
         records[i, R_IDENTITY] = float(np.array_equal(canonical[i], np.eye(3)))

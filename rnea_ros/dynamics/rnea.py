@@ -3,8 +3,9 @@ Jitted Recursive Newton-Euler kernels on the packed model arrays. No ROS, no nam
 
 The model is one flat float64 array (``pack_model``: a header [nb, nq, nv, gravity] then one
 ``BODY_WIDTH`` record per body, offsets ``B_*``), the scratch one flat array (``new_workspace``,
-offsets ``W_*``): few arguments keep numba's call overhead small, and flat (buffer, offset)
-addressing keeps the passes free of slicing. Links: ``link_body`` (body of each URDF link, -1 for
+offsets ``W_*``), both laid out in ``layout``; what depends on a joint's type is in ``joints``.
+Few arguments keep numba's call overhead small, and flat (buffer, offset) addressing keeps the
+passes free of slicing. Links: ``link_body`` (body of each URDF link, -1 for
 the world) and ``link_pose`` (12 floats per link: its placement in that body).
 
 External wrenches ``fext`` are (nl, 6) rows [fx fy fz tx ty tz] in each link's own frame about the
@@ -21,24 +22,15 @@ import math
 from numba import njit, prange
 import numpy as np
 
-from rnea_ros.dynamics.spatial import (add_force_to_parent, axis_angle_matrix, JIT, JIT_INLINE,
-                                       mat3_mul, motion_to_child, quaternion_matrix,
+from rnea_ros.dynamics.joints import add_joint_force, add_joint_motion, has_axis, x_up
+from rnea_ros.dynamics.joints import QUATERNION_TOLERANCE  # noqa: F401 (re-exported)
+from rnea_ros.dynamics.layout import (B_AXIS, B_H, B_INERTIA, B_MASS, B_MULT, B_OFFSET,
+                                      B_PARENT, B_PLACEMENT, B_Q, B_TYPE, B_V, BODY_WIDTH,
+                                      H_GRAVITY, H_NB, H_NQ, H_NV, HEADER, W_ACC, W_FORCE,
+                                      W_PLACEMENT, W_TMP, W_VEL, WORK_WIDTH)
+from rnea_ros.dynamics.spatial import (add_force_to_parent, JIT, JIT_INLINE, motion_to_child,
                                        store6)
-from rnea_ros.dynamics.tree import FREE_FLYER, KinematicTree, PRISMATIC, REVOLUTE
-
-# The packed model is one flat float array: a header, then one record per body.
-H_NB, H_NQ, H_NV, H_GRAVITY = 0, 1, 2, 3
-HEADER = 6
-# Offsets in a body record (integers are stored as floats to keep the model one array).
-B_PARENT, B_TYPE, B_Q, B_V, B_PLACEMENT, B_AXIS, B_MULT, B_OFFSET, B_MASS, B_H, B_INERTIA = (
-    0, 1, 2, 3, 4, 16, 19, 20, 21, 22, 25)
-BODY_WIDTH = 34
-# Offsets in a body's scratch record: placement in the parent (R, p), velocity, acceleration,
-# force, joint velocity, a scratch vector, the joint rotation.
-W_PLACEMENT, W_VEL, W_ACC, W_FORCE, W_VJ, W_TMP, W_ROTJ = 0, 12, 18, 24, 30, 36, 42
-WORK_WIDTH = 51
-# How far a free-flyer quaternion may be from unit norm before it is refused (it is normalised).
-QUATERNION_TOLERANCE = 1e-3
+from rnea_ros.dynamics.tree import KinematicTree
 
 
 def canonical_rotations(tree: KinematicTree) -> np.ndarray:
@@ -53,7 +45,7 @@ def canonical_rotations(tree: KinematicTree) -> np.ndarray:
     """
     rotations = np.tile(np.eye(3), (tree.n_bodies, 1, 1))
     for i in range(tree.n_bodies):
-        if tree.joint_type[i] == FREE_FLYER:
+        if not has_axis(tree.joint_type[i]):
             continue
         axis = tree.axis[i]
         b1 = np.array([1.0, 0.0, 0.0]) - axis[0] * axis
@@ -143,55 +135,6 @@ def check_inputs(model, q, v, a):
 
 
 @njit(**JIT_INLINE)
-def joint_placement(model, work, i, q):
-    """Write body i's placement in its parent (R, p) into its work record, for configuration q."""
-    b = HEADER + i * BODY_WIDTH
-    w = i * WORK_WIDTH
-    jtype = int(model[b + B_TYPE])
-    qi = int(model[b + B_Q])
-    tree = b + B_PLACEMENT
-    if jtype == REVOLUTE:
-        angle = model[b + B_MULT] * q[qi] + model[b + B_OFFSET]
-        axis_angle_matrix(model[b + B_AXIS], model[b + B_AXIS + 1], model[b + B_AXIS + 2], angle,
-                          work, w + W_ROTJ)
-        mat3_mul(model, tree, work, w + W_ROTJ, work, w + W_PLACEMENT)
-        for k in range(9, 12):
-            work[w + W_PLACEMENT + k] = model[tree + k]
-        return
-    if jtype == PRISMATIC:
-        d = model[b + B_MULT] * q[qi] + model[b + B_OFFSET]
-        tx, ty, tz = model[b + B_AXIS] * d, model[b + B_AXIS + 1] * d, model[b + B_AXIS + 2] * d
-        for k in range(9):
-            work[w + W_PLACEMENT + k] = model[tree + k]
-    else:
-        x, y, z, s = q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]
-        norm = math.sqrt(x * x + y * y + z * z + s * s)
-        if abs(norm - 1.0) > QUATERNION_TOLERANCE:
-            raise ValueError('rnea: quaternion not of unit norm')
-        quaternion_matrix(x / norm, y / norm, z / norm, s / norm, work, w + W_ROTJ)
-        mat3_mul(model, tree, work, w + W_ROTJ, work, w + W_PLACEMENT)
-        tx, ty, tz = q[qi], q[qi + 1], q[qi + 2]
-    for r in range(3):
-        work[w + W_PLACEMENT + 9 + r] = model[tree + 9 + r] + model[tree + 3 * r] * tx \
-            + model[tree + 3 * r + 1] * ty + model[tree + 3 * r + 2] * tz
-
-
-@njit(**JIT_INLINE)
-def add_joint_force(model, i, f, fo, tau):
-    """Add tau += S_i^T f (times the mimic multiplier): project body i's force on its joint."""
-    b = HEADER + i * BODY_WIDTH
-    jtype = int(model[b + B_TYPE])
-    vi = int(model[b + B_V])
-    if jtype == FREE_FLYER:
-        for k in range(3):
-            tau[vi + k] += f[fo + 3 + k]
-            tau[vi + 3 + k] += f[fo + k]
-        return
-    # Canonical frames: S = e_z (angular for revolute, linear for prismatic).
-    tau[vi] += model[b + B_MULT] * f[fo + 2 if jtype == REVOLUTE else fo + 5]
-
-
-@njit(**JIT_INLINE)
 def forward_pass(model, work, q, v, a, g, forces=True):
     """
     Placements, velocities, accelerations and inertial forces of every body, into work.
@@ -206,58 +149,7 @@ def forward_pass(model, work, q, v, a, g, forces=True):
     for i in range(nb):
         b = HEADER + i * BODY_WIDTH
         w = i * WORK_WIDTH
-        t = b + B_PLACEMENT
-        jtype = int(model[b + B_TYPE])
-        qi = int(model[b + B_Q])
-        vi = int(model[b + B_V])
-        t0, t1, t2, t3, t4, t5, t6, t7, t8 = (model[t], model[t + 1], model[t + 2], model[t + 3],
-                                              model[t + 4], model[t + 5], model[t + 6],
-                                              model[t + 7], model[t + 8])
-        px, py, pz = model[t + 9], model[t + 10], model[t + 11]
-        # Placement in the parent (R, p).
-        rate = accel = 0.0
-        if jtype == FREE_FLYER:
-            x, y, z, s = q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]
-            norm = math.sqrt(x * x + y * y + z * z + s * s)
-            if abs(norm - 1.0) > QUATERNION_TOLERANCE:
-                # Poison rather than raise (a raise would keep numba from running the batch
-                # loops in parallel): tau turns NaN, the callers refuse it and name the cause.
-                norm = math.nan
-            x, y, z, s = x / norm, y / norm, z / norm, s / norm
-            j0, j1, j2 = 1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * s), 2.0 * (x * z + y * s)
-            j3, j4, j5 = 2.0 * (x * y + z * s), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * s)
-            j6, j7, j8 = 2.0 * (x * z - y * s), 2.0 * (y * z + x * s), 1.0 - 2.0 * (x * x + y * y)
-            r0 = t0 * j0 + t1 * j3 + t2 * j6
-            r1 = t0 * j1 + t1 * j4 + t2 * j7
-            r2 = t0 * j2 + t1 * j5 + t2 * j8
-            r3 = t3 * j0 + t4 * j3 + t5 * j6
-            r4 = t3 * j1 + t4 * j4 + t5 * j7
-            r5 = t3 * j2 + t4 * j5 + t5 * j8
-            r6 = t6 * j0 + t7 * j3 + t8 * j6
-            r7 = t6 * j1 + t7 * j4 + t8 * j7
-            r8 = t6 * j2 + t7 * j5 + t8 * j8
-            dx, dy, dz = q[qi], q[qi + 1], q[qi + 2]
-            px += t0 * dx + t1 * dy + t2 * dz
-            py += t3 * dx + t4 * dy + t5 * dz
-            pz += t6 * dx + t7 * dy + t8 * dz
-        else:
-            # Canonical frames: the joint axis is the body's z axis.
-            mult = model[b + B_MULT]
-            position = mult * q[qi] + model[b + B_OFFSET]
-            rate = mult * v[vi]
-            accel = mult * a[vi]
-            if jtype == REVOLUTE:
-                # R = T Rz(q): the first two columns of T turn, the third stays.
-                c = math.cos(position)
-                sn = math.sin(position)
-                r0, r1, r2 = c * t0 + sn * t1, c * t1 - sn * t0, t2
-                r3, r4, r5 = c * t3 + sn * t4, c * t4 - sn * t3, t5
-                r6, r7, r8 = c * t6 + sn * t7, c * t7 - sn * t6, t8
-            else:
-                r0, r1, r2, r3, r4, r5, r6, r7, r8 = t0, t1, t2, t3, t4, t5, t6, t7, t8
-                px += t2 * position
-                py += t5 * position
-                pz += t8 * position
+        r0, r1, r2, r3, r4, r5, r6, r7, r8, px, py, pz = x_up(model, b, q)
         work[w + 0], work[w + 1], work[w + 2] = r0, r1, r2
         work[w + 3], work[w + 4], work[w + 5] = r3, r4, r5
         work[w + 6], work[w + 7], work[w + 8] = r6, r7, r8
@@ -265,36 +157,8 @@ def forward_pass(model, work, q, v, a, g, forces=True):
         # The parent's motion in this frame, gravity as the root's upward acceleration.
         w0, w1, w2, l0, l1, l2, b0, b1, b2, m0, m1, m2 = parent_motion(model, work, i, g[0], g[1],
                                                                        g[2])
-        # Joint motion vJ = S qd = [jw; jl]: v = X v_parent + vJ and
-        # a = X a_parent + S qdd + v x vJ, where v x vJ = (X v_parent) x vJ
-        # = [w x jw; w x jl + l x jw]. Each joint type adds only its nonzero terms.
-        if jtype == REVOLUTE:  # vJ = [0 0 rate; 0 0 0]
-            b0 += w1 * rate
-            b1 -= w0 * rate
-            b2 += accel
-            m0 += l1 * rate
-            m1 -= l0 * rate
-            w2 += rate
-        elif jtype == PRISMATIC:  # vJ = [0 0 0; 0 0 rate]
-            m0 += w1 * rate
-            m1 -= w0 * rate
-            m2 += accel
-            l2 += rate
-        else:
-            jl0, jl1, jl2, jw0, jw1, jw2 = v[vi], v[vi + 1], v[vi + 2], v[vi + 3], v[vi + 4], \
-                v[vi + 5]
-            b0 += a[vi + 3] + w1 * jw2 - w2 * jw1
-            b1 += a[vi + 4] + w2 * jw0 - w0 * jw2
-            b2 += a[vi + 5] + w0 * jw1 - w1 * jw0
-            m0 += a[vi] + w1 * jl2 - w2 * jl1 + l1 * jw2 - l2 * jw1
-            m1 += a[vi + 1] + w2 * jl0 - w0 * jl2 + l2 * jw0 - l0 * jw2
-            m2 += a[vi + 2] + w0 * jl1 - w1 * jl0 + l0 * jw1 - l1 * jw0
-            w0 += jw0
-            w1 += jw1
-            w2 += jw2
-            l0 += jl0
-            l1 += jl1
-            l2 += jl2
+        w0, w1, w2, l0, l1, l2, b0, b1, b2, m0, m1, m2 = add_joint_motion(
+            model, b, v, a, w0, w1, w2, l0, l1, l2, b0, b1, b2, m0, m1, m2)
         store6(work, w + W_VEL, (w0, w1, w2, l0, l1, l2))
         store6(work, w + W_ACC, (b0, b1, b2, m0, m1, m2))
         if not forces:

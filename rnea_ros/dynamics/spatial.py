@@ -14,8 +14,6 @@ stays on local scalars.
 """
 from __future__ import annotations
 
-import math
-
 from numba import njit
 
 JIT = {'cache': True, 'error_model': 'numpy'}
@@ -77,37 +75,6 @@ def place_in_world(world, parent, x, xo, out, oo):
             out[oo + k] = x[xo + k]
     else:
         compose_placements(world, 12 * parent, x, xo, out, oo)
-
-
-@njit(**JIT_INLINE)
-def axis_angle_matrix(ux, uy, uz, angle, out, oo):
-    """Rotation by ``angle`` about the unit axis u (Rodrigues), row-major."""
-    c = math.cos(angle)
-    s = math.sin(angle)
-    t = 1.0 - c
-    out[oo + 0] = c + t * ux * ux
-    out[oo + 1] = t * ux * uy - s * uz
-    out[oo + 2] = t * ux * uz + s * uy
-    out[oo + 3] = t * ux * uy + s * uz
-    out[oo + 4] = c + t * uy * uy
-    out[oo + 5] = t * uy * uz - s * ux
-    out[oo + 6] = t * ux * uz - s * uy
-    out[oo + 7] = t * uy * uz + s * ux
-    out[oo + 8] = c + t * uz * uz
-
-
-@njit(**JIT_INLINE)
-def quaternion_matrix(x, y, z, w, out, oo):
-    """Rotation of the unit quaternion (x, y, z, w), row-major."""
-    out[oo + 0] = 1.0 - 2.0 * (y * y + z * z)
-    out[oo + 1] = 2.0 * (x * y - z * w)
-    out[oo + 2] = 2.0 * (x * z + y * w)
-    out[oo + 3] = 2.0 * (x * y + z * w)
-    out[oo + 4] = 1.0 - 2.0 * (x * x + z * z)
-    out[oo + 5] = 2.0 * (y * z - x * w)
-    out[oo + 6] = 2.0 * (x * z - y * w)
-    out[oo + 7] = 2.0 * (y * z + x * w)
-    out[oo + 8] = 1.0 - 2.0 * (x * x + y * y)
 
 
 @njit(**JIT_INLINE)

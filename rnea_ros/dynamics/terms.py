@@ -14,11 +14,11 @@ from __future__ import annotations
 from numba import njit, prange
 import numpy as np
 
-from rnea_ros.dynamics.rnea import (B_MULT, B_PARENT, B_TYPE, B_V, backward_pass, BODY_WIDTH,
-                                    forward_pass, H_NB, HEADER, inertia_times, W_FORCE,
-                                    W_PLACEMENT, WORK_WIDTH)
+from rnea_ros.dynamics.joints import add_subspace_motion
+from rnea_ros.dynamics.layout import (B_PARENT, BODY_WIDTH, H_NB, HEADER, W_FORCE, W_PLACEMENT,
+                                      WORK_WIDTH)
+from rnea_ros.dynamics.rnea import backward_pass, forward_pass, inertia_times
 from rnea_ros.dynamics.spatial import JIT, JIT_INLINE, motion_to_child
-from rnea_ros.dynamics.tree import FREE_FLYER, REVOLUTE
 
 # Per body in ``static``: acceleration (6) then force (6) of one zero-velocity channel.
 STATIC_WIDTH = 12
@@ -48,15 +48,7 @@ def static_pass(model, work, a, use_a, g, static):
             cl0, cl1, cl2 = static[po + 3], static[po + 4], static[po + 5]
         w0, w1, w2, l0, l1, l2 = motion_to_child(work, x, cw0, cw1, cw2, cl0, cl1, cl2)
         if use_a:
-            jtype = int(model[b + B_TYPE])
-            vi = int(model[b + B_V])
-            if jtype == FREE_FLYER:
-                w0, w1, w2 = w0 + a[vi + 3], w1 + a[vi + 4], w2 + a[vi + 5]
-                l0, l1, l2 = l0 + a[vi], l1 + a[vi + 1], l2 + a[vi + 2]
-            elif jtype == REVOLUTE:  # canonical frames: S = e_z
-                w2 += model[b + B_MULT] * a[vi]
-            else:
-                l2 += model[b + B_MULT] * a[vi]
+            w0, w1, w2, l0, l1, l2 = add_subspace_motion(model, b, a, w0, w1, w2, l0, l1, l2)
         static[o], static[o + 1], static[o + 2] = w0, w1, w2
         static[o + 3], static[o + 4], static[o + 5] = l0, l1, l2
         (static[o + 6], static[o + 7], static[o + 8], static[o + 9], static[o + 10],

@@ -22,10 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# Joint types of bodies, as stored in the int table the kernels read.
-REVOLUTE = 0
-PRISMATIC = 1
-FREE_FLYER = 2
+# The joint types of ``joint_type`` (declared with their kernels' helpers in ``joints``).
+from rnea_ros.dynamics.joints import FREE_FLYER, PRISMATIC, REVOLUTE  # noqa: F401
 
 
 @dataclass(frozen=True)
