@@ -288,6 +288,7 @@ def load_inputs(options: BagOptions, reader, store, show: bool, warnings: list) 
     series = load_joint_states(
         reader, model, xml, options.joint_states, window=(lo, hi), margin=margin,
         progress=progress, ways_out='--clock receive, or --start/--end on one side of it',
+        one_side='--start/--end on one side of it',
         clock=options.clock, ignore_extra=options.ignore_extra_joints, lock=options.lock,
         lock_missing=options.lock_missing)
     progress.close()
