@@ -247,7 +247,8 @@ def _run(options: BagOptions, reader, output: Path, timings: _Timings) -> Result
     if options.observer:
         with timings('observer'):
             observed = observing.observe(options, read.model, read.joint_model,
-                                         samples.seconds, samples.q, samples.v, samples.effort)
+                                         samples.seconds, samples.q, samples.v, samples.effort,
+                                         samples.measured, parts.total)
     with timings('writing'):
         files = write_outputs(options, reader, output, read, estimate, samples, solved, parts,
                               show, warnings, observed)
