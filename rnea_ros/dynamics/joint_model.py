@@ -303,9 +303,15 @@ def read_parameters(path: str | os.PathLike, what: str) -> dict:
     """
     import yaml  # PyYAML, for the files only: importing the dynamics needs numpy and numba
     try:
-        document = yaml.safe_load(Path(path).read_text())
+        document = yaml.safe_load(Path(path).read_text(encoding='utf-8'))
     except (OSError, yaml.YAMLError) as exc:
         raise InputError(f'{path}: cannot read {what}: {exc}') from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f'{path}: cannot read {what}: not UTF-8 text ({exc.reason} at byte '
+                         f'{exc.start})') from None
+    except RecursionError:
+        raise InputError(f'{path}: cannot read {what}: nested too deeply (expected a ROS 2 '
+                         'parameters file: /**: ros__parameters: {...})') from None
     sections = [section.get('ros__parameters') for section in document.values()
                 if isinstance(section, dict)] if isinstance(document, dict) else []
     sections = [section for section in sections if isinstance(section, dict)]
@@ -314,19 +320,28 @@ def read_parameters(path: str | os.PathLike, what: str) -> dict:
                          '{...}')
     params: dict = {}
     for section in sections:
-        params.update(_flatten(section))
+        _flatten(section, '', params, path)
     return params
 
 
-def _flatten(section: Mapping, prefix: str = '') -> dict:
-    flat = {}
+MAX_PARAMETERS = 100_000  # in one parameters file: more is a file built to exhaust the reader
+MAX_DEPTH = 100  # levels of nested names (a.b.c: 3)
+
+
+def _flatten(section: Mapping, prefix: str, flat: dict, path, depth: int = 1) -> None:
+    """Add the parameters of ``section`` to ``flat``, nested keys joined with '.'."""
+    if depth > MAX_DEPTH:
+        raise InputError(f'{path}: parameter names nested deeper than {MAX_DEPTH} levels under '
+                         f'{prefix[:80]!r}...')
     for key, value in section.items():
         name = f'{prefix}{key}'
         if isinstance(value, Mapping):
-            flat.update(_flatten(value, name + '.'))
+            _flatten(value, name + '.', flat, path, depth + 1)
         else:
             flat[name] = value
-    return flat
+            if len(flat) > MAX_PARAMETERS:
+                raise InputError(f'{path}: more than {MAX_PARAMETERS} parameters (YAML '
+                                 'aliases repeating a mapping?)')
 
 
 load_yaml = JointModel.load_yaml

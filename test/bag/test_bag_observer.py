@@ -214,3 +214,37 @@ def test_effort_without_information_is_refused(tmp_path, capsys, change, message
                 + (['--collision-thresholds', str(thresholds)] if detect else []))
     assert (code, capsys.readouterr().err) == (2, f'rnea_bag: error: {message}\n')
     assert not (tmp_path / 'out').exists()
+
+
+NESTED = '{a: ' * 200 + '1' + '}' * 200
+ALIASES = '/**:\n  ros__parameters:\n    a0: &a0 {x: 1, y: 1}\n' + ''.join(
+    f'    a{k}: &a{k} {{x: *a{k - 1}, y: *a{k - 1}}}\n' for k in range(1, 40))
+
+
+@pytest.mark.parametrize('text, message', [
+    ('[' * 100_000 + ']' * 100_000, 'cannot read collision thresholds: nested too deeply '
+     '(expected a ROS 2 parameters file: /**: ros__parameters: {...})'),
+    (f'/**:\n  ros__parameters:\n    {NESTED}\n', 'parameter names nested deeper than 100 levels '
+     f"under {'a.' * 40!r}..."),
+    (ALIASES, 'more than 100000 parameters (YAML aliases repeating a mapping?)'),
+    ('- 1\n- 2\n', 'expected a ROS 2 parameters file: /**: ros__parameters: {...}'),
+    (b'\xff\xfe\x00\x80', 'cannot read collision thresholds: not UTF-8 text (invalid start byte '
+     'at byte 0)'),
+    ('/**:\n  ros__parameters:\n    ? [a, b]\n    : 1\n', 'cannot read collision thresholds: '
+     'while constructing a mapping in "<unicode string>", line 3, column 5: ? [a, b] ^ found '
+     'unhashable key in "<unicode string>", line 3, column 7: ? [a, b] ^'),
+    ('/**:\n  ros__parameters:\n' + ''.join(f'    collision_threshold.{joint}: .nan\n'
+                                            for joint in JOINTS),
+     'parameter collision_threshold.panda_joint1: expected a finite number > 0 (N m), got nan'),
+], ids=['deep brackets', 'deep names', 'aliases', 'not a mapping', 'not text', 'unhashable key',
+        'nan'])
+def test_a_hostile_thresholds_file_is_one_line(tmp_path, capsys, quiet, text, message):
+    path = tmp_path / 'thresholds.yaml'
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    code = main([str(quiet[1]), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
+                 '--no-plots', '--observer', '--collision-thresholds', str(path)])
+    assert (code, capsys.readouterr().err) == (2, f'rnea_bag: error: {path}: {message}\n')
+    assert not (tmp_path / 'out').exists()
