@@ -18,7 +18,7 @@ import pytest
 
 from rnea_ros.bag.cli import main as rnea_bag
 from rnea_ros.identify.cli import main as rnea_identify
-from rnea_ros.recording import ordering, series as replay
+from rnea_ros.recording import series as replay
 
 N = 2000
 STEP_AT = 1000
@@ -186,6 +186,7 @@ def test_a_healthy_bag_with_a_rate_that_doubles_is_not_interleaved():
                             BAG_START + 4_000_000_000 + np.arange(2000) * 2_000_000])
     t = (times - BAG_START) * 1e-9
     position = trajectory(t)
+    from rnea_ros.recording import ordering
     messages = np.arange(t.size)
     ordering.interleaved(times, position, PANDA_JOINTS, '/joint_states', messages, 0, 'x')
 
