@@ -217,3 +217,17 @@ def test_stamps_out_of_order_are_refused(tmp_path, capsys, tool):
         + (', or --start/--end on one side of it' if tool == 'rnea_bag' else '') + '\n'))
     assert not (tmp_path / 'out').exists()
     assert replay.clock_steps(stamps, times).size == N - 1
+
+
+def test_the_fleet_task_refuses_the_shared_stamps_too(tmp_path):
+    # rnea_fleet runs rnea_bag's pipeline per bag: the bag fails with the same message.
+    from rnea_ros.fleet.task import analyse, Job
+    instants, times = both_stepped()
+    bag = ur5_bag(tmp_path / 'bag', times, instants=instants)
+    output = tmp_path / 'fleet' / 'bags' / 'bag'
+    outcome = analyse(Job(str(bag), 'bag', 'arm', str(output),
+                          {'urdf': str(robot_path('ur5')), 'no_plots': True}, 'settings'))
+    assert outcome.status == 'error'
+    assert outcome.error.startswith('/joint_states: two stretches of the recording share the '
+                                    'stamps from message '), outcome.error
+    assert not output.exists()
