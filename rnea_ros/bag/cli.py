@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = run(options)
     except RneaError as exc:  # the input: the bag, the URDF, an option, the output directory
-        print(f'rnea_bag: error: {exc}', file=sys.stderr)
+        print(f'rnea_bag: error: {reason(exc)}', file=sys.stderr)
         return 2
     except (ValueError, OSError) as exc:  # not the input: a full disk, a failing device
         print(f'rnea_bag: error: {reason(exc)}', file=sys.stderr)

@@ -31,6 +31,12 @@ from rnea_ros.observer import calibrate_thresholds, detect_events, MomentumObser
 from rnea_ros.observer.collision import RULE
 
 THRESHOLD = 'collision_threshold.'  # node parameter family: collision_threshold.<joint>
+# The effort that informs the observer (``check_effort``): on a joint whose predicted torque
+# spreads at least LOADED of the largest joint's, measured and predicted must correlate at
+# least MIN_CORRELATION and differ by a spread of at most MAX_RESIDUAL times the predicted's.
+LOADED = 0.1
+MIN_CORRELATION = 0.5
+MAX_RESIDUAL = 3.0
 FLOATING_BASE = ('--observer: a floating base needs the base wrench and odometry terms in the '
                  'momentum balance; fixed-base robots only')
 
@@ -58,13 +64,14 @@ def check_options(options) -> None:
 
 
 def observe(options, model, joint_model, seconds: np.ndarray, q: np.ndarray, v: np.ndarray,
-            effort: np.ndarray) -> Observed:
-    """Run the observer over the samples; calibrate thresholds, or detect with the given ones."""
-    missing = [name for k, name in enumerate(model.joint_names)
-               if not np.isfinite(effort[:, k]).all()]
-    if missing:
-        raise InputError(f'--observer needs the measured effort of every joint in every sample;'
-                         f' missing or not finite for {missing}')
+            effort: np.ndarray, measured: np.ndarray, predicted: np.ndarray) -> Observed:
+    """
+    Run the observer over the samples; calibrate thresholds, or detect with the given ones.
+
+    ``effort``: the bag's (the observer's input); ``measured``: less the joint model's bias;
+    ``predicted``: the model's torque of the samples, (N, nv) each: ``check_effort``.
+    """
+    check_effort(list(model.joint_names), measured, predicted)
     observer = MomentumObserver(model, options.observer_gain,
                                 measured_effort=options.measured_effort, joint_model=joint_model)
     residual = observer.run(seconds, q, v, effort)
@@ -74,6 +81,46 @@ def observe(options, model, joint_model, seconds: np.ndarray, q: np.ndarray, v: 
         events = detect_events(seconds, residual, thresholds, names)
         return Observed(names, residual, thresholds, str(options.collision_thresholds), events)
     return Observed(names, residual, calibrate_thresholds(residual), None, [])
+
+
+def check_effort(names: list[str], measured: np.ndarray, predicted: np.ndarray) -> None:
+    """
+    Refuse measured effort (N, nv) that carries no information on the model's torque.
+
+    Per joint: missing or not finite in some sample; the same value in every sample (a sensor
+    that is not read: all zero, constant); or, on a joint the model loads (the standard
+    deviation of its predicted torque at least ``LOADED`` of the largest joint's), far from the
+    model: correlated with it less than ``MIN_CORRELATION``, or a residual (measured less
+    predicted, its mean taken out) of a standard deviation over ``MAX_RESIDUAL`` times the
+    predicted torque's (a wrong sign, a wrong scale, another joint's signal). Ratios only: the
+    same rule for any robot; an honest model error (a payload, friction, a sensor offset)
+    passes.
+    """
+    missing = [name for k, name in enumerate(names) if not np.isfinite(measured[:, k]).all()]
+    if missing:
+        raise InputError(f'--observer needs the measured effort of every joint in every sample;'
+                         f' missing or not finite for {missing}')
+    low, high = measured.min(axis=0), measured.max(axis=0)
+    constant = [f'{name} ({low[k]:g})' for k, name in enumerate(names) if low[k] == high[k]]
+    if constant:
+        raise InputError(f'--observer: the measured effort is the same in every sample for '
+                         f'{", ".join(constant)}: a sensor that is not read carries nothing '
+                         'to calibrate or detect with')
+    spread = predicted.std(axis=0)
+    residual = (measured - predicted).std(axis=0)
+    far = []
+    for k in np.flatnonzero((spread >= LOADED * spread.max()) & (spread > 0)):
+        correlation = float(np.corrcoef(measured[:, k], predicted[:, k])[0, 1])
+        ratio = residual[k] / spread[k]
+        if not (correlation >= MIN_CORRELATION and ratio <= MAX_RESIDUAL):
+            far.append(f'{names[k]} (correlation {correlation:.3g}, residual {ratio:.3g} '
+                       "times the torque's spread)")
+    if far:
+        raise InputError(
+            f"--observer: the measured effort is far from the model's torque for "
+            f'{", ".join(far)}; expected a correlation of at least {MIN_CORRELATION:g} and a '
+            f"residual spread of at most {MAX_RESIDUAL:g} times the torque's (wrong sign or "
+            'scale of the effort, wrong --measured-effort, wrong URDF?)')
 
 
 def read_thresholds(path, names: list[str]) -> np.ndarray:

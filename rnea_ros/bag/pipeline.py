@@ -249,7 +249,8 @@ def _run(options: BagOptions, reader, output: Path, timings: _Timings) -> Result
     if options.observer:
         with timings('observer'):
             observed = observing.observe(options, read.model, read.joint_model,
-                                         samples.seconds, samples.q, samples.v, samples.effort)
+                                         samples.seconds, samples.q, samples.v, samples.effort,
+                                         samples.measured, parts.total)
     with timings('writing'):
         files = write_outputs(options, reader, output, read, estimate, samples, solved, parts,
                               show, warnings, observed)
@@ -291,6 +292,7 @@ def load_inputs(options: BagOptions, reader, store, show: bool, warnings: list) 
     series = load_joint_states(
         reader, model, xml, options.joint_states, window=(lo, hi), margin=margin,
         progress=progress, ways_out='--clock receive, or --start/--end on one side of it',
+        one_side='--start/--end on one side of it',
         clock=options.clock, ignore_extra=options.ignore_extra_joints, lock=options.lock,
         lock_missing=options.lock_missing)
     progress.close()

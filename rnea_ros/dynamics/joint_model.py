@@ -315,6 +315,9 @@ def read_parameters(path: str | os.PathLike, what: str) -> dict:
         problem = ' '.join(str(getattr(exc, 'problem', None) or exc).split())
         raise InputError(f'{path}: cannot read {what}: malformed YAML: {problem}{where}') \
             from None
+    except RecursionError:
+        raise InputError(f'{path}: cannot read {what}: nested too deeply (expected a ROS 2 '
+                         'parameters file: /**: ros__parameters: {...})') from None
     sections = [section.get('ros__parameters') for section in document.values()
                 if isinstance(section, dict)] if isinstance(document, dict) else []
     sections = [section for section in sections if isinstance(section, dict)]
@@ -323,19 +326,28 @@ def read_parameters(path: str | os.PathLike, what: str) -> dict:
                          '{...}')
     params: dict = {}
     for section in sections:
-        params.update(_flatten(section))
+        _flatten(section, '', params, path)
     return params
 
 
-def _flatten(section: Mapping, prefix: str = '') -> dict:
-    flat = {}
+MAX_PARAMETERS = 100_000  # in one parameters file: more is a file built to exhaust the reader
+MAX_DEPTH = 100  # levels of nested names (a.b.c: 3)
+
+
+def _flatten(section: Mapping, prefix: str, flat: dict, path, depth: int = 1) -> None:
+    """Add the parameters of ``section`` to ``flat``, nested keys joined with '.'."""
+    if depth > MAX_DEPTH:
+        raise InputError(f'{path}: parameter names nested deeper than {MAX_DEPTH} levels under '
+                         f'{prefix[:80]!r}...')
     for key, value in section.items():
         name = f'{prefix}{key}'
         if isinstance(value, Mapping):
-            flat.update(_flatten(value, name + '.'))
+            _flatten(value, name + '.', flat, path, depth + 1)
         else:
             flat[name] = value
-    return flat
+            if len(flat) > MAX_PARAMETERS:
+                raise InputError(f'{path}: more than {MAX_PARAMETERS} parameters (YAML '
+                                 'aliases repeating a mapping?)')
 
 
 load_yaml = JointModel.load_yaml

@@ -6,8 +6,9 @@ and ``derivatives`` (``JointSeries`` -> ``Estimate``: v and a per joint) are the
 points (``joint_states``). Beneath them: ``bagio`` (``storage`` opens and reads bags: the mapped
 MCAP chunks or the rosbags reader, and writes them; ``mcapcheck`` checks an MCAP file's
 layout; ``cdr`` decodes and encodes messages in bulk; ``mcapwrite`` writes MCAP chunks),
-``series`` (stamps, merging, clock steps, holes; the floating base's odometry and the desired
-accelerations), ``locks`` (joints held fixed), ``differentiate`` and ``savgol`` (the
+``series`` (stamps, merging, holes; the floating base's odometry and the desired
+accelerations), ``ordering`` (clock steps, stamps out of order, two stretches of a recording
+sharing their stamps), ``locks`` (joints held fixed), ``differentiate`` and ``savgol`` (the
 Savitzky-Golay differentiator), ``clock`` (the regular clock of jittered stamps) and
 ``accelerations`` (the route and window per joint). Imports ``rnea_ros.dynamics`` only; no
 argparse, no rclpy.

@@ -41,7 +41,8 @@ def load_joint_states(source, model, urdf: str, topic: str = 'joint_states', *,
                       clock: str = 'header', lock: str | None = None,
                       lock_missing: bool = False, ignore_extra: bool = False,
                       window: tuple[int | None, int | None] = (None, None), margin: int = 0,
-                      progress=None, ways_out: str = '--clock receive') -> JointSeries:
+                      progress=None, ways_out: str = '--clock receive',
+                      one_side: str = 'a bag of one side of it') -> JointSeries:
     """
     Read the JointState ``topic`` of a bag into the one-DoF joints of ``model``.
 
@@ -51,7 +52,8 @@ def load_joint_states(source, model, urdf: str, topic: str = 'joint_states', *,
     ``lock_missing``: hold the joints no message carries; ``ignore_extra``: skip names the
     URDF does not have. ``window``: [start, stop) log times [ns] to analyse, read with
     ``margin`` [ns] around them; ``progress(k)``: as ``read_raw``; ``ways_out``: the options
-    that avoid a clock step, for its error. ``BagError``/``InputError`` name what is wrong.
+    that avoid a clock step, ``one_side`` those that analyse one side of interleaved motions,
+    for their errors. ``BagError``/``InputError`` name what is wrong.
     """
     joints = one_dof_joints(model)
     options = {'clock': clock, 'ignore_extra': ignore_extra, 'locked': locks.parse(lock, joints),
@@ -59,11 +61,12 @@ def load_joint_states(source, model, urdf: str, topic: str = 'joint_states', *,
     if isinstance(source, (str, Path)):
         reader = open_bag(Path(source))
         try:
-            return _read(reader, topic, joints, urdf, window, margin, progress, ways_out,
-                         options)
+            return _read(reader, topic, joints, urdf, window, margin, progress,
+                         (ways_out, one_side), options)
         finally:
             reader.close()
-    return _read(source, topic, joints, urdf, window, margin, progress, ways_out, options)
+    return _read(source, topic, joints, urdf, window, margin, progress, (ways_out, one_side),
+                 options)
 
 
 def _read(reader, topic, joints, urdf, window, margin, progress, ways_out,
@@ -79,8 +82,8 @@ def _read(reader, topic, joints, urdf, window, margin, progress, ways_out,
     decoded = decode_records(raw, cdr.joint_state_layout, typestore(), JOINT_STATE,
                              cdr.joint_state_fields, conns[0].topic)
     return joint_series(decoded, raw.times, [j.name for j in joints], urdf_joint_names(urdf),
-                        topic=conns[0].topic, window=window, ways_out=ways_out,
-                        origin_ns=int(reader.start_time), **options)
+                        topic=conns[0].topic, window=window, ways_out=ways_out[0],
+                        origin_ns=int(reader.start_time), one_side=ways_out[1], **options)
 
 
 def derivatives(series: JointSeries, model, desired: np.ndarray | None = None, *,

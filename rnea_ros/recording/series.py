@@ -6,13 +6,17 @@ Conventions
 - Sample times: the joint_states header stamps (``clock='header'``), or the bag's receive
   times (``clock='receive'``); int64 ns since the epoch. Header stamps that are all zero (never
   set) fall back to receive times with a warning.
-- A header clock that steps (``clock_steps``): in the bag's receive order, a stamp that goes
-  back, or jumps forward while the receive times do not, by more than ``STEP_PERIODS`` median
-  sample periods and at least ``STEP_SECONDS``, is a step of the sender's clock (not a reordered
-  or dropped message): sorting by stamp would interleave the two sides. It is an error naming
-  the topic, the message and both stamps; ``--clock receive`` or a time window on one side of
-  it (``window``: steps in the margin read around the window drop that side, with a warning)
-  are the ways out. Smaller disorder (two publishers, delivery jitter) is sorted by stamp.
+- A header clock that steps or stamps out of order (``ordering.clock_steps``): in the bag's
+  receive order, a stamp that goes back, or jumps forward while the receive times do not, by
+  more than the tolerance of ``ordering`` (100 median sample periods, at least 0.5 s) is a step
+  of the sender's clock (not a reordered or dropped message): sorting by stamp would
+  interleave the two sides. It is an error naming the topic, the message and both stamps;
+  ``--clock receive`` or a time window on one side of it (``window``: steps in the margin read
+  around the window drop that side, with a warning) are the ways out. Smaller disorder (two
+  publishers, delivery jitter) is sorted by stamp. Once sorted, on either clock, samples where
+  two motions take turns (a clock that stepped back with the receive times) are an error
+  (``ordering.interleaved``) naming the first message of the stretch and its time; a window on
+  one side of it (``one_side``) is the way out.
 - A finite value beyond ``MAX_ABS`` (1e9 rad, m, rad/s, m/s, N·m or N: no joint turns, moves or
   pushes that far; a continuous joint at 10 rad/s takes three years to reach it) is a corrupt
   message: an error naming the message index (in the order read), the joint and the field,
@@ -50,9 +54,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rnea_ros.errors import InputError
+from rnea_ros.recording.ordering import clock_segment, clock_steps, interleaved
 
-STEP_PERIODS = 100
-STEP_SECONDS = 0.5
+__all__ = ['base_state', 'BaseState', 'clock_steps', 'desired_accelerations', 'joint_series',
+           'JointSeries', 'MAX_ABS', 'unwrap_columns']
+
 MAX_ABS = 1e9
 
 
@@ -84,8 +90,8 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
                  ignore_extra: bool = False, locked: Mapping[str, float] | None = None,
                  lock_missing: Mapping[str, float] | None = None, topic: str = 'joint_states',
                  window: tuple[int | None, int | None] = (None, None),
-                 ways_out: str = '--clock receive', origin_ns: int | None = None
-                 ) -> JointSeries:
+                 ways_out: str = '--clock receive', origin_ns: int | None = None,
+                 one_side: str = 'a bag of one side of it') -> JointSeries:
     """
     Gather decoded JointState blocks (``rnea_ros.cdr.Decoded``) into model-order columns.
 
@@ -95,8 +101,9 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
     ``window``: the [start, stop) receive times [ns] analysed, when the messages were read
     with a margin around them (None: all); ``topic`` and ``ways_out`` (the options that avoid a
     clock step) name them in errors, with the step's time from ``origin_ns`` (the bag start;
-    None: the first message). Raises ``InputError`` naming unknown or never-seen
-    joints and header clock steps.
+    None: the first message); ``one_side``: the options that analyse one side of interleaved
+    motions (``ordering.interleaved``). Raises ``InputError`` naming unknown or never-seen
+    joints, header clock steps, stamps out of order and interleaved motions.
     """
     names = tuple(names)
     column = {name: k for k, name in enumerate(names)}
@@ -167,17 +174,18 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
     elif clock != 'header':
         raise ValueError(f"clock {clock!r}: expected 'header' or 'receive'")
     received = np.asarray(receive_ns, dtype=np.int64)
+    messages = np.arange(n)  # per row, its message in the order read
     if clock == 'header':
         rows = clock_segment(times, received, topic, window, ways_out, origin_ns)
         if rows != slice(0, n):
             warnings.append(f'{topic}: left out {n - (rows.stop - rows.start)} messages read '
                             'around the time window on the other side of a header clock step')
-            times, received = times[rows], received[rows]
+            times, received, messages = times[rows], received[rows], messages[rows]
             position, velocity, effort = position[rows], velocity[rows], effort[rows]
             n = times.size
     if n > 1 and np.any(times[1:] < times[:-1]):  # in order already: no copies
         order = np.argsort(times, kind='stable')
-        times, received = times[order], received[order]
+        times, received, messages = times[order], received[order], messages[order]
         position, velocity, effort = position[order], velocity[order], effort[order]
     if n > 1 and np.any(np.diff(times) <= 0):
         unique, first = np.unique(times, return_index=True)
@@ -185,7 +193,7 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
                         'with another')
         position, velocity, effort = (_merge_rows(a, first) for a in (position, velocity, effort))
         received = np.minimum.reduceat(received, first)
-        times = unique
+        times, messages = unique, messages[first]
     held = {name: (float(value), '--lock') for name, value in (locked or {}).items()}
     complete, seen = _finite_columns(position)
     never = [names[k] for k in range(width) if not seen[k] and names[k] not in held]
@@ -214,64 +222,15 @@ def joint_series(decoded, receive_ns: np.ndarray, names: Sequence[str],
             position[~have, k] = np.interp(times[~have], times[have], position[have, k])
     if filled:
         warnings.append(f'interpolated {filled} joint positions missing from some messages')
+    inside = slice(None)  # the rows of the window, not the margin read around it
+    if window != (None, None):
+        inside = (received >= (received[0] if window[0] is None else window[0])) \
+            & (received < (received[-1] + 1 if window[1] is None else window[1]))
+    origin = int(origin_ns) if origin_ns is not None else int(receive_ns[0]) if n else 0
+    interleaved(times[inside], position[inside], names, topic, messages[inside], origin,
+                one_side)
     return JointSeries(names, clock, times, received, position, velocity, effort,
                        tuple(warnings), held)
-
-
-def clock_steps(stamps_ns: np.ndarray, receive_ns: np.ndarray) -> np.ndarray:
-    """
-    Return the indices k where the stamps step between messages k-1 and k (module docstring).
-
-    ``stamps_ns`` and ``receive_ns`` in the bag's (receive) order. A step: the stamp goes back,
-    or forward while the receive time does not follow, by more than the threshold:
-    ``STEP_PERIODS`` median stamp periods, at least ``STEP_SECONDS``.
-    """
-    if stamps_ns.size < 2:
-        return np.zeros(0, dtype=np.int64)
-    d_stamp = np.diff(stamps_ns)
-    ahead = d_stamp[d_stamp > 0]
-    period = float(np.median(ahead)) if ahead.size else 0.0
-    threshold = max(STEP_PERIODS * period, STEP_SECONDS * 1e9)
-    excess = d_stamp - np.diff(receive_ns)  # what the stamps did that the receive times did not
-    back = (d_stamp < 0) & (excess < -threshold)
-    forward = (d_stamp > threshold) & (excess > threshold)
-    step = back | forward
-    return np.flatnonzero(step) + 1
-
-
-def clock_segment(stamps_ns: np.ndarray, receive_ns: np.ndarray, topic: str,
-                  window: tuple[int | None, int | None] = (None, None),
-                  ways_out: str = '--clock receive', origin_ns: int | None = None) -> slice:
-    """
-    Return the rows of the one clock segment that holds the receive-time ``window``.
-
-    Raises ``InputError`` for a step inside the window (all of it, without one), naming
-    ``topic``, the message (index in ``stamps_ns``; receive time from ``origin_ns``, default
-    the first message) and the stamps on either side.
-    """
-    lo, hi = window
-    first, last = 0, stamps_ns.size
-    for k in clock_steps(stamps_ns, receive_ns).tolist():
-        if lo is not None and receive_ns[k - 1] < lo:
-            first = k  # the margin read before the window: another segment
-        elif hi is not None and receive_ns[k] >= hi:
-            last = min(last, k)
-        else:
-            before, after = int(stamps_ns[k - 1]), int(stamps_ns[k])
-            jump = (after - before) * 1e-9
-            received = (int(receive_ns[k]) - int(receive_ns[k - 1])) * 1e-9
-            origin = int(receive_ns[0]) if origin_ns is None else int(origin_ns)
-            at = (int(receive_ns[k]) - origin) * 1e-9
-            raise InputError(
-                f'{topic}: the header clock steps {"back" if jump < 0 else "forward"} '
-                f'{abs(jump):.6g} s at message {k}, received {at:.6f} s after the bag start '
-                f'(stamp {_seconds(after)} after {_seconds(before)}, received {received:.6g} s '
-                f'later): sorted by stamp the two sides would interleave; use {ways_out}')
-    return slice(first, last)
-
-
-def _seconds(ns: int) -> str:
-    return f'{ns // 1_000_000_000}.{ns % 1_000_000_000:09d} s'
 
 
 def _check_magnitudes(topic: str, names, fields, held: set[str]) -> None:

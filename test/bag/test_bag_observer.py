@@ -158,3 +158,92 @@ def test_a_bag_without_effort_is_refused(tmp_path, capsys):
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         'rnea_bag: error: --observer needs the measured effort of every joint in every '
         f'sample; missing or not finite for {JOINTS}')
+
+
+def effort_bag(directory, change):
+    """Write the quiet recording with its effort changed by ``change(effort)`` (N, 8)."""
+    model = RobotModel.from_urdf_file(PANDA)
+    times = sample_times(2000, jitter=0.2, seed=3)
+    t = (times - BAG_START) * 1e-9
+    effort = model.rnea_batch(trajectory(t), trajectory(t, 1), trajectory(t, 2))
+    effort += np.random.default_rng(3).normal(0.0, NOISE, effort.shape)
+    return panda_bag(directory / 'bag', times, desired=True, effort=change(effort))
+
+
+def with_column(effort, k, value):
+    effort[:, k] = value
+    return effort
+
+
+ALL_JOINTS = ', '.join(f'{name} (0)' for name in JOINTS)
+UNREAD = 'a sensor that is not read carries nothing to calibrate or detect with'
+# The joints the model loads (their torque spreads at least a tenth of the largest's): the arm
+# up to the elbow; the wrist and the finger carry too little to judge.
+LOADED = JOINTS[:4]
+
+
+def far(correlation: int, ratio: int) -> str:
+    joints = ', '.join(f'{name} (correlation {correlation}, residual {ratio} times the '
+                       "torque's spread)" for name in LOADED)
+    return (f"the measured effort is far from the model's torque for {joints}; expected a "
+            "correlation of at least 0.5 and a residual spread of at most 3 times the torque's "
+            '(wrong sign or scale of the effort, wrong --measured-effort, wrong URDF?)')
+
+
+@pytest.mark.parametrize('change, message', [
+    (np.zeros_like, f'--observer: the measured effort is the same in every sample for '
+     f'{ALL_JOINTS}: {UNREAD}'),
+    (lambda e: with_column(e, 1, 12.5), '--observer: the measured effort is the same in every '
+     f'sample for panda_joint2 (12.5): {UNREAD}'),
+    (lambda e: with_column(e, 3, np.nan),
+     '--observer needs the measured effort of every joint in every sample; missing or not '
+     "finite for ['panda_joint4']"),
+    (lambda e: -e, '--observer: ' + far(-1, 2)),
+    (lambda e: 10.0 * e, '--observer: ' + far(1, 9)),
+], ids=['all zero', 'constant', 'missing', 'wrong sign', 'wrong scale'])
+@pytest.mark.parametrize('detect', [False, True])
+def test_effort_without_information_is_refused(tmp_path, capsys, change, message, detect):
+    # Calibrating on it would give thresholds that blind the detection (the residual is the
+    # model's torque itself); detecting with it would report the whole bag.
+    bag = effort_bag(tmp_path, change)
+    thresholds = tmp_path / 'thresholds.yaml'
+    thresholds.write_text(yaml.safe_dump({'/**': {'ros__parameters': {
+        f'collision_threshold.{joint}': 1.0 for joint in JOINTS}}}))
+    code = main([str(bag), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
+                 '--no-plots', '--observer']
+                + (['--collision-thresholds', str(thresholds)] if detect else []))
+    assert (code, capsys.readouterr().err) == (2, f'rnea_bag: error: {message}\n')
+    assert not (tmp_path / 'out').exists()
+
+
+NESTED = '{a: ' * 200 + '1' + '}' * 200
+ALIASES = '/**:\n  ros__parameters:\n    a0: &a0 {x: 1, y: 1}\n' + ''.join(
+    f'    a{k}: &a{k} {{x: *a{k - 1}, y: *a{k - 1}}}\n' for k in range(1, 40))
+
+
+@pytest.mark.parametrize('text, message', [
+    ('[' * 100_000 + ']' * 100_000, 'cannot read collision thresholds: nested too deeply '
+     '(expected a ROS 2 parameters file: /**: ros__parameters: {...})'),
+    (f'/**:\n  ros__parameters:\n    {NESTED}\n', 'parameter names nested deeper than 100 levels '
+     f"under {'a.' * 40!r}..."),
+    (ALIASES, 'more than 100000 parameters (YAML aliases repeating a mapping?)'),
+    ('- 1\n- 2\n', 'expected a ROS 2 parameters file: /**: ros__parameters: {...}'),
+    (b'\xff\xfe\x00\x80', 'cannot read collision thresholds: not UTF-8 text (byte 0xff at '
+     'offset 0)'),
+    ('/**:\n  ros__parameters:\n    ? [a, b]\n    : 1\n', 'cannot read collision thresholds: '
+     'malformed YAML: found unhashable key at line 3, column 7'),
+    ('/**:\n  ros__parameters:\n' + ''.join(f'    collision_threshold.{joint}: .nan\n'
+                                            for joint in JOINTS),
+     'parameter collision_threshold.panda_joint1: expected a finite number > 0 (N m), got nan'),
+], ids=['deep brackets', 'deep names', 'aliases', 'not a mapping', 'not text', 'unhashable key',
+        'nan'])
+def test_a_hostile_thresholds_file_is_one_line(tmp_path, capsys, quiet, text, message):
+    path = tmp_path / 'thresholds.yaml'
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    code = main([str(quiet[1]), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
+                 '--no-plots', '--observer', '--collision-thresholds', str(path)])
+    assert (code, capsys.readouterr().err) == (2, f'rnea_bag: error: {path}: {message}\n')
+    assert not (tmp_path / 'out').exists()

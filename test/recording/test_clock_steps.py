@@ -1,5 +1,8 @@
 """
-A header clock that steps (back, or forward while the receive times do not) is refused.
+Clock steps, stamps out of order and two motions interleaved by one stamp clock are refused.
+
+A header clock that steps (back, or forward while the receive times do not), stamps out of
+order, and a clock that steps back with the receive times (two motions interleaved).
 
 Sorted by stamp, the two sides of a step would interleave into a motion that never happened:
 both tools refuse with one line naming the topic, the message and the stamps (exit 2); the
@@ -111,3 +114,120 @@ def test_rnea_identify_refuses_a_stepping_clock(tmp_path, capsys):
     code = rnea_identify([str(bag), '--urdf', str(model_path), '--output', str(tmp_path / 'o'),
                           '--no-plots', '--clock', 'receive'])
     assert code == 0, capsys.readouterr().err
+
+
+def ur5_bag(path, times, stamps=None, instants=None):
+    """
+    Write a UR5 Fourier excitation received at ``times``, effort the URDF's torque.
+
+    ``stamps``: the header stamps (default ``times``); ``instants``: when each sample was
+    taken (default ``times``).
+    """
+    from rnea_ros import RobotModel
+    model = RobotModel.from_urdf_file(robot_path('ur5'))
+    t = ((times if instants is None else instants) - BAG_START) * 1e-9
+    lower = np.array([j.lower for j in model.joints])
+    upper = np.array([j.upper for j in model.joints])
+    q, v, a = bagdata.fourier_excitation(lower, upper, t)
+    return bagdata.joint_states_bag(path, times, model.joint_names, q, v,
+                                    model.rnea_batch(q, v, a), stamps_ns=stamps)
+
+
+def both_stepped(seconds_back: float = 3.0, at: float = 10.0):
+    """Return sampling instants and a clock that steps back at ``at`` s: 500 Hz, 15 s."""
+    instants = sample_times(7500, rate=500.0, jitter=0.2)
+    times = instants.copy()
+    times[instants - BAG_START >= at * 1e9] -= int(seconds_back * 1e9)
+    return instants, times
+
+
+@pytest.mark.parametrize('tool', ['rnea_bag', 'rnea_identify'])
+def test_a_clock_stepping_back_with_the_receive_times_is_refused(tmp_path, capsys, tool):
+    # A clock that steps back 3 s at 10 s and the recorder on it: the bag holds 7 s to 10 s
+    # twice; sorted, the two motions take turns (the excitation's period is 5 s: a step of 5 s
+    # would repeat the same motion).
+    instants, times = both_stepped()
+    bag = ur5_bag(tmp_path / 'bag', times, instants=instants)
+    argv = [str(bag), '--urdf', str(robot_path('ur5')), '--output', str(tmp_path / 'out'),
+            '--no-plots']
+    if tool == 'rnea_bag':
+        code = rnea_bag(argv + ['--observer'])
+        prefix, one_side = '', '--start/--end on one side of it'
+    else:
+        code = rnea_identify(argv)
+        prefix, one_side = f'{bag}: ', 'a bag of one side of it'
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count('\n') == 1 and err.startswith(
+        f'{tool}: error: {prefix}/joint_states: two stretches of the recording share the '
+        'stamps from message '), err
+    assert err.endswith(f'the two sides interleaved; use {one_side}\n'), err
+    # The stretch is the 3 s the clock went back: from about 7 s to about 10 s (a block of
+    # 100 samples, 0.1 s at twice the rate, either side).
+    words = err.split()
+    first = float(words[words.index('stamped') + 1])
+    last = float(words[words.index('stamped', words.index('stamped') + 1) + 1].rstrip(':'))
+    assert abs(first - 7.0) <= 0.1 and abs(last - 10.0) <= 0.1, err
+    assert 'times as dense as elsewhere' in err
+    assert not (tmp_path / 'out').exists()
+
+
+def test_a_window_on_one_side_of_the_shared_stamps_is_analysed(tmp_path, capsys):
+    instants, times = both_stepped()
+    bag = ur5_bag(tmp_path / 'bag', times, instants=instants)
+    code = rnea_bag([str(bag), '--urdf', str(robot_path('ur5')), '--output',
+                     str(tmp_path / 'out'), '--no-plots', '--end', '4.0'])
+    assert code == 0, capsys.readouterr().err
+
+
+def test_a_healthy_bag_with_a_rate_that_doubles_is_not_interleaved():
+    # 250 Hz, then 500 Hz: denser, but one smooth motion.
+    times = np.concatenate([BAG_START + np.arange(1000) * 4_000_000,
+                            BAG_START + 4_000_000_000 + np.arange(2000) * 2_000_000])
+    t = (times - BAG_START) * 1e-9
+    position = trajectory(t)
+    from rnea_ros.recording import ordering
+    messages = np.arange(t.size)
+    ordering.interleaved(times, position, PANDA_JOINTS, '/joint_states', messages, 0, 'x')
+
+
+def scrambled(times, seconds: float = 1e6, seed: int = 0):
+    """Stamps jittered by up to +-``seconds``: their order scrambled."""
+    jitter = np.random.default_rng(seed).uniform(-seconds, seconds, times.size)
+    return times + np.round(jitter * 1e9).astype(np.int64)
+
+
+@pytest.mark.parametrize('tool', ['rnea_bag', 'rnea_identify'])
+def test_stamps_out_of_order_are_refused(tmp_path, capsys, tool):
+    times = sample_times(N, rate=500.0)
+    stamps = scrambled(times)
+    bag = ur5_bag(tmp_path / 'bag', times, stamps)
+    argv = [str(bag), '--urdf', str(robot_path('ur5')), '--output', str(tmp_path / 'out'),
+            '--no-plots']
+    code = (rnea_bag if tool == 'rnea_bag' else rnea_identify)(argv)
+    err = capsys.readouterr().err
+    prefix = '' if tool == 'rnea_bag' else f'{bag}: '
+    jump = (int(stamps[1]) - int(stamps[0])) * 1e-9
+    assert (code, err) == (2, (
+        f'{tool}: error: {prefix}/joint_states: the header stamps are out of order by more '
+        f'than 0.5 s at {N - 1} messages, the first {"back" if jump < 0 else "forward"} '
+        f'{abs(jump):.6g} s at message 1, received 0.002000 s after the bag start (stamp '
+        f'{seconds(int(stamps[1]))} after {seconds(int(stamps[0]))}, received 0.002 s later): '
+        'sorted by stamp the two sides would interleave; use --clock receive'
+        + (', or --start/--end on one side of it' if tool == 'rnea_bag' else '') + '\n'))
+    assert not (tmp_path / 'out').exists()
+    assert replay.clock_steps(stamps, times).size == N - 1
+
+
+def test_the_fleet_task_refuses_the_shared_stamps_too(tmp_path):
+    # rnea_fleet runs rnea_bag's pipeline per bag: the bag fails with the same message.
+    from rnea_ros.fleet.task import analyse, Job
+    instants, times = both_stepped()
+    bag = ur5_bag(tmp_path / 'bag', times, instants=instants)
+    output = tmp_path / 'fleet' / 'bags' / 'bag'
+    outcome = analyse(Job(str(bag), 'bag', 'arm', str(output),
+                          {'urdf': str(robot_path('ur5')), 'no_plots': True}, 'settings'))
+    assert outcome.status == 'error'
+    assert outcome.error.startswith('/joint_states: two stretches of the recording share the '
+                                    'stamps from message '), outcome.error
+    assert not output.exists()

@@ -95,8 +95,14 @@ def open_bag(path: str | Path):
 
 
 def reason(exc: BaseException) -> str:
-    """Return the message of ``exc``, or its type when it has none (a MemoryError)."""
-    return str(exc) or type(exc).__name__
+    """
+    Return the message of ``exc`` on one line, or its type when it has none (a MemoryError).
+
+    A message over several lines (a YAML parser's, with the line it points at) is joined with
+    spaces: a tool's error is one line.
+    """
+    return ' '.join(line.strip() for line in str(exc).splitlines() if line.strip()) \
+        or type(exc).__name__
 
 
 def topic_list(reader) -> str:
