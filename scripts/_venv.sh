@@ -11,6 +11,8 @@ VENV="$REPO_ROOT/.venv"
 VENV_PYTHON="$VENV/bin/python"
 # sha256 of the install inputs at the last successful install.
 STAMP="$VENV/.rnea_ros-install.sha256"
+# sha256 of the files with numba kernels when the cache beside them was filled.
+KERNEL_STAMP="$VENV/.rnea_ros-kernels.sha256"
 # Files whose change means the venv must be brought up to date.
 INSTALL_INPUTS=(requirements*.txt constraints.txt setup.py setup.cfg package.xml
                 scripts/_venv.sh)
@@ -68,6 +70,7 @@ ensure_venv() {
     wanted="$(inputs_hash)"
     if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$wanted" ]]; then
         log ".venv is up to date (install inputs unchanged)"
+        refresh_kernel_cache
         return 0
     fi
     log "installing the pinned requirements into .venv (the first time takes a few minutes)"
@@ -78,7 +81,27 @@ ensure_venv() {
     run "${pip[@]}" install --no-deps --no-build-isolation -e .
     # Every numba kernel compiled once into the cache (rnea_ros/**/__pycache__), so that no
     # user command pays the compilation (about a minute of CPU).
-    run "$VENV_PYTHON" -m rnea_ros.precompile
+    rm -f "$KERNEL_STAMP"
+    refresh_kernel_cache
     printf '%s\n' "$wanted" > "$STAMP"
     log ".venv is ready"
+}
+
+# numba's cache checks only a kernel's own source file, not those of the jitted functions it
+# calls: after a change in dynamics/joints.py, rnea.py's cached kernels would still run the old
+# helpers. So any change to a file with kernels clears the whole cache beside the sources and
+# fills it again.
+kernels_hash() {
+    grep -rl --include='*.py' -e 'njit' rnea_ros | LC_ALL=C sort | xargs sha256sum \
+        | sha256sum | cut -d ' ' -f 1
+}
+
+refresh_kernel_cache() {
+    if [[ -f "$KERNEL_STAMP" && "$(cat "$KERNEL_STAMP")" == "$(kernels_hash)" ]]; then
+        return 0
+    fi
+    log "kernel sources changed: numba's cache beside them cleared and filled again"
+    find rnea_ros -path '*/__pycache__/*' \( -name '*.nbi' -o -name '*.nbc' \) -delete
+    run "$VENV_PYTHON" -m rnea_ros.precompile
+    kernels_hash > "$KERNEL_STAMP"
 }
