@@ -6,9 +6,10 @@ test uses, so that a new test cannot forget them: ``ros`` for a test that takes 
 fixture (the node and sim harnesses) or whose module holds rclpy or one of the ROS harnesses;
 ``sim`` for a test whose module holds MuJoCo or the simulated robot (``rnea_ros.sim``);
 ``browser`` for one whose module holds the headless-browser helper (``test/browser.py``).
-``slow`` is derived from measured time: a test that took more than ``SLOW_SECONDS`` (setup and
-call) in the run stored in ``test/durations.json`` (``scripts/test.sh --store-durations``
-stores the times of the tests it runs there) is ``slow``; a test not measured yet is not.
+``slow`` is derived from measured time: a test that took more than ``tiers.SLOW_SECONDS``
+(setup and call) in the run stored in ``test/durations.json`` (``scripts/test.sh
+--store-durations`` stores the times of the tests it runs there) is ``slow``; a test not
+measured yet is not.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import types
 # pytest puts this folder (rootdir conftest, no __init__.py) on sys.path: the helpers import.
 from oracle import robot_path, ROBOTS_DIR
 import pytest
+from tiers import DURATIONS, SLOW_SECONDS
 
 
 @pytest.fixture(scope='session')
@@ -32,10 +34,6 @@ def robots_dir() -> Path:
 @pytest.fixture(scope='session')
 def ur5_path() -> Path:
     return robot_path('ur5')
-
-
-DURATIONS = Path(__file__).with_name('durations.json')
-SLOW_SECONDS = 2.0  # on an idle 2-core machine
 
 
 def pytest_addoption(parser):

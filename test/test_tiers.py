@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from conftest import SLOW_SECONDS
+from tiers import SLOW_SECONDS
 
 ROOT = Path(__file__).resolve().parents[1]
 
