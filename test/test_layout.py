@@ -1,8 +1,8 @@
 """
 The package layout: imports flow one way, and the library stays free of ROS and bag tools.
 
-dynamics <- contacts <- {node, bag, sim}; dynamics <- recording <- {bag, identify}; dynamics <-
-observer <- {bag, node}; identify and fleet sit above bag, excite (excitation design) above
+dynamics <- contacts <- {node, bag, sim}; dynamics <- recording <- {bag, identify, sim}; dynamics
+<- observer <- {bag, node}; identify and fleet sit above bag, excite (excitation design) above
 identify; timing (steady-clock sleeps) under node and sim. node, bag and sim never import each
 other; only sim imports mujoco; recording (the way into a bag) and observer import dynamics only.
 Checked two ways: every import statement of every module (also those inside functions), and what
@@ -29,7 +29,8 @@ ALLOWED = {
     'observer': {'dynamics'},
     'bag': {'dynamics', 'contacts', 'recording', 'observer'},
     # sim never imports node: the simulated robot talks to it over DDS.
-    'sim': {'dynamics', 'contacts', 'timing'},
+    # recording: its bag writer, for --record.
+    'sim': {'dynamics', 'contacts', 'timing', 'recording'},
     'identify': {'dynamics', 'contacts', 'recording', 'bag'},  # bag: plots, report, options
     'fleet': {'dynamics', 'contacts', 'recording', 'bag'},
     # excite: identify's parameter layout and base; recording's JOINT=VALUE parser; bag's

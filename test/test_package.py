@@ -20,6 +20,7 @@ ROSDEP_KEYS = {
     'numpy': 'python3-numpy', 'numba': 'python3-numba', 'yaml': 'python3-yaml',
     'matplotlib': 'python3-matplotlib', 'scipy': 'python3-scipy', 'pytest': 'python3-pytest',
     'xacro': 'xacro', 'ament_index_python': 'ament_index_python', 'tqdm': 'python3-tqdm',
+    'psutil': 'python3-psutil',
 }
 ROS_PACKAGES = {'rclpy', 'rcl_interfaces', 'lifecycle_msgs', 'sensor_msgs', 'std_msgs', 'std_srvs',
                 'geometry_msgs', 'trajectory_msgs', 'nav_msgs', 'diagnostic_msgs', 'launch',

@@ -14,10 +14,13 @@ from __future__ import annotations
 from loop_harness import KD, KP, NS, run_loop, stamp_ns, window_tracking
 import numpy as np
 from oracle import robot_path
+import pytest
 from sensor_msgs.msg import JointState
 
 from rnea_ros import RobotModel
 from rnea_ros.node.closed_loop import EFFORT_PATH_REMAPS, START_TIMEOUT, trajectory_points
+
+pytestmark = pytest.mark.realtime  # the sim steps at wall-clock deadlines
 
 OUTAGE = 0.5  # s of wall time between the node's SIGINT and its restart
 
@@ -35,7 +38,10 @@ def test_node_stopped_and_restarted_the_pd_alone_takes_over_then_the_node_again(
         loop.subscribe(JointState, 'joint_torques', answers.append)
         loop.spin_until(lambda: answers, START_TIMEOUT, 'the restarted node', ('sim', 'node'))
 
-    run = run_loop(tmp_path, urdf, 'effort', 'none', 10.0, sim_params={'clock': 'realtime'},
+    # One split, written at the end: a split written mid-run stalls the real-time stepping
+    # thread (docs/sim.md), which is not what this test is about.
+    run = run_loop(tmp_path, urdf, 'effort', 'none', 10.0,
+                   sim_params={'clock': 'realtime', 'record_split': 600.0},
                    during=stop_and_restart)
     assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
     stale = run.counters['stale effort command ticks']
@@ -66,4 +72,6 @@ def test_node_stopped_and_restarted_the_pd_alone_takes_over_then_the_node_again(
     model = RobotModel.from_urdf_string(urdf)
     final = trajectory_points(model, 10.0)[1][-1]
     last = window_tracking(run.topics, model, final, 2.0)  # the node was back by then
-    assert last.rms < 0.01, (last, run.tracking)
+    # The PD alone tracks this trajectory at 0.13-0.2 rad RMS; with the node back, 0.010-0.038
+    # at load 1-2.6 (a late real-time step costs a burst): 0.05 tells the two apart.
+    assert last.rms < 0.05, (last, run.tracking)
