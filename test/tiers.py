@@ -3,4 +3,4 @@ from pathlib import Path
 
 # Setup + call times of the tests [s], stored by scripts/test.sh --store-durations.
 DURATIONS = Path(__file__).with_name('durations.json')
-SLOW_SECONDS = 1.0  # a test that took longer (on an idle 2-core machine) is slow
+SLOW_SECONDS = 1.0  # a test that took longer (measured on a 2-core machine) is slow
