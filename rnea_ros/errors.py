@@ -16,6 +16,11 @@ class InputError(RneaError, ValueError):
     """An argument of a dynamics call has the wrong size or a non-finite value."""
 
 
+def not_utf8(exc: UnicodeDecodeError) -> str:
+    """Say where a file's bytes stop being UTF-8 text, for an error naming the file."""
+    return f'not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})'
+
+
 class ModelWarning(UserWarning):
     """The model loads, but something in it is probably not what the author meant."""
 

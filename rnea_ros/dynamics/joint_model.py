@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.errors import InputError
+from rnea_ros.errors import InputError, not_utf8
 
 FRICTION_MODELS = ('coulomb-viscous-offset', 'none')
 DEFAULT_VELOCITY_THRESHOLD = 0.01  # rad/s (m/s for prismatic joints): see the module docstring
@@ -307,8 +307,7 @@ def read_parameters(path: str | os.PathLike, what: str) -> dict:
     except OSError as exc:
         raise InputError(f'{path}: cannot read {what}: {exc}') from None
     except UnicodeDecodeError as exc:
-        raise InputError(f'{path}: cannot read {what}: not UTF-8 text (byte '
-                         f'{exc.object[exc.start]:#04x} at offset {exc.start})') from None
+        raise InputError(f'{path}: cannot read {what}: {not_utf8(exc)}') from None
     except yaml.YAMLError as exc:  # its text spans lines: the problem and where, on one
         mark = getattr(exc, 'problem_mark', None)
         where = f' at line {mark.line + 1}, column {mark.column + 1}' if mark else ''

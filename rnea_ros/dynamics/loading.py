@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.errors import InputError, URDFError
+from rnea_ros.errors import InputError, not_utf8, URDFError
 
 
 def read_file_option(flag: str, path, read=None):
@@ -26,7 +26,7 @@ def read_file_option(flag: str, path, read=None):
     except OSError as exc:
         why = exc.strerror or str(exc)
     except UnicodeDecodeError as exc:
-        why = f'not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})'
+        why = not_utf8(exc)
     raise InputError(f'cannot read {flag} {str(path)!r}: {why}')
 
 
