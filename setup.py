@@ -30,9 +30,9 @@ setup(
                              'quadprog']},
     entry_points={
         'console_scripts': [
-            'rnea_demo = rnea_ros.demo:main',
+            'rnea_demo = rnea_ros.demos.library:main',
             'rnea_node = rnea_ros.node.main:main',
-            'rnea_node_demo = rnea_ros.node.demo:main',
+            'rnea_node_demo = rnea_ros.demos.node_demo:main',
             'rnea_bag = rnea_ros.bag.cli:main',
             'rnea_fleet = rnea_ros.fleet.cli:main',
             'rnea_identify = rnea_ros.identify.cli:main',

@@ -45,10 +45,10 @@ from oracle import robot_path  # noqa: E402
 from sim_identification import EFFORT_DELAY, SUBSTEPS  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
+from rnea_ros.demos.closed_loop import KD, KP  # noqa: E402
 from rnea_ros.excite import design, limits  # noqa: E402
 from rnea_ros.excite.fourier import FourierBasis  # noqa: E402
 from rnea_ros.identify import pipeline  # noqa: E402
-from rnea_ros.node.closed_loop import KD, KP  # noqa: E402
 from rnea_ros.sim.gap import load_gap  # noqa: E402
 from rnea_ros.sim.plant import pd_effort, Plant  # noqa: E402
 

@@ -488,7 +488,7 @@ def main() -> int:
     parser.add_argument('--echo-priority', type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo:
-        from rnea_ros.node.declaration import BY_NAME
+        from rnea_ros.control.declaration import BY_NAME
         priority = args.echo_priority
         return echo_main(args.echo, BY_NAME['thread_priority'].default if priority is None
                          else priority)

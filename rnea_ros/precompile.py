@@ -96,9 +96,9 @@ def contacts() -> None:
 
 def node_core() -> None:
     """Run control cycles of the node's core (no ROS): joint states, a trajectory, friction."""
-    from rnea_ros.node.feedforward import Feedforward
-    from rnea_ros.node.settings import Settings
-    from rnea_ros.node.trajectory import Trajectory, warm_up
+    from rnea_ros.control.feedforward import Feedforward
+    from rnea_ros.control.settings import Settings
+    from rnea_ros.control.trajectory import Trajectory, warm_up
     warm_up()
     model = RobotModel.from_urdf_string(ROBOT)
     names = model.joint_names

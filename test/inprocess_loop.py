@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from rnea_ros import RobotModel
-from rnea_ros.node.closed_loop import KD, KP, tracked_joints, Tracking, trajectory_points
+from rnea_ros.demos.closed_loop import KD, KP, tracked_joints, Tracking, trajectory_points
 from rnea_ros.sim.controller import JointController
 from rnea_ros.sim.gap import load_gap
 from rnea_ros.sim.plant import Plant

@@ -43,11 +43,11 @@ import numpy as np
 from oracle import robot_path
 
 from rnea_ros import RobotModel
+from rnea_ros.demos.closed_loop import KD, KP
 from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD, JointModel
 from rnea_ros.identify import base as base_params
 from rnea_ros.identify import parameters
 from rnea_ros.identify.cli import main as rnea_identify
-from rnea_ros.node.closed_loop import KD, KP
 from rnea_ros.sim.controller import JointController
 from rnea_ros.sim.gap import load_gap
 from rnea_ros.sim.loop import rnea_feedforward, run_in_process

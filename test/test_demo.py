@@ -7,7 +7,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from rnea_ros import demo, RobotModel
+from rnea_ros import RobotModel
+from rnea_ros.demos import library as demo, motions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,7 +46,7 @@ def two_link_file(tmp_path):
 def test_trajectory_is_consistent_and_inside_limits(floating_base, start_at_rest):
     model = RobotModel.from_urdf_string(TWO_LINK_URDF, floating_base=floating_base)
     times = np.linspace(0.0, 2.0, 2001)
-    Q, V, A = demo.sinusoidal_trajectory(model, times, start_at_rest)
+    Q, V, A = motions.sinusoidal_trajectory(model, times, start_at_rest)
     # Starting at rest, the motion starts without a jump in velocity; otherwise it does not.
     assert np.all(np.abs(V[0]) <= 1e-12) == start_at_rest
     assert Q.shape == (times.size, model.nq) and V.shape == A.shape == (times.size, model.nv)
@@ -84,7 +85,7 @@ def test_demo_floating_base_labels_the_base_wrench(two_link_file, capsys):
 
 
 def test_demo_loads_panda_by_default(robots_dir, capsys):
-    assert demo.PANDA_URDF.is_file()
+    assert motions.PANDA_URDF.is_file()
     assert demo.main(['--samples', '10']) == 0
     out = capsys.readouterr().out
     assert 'panda_joint7' in out and 'panda_finger_joint1' in out

@@ -14,9 +14,9 @@ import sys
 from bagdata import PANDA, panda_bag, sample_times
 import pytest
 
-from rnea_ros import demo
 from rnea_ros.bag.cli import main as rnea_bag
 from rnea_ros.bag.inputs import MAX_SECONDS
+from rnea_ros.demos import library as demo
 from rnea_ros.excite.cli import main as rnea_excite
 from rnea_ros.identify.cli import main as rnea_identify
 

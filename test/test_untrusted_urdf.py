@@ -10,8 +10,8 @@ from __future__ import annotations
 from bagdata import PANDA, panda_bag, sample_times
 import pytest
 
-from rnea_ros import demo
 from rnea_ros.bag.cli import main as rnea_bag
+from rnea_ros.demos import library as demo
 from rnea_ros.dynamics.description import HOW_TO_EXPAND
 
 REFUSAL = f'this is unexpanded xacro, not URDF (element <xacro:property>): {HOW_TO_EXPAND}'

@@ -1,16 +1,16 @@
 """
 The ROS 2 node ``rnea`` (console script ``rnea_node``, or ``python -m rnea_ros.node``).
 
-The only package that imports rclpy and message types. ``main`` starts and stops it (the
-console script), ``node`` is the node class (a lifecycle node; it wires ROS to the rest),
-``lifecycle`` its transitions, ``messages`` builds and fills the ROS messages, ``parameters``
-declares every parameter, ``settings`` checks them and loads the model, ``feedforward`` is the
-ROS-free cycle logic, ``joint_input``/``trajectory``/``wrenches`` its inputs and outputs,
-``observer_outputs`` (ROS-free) and ``observer_messages`` the external torques, wrenches and
-collisions of the momentum observer, ``safety`` the fault table,
-``diagnostics``/``realtime``/``take_loop`` the threads and their statistics, ``demo`` the node
-demo, ``closed_loop`` and ``closed_loop_demo`` the node driving
-the simulated robot (``rnea_sim``, started as a process: never imported). Imports
-``rnea_ros.dynamics``, ``rnea_ros.contacts`` and ``rnea_ros.observer``, never ``rnea_ros.bag``.
-``payload`` reads and checks the payload parameters.
+The ROS adapter around ``rnea_ros.control`` (the cycle, its parameters and settings, without ROS),
+and the only package of the node that imports rclpy and message types. ``main`` starts and stops
+it (the console script), ``node`` is the node class (a lifecycle node; it wires ROS to the core),
+``lifecycle`` its transitions, ``parameters`` declares the parameters of
+``rnea_ros.control.declaration`` to ROS and applies live sets, ``model_loading`` receives and
+parses robot_description in a process of its own, ``messages`` and ``observer_messages`` build
+and fill the ROS messages, ``take_loop`` takes the inputs on the control thread
+(``rnea_ros.timing.realtime`` schedules it). Imports ``rnea_ros.control``, ``rnea_ros.dynamics``
+and ``rnea_ros.timing``; never ``rnea_ros.bag`` nor ``rnea_ros.sim``.
 """
+
+__all__ = ['lifecycle', 'main', 'messages', 'model_loading', 'node', 'observer_messages',
+           'parameters', 'take_loop']

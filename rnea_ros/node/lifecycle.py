@@ -23,11 +23,11 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
-from rnea_ros.node import realtime
-from rnea_ros.node.diagnostics import ArrivalGaps
+from rnea_ros.control.diagnostics import ArrivalGaps
 from rnea_ros.node.messages import COMMAND_QOS, SENSOR_QOS, TRAJECTORY_QOS
 from rnea_ros.node.observer_messages import ObserverPublishers
 from rnea_ros.node.take_loop import TakeLoop
+from rnea_ros.timing import realtime
 
 SUCCESS, FAILURE = TransitionCallbackReturn.SUCCESS, TransitionCallbackReturn.FAILURE
 

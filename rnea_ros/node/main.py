@@ -63,7 +63,7 @@ def build_parser(parameters: bool = True) -> argparse.ArgumentParser:
     try:
         if not parameters:
             raise ImportError
-        from rnea_ros.node.declaration import PARAMETERS
+        from rnea_ros.control.declaration import PARAMETERS
     except ImportError:  # a missing module is said, with what to do, when the node starts
         pass
     else:
@@ -159,7 +159,7 @@ def spin(node, stop: threading.Event) -> int:
     import rclpy
     from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
     from rclpy.lifecycle import TransitionCallbackReturn
-    from rnea_ros.node import realtime
+    from rnea_ros.timing import realtime
     from rnea_ros.timing.scheduling import SWITCH_INTERVAL
 
     # rclpy's EventsExecutor was tried: it did not fire the steady-clock timers and ignored

@@ -20,8 +20,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from trajectory_msgs.msg import JointTrajectory
 
-from rnea_ros.node.joint_input import MAX_NAMES, Rejected, TOO_LARGE
-from rnea_ros.node.trajectory import Trajectory
+from rnea_ros.control.joint_input import MAX_NAMES, Rejected, TOO_LARGE
+from rnea_ros.control.trajectory import Trajectory
 
 
 def _qos(depth: int, reliability: ReliabilityPolicy, durability: DurabilityPolicy) -> QoSProfile:

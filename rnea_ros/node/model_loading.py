@@ -25,13 +25,13 @@ import os
 import threading
 import warnings
 
+from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.settings import (actuated_joints, check_model, ModelRejected,
+                                       ParameterRejected, Settings)
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.urdf import parse_urdf
 from rnea_ros.errors import RneaError
-from rnea_ros.node.feedforward import Feedforward
 from rnea_ros.node.parameters import COLLISION_PREFIX, joint_model_parameters
-from rnea_ros.node.settings import (actuated_joints, check_model, ModelRejected,
-                                    ParameterRejected, Settings)
 
 PARENT_CHECK = 0.5  # s: how often the worker looks whether the node is still there
 # Niceness added to the worker (its threads inherit it): on a busy machine a description being

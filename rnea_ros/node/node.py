@@ -76,13 +76,14 @@ from rclpy.lifecycle import LifecycleNode
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
-from rnea_ros.node import payload as node_payload
-from rnea_ros.node import realtime
-from rnea_ros.node import trajectory as trajectory_module
-from rnea_ros.node.declaration import LIVE, PAYLOAD
-from rnea_ros.node.diagnostics import ArrivalGaps, CycleStats, Rejections
-from rnea_ros.node.feedforward import Feedforward
-from rnea_ros.node.joint_input import Rejected
+from rnea_ros.control import payload as node_payload
+from rnea_ros.control import trajectory as trajectory_module
+from rnea_ros.control.declaration import LIVE, PAYLOAD
+from rnea_ros.control.diagnostics import ArrivalGaps, CycleStats, Rejections
+from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.joint_input import Rejected
+from rnea_ros.control.safety import ERROR, OK, WARN
+from rnea_ros.control.settings import actuated_joints, ModelRejected, ParameterRejected
 from rnea_ros.node.lifecycle import ManagedOutputs
 from rnea_ros.node.messages import (COMMAND_QOS, decode_trajectory, diagnostic_array,
                                     OutputMessages, set_efforts, to_trajectory)
@@ -91,10 +92,8 @@ from rnea_ros.node.observer_messages import ObserverMessages
 from rnea_ros.node.parameters import (before_set, check_parameters, check_topic_names,
                                       declare_parameters, declare_unset_again,
                                       joint_model_parameter_names, undeclare_parameters)
-from rnea_ros.node.safety import ERROR, OK, WARN
-from rnea_ros.node.settings import actuated_joints, ModelRejected, ParameterRejected
 from rnea_ros.node.take_loop import TakeLoop
-from rnea_ros.timing import GcMonitor
+from rnea_ros.timing import GcMonitor, realtime
 
 NODE_NAME = 'rnea'
 GC_PERIOD = 1.0  # s between two young-generation garbage collections (see GcMonitor)
@@ -583,7 +582,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         values['cycles'] = str(self.stats.cycles)
         deadlines = (self._control.deadlines if self._control is not None
                      else self._arrival_clock)
-        if deadlines is not None:  # deadlines skipped (see rnea_ros.node.realtime)
+        if deadlines is not None:  # deadlines skipped (see rnea_ros.timing.realtime)
             values['missed cycles'] = str(deadlines.missed)
             values['missed cycles, longest run'] = str(deadlines.longest_missed_run)
             values['max lateness [us]'] = f'{deadlines.max_lateness_ns / 1e3:.0f}'

@@ -24,12 +24,12 @@ from rclpy.expand_topic_name import expand_topic_name
 from rclpy.parameter import Parameter as RosParameter
 from rclpy.validate_full_topic_name import validate_full_topic_name
 
-from rnea_ros.node.declaration import (BY_NAME, check, COLLISION, CONTACT, DOUBLE,
-                                       DOUBLE_ARRAY, JOINT_MODEL, NODE_ONLY, Parameter,
-                                       PARAMETERS, WRENCH_POINT)
-from rnea_ros.node.payload import removal
-from rnea_ros.node.settings import Settings
-from rnea_ros.node.wrenches import contact_from_parameters
+from rnea_ros.control.declaration import (BY_NAME, check, COLLISION, CONTACT, DOUBLE, DOUBLE_ARRAY,
+                                          JOINT_MODEL, NODE_ONLY, Parameter, PARAMETERS,
+                                          WRENCH_POINT)
+from rnea_ros.control.payload import removal
+from rnea_ros.control.settings import Settings
+from rnea_ros.control.wrenches import contact_from_parameters
 
 # Declared by rclpy itself, or for the QoS overrides of publishers and subscriptions.
 ROS_OWN = ('use_sim_time', 'start_type_description_service')

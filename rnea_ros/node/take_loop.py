@@ -15,7 +15,7 @@ from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 
-from rnea_ros.node import realtime
+from rnea_ros.timing import realtime
 
 
 class NotByExecutor(CallbackGroup):

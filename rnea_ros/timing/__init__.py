@@ -6,7 +6,7 @@ What a real-time loop needs, without ROS: sleeps, step schedules, priority, the 
 schedule of a loop that must run every step (``StepSchedule``); ``scheduling`` raises a thread
 to SCHED_FIFO; ``collector`` keeps the garbage collector out of the steps (``GcMonitor``).
 Nothing here imports ROS: the
-node (``rnea_ros.node.realtime``, its control threads) and the simulated robot
+node (``rnea_ros.timing.realtime``, its control threads) and the simulated robot
 (``rnea_ros.sim``, its real-time clock) both build on it.
 """
 from rnea_ros.timing.clock import (new_timespec, set_timer_slack, sleep_until,

@@ -22,9 +22,9 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
 from rnea_ros import RobotModel
-from rnea_ros.node.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, KD, KP, START_TIMEOUT,
-                                       tracked_joints, Tracking, trajectory_message,
-                                       trajectory_points)
+from rnea_ros.demos.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, KD, KP, START_TIMEOUT,
+                                        tracked_joints, Tracking, trajectory_message,
+                                        trajectory_points)
 
 NS = 1_000_000_000
 SETTLE = 4.0  # s of sim time for the arm to settle at the start (its error decays as e^-2t)

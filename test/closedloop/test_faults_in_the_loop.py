@@ -18,7 +18,7 @@ import pytest
 from sensor_msgs.msg import JointState
 
 from rnea_ros import RobotModel
-from rnea_ros.node.closed_loop import EFFORT_PATH_REMAPS, START_TIMEOUT, trajectory_points
+from rnea_ros.demos.closed_loop import EFFORT_PATH_REMAPS, START_TIMEOUT, trajectory_points
 
 pytestmark = pytest.mark.realtime  # the sim steps at wall-clock deadlines
 

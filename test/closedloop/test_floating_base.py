@@ -27,10 +27,10 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros import RobotModel
 from rnea_ros.contacts import Contact
-from rnea_ros.node.closed_loop import ClosedLoop, EFFORT_PATH_REMAPS, START_TIMEOUT
-from rnea_ros.node.feedforward import Feedforward
-from rnea_ros.node.settings import Settings
-from rnea_ros.node.trajectory import Trajectory
+from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.settings import Settings
+from rnea_ros.control.trajectory import Trajectory
+from rnea_ros.demos.closed_loop import ClosedLoop, EFFORT_PATH_REMAPS, START_TIMEOUT
 from rnea_ros.sim.gap import load_gap
 from rnea_ros.sim.plant import Plant
 

@@ -32,7 +32,7 @@ from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
 from rnea_ros import RobotModel
-from rnea_ros.node.closed_loop import NODE_STATUS
+from rnea_ros.demos.closed_loop import NODE_STATUS
 from rnea_ros.observer.collision import calibrate_thresholds, DEFAULT_MIN_DURATION
 
 pytestmark = pytest.mark.timeout(900)

@@ -37,9 +37,9 @@ from rcl_interfaces.srv import SetParametersAtomically
 from sensor_msgs.msg import JointState
 
 from rnea_ros import RobotModel
+from rnea_ros.control.payload import describe
+from rnea_ros.demos.closed_loop import NODE_STATUS, SIM_STATUS
 from rnea_ros.dynamics.payload import Payload
-from rnea_ros.node.closed_loop import NODE_STATUS, SIM_STATUS
-from rnea_ros.node.payload import describe
 from rnea_ros.observer import MomentumObserver
 from rnea_ros.sim.gap import load_gap
 from rnea_ros.sim.true_urdf import apply_gap

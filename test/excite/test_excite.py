@@ -163,7 +163,7 @@ def test_the_yaml_round_trips_into_a_joint_trajectory_message(designed):
 
 def test_the_simulated_robot_and_the_node_play_the_yaml_as_designed(designed):
     """Their quintic interpolation through the points gives back the series (0.1 s apart)."""
-    from rnea_ros.node.trajectory import Trajectory, TrajectorySampler
+    from rnea_ros.control.trajectory import Trajectory, TrajectorySampler
     from rnea_ros.sim.trajectory import build_trajectory, Reference
     fields = yaml.safe_load((designed['output'] / 'trajectory.yaml').read_text())
     names, points = fields['joint_names'], fields['points']

@@ -2,7 +2,7 @@
 The parameter declaration: one rule per parameter, and the files made from it.
 
 ``config/rnea.yaml`` and the table of ``docs/node.md`` are generated from
-``rnea_ros.node.declaration``; these tests fail when the checked-in files differ from what it
+``rnea_ros.control.declaration``; these tests fail when the checked-in files differ from what it
 generates, when ``Settings`` and the declaration disagree, or when a value is judged otherwise
 than declared.
 """
@@ -17,17 +17,17 @@ import sys
 import pytest
 
 from rnea_ros.contacts import Contact
-from rnea_ros.node import declaration, parameter_docs
-from rnea_ros.node.declaration import BY_NAME, check, CONTACT
-from rnea_ros.node.parameter_docs import MARKDOWN_BEGIN, MARKDOWN_END, markdown_table, yaml_text
-from rnea_ros.node.settings import Settings
+from rnea_ros.control import declaration, parameter_docs
+from rnea_ros.control.declaration import BY_NAME, check, CONTACT
+from rnea_ros.control.parameter_docs import MARKDOWN_BEGIN, MARKDOWN_END, markdown_table, yaml_text
+from rnea_ros.control.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_config_rnea_yaml_is_what_the_declaration_generates():
     assert (ROOT / 'config' / 'rnea.yaml').read_text() == yaml_text(), \
-        'regenerate: python -m rnea_ros.node.declaration --yaml > config/rnea.yaml'
+        'regenerate: python -m rnea_ros.control.parameter_docs --yaml > config/rnea.yaml'
 
 
 def test_the_docs_table_is_what_the_declaration_generates():
@@ -35,7 +35,7 @@ def test_the_docs_table_is_what_the_declaration_generates():
     begin = text.index(MARKDOWN_BEGIN)
     end = text.index(MARKDOWN_END) + len(MARKDOWN_END)
     assert text[begin:end] == markdown_table(), \
-        'regenerate: python -m rnea_ros.node.declaration --markdown (into docs/node.md)'
+        'regenerate: python -m rnea_ros.control.parameter_docs --markdown (into docs/node.md)'
 
 
 def test_settings_has_a_field_per_parameter_with_its_declared_default():
@@ -116,7 +116,7 @@ def test_the_generator_prints_the_files(capsys):
 
 
 def test_the_documented_command_prints_them():
-    command = [sys.executable, '-m', 'rnea_ros.node.declaration']
+    command = [sys.executable, '-m', 'rnea_ros.control.parameter_docs']
     out = subprocess.run(command + ['--yaml'], capture_output=True, text=True, check=True,
                          timeout=120).stdout
     assert out == yaml_text()

@@ -8,13 +8,13 @@ from standing import contacts, standing
 
 from rnea_ros import RobotModel
 from rnea_ros.contacts import ContactSolver
+from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.safety import (JOINT_STATES_MISSING, JOINT_STATES_STALE, ODOMETRY_STALE,
+                                     VELOCITY_MISSING)
+from rnea_ros.control.settings import ModelRejected, ParameterRejected, Settings
+from rnea_ros.control.trajectory import Trajectory
 from rnea_ros.dynamics.joint_model import JointModel
-from rnea_ros.node.feedforward import Feedforward
 from rnea_ros.node.model_loading import load_model
-from rnea_ros.node.safety import (JOINT_STATES_MISSING, JOINT_STATES_STALE, ODOMETRY_STALE,
-                                  VELOCITY_MISSING)
-from rnea_ros.node.settings import ModelRejected, ParameterRejected, Settings
-from rnea_ros.node.trajectory import Trajectory
 
 
 @pytest.fixture(scope='module')
@@ -141,8 +141,8 @@ def test_settings_validation(bad):
 def test_library_and_logic_modules_do_not_import_ros():
     import subprocess
     import sys
-    code = ('import sys, rnea_ros, rnea_ros.node.feedforward, rnea_ros.node.joint_input, '
-            'rnea_ros.node.trajectory, rnea_ros.node.safety, rnea_ros.node.diagnostics\n'
+    code = ('import sys, rnea_ros, rnea_ros.control.feedforward, rnea_ros.control.joint_input, '
+            'rnea_ros.control.trajectory, rnea_ros.control.safety, rnea_ros.control.diagnostics\n'
             'bad = [m for m in sys.modules if m.split(".")[0] in '
             '("rclpy", "sensor_msgs", "std_msgs", "trajectory_msgs")]\n'
             'assert not bad, bad')

@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from rnea_ros.node.joint_input import (BAD_QUATERNION, base_spatial_acceleration, BaseStateInput,
-                                       DUPLICATE_NAME, FRESH, JointStateInput, LENGTH_MISMATCH,
-                                       NEVER, NEVER_RECEIVED, NON_FINITE, Rejected, STALE)
+from rnea_ros.control.joint_input import (BAD_QUATERNION, base_spatial_acceleration,
+                                          BaseStateInput, DUPLICATE_NAME, FRESH, JointStateInput,
+                                          LENGTH_MISMATCH, NEVER, NEVER_RECEIVED, NON_FINITE,
+                                          Rejected, STALE)
 
 NAMES = ('a', 'b', 'c')
 

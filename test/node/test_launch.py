@@ -21,7 +21,7 @@ import textwrap
 import pytest
 import yaml
 
-from rnea_ros.node.settings import Settings
+from rnea_ros.control.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH = ROOT / 'launch' / 'rnea.launch.py'
@@ -184,7 +184,7 @@ def test_setup_installs_launch_and_config():
 
 
 def test_config_names_declared_parameters_with_valid_values():
-    from rnea_ros.node.declaration import BY_NAME, NODE_ONLY
+    from rnea_ros.control.declaration import BY_NAME, NODE_ONLY
     document = yaml.safe_load(CONFIG.read_text())
     params = document['/**']['ros__parameters']
     assert set(params) <= set(BY_NAME)

@@ -5,7 +5,7 @@ import pytest
 from rclpy.serialization import serialize_message
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from rnea_ros.node.joint_input import Rejected, TOO_LARGE
+from rnea_ros.control.joint_input import Rejected, TOO_LARGE
 from rnea_ros.node.messages import decode_trajectory
 
 

@@ -6,8 +6,8 @@ import pickle
 import numpy as np
 from oracle import robot_path
 
+from rnea_ros.control.settings import Settings
 from rnea_ros.node.model_loading import parse_description
-from rnea_ros.node.settings import Settings
 
 
 def test_the_parsed_model_survives_the_pipe_and_computes_the_same_torques():

@@ -24,7 +24,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros import RobotModel
 from rnea_ros.contacts import ContactSolver
-from rnea_ros.node.trajectory import point_derivatives, Trajectory
+from rnea_ros.control.trajectory import point_derivatives, Trajectory
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from ros_harness import next_domain_id
 
-from rnea_ros.node import demo as node_demo
+from rnea_ros.demos import node_demo
 
 pytestmark = pytest.mark.timeout(240)
 

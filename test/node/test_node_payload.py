@@ -27,9 +27,9 @@ from test_start import run_node
 import yaml
 
 from rnea_ros.contacts import ContactSolver
+from rnea_ros.control.payload import describe
 from rnea_ros.dynamics.payload import moving_mass, Payload
 from rnea_ros.node.parameters import before_set
-from rnea_ros.node.payload import describe
 
 pytestmark = pytest.mark.timeout(120)
 panda = test_node.panda  # the fixture of test_node: the panda (model, URDF)

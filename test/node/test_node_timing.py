@@ -22,8 +22,8 @@ from ros_harness import BEST_EFFORT, RELIABLE
 from sensor_msgs.msg import JointState
 
 from rnea_ros import RobotModel
-from rnea_ros.node import realtime
 from rnea_ros.node.take_loop import TakeLoop
+from rnea_ros.timing import realtime
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.realtime]
 

@@ -17,11 +17,11 @@ from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel
+from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.observer_outputs import CLOCK_STEP, MAX_EFFORT
+from rnea_ros.control.safety import COLLISION, ERROR, WARN
+from rnea_ros.control.settings import Settings
 from rnea_ros.dynamics.joint_model import JointModel
-from rnea_ros.node.feedforward import Feedforward
-from rnea_ros.node.observer_outputs import CLOCK_STEP, MAX_EFFORT
-from rnea_ros.node.safety import COLLISION, ERROR, WARN
-from rnea_ros.node.settings import Settings
 from rnea_ros.observer.momentum import MomentumObserver
 
 

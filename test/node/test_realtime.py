@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from rnea_ros.node import realtime
-from rnea_ros.node.diagnostics import ArrivalGaps, CycleStats
-from rnea_ros.node.realtime import ArrivalClock, Deadlines, PeriodicThread
+from rnea_ros.control.diagnostics import ArrivalGaps, CycleStats
+from rnea_ros.timing import realtime
+from rnea_ros.timing.realtime import ArrivalClock, Deadlines, PeriodicThread
 
 MS = 1_000_000
 

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from rnea_ros.node.safety import (all_finite, EffortLimiter, ERROR, fault_torques,
-                                  FaultState, JOINT_STATES_STALE, NO_MODEL, OK)
+from rnea_ros.control.safety import (all_finite, EffortLimiter, ERROR, fault_torques, FaultState,
+                                     JOINT_STATES_STALE, NO_MODEL, OK)
 
 
 def test_effort_limiter_scales_clips_and_can_be_disabled():

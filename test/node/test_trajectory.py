@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from rnea_ros.node.joint_input import DUPLICATE_NAME, LENGTH_MISMATCH, NON_FINITE, Rejected
-from rnea_ros.node.trajectory import (EMPTY, MISSING_FIELD, point_derivatives, TIME_NOT_INCREASING,
-                                      Trajectory, TrajectorySampler)
+from rnea_ros.control.joint_input import DUPLICATE_NAME, LENGTH_MISMATCH, NON_FINITE, Rejected
+from rnea_ros.control.trajectory import (EMPTY, MISSING_FIELD, point_derivatives,
+                                         TIME_NOT_INCREASING, Trajectory, TrajectorySampler)
 
 TIMES = np.array([0.0, 0.3, 0.7, 1.2, 2.0])
 

@@ -1,8 +1,8 @@
-"""The node's wrench outputs without ROS (rnea_ros.node.wrenches)."""
+"""The node's wrench outputs without ROS (rnea_ros.control.wrenches)."""
 import numpy as np
 
 from rnea_ros import RobotModel
-from rnea_ros.node.wrenches import ReactionOutput
+from rnea_ros.control.wrenches import ReactionOutput
 
 INERTIAL = ('<inertial><mass value="{m}"/><inertia ixx="{i}" iyy="{i}" izz="{i}" ixy="0" '
             'ixz="0" iyz="0"/></inertial>')

@@ -25,9 +25,9 @@ import math
 import numpy as np
 
 from rnea_ros.contacts import Contact, ContactSolver, KINDS, SURFACE
+from rnea_ros.control.joint_input import NEVER, NON_FINITE, Rejected
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
-from rnea_ros.node.joint_input import NEVER, NON_FINITE, Rejected
 
 UNKNOWN_FRAME = 'unknown_frame'
 

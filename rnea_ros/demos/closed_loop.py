@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from rnea_ros.demo import sinusoidal_trajectory
+from rnea_ros.demos.motions import sinusoidal_trajectory
 from rnea_ros.dynamics.model import RobotModel
 
 PATHS = ('pd', 'trajectory', 'effort')

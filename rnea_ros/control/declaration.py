@@ -7,8 +7,8 @@ live, and what it means. Everything else about a parameter is derived from ``PAR
 the typed ``Settings`` its ROS-free core receives (``settings``), the check of a value, with
 one message, at start and on a live set (``check``), the list in ``rnea_node --help``,
 ``config/rnea.yaml`` and the parameter table of ``docs/node.md``. The last two are generated
-(``python -m rnea_ros.node.declaration --yaml`` / ``--markdown``, by ``parameter_docs``) and a
-test fails when the checked-in files differ from what is generated.
+by ``parameter_docs`` (``python -m rnea_ros.control.parameter_docs --yaml`` / ``--markdown``) and
+a test fails when the checked-in files differ from what is generated.
 
 The families of per-link and per-joint parameters take their defaults from the library that
 owns them: ``contact.<link>.*`` from ``rnea_ros.contacts.Contact``, ``armature.<joint>``,
@@ -21,12 +21,11 @@ from __future__ import annotations
 import array
 from dataclasses import dataclass, fields
 import math
-import sys
 
 from rnea_ros.contacts import Contact, KINDS
+from rnea_ros.control.joint_input import MAX_NAMES
 from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS
 from rnea_ros.dynamics.payload import MAX_MASS_RATIO, MAX_RADIUS
-from rnea_ros.node.joint_input import MAX_NAMES
 
 BOOL, INTEGER, DOUBLE, STRING = 'bool', 'integer', 'double', 'string'
 DOUBLE_ARRAY, STRING_ARRAY = 'double_array', 'string_array'
@@ -35,7 +34,7 @@ TORQUE_TERMS = ('full', 'gravity', 'gravity_coriolis')
 STATE_SOURCES = ('measured', 'desired')
 INERTIA_CHECKS = ('error', 'warn')
 # What starts a cycle when rate > 0: a joint_states arrival (the clock only when none comes
-# within 1.5 periods), or the clock alone (see rnea_ros.node.realtime).
+# within 1.5 periods), or the clock alone (see rnea_ros.timing.realtime).
 CYCLE_TRIGGERS = ('joint_states', 'clock')
 # Largest magnitude [m/s^2] of `gravity`: ~36 times the Sun's surface gravity (274 m/s^2).
 MAX_GRAVITY = 1e4
@@ -461,7 +460,7 @@ COLLISION = Family(
                   expected='a number from 1e-06 to 1e+06 (N m or N; unset: not watched)'),
     ),
     when='for each one-DoF joint when a model loads',
-    checked_by='rnea_ros.node.declaration.check')
+    checked_by='rnea_ros.control.declaration.check')
 WRENCH_POINT = Family(
     'link', (
         Parameter('wrench_point.{link}', DOUBLE_ARRAY, None,
@@ -472,7 +471,7 @@ WRENCH_POINT = Family(
                   unit='m', size=3, expected='3 finite numbers (a point in the link frame, m)',
                   shown_default='unset (a wrench)'),
     ),
-    when='once `wrench_estimation_links` is read', checked_by='rnea_ros.node.declaration.check')
+    when='once `wrench_estimation_links` is read', checked_by='rnea_ros.control.declaration.check')
 FAMILIES = (CONTACT, JOINT_MODEL, COLLISION, WRENCH_POINT)
 
 
@@ -550,8 +549,3 @@ def _number(value, integer: bool):
     if integer:
         return value if isinstance(value, int) else None
     return float(value) if math.isfinite(value) else None
-
-
-if __name__ == '__main__':  # the generated documents (parameter_docs)
-    from rnea_ros.node.parameter_docs import main
-    sys.exit(main())

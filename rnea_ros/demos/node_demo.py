@@ -1,7 +1,8 @@
 """
 Node demo: the rnea node on a real robot over DDS, fed a smooth trajectory, summarised live.
 
-``python -m rnea_ros.node.demo`` (console script ``rnea_node_demo``; ``scripts/demo.sh`` runs it):
+``python -m rnea_ros.demos.node_demo`` (console script ``rnea_node_demo``; ``scripts/demo.sh``
+runs it):
 
 1. starts the node as its own process, exactly as a user would (``python -m rnea_ros.node
    --ros-args --params-file <yaml>``), with Franka's panda from ``example-robot-data`` (or
@@ -21,7 +22,8 @@ answers and the position/velocity it used; the node takes joint_states and the d
 accelerations on different threads, so a cycle may use the acceleration of the previous sample.
 A message matches when its position/velocity are the sample's and its effort equals
 ``RobotModel.rnea`` at one of the last few published accelerations (to 1e-9 relative).
-This module, like ``rnea_ros.node.node``, needs rclpy; ``rnea_ros.demo`` is the demo without ROS.
+This module, like ``rnea_ros.node.node``, needs rclpy; ``rnea_ros.demos.library`` is the demo
+without ROS.
 """
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ import time
 
 import numpy as np
 
-from rnea_ros.demo import PANDA_URDF, sinusoidal_trajectory
+from rnea_ros.demos.motions import PANDA_URDF, sinusoidal_trajectory
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
 

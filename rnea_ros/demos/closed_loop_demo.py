@@ -1,7 +1,7 @@
 """
 The closed-loop demo: the node's feed-forward makes a simulated robot track better.
 
-``python -m rnea_ros.node.closed_loop_demo`` (``scripts/demo.sh`` runs it):
+``python -m rnea_ros.demos.closed_loop_demo`` (``scripts/demo.sh`` runs it):
 
 1. starts ``rnea_sim`` (MuJoCo, 1 kHz, ``clock: realtime``) with Franka's panda from
    example-robot-data (or ``--urdf``) and the default reality gap (``--gap``), its joint PD at
@@ -36,11 +36,11 @@ import time
 
 import numpy as np
 
+from rnea_ros.demos.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, KD, KP, NODE_STATUS,
+                                        START_TIMEOUT, tracked_joints, Tracking,
+                                        trajectory_message, trajectory_points)
+from rnea_ros.demos.node_demo import run_demo
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.node.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, KD, KP, NODE_STATUS,
-                                       START_TIMEOUT, tracked_joints, Tracking,
-                                       trajectory_message, trajectory_points)
-from rnea_ros.node.demo import run_demo
 
 NS = 1_000_000_000
 TARGET = 3.0  # the feed-forward phase must track at least this many times better

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rnea_ros.control.declaration import BY_NAME, check, NODE_ONLY, PARAMETERS
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
-from rnea_ros.node.declaration import BY_NAME, check, NODE_ONLY, PARAMETERS
 
 
 def _default(name: str):

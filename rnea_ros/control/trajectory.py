@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from numba import njit
 import numpy as np
 
-from rnea_ros.node.joint_input import DUPLICATE_NAME, LENGTH_MISMATCH, NON_FINITE, Rejected
+from rnea_ros.control.joint_input import DUPLICATE_NAME, LENGTH_MISMATCH, NON_FINITE, Rejected
 
 # Rejection reasons specific to trajectories (the others come from joint_input).
 TIME_NOT_INCREASING = 'time_not_increasing'

@@ -1,7 +1,7 @@
 """
 Demo: load a real robot, run a smooth trajectory through ``RobotModel.rnea``, print torques.
 
-``python -m rnea_ros.demo`` (console script ``rnea_demo``) loads Franka's panda from
+``python -m rnea_ros.demos.library`` (console script ``rnea_demo``) loads Franka's panda from
 ``example-robot-data`` when that package is installed (it is a test dependency), or any URDF
 given with ``--urdf`` (a xacro file is expanded, with its ``--xacro-arg NAME:=VALUE``). Each
 1-DoF joint follows q(t) = c + A sin(w t + phi) inside its URDF position and velocity limits,
@@ -14,69 +14,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 import sys
-import sysconfig
 import time
 
 import numpy as np
 
+from rnea_ros.demos.motions import PANDA_URDF, sinusoidal_trajectory
 from rnea_ros.dynamics.description import parse_xacro_arg
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError, UsageParser
 
-PANDA_URDF = Path(sysconfig.get_paths()['purelib']) / (
-    'cmeel.prefix/share/example-robot-data/robots/panda_description/urdf/panda.urdf')
-
-# Motion of joints without position limits, and caps for joints with wide limits.
-DEFAULT_AMPLITUDE = {'prismatic': 0.05}  # m; every other 1-DoF joint: rad
-REVOLUTE_AMPLITUDE = 0.5  # rad
-BASE_BOB_AMPLITUDE = 0.05  # m, vertical motion of a free-flyer base
-BASE_FREQUENCY = 0.5  # Hz, of joint 0; later joints a little faster so they do not move in step
-VELOCITY_LIMIT_SHARE = 0.8  # peak speed as a share of the URDF velocity limit
 BATCH_REPEATS = 5
 WRENCH_LABELS = ('fx', 'fy', 'fz', 'tx', 'ty', 'tz')
-
-
-def sinusoidal_trajectory(model: RobotModel, times: np.ndarray, start_at_rest: bool = False):
-    """
-    Q (N, nq), V (N, nv), A (N, nv) of a smooth motion inside the joint limits.
-
-    1-DoF joints: q = c + amp sin(w t + phi), v = amp w cos(...), a = -amp w^2 sin(...), with c
-    the middle of the URDF limits, amp a quarter of their range (capped, and reduced so the peak
-    speed stays below the velocity limit). 7-DoF joints (free-flyer, URDF floating): identity
-    orientation, vertical position z = amp sin(w t); with a constant orientation the
-    root-frame velocity and acceleration are the world ones. Other joints stay at zero.
-    ``start_at_rest``: every phase is -pi/2, so at t = 0 each joint is at rest at c - amp (a
-    robot standing there can follow the motion from its start without a jump in velocity).
-    """
-    n = times.size
-    Q = np.tile(model.neutral_configuration(), (n, 1))
-    V = np.zeros((n, model.nv))
-    A = np.zeros((n, model.nv))
-    for number, joint in enumerate(model.joints):
-        omega = 2.0 * np.pi * BASE_FREQUENCY * (1.0 + 0.15 * number)
-        phase = -0.5 * np.pi if start_at_rest else 0.7 * number
-        if joint.nq == 1 and joint.nv == 1:
-            cap = DEFAULT_AMPLITUDE.get(joint.kind, REVOLUTE_AMPLITUDE)
-            if np.isfinite(joint.lower) and np.isfinite(joint.upper):
-                center = 0.5 * (joint.lower + joint.upper)
-                amplitude = min(cap, 0.25 * (joint.upper - joint.lower))
-            else:
-                center, amplitude = 0.0, cap
-            if np.isfinite(joint.velocity_limit) and joint.velocity_limit > 0.0:
-                amplitude = min(amplitude, VELOCITY_LIMIT_SHARE * joint.velocity_limit / omega)
-            amplitude = max(amplitude, 0.0)
-            q_index, v_index = joint.idx_q, joint.idx_v
-        elif joint.nq == 7:
-            center, amplitude = 0.0, BASE_BOB_AMPLITUDE
-            phase = -0.5 * np.pi if start_at_rest else 0.0
-            q_index, v_index = joint.idx_q + 2, joint.idx_v + 2
-        else:
-            continue
-        angle = omega * times + phase
-        Q[:, q_index] = center + amplitude * np.sin(angle)
-        V[:, v_index] = amplitude * omega * np.cos(angle)
-        A[:, v_index] = -amplitude * omega ** 2 * np.sin(angle)
-    return Q, V, A
 
 
 def v_labels(model: RobotModel) -> list[str]:

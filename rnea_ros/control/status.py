@@ -6,9 +6,9 @@ publishes the result as a ``diagnostic_msgs/DiagnosticStatus``. Keys are in the 
 """
 from __future__ import annotations
 
-from rnea_ros.node.cycle_kernels import oldest
-from rnea_ros.node.joint_input import NEVER
-from rnea_ros.node.safety import ERROR, MODEL_MISMATCH, OK, WARN
+from rnea_ros.control.cycle_kernels import oldest
+from rnea_ros.control.joint_input import NEVER
+from rnea_ros.control.safety import ERROR, MODEL_MISMATCH, OK, WARN
 
 
 def oldest_of(core, times) -> float:

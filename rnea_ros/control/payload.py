@@ -14,11 +14,11 @@ parameter callbacks, off the control path, and installs the model between two cy
 """
 from __future__ import annotations
 
+from rnea_ros.control.declaration import BY_NAME, check, PAYLOAD
+from rnea_ros.control.settings import ParameterRejected
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.payload import check_payload, NO_PAYLOAD, Payload
 from rnea_ros.errors import InputError
-from rnea_ros.node.declaration import BY_NAME, check, PAYLOAD
-from rnea_ros.node.settings import ParameterRejected
 
 FIELDS = {name: name.split('.', 1)[1] for name in PAYLOAD}  # payload.mass -> mass
 

@@ -43,8 +43,8 @@ import math
 
 import numpy as np
 
+from rnea_ros.control.safety import all_finite, ERROR, WARN
 from rnea_ros.errors import InputError
-from rnea_ros.node.safety import all_finite, ERROR, WARN
 from rnea_ros.observer.collision import CollisionDetector
 from rnea_ros.observer.momentum import MomentumObserver
 from rnea_ros.observer.wrench import estimate_wrench

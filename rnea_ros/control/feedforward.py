@@ -36,24 +36,24 @@ import math
 import numpy as np
 
 from rnea_ros.contacts import ContactSolver
+from rnea_ros.control.cycle_kernels import add_joint_terms, finish_outputs, input_ages
+from rnea_ros.control.joint_input import (base_spatial_acceleration, BaseStateInput,
+                                          JointStateInput, NEVER, NEVER_RECEIVED, NON_FINITE,
+                                          Rejected, STALE, VELOCITY_STALE)
+from rnea_ros.control.observer_outputs import ObserverOutput, stamp_seconds
+from rnea_ros.control.safety import (all_finite, COLLISION, EffortLimiter, ERROR, fault_torques,
+                                     FaultState, JOINT_STATES_MISSING, JOINT_STATES_STALE,
+                                     MODEL_MISMATCH, NON_FINITE_OUTPUT, ODOMETRY_STALE,
+                                     VELOCITY_MISSING)
+from rnea_ros.control.settings import (actuated_joints, check_model, ModelRejected,
+                                       ParameterRejected, Settings)
+from rnea_ros.control.status import core_status
+from rnea_ros.control.trajectory import (MISSING_FIELD, point_derivatives, Trajectory,
+                                         TrajectorySampler)
+from rnea_ros.control.wrenches import ContactOutput, MeasuredWrenches, ReactionOutput
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
-from rnea_ros.node.cycle_kernels import add_joint_terms, finish_outputs, input_ages
-from rnea_ros.node.joint_input import (base_spatial_acceleration, BaseStateInput, JointStateInput,
-                                       NEVER, NEVER_RECEIVED, NON_FINITE, Rejected, STALE,
-                                       VELOCITY_STALE)
-from rnea_ros.node.observer_outputs import ObserverOutput, stamp_seconds
-from rnea_ros.node.safety import (all_finite, COLLISION, EffortLimiter, ERROR, fault_torques,
-                                  FaultState, JOINT_STATES_MISSING, JOINT_STATES_STALE,
-                                  MODEL_MISMATCH, NON_FINITE_OUTPUT, ODOMETRY_STALE,
-                                  VELOCITY_MISSING)
-from rnea_ros.node.settings import (actuated_joints, check_model, ModelRejected,
-                                    ParameterRejected, Settings)
-from rnea_ros.node.status import core_status
-from rnea_ros.node.trajectory import (MISSING_FIELD, point_derivatives, Trajectory,
-                                      TrajectorySampler)
-from rnea_ros.node.wrenches import ContactOutput, MeasuredWrenches, ReactionOutput
 
 UNKNOWN_JOINTS = 'unknown_joints'
 
