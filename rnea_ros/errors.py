@@ -8,6 +8,10 @@ class RneaError(Exception):
     """Base class of every error raised by rnea_ros."""
 
 
+class MachineError(RneaError):
+    """The machine or the network failed, not the input: a full disk, a cluster (exit status 1)."""
+
+
 class URDFError(RneaError, ValueError):
     """The URDF text cannot give a correct dynamics model; the message names the element."""
 
@@ -36,3 +40,14 @@ class UsageParser(argparse.ArgumentParser):
     def error(self, message: str):
         """Print ``PROG: error: MESSAGE`` on stderr and exit with status 2."""
         self.exit(2, f'{self.prog}: error: {message}\n')
+
+
+def reason(exc: BaseException) -> str:
+    """
+    Return the message of ``exc`` on one line, or its type when it has none (a MemoryError).
+
+    A message over several lines (a YAML parser's, with the line it points at) is joined with
+    spaces: a tool's error is one line.
+    """
+    return ' '.join(line.strip() for line in str(exc).splitlines() if line.strip()) \
+        or type(exc).__name__

@@ -32,15 +32,16 @@ ALLOWED = {
     'demos': {'dynamics'},
     'recording': {'dynamics'},
     'observer': {'dynamics'},
-    'bag': {'dynamics', 'contacts', 'recording', 'observer'},
+    # tools: every command-line tool's options, output directory, exit status, text and plots.
+    'tools': {'recording'},
+    'bag': {'dynamics', 'contacts', 'recording', 'observer', 'tools'},
     # sim never imports node: the simulated robot talks to it over DDS.
     # recording: its bag writer, for --record.
     'sim': {'dynamics', 'contacts', 'timing', 'recording'},
-    'identify': {'dynamics', 'contacts', 'recording', 'bag'},  # bag: plots, report, options
-    'fleet': {'dynamics', 'contacts', 'recording', 'bag'},
-    # excite: identify's parameter layout and base; recording's JOINT=VALUE parser; bag's
-    # options, staged output directory and plotly building blocks.
-    'excite': {'dynamics', 'recording', 'bag', 'identify'},
+    'identify': {'dynamics', 'contacts', 'recording', 'tools'},
+    'fleet': {'dynamics', 'contacts', 'recording', 'tools', 'bag'},  # bag: the pipeline it runs
+    # excite: identify's parameter layout and base; recording's JOINT=VALUE parser.
+    'excite': {'dynamics', 'recording', 'tools', 'identify'},
 }
 HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow', 'mujoco')
 

@@ -21,10 +21,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rnea_ros.bag.options import add_arguments, BagOptions, from_namespace
+from rnea_ros.bag.options import add_arguments, BagOptions
 from rnea_ros.bag.pipeline import run
-from rnea_ros.errors import RneaError, UsageParser
-from rnea_ros.recording.bagio.storage import reason
+from rnea_ros.errors import UsageParser
+from rnea_ros.tools.options import from_namespace
+from rnea_ros.tools.run import run_tool
+from rnea_ros.tools.text import print_timings
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,31 +40,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def parse(argv: list[str] | None = None) -> BagOptions:
     """Parse the command line (default: ``sys.argv``) into ``BagOptions``."""
-    return from_namespace(build_parser().parse_args(argv))
+    return from_namespace(build_parser().parse_args(argv), BagOptions)
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``rnea_bag``; return the exit status (``rnea_ros.tools.run``)."""
     options = parse(argv)
-    try:
-        result = run(options)
-    except RneaError as exc:  # the input: the bag, the URDF, an option, the output directory
-        print(f'rnea_bag: error: {reason(exc)}', file=sys.stderr)
-        return 2
-    except (ValueError, OSError) as exc:  # not the input: a full disk, a failing device
-        print(f'rnea_bag: error: {reason(exc)}', file=sys.stderr)
-        return 1
+    return run_tool('rnea_bag', lambda: _analyse(options))
+
+
+def _analyse(options: BagOptions) -> int:
+    result = run(options)
     for warning in result.warnings:
         print(f'rnea_bag: warning: {warning}', file=sys.stderr)
     print(f'rnea_bag: {result.samples} samples -> {result.output}')
     if options.timings:
         print_timings(result.timings)
     return 0
-
-
-def print_timings(timings: dict[str, float]) -> None:
-    """Print the seconds spent per phase (``--timings`` of rnea_bag and rnea_identify)."""
-    for phase, seconds in timings.items():
-        print(f'  {phase:<16} {seconds:8.2f} s')
 
 
 if __name__ == '__main__':

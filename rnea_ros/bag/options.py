@@ -1,24 +1,23 @@
 """
 ``BagOptions``: the API of one bag analysis, every option's default and help declared once.
 
-``rnea_bag``'s command line is built from the fields (``add_arguments``) and parsed back into
-``BagOptions`` (``from_namespace``); ``rnea_fleet`` adds the per-bag fields to its own parser
-the same way and varies them with ``dataclasses.replace``; ``rnea_identify``'s
-``IdentifyOptions`` are declared the same way (``option``, ``positional``, ``add_fields``)
-and take the joint_states fields from here (``shared``). A field's metadata holds its flag, its
-argparse group and keywords (``help``, ``metavar``, ``type``, ``choices``...), and ``file``
-for an option naming a file (``rnea_fleet`` digests it by content).
+Declared with ``rnea_ros.tools.options`` (``option``, ``positional``), as every tool's options
+are: ``rnea_bag``'s command line is built from the fields (``add_arguments``) and parsed back
+into ``BagOptions`` (``rnea_ros.tools.options.from_namespace``); ``rnea_fleet`` adds the per-bag
+fields to its own parser the same way and varies them with ``dataclasses.replace``;
+``rnea_identify`` takes the joint_states fields from here (``shared``).
 """
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
 from rnea_ros.dynamics.description import parse_xacro_arg
 from rnea_ros.observer.momentum import DEFAULT_GAIN, MEASURED_EFFORTS
 from rnea_ros.recording import differentiate
+from rnea_ros.tools import reading
+from rnea_ros.tools.options import add_fields, MAIN, option, positional
 
-MAIN = ''
 WINDOW = 'time window and joints'
 ACCELERATIONS = 'accelerations (Savitzky-Golay differentiator)'
 CONTACTS = 'contacts (floating base)'
@@ -40,38 +39,6 @@ GROUPS = {  # title -> description, in the order of --help
     'with it, the collisions detected (summary.json). Fixed base only.',
     OUTPUT: None,
 }
-
-
-def window_value(text: str) -> float | str:
-    """Parse --window: 'auto' or seconds (a number; its range is checked by the tool)."""
-    if text == differentiate.AUTO:
-        return text
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: 'auto' or a number of seconds") from None
-
-
-def option(default, group: str, *, file: bool = False, exclusive: str | None = None,
-           numbers: bool = True, **argparse_keywords):
-    """
-    Declare a field: its default, argparse group and keywords (the flag from its name).
-
-    ``file``: the option names a file; ``exclusive``: the name of its mutually exclusive set;
-    ``numbers``: False for an option that changes where or how the results are written, never
-    the results (left out of the fleet's settings digest and its per-bag options).
-    """
-    return field(default=default, metadata={'group': group, 'file': file,
-                                            'exclusive': exclusive, 'numbers': numbers,
-                                            'argparse': argparse_keywords})
-
-
-def positional(group: str, *, numbers: bool = True, **argparse_keywords):
-    """Declare a field without a default: a positional argument, or ``required=True``."""
-    return field(metadata={'group': group, 'file': False, 'exclusive': None,
-                           'numbers': numbers,
-                           'positional': 'required' not in argparse_keywords,
-                           'argparse': argparse_keywords})
 
 
 @dataclass(frozen=True)
@@ -103,22 +70,11 @@ class BagOptions:
                                help='analyse up to S seconds after the bag start')
     joints: str | None = option(None, WINDOW, metavar='J1,J2',
                                 help='report only these joints (the dynamics still uses all)')
-    clock: str = option('header', WINDOW, choices=('header', 'receive'),
-                        help='sample times: message header stamps (default) or receive times')
-    ignore_extra_joints: bool = option(
-        False, WINDOW, action='store_true',
-        help='skip joint_states names that the URDF does not have')
-    lock: str | None = option(
-        None, WINDOW, metavar='JOINT=VALUE[,...]', help='hold these URDF joints at a fixed '
-        'position (rad, or m for prismatic joints; inside the joint limits), e.g. a gripper '
-        'the bag does not publish; overrides the bag')
-    lock_missing: bool = option(
-        False, WINDOW, action='store_true', help='hold every URDF joint the bag never '
-        'publishes at 0 (or at the limit nearest to 0); listed in a warning and the summary')
-    window: float | str = option(
-        differentiate.AUTO, ACCELERATIONS, type=window_value, metavar='S',
-        help='fit window in seconds, or auto (default): per joint the candidate of the '
-        'smallest predicted RMS acceleration error (noise + bias), reported in summary.json')
+    clock: str = reading.clock(WINDOW)
+    ignore_extra_joints: bool = reading.ignore_extra_joints(WINDOW)
+    lock: str | None = reading.lock(WINDOW)
+    lock_missing: bool = reading.lock_missing(WINDOW)
+    window: float | str = reading.window(ACCELERATIONS)
     accelerations_from: str = option(
         'auto', ACCELERATIONS, choices=('auto', 'positions', 'velocities'),
         help='route of the estimated accelerations: per joint the better one (default), or '
@@ -207,60 +163,3 @@ def add_arguments(parser: argparse.ArgumentParser, exclude=frozenset(),
     itself). Returns the names of the fields added.
     """
     return add_fields(parser, BagOptions, GROUPS, exclude, main_title)
-
-
-def add_fields(parser: argparse.ArgumentParser, options_class, groups: dict,
-               exclude=frozenset(), main_title: str | None = None) -> list[str]:
-    """
-    Add the fields of a dataclass declared with ``option`` to ``parser``; return their names.
-
-    ``groups``: title -> description of the argument groups, in the order of --help (title
-    ``MAIN``: the parser itself, or a group titled ``main_title``); the fields are added in
-    their declaration order.
-    """
-    chosen = [f for f in fields(options_class) if f.name not in exclude]
-    used = {f.metadata['group'] for f in chosen}
-    targets = {}
-    for title, description in groups.items():
-        if title not in used:
-            continue
-        if title == MAIN:
-            targets[title] = parser if main_title is None else \
-                parser.add_argument_group(main_title)
-        else:
-            targets[title] = parser.add_argument_group(title, description)
-    exclusive = {}
-    for item in chosen:
-        target = targets[item.metadata['group']]
-        name = item.metadata['exclusive']
-        if name:
-            if name not in exclusive:
-                exclusive[name] = target.add_mutually_exclusive_group()
-            target = exclusive[name]
-        _add(target, item)
-    return [item.name for item in chosen]
-
-
-def shared(name: str, group: str):
-    """Declare a field of another tool as the ``BagOptions`` field ``name`` (in ``group``)."""
-    item = {f.name: f for f in fields(BagOptions)}[name]
-    return field(default=item.default, metadata={**item.metadata, 'group': group})
-
-
-def _add(target, item) -> None:
-    keywords = dict(item.metadata['argparse'])
-    if item.metadata.get('positional'):
-        target.add_argument(item.name, **keywords)
-        return
-    if item.default is not None and keywords.get('action') != 'store_true' \
-            and not keywords.get('required'):
-        keywords['default'] = item.default
-    target.add_argument('--' + item.name.replace('_', '-'), **keywords)
-
-
-def from_namespace(namespace: argparse.Namespace, options_class=None, **given):
-    """Return the options (``BagOptions``) of a parsed namespace, its fields, with ``given``."""
-    options_class = options_class or BagOptions
-    names = {f.name for f in fields(options_class)}
-    values = {key: value for key, value in vars(namespace).items() if key in names}
-    return options_class(**{**values, **given})

@@ -91,10 +91,8 @@ import numpy as np
 
 from rnea_ros.bag import inputs, observing
 from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
-from rnea_ros.bag.downsample import reduce_bag
 from rnea_ros.bag.options import BagOptions
 from rnea_ros.bag.report import table_suffix, write_summary, write_table, write_tables
-from rnea_ros.bag.staging import check as check_output, Staging
 from rnea_ros.bag.summary import add_outputs, add_run_parts, run_summary
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.loading import urdf_model
@@ -102,8 +100,10 @@ from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.recording import derivatives, differentiate, JointSeries, load_joint_states
 from rnea_ros.recording.bagio import cdr
-from rnea_ros.recording.bagio.storage import (BagError, JOINT_STATE, open_bag,
-                                              topic_connections, typestore, WRENCH_STAMPED)
+from rnea_ros.recording.bagio.storage import (BagError, JOINT_STATE, open_bag, topic_connections,
+                                              typestore, WRENCH_STAMPED)
+from rnea_ros.tools.downsample import reduce_bag
+from rnea_ros.tools.staging import check as check_output, Staging
 
 PROGRESS_MIN_MESSAGES = 100_000
 # The contact solver is slower per sample: its progress bar shows from fewer samples.
@@ -477,7 +477,7 @@ def _background(threads: int | None):
 
 
 def _progress(label: str, total: int, show: bool):
-    from rnea_ros.bag.progress import Progress
+    from rnea_ros.tools.progress import Progress
     return Progress(label, total, bool(show) and total >= PROGRESS_MIN_MESSAGES)
 
 

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from rnea_ros.bag.column_stats import Moments, moments
 from rnea_ros.bag.floattext import format_rows
 from rnea_ros.errors import InputError
+from rnea_ros.tools.column_stats import Moments, moments
+from rnea_ros.tools.text import bullets, fmt
 
 WORST_WINDOWS = 5
 TABLE_ROWS = 1 << 17  # rows per block written (CSV: blocks formatted in parallel)
@@ -270,20 +271,6 @@ def write_summary(directory: Path, summary: dict) -> tuple[Path, Path]:
     md_path = directory / 'summary.md'
     md_path.write_text(markdown(summary))
     return json_path, md_path
-
-
-def fmt(value, digits: int = 4) -> str:
-    """Return a number of a Markdown table: ``digits`` significant digits, None as a dash."""
-    if value is None:
-        return '–'
-    if isinstance(value, float):
-        return f'{value:.{digits}g}'
-    return str(value)
-
-
-def bullets(title: str, items) -> list[str]:
-    """Return the lines of a Markdown section: a ``## title`` heading, then one ``- item`` each."""
-    return [f'## {title}', '', *(f'- {item}' for item in items)]
 
 
 def _names(names) -> str:

@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 import sys
 
-from rnea_ros.bag.options import add_fields, from_namespace, MAIN, option
-from rnea_ros.bag.staging import check as check_output, exit_status
-from rnea_ros.errors import RneaError, UsageParser
+from rnea_ros.errors import UsageParser
 from rnea_ros.excite import outputs
 from rnea_ros.excite.run import (MAX_DURATION, MAX_HARMONICS, MAX_HIGHEST_FREQUENCY,
                                  MAX_ITERATIONS, MAX_POINTS, MAX_SEED, MIN_BASE_FREQUENCY,
                                  MIN_POINT_INTERVAL, run)
+from rnea_ros.tools.options import add_fields, from_namespace, MAIN, option
+from rnea_ros.tools.run import run_tool
+from rnea_ros.tools.staging import check as check_output
 
 MOTION = 'motion'
 LIMITS = 'limits'
@@ -104,11 +105,12 @@ def parse(argv: list[str] | None = None) -> ExciteOptions:
 def main(argv: list[str] | None = None) -> int:
     """Run ``rnea_excite``; return the exit status (module docstring)."""
     args = parse(argv)
-    try:
-        check_output(Path(args.output), args.overwrite, outputs.TOOL)  # before any work
-        result = run(args, say=lambda line: print(f'rnea_excite: {line}', flush=True))
-    except (RneaError, OSError, ValueError, KeyboardInterrupt) as exc:
-        return exit_status('rnea_excite', exc)
+    return run_tool('rnea_excite', lambda: _design(args))
+
+
+def _design(args: ExciteOptions) -> int:
+    check_output(Path(args.output), args.overwrite, outputs.TOOL)  # before any work
+    result = run(args, say=lambda line: print(f'rnea_excite: {line}', flush=True))
     for warning in result.report['warnings']:
         print(f'rnea_excite: warning: {warning}', file=sys.stderr)
     c, t = result.report['conditioning'], result.report['trajectory']

@@ -14,7 +14,7 @@ What ``rnea_excite`` writes into ``--output DIR``: every file, or none.
   random sines within the same limits, the base parameters the motion excites, the limits
   used and how much of each the motion takes, the Fourier coefficients, warnings.
 
-Staged and committed as ``rnea_bag``'s outputs (``rnea_ros.bag.staging``): a directory that
+Staged and committed as ``rnea_bag``'s outputs (``rnea_ros.tools.staging``): a directory that
 holds files is refused without ``--overwrite``; nothing is written outside it or through a
 symlink planted in it; ``excitation.json`` is written last.
 """
@@ -29,9 +29,9 @@ import re
 import numpy as np
 import yaml
 
-from rnea_ros.bag.report import bullets, fmt
-from rnea_ros.bag.staging import Staging, Tool
 from rnea_ros.excite.limits import effort_unit, unit
+from rnea_ros.tools.staging import Staging, Tool
+from rnea_ros.tools.text import bullets, fmt
 
 TOOL = Tool('rnea_excite', 'excitation.json', re.compile(
     r'trajectory\.(yaml|csv|html)|excitation\.(json|md)'))
@@ -63,7 +63,7 @@ def csv_text(names, times, q, v, a, tau) -> str:
 
 def figure(model, limits, times, q, v, a, tau, title: str):
     """Position, velocity, acceleration and torque of each joint, their limits dashed."""
-    from rnea_ros.bag import htmlreport
+    from rnea_ros.tools import htmlpage
     rows = ['position', 'velocity', 'acceleration', 'torque (URDF model)']
     options, axis_titles = {}, {}
     ends = np.array([times[0], times[-1]])
@@ -74,17 +74,17 @@ def figure(model, limits, times, q, v, a, tau, title: str):
                   (-limits.effort[k], limits.effort[k]))
         items = []
         for row, (values, (low, high)) in enumerate(zip((q, v, a, tau), bounds), start=1):
-            items += [(row, trace) for trace in htmlreport.line_traces(
+            items += [(row, trace) for trace in htmlpage.line_traces(
                 times, {rows[row - 1]: values[:, k]}, colours={rows[row - 1]: '#1f77b4'},
                 showlegend=False)]
             if np.isfinite(high):
-                items += [(row, trace) for trace in htmlreport.line_traces(
+                items += [(row, trace) for trace in htmlpage.line_traces(
                     ends, {'limit': np.array([high, high]), 'limit ': np.array([low, low])},
                     colours={'limit': '#d62728', 'limit ': '#d62728'}, showlegend=False)]
         options[joint.name] = items
         axis_titles[joint.name] = [f'[{u}]', f'[{u}/s]', f'[{u}/s^2]', f'[{e}]']
-    out = htmlreport.selector_figure(options, rows, title=title, axis_titles=axis_titles,
-                                     selector_label='joint', height_per_row=200)
+    out = htmlpage.selector_figure(options, rows, title=title, axis_titles=axis_titles,
+                                   selector_label='joint', height_per_row=200)
     out.update_xaxes(title_text='time from start [s]', row=len(rows), col=1)
     return out
 
@@ -137,9 +137,9 @@ def write(output: Path, overwrite: bool, report: dict, message: dict, csv: str,
         staging.write_text('trajectory.csv', csv)
         names = ['trajectory.yaml', 'trajectory.csv']
         if plot is not None:
-            from rnea_ros.bag import htmlreport
+            from rnea_ros.tools import htmlpage
             with staging.writing('trajectory.html') as path:
-                htmlreport.write_page(path, report['robot'], [
+                htmlpage.write_page(path, report['robot'], [
                     f'<h1>Excitation trajectory for {html.escape(report["robot"])}</h1>', plot])
             names.append('trajectory.html')
         names += ['excitation.md', 'excitation.json']

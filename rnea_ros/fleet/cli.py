@@ -25,13 +25,13 @@ import sys
 import xml.etree.ElementTree as ET
 
 from rnea_ros.bag import options as bag_options
-from rnea_ros.bag.options import add_fields, MAIN, option, positional
-from rnea_ros.bag.staging import OutputError
 from rnea_ros.dynamics.description import read_robot_description
 from rnea_ros.dynamics.loading import read_file_option
 from rnea_ros.errors import InputError, RneaError, UsageParser
 from rnea_ros.fleet import drift
-from rnea_ros.fleet.cluster import check_address, ClusterError, CONNECT_TIMEOUT
+from rnea_ros.fleet.cluster import check_address, CONNECT_TIMEOUT
+from rnea_ros.tools.options import add_fields, from_namespace, MAIN, option, positional
+from rnea_ros.tools.run import run_tool
 
 
 DRIFT = 'drift'
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run ``rnea_fleet`` with ``argv`` (default: the command line); return the exit status."""
     parser, dests = build_parser()
     namespace = parser.parse_args(argv)
-    fleet = bag_options.from_namespace(namespace, FleetOptions)
+    fleet = from_namespace(namespace, FleetOptions)
     if fleet.scheduler and fleet.workers is not None:
         parser.error('--workers sets the size of the local cluster; with --scheduler the '
                      'cluster has its own workers')
@@ -141,31 +141,23 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f'--drift-alpha must be between 0 and 1, got {fleet.drift_alpha:g}')
     if fleet.drift_min_bags < 3:
         parser.error(f'--drift-min-bags must be at least 3, got {fleet.drift_min_bags}')
-    try:
-        # threads 1: one bag per core, the cluster runs bags side by side.
-        per_bag = bag_options.from_namespace(namespace, bag='', output=None, progress=None,
-                                             overwrite=False, threads=1)
-        if fleet.scheduler:
-            check_address(fleet.scheduler)
-        return _run(fleet, per_bag, dests)
-    except (ClusterError, OutputError) as exc:  # the machine or the network, not the input
-        print(f'rnea_fleet: error: {exc}', file=sys.stderr)
-        return 1
-    except RneaError as exc:  # the input: a path, --urdf, a pattern; nothing is written
-        print(f'rnea_fleet: error: {exc}', file=sys.stderr)
-        return 2
-    except (ValueError, OSError) as exc:
-        print(f'rnea_fleet: error: {exc}', file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print('rnea_fleet: interrupted (the bags analysed so far are kept; a re-run reuses '
-              'them)', file=sys.stderr)
-        return 130
+    return run_tool('rnea_fleet', lambda: _start(fleet, namespace, dests),
+                    interrupted='interrupted (the bags analysed so far are kept; a re-run '
+                    'reuses them)')
+
+
+def _start(fleet: FleetOptions, namespace: argparse.Namespace, dests: list[str]) -> int:
+    # threads 1: one bag per core, the cluster runs bags side by side.
+    per_bag = from_namespace(namespace, bag_options.BagOptions, bag='', output=None,
+                             progress=None, overwrite=False, threads=1)
+    if fleet.scheduler:
+        check_address(fleet.scheduler)
+    return _run(fleet, per_bag, dests)
 
 
 def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str]) -> int:
     """Analyse every bag with ``per_bag`` (the ``BagOptions`` template) on the cluster."""
-    from rnea_ros.bag.progress import Progress
+    from rnea_ros.tools.progress import Progress
     from rnea_ros.fleet import bags as fleet_bags
     from rnea_ros.fleet import cluster, digest, run
     output = Path(os.path.abspath(fleet.output))

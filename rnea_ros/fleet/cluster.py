@@ -29,14 +29,14 @@ import sys
 import tempfile
 import threading
 
-from rnea_ros.errors import InputError, RneaError
+from rnea_ros.errors import InputError, MachineError
 
 SCRATCH_PREFIX = '.dask-'
 CONNECT_TIMEOUT = 5.0  # s
 LOOPBACK = '127.0.0.1'  # every port of the local cluster (test/fleet/test_loopback.py)
 
 
-class ClusterError(RneaError):
+class ClusterError(MachineError):
     """The Dask cluster cannot be started or reached."""
 
 

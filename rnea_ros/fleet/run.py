@@ -8,7 +8,7 @@ with ``distributed.as_completed``, counting bags on a progress bar. A task that 
 (an unexpected exception, a worker killed again and again) becomes an 'error' outcome of its
 bag. ``write_outputs`` judges drift and writes fleet.parquet, fleet.json (the drift
 verdicts), fleet.md and report.html, all or none (staged and committed by
-``rnea_ros.bag.staging``, as every tool writes; a full disk leaves the earlier files and names
+``rnea_ros.tools.staging``, as every tool writes; a full disk leaves the earlier files and names
 the file it could not write).
 """
 from __future__ import annotations
@@ -21,10 +21,10 @@ import re
 import shutil
 import uuid
 
-from rnea_ros.bag.staging import Staging, Tool
 from rnea_ros.fleet import drift, table
 from rnea_ros.fleet.bags import Bag
 from rnea_ros.fleet.task import analyse, failed, Job, Outcome, PARTIAL_PREFIX
+from rnea_ros.tools.staging import Staging, Tool
 
 RETRIES = 2
 BAGS = 'bags'

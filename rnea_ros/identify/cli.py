@@ -31,11 +31,13 @@ import time
 
 import numpy as np
 
-from rnea_ros.bag.cli import print_timings
-from rnea_ros.bag.options import add_fields, from_namespace, MAIN, option, positional, shared
-from rnea_ros.bag.staging import check as check_output, exit_status
-from rnea_ros.errors import RneaError, UsageParser
+from rnea_ros.errors import UsageParser
 from rnea_ros.identify import outputs, parameters, payload, pipeline
+from rnea_ros.tools import reading
+from rnea_ros.tools.options import add_fields, from_namespace, MAIN, option, positional
+from rnea_ros.tools.run import run_tool
+from rnea_ros.tools.staging import check as check_output
+from rnea_ros.tools.text import print_timings
 
 
 JOINTS = 'joints and time'
@@ -58,11 +60,11 @@ class IdentifyOptions:
     joint_states: str = option('joint_states', MAIN, metavar='TOPIC',
                                help='sensor_msgs/JointState topic with position, effort and '
                                'optionally velocity (default: %(default)s)')
-    clock: str = shared('clock', JOINTS)
-    ignore_extra_joints: bool = shared('ignore_extra_joints', JOINTS)
-    lock: str | None = shared('lock', JOINTS)
-    lock_missing: bool = shared('lock_missing', JOINTS)
-    window: float | str = shared('window', JOINTS)
+    clock: str = reading.clock(JOINTS)
+    ignore_extra_joints: bool = reading.ignore_extra_joints(JOINTS)
+    lock: str | None = reading.lock(JOINTS)
+    lock_missing: bool = reading.lock_missing(JOINTS)
+    window: float | str = reading.window(JOINTS)
     effort_delay: float = option(0.0, MAIN, type=float, metavar='S',
                                  help='the effort stamped t is the torque that balanced the '
                                  'state of instant t - S (a sensor or logger reporting it S '
@@ -121,26 +123,27 @@ def main(argv: list[str] | None = None) -> int:
     reading = {'clock': args.clock, 'lock': args.lock, 'lock_missing': args.lock_missing,
                'ignore_extra': args.ignore_extra_joints, 'window': args.window,
                'effort_delay': args.effort_delay}
-    try:
-        if args.payload is not None:  # a payload on a known robot: identify/payload.py
-            return payload.run(args, output, reading)
-        check_output(output, args.overwrite, outputs.TOOL)  # before any work
-        result = pipeline.identify(args.bags, args.urdf, joint_states=args.joint_states,
-                                   holdout=0.0 if args.validate else args.holdout,
-                                   validate=args.validate, friction=args.friction,
-                                   inertial=args.inertial, threads=args.threads,
-                                   reading=reading)
-        settings = {'bags': args.bags, 'urdf': args.urdf, 'joint_states': args.joint_states,
-                    'validation': f'bag {args.validate}' if args.validate else
-                    f'last {args.holdout:g} of each bag', 'friction': args.friction,
-                    'velocity_threshold': result.layout.velocity_threshold,
-                    'offset': args.offset, 'inertial': args.inertial, **reading}
-        begin = time.perf_counter()
-        outputs.write(result, output, settings, plots=not args.no_plots,
-                      overwrite=args.overwrite)
-        result.timings['writing'] = time.perf_counter() - begin
-    except (RneaError, ValueError, OSError, KeyboardInterrupt) as exc:
-        return exit_status('rnea_identify', exc)  # 2: the input; 1: the machine; 130: Ctrl-C
+    return run_tool('rnea_identify', lambda: _identify(args, output, reading))
+
+
+def _identify(args: IdentifyOptions, output: Path, reading: dict) -> int:
+    if args.payload is not None:  # a payload on a known robot: identify/payload.py
+        return payload.run(args, output, reading)
+    check_output(output, args.overwrite, outputs.TOOL)  # before any work
+    result = pipeline.identify(args.bags, args.urdf, joint_states=args.joint_states,
+                               holdout=0.0 if args.validate else args.holdout,
+                               validate=args.validate, friction=args.friction,
+                               inertial=args.inertial, threads=args.threads,
+                               reading=reading)
+    settings = {'bags': args.bags, 'urdf': args.urdf, 'joint_states': args.joint_states,
+                'validation': f'bag {args.validate}' if args.validate else
+                f'last {args.holdout:g} of each bag', 'friction': args.friction,
+                'velocity_threshold': result.layout.velocity_threshold,
+                'offset': args.offset, 'inertial': args.inertial, **reading}
+    begin = time.perf_counter()
+    outputs.write(result, output, settings, plots=not args.no_plots,
+                  overwrite=args.overwrite)
+    result.timings['writing'] = time.perf_counter() - begin
     for warning in result.warnings:
         print(f'rnea_identify: warning: {warning}', file=sys.stderr)
     rms = result.rms

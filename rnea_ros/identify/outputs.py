@@ -4,7 +4,7 @@ What ``rnea_identify`` writes into ``--output DIR``: every file, or none.
 ``identified.urdf``, ``joint_model.yaml`` (a node parameters file), ``identification.json``,
 ``identification.md`` and ``validation_<group>.png`` (``rnea_ros.identify.report`` lists what
 each holds) are staged and committed as ``rnea_bag`` commits its outputs
-(``rnea_ros.bag.staging``): a directory that holds files is refused without ``--overwrite``;
+(``rnea_ros.tools.staging``): a directory that holds files is refused without ``--overwrite``;
 with it, only these names are replaced, and the outputs the previous ``identification.json``
 listed that this run does not write again (the plots, after a run with ``--no-plots``) are
 removed; ``identification.json`` is written last. A failure or a Ctrl-C before the renames
@@ -20,8 +20,8 @@ import re
 
 import numpy as np
 
-from rnea_ros.bag.staging import Staging, Tool
 from rnea_ros.identify import pipeline, report, urdf_out
+from rnea_ros.tools.staging import Staging, Tool
 
 TOOL = Tool('rnea_identify', 'identification.json', re.compile(
     r'identified\.urdf|joint_model\.yaml|identification\.(json|md)|validation_[\w.-]+\.png'))

@@ -44,7 +44,6 @@ import sys
 
 import numpy as np
 
-from rnea_ros.bag.staging import Staging, Tool
 from rnea_ros.dynamics.payload import (check_payload, from_link_parameters, moving_mass, Payload,
                                        payload_block)
 from rnea_ros.errors import InputError
@@ -52,6 +51,7 @@ from rnea_ros.identify import covariance, fit, parameters, samples
 from rnea_ros.identify import physical
 from rnea_ros.identify.pipeline import read_robot
 from rnea_ros.recording.differentiate import AUTO, DEFAULT_WINDOW
+from rnea_ros.tools.staging import Staging, Tool
 
 TOOL = Tool('rnea_identify', 'payload.json', re.compile(r'payload\.(yaml|json)'))
 CHUNK = 20_000
@@ -273,7 +273,7 @@ def write(result: PayloadFit, output: Path, settings: dict, overwrite: bool = Fa
 
 def run(args, output: Path, reading: dict) -> int:
     """Run ``rnea_identify --payload`` for the parsed ``IdentifyOptions``; print the result."""
-    from rnea_ros.bag.staging import check as check_output
+    from rnea_ros.tools.staging import check as check_output
     check_output(output, args.overwrite, TOOL)  # before any work
     result = identify_payload(args.bags, args.urdf, args.payload,
                               joint_states=args.joint_states, friction=args.friction,

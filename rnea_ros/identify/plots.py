@@ -1,11 +1,11 @@
 """
 PNG plots of the validation data: measured effort vs the URDF's and the identified model's.
 
-``validation_<group>.png`` per group of up to four joints (``rnea_ros.bag.plots.groups``), one
+``validation_<group>.png`` per group of up to four joints (``rnea_ros.tools.plots.groups``), one
 panel per joint: the measured effort, the URDF's prediction (before) and the identified model's
 with its friction and armature (after), each with its RMS residual over the samples plotted in
 the legend (long data: every k-th sample, at most ``outputs.PLOT_SAMPLES``; then reduced to
-min/max envelopes by ``rnea_ros.bag.downsample``, as the bag plots are). The figures are
+min/max envelopes by ``rnea_ros.tools.downsample``, as the bag plots are). The figures are
 yielded with their file names; ``rnea_ros.identify.outputs`` saves them.
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from rnea_ros.bag.downsample import envelope
-from rnea_ros.bag.plots import groups
+from rnea_ros.tools.downsample import envelope
+from rnea_ros.tools.plots import groups
 
 DPI = 90
 STYLE = {  # curve: (legend label, colour, line width)

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from rnea_ros.bag.report import fmt
 from rnea_ros.identify.parameters import INERTIAL
 from rnea_ros.identify.pipeline import Identification, MODELS
+from rnea_ros.tools.text import fmt
 
 
 def _safe(value):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rnea_ros.bag import column_stats
+from rnea_ros.tools import column_stats
 
 
 @pytest.fixture

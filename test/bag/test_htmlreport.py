@@ -14,8 +14,9 @@ import browser
 import numpy as np
 import pytest
 
-from rnea_ros.bag import downsample, htmlreport
+from rnea_ros.bag import htmlreport
 from rnea_ros.bag.cli import main
+from rnea_ros.tools import downsample
 
 
 def test_envelope_keeps_every_peak_and_bounds_the_size():

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from rnea_ros.bag.cli import main as rnea_bag
-from rnea_ros.bag.plots import groups
+from rnea_ros.tools.plots import groups
 
 RENAMED = {'panda_joint1': 'arm/base.yaw', 'panda_joint2': 'arm.shoulder',
            'panda_joint3': '../up', 'panda_joint4': 'arm/elbow'}

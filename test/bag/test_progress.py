@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import io
 
-from rnea_ros.bag.progress import Progress
+from rnea_ros.tools.progress import Progress
 
 
 def test_progress_draws_and_ends_the_line():

@@ -1,5 +1,5 @@
 """
-The output directory of ``rnea_bag`` (``rnea_ros.bag.staging``): refuse, replace, never half-write.
+The output directory of ``rnea_bag`` (``rnea_ros.tools.staging``): refuse, replace, no half-file.
 
 Regression tests of the bag tool deleting a user's ``residual.csv`` and ``contact_wrenches.csv``
 in an existing directory, and overwriting the tables before failing on an existing ``bag/``.
@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from rosbags.rosbag2 import Reader
 
-from rnea_ros.bag import staging
 from rnea_ros.bag.cli import main
 from rnea_ros.errors import RneaError, URDFError
+from rnea_ros.tools import run as tool_run, staging
 
 USER_FILES = {'residual.csv': b'time,mine\n0,1\n', 'contact_wrenches.csv': b'my,own\n',
               'notes.txt': b'do not touch\n', 'sub/deeper.txt': b'nested\n'}
@@ -170,5 +170,5 @@ def test_previous_outputs_are_only_names_of_the_tool(tmp_path):
 ])
 def test_exit_status_prints_one_line_and_tells_the_input_from_the_machine(exc, status, line,
                                                                           capsys):
-    assert staging.exit_status('rnea_excite', exc) == status
+    assert tool_run.exit_status('rnea_excite', exc) == status
     assert capsys.readouterr().err == line + '\n'

@@ -24,7 +24,7 @@ from pathlib import Path
 from numba import njit
 import numpy as np
 
-from rnea_ros.errors import RneaError
+from rnea_ros.errors import reason, RneaError
 from rnea_ros.recording.bagio.mcapcheck import MESSAGE
 
 JOINT_STATE = 'sensor_msgs/msg/JointState'
@@ -92,17 +92,6 @@ def open_bag(path: str | Path):
         raise BagError(f'cannot read bag {str(path)!r} (corrupt or not a rosbag2 sqlite3/mcap '
                        f'bag?): {reason(exc)}') from None
     return reader
-
-
-def reason(exc: BaseException) -> str:
-    """
-    Return the message of ``exc`` on one line, or its type when it has none (a MemoryError).
-
-    A message over several lines (a YAML parser's, with the line it points at) is joined with
-    spaces: a tool's error is one line.
-    """
-    return ' '.join(line.strip() for line in str(exc).splitlines() if line.strip()) \
-        or type(exc).__name__
 
 
 def topic_list(reader) -> str:

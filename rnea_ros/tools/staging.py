@@ -31,12 +31,10 @@ from pathlib import Path
 import re
 import shutil
 import signal
-import sys
 import tempfile
 import threading
 
-from rnea_ros.errors import RneaError
-from rnea_ros.recording.bagio.storage import reason
+from rnea_ros.errors import MachineError, RneaError
 
 
 @dataclass(frozen=True)
@@ -69,7 +67,7 @@ class OutputExistsError(RneaError):
     """The output directory holds files already and ``--overwrite`` was not given."""
 
 
-class OutputError(RneaError):
+class OutputError(MachineError):
     """An output file could not be written (a full disk, no permission): names the file."""
 
 
@@ -153,21 +151,6 @@ class Staging:
             for name in previous - set(bare):
                 _remove(self.directory / name)
         return [self.directory / name for name in bare]
-
-
-def exit_status(prog: str, exc: BaseException) -> int:
-    """
-    Print the one line of a tool run that failed with ``exc``; return the run's exit status.
-
-    1 for a failing machine (``OutputError``: a full disk, the line names the file; any other
-    ``OSError`` or ``ValueError``), 2 for bad input (any other ``RneaError``), 130 for a Ctrl-C
-    (the staged outputs leave none half-written). ``prog`` begins the line.
-    """
-    if isinstance(exc, KeyboardInterrupt):
-        print(f'{prog}: interrupted (no output is left half-written)', file=sys.stderr)
-        return 130
-    print(f'{prog}: error: {reason(exc)}', file=sys.stderr)
-    return 2 if isinstance(exc, RneaError) and not isinstance(exc, OutputError) else 1
 
 
 def _remove(path: Path) -> None:

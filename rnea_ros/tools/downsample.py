@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnea_ros.bag import column_stats
+from rnea_ros.tools import column_stats
 
 BUCKETS = 1000
 
@@ -107,7 +107,7 @@ def reduce_bag(time: np.ndarray, total: np.ndarray, terms: Mapping[str, np.ndarr
     """
     Envelopes of the predicted/measured/residual effort and means of the terms (N, J).
 
-    Each (N, J) array is read once (``rnea_ros.bag.column_stats``): the residual is not formed.
+    Each (N, J) array is read once (``rnea_ros.tools.column_stats``): the residual is not formed.
     """
     time = np.asarray(time)
     has_measured = measured is not None and np.isfinite(measured).any()

@@ -1,0 +1,60 @@
+"""
+The options of reading joint_states that every tool shares, each declared once.
+
+``rnea_bag``'s ``BagOptions`` and ``rnea_identify``'s options declare them with these functions,
+each in a group of its own command line: the same flag, default and help in both.
+"""
+from __future__ import annotations
+
+import argparse
+
+from rnea_ros.recording import differentiate
+from rnea_ros.tools.options import option
+
+__all__ = ['clock', 'ignore_extra_joints', 'lock', 'lock_missing', 'window', 'window_value']
+
+
+def window_value(text: str) -> float | str:
+    """Parse --window: 'auto' or seconds (a number; its range is checked by the tool)."""
+    if text == differentiate.AUTO:
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: 'auto' or a number of seconds") from None
+
+
+def clock(group: str):
+    """Declare the ``--clock`` option in ``group``."""
+    return option('header', group, choices=('header', 'receive'),
+                  help='sample times: message header stamps (default) or receive times')
+
+
+def ignore_extra_joints(group: str):
+    """Declare the ``--ignore-extra-joints`` option in ``group``."""
+    return option(
+        False, group, action='store_true',
+        help='skip joint_states names that the URDF does not have')
+
+
+def lock(group: str):
+    """Declare the ``--lock`` option in ``group``."""
+    return option(
+        None, group, metavar='JOINT=VALUE[,...]', help='hold these URDF joints at a fixed '
+        'position (rad, or m for prismatic joints; inside the joint limits), e.g. a gripper '
+        'the bag does not publish; overrides the bag')
+
+
+def lock_missing(group: str):
+    """Declare the ``--lock-missing`` option in ``group``."""
+    return option(
+        False, group, action='store_true', help='hold every URDF joint the bag never '
+        'publishes at 0 (or at the limit nearest to 0); listed in a warning and the summary')
+
+
+def window(group: str):
+    """Declare the ``--window`` option in ``group``."""
+    return option(
+        differentiate.AUTO, group, type=window_value, metavar='S',
+        help='fit window in seconds, or auto (default): per joint the candidate of the '
+        'smallest predicted RMS acceleration error (noise + bias), reported in summary.json')
