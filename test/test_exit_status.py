@@ -2,7 +2,8 @@
 Every tool's exit status, one rule (``rnea_ros.tools.run``): 2 bad input, 1 the machine, 130 Ctrl-C.
 
 Each tool's ``main`` runs in-process with its work replaced by one that raises: the status and
-the one line it prints are the same for every tool (rnea_fleet's Ctrl-C line says what it keeps).
+the one line it prints are the same for every tool (rnea_fleet's Ctrl-C line says what it
+keeps).
 """
 from __future__ import annotations
 
