@@ -221,7 +221,10 @@ def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str])
             print(f'rnea_fleet: drift: {check.robot} / {check.joint}: residual RMS '
                   f'{check.current:.4g}, baseline {check.baseline:.4g} (z {check.statistic:.3g}'
                   f', p {check.p_adjusted:.2g} Holm)', file=sys.stderr)
-    print(f'rnea_fleet: drift: {drift.headline(result.checks)} (drifting: beyond the '
+    for bag, reason in sorted(result.not_judged.items()):
+        print(f'rnea_fleet: drift: {bag}: {drift.NOT_JUDGED}: {reason}', file=sys.stderr)
+    print(f'rnea_fleet: drift: {drift.headline(result.checks, len(result.not_judged))} '
+          '(drifting: beyond the '
           f'bag-to-bag scatter at false-alarm rate {thresholds.alpha:g} and above the '
           'threshold; stable: judged, not drifting; not judged: fewer than '
           f'{thresholds.min_bags} bags)')

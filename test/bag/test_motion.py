@@ -43,4 +43,3 @@ def test_summary_json_gives_the_motion_of_every_joint(tmp_path, capsys):
                                                           rel=1e-9)
         assert joints[name]['moving_share'] == pytest.approx(
             np.mean(np.abs(v[:, k]) > MOVING_SPEED), abs=1e-12)
-
