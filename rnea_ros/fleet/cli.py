@@ -6,6 +6,10 @@ Usage::
     rnea_fleet BAG_OR_DIR [...] --output DIR [--urdf FILE]
                [--scheduler tcp://HOST:PORT [--connect-timeout S]] [--workers N]
                [--overwrite] [--robot-pattern REGEX] [rnea_bag options]
+    rnea_fleet --manifest FILE --output DIR [...]
+
+``--manifest FILE`` names each robot's URDF, joint model and bags (``rnea_ros.fleet.manifest``)
+instead of BAG_OR_DIR, ``--urdf``, ``--joint-model`` and ``--robot-pattern``.
 
 Every bag is analysed by the ``rnea_bag`` pipeline (same numbers) into ``DIR/bags/<bag>``;
 ``DIR/fleet.parquet``, ``DIR/fleet.md`` and ``DIR/report.html`` gather the fleet. The
@@ -46,11 +50,16 @@ GROUPS = {bag_options.MAIN: None, DRIFT: 'A joint of a robot with at least MIN b
 class FleetOptions:
     """The fleet's own options (``rnea_fleet --help``); the per-bag ones are ``BagOptions``."""
 
-    bags: list = positional(MAIN, nargs='+', metavar='BAG_OR_DIR', help='a rosbag2 bag '
+    bags: list = positional(MAIN, nargs='*', metavar='BAG_OR_DIR', help='a rosbag2 bag '
                             '(directory or .mcap/.db3 file), or a directory: every bag under '
-                            'it, its robot the name of the folder holding it')
+                            'it, its robot the name of the folder holding it (or --manifest)')
     output: str = positional(MAIN, required=True, metavar='DIR', help='output directory: '
                              'bags/<bag>/, fleet.parquet, fleet.json, fleet.md, report.html')
+    manifest: str | None = option(None, MAIN, metavar='FILE', help='a YAML file naming each '
+                                  'robot: urdf, joint_model and bags (paths or patterns, '
+                                  'relative to FILE): robots of different models in one run; '
+                                  'instead of BAG_OR_DIR, --urdf, --joint-model and '
+                                  '--robot-pattern')
     scheduler: str | None = option(None, MAIN, metavar='tcp://HOST:PORT', help='run on this '
                                    'existing Dask cluster (default: a local cluster)')
     connect_timeout: float | None = option(
@@ -123,6 +132,15 @@ def main(argv: list[str] | None = None) -> int:
     parser, dests = build_parser()
     namespace = parser.parse_args(argv)
     fleet = bag_options.from_namespace(namespace, FleetOptions)
+    if bool(fleet.bags) == bool(fleet.manifest):
+        parser.error('give the bags (BAG_OR_DIR ...) or --manifest FILE, not both'
+                     if fleet.bags else 'give the bags (BAG_OR_DIR ...) or --manifest FILE')
+    per_robot = [flag for flag, value in (('--urdf', namespace.urdf),
+                                          ('--joint-model', namespace.joint_model),
+                                          ('--robot-pattern', fleet.robot_pattern)) if value]
+    if fleet.manifest and per_robot:
+        parser.error(f'{per_robot[0]} is per robot with --manifest: give it in the manifest '
+                     '(urdf, joint_model; the robots are its names)')
     if fleet.scheduler and fleet.workers is not None:
         parser.error('--workers sets the size of the local cluster; with --scheduler the '
                      'cluster has its own workers')
@@ -175,17 +193,24 @@ def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str])
     files = bag_options.FILE_OPTIONS
     per_bag = replace(per_bag, **{name: os.path.abspath(getattr(per_bag, name))
                                   for name in files if getattr(per_bag, name)})
-    chosen = asdict(per_bag)
-    settings = digest.settings(chosen, files)
-    options = {name: chosen[name] for name in [*dests, 'threads']}
-    found = fleet_bags.discover(fleet.bags, fleet.robot_pattern, exclude=output)
-    if options.get('urdf') and fleet.robot_pattern is None:
-        name = _urdf_name(options['urdf'])
-        found = [bag if bag.robot is not None else
-                 fleet_bags.Bag(bag.path, name, bag.name, bag.robot_error) for bag in found]
+    if fleet.manifest:
+        from rnea_ros.fleet import manifest
+        robots = manifest.load(fleet.manifest, dict(per_bag.xacro_arg or ()), exclude=output)
+        work, settings = manifest.jobs(robots, per_bag, dests, output, fleet.overwrite)
+        settings = {'manifest': os.path.abspath(fleet.manifest), **settings}
+    else:
+        chosen = asdict(per_bag)
+        settings = digest.settings(chosen, files)
+        options = {name: chosen[name] for name in [*dests, 'threads']}
+        found = fleet_bags.discover(fleet.bags, fleet.robot_pattern, exclude=output)
+        if options.get('urdf') and fleet.robot_pattern is None:
+            name = _urdf_name(options['urdf'])
+            found = [bag if bag.robot is not None else
+                     fleet_bags.Bag(bag.path, name, bag.name, bag.robot_error) for bag in found]
+        work = run.jobs(found, output, options, digest.settings_digest(settings),
+                        fleet.overwrite)
     output.mkdir(parents=True, exist_ok=True)
     run.clean_partial(output)
-    work = run.jobs(found, output, options, digest.settings_digest(settings), fleet.overwrite)
     show = fleet.progress if fleet.progress is not None else sys.stderr.isatty()
     progress = Progress('bags', len(work), show, unit='bag')
     count = [0]
