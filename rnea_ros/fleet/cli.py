@@ -4,8 +4,8 @@
 Usage::
 
     rnea_fleet BAG_OR_DIR [...] --output DIR [--urdf FILE]
-               [--scheduler tcp://HOST:PORT [--connect-timeout S]] [--workers N]
-               [--overwrite] [--robot-pattern REGEX] [rnea_bag options]
+               [--scheduler tcp://HOST:PORT [--connect-timeout S] [--allow-remote-scheduler]]
+               [--workers N] [--overwrite] [--robot-pattern REGEX] [rnea_bag options]
     rnea_fleet --manifest FILE --output DIR [...]
 
 ``--manifest FILE`` names each robot's URDF, joint model and bags (``rnea_ros.fleet.manifest``)
@@ -16,7 +16,9 @@ Every bag is analysed by the ``rnea_bag`` pipeline (same numbers) into ``DIR/bag
 per-bag analysis options are ``rnea_bag``'s own (``rnea_fleet --help`` lists them). Exit
 status: 0 when every bag was analysed, 1 when a bag failed (its row says why) or the run could
 not start (one line: a scheduler that does not answer as Dask within ``--connect-timeout``),
-2 for bad usage, 130 after a Ctrl-C (one line; the bags done so far are kept and reused).
+2 for bad usage (also a ``tcp://`` --scheduler that is not a loopback address, without
+``--allow-remote-scheduler``: ``cluster.unprotected``), 130 after a Ctrl-C (one line; the
+bags done so far are kept and reused).
 """
 from __future__ import annotations
 
@@ -35,7 +37,8 @@ from rnea_ros.dynamics.description import read_robot_description
 from rnea_ros.dynamics.loading import read_file_option
 from rnea_ros.errors import InputError, RneaError, UsageParser
 from rnea_ros.fleet import drift
-from rnea_ros.fleet.cluster import check_address, ClusterError, CONNECT_TIMEOUT
+from rnea_ros.fleet.cluster import (ALLOW_REMOTE, check_address, ClusterError,
+                                    CONNECT_TIMEOUT, unprotected)
 
 
 DRIFT = 'drift'
@@ -62,6 +65,10 @@ class FleetOptions:
                                   '--robot-pattern')
     scheduler: str | None = option(None, MAIN, metavar='tcp://HOST:PORT', help='run on this '
                                    'existing Dask cluster (default: a local cluster)')
+    allow_remote_scheduler: bool = option(
+        False, MAIN, action='store_true', help='send the work to a --scheduler off this '
+        'machine over an address without TLS (tcp://): unencrypted and unauthenticated, '
+        'for a network you trust (default: refused; tls:// needs no flag)')
     connect_timeout: float | None = option(
         None, MAIN, type=float, metavar='S', help='seconds the --scheduler has to answer as a '
         f'Dask scheduler (default: {CONNECT_TIMEOUT:g})')
@@ -144,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     if fleet.scheduler and fleet.workers is not None:
         parser.error('--workers sets the size of the local cluster; with --scheduler the '
                      'cluster has its own workers')
+    if fleet.allow_remote_scheduler and not fleet.scheduler:
+        parser.error('--allow-remote-scheduler is for a --scheduler address; without '
+                     '--scheduler the cluster is local')
     if fleet.connect_timeout is not None and not fleet.scheduler:
         parser.error('--connect-timeout is the time --scheduler has to answer; without '
                      '--scheduler the cluster is local')
@@ -165,6 +175,13 @@ def main(argv: list[str] | None = None) -> int:
                                              overwrite=False, threads=1)
         if fleet.scheduler:
             check_address(fleet.scheduler)
+            risk = unprotected(fleet.scheduler)
+            if risk and not fleet.allow_remote_scheduler:
+                raise InputError(risk)
+            if risk:
+                print(f'rnea_fleet: warning: --scheduler {fleet.scheduler!r} is reached '
+                      f'without TLS ({ALLOW_REMOTE}): the work and the results travel '
+                      'unencrypted and unauthenticated', file=sys.stderr)
         return _run(fleet, per_bag, dests)
     except (ClusterError, OutputError) as exc:  # the machine or the network, not the input
         print(f'rnea_fleet: error: {exc}', file=sys.stderr)
