@@ -134,3 +134,23 @@ def test_a_still_bag_then_moving_bags_flags_nothing(still_then_moving):
     assert '## Bags not judged' in text and f'| `arm_a.run_00` | `arm_a` | {reason}' in text
     page = (run['output'] / 'report.html').read_text()
     assert '<table id="not-judged">' in page and 'arm_a.run_00' in page
+
+
+def test_a_stored_result_without_the_motion_is_analysed_again(tmp_path):
+    from test_writes import mcap_file
+
+    from rnea_ros.fleet.task import analyse, Job
+    bag = mcap_file(tmp_path / 'run.mcap')
+    output = tmp_path / 'out' / 'bags' / 'run'
+    job = Job(str(bag), 'run', 'arm', str(output), {'urdf': str(bagdata.PANDA),
+                                                    'no_plots': True}, 'settings')
+    first = analyse(job)
+    assert first.status == 'ok' and not first.skipped, first.error
+    assert analyse(job).skipped  # unchanged: reused
+    summary = json.loads((output / 'summary.json').read_text())
+    for joint in summary['joints']:  # as an older rnea_fleet stored it
+        del joint['speed_rms'], joint['moving_share']
+    (output / 'summary.json').write_text(json.dumps(summary))
+    again = analyse(job)
+    assert not again.skipped and again.joints == first.joints
+    assert all(np.isfinite(j.speed_rms) and np.isfinite(j.moving_share) for j in again.joints)
