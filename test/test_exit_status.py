@@ -1,5 +1,5 @@
 """
-Every tool's exit status, one rule (``rnea_ros.tools.run``): 2 bad input, 1 the machine, 130 Ctrl-C.
+Every tool's exit status, one rule (``rnea_ros.tools.run``): 2 input, 1 the machine, 130 Ctrl-C.
 
 Each tool's ``main`` runs in-process with its work replaced by one that raises: the status and
 the one line it prints are the same for every tool (rnea_fleet's Ctrl-C line says what it

@@ -89,7 +89,7 @@ import time
 
 import numpy as np
 
-from rnea_ros.bag import inputs, observing
+from rnea_ros.bag import inputs, motion, observing
 from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
 from rnea_ros.bag.options import BagOptions
 from rnea_ros.bag.report import table_suffix, write_summary, write_table, write_tables
@@ -411,6 +411,7 @@ def write_outputs(options: BagOptions, reader, output: Path, read: Inputs, estim
         reduced, shown, pictures = _pictures(options, stage, read, samples, parts)
         summary = add_run_parts(statistics.result(), options, read.joint_model, solved,
                                 int(samples.times_ns.size), observed)
+        motion.add_motion(summary, samples.v[:, columns])
         from rnea_ros.bag import htmlreport
         report = htmlreport.write_bag_report(stage / 'report.html', reduced, *shown, summary)
         # The bag (compiled chunks, mostly disk) while the tables may still be written.

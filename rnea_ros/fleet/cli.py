@@ -4,15 +4,21 @@
 Usage::
 
     rnea_fleet BAG_OR_DIR [...] --output DIR [--urdf FILE]
-               [--scheduler tcp://HOST:PORT [--connect-timeout S]] [--workers N]
-               [--overwrite] [--robot-pattern REGEX] [rnea_bag options]
+               [--scheduler tcp://HOST:PORT [--connect-timeout S] [--allow-remote-scheduler]]
+               [--workers N] [--overwrite] [--robot-pattern REGEX] [rnea_bag options]
+    rnea_fleet --manifest FILE --output DIR [...]
+
+``--manifest FILE`` names each robot's URDF, joint model and bags (``rnea_ros.fleet.manifest``)
+instead of BAG_OR_DIR, ``--urdf``, ``--joint-model`` and ``--robot-pattern``.
 
 Every bag is analysed by the ``rnea_bag`` pipeline (same numbers) into ``DIR/bags/<bag>``;
 ``DIR/fleet.parquet``, ``DIR/fleet.md`` and ``DIR/report.html`` gather the fleet. The
 per-bag analysis options are ``rnea_bag``'s own (``rnea_fleet --help`` lists them). Exit
 status: 0 when every bag was analysed, 1 when a bag failed (its row says why) or the run could
 not start (one line: a scheduler that does not answer as Dask within ``--connect-timeout``),
-2 for bad usage, 130 after a Ctrl-C (one line; the bags done so far are kept and reused).
+2 for bad usage (also a ``tcp://`` --scheduler that is not a loopback address, without
+``--allow-remote-scheduler``: ``cluster.unprotected``), 130 after a Ctrl-C (one line; the
+bags done so far are kept and reused).
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ from rnea_ros.dynamics.description import read_robot_description
 from rnea_ros.dynamics.loading import read_file_option
 from rnea_ros.errors import InputError, RneaError, UsageParser
 from rnea_ros.fleet import drift
-from rnea_ros.fleet.cluster import check_address, CONNECT_TIMEOUT
+from rnea_ros.fleet.cluster import ALLOW_REMOTE, check_address, CONNECT_TIMEOUT, unprotected
 from rnea_ros.tools.options import add_fields, from_namespace, MAIN, option, positional
 from rnea_ros.tools.run import run_tool
 
@@ -46,13 +52,22 @@ GROUPS = {bag_options.MAIN: None, DRIFT: 'A joint of a robot with at least MIN b
 class FleetOptions:
     """The fleet's own options (``rnea_fleet --help``); the per-bag ones are ``BagOptions``."""
 
-    bags: list = positional(MAIN, nargs='+', metavar='BAG_OR_DIR', help='a rosbag2 bag '
+    bags: list = positional(MAIN, nargs='*', metavar='BAG_OR_DIR', help='a rosbag2 bag '
                             '(directory or .mcap/.db3 file), or a directory: every bag under '
-                            'it, its robot the name of the folder holding it')
+                            'it, its robot the name of the folder holding it (or --manifest)')
     output: str = positional(MAIN, required=True, metavar='DIR', help='output directory: '
                              'bags/<bag>/, fleet.parquet, fleet.json, fleet.md, report.html')
+    manifest: str | None = option(None, MAIN, metavar='FILE', help='a YAML file naming each '
+                                  'robot: urdf, joint_model and bags (paths or patterns, '
+                                  'relative to FILE): robots of different models in one run; '
+                                  'instead of BAG_OR_DIR, --urdf, --joint-model and '
+                                  '--robot-pattern')
     scheduler: str | None = option(None, MAIN, metavar='tcp://HOST:PORT', help='run on this '
                                    'existing Dask cluster (default: a local cluster)')
+    allow_remote_scheduler: bool = option(
+        False, MAIN, action='store_true', help='send the work to a --scheduler off this '
+        'machine over an address without TLS (tcp://): unencrypted and unauthenticated, '
+        'for a network you trust (default: refused; tls:// needs no flag)')
     connect_timeout: float | None = option(
         None, MAIN, type=float, metavar='S', help='seconds the --scheduler has to answer as a '
         f'Dask scheduler (default: {CONNECT_TIMEOUT:g})')
@@ -123,9 +138,21 @@ def main(argv: list[str] | None = None) -> int:
     parser, dests = build_parser()
     namespace = parser.parse_args(argv)
     fleet = from_namespace(namespace, FleetOptions)
+    if bool(fleet.bags) == bool(fleet.manifest):
+        parser.error('give the bags (BAG_OR_DIR ...) or --manifest FILE, not both'
+                     if fleet.bags else 'give the bags (BAG_OR_DIR ...) or --manifest FILE')
+    per_robot = [flag for flag, value in (('--urdf', namespace.urdf),
+                                          ('--joint-model', namespace.joint_model),
+                                          ('--robot-pattern', fleet.robot_pattern)) if value]
+    if fleet.manifest and per_robot:
+        parser.error(f'{per_robot[0]} is per robot with --manifest: give it in the manifest '
+                     '(urdf, joint_model; the robots are its names)')
     if fleet.scheduler and fleet.workers is not None:
         parser.error('--workers sets the size of the local cluster; with --scheduler the '
                      'cluster has its own workers')
+    if fleet.allow_remote_scheduler and not fleet.scheduler:
+        parser.error('--allow-remote-scheduler is for a --scheduler address; without '
+                     '--scheduler the cluster is local')
     if fleet.connect_timeout is not None and not fleet.scheduler:
         parser.error('--connect-timeout is the time --scheduler has to answer; without '
                      '--scheduler the cluster is local')
@@ -152,6 +179,13 @@ def _start(fleet: FleetOptions, namespace: argparse.Namespace, dests: list[str])
                              progress=None, overwrite=False, threads=1)
     if fleet.scheduler:
         check_address(fleet.scheduler)
+        risk = unprotected(fleet.scheduler)
+        if risk and not fleet.allow_remote_scheduler:
+            raise InputError(risk)
+        if risk:
+            print(f'rnea_fleet: warning: --scheduler {fleet.scheduler!r} is reached '
+                  f'without TLS ({ALLOW_REMOTE}): the work and the results travel '
+                  'unencrypted and unauthenticated', file=sys.stderr)
     return _run(fleet, per_bag, dests)
 
 
@@ -167,17 +201,24 @@ def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str])
     files = bag_options.FILE_OPTIONS
     per_bag = replace(per_bag, **{name: os.path.abspath(getattr(per_bag, name))
                                   for name in files if getattr(per_bag, name)})
-    chosen = asdict(per_bag)
-    settings = digest.settings(chosen, files)
-    options = {name: chosen[name] for name in [*dests, 'threads']}
-    found = fleet_bags.discover(fleet.bags, fleet.robot_pattern, exclude=output)
-    if options.get('urdf') and fleet.robot_pattern is None:
-        name = _urdf_name(options['urdf'])
-        found = [bag if bag.robot is not None else
-                 fleet_bags.Bag(bag.path, name, bag.name, bag.robot_error) for bag in found]
+    if fleet.manifest:
+        from rnea_ros.fleet import manifest
+        robots = manifest.load(fleet.manifest, dict(per_bag.xacro_arg or ()), exclude=output)
+        work, settings = manifest.jobs(robots, per_bag, dests, output, fleet.overwrite)
+        settings = {'manifest': os.path.abspath(fleet.manifest), **settings}
+    else:
+        chosen = asdict(per_bag)
+        settings = digest.settings(chosen, files)
+        options = {name: chosen[name] for name in [*dests, 'threads']}
+        found = fleet_bags.discover(fleet.bags, fleet.robot_pattern, exclude=output)
+        if options.get('urdf') and fleet.robot_pattern is None:
+            name = _urdf_name(options['urdf'])
+            found = [bag if bag.robot is not None else
+                     fleet_bags.Bag(bag.path, name, bag.name, bag.robot_error) for bag in found]
+        work = run.jobs(found, output, options, digest.settings_digest(settings),
+                        fleet.overwrite)
     output.mkdir(parents=True, exist_ok=True)
     run.clean_partial(output)
-    work = run.jobs(found, output, options, digest.settings_digest(settings), fleet.overwrite)
     show = fleet.progress if fleet.progress is not None else sys.stderr.isatty()
     progress = Progress('bags', len(work), show, unit='bag')
     count = [0]
@@ -213,7 +254,10 @@ def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str])
             print(f'rnea_fleet: drift: {check.robot} / {check.joint}: residual RMS '
                   f'{check.current:.4g}, baseline {check.baseline:.4g} (z {check.statistic:.3g}'
                   f', p {check.p_adjusted:.2g} Holm)', file=sys.stderr)
-    print(f'rnea_fleet: drift: {drift.headline(result.checks)} (drifting: beyond the '
+    for bag, reason in sorted(result.not_judged.items()):
+        print(f'rnea_fleet: drift: {bag}: {drift.NOT_JUDGED}: {reason}', file=sys.stderr)
+    print(f'rnea_fleet: drift: {drift.headline(result.checks, len(result.not_judged))} '
+          '(drifting: beyond the '
           f'bag-to-bag scatter at false-alarm rate {thresholds.alpha:g} and above the '
           'threshold; stable: judged, not drifting; not judged: fewer than '
           f'{thresholds.min_bags} bags)')

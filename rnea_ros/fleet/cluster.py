@@ -6,7 +6,9 @@ task on one core), no dashboard, every port (the scheduler's and its HTTP server
 nannies', the workers') on 127.0.0.1, their scratch space (``local_directory``) in a folder
 created afresh in DIR (``DIR/.dask-*``, also Dask's ``temporary-directory``), removed when the
 run ends: nothing is written outside the output directory.
-Remote (``--scheduler tcp://HOST:PORT``): the client connects and ships the tasks there; the
+Remote (``--scheduler tcp://HOST:PORT``): a ``tcp://`` address off the loopback is refused unless
+``--allow-remote-scheduler`` (``unprotected``: no encryption, no authentication; ``tls://`` is
+accepted). The client connects and ships the tasks there; the
 workers must be able to import this version of ``rnea_ros`` and to read the bags (and
 ``--urdf``) and write ``DIR`` at the same paths (shared storage), and their scratch space is
 their own configuration's. Before the client, a probe asks the address who it is within
@@ -34,6 +36,8 @@ from rnea_ros.errors import InputError, MachineError
 SCRATCH_PREFIX = '.dask-'
 CONNECT_TIMEOUT = 5.0  # s
 LOOPBACK = '127.0.0.1'  # every port of the local cluster (test/fleet/test_loopback.py)
+SAFE_SCHEMES = ('tls', 'wss', 'inproc')  # TLS, or within this process
+ALLOW_REMOTE = '--allow-remote-scheduler'
 
 
 class ClusterError(MachineError):
@@ -136,6 +140,37 @@ def check_address(scheduler: str) -> None:
                              'expected tcp://HOST:PORT') from None
     except Exception:  # noqa: B902 - an unknown scheme: probe() says so
         pass
+
+
+def unprotected(scheduler: str) -> str | None:
+    """
+    Return why ``scheduler`` is unsafe to send work to, or None.
+
+    A scheme without TLS (``tcp://``, ``ws://``, ``ucx://``) carries no authentication and no
+    encryption: whoever reaches the scheduler runs code on its workers and reads what they
+    send. That is safe on this machine's loopback only: a host that is a loopback address
+    (127.0.0.0/8, ::1) or ``localhost``; any other host name or address is taken as remote
+    (names are not resolved). ``tls://``/``wss://`` (TLS) and ``inproc://`` are safe.
+    """
+    import ipaddress
+    from distributed.comm.addressing import get_address_host_port, parse_address
+    scheme, _ = parse_address(scheduler)
+    if scheme in SAFE_SCHEMES:
+        return None
+    try:
+        host, _ = get_address_host_port(scheduler)
+    except Exception:  # noqa: B902 - no host in the address: probe() tells what it is
+        return None
+    try:
+        local = ipaddress.ip_address(host.strip('[]')).is_loopback
+    except ValueError:
+        local = host.lower() == 'localhost'
+    if local:
+        return None
+    return (f'--scheduler {scheduler!r} is not a loopback address and {scheme}:// '
+            'is neither encrypted nor authenticated: anyone who reaches it can run code on '
+            'its workers and read the results; use tls:// (docs/fleet.md, "Across '
+            f'machines") or, on a network you trust, {ALLOW_REMOTE}')
 
 
 def probe(scheduler: str, timeout: float) -> None:

@@ -278,13 +278,24 @@ def _test(judged: dict) -> dict:
     return result
 
 
-def headline(checks: list[Check]) -> str:
+def headline(checks: list[Check], bags_not_judged: int = 0) -> str:
     """
     Return one sentence saying what was judged, e.g.
 
     '1 joint drifting, 3 judged stable, 9 not judged (need 1 more bag each)'. A run that
     judged nothing says so ('Nothing judged: ...'), never that no joint drifts.
+    ``bags_not_judged``: bags left out, their motion unlike their robot's usual one
+    (``rnea_ros.fleet.comparable``): '; 1 bag not judged (motion unlike the usual one of the
+    robot)'.
     """
+    text = _joint_headline(checks)
+    if bags_not_judged:
+        text += (f'; {bags_not_judged} bag{"s" if bags_not_judged != 1 else ""} not judged '
+                 '(motion unlike the usual one of the robot)')
+    return text
+
+
+def _joint_headline(checks: list[Check]) -> str:
     drifting = sum(c.flagged for c in checks)
     stable = sum(c.verdict == STABLE for c in checks)
     missing = [c.needed for c in checks if not c.judged]

@@ -4,19 +4,20 @@
 The residual-over-time trends - per robot and joint, the residual RMS of each bag over the
 bag start time, drifting joints in red, every judged joint with its drift threshold - with a
 selector (all, drifting, one robot, one robot and joint); the drift headline (what was judged)
-and a legend of the verdicts; the per-(robot, joint) table with the verdicts; the failed bags
-with their errors. Plotly draws the plots; the page itself is static
+and a legend of the verdicts; the per-(robot, joint) table with the verdicts; the bags not
+judged (motion unlike their robot's usual one) with the reason; the failed bags with their
+errors. Plotly draws the plots; the page itself is static
 HTML written here (no hand-written JavaScript).
 """
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 import html
 import math
 
-from rnea_ros.fleet import drift
+from rnea_ros.fleet import comparable, drift
 from rnea_ros.fleet.task import Outcome
 
 DRIFT_COLOR = '#d62728'
@@ -39,12 +40,13 @@ def _num(value: float, digits: int = 4) -> str:
     return '–' if value is None or math.isnan(value) else f'{value:.{digits}g}'
 
 
-def trends_figure(outcomes: Sequence[Outcome], checks: Sequence[drift.Check]):
-    """Plot the residual RMS over bag start (plotly), one trace per (robot, joint)."""
+def trends_figure(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
+                  not_judged: Mapping[str, str] | None = None):
+    """Plot the judged bags' residual RMS over bag start (plotly), a trace per (robot, joint)."""
     import plotly.graph_objects as go
     series: dict[tuple[str, str], list] = defaultdict(list)
     for o in outcomes:
-        if o.status != 'ok':
+        if o.status != 'ok' or o.bag in (not_judged or {}):
             continue
         for j in o.joints:
             if not math.isnan(j.rms_residual):
@@ -119,17 +121,23 @@ def legend(thresholds: drift.Thresholds) -> str:
         'N more bags will judge it.</dd>'
         '<dt>z, p (Holm)</dt><dd>the growth in units of its expected scatter; the chance of '
         'a growth this large without drift, adjusted for the number of judged joints.</dd>'
+        '<dt>bag not judged</dt><dd>' + _markdown_bold(comparable.rule()) + '</dd>'
         '</dl>')
 
 
+def _markdown_bold(text: str) -> str:
+    return html.escape(text).replace('**', '')
+
+
 def page(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
-         thresholds: drift.Thresholds) -> str:
-    """Return the whole page as a string."""
+         thresholds: drift.Thresholds, not_judged: Mapping[str, str] | None = None) -> str:
+    """Return the whole page as a string (``not_judged``: bag -> why it was left out)."""
     import plotly.io as pio
+    not_judged = not_judged or {}
     ok = [o for o in outcomes if o.status == 'ok']
     failed = sorted((o for o in outcomes if o.status != 'ok'), key=lambda o: o.bag)
     flagged = [c for c in checks if c.flagged]
-    figure = trends_figure(outcomes, checks)
+    figure = trends_figure(outcomes, checks, not_judged)
     plot = pio.to_html(figure, include_plotlyjs=True, full_html=False, div_id='trends',
                        config={'displaylogo': False, 'responsive': True})
     esc = html.escape
@@ -138,7 +146,7 @@ def page(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
              '<h1>Fleet torque analysis</h1>',
              f'<p>{len(outcomes)} bags: {len(ok)} analysed, {len(failed)} failed; '
              f'{len({o.robot for o in ok})} robots. ',
-             f'<strong>Drift: {esc(drift.headline(list(checks)))}.</strong>',
+             f'<strong>Drift: {esc(drift.headline(list(checks), len(not_judged)))}.</strong>',
              (' Drifting: ' + ', '.join(f'{esc(c.robot)} / {esc(c.joint)}' for c in flagged)
               if flagged else '') + '</p>', legend(thresholds),
              plot, '<h2>Per robot and joint</h2>', '<table id="joints"><tr><th>robot</th>'
@@ -155,6 +163,13 @@ def page(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
                      f'<td>{_num(c.ratio, 3)}</td><td>{_num(c.threshold)}</td>'
                      f'<td>{_num(c.statistic, 3)}</td><td>{_num(c.p_adjusted, 2)}</td></tr>')
     parts.append('</table>')
+    if not_judged:
+        parts += ['<h2>Bags not judged</h2>', '<table id="not-judged"><tr><th>bag</th>'
+                  '<th>robot</th><th>why</th></tr>']
+        parts += [f'<tr><td class="name">{esc(o.bag)}</td><td class="name">{esc(o.robot)}</td>'
+                  f'<td class="name">{esc(not_judged[o.bag])}</td></tr>'
+                  for o in sorted(ok, key=lambda o: o.bag) if o.bag in not_judged]
+        parts.append('</table>')
     if failed:
         parts += ['<h2>Failed bags</h2>', '<table id="failed"><tr><th>bag</th><th>path</th>'
                   '<th>error</th></tr>']

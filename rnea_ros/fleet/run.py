@@ -6,7 +6,8 @@ A fleet run: one Dask task per bag, the results gathered as they complete, the f
 elsewhere on its own, up to the scheduler's ``allowed-failures``) and collects the outcomes
 with ``distributed.as_completed``, counting bags on a progress bar. A task that still fails
 (an unexpected exception, a worker killed again and again) becomes an 'error' outcome of its
-bag. ``write_outputs`` judges drift and writes fleet.parquet, fleet.json (the drift
+bag. ``write_outputs`` judges drift (between bags of like motions:
+``rnea_ros.fleet.comparable``) and writes fleet.parquet, fleet.json (the drift
 verdicts), fleet.md and report.html, all or none (staged and committed by
 ``rnea_ros.tools.staging``, as every tool writes; a full disk leaves the earlier files and names
 the file it could not write).
@@ -21,7 +22,7 @@ import re
 import shutil
 import uuid
 
-from rnea_ros.fleet import drift, table
+from rnea_ros.fleet import comparable, drift, table
 from rnea_ros.fleet.bags import Bag
 from rnea_ros.fleet.task import analyse, failed, Job, Outcome, PARTIAL_PREFIX
 from rnea_ros.tools.staging import Staging, Tool
@@ -34,11 +35,17 @@ TOOL = Tool('rnea_fleet', None, re.compile(r'fleet\.(parquet|json|md)|report\.ht
 
 @dataclass(frozen=True)
 class FleetResult:
-    """The outcomes of every bag (in input order), the drift checks, the files written."""
+    """
+    The outcomes of every bag (in input order), the drift checks, the files written.
+
+    ``not_judged``: the bags left out of the drift judgement, bag -> reason
+    (``rnea_ros.fleet.comparable``).
+    """
 
     outcomes: list[Outcome]
     checks: list[drift.Check]
     files: list[Path]
+    not_judged: dict[str, str]
 
     @property
     def failed(self) -> list[Outcome]:
@@ -96,13 +103,18 @@ def write_outputs(output: Path, outcomes: Sequence[Outcome], thresholds: drift.T
                   settings: dict) -> FleetResult:
     """Judge drift; write fleet.parquet, fleet.json, fleet.md and report.html into ``output``."""
     from rnea_ros.fleet import report
-    checks = drift.check(table.samples(outcomes), thresholds)
+    not_judged = comparable.not_comparable(outcomes)
+    checks = drift.check(table.samples([o for o in outcomes if o.bag not in not_judged]),
+                         thresholds)
     with Staging(output, overwrite=True, tool=TOOL) as staging:
         with staging.writing('fleet.parquet') as path:
-            table.write_parquet(path, table.rows(outcomes, checks))
-        staging.write_text('fleet.json', json.dumps(table.verdicts(checks, thresholds),
-                                                    indent=2, allow_nan=False) + '\n')
-        staging.write_text('fleet.md', table.markdown(outcomes, checks, thresholds, settings))
-        staging.write_text('report.html', report.page(outcomes, checks, thresholds))
+            table.write_parquet(path, table.rows(outcomes, checks, not_judged))
+        staging.write_text('fleet.json', json.dumps(
+            table.verdicts(checks, thresholds, outcomes, not_judged), indent=2,
+            allow_nan=False) + '\n')
+        staging.write_text('fleet.md', table.markdown(outcomes, checks, thresholds, settings,
+                                                      not_judged))
+        staging.write_text('report.html', report.page(outcomes, checks, thresholds,
+                                                      not_judged))
         files = staging.commit(['fleet.parquet', 'fleet.json', 'fleet.md', 'report.html'])
-    return FleetResult(list(outcomes), checks, files)
+    return FleetResult(list(outcomes), checks, files, not_judged)

@@ -7,23 +7,27 @@ Columns of ``fleet.parquet`` (pyarrow): ``bag`` (output folder name, ``DIR/bags/
 s), ``samples``, ``rms_torque``, ``peak_torque``, ``rms_residual``, ``peak_residual`` (N·m, N
 for prismatic joints; NaN without measured effort), ``drift`` (True when
 ``rnea_ros.fleet.drift`` judged the robot's joint drifting, on every row of the robot and
-joint), ``verdict`` ('drifting', 'stable' or 'not judged: needs N more bags'; empty on a
-failed bag's row), ``status`` ('ok' or 'error') and ``error`` (the message). A bag that failed
-has one row with an empty joint. Rows are in bag order (start time, then name; failed bags
-last), joints in model order: a run and its re-run give the same table.
+joint), ``verdict`` ('drifting', 'stable' or 'not judged: needs N more bags'; on the rows of a
+bag whose motion is unlike its robot's usual one 'not judged: not comparable with ...' and the
+reason, ``rnea_ros.fleet.comparable``; empty on a failed bag's row), ``compared`` (True when
+the bag's residual took part in the drift judgement), ``speed_rms`` (rad/s, m/s) and
+``moving_share`` (the joint's motion in the bag), ``status`` ('ok' or 'error') and ``error``
+(the message). A bag that failed has one row with an empty joint. Rows are in bag order
+(start time, then name; failed bags last), joints in model order: a run and its re-run give
+the same table.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 import math
 from pathlib import Path
 
-from rnea_ros.fleet import drift
+from rnea_ros.fleet import comparable, drift
 from rnea_ros.fleet.task import Outcome
 
 COLUMNS = ('bag', 'path', 'robot', 'model', 'joint', 'unit', 'start', 'duration', 'samples',
            'rms_torque', 'peak_torque', 'rms_residual', 'peak_residual', 'drift', 'verdict',
-           'status', 'error')
+           'compared', 'speed_rms', 'moving_share', 'status', 'error')
 NAN = float('nan')
 
 
@@ -38,14 +42,22 @@ def samples(outcomes: Sequence[Outcome]) -> list[drift.Sample]:
             for o in outcomes if o.status == 'ok' for j in o.joints]
 
 
-def rows(outcomes: Sequence[Outcome], checks: Sequence[drift.Check]) -> dict[str, list]:
-    """Return the table as columns (name -> list), in ``ordered`` row order."""
+def rows(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
+         not_judged: Mapping[str, str] | None = None) -> dict[str, list]:
+    """
+    Return the table as columns (name -> list), in ``ordered`` row order.
+
+    ``not_judged``: bag -> why it was left out of the drift judgement.
+    """
+    not_judged = not_judged or {}
     flagged = {(c.robot, c.joint) for c in checks if c.flagged}
     verdicts = {(c.robot, c.joint): c.verdict for c in checks}
     table: dict[str, list] = {name: [] for name in COLUMNS}
 
     def add(outcome: Outcome, joint=None):
         ok = joint is not None
+        left_out = not_judged.get(outcome.bag)
+        verdict = verdicts.get((outcome.robot or '', joint.joint), '') if ok else ''
         values = {
             'bag': outcome.bag, 'path': outcome.path, 'robot': outcome.robot or '',
             'model': outcome.model, 'joint': joint.joint if ok else '',
@@ -57,7 +69,10 @@ def rows(outcomes: Sequence[Outcome], checks: Sequence[drift.Check]) -> dict[str
             'rms_residual': joint.rms_residual if ok else NAN,
             'peak_residual': joint.peak_residual if ok else NAN,
             'drift': ok and (outcome.robot or '', joint.joint) in flagged,
-            'verdict': verdicts.get((outcome.robot or '', joint.joint), '') if ok else '',
+            'verdict': f'{drift.NOT_JUDGED}: {left_out}' if ok and left_out else verdict,
+            'compared': ok and left_out is None,
+            'speed_rms': joint.speed_rms if ok else NAN,
+            'moving_share': joint.moving_share if ok else NAN,
             'status': outcome.status, 'error': outcome.error}
         for name in COLUMNS:
             table[name].append(values[name])
@@ -81,7 +96,8 @@ def write_parquet(path: Path, table: dict[str, list]) -> Path:
         ('start', pa.timestamp('us', tz='UTC')), ('duration', pa.float64()),
         ('samples', pa.int64()), ('rms_torque', pa.float64()), ('peak_torque', pa.float64()),
         ('rms_residual', pa.float64()), ('peak_residual', pa.float64()),
-        ('drift', pa.bool_()), ('verdict', pa.string()), ('status', pa.string()),
+        ('drift', pa.bool_()), ('verdict', pa.string()), ('compared', pa.bool_()),
+        ('speed_rms', pa.float64()), ('moving_share', pa.float64()), ('status', pa.string()),
         ('error', pa.string())])
     pq.write_table(pa.table({name: table[name] for name in COLUMNS}, schema=schema), path)
     return path
@@ -115,12 +131,19 @@ def rule(thresholds: drift.Thresholds) -> str:
             f'{_fmt(thresholds.floor)}); **stable** when judged and not drifting; **not '
             'judged: needs N more bags** when it has fewer bags: nothing is said about its '
             'drift. z: the growth in units of its expected scatter; p: the chance of a growth '
-            'this large without drift, Holm-adjusted over the judged joints.')
+            'this large without drift, Holm-adjusted over the judged joints. '
+            + comparable.rule())
 
 
 def markdown(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
-             thresholds: drift.Thresholds, settings: dict) -> str:
-    """Return fleet.md: counts, drift verdicts, per-(robot, joint) table, bags, failures."""
+             thresholds: drift.Thresholds, settings: dict,
+             not_judged: Mapping[str, str] | None = None) -> str:
+    """
+    Return fleet.md: counts, drift verdicts, per-(robot, joint) table, bags, failures.
+
+    ``not_judged``: bag -> why it was left out of the drift judgement (its own section).
+    """
+    not_judged = not_judged or {}
     ok = [o for o in outcomes if o.status == 'ok']
     failed = [o for o in outcomes if o.status != 'ok']
     robots = sorted({o.robot or '' for o in ok})
@@ -128,7 +151,7 @@ def markdown(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
     lines = ['# Fleet torque analysis', '',
              f'- {len(outcomes)} bags: {len(ok)} analysed, {len(failed)} failed; '
              f'{len(robots)} robots', '', '## Drift', '',
-             f'**{drift.headline(list(checks))}.**', '']
+             f'**{drift.headline(list(checks), len(not_judged))}.**', '']
     if flagged:
         lines += [f'**{len(flagged)} joint(s) drifting:** '
                   + ', '.join(f'`{c.robot}` / `{c.joint}`' for c in flagged), '']
@@ -152,33 +175,48 @@ def markdown(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
         worst = f'{_fmt(max(residuals)[0])} (`{max(residuals)[1]}`)' if residuals else '–'
         lines.append(f'| `{o.bag}` | `{o.robot}` | {_utc(o.start_ns)} | {_fmt(o.duration)} | '
                      f'{o.samples} | {worst} |')
+    if not_judged:
+        lines += ['', '## Bags not judged', '', '| bag | robot | why |', '|---|---|---|']
+        for o in ordered(ok):
+            if o.bag in not_judged:
+                lines.append(f'| `{o.bag}` | `{o.robot}` | {_cell(not_judged[o.bag])} |')
     if failed:
         lines += ['', '## Failed bags', '', '| bag | path | error |', '|---|---|---|']
         for o in ordered(failed):
-            message = o.error.replace('|', '\\|').replace('\n', ' ')
-            lines.append(f'| `{o.bag}` | `{o.path}` | {message} |')
+            lines.append(f'| `{o.bag}` | `{o.path}` | {_cell(o.error)} |')
     lines += ['', '## Settings', '', '```', *(f'{k}: {v}' for k, v in settings.items()), '```']
     return '\n'.join(lines) + '\n'
 
 
-def verdicts(checks: Sequence[drift.Check], thresholds: drift.Thresholds) -> dict:
+def verdicts(checks: Sequence[drift.Check], thresholds: drift.Thresholds,
+             outcomes: Sequence[Outcome] = (),
+             not_judged: Mapping[str, str] | None = None) -> dict:
     """
     Return fleet.json: the drift rule's parameters, the headline and every verdict.
 
     Per (robot, joint): ``verdict``, ``bags``, ``bags_needed``, ``baseline``, ``current``,
     ``ratio``, ``threshold``, ``scatter`` (of log RMS), ``statistic`` (z), ``p_value``,
-    ``p_adjusted`` (Holm) and ``alpha``; ``null`` where not judged.
+    ``p_adjusted`` (Holm) and ``alpha``; ``null`` where not judged. ``bags_not_judged``: per
+    bag of ``outcomes`` left out (``not_judged``: bag -> reason), its robot and the reason;
+    ``rule.comparable``: the rule that leaves them out.
     """
+    not_judged = not_judged or {}
+
     def number(value: float):
         return None if math.isnan(value) else value
 
     return {
         'drift': {
-            'headline': drift.headline(list(checks)),
+            'headline': drift.headline(list(checks), len(not_judged)),
             'rule': {'alpha': thresholds.alpha, 'min_bags': thresholds.min_bags,
                      'baseline_bags': thresholds.baseline_bags,
                      'recent_bags': thresholds.recent_bags, 'factor': thresholds.factor,
-                     'floor': thresholds.floor, 'correction': 'holm'},
+                     'floor': thresholds.floor, 'correction': 'holm',
+                     'comparable': {'moving_speed': comparable.MOVING_SPEED,
+                                    'speed_ratio': comparable.SPEED_RATIO,
+                                    'share_difference': comparable.SHARE_DIFFERENCE}},
+            'bags_not_judged': [{'robot': o.robot, 'bag': o.bag, 'reason': not_judged[o.bag]}
+                                for o in ordered(outcomes) if o.bag in not_judged],
             'counts': {'drifting': sum(c.flagged for c in checks),
                        'stable': sum(c.verdict == drift.STABLE for c in checks),
                        'not_judged': sum(not c.judged for c in checks)},
@@ -190,6 +228,11 @@ def verdicts(checks: Sequence[drift.Check], thresholds: drift.Thresholds) -> dic
                         'statistic': _finite(c.statistic), 'p_value': number(c.p_value),
                         'p_adjusted': number(c.p_adjusted), 'alpha': c.alpha}
                        for c in checks]}}
+
+
+def _cell(text: str) -> str:
+    """Return ``text`` as one Markdown table cell."""
+    return text.replace('|', '\\|').replace('\n', ' ')
 
 
 def _finite(value: float):

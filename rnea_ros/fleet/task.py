@@ -53,7 +53,11 @@ class Job:
 
 @dataclass(frozen=True)
 class JointStats:
-    """Per-joint numbers of one bag (N·m, or N for prismatic joints; NaN when not measured)."""
+    """
+    Per-joint numbers of one bag (N·m, or N for prismatic joints; NaN when not measured).
+
+    ``speed_rms`` (rad/s, m/s) and ``moving_share``: its motion (``rnea_ros.bag.motion``).
+    """
 
     joint: str
     unit: str
@@ -61,6 +65,8 @@ class JointStats:
     peak_torque: float
     rms_residual: float
     peak_residual: float
+    speed_rms: float = float('nan')
+    moving_share: float = float('nan')
 
 
 @dataclass(frozen=True)
@@ -142,6 +148,8 @@ def _stored(output: Path, digest: str, settings_digest: str) -> dict | None:
         return None
     if not all((output / name).exists() for name in summary.get('outputs', [])):
         return None  # a file of the result was removed since
+    if not all('speed_rms' in joint for joint in summary.get('joints', [])):
+        return None  # made before summaries gave the motion: drift needs it
     return summary
 
 
@@ -194,7 +202,8 @@ def _outcome(job: Job, summary: dict, skipped: bool) -> Outcome:
     run = summary['run']
     joints = tuple(
         JointStats(j['joint'], j['unit'], _number(j.get('rms')), _number(j.get('peak')),
-                   _number(j.get('rms_residual')), _number(j.get('peak_residual')))
+                   _number(j.get('rms_residual')), _number(j.get('peak_residual')),
+                   _number(j.get('speed_rms')), _number(j.get('moving_share')))
         for j in summary['joints'])
     return Outcome(job.name, job.bag, job.robot or run['robot'], 'ok', model=run['robot'],
                    skipped=skipped,

@@ -1,0 +1,184 @@
+"""
+A fleet manifest (``rnea_fleet --manifest FILE``): each robot with its URDF, joint model, bags.
+
+The file is YAML::
+
+    robots:
+      arm_a:                       # the robot's name
+        urdf: urdf/panda.urdf      # optional: else the robot_description of each bag
+        joint_model: arm_a.yaml    # optional: as --joint-model
+        bags: [bags/arm_a/*]       # paths or glob patterns: bags or directories of bags
+      ur_1:
+        urdf: /opt/robots/ur5.urdf
+        bags: [bags/ur_1/**/*.mcap]
+
+Relative paths are relative to the folder of the manifest; absolute ones are taken as the
+user wrote them. A pattern (``*``, ``?``, ``[...]``, ``**`` for any depth) names what it
+matches, in sorted order; each match, or a plain path, is a bag or a directory searched for
+bags as ``rnea_fleet`` searches its arguments; whatever lies in the output directory is left
+out (its ``--write-bag`` bags are results). Every bag is analysed with its robot's URDF and
+joint model: robots of different models run together.
+
+A manifest that cannot be used is refused before anything is written, with one
+``InputError`` line naming the file and the field (``robots.arm_a.bags[1]``) and what was
+expected: not UTF-8, not YAML, not ``robots:`` with a mapping of names, an unknown field, a
+field of the wrong type, a URDF or joint model that cannot be read (or a URDF that is not
+XML), a pattern that matches nothing, a bag listed under two robots.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+import glob
+import os
+from pathlib import Path
+import xml.etree.ElementTree as ET
+
+import yaml
+
+from rnea_ros.dynamics.description import read_robot_description
+from rnea_ros.dynamics.loading import read_file_option
+from rnea_ros.errors import InputError
+from rnea_ros.fleet import bags as fleet_bags
+
+FIELDS = ('urdf', 'joint_model', 'bags')
+EXAMPLE = 'robots: {NAME: {urdf: FILE, joint_model: FILE, bags: [PATTERN, ...]}}'
+
+
+@dataclass(frozen=True)
+class Robot:
+    """One robot of a manifest: its name, URDF and joint model files (absolute), its bags."""
+
+    name: str
+    urdf: str | None
+    joint_model: str | None
+    bags: tuple[Path, ...]
+
+
+def load(path: str, xacro_args: dict | None = None, exclude: Path | None = None) -> list[Robot]:
+    """
+    Read the manifest at ``path``; return its robots in file order, their bags found.
+
+    ``xacro_args``: the arguments a xacro URDF is expanded with (``--xacro-arg``);
+    ``exclude``: the output directory, left out of the bags. Raises ``InputError`` (module
+    docstring).
+    """
+    text = read_file_option('--manifest', path)
+    where = f'--manifest {str(path)!r}'
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, 'problem_mark', None)
+        line = f' (line {mark.line + 1})' if mark is not None else ''
+        problem = getattr(exc, 'problem', None) or type(exc).__name__
+        raise InputError(f'{where}: not YAML: {problem}{line}') from None
+    if not isinstance(document, dict) or set(document) != {'robots'} \
+            or not isinstance(document['robots'], dict) or not document['robots']:
+        raise InputError(f'{where}: expected {EXAMPLE}')
+    folder = Path(os.path.abspath(path)).parent
+    robots = []
+    owner: dict[Path, str] = {}
+    for name, entry in document['robots'].items():
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f'{where}: robots: the robot name {name!r} must be a non-empty '
+                             'string')
+        robot = _robot(where, folder, name, entry, xacro_args or {}, exclude)
+        for bag in robot.bags:
+            if owner.setdefault(bag, name) != name:
+                raise InputError(f'{where}: robots.{name}.bags: {str(bag)!r} is also a bag '
+                                 f'of robots.{owner[bag]} (a bag belongs to one robot)')
+        robots.append(robot)
+    return robots
+
+
+def _robot(where: str, folder: Path, name: str, entry, xacro_args: dict,
+           exclude: Path | None) -> Robot:
+    field = f'robots.{name}'
+    if not isinstance(entry, dict):
+        raise InputError(f'{where}: {field}: expected a mapping of {", ".join(FIELDS)}')
+    unknown = [key for key in entry if key not in FIELDS]
+    if unknown:
+        raise InputError(f'{where}: {field}: unknown field {unknown[0]!r} (expected '
+                         f'{", ".join(FIELDS)})')
+    files = {}
+    for key in ('urdf', 'joint_model'):
+        value = entry.get(key)
+        if value is None:
+            files[key] = None
+            continue
+        if not isinstance(value, str) or not value:
+            raise InputError(f'{where}: {field}.{key}: expected a file path, got {value!r}')
+        files[key] = str(folder / value)  # an absolute value stays as it is
+        read = (lambda p: read_robot_description(p, xacro_args)) if key == 'urdf' else None
+        try:
+            text = read_file_option(f'{field}.{key}', files[key], read)
+        except InputError as exc:
+            raise InputError(f'{where}: {exc}') from None
+        if key == 'urdf':
+            try:
+                ET.fromstring(text)
+            except ET.ParseError as exc:
+                raise InputError(f'{where}: {field}.urdf {files[key]!r}: malformed XML: '
+                                 f'{exc}') from None
+    patterns = entry.get('bags')
+    if not isinstance(patterns, list) or not patterns:
+        raise InputError(f'{where}: {field}.bags: expected a list of bag paths or patterns, '
+                         f'got {patterns!r}')
+    found: list[Path] = []
+    for k, pattern in enumerate(patterns):
+        if not isinstance(pattern, str) or not pattern:
+            raise InputError(f'{where}: {field}.bags[{k}]: expected a path or pattern, got '
+                             f'{pattern!r}')
+        found += _bags(where, f'{field}.bags[{k}]', str(folder / pattern), pattern, exclude)
+    return Robot(name, files['urdf'], files['joint_model'], tuple(dict.fromkeys(found)))
+
+
+def _bags(where: str, field: str, pattern: str, written: str,
+          exclude: Path | None) -> list[Path]:
+    """Return the bags the path or ``pattern`` names (sorted matches, each searched)."""
+    skip = exclude.resolve() if exclude is not None else None
+    matches = [Path(m) for m in sorted(glob.glob(pattern, recursive=True))]
+    if skip is not None:
+        matches = [m for m in matches if not m.resolve().is_relative_to(skip)]
+    if not matches:
+        raise InputError(f'{where}: {field} {written!r}: matches no file (expected bags or '
+                         'directories of bags)')
+    found = []
+    for match in matches:
+        if fleet_bags.is_bag(match):
+            found.append(match)
+        elif match.is_dir():
+            found += fleet_bags.find_bags(match, exclude)
+    if not found:
+        raise InputError(f'{where}: {field} {written!r}: no rosbag2 bag there (a directory '
+                         f'with {fleet_bags.METADATA}, or '
+                         f'{"/".join(fleet_bags.BAG_FILE_SUFFIXES)} files)')
+    return found
+
+
+def jobs(robots: list[Robot], per_bag, dests: list[str], output: Path,
+         overwrite: bool) -> tuple[list, dict]:
+    """
+    Return the jobs of every robot's bags and the settings to show (fleet.md).
+
+    ``per_bag``: the ``BagOptions`` template; each robot's bags get its ``urdf`` and
+    ``joint_model`` (and their own settings digest); ``dests``: the per-bag option names
+    passed on. Output names are unique over the whole fleet (``bags.output_names``).
+    """
+    from rnea_ros.bag.options import FILE_OPTIONS
+    from rnea_ros.fleet import digest, run
+    paths = [bag for robot in robots for bag in robot.bags]
+    names = iter(fleet_bags.output_names(paths, [robot.name for robot in robots
+                                                 for _ in robot.bags]))
+    work, shown = [], {}
+    for robot in robots:
+        chosen = asdict(replace(per_bag, urdf=robot.urdf, joint_model=robot.joint_model))
+        settings = digest.settings(chosen, FILE_OPTIONS)
+        options = {name: chosen[name] for name in [*dests, 'threads']}
+        bags = [fleet_bags.Bag(path, robot.name, next(names)) for path in robot.bags]
+        work += run.jobs(bags, output, options, digest.settings_digest(settings), overwrite)
+        shown[f'robots.{robot.name}'] = (
+            f'urdf {robot.urdf or "(the robot_description of each bag)"}, joint_model '
+            f'{robot.joint_model or "(none)"}, {len(bags)} bag{"s" if len(bags) != 1 else ""}')
+    general = digest.settings(asdict(per_bag), FILE_OPTIONS)
+    return work, {**{k: v for k, v in general.items() if k not in ('urdf', 'joint_model')},
+                  **shown}
