@@ -36,6 +36,8 @@ ALLOWED = {
     # excite: identify's parameter layout and base; recording's JOINT=VALUE parser; bag's
     # options, staged output directory and plotly building blocks.
     'excite': {'dynamics', 'recording', 'bag', 'identify'},
+    # convert: a log (CSV, Parquet) into a bag with recording's bag writer.
+    'convert': {'recording'},
 }
 HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow', 'mujoco')
 
