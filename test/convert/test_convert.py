@@ -241,6 +241,16 @@ def test_parquet_column_of_text_is_named(tmp_path, capsys):
                                        'holds string; expected numbers\n')
 
 
+def test_a_usage_error_is_one_line(tmp_path, capsys):
+    log = tmp_path / 'log.csv'
+    log.write_text(GOOD)
+    with pytest.raises(SystemExit) as caught:
+        rnea_convert([str(log), '--output', str(tmp_path / 'bag'), *TWO, '--bogus'])
+    assert caught.value.code == 2
+    assert capsys.readouterr().err == 'rnea_convert: error: unrecognized arguments: --bogus\n'
+    assert [p.name for p in tmp_path.iterdir()] == ['log.csv']
+
+
 def test_an_existing_output_is_refused_and_kept(tmp_path, capsys):
     log = tmp_path / 'log.csv'
     log.write_text(GOOD)
