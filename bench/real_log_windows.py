@@ -2,11 +2,13 @@
 ``rnea_bag`` residuals on the Kinova Gen3 logs with the automatic window and fixed ones.
 
 Each log (``kinova_gen3/data/*.csv`` of the shared real logs: 1 kHz positions, the robot's
-velocities and the joint torque sensors) is written as a rosbag2 /joint_states bag, stamped at
-its sample times, or, with ``--stamp-error S``, at its sample times plus normal noise of S
-seconds (what a jittery logger does), and replayed by ``rnea_bag`` with ``--window auto`` (the
-default) and fixed windows. Printed per log and window: the peak and RMS residual over the arm
-(measured - predicted torque, N m), the windows chosen and the time base::
+velocities and the joint torque sensors) is converted by ``rnea_convert`` (the command of
+docs/logs.md) into a /joint_states bag, stamped at its sample times, or, with
+``--stamp-error S``, at its sample times plus normal noise of S seconds (what a jittery logger
+does: the log is written again with those times, sorted, then converted), and replayed by
+``rnea_bag`` with ``--window auto`` (the default) and fixed windows. Printed per log and
+window: the peak and RMS residual over the arm (measured - predicted torque, N m), the windows
+chosen and the time base::
 
     python bench/real_log_windows.py [--logs DIR] [--stamp-error S] [--windows W ...]
 """
@@ -18,27 +20,45 @@ from pathlib import Path
 import sys
 import tempfile
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / 'test'))
+import numpy as np
 
-import bagdata  # noqa: E402
-import numpy as np  # noqa: E402
-
-from rnea_ros.bag.cli import main as rnea_bag  # noqa: E402
+from rnea_ros.bag.cli import main as rnea_bag
+from rnea_ros.convert.cli import main as rnea_convert
 
 LOGS = Path('/work/shared/real_logs/kinova_gen3')
 URDF = 'GEN3-7DOF-VISION_ARM_URDF_V12.urdf'
 JOINTS = [f'joint_{k}' for k in range(1, 8)]
+FIELDS = ('Position', 'Velocity', 'TorqueSm')
+# The column mapping of the Kinova logs, as docs/logs.md shows it.
+MAPPING = ['--joints', ','.join(JOINTS), '--time', 'Time', '--time-unit', 'ms',
+           '--position', 'Position{n}', '--velocity', 'Velocity{n}', '--effort', 'TorqueSm{n}']
 
 
-def read_log(path: Path, seconds: float | None):
-    """Return t [s], q, v, tau (N, 7) of one CSV log (Time in ms)."""
+def convert(log: Path, bag: Path) -> Path:
+    """Write the Kinova log ``log`` as the bag ``bag`` with ``rnea_convert``."""
+    code = rnea_convert([str(log), '--output', str(bag), *MAPPING])
+    if code:
+        raise SystemExit(f'rnea_convert exited with {code}')
+    return bag
+
+
+def rewrite(path: Path, out: Path, seconds: float | None, stamp_error: float, rng) -> Path:
+    """
+    Write the mapped columns of the log ``path`` into the CSV ``out``, cut and jittered.
+
+    The first ``seconds`` only (None: all); the times (ms) plus normal noise of ``stamp_error``
+    seconds, the rows sorted by them and a row whose time repeats the previous one's dropped.
+    """
     data = np.genfromtxt(path, delimiter=',', names=True)
-    columns = [np.column_stack([data[f'{name}{k}'] for k in range(1, 8)])
-               for name in ('Position', 'Velocity', 'TorqueSm')]
-    t = data['Time'] * 1e-3
-    keep = slice(None) if seconds is None else t <= t[0] + seconds
-    return (t[keep], *(c[keep] for c in columns))
+    names = ['Time'] + [f'{field}{k}' for field in FIELDS for k in range(1, 8)]
+    table = np.column_stack([data[name] for name in names])
+    if seconds is not None:
+        table = table[table[:, 0] * 1e-3 <= table[0, 0] * 1e-3 + seconds]
+    table[:, 0] += stamp_error * 1e3 * rng.standard_normal(table.shape[0])
+    table = table[np.argsort(table[:, 0], kind='stable')]
+    table = table[np.concatenate([[True], np.diff(np.round(table[:, 0] * 1e6)) > 0])]
+    np.savetxt(out, table, delimiter=',', header=','.join(names), comments='', fmt='%.17g')
+    return out
 
 
 def run(bag: Path, urdf: Path, out: Path, window: str) -> dict:
@@ -67,14 +87,11 @@ def main(argv=None) -> int:
     print('|---|---|---|---|---|---|')
     with tempfile.TemporaryDirectory() as scratch:
         for path in sorted((args.logs / 'data').glob('*.csv')):
-            t, q, v, tau = read_log(path, args.seconds)
-            stamps = bagdata.BAG_START + np.round(
-                (t + args.stamp_error * rng.standard_normal(t.size)) * 1e9).astype(np.int64)
-            order = np.argsort(stamps, kind='stable')
-            stamps, q, v, tau = stamps[order], q[order], v[order], tau[order]
-            unique = np.concatenate([[True], np.diff(stamps) > 0])
-            bag = bagdata.joint_states_bag(Path(scratch) / path.stem, stamps[unique], JOINTS,
-                                           q[unique], v[unique], tau[unique])
+            log = path
+            if args.seconds is not None or args.stamp_error:
+                log = rewrite(path, Path(scratch) / path.name, args.seconds, args.stamp_error,
+                              rng)
+            bag = convert(log, Path(scratch) / path.stem)
             for window in args.windows:
                 summary = run(bag, args.logs / URDF, Path(scratch) / f'{path.stem}_{window}',
                               window)

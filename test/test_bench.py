@@ -69,6 +69,14 @@ def test_real_log_windows_prints_a_row_per_log_and_window():
     assert all(row.endswith('| regular clock |') for row in rows), rows
 
 
+@pytest.mark.skipif(not REAL_LOGS.is_dir(), reason='the shared real logs are not on this machine')
+def test_convert_real_logs_gives_the_helper_bags_outputs():
+    out = bench('convert_real_logs.py')
+    rows = [line for line in out.splitlines() if line.startswith('| opti_traj')]
+    assert len(rows) == 2 * 3 + 2, out  # rnea_bag's 3 files per log, rnea_identify's 2
+    assert all(row.endswith('| same |') for row in rows), out
+
+
 def test_bench_observer_prints_the_ratio_per_robot():
     out = bench('bench_observer.py', '--repeats', '1', '--samples', '200', '--calls', '50')
     for robot in ('ur5', 'panda', 'kinova'):

@@ -42,6 +42,8 @@ ALLOWED = {
     'fleet': {'dynamics', 'contacts', 'recording', 'tools', 'bag'},  # bag: the pipeline it runs
     # excite: identify's parameter layout and base; recording's JOINT=VALUE parser.
     'excite': {'dynamics', 'recording', 'tools', 'identify'},
+    # convert: a log (CSV, Parquet) into a bag with recording's bag writer.
+    'convert': {'recording', 'tools'},
 }
 HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow', 'mujoco')
 

@@ -44,8 +44,9 @@ What it does
    With ``--joint-model FILE`` (a node parameters file: ``rnea_ros.dynamics.joint_model``)
    the armature torques join the inertial term and the joint friction (from the velocities
    used) is a fifth term, ``friction``: both are part of the predicted torque, so residuals
-   are against the full model; its ``effort_bias`` (the effort sensor's bias, never a torque)
-   is taken out of the measured effort (``JointModel.corrected_effort``) before any comparison.
+   are against the full model; the measured torque is its ``effort_gain`` times the measured
+   effort less its ``effort_bias`` (the effort sensor's gain and bias, never a torque:
+   ``JointModel.corrected_effort``), before any comparison.
 
 Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
 -----------------------------------------------------------

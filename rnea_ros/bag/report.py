@@ -320,6 +320,9 @@ def markdown(summary: dict) -> str:
                      'armature, in the inertial term, are part of the prediction); effort bias '
                      f'on {_names(joint_model.get("effort_bias_joints", []))} (taken out of '
                      'the measured effort)')
+        if joint_model.get('effort_gain_joints'):
+            lines.append(f'- effort gain on {_names(joint_model["effort_gain_joints"])}: '
+                         'measured torque = effort_gain x effort - effort_bias')
     contacts = summary.get('contacts')
     if contacts:
         links = ', '.join(f'`{link}`' for link in contacts['links'])

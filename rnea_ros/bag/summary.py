@@ -112,5 +112,7 @@ def joint_model_summary(path, joint_model) -> dict:
         'armature_joints': [name for k, name in enumerate(names) if joint_model.armature[k]],
         'effort_bias_joints': [name for k, name in enumerate(names)
                                if joint_model.effort_bias[k]],
+        'effort_gain_joints': [name for k, name in enumerate(names)
+                               if name and joint_model.effort_gain[k] != 1.0],
         'parameters': joint_model.to_parameters(),
     })

@@ -12,7 +12,8 @@ a test fails when the checked-in files differ from what is generated.
 
 The families of per-link and per-joint parameters take their defaults from the library that
 owns them: ``contact.<link>.*`` from ``rnea_ros.contacts.Contact``, ``armature.<joint>``,
-``friction.<joint>.*`` and ``effort_bias.<joint>`` from ``rnea_ros.dynamics.joint_model``
+``friction.<joint>.*``, ``effort_bias.<joint>`` and ``effort_gain.<joint>`` from
+``rnea_ros.dynamics.joint_model``
 (which also checks their values, as it does for ``rnea_bag --joint-model``). ROS-free: imports
 no rclpy.
 """
@@ -24,7 +25,8 @@ import math
 
 from rnea_ros.contacts import Contact, KINDS
 from rnea_ros.control.joint_input import MAX_NAMES
-from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS
+from rnea_ros.dynamics.joint_model import (DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS,
+                                           MAX_EFFORT_GAIN, MIN_EFFORT_GAIN)
 from rnea_ros.dynamics.payload import MAX_MASS_RATIO, MAX_RADIUS
 
 BOOL, INTEGER, DOUBLE, STRING = 'bool', 'integer', 'double', 'string'
@@ -445,6 +447,12 @@ JOINT_MODEL = Family(
                   "effort sensor's bias: the observer takes it out of the measured effort",
                   'bias of the effort sensor: the observer integrates the measured effort '
                   'minus it (never applied as a torque).', unit='N m or N', note='3'),
+        Parameter('effort_gain.{joint}', DOUBLE, 1.0,
+                  "effort sensor's gain: measured torque = effort_gain·effort − effort_bias",
+                  'gain of the effort sensor (e.g. N m per A of a motor current): the observer '
+                  'integrates effort_gain * effort - effort_bias (never applied as a torque).',
+                  unit='N m or N per unit of effort', low=MIN_EFFORT_GAIN, high=MAX_EFFORT_GAIN,
+                  note='3'),
     ),
     when='for each one-DoF joint when a model loads',
     checked_by='rnea_ros.dynamics.joint_model.JointModel')

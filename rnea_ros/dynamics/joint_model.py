@@ -1,5 +1,5 @@
 """
-Joint terms the URDF has no room for: friction, armature and the effort sensor's bias, per joint.
+Joint terms the URDF has no room for: friction, armature, the effort sensor's gain and bias.
 
 The torque a joint's actuator must give is the rigid-body torque plus
 
@@ -26,14 +26,24 @@ far below the speeds of a moving robot; static friction (stiction) is not modell
 (a torque sensor's bias, a current sensor's offset), which the measured effort carries and the
 joint does not feel. It never enters the torques computed here (the node's feed-forward,
 ``rnea_bag``'s predictions); it is taken out where a measured effort is read, by
-``corrected_effort`` (measured - effort_bias): the momentum observer (the node's and
-``rnea_bag --observer``) and ``rnea_bag``'s residuals.
+``corrected_effort``: the momentum observer (the node's and ``rnea_bag --observer``) and
+``rnea_bag``'s residuals.
+
+``effort_gain`` (N m, or N, per unit of the effort; default 1; from ``MIN_EFFORT_GAIN`` to
+``MAX_EFFORT_GAIN``) is the sensor's scale: an arm that reports motor current (UR, xArm, many
+drives) reports effort in A, and the torque is the current times the motor's torque constant
+and the gear ratio. The measured torque is
+
+    measured torque = effort_gain * effort - effort_bias
+
+(``effort_bias`` in N m, N: the bias of the torque so measured). Like the bias it never enters
+a computed torque.
 
 A ``JointModel`` holds one value per entry of v (the model's order), zero for the rows of
 floating and planar joints, which take none of these terms. As ROS parameters (a node
 parameters file, see ``to_yaml``): ``friction.<joint>.coulomb``, ``friction.<joint>.viscous``,
 ``friction.<joint>.offset``, ``armature.<joint>``, ``effort_bias.<joint>``,
-``friction_velocity_threshold`` and
+``effort_gain.<joint>``, ``friction_velocity_threshold`` and
 ``friction_model``. YAML I/O needs PyYAML (imported there only: the dynamics need numpy and
 numba alone).
 """
@@ -57,12 +67,14 @@ FRICTION_FIELDS = ('coulomb', 'viscous', 'offset')
 # mass matrix indefinite.
 NON_NEGATIVE = ('coulomb', 'viscous', 'armature')
 SCALAR_PARAMETERS = ('friction_velocity_threshold', 'friction_model')
+# effort_gain: a zero or negative gain would hide every collision from the observer.
+MIN_EFFORT_GAIN, MAX_EFFORT_GAIN = 1e-6, 1e6
 
 
 @dataclass(frozen=True, eq=False)
 class JointModel:
     """
-    Friction, armature and effort bias per entry of v (the module docstring: model, units).
+    Friction, armature, effort bias and gain per entry of v (the module docstring: units).
 
     ``joint_names[k]`` names the joint of v row k ('' for the rows of floating and planar joints,
     whose terms are always zero). Arrays are read-only; build a changed model with
@@ -77,19 +89,26 @@ class JointModel:
     velocity_threshold: float = DEFAULT_VELOCITY_THRESHOLD
     friction_model: str = FRICTION_MODELS[0]
     effort_bias: np.ndarray | None = None  # None: zeros
+    effort_gain: np.ndarray | None = None  # None: ones
     _rows: dict = field(init=False, repr=False)
 
     def __post_init__(self):
         nv = len(self.joint_names)
         if self.effort_bias is None:
             object.__setattr__(self, 'effort_bias', np.zeros(nv))
-        for name in ('coulomb', 'viscous', 'offset', 'armature', 'effort_bias'):
+        if self.effort_gain is None:
+            object.__setattr__(self, 'effort_gain', np.ones(nv))
+        for name in ('coulomb', 'viscous', 'offset', 'armature', 'effort_bias', 'effort_gain'):
             values = np.array(getattr(self, name), dtype=np.float64)
             if values.shape != (nv,) or not np.all(np.isfinite(values)):
                 raise InputError(f'JointModel.{name}: expected {nv} finite numbers, got '
                                  f'{values.tolist()}')
             values.flags.writeable = False
             object.__setattr__(self, name, values)
+        gain = self.effort_gain
+        if not np.all((gain >= MIN_EFFORT_GAIN) & (gain <= MAX_EFFORT_GAIN)):
+            raise InputError(f'JointModel.effort_gain: expected numbers from {MIN_EFFORT_GAIN:g} '
+                             f'to {MAX_EFFORT_GAIN:g}, got {gain.tolist()}')
         if self.friction_model not in FRICTION_MODELS:
             raise InputError(f'friction_model: expected one of {FRICTION_MODELS}, got '
                              f'{self.friction_model!r}')
@@ -125,6 +144,7 @@ class JointModel:
         base = cls.zeros(model)
         values = {name: np.zeros(model.nv) for name in ('coulomb', 'viscous', 'offset',
                                                         'armature', 'effort_bias')}
+        values['effort_gain'] = np.ones(model.nv)
         threshold = params.get('friction_velocity_threshold', DEFAULT_VELOCITY_THRESHOLD)
         friction_model = params.get('friction_model', FRICTION_MODELS[0])
         for key, value in params.items():
@@ -137,14 +157,19 @@ class JointModel:
                 joint, term = key[len('armature.'):], 'armature'
             elif key.startswith('effort_bias.'):
                 joint, term = key[len('effort_bias.'):], 'effort_bias'
+            elif key.startswith('effort_gain.'):
+                joint, term = key[len('effort_gain.'):], 'effort_gain'
             else:
                 continue
             row = base._joint_row(model, joint, key)
             values[term][row] = _number(key, value, non_negative=term in NON_NEGATIVE)
+            if term == 'effort_gain' and not MIN_EFFORT_GAIN <= value <= MAX_EFFORT_GAIN:
+                raise InputError(f'parameter {key!r}: expected a number from '
+                                 f'{MIN_EFFORT_GAIN:g} to {MAX_EFFORT_GAIN:g}, got {value!r}')
         return cls(base.joint_names, values['coulomb'], values['viscous'], values['offset'],
                    values['armature'],
                    _number('friction_velocity_threshold', threshold, non_negative=True),
-                   friction_model, values['effort_bias'])
+                   friction_model, values['effort_bias'], values['effort_gain'])
 
     def _joint_row(self, model: RobotModel, joint: str, key: str) -> int:
         if joint in self._rows:
@@ -152,8 +177,8 @@ class JointModel:
         kinds = {j.name: j.kind for j in model.joints}
         if joint in kinds:
             raise InputError(f'parameter {key!r}: joint {joint!r} is a {kinds[joint]} joint; '
-                             'friction, armature and effort bias apply to revolute, continuous '
-                             'and prismatic joints')
+                             'friction, armature, effort bias and gain apply to revolute, '
+                             'continuous and prismatic joints')
         raise InputError(f'parameter {key!r}: unknown joint {joint!r}; expected one of '
                          f'{list(self._rows)}')
 
@@ -183,6 +208,8 @@ class JointModel:
             params[f'armature.{joint}'] = float(self.armature[row])
         for joint, row in self._rows.items():
             params[f'effort_bias.{joint}'] = float(self.effort_bias[row])
+        for joint, row in self._rows.items():
+            params[f'effort_gain.{joint}'] = float(self.effort_gain[row])
         return params
 
     def to_yaml(self) -> str:
@@ -197,23 +224,30 @@ class JointModel:
                                for joint, row in self._rows.items()},
                   'effort_bias': {joint: float(self.effort_bias[row])
                                   for joint, row in self._rows.items()}}
+        if np.any(self.effort_gain != 1.0):  # a torque sensor's model stays as it was
+            params['effort_gain'] = {joint: float(self.effort_gain[row])
+                                     for joint, row in self._rows.items()}
         header = ('# Joint model of rnea_ros (rnea_ros/dynamics/joint_model.py): per joint\n'
                   '# tau += armature*a + coulomb*tanh(v/friction_velocity_threshold)'
                   ' + viscous*v + offset\n'
                   '# (N m, N m s/rad, N m, kg m^2; N, N s/m, N, kg for prismatic joints);\n'
                   "# effort_bias (N m; N): the effort sensor's bias, taken out of the measured "
                   'effort, never applied\n')
+        if 'effort_gain' in params:
+            header += ('# effort_gain (N m or N per unit of the effort, e.g. per A): measured '
+                       'torque = effort_gain * effort - effort_bias\n')
         return header + yaml.safe_dump({'/**': {'ros__parameters': params}}, sort_keys=False)
 
     # ------------------------------------------------------------------ measured effort
     def corrected_effort(self, effort, out=None) -> np.ndarray:
         """
-        Return the measured effort less the sensor's bias: effort - effort_bias, (nv,), (N, nv).
+        Return the measured torque: effort_gain * effort - effort_bias, (nv,) or (N, nv).
 
         Into ``out`` if given (a float64 array of the same shape). Non-finite values stay as
         they are (the caller decides what a missing effort means).
         """
-        return np.subtract(effort, self.effort_bias, out=out)
+        out = np.multiply(effort, self.effort_gain, out=out)
+        return np.subtract(out, self.effort_bias, out=out)
 
     # ------------------------------------------------------------------ torques
     @property

@@ -34,7 +34,7 @@ from rnea_ros.control.wrenches import contact_from_parameters
 # Declared by rclpy itself, or for the QoS overrides of publishers and subscriptions.
 ROS_OWN = ('use_sim_time', 'start_type_description_service')
 ROS_OWN_PREFIXES = ('qos_overrides.',)
-JOINT_MODEL_PREFIXES = ('armature.', 'friction.', 'effort_bias.')
+JOINT_MODEL_PREFIXES = ('armature.', 'friction.', 'effort_bias.', 'effort_gain.')
 COLLISION_PREFIX = 'collision_threshold.'
 # The families declared per joint of each model: the joint model (read-only), the thresholds.
 PER_JOINT = (JOINT_MODEL, COLLISION)
@@ -234,7 +234,8 @@ def joint_model_parameters(node, joint_names) -> dict[str, object]:
     if unknown:
         raise ValueError(f'parameter {unknown[0]!r} names no one-DoF joint of the model '
                          f'(armature.<joint>, friction.<joint>.coulomb|viscous|offset, '
-                         f'effort_bias.<joint>, collision_threshold.<joint>); joints: '
+                         f'effort_bias.<joint>, effort_gain.<joint>, '
+                         f'collision_threshold.<joint>); joints: '
                          f'{list(joint_names)}')
     return values
 

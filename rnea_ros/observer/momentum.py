@@ -30,8 +30,9 @@ currents: tau_m also drives the joint model's friction and armature). For 'motor
 model's friction tau_f(v) is subtracted in beta, and its armature is treated as part of the
 mass matrix, p = (M(q) + diag(armature)) v: the armature torque armature * q'' is then inside
 dp/dt and needs no acceleration (the armature is constant: it adds nothing to C^T v).
-For both, tau_m is the measured effort less the joint model's ``effort_bias`` (the effort
-sensor's bias, ``JointModel.corrected_effort``): a bias left in would show as a constant r.
+For both, tau_m is the measured torque of the joint model, ``effort_gain`` times the measured
+effort less ``effort_bias`` (the effort sensor's gain, e.g. N m per A of a motor current, and
+bias, ``JointModel.corrected_effort``): a bias left in would show as a constant r.
 The node and ``rnea_bag --observer`` use this one class: the same samples give the same r.
 """
 from __future__ import annotations

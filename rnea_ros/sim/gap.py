@@ -23,6 +23,8 @@ A gap file is YAML; every key is optional and an absent key means no difference:
     torque_sensor:
       noise: 0.05                 # std of white noise on each effort reading [N m]
       offset: 0.2                 # std of a constant per-joint bias, drawn from the seed [N m]
+      gain: {panda_joint1: 0.8}   # torque per unit of the reading: a reading of motor current
+                                  # is (torque + bias + noise) / gain; a number: every joint
     encoder_resolution: 1.0e-5    # position quantum [rad or m]; 0: exact
     joint_states:
       jitter: 1.0e-4              # std of the publishing delay [s] (never reorders messages)
@@ -70,6 +72,7 @@ LIMITS = {
     'joints.viscous': (1000.0, 'N m s/rad or N s/m'),
     'torque_sensor.noise': (100.0, 'N m'),
     'torque_sensor.offset': (100.0, 'N m'),
+    'torque_sensor.gain': (1000.0, 'N m or N per unit of the reading'),
     'encoder_resolution': (0.1, 'rad or m'),
     'joint_states.jitter': (0.01, 's'),
     'contact_spheres.radius': (1.0, 'm'),
@@ -121,6 +124,8 @@ class Gap:
     joints: dict = field(default_factory=dict)          # joint -> {field: value}
     torque_noise: float = 0.0
     torque_offset: float = 0.0
+    torque_gain: float = 1.0                            # every actuated joint
+    torque_gains: dict = field(default_factory=dict)    # joint -> its own gain
     encoder_resolution: float = 0.0
     jitter: float = 0.0
     drop: float = 0.0
@@ -148,10 +153,11 @@ class Gap:
             if name not in links:
                 raise InputError(f'gap {self.source}: {key}: no link {name!r} in the URDF; '
                                  f'links: {", ".join(sorted(links))}')
-        for name in self.joints:
-            if name not in joints:
-                raise InputError(f'gap {self.source}: joints: no actuated joint {name!r}; '
-                                 f'joints: {", ".join(sorted(joints))}')
+        for key, names in (('joints', self.joints), ('torque_sensor.gain', self.torque_gains)):
+            for name in names:
+                if name not in joints:
+                    raise InputError(f'gap {self.source}: {key}: no actuated joint {name!r}; '
+                                     f'joints: {", ".join(sorted(joints))}')
 
 
 def load_gap(spec: str) -> Gap:
@@ -185,7 +191,10 @@ def parse_gap(text: str, source: str = 'text') -> Gap:
     reader.mapping(data, 'the file', TOP_KEYS)
     errors = reader.mapping(data.get('inertia_errors', {}), 'inertia_errors',
                             ('mass', 'com', 'inertia'))
-    sensor = reader.mapping(data.get('torque_sensor', {}), 'torque_sensor', ('noise', 'offset'))
+    sensor = reader.mapping(data.get('torque_sensor', {}), 'torque_sensor',
+                            ('noise', 'offset', 'gain'))
+    gain = sensor.get('gain', 1.0)
+    gains = reader.mapping(gain, 'torque_sensor.gain') if isinstance(gain, dict) else {}
     states = reader.mapping(data.get('joint_states', {}), 'joint_states', ('jitter', 'drop'))
     drop = states.get('drop', 0.0)
     if isinstance(drop, bool) or not isinstance(drop, (int, float)) or not 0 <= drop < 1:
@@ -206,6 +215,10 @@ def parse_gap(text: str, source: str = 'text') -> Gap:
         joints=reader.joint_overrides(data.get('joints', {})),
         torque_noise=reader.number(sensor.get('noise', 0.0), 'torque_sensor.noise'),
         torque_offset=reader.number(sensor.get('offset', 0.0), 'torque_sensor.offset'),
+        torque_gain=1.0 if gains else reader.number(gain, 'torque_sensor.gain', positive=True),
+        torque_gains={reader.name(joint, 'torque_sensor.gain'): reader.number(
+            value, f'torque_sensor.gain.{joint}', positive=True, field='torque_sensor.gain')
+            for joint, value in gains.items()},
         encoder_resolution=reader.number(data.get('encoder_resolution', 0.0),
                                          'encoder_resolution'),
         jitter=reader.number(states.get('jitter', 0.0), 'joint_states.jitter'),

@@ -100,6 +100,9 @@ class Plant:
                                        for n in self.joint_names])
         rng = np.random.default_rng(self.gap.seed + 1)
         self.torque_offset = self.gap.torque_offset * rng.standard_normal(len(self.joint_names))
+        # The reading's unit: torque per unit of it (a motor current's torque constant x ratio).
+        self.effort_gain = np.array([self.gap.torque_gains.get(name, self.gap.torque_gain)
+                                     for name in self.joint_names])
         self._noise = np.random.default_rng(self.gap.seed + 2)
         self.applied_effort = np.zeros(len(self.joint_names))
         self._wrenches: dict[str, np.ndarray] = {}
@@ -296,12 +299,16 @@ class Plant:
         return self.data.qvel[self.actuated_dofs].copy()
 
     def measured_effort(self) -> np.ndarray:
-        """Return the applied actuator torque of the last step + the sensor's offset and noise."""
+        """
+        Return the reading of the last step's applied actuator torque.
+
+        (torque + the sensor's offset + noise) / the sensor's gain (1: a torque sensor).
+        """
         noise = self.gap.torque_noise
         reading = self.applied_effort + self.torque_offset
         if noise > 0:
             reading = reading + noise * self._noise.standard_normal(reading.size)
-        return reading
+        return reading / self.effort_gain
 
     @property
     def _actuated_joints(self) -> np.ndarray:

@@ -139,8 +139,8 @@ def test_bad_parameters(panda, solo, tmp_path):
          r"^parameter 'armature.panda_finger_joint2': unknown joint 'panda_finger_joint2'"),
         (solo, {'armature.root_joint': 1.0},
          r"^parameter 'armature.root_joint': joint 'root_joint' is a free-flyer joint; "
-         r'friction, armature and effort bias apply to revolute, continuous and prismatic '
-         r'joints$'),
+         r'friction, armature, effort bias and gain apply to revolute, continuous and '
+         r'prismatic joints$'),
         (panda, {'effort_bias.panda_hand': 1.0},
          r"^parameter 'effort_bias.panda_hand': unknown joint 'panda_hand'"),
         (panda, {'effort_bias.panda_joint1': math.inf},

@@ -133,6 +133,28 @@ def test_external_torques_equal_the_library_observer_and_repeats_do_not_integrat
         (stamp + 1_000_000) * 1e-9, q, v, effort), rtol=0, atol=1e-9)
 
 
+def test_the_effort_gain_of_the_joint_model_makes_the_measured_torque(ros, panda):
+    """effort_gain.<joint> given for the node: r is the library's with the same joint model."""
+    from rnea_ros.dynamics.joint_model import JointModel
+    model, xml = panda
+    joint_model = {'effort_gain.panda_joint2': 2.0, 'effort_gain.panda_joint4': 0.5,
+                   'effort_bias.panda_joint2': 0.3}
+    ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True, **joint_model})
+    feeder = Feeder(ros, model)
+    reference = MomentumObserver(model, 50.0,
+                                 joint_model=JointModel.from_parameters(model, joint_model))
+    plain = MomentumObserver(model, 50.0)
+    stamp = 5 * 10**9
+    for q, v, effort in motion(model, 8):
+        stamp += 1_000_000
+        _, external = feeder.send(q, v, effort, stamp)
+        r = reference.update(stamp * 1e-9, q, v, effort)
+        np.testing.assert_allclose(external.effort, r, rtol=0, atol=1e-9)
+    # Without the gain the residual differs on those joints (the comparison means something).
+    unscaled = plain.run(np.arange(1, 9) * 1e-3 + 5, *map(np.array, zip(*motion(model, 8))))
+    assert abs(unscaled[-1, 1] - r[1]) > 1e-3 and abs(unscaled[-1, 3] - r[3]) > 1e-3
+
+
 def test_a_non_finite_effort_withholds_the_external_torques_and_restarts(ros, panda):
     model, xml = panda
     ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True})

@@ -1,0 +1,144 @@
+"""
+The columns of a time-series log: CSV (a header line, comma separated) or Parquet.
+
+``read_columns`` returns the named columns as float64 arrays of one length, or raises
+``InputError`` with one line naming the file and what is wrong: a column it does not have, a
+row (counted from 1, the header not counted; for CSV also its line) whose value is empty or
+not a finite number, a row with the wrong number of fields, a file that is not a table. CSV is
+parsed by pyarrow (fast), and only when pyarrow refuses a value is the file read again line by
+line to say where.
+"""
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+
+from rnea_ros.errors import InputError, not_utf8
+
+SUFFIXES = {'.csv': 'csv', '.parquet': 'parquet', '.pq': 'parquet'}
+SHOWN_COLUMNS = 12  # the columns an error lists before '...'
+
+
+def read_columns(path: str | Path, columns: list[str]) -> dict[str, np.ndarray]:
+    """Return ``{column: float64 array}`` of the log ``path`` (``InputError`` naming a fault)."""
+    path = Path(path)
+    kind = SUFFIXES.get(path.suffix.lower())
+    if kind is None:
+        raise InputError(f'LOG {str(path)!r}: expected a .csv or .parquet file')
+    if not path.is_file():
+        raise InputError(f'LOG {str(path)!r}: no such file')
+    read = _read_csv if kind == 'csv' else _read_parquet
+    values = read(path, list(dict.fromkeys(columns)))
+    for name in columns:
+        bad = np.flatnonzero(~np.isfinite(values[name]))
+        if bad.size:
+            raise InputError(f'LOG {str(path)!r}: {row_name(kind, int(bad[0]))}, column {name!r}: '
+                             f'{float(values[name][bad[0]])!r} is not a finite number')
+    return values
+
+
+def row_name(kind: str, index: int) -> str:
+    """Say where the data row ``index`` (from 0) is: 'row N' (and its line for CSV)."""
+    kind = SUFFIXES.get(Path(kind).suffix.lower(), kind)  # a kind, or the log's path
+    return f'row {index + 1} (line {index + 2})' if kind == 'csv' else f'row {index + 1}'
+
+
+def _missing(path: Path, header: list[str], columns: list[str]) -> None:
+    """Raise ``InputError`` for the first of ``columns`` the header lacks or holds twice."""
+    for name in columns:
+        count = header.count(name)
+        if count == 1:
+            continue
+        if count > 1:
+            raise InputError(f'LOG {str(path)!r}: column {name!r} appears {count} times in its '
+                             'header; expected once')
+        shown = ', '.join(header[:SHOWN_COLUMNS]) + (', ...' if len(header) > SHOWN_COLUMNS
+                                                     else '')
+        raise InputError(f'LOG {str(path)!r} has no column {name!r}; its columns: {shown}')
+
+
+def _header(path: Path) -> list[str]:
+    try:
+        with open(path, newline='', encoding='utf-8') as file:
+            return next(csv.reader(file), [])
+    except UnicodeDecodeError as exc:
+        raise InputError(f'LOG {str(path)!r}: {not_utf8(exc)}') from None
+    except csv.Error as exc:
+        raise InputError(f'LOG {str(path)!r}: line 1: {exc}') from None
+
+
+def _read_csv(path: Path, columns: list[str]) -> dict[str, np.ndarray]:
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    header = _header(path)
+    if not header:
+        raise InputError(f'LOG {str(path)!r} is empty; expected a header line and rows')
+    _missing(path, header, columns)
+    try:
+        table = pcsv.read_csv(path, convert_options=pcsv.ConvertOptions(
+            include_columns=columns, column_types={name: pa.float64() for name in columns},
+            null_values=['']))
+    except (pa.ArrowInvalid, UnicodeDecodeError):
+        _locate(path, header, columns)
+        raise InputError(f'LOG {str(path)!r}: not a CSV table of numbers') from None
+    return {name: _numbers(path, table, name) for name in columns}
+
+
+def _numbers(path: Path, table, name: str) -> np.ndarray:
+    """Return the column ``name`` of a pyarrow ``table`` as float64; a null names its row."""
+    column = table.column(name)
+    if column.null_count:
+        row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
+        raise InputError(f'LOG {str(path)!r}: {row_name(path, row)}, column {name!r}: empty; '
+                         'expected a finite number')
+    return column.to_numpy().astype(np.float64)
+
+
+def _locate(path: Path, header: list[str], columns: list[str]) -> None:
+    """Raise ``InputError`` at the first row pyarrow could not read (line by line)."""
+    where = [header.index(name) for name in columns]
+    try:
+        with open(path, newline='', encoding='utf-8') as file:
+            reader = csv.reader(file)
+            next(reader)
+            for index, fields in enumerate(reader):
+                if len(fields) != len(header):
+                    raise InputError(f'LOG {str(path)!r}: {row_name("csv", index)}: {len(fields)} '
+                                     f'fields; the header has {len(header)}')
+                for name, k in zip(columns, where):
+                    try:
+                        value = float(fields[k])
+                    except ValueError:
+                        raise InputError(f'LOG {str(path)!r}: {row_name("csv", index)}, column '
+                                         f'{name!r}: {fields[k]!r} is not a number') from None
+                    if not math.isfinite(value):
+                        raise InputError(f'LOG {str(path)!r}: {row_name("csv", index)}, column '
+                                         f'{name!r}: {fields[k]!r} is not a finite number')
+    except UnicodeDecodeError as exc:
+        raise InputError(f'LOG {str(path)!r}: {not_utf8(exc)}') from None
+    except csv.Error as exc:
+        raise InputError(f'LOG {str(path)!r}: line {reader.line_num}: {exc}') from None
+
+
+def _read_parquet(path: Path, columns: list[str]) -> dict[str, np.ndarray]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    try:
+        schema = pq.read_schema(path)
+        _missing(path, list(schema.names), columns)
+        table = pq.read_table(path, columns=columns)
+    except (pa.ArrowException, OSError) as exc:
+        if isinstance(exc, OSError) and not isinstance(exc, pa.ArrowException) \
+                and exc.strerror:
+            raise InputError(f'LOG {str(path)!r}: {exc.strerror}') from None
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(f'LOG {str(path)!r}: not a Parquet file ({first})') from None
+    for name in columns:
+        kind = table.column(name).type
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+            raise InputError(f'LOG {str(path)!r}: column {name!r} holds {kind}; expected '
+                             'numbers')
+    return {name: _numbers(path, table, name) for name in columns}

@@ -1,0 +1,268 @@
+"""
+``rnea_convert`` on generated logs: the bag it writes and its bad inputs.
+
+A Kinova-style CSV (``Time`` in ms, ``Position1..``, ``Velocity1..``, ``TorqueSm1..`` and
+columns the mapping does not read) of an xArm7 Fourier motion, its torques from
+``RobotModel.rnea_batch`` plus noise: converted by the tool, it gives ``rnea_bag`` and
+``rnea_identify`` the same outputs, byte for byte, as the bag the test helper writes of the same
+arrays (``bagdata.joint_states_bag``, rosbags' own serializer, sqlite3 storage).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bagdata import fourier_excitation, joint_states_bag
+import numpy as np
+from oracle import robot_path
+import pytest
+
+from rnea_ros import RobotModel
+from rnea_ros.bag.cli import main as rnea_bag
+from rnea_ros.convert.cli import main as rnea_convert
+from rnea_ros.identify.cli import main as rnea_identify
+
+XARM = robot_path('xarm7')
+JOINTS = [f'joint{k}' for k in range(1, 8)]
+MAPPING = ['--joints', ','.join(JOINTS), '--time', 'Time', '--time-unit', 'ms',
+           '--position', 'Position{n}', '--velocity', 'Velocity{n}', '--effort', 'TorqueSm{n}']
+RATE = 1000.0  # Hz, as the Kinova logs
+FIELDS = ('Position', 'Velocity', 'TorqueSm', 'Torque')
+
+
+def kinova_style_log(model: RobotModel, seconds: float, seed: int):
+    """Return (time in ms, {column: values}) of a Fourier motion of ``model``'s 7 joints."""
+    lower = np.array([model.joint(n).lower for n in JOINTS])
+    upper = np.array([model.joint(n).upper for n in JOINTS])
+    ms = np.arange(round(seconds * RATE)) * (1000.0 / RATE)
+    q, v, a = fourier_excitation(lower, upper, ms * 1e-3, base_frequency=0.5, seed=seed)
+    tau = model.rnea_batch(q, v, a)
+    tau += np.random.default_rng(seed).normal(0.0, 0.05, tau.shape)
+    columns = {'Time': ms}
+    for name, values in zip(FIELDS, (q, v, tau, np.zeros_like(tau))):
+        columns.update({f'{name}{k}': values[:, k - 1] for k in range(1, 8)})
+    return columns
+
+
+def write_csv(path: Path, columns: dict) -> Path:
+    """Write ``columns`` as a CSV with a header line (values as round-trip decimals)."""
+    names = list(columns)
+    rows = np.column_stack([columns[n] for n in names])
+    lines = [','.join(names)] + [','.join(repr(float(x)) for x in row) for row in rows]
+    path.write_text('\n'.join(lines) + '\n')
+    return path
+
+
+def helper_bag(path: Path, columns: dict) -> Path:
+    """Write the bag the benchmarks made of the same arrays (rosbags' writer, the test helper)."""
+    stamps = np.round(columns['Time'] * 1e-3 * 1e9).astype(np.int64)
+    arrays = [np.column_stack([columns[f'{field}{k}'] for k in range(1, 8)])
+              for field in FIELDS[:3]]
+    return joint_states_bag(path, stamps, JOINTS, *arrays)
+
+
+@pytest.fixture(scope='module')
+def logs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('logs')
+    model = RobotModel.from_urdf_file(XARM)
+    return {name: kinova_style_log(model, seconds, seed) for name, seconds, seed in
+            (('training', 4.0, 1), ('validation', 2.0, 2))} | {'folder': folder}
+
+
+def convert(capsys, log: Path, output: Path, *extra):
+    code = rnea_convert([str(log), '--output', str(output), *MAPPING, *extra])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_the_converted_log_gives_the_outputs_of_the_helper_bag(tmp_path, capsys, logs):
+    bags = {}
+    for name in ('training', 'validation'):
+        csv = write_csv(tmp_path / f'{name}.csv', logs[name])
+        code, out, err = convert(capsys, csv, tmp_path / f'converted_{name}')
+        assert (code, err) == (0, ''), err
+        assert out == (f'rnea_convert: {logs[name]["Time"].size} joint_states of 7 joints '
+                       f'({(logs[name]["Time"][-1]) * 1e-3:.6g} s) -> '
+                       f'{tmp_path / f"converted_{name}"}\n')
+        bags[name] = (tmp_path / f'converted_{name}',
+                      helper_bag(tmp_path / f'helper_{name}', logs[name]))
+    for k, kind in enumerate(('converted', 'helper')):
+        out = tmp_path / f'{kind}_rnea'
+        assert rnea_bag([str(bags['training'][k]), '--urdf', str(XARM), '--output', str(out),
+                         '--no-plots', '--format', 'csv']) == 0
+        assert rnea_identify([str(bags['training'][k]), '--urdf', str(XARM), '--validate',
+                              str(bags['validation'][k]), '--output',
+                              str(tmp_path / f'{kind}_identified'), '--no-plots']) == 0
+    capsys.readouterr()
+    for name in ('torques.csv', 'residual.csv', 'decomposition.csv'):
+        assert (tmp_path / 'converted_rnea' / name).read_bytes() == \
+            (tmp_path / 'helper_rnea' / name).read_bytes(), name
+    summaries = [json.loads((tmp_path / f'{kind}_rnea' / 'summary.json').read_text())
+                 for kind in ('converted', 'helper')]
+    assert summaries[0]['joints'] == summaries[1]['joints']
+    for name in ('joint_model.yaml', 'identified.urdf'):
+        assert (tmp_path / 'converted_identified' / name).read_bytes() == \
+            (tmp_path / 'helper_identified' / name).read_bytes(), name
+
+
+def test_parquet_and_units(tmp_path, capsys, logs):
+    """The same log as Parquet, positions in degrees, effort in mN m: the same messages."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    columns = dict(logs['validation'])
+    csv = write_csv(tmp_path / 'log.csv', columns)
+    scaled = {name: (np.degrees(values) if name.startswith(('Position', 'Velocity'))
+                     else values * 1000.0 if name.startswith('TorqueSm') else values)
+              for name, values in columns.items()}
+    pq.write_table(pa.table(scaled), tmp_path / 'log.parquet')
+    assert convert(capsys, csv, tmp_path / 'from_csv')[0] == 0
+    assert convert(capsys, tmp_path / 'log.parquet', tmp_path / 'from_parquet',
+                   '--position-unit', 'deg', '--velocity-unit', 'deg/s',
+                   '--effort-scale', '0.001')[0] == 0
+    decoded = [messages(tmp_path / name) for name in ('from_csv', 'from_parquet')]
+    np.testing.assert_array_equal(decoded[0][0], decoded[1][0])  # the stamps
+    for field in range(1, 4):  # position, velocity, effort: rounding of the unit scale only
+        np.testing.assert_allclose(decoded[1][field], decoded[0][field], rtol=1e-14, atol=0)
+
+
+def messages(bag: Path):
+    """Return (stamps, position, velocity, effort) of a bag's /joint_states, by rosbags."""
+    from rosbags.highlevel import AnyReader
+    rows = []
+    with AnyReader([bag]) as reader:
+        assert [c.topic for c in reader.connections] == ['/joint_states']
+        for connection, time, raw in reader.messages():
+            msg = reader.deserialize(raw, connection.msgtype)
+            stamp = msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec
+            assert stamp == time and list(msg.name) == JOINTS
+            rows.append((stamp, msg.position, msg.velocity, msg.effort))
+    return [np.array([row[k] for row in rows]) for k in range(4)]
+
+
+def test_time_offset_and_column_lists(tmp_path, capsys):
+    """Seconds plus an exact offset; columns named one by one or by the joint's name."""
+    csv = write_csv(tmp_path / 'log.csv', {'t': np.array([0.0, 0.001, 0.0025]),
+                                           'a': np.zeros(3), 'b': np.ones(3),
+                                           'x_v': np.full(3, 2.0), 'y_v': np.full(3, 3.0)})
+    code = rnea_convert([str(csv), '--output', str(tmp_path / 'bag'), '--time', 't',
+                         '--time-offset', '1700000000.000000001', '--joints', 'x,y',
+                         '--position', 'a,b', '--velocity', '{joint}_v'])
+    assert (code, capsys.readouterr().err) == (0, '')
+    from rosbags.highlevel import AnyReader
+    with AnyReader([tmp_path / 'bag']) as reader:
+        decoded = [(time, reader.deserialize(raw, c.msgtype)) for c, time, raw in
+                   reader.messages()]
+    assert [time for time, _ in decoded] == [1_700_000_000_000_000_001,
+                                             1_700_000_000_001_000_001,
+                                             1_700_000_000_002_500_001]
+    msg = decoded[-1][1]
+    assert (list(msg.name), list(msg.position), list(msg.velocity), list(msg.effort)) == \
+        (['x', 'y'], [0.0, 1.0], [2.0, 3.0], [])
+
+
+# ---------------------------------------------------------------- bad inputs
+
+GOOD = 'Time,Position1,Position2\n0,0.1,0.2\n1,0.1,0.2\n2,0.1,0.2\n'
+TWO = ['--joints', 'a,b', '--time', 'Time', '--time-unit', 'ms', '--position', 'Position{n}']
+
+
+@pytest.mark.parametrize('text, extra, message', [
+    (GOOD, ['--position', 'Position{n}x'],
+     "LOG '{log}' has no column 'Position1x'; its columns: Time, Position1, Position2"),
+    (GOOD.replace('1,0.1,0.2', '1,0.1,abc'), [],
+     "LOG '{log}': row 2 (line 3), column 'Position2': 'abc' is not a number"),
+    (GOOD.replace('1,0.1,0.2', '1,,0.2'), [],
+     "LOG '{log}': row 2 (line 3), column 'Position1': empty; expected a finite number"),
+    (GOOD.replace('2,0.1,0.2', '2,0.1,nan'), [],
+     "LOG '{log}': row 3 (line 4), column 'Position2': nan is not a finite number"),
+    (GOOD.replace('1,0.1,0.2', '1,0.1'), [],
+     "LOG '{log}': row 2 (line 3): 2 fields; the header has 3"),
+    (GOOD.replace('2,0.1,0.2', '1,0.1,0.2'), [],
+     "LOG '{log}': column 'Time' (ms), row 3 (line 4): 1 is not after the previous row's 1; "
+     'expected increasing times (one row per sample, at least 1 ns apart)'),
+    ('Time,Position1,Position1\n0,1,2\n1,1,2\n', [],
+     "LOG '{log}': column 'Position1' appears 2 times in its header; expected once"),
+    (GOOD, ['--position', 'Position1'],
+     "--position 'Position1': names 1 columns for 2 joints; expected one column per joint "
+     '(separated by commas) or a template with {{n}} or {{joint}}'),
+    (GOOD, ['--joints', 'a,a'], "--joints: 'a' is given twice"),
+    (GOOD, ['--joints', 'a,,b'], "--joints 'a,,b': expected joint names separated by commas"),
+    (GOOD, ['--time-offset', '1e10'],
+     "--time-offset '1e10': expected a number of seconds of magnitude at most 4e+09"),
+    (GOOD, ['--time-offset', 'now'],
+     "--time-offset 'now': expected a number of seconds of magnitude at most 4e+09"),
+    (GOOD, ['--time-offset', '-1'],
+     "LOG '{log}': column 'Time' (ms), row 1 (line 2): the time 0 is before 1970 with "
+     '--time-offset; expected a time from the epoch or an offset that makes it one'),
+    (GOOD, ['--effort-scale', 'nan'],
+     '--effort-scale nan: expected a nonzero number of magnitude at most 1e+06'),
+    (GOOD, ['--effort', 'Position{n}', '--effort-scale', '0'],
+     '--effort-scale 0: expected a nonzero number of magnitude at most 1e+06'),
+    ('Time,Position1,Position2\n0,0.1,0.2\n', [], "LOG '{log}' has 1 rows; expected at least 2"),
+    ('', [], "LOG '{log}' is empty; expected a header line and rows"),
+    (b'Time,Position1,Position2\n0,0.1,\xff\n', [],
+     "LOG '{log}': not UTF-8 text (byte 0xff at offset 31)"),
+])
+def test_bad_input_is_one_line_exit_2_nothing_written(tmp_path, capsys, text, extra, message):
+    log = tmp_path / 'log.csv'
+    log.write_bytes(text if isinstance(text, bytes) else text.encode())
+    before = sorted(tmp_path.rglob('*'))
+    code = rnea_convert([str(log), '--output', str(tmp_path / 'bag'), *TWO, *extra])
+    captured = capsys.readouterr()
+    assert (code, captured.out) == (2, '')
+    assert captured.err == f'rnea_convert: error: {message.format(log=log)}\n'
+    assert sorted(tmp_path.rglob('*')) == before
+
+
+@pytest.mark.parametrize('name, message', [
+    ('log.txt', "LOG '{log}': expected a .csv or .parquet file"),
+    ('missing.csv', "LOG '{log}': no such file"),
+    ('log.parquet', "LOG '{log}': not a Parquet file ("),
+])
+def test_bad_file(tmp_path, capsys, name, message):
+    log = tmp_path / name
+    if name != 'missing.csv':
+        log.write_text(GOOD)
+    code = rnea_convert([str(log), '--output', str(tmp_path / 'bag'), *TWO])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f'rnea_convert: error: {message.format(log=log)}'), err
+    assert err.count('\n') == 1 and not (tmp_path / 'bag').exists()
+
+
+def test_parquet_column_of_text_is_named(tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    log = tmp_path / 'log.parquet'
+    pq.write_table(pa.table({'Time': [0.0, 1.0], 'Position1': [0.1, 0.2],
+                             'Position2': ['a', 'b']}), log)
+    code = rnea_convert([str(log), '--output', str(tmp_path / 'bag'), *TWO])
+    assert code == 2
+    assert capsys.readouterr().err == (f"rnea_convert: error: LOG '{log}': column 'Position2' "
+                                       'holds string; expected numbers\n')
+
+
+def test_a_usage_error_is_one_line(tmp_path, capsys):
+    log = tmp_path / 'log.csv'
+    log.write_text(GOOD)
+    with pytest.raises(SystemExit) as caught:
+        rnea_convert([str(log), '--output', str(tmp_path / 'bag'), *TWO, '--bogus'])
+    assert caught.value.code == 2
+    assert capsys.readouterr().err == 'rnea_convert: error: unrecognized arguments: --bogus\n'
+    assert [p.name for p in tmp_path.iterdir()] == ['log.csv']
+
+
+def test_an_existing_output_is_refused_and_kept(tmp_path, capsys):
+    log = tmp_path / 'log.csv'
+    log.write_text(GOOD)
+    (tmp_path / 'bag').mkdir()
+    (tmp_path / 'bag' / 'mine.txt').write_text('kept')
+    code = rnea_convert([str(log), '--output', str(tmp_path / 'bag'), *TWO])
+    assert code == 2
+    assert capsys.readouterr().err == (f"rnea_convert: error: --output '{tmp_path / 'bag'}': "
+                                       'it exists; expected a new directory\n')
+    assert [p.name for p in (tmp_path / 'bag').iterdir()] == ['mine.txt']
+    code = rnea_convert([str(log), '--output', str(tmp_path / 'no' / 'bag'), *TWO])
+    assert code == 2
+    assert capsys.readouterr().err == (f"rnea_convert: error: --output '{tmp_path / 'no' / 'bag'}'"
+                                       f": its folder '{tmp_path / 'no'}' is not a directory\n")
+    assert not (tmp_path / 'no').exists()
