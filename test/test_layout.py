@@ -4,7 +4,8 @@ The package layout: imports flow one way, and the library stays free of ROS and 
 dynamics <- contacts <- {node, bag, sim}; dynamics <- recording <- {bag, identify, sim}; dynamics
 <- observer <- {bag, node}; identify and fleet sit above bag, excite (excitation design) above
 identify; timing (steady-clock sleeps) under node and sim. node, bag and sim never import each
-other; only sim imports mujoco (and the MJCF reader and writer, inside their functions); recording (the way into a bag) and observer import dynamics only.
+other; only sim imports mujoco (and the MJCF reader and writer, inside their functions);
+recording (the way into a bag) and observer import dynamics only.
 Checked two ways: every import statement of every module (also those inside functions), and what
 importing the library really loads (a fresh interpreter).
 """

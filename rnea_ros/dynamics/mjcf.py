@@ -40,7 +40,7 @@ import numpy as np
 
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.dynamics.urdf import _Builder, ROOT_JOINT_NAME
+from rnea_ros.dynamics.urdf import _Builder
 from rnea_ros.dynamics.urdf_elements import Inertial, UrdfJoint
 from rnea_ros.errors import MJCFError
 
@@ -196,7 +196,7 @@ def _tree(mj, inertia_check: str):
 
 
 def _model_name(mj) -> str:
-    """The ``<mujoco model=...>`` name (MuJoCo keeps it in its names buffer, first)."""
+    """Return the ``<mujoco model=...>`` name (first in MuJoCo's names buffer)."""
     return bytes(mj.names[:bytes(mj.names).index(b'\0')]).decode()
 
 
@@ -225,7 +225,7 @@ def _joint(mj, adr, name, parent, body, rotation, translation, kind) -> UrdfJoin
 
 
 def _inertial(mj, b: int) -> Inertial:
-    """A body's mass, centre of mass and inertia about it in the body frame."""
+    """Return a body's mass, centre of mass and inertia about it, in the body frame."""
     axes = _quat_matrix(mj.body_iquat[b])
     return Inertial(float(mj.body_mass[b]), np.array(mj.body_ipos[b], dtype=float),
                     axes @ np.diag(mj.body_inertia[b]) @ axes.T)

@@ -87,7 +87,8 @@ class IdentifyOptions:
                            help='physical: consistent link inertias near the URDF (default); '
                            'base: base parameters only, URDF inertias kept; none: URDF '
                            'inertias kept, only friction and armature identified')
-    payload: str | None = option(None, MAIN, exclusive='payload', metavar='LINK', help='identify only a payload '
+    payload: str | None = option(None, MAIN, exclusive='payload', metavar='LINK',
+                                 help='identify only a payload '
                                  'rigidly fixed to LINK, on the robot of --urdf taken as right: '
                                  'writes payload.yaml (node parameters) and payload.json into '
                                  'DIR (default ./<first bag name>_payload); every sample fits, '

@@ -48,7 +48,7 @@ def _numbers(values) -> str:
 
 
 def _quaternion(rotation: np.ndarray) -> np.ndarray:
-    """Unit quaternion [w x y z] of a rotation matrix (the largest component first: exact)."""
+    """Return the unit quaternion [w x y z] of a rotation matrix (largest component first)."""
     r = rotation
     trace = np.trace(r)
     candidates = [trace, r[0, 0], r[1, 1], r[2, 2]]
@@ -99,7 +99,7 @@ def _check(model: RobotModel, joint_model: JointModel) -> None:
         for term, attribute in JOINT_TERMS:
             value = float(getattr(joint_model, term)[joint.idx_v])
             if value < 0:
-                raise MJCFError(f'joint {joint.name!r}: {term} {value!r} < 0, MuJoCo\'s '
+                raise MJCFError(f"joint {joint.name!r}: {term} {value!r} < 0, MuJoCo's "
                                 f'{attribute} must be >= 0')
 
 

@@ -39,7 +39,7 @@ CORPUS = (('ur5', False), ('xarm7', False), ('kinova', False), ('double_pendulum
 
 
 def _mj_state(mj, model, q, v, a):
-    """MuJoCo's qpos, qvel, qacc of our q, v, a; and the rotation of the free body."""
+    """Return MuJoCo's qpos, qvel, qacc of our q, v, a, and the free body's rotation."""
     qpos, qvel, qacc = np.zeros(mj.nq), np.zeros(mj.nv), np.zeros(mj.nv)
     rotation = None
     for joint in model.joints:
@@ -93,7 +93,7 @@ def assert_matches_mj_inverse(mj, robot, samples: int = 5, seed: int = 0):
 
 
 def _urdf_spec(name: str, floating: bool, seed: int = 1):
-    """MuJoCo's spec of a robot's URDF (geometry removed), with joint terms; the URDF text."""
+    """Return MuJoCo's spec of a robot's URDF (no geometry, joint terms added), its text."""
     urdf = robot_path(name).read_text()
     spec = mujoco.MjSpec.from_string(mujoco_urdf(urdf))
     rng = np.random.default_rng(seed)
@@ -149,7 +149,7 @@ def test_urdf_compiled_by_mujoco_is_the_urdf_model(name, floating):
         assert error < TOLERANCE * max(1.0, np.abs(expected).max())
 
 
-HAND_WRITTEN = '''
+HAND_WRITTEN = """
 <mujoco model="hand">
   <compiler angle="radian"/>
   <option gravity="0.7 -1.9 -3.1"/>
@@ -173,7 +173,7 @@ HAND_WRITTEN = '''
     </body>
   </worldbody>
 </mujoco>
-'''
+"""
 
 
 def test_hinge_off_origin_ref_slide_fixed_bodies_and_gravity(tmp_path):
