@@ -23,7 +23,8 @@ The mapping (everything else that changes MuJoCo's dynamics is refused by name):
 - ``armature`` -> ``JointModel.armature``, ``damping`` -> ``viscous``, ``frictionloss`` ->
   ``coulomb`` (MuJoCo's is a constraint opposing the motion up to that level, the joint
   model's a smooth sign tanh(v / velocity_threshold): equal once the joint moves);
-- ``option gravity`` is the model's gravity (zero when the gravity flag is disabled).
+- ``option gravity`` is the model's gravity (zero when the gravity flag is disabled); a
+  disabled ``damper`` or ``frictionloss`` flag zeroes the viscous or Coulomb friction.
 
 Refused, by name: ball joints, several joints in one body, a free joint elsewhere, joint
 springs (``stiffness``), nonlinear damping, mocap bodies, gravity compensation, tendons,
@@ -35,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 import os
 from pathlib import Path
+import warnings
 
 import numpy as np
 
@@ -81,10 +83,28 @@ def load_mjcf(source, *, inertia_check: str = 'error') -> MjcfRobot:
     return MjcfRobot(model, _joint_model(mj, model))
 
 
+def mujoco_warning(message: str) -> None:
+    """Warn with MuJoCo's warning text, as a Python ``RuntimeWarning``."""
+    warnings.warn(f'MuJoCo: {message}', RuntimeWarning, stacklevel=2)
+
+
+def route_mujoco_warnings() -> None:
+    """
+    Make MuJoCo's warnings Python warnings (``mujoco_warning``), for every MuJoCo call after.
+
+    MuJoCo's default handler appends them to MUJOCO_LOG.TXT in the working directory: a file
+    written where no one asked (its compiler warns about a model it accepts, e.g. a singular
+    mass matrix).
+    """
+    import mujoco
+    mujoco.set_mju_user_warning(mujoco_warning)
+
+
 def _compiled(source):
     if not isinstance(source, (str, os.PathLike)):
         return source
     import mujoco  # the sim's dependency: only an MJCF needs it here
+    route_mujoco_warnings()
     if not Path(source).is_file():
         raise MJCFError(f'MJCF {str(source)!r}: no such file')
     try:
@@ -240,14 +260,23 @@ def _quat_matrix(quat) -> np.ndarray:
 
 
 def _joint_model(mj, model: RobotModel) -> JointModel:
-    """Armature, damping and frictionloss of the hinge and slide joints, in v order."""
+    """
+    Return the armature, damping and frictionloss of the hinge and slide joints, in v order.
+
+    Damping and frictionloss are zero where the model's flags disable them (``damper``,
+    ``frictionloss``): MuJoCo then applies none.
+    """
+    import mujoco
     base = JointModel.zeros(model)
     terms = {name: np.zeros(model.nv) for name in ('armature', 'damping', 'frictionloss')}
+    disabled = {'damping': mujoco.mjtDisableBit.mjDSBL_DAMPER,
+                'frictionloss': mujoco.mjtDisableBit.mjDSBL_FRICTIONLOSS}
     for joint in model.joints:
         if joint.nv != 1:
             continue
         dof = int(mj.joint(joint.name).dofadr[0])
         for name, values in terms.items():
-            values[joint.idx_v] = float(getattr(mj, f'dof_{name}')[dof])
+            if not mj.opt.disableflags & disabled.get(name, 0):
+                values[joint.idx_v] = float(getattr(mj, f'dof_{name}')[dof])
     return replace(base, coulomb=terms['frictionloss'], viscous=terms['damping'],
                    armature=terms['armature'])

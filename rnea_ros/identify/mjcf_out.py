@@ -32,7 +32,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 from rnea_ros.dynamics.joint_model import JointModel
-from rnea_ros.dynamics.mjcf import WORLD
+from rnea_ros.dynamics.mjcf import route_mujoco_warnings, WORLD
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.tree import PRISMATIC
 from rnea_ros.errors import MJCFError
@@ -152,6 +152,7 @@ def mjcf_text(model: RobotModel, joint_model: JointModel) -> str:
 def _compile(text: str) -> None:
     """Raise ``MJCFError`` with MuJoCo's reason when MuJoCo cannot compile ``text``."""
     import mujoco  # the sim's dependency: only --mjcf needs it here
+    route_mujoco_warnings()
     try:
         mujoco.MjModel.from_xml_string(text)
     except ValueError as exc:

@@ -26,7 +26,7 @@ from oracle import robot_path
 import pytest
 
 from rnea_ros import ModelWarning, RobotModel, URDFError
-from rnea_ros.dynamics.mjcf import load_mjcf
+from rnea_ros.dynamics.mjcf import load_mjcf, route_mujoco_warnings
 from rnea_ros.errors import MJCFError
 from rnea_ros.sim.mjmodel import mujoco_urdf
 
@@ -200,6 +200,19 @@ def test_hinge_off_origin_ref_slide_fixed_bodies_and_gravity(tmp_path):
                                atol=1e-12)
 
 
+def test_disabled_gravity_damper_and_frictionloss_flags_are_carried_over(tmp_path):
+    path = tmp_path / 'flags.xml'
+    path.write_text(HAND_WRITTEN.replace(
+        '<option gravity="0.7 -1.9 -3.1"/>', '<option gravity="0.7 -1.9 -3.1"><flag '
+        'gravity="disable" damper="disable" frictionloss="disable"/></option>'))
+    robot = load_mjcf(path)
+    np.testing.assert_array_equal(robot.model.gravity, [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(robot.joint_model.viscous, [0.0, 0.0])
+    np.testing.assert_array_equal(robot.joint_model.coulomb, [0.0, 0.0])
+    np.testing.assert_array_equal(robot.joint_model.armature, [0.2, 0.05])
+    assert_matches_mj_inverse(mujoco.MjModel.from_xml_path(str(path)), robot)
+
+
 def test_from_mjcf_is_the_model_of_load_mjcf(tmp_path):
     path = tmp_path / 'hand.xml'
     path.write_text(HAND_WRITTEN)
@@ -215,7 +228,8 @@ def _body(joint: str = '', body: str = 'name="b"', extra: str = '') -> str:
 
 @pytest.mark.parametrize('xml,message', [
     (_body('<joint name="j" type="ball"/>'), "joint 'j' (body 'b') is a ball joint"),
-    (_body('<joint name="j1"/><joint name="j2"/>'), "body 'b' has 2 joints ['j1', 'j2']"),
+    (_body('<joint name="j1"/><joint name="j2" axis="1 0 0"/>'),
+     "body 'b' has 2 joints ['j1', 'j2']"),
     (_body('<joint name="j" stiffness="3"/>'), "joint 'j' has a spring (stiffness)"),
     (_body('<joint name="j"/>', 'name="b" gravcomp="1"'),
      "body 'b' has gravity compensation (gravcomp)"),
@@ -248,6 +262,26 @@ def test_unsupported_features_are_refused_by_name(xml, message, tmp_path):
         load_mjcf(path)
     assert str(caught.value).startswith(f'MJCF {str(path)!r}: ')
     assert message in str(caught.value)
+
+
+def test_mujoco_warnings_are_python_warnings_not_a_log_file(tmp_path, monkeypatch):
+    """
+    A warning of MuJoCo's compiler on a model it accepts: a Python warning, no file.
+
+    Regression: its default handler appended the warning to MUJOCO_LOG.TXT in the working
+    directory (two joints of one body make a singular mass matrix).
+    """
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / 'robot.xml'
+    path.write_text(_body('<joint name="j1"/><joint name="j2"/>'))
+    mujoco.set_mju_user_warning(None)  # MuJoCo's own handler, whatever a test set before
+    try:
+        with pytest.warns(RuntimeWarning, match='^MuJoCo: Inertia matrix is too close to '
+                          'singular'), pytest.raises(MJCFError, match="body 'b' has 2 joints"):
+            load_mjcf(path)
+    finally:
+        route_mujoco_warnings()  # as the sim sets it for every MuJoCo call
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['robot.xml']
 
 
 def test_the_mjcf_shipped_with_mujoco_is_refused_by_name():
