@@ -22,6 +22,7 @@ import re
 import numpy as np
 
 from rnea_ros.bag.staging import Staging, Tool
+from rnea_ros.errors import MJCFError
 from rnea_ros.identify import mjcf_out, pipeline, report, urdf_out
 
 TOOL = Tool('rnea_identify', 'identification.json', re.compile(
@@ -66,13 +67,18 @@ def write(result: pipeline.Identification, output: Path, settings: dict, plots: 
     Write every output file of the module docstring into ``output``; return their paths.
 
     ``mjcf``: write ``identified.xml`` too; a model MJCF cannot carry (``mjcf_out``) raises
-    ``MJCFError`` before anything is written.
+    ``MJCFError`` ('--mjcf: ...') before anything is written.
     """
     lay = result.layout
     nb = len(lay.body_links)
     phi_new = result.theta[:lay.n_inertial].reshape(nb, 10)
-    mjcf_text = mjcf_out.mjcf_text(result.model.with_inertial_parameters(phi_new),
-                                   identified_joint_model(result)) if mjcf else None
+    mjcf_text = None
+    if mjcf:
+        try:
+            mjcf_text = mjcf_out.mjcf_text(result.model.with_inertial_parameters(phi_new),
+                                           identified_joint_model(result))
+        except MJCFError as exc:
+            raise MJCFError(f'--mjcf: {exc}') from None
     phi_old = result.theta_urdf[:lay.n_inertial].reshape(nb, 10)
     terms = report.joint_model(result)
     friction = {joint: (t.get('coulomb', 0.0), t.get('viscous', 0.0))

@@ -137,7 +137,7 @@ def test_a_model_mujoco_refuses_writes_nothing(capsys, bag, tmp_path, monkeypatc
     code, _, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out',
                             '--no-plots', '--inertial', 'none', '--mjcf')
     assert code == 2
-    assert err == ('rnea_identify: error: MuJoCo cannot compile the identified model: '
+    assert err == ('rnea_identify: error: --mjcf: MuJoCo cannot compile the identified model: '
                    'Error: no\n')
     assert not (tmp_path / 'out').exists()
 
