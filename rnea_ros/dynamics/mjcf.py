@@ -23,12 +23,15 @@ The mapping (everything else that changes MuJoCo's dynamics is refused by name):
 - ``armature`` -> ``JointModel.armature``, ``damping`` -> ``viscous``, ``frictionloss`` ->
   ``coulomb`` (MuJoCo's is a constraint opposing the motion up to that level, the joint
   model's a smooth sign tanh(v / velocity_threshold): equal once the joint moves);
+- an active joint equality joint1 = polycoef[0] + polycoef[1] joint2 (MuJoCo's URDF compiler
+  makes them of URDF mimic joints) makes joint1 a mimic joint of joint2, whose armature and
+  damping (times polycoef[1]^2) and frictionloss (times abs(polycoef[1])) go to joint2's terms;
 - ``option gravity`` is the model's gravity (zero when the gravity flag is disabled); a
   disabled ``damper`` or ``frictionloss`` flag zeroes the viscous or Coulomb friction.
 
 Refused, by name: ball joints, several joints in one body, a free joint elsewhere, joint
 springs (``stiffness``), nonlinear damping, mocap bodies, gravity compensation, tendons,
-equality constraints, flexes, fluid forces (``density``, ``viscosity``), actuator damping,
+other equality constraints, flexes, fluid forces (``density``, ``viscosity``), actuator damping,
 armature, damping or friction on a free joint, unnamed bodies and joints.
 """
 from __future__ import annotations
@@ -120,7 +123,7 @@ def _name(mj, kind: str, index: int) -> str:
 
 def _refuse_unsupported(mj) -> None:
     """Raise ``MJCFError`` for the first feature of the module docstring's refused list."""
-    for kind, count in (('tendon', mj.ntendon), ('equality', mj.neq), ('flex', mj.nflex)):
+    for kind, count in (('tendon', mj.ntendon), ('flex', mj.nflex)):
         if count:
             names = [_name(mj, kind, i) or f'#{i}' for i in range(count)]
             raise MJCFError(f'{kind} {names[0]!r} ({count} in all): not supported (rigid '
@@ -158,6 +161,7 @@ def _tree(mj, inertia_check: str):
     children: dict[str, list[UrdfJoint]] = {WORLD: []}
     floating = None  # the body of the free joint
     qpos0 = {}
+    mimics = _mimics(mj)
     for b in range(1, mj.nbody):
         body, parent = names[b], names[mj.body_parentid[b]]
         rotation, translation = _quat_matrix(mj.body_quat[b]), np.array(mj.body_pos[b])
@@ -181,7 +185,9 @@ def _tree(mj, inertia_check: str):
         elif kind in (hinge, slide):
             edge = _joint(mj, adr, joint_name, parent, body, rotation, translation,
                           'revolute' if kind == hinge else 'prismatic')
-            qpos0[joint_name] = float(mj.qpos0[mj.jnt_qposadr[adr]])
+            edge.mimic = mimics.get(joint_name)
+            if edge.mimic is None:  # a mimic's position is its equality's, from the pose
+                qpos0[joint_name] = float(mj.qpos0[mj.jnt_qposadr[adr]])
             if kind == hinge and np.any(mj.jnt_pos[adr] != 0):
                 frame = JOINT_LINK.format(body=body)
                 if frame in names:
@@ -213,6 +219,37 @@ def _tree(mj, inertia_check: str):
     gravity = np.zeros(3) if mj.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY \
         else np.array(mj.opt.gravity)
     return replace(tree, offset=tree.offset + offsets), gravity
+
+
+def _mimics(mj) -> dict[str, tuple[str, float, float]]:
+    """
+    Return the joint couplings of the equality constraints: joint -> (master, factor, shift).
+
+    MuJoCo's joint equality: joint1 - ref1 = polycoef[0] + polycoef[1] (joint2 - ref2) (the
+    positions from the body poses of the file, ``ref`` their qpos0). As a URDF mimic, on the
+    master's q (its qpos): factor = polycoef[1], shift = polycoef[0] - factor ref2. Any other
+    equality (another type, a nonlinear or inactive one, joint2 itself coupled) is refused.
+    """
+    import mujoco
+    mimics = {}
+    for k in range(mj.neq):
+        name = _name(mj, 'equality', k) or f'#{k}'
+        coefficients = np.asarray(mj.eq_data[k][:5])
+        if mj.eq_type[k] != mujoco.mjtEq.mjEQ_JOINT or mj.eq_obj2id[k] < 0 \
+                or not mj.eq_active0[k] or np.any(coefficients[2:] != 0):
+            raise MJCFError(f'equality {name!r} ({mj.neq} in all): not supported (an active '
+                            'joint equality joint1 = polycoef[0] + polycoef[1] joint2 only)')
+        joint, master = (_name(mj, 'joint', int(i)) for i in (mj.eq_obj1id[k], mj.eq_obj2id[k]))
+        if joint in mimics:
+            raise MJCFError(f'equality {name!r}: joint {joint!r} is coupled twice')
+        ref = float(mj.qpos0[mj.jnt_qposadr[mj.eq_obj2id[k]]])
+        factor = float(coefficients[1])
+        mimics[joint] = (master, factor, float(coefficients[0]) - factor * ref)
+    for joint, (master, _, _) in mimics.items():
+        if master in mimics:
+            raise MJCFError(f'joint {joint!r} is coupled to joint {master!r}, which is coupled '
+                            'itself: couple both to the independent joint')
+    return mimics
 
 
 def _model_name(mj) -> str:
@@ -268,15 +305,23 @@ def _joint_model(mj, model: RobotModel) -> JointModel:
     """
     import mujoco
     base = JointModel.zeros(model)
+    mimics = _mimics(mj)
     terms = {name: np.zeros(model.nv) for name in ('armature', 'damping', 'frictionloss')}
     disabled = {'damping': mujoco.mjtDisableBit.mjDSBL_DAMPER,
                 'frictionloss': mujoco.mjtDisableBit.mjDSBL_FRICTIONLOSS}
     for joint in model.joints:
         if joint.nv != 1:
             continue
-        dof = int(mj.joint(joint.name).dofadr[0])
+        # A coupled joint's terms act on its master: armature and damping times factor^2
+        # (reflected through the coupling), frictionloss times |factor|.
+        coupled = [(joint.name, 1.0)] + [(name, factor) for name, (master, factor, _)
+                                         in mimics.items() if master == joint.name]
         for name, values in terms.items():
-            if not mj.opt.disableflags & disabled.get(name, 0):
-                values[joint.idx_v] = float(getattr(mj, f'dof_{name}')[dof])
+            if mj.opt.disableflags & disabled.get(name, 0):
+                continue
+            for member, factor in coupled:
+                gain = abs(factor) if name == 'frictionloss' else factor * factor
+                values[joint.idx_v] += gain * float(
+                    getattr(mj, f'dof_{name}')[mj.joint(member).dofadr[0]])
     return replace(base, coulomb=terms['frictionloss'], viscous=terms['damping'],
                    armature=terms['armature'])

@@ -19,8 +19,10 @@ then compiled by MuJoCo to check that it takes it. What the file holds:
 - a ``<motor>`` per joint (gear 1, ``ctrlrange`` the effort limit): the command is the torque;
 - ``<option gravity>``: the model's gravity.
 
-Refused, naming the joint (``MJCFError``): a mimic joint (MuJoCo couples joints by equality
-constraints, which ``from_mjcf`` does not read), a floating or planar joint, a negative friction
+A mimic joint is a joint without terms (its master's carry them) and a joint equality
+``joint1 = offset + multiplier joint2`` (``polycoef``), which ``from_mjcf`` reads back as a mimic.
+
+Refused, naming the joint (``MJCFError``): a floating or planar joint, a negative friction
 or armature term (MuJoCo would push the joint along its motion); and any inertia MuJoCo refuses
 (not positive definite: identify with ``--inertial physical``).
 """
@@ -86,12 +88,19 @@ def _inertial(body: ET.Element, phi: np.ndarray) -> None:
          inertia[1, 2]]))
 
 
+def _mimic(body: ET.Element, equalities: ET.Element, model: RobotModel, tree, index: int
+           ) -> None:
+    """Write a mimic joint, and its coupling as a joint equality (no terms: the master's)."""
+    name = tree.body_names[index]
+    master = next(joint.name for joint in model.joints if joint.nv == 1
+                  and joint.idx_q == tree.q_index[index])
+    ET.SubElement(body, 'joint', name=name, axis=_numbers(tree.axis[index]),
+                  type='slide' if tree.joint_type[index] == PRISMATIC else 'hinge')
+    ET.SubElement(equalities, 'joint', name=f'mimic {name}', joint1=name, joint2=master,
+                  polycoef=_numbers([tree.offset[index], tree.multiplier[index], 0, 0, 0]))
+
+
 def _check(model: RobotModel, joint_model: JointModel) -> None:
-    independent = set(model.joint_names)
-    for name in model.tree.body_names:
-        if name not in independent:
-            raise MJCFError(f'joint {name!r} is a mimic joint: MJCF export takes independent '
-                            'joints only (MuJoCo couples joints by equality constraints)')
     for joint in model.joints:
         if joint.nv != 1:
             raise MJCFError(f'joint {joint.name!r} is a {joint.kind} joint: MJCF export takes '
@@ -112,6 +121,8 @@ def mjcf_text(model: RobotModel, joint_model: JointModel) -> str:
     ET.SubElement(root, 'option', gravity=_numbers(model.gravity))
     world = ET.SubElement(root, 'worldbody')
     actuators = ET.SubElement(root, 'actuator')
+    equalities = ET.Element('equality')
+    independent = set(model.joint_names)
     elements = {-1: world}
     phi = model.inertial_parameters()
     block = {link: row for row, link in enumerate(model.body_names)}
@@ -120,6 +131,9 @@ def mjcf_text(model: RobotModel, joint_model: JointModel) -> str:
                        tree.pos_tree[index])
         elements[index] = body
         _inertial(body, phi[block[link]])
+        if tree.body_names[index] not in independent:  # a mimic joint: an equality
+            _mimic(body, equalities, model, tree, index)
+            continue
         joint = model.joint(tree.body_names[index])
         attributes = {'name': joint.name, 'axis': _numbers(tree.axis[index]),
                       'type': 'slide' if tree.joint_type[index] == PRISMATIC else 'hinge'}
@@ -143,6 +157,8 @@ def mjcf_text(model: RobotModel, joint_model: JointModel) -> str:
                                 'name for it')
             continue
         _placed(elements[frame.body], frame.name, frame.rotation, frame.translation)
+    if len(equalities):
+        root.append(equalities)
     ET.indent(root)
     text = ET.tostring(root, encoding='unicode') + '\n'
     _compile(text)

@@ -32,10 +32,17 @@ from rnea_ros.sim.mjmodel import mujoco_urdf
 
 TOLERANCE = 1e-9
 SHIPPED = Path(mujoco.__file__).parent / 'testdata' / 'model.xml'
-# (robot, floating): robots without mimic joints (MuJoCo makes equality constraints of those)
-# that MuJoCo compiles (it refuses anymal's inertias).
+# (robot, floating): robots that MuJoCo compiles (it refuses anymal's inertias); panda and
+# baxter have mimic joints (MuJoCo's URDF compiler makes joint equalities of them).
 CORPUS = (('ur5', False), ('xarm7', False), ('kinova', False), ('double_pendulum_continuous',
-          False), ('solo12', True), ('talos_reduced', True), ('g1', True))
+          False), ('panda', False), ('baxter', False), ('solo12', True), ('talos_reduced', True),
+          ('g1', True))
+
+
+def _couplings(mj) -> dict[int, tuple[int, float, float]]:
+    """Return MuJoCo's joint equalities: joint1 id -> (joint2 id, polycoef[1], polycoef[0])."""
+    return {int(mj.eq_obj1id[k]): (int(mj.eq_obj2id[k]), float(mj.eq_data[k][1]),
+                                   float(mj.eq_data[k][0])) for k in range(mj.neq)}
 
 
 def _mj_state(mj, model, q, v, a):
@@ -57,6 +64,11 @@ def _mj_state(mj, model, q, v, a):
         qpos[target.qposadr[0]] = q[joint.idx_q]
         qvel[target.dofadr[0]] = v[joint.idx_v]
         qacc[target.dofadr[0]] = a[joint.idx_v]
+    for joint, (master, factor, shift) in _couplings(mj).items():  # y - y0 = c0 + c1 (x - x0)
+        jq, mq = mj.jnt_qposadr[joint], mj.jnt_qposadr[master]
+        jv, mv = mj.jnt_dofadr[joint], mj.jnt_dofadr[master]
+        qpos[jq] = mj.qpos0[jq] + shift + factor * (qpos[mq] - mj.qpos0[mq])
+        qvel[jv], qacc[jv] = factor * qvel[mv], factor * qacc[mv]
     return qpos, qvel, qacc, rotation
 
 
@@ -68,6 +80,8 @@ def _mj_torque(mj, model, qfrc, rotation):
             tau[:6] = [*(rotation.T @ qfrc[:3]), *qfrc[3:6]]
         else:
             tau[joint.idx_v] = qfrc[mj.joint(joint.name).dofadr[0]]
+    for joint, (master, factor, _) in _couplings(mj).items():  # the coupled torque's share
+        tau[model.joint(mj.joint(master).name).idx_v] += factor * qfrc[mj.jnt_dofadr[joint]]
     return tau
 
 
@@ -120,11 +134,20 @@ def test_mjcf_written_by_mujoco_from_urdf_matches_mj_inverse(name, floating, tmp
     mj = mujoco.MjModel.from_xml_path(str(path))
     assert robot.model.floating_base == floating
     assert_matches_mj_inverse(mj, robot)
-    dofs = [mj.joint(name).dofadr[0] for name in robot.joint_model.joint_names if name]
-    rows = [row for row, name in enumerate(robot.joint_model.joint_names) if name]
-    np.testing.assert_array_equal(robot.joint_model.coulomb[rows], mj.dof_frictionloss[dofs])
-    np.testing.assert_array_equal(robot.joint_model.armature[rows], mj.dof_armature[dofs])
-    np.testing.assert_array_equal(robot.joint_model.viscous[rows], mj.dof_damping[dofs])
+    # Each joint's terms, with those of the joints coupled to it reflected (factor^2; |factor|
+    # for frictionloss).
+    for term, values in (('coulomb', mj.dof_frictionloss), ('armature', mj.dof_armature),
+                         ('viscous', mj.dof_damping)):
+        expected = np.zeros(robot.model.nv)
+        for joint in robot.model.joints:
+            if joint.nv == 1:
+                expected[joint.idx_v] = values[mj.joint(joint.name).dofadr[0]]
+        for coupled, (master, factor, _) in _couplings(mj).items():
+            gain = abs(factor) if term == 'coulomb' else factor ** 2
+            expected[robot.model.joint(mj.joint(master).name).idx_v] += \
+                gain * values[mj.jnt_dofadr[coupled]]
+        np.testing.assert_allclose(getattr(robot.joint_model, term), expected, rtol=1e-15,
+                                   atol=0)
 
 
 @pytest.mark.parametrize('name,floating', CORPUS, ids=[name for name, _ in CORPUS])
@@ -176,9 +199,14 @@ HAND_WRITTEN = """
 """
 
 
+def _written(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / 'robot.xml'
+    path.write_text(text)
+    return path
+
+
 def test_hinge_off_origin_ref_slide_fixed_bodies_and_gravity(tmp_path):
-    path = tmp_path / 'hand.xml'
-    path.write_text(HAND_WRITTEN)
+    path = _written(tmp_path, HAND_WRITTEN)
     robot = load_mjcf(path)
     model = robot.model
     assert model.name == 'hand'
@@ -211,6 +239,38 @@ def test_disabled_gravity_damper_and_frictionloss_flags_are_carried_over(tmp_pat
     np.testing.assert_array_equal(robot.joint_model.coulomb, [0.0, 0.0])
     np.testing.assert_array_equal(robot.joint_model.armature, [0.2, 0.05])
     assert_matches_mj_inverse(mujoco.MjModel.from_xml_path(str(path)), robot)
+
+
+COUPLED = """
+<mujoco model="coupled">
+  <worldbody>
+    <body name="a" pos="0 0 0.5">
+      <joint name="master" ref="20" axis="0 1 0" armature="0.3" damping="0.2"/>
+      <geom type="box" size=".1 .1 .3" pos="0 0 0.3"/>
+      <body name="b" pos="0 0 0.6">
+        <joint name="follower" ref="-10" axis="1 0 0" armature="0.1" damping="0.4"
+               frictionloss="0.5"/>
+        <geom type="capsule" size=".05 .2" pos="0 0 0.2"/>
+      </body>
+    </body>
+  </worldbody>
+  <equality>
+    <joint joint1="follower" joint2="master" polycoef="0.2 -1.5 0 0 0"/>
+  </equality>
+</mujoco>
+"""
+
+
+def test_a_joint_equality_is_a_mimic_joint_with_its_terms_on_the_master(tmp_path):
+    path = _written(tmp_path, COUPLED)
+    robot = load_mjcf(path)
+    assert robot.model.joint_names == ('master',)
+    # follower - ref = 0.2 - 1.5 (master - ref), in radians
+    assert robot.model.tree.multiplier.tolist() == [1.0, -1.5]
+    np.testing.assert_allclose(robot.joint_model.armature, [0.3 + 2.25 * 0.1], rtol=1e-15)
+    np.testing.assert_allclose(robot.joint_model.viscous, [0.2 + 2.25 * 0.4], rtol=1e-15)
+    np.testing.assert_allclose(robot.joint_model.coulomb, [1.5 * 0.5], rtol=1e-15)
+    assert_matches_mj_inverse(mujoco.MjModel.from_xml_path(str(path)), robot, samples=10)
 
 
 def test_from_mjcf_is_the_model_of_load_mjcf(tmp_path):
@@ -248,8 +308,14 @@ def _body(joint: str = '', body: str = 'name="b"', extra: str = '') -> str:
      "body 'a' has a free joint, and body 'w' hangs from the world too"),
     ('<mujoco><worldbody><body name="a"><joint name="j"/><geom size=".1"/></body>'
      '<body name="c"><joint name="k"/><geom size=".1"/></body></worldbody>'
-     '<equality><joint name="e" joint1="j" joint2="k"/></equality></mujoco>',
-     "equality 'e' (1 in all): not supported"),
+     '<equality><joint name="e" joint1="j" joint2="k" polycoef="0 1 0.5 0 0"/></equality>'
+     '</mujoco>', "equality 'e' (1 in all): not supported (an active joint equality joint1 = "
+     'polycoef[0] + polycoef[1] joint2 only)'),
+    ('<mujoco><worldbody><body name="a"><joint name="j"/><geom size=".1"/></body>'
+     '<body name="c"><joint name="k"/><geom size=".1"/></body>'
+     '<body name="d"><joint name="m"/><geom size=".1"/></body></worldbody>'
+     '<equality><joint joint1="j" joint2="k"/><joint joint1="k" joint2="m"/></equality>'
+     '</mujoco>', "joint 'j' is coupled to joint 'k', which is coupled itself"),
     ('<mujoco><worldbody><body name="a"><joint name="j"/><geom size=".1"/>'
      '<site name="s1"/></body><site name="s2" pos="0 0 1"/></worldbody><tendon><spatial '
      'name="t"><site site="s1"/><site site="s2"/></spatial></tendon></mujoco>',

@@ -148,10 +148,29 @@ def _quiet(path) -> RobotModel:
         return RobotModel.from_urdf_file(path, inertia_check='warn')
 
 
-def test_what_mjcf_cannot_carry_is_refused_by_joint():
+def test_a_mimic_joint_is_written_as_a_joint_equality_and_read_back(tmp_path):
     panda = _quiet(robot_path('panda'))
-    with pytest.raises(MJCFError, match="joint 'panda_finger_joint2' is a mimic joint"):
-        mjcf_out.mjcf_text(panda, JointModel.zeros(panda))
+    rng = np.random.default_rng(3)
+    terms = dataclasses.replace(JointModel.zeros(panda), armature=rng.uniform(0, 1, panda.nv),
+                                viscous=rng.uniform(0, 1, panda.nv))
+    path = tmp_path / 'panda.xml'
+    path.write_text(mjcf_out.mjcf_text(panda, terms))
+    assert ('<joint name="mimic panda_finger_joint2" joint1="panda_finger_joint2" '
+            'joint2="panda_finger_joint1" polycoef="0.0 1.0 0.0 0.0 0.0"') in path.read_text()
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ModelWarning)
+        robot = load_mjcf(path, inertia_check='warn')
+    assert robot.model.joint_names == panda.joint_names
+    np.testing.assert_allclose(robot.joint_model.armature, terms.armature, rtol=1e-15)
+    np.testing.assert_allclose(robot.joint_model.viscous, terms.viscous, rtol=1e-15)
+    q = rng.uniform(-1, 1, panda.nq)
+    v, a = rng.normal(size=(2, panda.nv))
+    expected = panda.rnea(q, v, a)
+    assert np.abs(robot.model.rnea(q, v, a) - expected).max() < \
+        TOLERANCE * max(1.0, np.abs(expected).max())
+
+
+def test_what_mjcf_cannot_carry_is_refused_by_joint():
     ur5 = RobotModel.from_urdf_file(UR5)
     viscous = np.zeros(ur5.nv)
     viscous[2] = -0.5
