@@ -16,6 +16,10 @@ class URDFError(RneaError, ValueError):
     """The URDF text cannot give a correct dynamics model; the message names the element."""
 
 
+class MJCFError(URDFError):
+    """The MJCF file cannot give a correct dynamics model; the message names the element."""
+
+
 class InputError(RneaError, ValueError):
     """An argument of a dynamics call has the wrong size or a non-finite value."""
 

@@ -127,6 +127,17 @@ class RobotModel:
         return cls.from_urdf_string(xml, floating_base=floating_base, gravity=gravity,
                                     inertia_check=inertia_check)
 
+    @classmethod
+    def from_mjcf(cls, source, *, inertia_check: str = 'error') -> RobotModel:
+        """
+        Build a model from an MJCF file (or a ``mujoco.MjModel``) with MuJoCo's compiler.
+
+        ``mjcf.load_mjcf`` gives the joints' armature, damping and friction too; what is
+        mapped and what is refused (``MJCFError``, naming it): ``rnea_ros.dynamics.mjcf``.
+        """
+        from rnea_ros.dynamics.mjcf import load_mjcf  # needs mujoco, the sim's dependency
+        return load_mjcf(source, inertia_check=inertia_check).model
+
     def __getstate__(self) -> dict:
         """Pickle without the regressor table: it is rebuilt where it is needed."""
         return {**vars(self), '_regressor_table': None}

@@ -6,10 +6,10 @@ Usage::
     rnea_identify BAG [BAG...] --urdf FILE [--output DIR] [--overwrite] [--joint-states TOPIC]
                   [--holdout F | --validate BAG] [--friction MODEL]
                   [--offset {torque,sensor-bias}] [--inertial {physical,base,none}]
-                  [--effort-delay S] [--lock JOINT=VALUE[,...]] ...
+                  [--effort-delay S] [--lock JOINT=VALUE[,...]] [--mjcf] ...
 
 Writes into DIR (default ``./<first bag name>_identified``): ``identified.urdf``,
-``joint_model.yaml`` (a node parameters file),
+``joint_model.yaml`` (a node parameters file), ``identified.xml`` (MJCF, with ``--mjcf``),
 ``identification.json``, ``identification.md`` and ``validation_<group>.png``
 (``rnea_ros.identify.report`` lists what each holds; ``rnea_ros.identify.outputs`` how a
 directory that holds files is refused or, with ``--overwrite``, updated). The options are
@@ -89,11 +89,16 @@ class IdentifyOptions:
                            help='physical: consistent link inertias near the URDF (default); '
                            'base: base parameters only, URDF inertias kept; none: URDF '
                            'inertias kept, only friction and armature identified')
-    payload: str | None = option(None, MAIN, metavar='LINK', help='identify only a payload '
+    payload: str | None = option(None, MAIN, exclusive='payload', metavar='LINK',
+                                 help='identify only a payload '
                                  'rigidly fixed to LINK, on the robot of --urdf taken as right: '
                                  'writes payload.yaml (node parameters) and payload.json into '
                                  'DIR (default ./<first bag name>_payload); every sample fits, '
                                  '--holdout, --validate and --inertial do not apply')
+    mjcf: bool = option(False, MAIN, exclusive='payload', action='store_true',
+                        help='write the identified model as MJCF too (identified.xml: inertias, '
+                        'armature, damping = viscous, frictionloss = Coulomb friction; the '
+                        'offsets dropped), for MuJoCo; needs the mujoco package')
     no_plots: bool = option(False, MAIN, action='store_true', help='skip the PNG plots')
     threads: int | None = option(None, MAIN, type=int, help='threads of the regressor batch')
     timings: bool = option(False, MAIN, action='store_true', help='print the time spent per '
@@ -142,7 +147,7 @@ def _identify(args: IdentifyOptions, output: Path, reading: dict) -> int:
                 'offset': args.offset, 'inertial': args.inertial, **reading}
     begin = time.perf_counter()
     outputs.write(result, output, settings, plots=not args.no_plots,
-                  overwrite=args.overwrite)
+                  overwrite=args.overwrite, mjcf=args.mjcf)
     result.timings['writing'] = time.perf_counter() - begin
     for warning in result.warnings:
         print(f'rnea_identify: warning: {warning}', file=sys.stderr)

@@ -1,7 +1,8 @@
 """
 What ``rnea_identify`` writes into ``--output DIR``: every file, or none.
 
-``identified.urdf``, ``joint_model.yaml`` (a node parameters file), ``identification.json``,
+``identified.urdf``, ``joint_model.yaml`` (a node parameters file), ``identified.xml`` (MJCF,
+with ``--mjcf``: ``rnea_ros.identify.mjcf_out``), ``identification.json``,
 ``identification.md`` and ``validation_<group>.png`` (``rnea_ros.identify.report`` lists what
 each holds) are staged and committed as ``rnea_bag`` commits its outputs
 (``rnea_ros.tools.staging``): a directory that holds files is refused without ``--overwrite``;
@@ -20,11 +21,12 @@ import re
 
 import numpy as np
 
-from rnea_ros.identify import pipeline, report, urdf_out
+from rnea_ros.errors import MJCFError
+from rnea_ros.identify import mjcf_out, pipeline, report, urdf_out
 from rnea_ros.tools.staging import Staging, Tool
 
 TOOL = Tool('rnea_identify', 'identification.json', re.compile(
-    r'identified\.urdf|joint_model\.yaml|identification\.(json|md)|validation_[\w.-]+\.png'))
+    r'identified\.(urdf|xml)|joint_model\.yaml|identification\.(json|md)|validation_[\w.-]+\.png'))
 PLOT_SAMPLES = 200_000
 # What the fitted constant per joint is (``--offset``): a torque the actuator gives (an
 # unmodelled spring, a gravity compensator's error), which the node must add to its commands;
@@ -45,8 +47,7 @@ def joint_model_yaml(result: pipeline.Identification, offset: str = OFFSETS[0]) 
     ``effort_bias.<joint>``, with 0 as ``friction.<joint>.offset``.
     """
     lay = result.layout
-    values = result.theta[lay.n_inertial:].reshape(len(lay.joint_names), -1)
-    joint_model = lay.joint_model(values)
+    joint_model = identified_joint_model(result)
     if offset == 'sensor-bias' and 'offset' in lay.joint_terms:
         joint_model = dataclasses.replace(joint_model, offset=np.zeros(len(lay.joint_names)),
                                           effort_bias=joint_model.offset)
@@ -54,12 +55,30 @@ def joint_model_yaml(result: pipeline.Identification, offset: str = OFFSETS[0]) 
     return joint_model.to_yaml()
 
 
+def identified_joint_model(result: pipeline.Identification):
+    """Return the identified ``JointModel`` (friction, offsets and armature of theta)."""
+    lay = result.layout
+    return lay.joint_model(result.theta[lay.n_inertial:].reshape(len(lay.joint_names), -1))
+
+
 def write(result: pipeline.Identification, output: Path, settings: dict, plots: bool = True,
-          overwrite: bool = False) -> list[Path]:
-    """Write every output file of the module docstring into ``output``; return their paths."""
+          overwrite: bool = False, mjcf: bool = False) -> list[Path]:
+    """
+    Write every output file of the module docstring into ``output``; return their paths.
+
+    ``mjcf``: write ``identified.xml`` too; a model MJCF cannot carry (``mjcf_out``) raises
+    ``MJCFError`` ('--mjcf: ...') before anything is written.
+    """
     lay = result.layout
     nb = len(lay.body_links)
     phi_new = result.theta[:lay.n_inertial].reshape(nb, 10)
+    mjcf_text = None
+    if mjcf:
+        try:
+            mjcf_text = mjcf_out.mjcf_text(result.model.with_inertial_parameters(phi_new),
+                                           identified_joint_model(result))
+        except MJCFError as exc:
+            raise MJCFError(f'--mjcf: {exc}') from None
     phi_old = result.theta_urdf[:lay.n_inertial].reshape(nb, 10)
     terms = report.joint_model(result)
     friction = {joint: (t.get('coulomb', 0.0), t.get('viscous', 0.0))
@@ -72,6 +91,8 @@ def write(result: pipeline.Identification, output: Path, settings: dict, plots: 
         joints = joint_model_yaml(result, settings.get('offset', OFFSETS[0]))
         files = [staging.write_text('identified.urdf', text),
                  staging.write_text('joint_model.yaml', joints)]
+        if mjcf_text is not None:
+            files.append(staging.write_text(mjcf_out.FILE_NAME, mjcf_text))
         if plots and result.validation is not None:
             files += _plot_validation(result, staging)
         names = [f.name for f in files] + ['identification.json', 'identification.md']

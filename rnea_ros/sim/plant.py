@@ -42,6 +42,7 @@ import warnings
 import mujoco
 import numpy as np
 
+from rnea_ros.dynamics.mjcf import route_mujoco_warnings
 from rnea_ros.dynamics.model import DEFAULT_GRAVITY, RobotModel
 from rnea_ros.errors import InputError, ModelWarning, RneaError
 from rnea_ros.sim.gap import Gap
@@ -55,13 +56,9 @@ class UnstableError(RneaError):
     """The physics diverged (MuJoCo met a non-finite or huge acceleration)."""
 
 
-def _mujoco_warning(message: str) -> None:
-    # MuJoCo's default handler appends to MUJOCO_LOG.TXT in the working directory: a write
-    # outside any output directory. Its warnings become Python warnings instead.
-    warnings.warn(f'MuJoCo: {message}', RuntimeWarning, stacklevel=2)
-
-
-mujoco.set_mju_user_warning(_mujoco_warning)
+# MuJoCo's default handler appends to MUJOCO_LOG.TXT in the working directory: a write
+# outside any output directory. Its warnings become Python warnings instead.
+route_mujoco_warnings()
 
 
 class Plant:

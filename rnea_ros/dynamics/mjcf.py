@@ -1,0 +1,327 @@
+"""
+MJCF (MuJoCo's robot format) -> ``KinematicTree`` and ``JointModel``, through MuJoCo's compiler.
+
+MuJoCo compiles the file (includes, defaults, inertias from geoms, meshes, angle units: all its
+own rules); the compiled ``mujoco.MjModel`` is turned into the links and joints the URDF builder
+of ``urdf`` folds and numbers, so that an MJCF robot is the same model as the URDF robot it
+describes. ``mujoco`` is imported here only, inside the functions: ``import rnea_ros`` does not
+need it.
+
+The mapping (everything else that changes MuJoCo's dynamics is refused by name):
+
+- a body is a link named as the body; the world body is the root link 'world'. A body without
+  joint is fixed to its parent (folded into the parent's moving body, as a URDF fixed joint);
+- a hinge joint is revolute, a slide joint prismatic, with the joint's name, axis, range
+  (``limited``) and ``actuatorfrcrange`` (the effort limit, when ``actuatorfrclimited``). q is
+  MuJoCo's qpos (the angle from the body's pose in the file is qpos - ``ref``). A hinge away
+  from its body's origin (``pos`` not zero) turns about an axis through that point: the moving
+  body's frame is then the joint's, a link '<body>/joint', and the body's link hangs in it;
+- a free joint on the one body of the world (a legged robot) is the free-flyer of
+  ``floating_base=True``: joint 'root_joint', q[:7] = [x y z qx qy qz qw] (MuJoCo's qpos has
+  w first), v[:6] = [linear; angular] in the body frame (MuJoCo's linear velocity is in the
+  world frame); no other body may then hang from the world;
+- ``armature`` -> ``JointModel.armature``, ``damping`` -> ``viscous``, ``frictionloss`` ->
+  ``coulomb`` (MuJoCo's is a constraint opposing the motion up to that level, the joint
+  model's a smooth sign tanh(v / velocity_threshold): equal once the joint moves);
+- an active joint equality joint1 = polycoef[0] + polycoef[1] joint2 (MuJoCo's URDF compiler
+  makes them of URDF mimic joints) makes joint1 a mimic joint of joint2, whose armature and
+  damping (times polycoef[1]^2) and frictionloss (times abs(polycoef[1])) go to joint2's terms;
+- ``option gravity`` is the model's gravity (zero when the gravity flag is disabled); a
+  disabled ``damper`` or ``frictionloss`` flag zeroes the viscous or Coulomb friction.
+
+Refused, by name: ball joints, several joints in one body, a free joint elsewhere, joint
+springs (``stiffness``), nonlinear damping, mocap bodies, gravity compensation, tendons,
+other equality constraints, flexes, fluid forces (``density``, ``viscosity``), actuator damping,
+armature, damping or friction on a free joint, unnamed bodies and joints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+import os
+from pathlib import Path
+import warnings
+
+import numpy as np
+
+from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.model import RobotModel
+from rnea_ros.dynamics.urdf import _Builder
+from rnea_ros.dynamics.urdf_elements import Inertial, UrdfJoint
+from rnea_ros.errors import MJCFError
+
+WORLD = 'world'
+JOINT_LINK = '{body}/joint'  # the frame of a hinge away from its body's origin
+# Model fields whose nonzero values add forces the model has no counterpart for.
+_PASSIVE = (('jnt_stiffness', 'joint', 'a spring (stiffness)'),
+            ('jnt_stiffnesspoly', 'joint', 'a nonlinear spring (stiffnesspoly)'),
+            ('dof_dampingpoly', 'dof', 'nonlinear damping (dampingpoly)'),
+            ('body_gravcomp', 'body', 'gravity compensation (gravcomp)'),
+            ('actuator_damping', 'actuator', 'actuator damping'),
+            ('actuator_dampingpoly', 'actuator', 'actuator damping (dampingpoly)'))
+
+
+@dataclass(frozen=True)
+class MjcfRobot:
+    """An MJCF robot: its rigid-body model and its joints' armature, damping and friction."""
+
+    model: RobotModel
+    joint_model: JointModel
+
+
+def load_mjcf(source, *, inertia_check: str = 'error') -> MjcfRobot:
+    """
+    Read an MJCF file (a path) or a compiled ``mujoco.MjModel``; see the module docstring.
+
+    Raises ``MJCFError`` (a ``URDFError``) naming the file and MuJoCo's message when MuJoCo
+    cannot compile it, or naming what the model cannot carry over; ``inertia_check`` as
+    ``RobotModel.from_urdf_string``.
+    """
+    mj = _compiled(source)
+    where = f'MJCF {str(source)!r}: ' if isinstance(source, (str, os.PathLike)) else 'MJCF: '
+    try:
+        tree, gravity = _tree(mj, inertia_check)
+    except MJCFError as exc:
+        raise MJCFError(f'{where}{exc}') from None
+    model = RobotModel(tree, gravity)
+    return MjcfRobot(model, _joint_model(mj, model))
+
+
+def mujoco_warning(message: str) -> None:
+    """Warn with MuJoCo's warning text, as a Python ``RuntimeWarning``."""
+    warnings.warn(f'MuJoCo: {message}', RuntimeWarning, stacklevel=2)
+
+
+def route_mujoco_warnings() -> None:
+    """
+    Make MuJoCo's warnings Python warnings (``mujoco_warning``), for every MuJoCo call after.
+
+    MuJoCo's default handler appends them to MUJOCO_LOG.TXT in the working directory: a file
+    written where no one asked (its compiler warns about a model it accepts, e.g. a singular
+    mass matrix).
+    """
+    import mujoco
+    mujoco.set_mju_user_warning(mujoco_warning)
+
+
+def _compiled(source):
+    if not isinstance(source, (str, os.PathLike)):
+        return source
+    import mujoco  # the sim's dependency: only an MJCF needs it here
+    route_mujoco_warnings()
+    if not Path(source).is_file():
+        raise MJCFError(f'MJCF {str(source)!r}: no such file')
+    try:
+        return mujoco.MjModel.from_xml_path(str(source))
+    except ValueError as exc:  # MuJoCo's compiler error, over several lines
+        raise MJCFError(f'MJCF {str(source)!r}: MuJoCo cannot compile it: '
+                        f'{" ".join(str(exc).split())}') from None
+
+
+def _name(mj, kind: str, index: int) -> str:
+    return getattr(mj, kind)(index).name
+
+
+def _refuse_unsupported(mj) -> None:
+    """Raise ``MJCFError`` for the first feature of the module docstring's refused list."""
+    for kind, count in (('tendon', mj.ntendon), ('flex', mj.nflex)):
+        if count:
+            names = [_name(mj, kind, i) or f'#{i}' for i in range(count)]
+            raise MJCFError(f'{kind} {names[0]!r} ({count} in all): not supported (rigid '
+                            'bodies with hinge, slide and free joints only)')
+    if mj.opt.density or mj.opt.viscosity:
+        raise MJCFError(f'option density={mj.opt.density:g} viscosity={mj.opt.viscosity:g}: '
+                        'fluid forces are not supported (expected 0)')
+    if mj.nmocap:
+        body = int(np.flatnonzero(mj.body_mocapid >= 0)[0])
+        raise MJCFError(f'body {_name(mj, "body", body)!r} is a mocap body: not supported')
+    for field, kind, what in _PASSIVE:
+        values = np.asarray(getattr(mj, field, np.zeros(0)))
+        rows = np.flatnonzero(np.any(values.reshape(len(values), -1) != 0, axis=1)) \
+            if values.size else []
+        if len(rows):
+            index = int(rows[0]) if kind != 'dof' else int(mj.dof_jntid[rows[0]])
+            owner = 'joint' if kind in ('joint', 'dof') else kind
+            raise MJCFError(f'{owner} {_name(mj, owner, index)!r} has {what}: not supported '
+                            '(expected 0)')
+
+
+def _tree(mj, inertia_check: str):
+    """Return the ``KinematicTree`` and the gravity of a compiled model."""
+    import mujoco
+    _refuse_unsupported(mj)
+    hinge, slide, free = (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE,
+                          mujoco.mjtJoint.mjJNT_FREE)
+    names = [WORLD] + [_name(mj, 'body', b) for b in range(1, mj.nbody)]
+    for b in range(1, mj.nbody):
+        if not names[b]:
+            raise MJCFError(f'body #{b} (child of {names[mj.body_parentid[b]]!r}) has no name: '
+                            'every body is a link, named')
+    links: dict[str, Inertial | None] = {WORLD: None}
+    joints: dict[str, UrdfJoint] = {}
+    children: dict[str, list[UrdfJoint]] = {WORLD: []}
+    floating = None  # the body of the free joint
+    qpos0 = {}
+    mimics = _mimics(mj)
+    for b in range(1, mj.nbody):
+        body, parent = names[b], names[mj.body_parentid[b]]
+        rotation, translation = _quat_matrix(mj.body_quat[b]), np.array(mj.body_pos[b])
+        adr, count = int(mj.body_jntadr[b]), int(mj.body_jntnum[b])
+        if count > 1:
+            raise MJCFError(f'body {body!r} has {count} joints '
+                            f'{[_name(mj, "joint", adr + k) for k in range(count)]}: one joint '
+                            'per body is supported (nest bodies instead)')
+        inertial = _inertial(mj, b)
+        kind = int(mj.jnt_type[adr]) if count else None
+        joint_name = _name(mj, 'joint', adr) if count else ''
+        if count and not joint_name and kind != free:
+            raise MJCFError(f'the joint of body {body!r} has no name: every joint is named')
+        if kind is None:
+            edge = UrdfJoint(f'(fixed {body})', 'fixed', parent, body, rotation, translation,
+                             np.zeros(3))
+        elif kind == free:
+            floating = _check_free(mj, adr, body, b, joint_name)
+            links[body], children[body] = inertial, []
+            continue
+        elif kind in (hinge, slide):
+            edge = _joint(mj, adr, joint_name, parent, body, rotation, translation,
+                          'revolute' if kind == hinge else 'prismatic')
+            edge.mimic = mimics.get(joint_name)
+            if edge.mimic is None:  # a mimic's position is its equality's, from the pose
+                qpos0[joint_name] = float(mj.qpos0[mj.jnt_qposadr[adr]])
+            if kind == hinge and np.any(mj.jnt_pos[adr] != 0):
+                frame = JOINT_LINK.format(body=body)
+                if frame in names:
+                    raise MJCFError(f'body {body!r}: the frame of its joint would be a link '
+                                    f'{frame!r}, which is already a body')
+                links[frame], children[frame] = None, []
+                offset = np.array(mj.jnt_pos[adr])
+                edge.translation = translation + rotation @ offset
+                edge.child = frame
+                children[frame].append(UrdfJoint(f'(fixed {body})', 'fixed', frame, body,
+                                                 np.eye(3), -offset, np.zeros(3)))
+        else:
+            raise MJCFError(f'joint {joint_name!r} (body {body!r}) is a ball joint: not '
+                            'supported (hinge, slide and free joints only)')
+        links[body], children[body] = inertial, []
+        children[edge.parent].append(edge)
+    if floating is not None:
+        if children[WORLD]:
+            raise MJCFError(f'body {names[floating]!r} has a free joint, and body '
+                            f'{children[WORLD][0].child!r} hangs from the world too: a '
+                            'free-floating robot must be the only body of the world')
+        root, links = names[floating], {k: v for k, v in links.items() if k != WORLD}
+    else:
+        root = WORLD
+    joints = {edge.name: edge for edges in children.values() for edge in edges}
+    tree = _Builder(_model_name(mj), links, joints, children,
+                    root, floating is not None, inertia_check).build()
+    offsets = np.array([-qpos0.get(name, 0.0) for name in tree.body_names])
+    gravity = np.zeros(3) if mj.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY \
+        else np.array(mj.opt.gravity)
+    return replace(tree, offset=tree.offset + offsets), gravity
+
+
+def _mimics(mj) -> dict[str, tuple[str, float, float]]:
+    """
+    Return the joint couplings of the equality constraints: joint -> (master, factor, shift).
+
+    MuJoCo's joint equality: joint1 - ref1 = polycoef[0] + polycoef[1] (joint2 - ref2) (the
+    positions from the body poses of the file, ``ref`` their qpos0). As a URDF mimic, on the
+    master's q (its qpos): factor = polycoef[1], shift = polycoef[0] - factor ref2. Any other
+    equality (another type, a nonlinear or inactive one, joint2 itself coupled) is refused.
+    """
+    import mujoco
+    mimics = {}
+    for k in range(mj.neq):
+        name = _name(mj, 'equality', k) or f'#{k}'
+        coefficients = np.asarray(mj.eq_data[k][:5])
+        if mj.eq_type[k] != mujoco.mjtEq.mjEQ_JOINT or mj.eq_obj2id[k] < 0 \
+                or not mj.eq_active0[k] or np.any(coefficients[2:] != 0):
+            raise MJCFError(f'equality {name!r} ({mj.neq} in all): not supported (an active '
+                            'joint equality joint1 = polycoef[0] + polycoef[1] joint2 only)')
+        joint, master = (_name(mj, 'joint', int(i)) for i in (mj.eq_obj1id[k], mj.eq_obj2id[k]))
+        if joint in mimics:
+            raise MJCFError(f'equality {name!r}: joint {joint!r} is coupled twice')
+        ref = float(mj.qpos0[mj.jnt_qposadr[mj.eq_obj2id[k]]])
+        factor = float(coefficients[1])
+        mimics[joint] = (master, factor, float(coefficients[0]) - factor * ref)
+    for joint, (master, _, _) in mimics.items():
+        if master in mimics:
+            raise MJCFError(f'joint {joint!r} is coupled to joint {master!r}, which is coupled '
+                            'itself: couple both to the independent joint')
+    return mimics
+
+
+def _model_name(mj) -> str:
+    """Return the ``<mujoco model=...>`` name (first in MuJoCo's names buffer)."""
+    return bytes(mj.names[:bytes(mj.names).index(b'\0')]).decode()
+
+
+def _check_free(mj, adr: int, body: str, b: int, joint_name: str) -> int:
+    where = f'free joint {joint_name!r} (body {body!r})' if joint_name else \
+        f'the free joint of body {body!r}'
+    if mj.body_parentid[b] != 0:
+        raise MJCFError(f'{where}: a free joint is supported on a body of the world only')
+    if np.any(mj.jnt_pos[adr] != 0):
+        raise MJCFError(f'{where}: pos {mj.jnt_pos[adr].tolist()}, expected 0 0 0')
+    dofs = slice(int(mj.jnt_dofadr[adr]), int(mj.jnt_dofadr[adr]) + 6)
+    for field in ('armature', 'damping', 'frictionloss'):
+        if np.any(getattr(mj, f'dof_{field}')[dofs] != 0):
+            raise MJCFError(f'{where} has {field}: not supported on a free joint (expected 0)')
+    return b
+
+
+def _joint(mj, adr, name, parent, body, rotation, translation, kind) -> UrdfJoint:
+    lower, upper = (float(x) for x in mj.jnt_range[adr]) if mj.jnt_limited[adr] \
+        else (-np.inf, np.inf)
+    effort = float(np.abs(mj.jnt_actfrcrange[adr]).max()) if mj.jnt_actfrclimited[adr] \
+        else np.inf
+    return UrdfJoint(name, kind, parent, body, rotation, translation,
+                     np.array(mj.jnt_axis[adr], dtype=float), effort=effort, lower=lower,
+                     upper=upper)
+
+
+def _inertial(mj, b: int) -> Inertial:
+    """Return a body's mass, centre of mass and inertia about it, in the body frame."""
+    axes = _quat_matrix(mj.body_iquat[b])
+    return Inertial(float(mj.body_mass[b]), np.array(mj.body_ipos[b], dtype=float),
+                    axes @ np.diag(mj.body_inertia[b]) @ axes.T)
+
+
+def _quat_matrix(quat) -> np.ndarray:
+    """Rotation matrix of a unit quaternion [w x y z] (MuJoCo's order)."""
+    w, x, y, z = (float(c) for c in quat)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def _joint_model(mj, model: RobotModel) -> JointModel:
+    """
+    Return the armature, damping and frictionloss of the hinge and slide joints, in v order.
+
+    Damping and frictionloss are zero where the model's flags disable them (``damper``,
+    ``frictionloss``): MuJoCo then applies none.
+    """
+    import mujoco
+    base = JointModel.zeros(model)
+    mimics = _mimics(mj)
+    terms = {name: np.zeros(model.nv) for name in ('armature', 'damping', 'frictionloss')}
+    disabled = {'damping': mujoco.mjtDisableBit.mjDSBL_DAMPER,
+                'frictionloss': mujoco.mjtDisableBit.mjDSBL_FRICTIONLOSS}
+    for joint in model.joints:
+        if joint.nv != 1:
+            continue
+        # A coupled joint's terms act on its master: armature and damping times factor^2
+        # (reflected through the coupling), frictionloss times |factor|.
+        coupled = [(joint.name, 1.0)] + [(name, factor) for name, (master, factor, _)
+                                         in mimics.items() if master == joint.name]
+        for name, values in terms.items():
+            if mj.opt.disableflags & disabled.get(name, 0):
+                continue
+            for member, factor in coupled:
+                gain = abs(factor) if name == 'frictionloss' else factor * factor
+                values[joint.idx_v] += gain * float(
+                    getattr(mj, f'dof_{name}')[mj.joint(member).dofadr[0]])
+    return replace(base, coulomb=terms['frictionloss'], viscous=terms['damping'],
+                   armature=terms['armature'])
