@@ -12,24 +12,11 @@ import sys
 from diagnostic_msgs.msg import DiagnosticArray
 from oracle import robot_path
 import pytest
+from test_launch import XACRO_ARM  # a one-joint arm, prefix argument
 
 pytestmark = pytest.mark.timeout(300)
 
 BIN = Path(sys.executable).parent
-XACRO_ARM = """<?xml version="1.0"?>
-<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="xarm">
-  <xacro:arg name="prefix" default=""/>
-  <link name="base"/>
-  <link name="$(arg prefix)link">
-    <inertial><mass value="2.0"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0"
-      iyz="0"/></inertial>
-  </link>
-  <joint name="$(arg prefix)joint" type="revolute">
-    <parent link="base"/><child link="$(arg prefix)link"/><axis xyz="0 1 0"/>
-    <limit effort="10" velocity="1" lower="-1" upper="1"/>
-  </joint>
-</robot>
-"""
 
 
 def _model_status(ros, robot: str):
@@ -54,7 +41,7 @@ def test_urdf_option_expands_xacro_with_its_arguments(ros, tmp_path):
     xacro.write_text(XACRO_ARM)
     ros.start_node({}, command=[str(BIN / 'rnea_node'), '--urdf', str(xacro),
                                 '--xacro-arg', 'prefix:=left_'])
-    status = _model_status(ros, 'xarm')
+    status = _model_status(ros, 'arm')
     values = {kv.key: kv.value for kv in status.values}
     assert any('left_joint' in value for value in values.values()), values
 
