@@ -38,6 +38,7 @@ setup(
             'rnea_identify = rnea_ros.identify.cli:main',
             'rnea_excite = rnea_ros.excite.cli:main',
             'rnea_sim = rnea_ros.sim.main:main',
+            'rnea_ctl = rnea_ros.ctl.cli:main',
         ],
     },
 )

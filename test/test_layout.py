@@ -41,6 +41,9 @@ ALLOWED = {
     # excite: identify's parameter layout and base; recording's JOINT=VALUE parser; bag's
     # options, staged output directory and plotly building blocks.
     'excite': {'dynamics', 'recording', 'bag', 'identify'},
+    # ctl: a client over DDS (never node); demos' example robot and sim's gap folder for
+    # `rnea_ctl paths`.
+    'ctl': {'demos', 'sim'},
 }
 HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow', 'mujoco')
 
