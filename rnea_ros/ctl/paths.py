@@ -34,7 +34,7 @@ def share_folder(name: str) -> Path | None:
 
 
 def paths() -> dict[str, list[Path] | Path | None]:
-    """Return each kind of installed file -> its existing paths (None: not installed)."""
+    """Return each kind of installed file and where it is (None: not installed)."""
     from rnea_ros.demos.motions import PANDA_URDF
     from rnea_ros.sim.gap import GAPS_DIR
     config, launch = share_folder('config'), share_folder('launch')
