@@ -228,7 +228,11 @@ def check_push(link: str, wrench: list[float], seconds: float) -> None:
 
 
 def push(session: Session, topic: str, link: str, wrench: list[float], seconds: float) -> int:
-    """Publish the wrench on ``link`` at ``PUSH_RATE`` for ``seconds``; then nothing (it ends)."""
+    """
+    Publish the wrench on ``link`` at ``PUSH_RATE`` for ``seconds``; then nothing (it ends).
+
+    The simulated robot keeps a push ``wrench_timeout`` (0.1 s) after its last message.
+    """
     from geometry_msgs.msg import WrenchStamped
     check_push(link, wrench, seconds)
     message = WrenchStamped()
@@ -236,18 +240,15 @@ def push(session: Session, topic: str, link: str, wrench: list[float], seconds: 
     f, t = message.wrench.force, message.wrench.torque
     f.x, f.y, f.z, t.x, t.y, t.z = wrench
     publisher = session.publisher(WrenchStamped, topic)
-    sent, start = 0, time.monotonic()
-    while True:
-        elapsed = time.monotonic() - start
-        if elapsed >= seconds:
-            break
-        if elapsed >= sent / PUSH_RATE:
-            message.header.stamp = session.node.get_clock().now().to_msg()
-            publisher.publish(message)
-            sent += 1
-        session.executor.spin_once(timeout_sec=min(1 / PUSH_RATE, seconds - elapsed))
+    count = max(1, math.ceil(seconds * PUSH_RATE - 1e-9))  # one every 1 / PUSH_RATE from 0
+    start = time.monotonic()
+    for sent in range(count):  # each at its time, none skipped on a late wake-up
+        while (ahead := start + sent / PUSH_RATE - time.monotonic()) > 0:
+            session.executor.spin_once(timeout_sec=ahead)
+        message.header.stamp = session.node.get_clock().now().to_msg()
+        publisher.publish(message)
     session.delivered(publisher, topic)
-    print(f'{topic}: pushed {link} for {seconds:g} s ({sent} messages)')
+    print(f'{topic}: pushed {link} for {seconds:g} s ({count} messages)')
     return 0
 
 

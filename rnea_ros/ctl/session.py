@@ -34,7 +34,8 @@ class Session:
         from rclpy.node import Node
         self.timeout = timeout
         self.context = Context()
-        rclpy.init(context=self.context,
+        # args: not sys.argv, whose NAME:=VALUE rcl would take for (deprecated) remap rules.
+        rclpy.init(args=['rnea_ctl'], context=self.context,
                    signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
         self.node = Node('rnea_ctl', context=self.context, start_parameter_services=False,
                          enable_rosout=False)

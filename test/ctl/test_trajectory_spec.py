@@ -48,7 +48,7 @@ def test_inline_points_rest_at_each_point():
                       f'{MAX_SECONDS} s'),
     ([['1', 'a=1'], ['2', 'b=1']], '--point #2: names b: expected the joints of the first '
                                    'point, in its order: a'),
-    ([['1', 'a=1'], ['1', 'a=2']], "the --point options: points[1].time_from_start: expected "
+    ([['1', 'a=1'], ['1', 'a=2']], 'the --point options: points[1].time_from_start: expected '
                                    "a time after the previous point's (1 s)"),
 ])
 def test_bad_inline_points_name_the_option(points, line):

@@ -1,6 +1,8 @@
 """
-``rnea_ctl`` where it must say no: bad input (exit 2, one line, before anything is sent), a node
-not found or not answering (exit 1 naming it), a node refusing (exit 1 with its reason).
+``rnea_ctl`` where it must say no.
+
+Bad input is exit 2 and one line, before anything is sent; a node not found or not answering is
+exit 1 naming it; a node refusing is exit 1 with its reason.
 
 The documented commands are run in ``test_ctl_docs.py``; here the node is the real one over DDS
 on the test's own domain.
@@ -90,7 +92,7 @@ def test_refusals_are_exit_1_with_the_node_s_reason(ros, tmp_path):
     done = run_ctl(ros, ['param', 'set', '/rnea', 'rate:=100', 'input_timeout:=0.2'], tmp_path)
     assert done.code == 1
     assert done.stdout == '/rnea: input_timeout:=0.2\n'  # one by one: the other is set
-    assert done.stderr.startswith("rnea_ctl: /rnea refused rate:=100: ")
+    assert done.stderr.startswith('rnea_ctl: /rnea refused rate:=100: ')
     assert 'read-only' in done.stderr or 'read only' in done.stderr, done.stderr
     done = run_ctl(ros, ['param', 'set', '/rnea', '--atomic', 'input_timeout:=0.3',
                          'observer_gain:=-1'], tmp_path)
