@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize('arguments, line', [
     (['lifecycle', 'get', 'a b'], "NODE 'a b': expected a node name such as /rnea or "
      "/left/rnea (node name must not contain characters other than alphanumerics or '_')"),
-    (['param', 'set', '/rnea', 'rate'], "'rate': expected NAME:=VALUE (VALUE as YAML, e.g. "
-                                         'rate:=500.0)'),
+    (['param', 'set', '/rnea', 'rate'],
+     "'rate': expected NAME:=VALUE (VALUE as YAML, e.g. rate:=500.0)"),
     (['trajectory'], 'expected a trajectory FILE or --point options, not both'),
     (['trajectory', 'x.yaml', '--point', '1', 'a=1'],
      'expected a trajectory FILE or --point options, not both'),
@@ -97,7 +97,7 @@ def test_refusals_are_exit_1_with_the_node_s_reason(ros, tmp_path):
     done = run_ctl(ros, ['param', 'set', '/rnea', '--atomic', 'input_timeout:=0.3',
                          'observer_gain:=-1'], tmp_path)
     assert done.code == 1
-    assert done.stderr == ("rnea_ctl: /rnea refused the set (nothing changed): parameter "
+    assert done.stderr == ('rnea_ctl: /rnea refused the set (nothing changed): parameter '
                            "'observer_gain' is -1.0: expected a number from 0.1 to 1000\n")
     done = run_ctl(ros, ['param', 'get', '/rnea', 'input_timeout'], tmp_path)
     assert done.stdout == 'input_timeout: 0.2\n'  # the atomic set changed nothing
