@@ -41,6 +41,7 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import Command, LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
+
 from rnea_ros.ctl.names import TRAJECTORY_TOPIC
 
 # The node's topics a launch argument <topic>_topic remaps (default: itself, relative).

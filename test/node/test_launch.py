@@ -186,7 +186,7 @@ def test_launch_file_takes_namespace_use_sim_time_and_a_remapping_per_topic(laun
     assert ast.unparse(keywords['remappings']) == (
         "[(topic, LaunchConfiguration(topic + '_topic')) for topic in REMAPPED]")
     assert ("{'use_sim_time': ParameterValue(LaunchConfiguration('use_sim_time'), "
-            "value_type=bool)}") in ast.unparse(launch_tree)
+            'value_type=bool)}') in ast.unparse(launch_tree)
 
 
 @pytest.mark.parametrize('path', sorted(glob(str(ROOT / 'launch' / '*.launch.py'))))
