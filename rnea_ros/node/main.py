@@ -39,8 +39,9 @@ The rnea node (name 'rnea'): feed-forward joint torques of the latest joint_stat
 accelerations, from a URDF, published at the controller rate (see the README, "The node").
 
 The model: --urdf FILE (a URDF, or a xacro file expanded in a guarded process), or the
-robot_description parameter, or (both empty) the robot_description topic. The rest is given as
-ROS arguments after --ros-args:
+robot_description parameter, or (both empty) the robot_description topic.
+
+The rest is given as ROS arguments after --ros-args:
   rnea_node --urdf robot.urdf --ros-args --params-file config/rnea.yaml
   rnea_node --ros-args --params-file robot_description.yaml -p rate:=1000.0
   rnea_node --ros-args -r __ns:=/left -r feedforward_effort:=/effort_controller/commands
