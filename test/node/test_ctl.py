@@ -109,3 +109,11 @@ def test_refusals_are_exit_1_with_the_node_s_reason(ros, tmp_path):
 
 def test_setup_installs_the_console_script():
     assert "'rnea_ctl = rnea_ros.ctl.cli:main'" in (ROOT / 'setup.py').read_text()
+
+
+def test_the_docs_state_the_bounds_and_defaults():
+    from rnea_ros.ctl.cli import DEFAULT_TIMEOUT
+    from rnea_ros.ctl.commands import MAX_PUSH_SECONDS, PUSH_RATE
+    text = ' '.join((ROOT / 'docs' / 'node.md').read_text().split())
+    assert f'{PUSH_RATE:g} times a second for at most {MAX_PUSH_SECONDS:g} s' in text
+    assert f'within `--timeout` (default {DEFAULT_TIMEOUT:g} s)' in text
