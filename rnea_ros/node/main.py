@@ -47,12 +47,13 @@ The rest is given as ROS arguments after --ros-args:
   rnea_node --ros-args -r __ns:=/left -r feedforward_effort:=/effort_controller/commands
 
 A managed (lifecycle) node: with autostart (default true) it configures and activates itself;
-with -p autostart:=false it waits for configure/activate on <node>/change_state.
+with -p autostart:=false it waits for configure/activate on <node>/change_state (rnea_ctl
+lifecycle set /rnea configure, then activate).
 Exit status: 0 after SIGINT/SIGTERM, 1 if a node thread failed or a Python module is missing,
 2 for a parameter it cannot use (one line naming it) or, with refuse_duplicate_name, when a node
 of the same name already runs.
 
-parameters (ros2 param describe /rnea <name> gives each one's description):
+parameters (their descriptions: rnea_ctl param describe /rnea NAME, or ros2 param describe):
 """
 
 
