@@ -39,6 +39,7 @@ setup(
             'rnea_excite = rnea_ros.excite.cli:main',
             'rnea_sim = rnea_ros.sim.main:main',
             'rnea_convert = rnea_ros.convert.cli:main',
+            'rnea_ctl = rnea_ros.ctl.cli:main',
         ],
     },
 )

@@ -3,6 +3,12 @@ Start the rnea node with a robot description file and a parameters file.
 
     ros2 launch rnea_ros rnea.launch.py urdf:=/path/to/robot.urdf [params_file:=my.yaml]
     ros2 launch rnea_ros rnea.launch.py urdf:=/path/to/robot.urdf.xacro xacro_args:='arm:=left'
+    ros2 launch rnea_ros rnea.launch.py namespace:=left use_sim_time:=true \
+        feedforward_effort_topic:=/left/effort_controller/commands
+
+``namespace`` puts the node (and its relative topics) in a namespace, ``use_sim_time`` sets the
+parameter of that name, and each ``<topic>_topic`` argument remaps one of the node's topics
+(``REMAPPED``; default: the topic itself, relative to the namespace).
 
 ``urdf``, a xacro file (``.xacro`` name, or given ``xacro_args``: its ``name:=value``
 mappings), is expanded by the ``xacro`` command, as ROS 2 launch files usually do, into the
@@ -36,6 +42,12 @@ from launch.substitutions import Command, LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 
+from rnea_ros.ctl.names import TRAJECTORY_TOPIC
+
+# The node's topics a launch argument <topic>_topic remaps (default: itself, relative).
+REMAPPED = ('joint_states', 'desired_accelerations', TRAJECTORY_TOPIC, 'feedforward_effort',
+            'joint_torques', 'joint_trajectory_with_effort', 'robot_description')
+
 
 def _description(context):
     """Return the xacro command's output for a xacro file, else the file's text as it is."""
@@ -48,7 +60,8 @@ def _description(context):
 
 
 def _node(context):
-    parameters = [LaunchConfiguration('params_file')]
+    parameters = [LaunchConfiguration('params_file'), {
+        'use_sim_time': ParameterValue(LaunchConfiguration('use_sim_time'), value_type=bool)}]
     if LaunchConfiguration('urdf').perform(context):
         description = _description(context)
         parameters.append({'robot_description': ParameterValue(description, value_type=str)})
@@ -56,8 +69,10 @@ def _node(context):
         package='rnea_ros',
         executable='rnea_node',
         name='rnea',
+        namespace=LaunchConfiguration('namespace'),
         output='screen',
         parameters=parameters,
+        remappings=[(topic, LaunchConfiguration(topic + '_topic')) for topic in REMAPPED],
     )]
 
 
@@ -71,5 +86,12 @@ def generate_launch_description():
                                           '(empty: use the robot_description topic)'),
         DeclareLaunchArgument('xacro_args', default_value='',
                               description='xacro mappings for urdf, e.g. "arm:=left prefix:=l_"'),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='namespace of the node and its relative topics'),
+        DeclareLaunchArgument('use_sim_time', default_value='false',
+                              description='true: the node takes its time from /clock'),
+        *[DeclareLaunchArgument(topic + '_topic', default_value=topic,
+                                description=f"the topic the node's {topic} is remapped to")
+          for topic in REMAPPED],
         OpaqueFunction(function=_node),
     ])

@@ -2,19 +2,23 @@
 Start the rnea node wired to a ros2_control effort controller.
 
     ros2 launch rnea_ros rnea_effort_controller.launch.py controller:=effort_controller \
-        params_file:=my_params.yaml
+        params_file:=my_params.yaml [namespace:=left] [use_sim_time:=true]
 
 Next to a running ros2_control system (controller_manager, robot_state_publisher,
-joint_state_broadcaster and a ``JointGroupEffortController`` named ``controller``):
+joint_state_broadcaster and a ``JointGroupEffortController`` named ``controller``), all in
+``namespace`` (default: none) as the node:
 
-- ``feedforward_effort`` -> ``/<controller>/commands`` (std_msgs/Float64MultiArray, in
+- ``feedforward_effort`` -> ``<controller>/commands`` (std_msgs/Float64MultiArray, in
   ``command_joints`` order: set ``command_joints`` in ``params_file`` to the controller's
   ``joints``, in the same order);
-- ``joint_states`` <- ``/joint_states``, published by joint_state_broadcaster;
-- ``robot_description`` <- ``/robot_description``, published by robot_state_publisher (transient
-  local): the node's ``robot_description`` parameter stays empty, so it subscribes to the topic
-  and follows a new description.
+- ``joint_states`` <- ``joint_states_topic`` (default ``joint_states``), published by
+  joint_state_broadcaster;
+- ``robot_description`` <- ``robot_description_topic`` (default ``robot_description``),
+  published by robot_state_publisher (transient local): the node's ``robot_description``
+  parameter stays empty, so it subscribes to the topic and follows a new description.
 
+Relative names resolve in ``namespace`` (none: ``/effort_controller/commands``,
+``/joint_states``, ``/robot_description``). ``use_sim_time`` sets the parameter of that name.
 The node keeps its other topics relative (``desired_accelerations``, ``joint_torques``, ...).
 """
 import os
@@ -24,6 +28,7 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import ParameterValue
 
 
 def generate_launch_description():
@@ -36,16 +41,26 @@ def generate_launch_description():
         DeclareLaunchArgument('params_file', default_value=default_params,
                               description='YAML file with the parameters of the rnea node '
                                           "(set command_joints to the controller's joints)"),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='namespace of the node and the ros2_control system'),
+        DeclareLaunchArgument('use_sim_time', default_value='false',
+                              description='true: the node takes its time from /clock'),
+        DeclareLaunchArgument('joint_states_topic', default_value='joint_states',
+                              description="joint_state_broadcaster's topic"),
+        DeclareLaunchArgument('robot_description_topic', default_value='robot_description',
+                              description="robot_state_publisher's topic"),
         Node(
             package='rnea_ros',
             executable='rnea_node',
             name='rnea',
+            namespace=LaunchConfiguration('namespace'),
             output='screen',
-            parameters=[LaunchConfiguration('params_file')],
+            parameters=[LaunchConfiguration('params_file'), {'use_sim_time': ParameterValue(
+                LaunchConfiguration('use_sim_time'), value_type=bool)}],
             remappings=[
-                ('feedforward_effort', ['/', controller, '/commands']),
-                ('joint_states', '/joint_states'),
-                ('robot_description', '/robot_description'),
+                ('feedforward_effort', [controller, '/commands']),
+                ('joint_states', LaunchConfiguration('joint_states_topic')),
+                ('robot_description', LaunchConfiguration('robot_description_topic')),
             ],
         ),
     ])

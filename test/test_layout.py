@@ -45,6 +45,9 @@ ALLOWED = {
     'excite': {'dynamics', 'recording', 'tools', 'identify'},
     # convert: a log (CSV, Parquet) into a bag with recording's bag writer.
     'convert': {'recording', 'tools'},
+    # ctl: a client over DDS (never node); demos' example robot and sim's gap folder for
+    # `rnea_ctl paths`.
+    'ctl': {'demos', 'sim'},
 }
 HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow', 'mujoco')
 # Modules that read or write MJCF: they import mujoco inside their functions only (MuJoCo's

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 
-from rnea_ros.errors import UsageParser
+from rnea_ros.errors import InputError, URDFError, UsageParser
 
 # Python modules the node needs that rosdep cannot install (no rosdep key): the pip package.
 PIP_ONLY = {'daqp': 'daqp'}
@@ -38,18 +38,22 @@ DESCRIPTION = """\
 The rnea node (name 'rnea'): feed-forward joint torques of the latest joint_states and desired
 accelerations, from a URDF, published at the controller rate (see the README, "The node").
 
-Everything is given as ROS arguments after --ros-args:
-  rnea_node --ros-args --params-file config/rnea.yaml
+The model: --urdf FILE (a URDF, or a xacro file expanded in a guarded process), or the
+robot_description parameter, or (both empty) the robot_description topic.
+
+The rest is given as ROS arguments after --ros-args:
+  rnea_node --urdf robot.urdf --ros-args --params-file config/rnea.yaml
   rnea_node --ros-args --params-file robot_description.yaml -p rate:=1000.0
   rnea_node --ros-args -r __ns:=/left -r feedforward_effort:=/effort_controller/commands
 
 A managed (lifecycle) node: with autostart (default true) it configures and activates itself;
-with -p autostart:=false it waits for configure/activate on <node>/change_state.
+with -p autostart:=false it waits for configure/activate on <node>/change_state (rnea_ctl
+lifecycle set /rnea configure, then activate).
 Exit status: 0 after SIGINT/SIGTERM, 1 if a node thread failed or a Python module is missing,
 2 for a parameter it cannot use (one line naming it) or, with refuse_duplicate_name, when a node
 of the same name already runs.
 
-parameters (ros2 param describe /rnea <name> gives each one's description):
+parameters (their descriptions: rnea_ctl param describe /rnea NAME, or ros2 param describe):
 """
 
 
@@ -70,9 +74,41 @@ def build_parser(parameters: bool = True) -> argparse.ArgumentParser:
         epilog = '\n'.join(f'  {parameter.name}: {parameter.expectation}'
                            + ('' if parameter.live else ' (read-only)')
                            for parameter in PARAMETERS)
-    return UsageParser(
-        prog='rnea_node', usage='rnea_node [-h] [--ros-args ROS_ARGUMENTS ...]',
+    parser = UsageParser(
+        prog='rnea_node', usage='rnea_node [-h] [--urdf FILE [--xacro-arg NAME:=VALUE ...]] '
+        '[--ros-args ROS_ARGUMENTS ...]',
         description=DESCRIPTION + epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--urdf', metavar='FILE',
+                        help='URDF or xacro file: the robot_description parameter (wins over '
+                             '--ros-args)')
+    parser.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
+                        help='xacro argument for --urdf (repeatable; the file is then expanded '
+                             'whatever its name)')
+    return parser
+
+
+def read_urdf_option(urdf: str | None, xacro_arg: list[str]) -> str | None:
+    """
+    Return the text of ``--urdf`` (xacro expanded), or None without it.
+
+    A missing or unreadable file, a xacro file that cannot be expanded or a ``--xacro-arg``
+    without ``:=`` (or without ``--urdf``) raise ``InputError`` naming the option.
+    """
+    from rnea_ros.dynamics.description import parse_xacro_arg, read_robot_description
+    from rnea_ros.dynamics.loading import read_file_option
+    try:
+        xacro_args = dict(parse_xacro_arg(text) for text in xacro_arg)
+    except argparse.ArgumentTypeError as exc:
+        raise InputError(f'--xacro-arg: {exc}') from None
+    if urdf is None:
+        if xacro_args:
+            raise InputError('--xacro-arg: expected --urdf FILE to expand')
+        return None
+    try:
+        return read_file_option('--urdf', urdf,
+                                lambda path: read_robot_description(path, xacro_args))
+    except URDFError as exc:
+        raise InputError(f'--urdf: {exc}') from None
 
 
 def missing_module_message(exc: ModuleNotFoundError) -> str:
@@ -132,7 +168,12 @@ def main(args: list[str] | None = None) -> int:
     argv = list(sys.argv if args is None else args)
     arguments = user_arguments(argv)
     help_asked = '-h' in arguments or '--help' in arguments
-    build_parser(help_asked).parse_args(arguments)  # --help: prints and exits 0
+    options = build_parser(help_asked).parse_args(arguments)  # --help: prints and exits 0
+    try:
+        description = read_urdf_option(options.urdf, options.xacro_arg)
+    except InputError as exc:
+        print(f'rnea_node: error: {exc}', file=sys.stderr)
+        return 2
     stop = StopRequest()
     try:
         import rclpy
@@ -145,8 +186,12 @@ def main(args: list[str] | None = None) -> int:
     except RuntimeError as exc:  # rclpy's RCLError: e.g. a -p value that is not valid YAML
         print(f'rnea_node: {ros_arguments_error(str(exc))}', file=sys.stderr)
         return 2
+    overrides = []
+    if description is not None:  # over any -p or --params-file value, as rnea_sim's --urdf
+        from rclpy.parameter import Parameter
+        overrides.append(Parameter('robot_description', Parameter.Type.STRING, description))
     try:
-        node = RneaNode()
+        node = RneaNode(parameter_overrides=overrides)
     except ValueError as exc:  # a parameter with an unusable value
         print(f'rnea_node: {exc}', file=sys.stderr)
         rclpy.try_shutdown()

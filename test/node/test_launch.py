@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from rnea_ros.control.settings import Settings
+from rnea_ros.ctl.names import TRAJECTORY_TOPIC
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH = ROOT / 'launch' / 'rnea.launch.py'
@@ -43,9 +44,28 @@ def launch_tree() -> ast.Module:
     return ast.parse(LAUNCH.read_text(), filename=str(LAUNCH))
 
 
-def _arguments(tree: ast.AST) -> dict[str, ast.Call]:
-    return {ast.literal_eval(call.args[0]): call
-            for call in _calls(tree, 'DeclareLaunchArgument')}
+def _remapped(tree: ast.AST) -> tuple[str, ...]:
+    """Return the topics of a launch file's ``REMAPPED`` (its names resolved), or ()."""
+    known = {'TRAJECTORY_TOPIC': TRAJECTORY_TOPIC}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == 'REMAPPED':
+            return tuple(known[elt.id] if isinstance(elt, ast.Name) else ast.literal_eval(elt)
+                         for elt in node.value.elts)
+    return ()
+
+
+def launch_arguments(tree: ast.AST) -> dict[str, ast.Call]:
+    """Map each launch argument to its DeclareLaunchArgument; ``<topic>_topic`` per REMAPPED."""
+    arguments = {}
+    for call in _calls(tree, 'DeclareLaunchArgument'):
+        if ast.unparse(call.args[0]) == "topic + '_topic'":  # one per REMAPPED topic
+            arguments.update({f'{topic}_topic': call for topic in _remapped(tree)})
+        else:
+            arguments[ast.literal_eval(call.args[0])] = call
+    return arguments
+
+
+_arguments = launch_arguments
 
 
 def _imports(tree: ast.AST) -> dict[str, str]:
@@ -56,7 +76,8 @@ def _imports(tree: ast.AST) -> dict[str, str]:
 
 def test_launch_file_declares_params_file_urdf_and_xacro_args(launch_tree):
     arguments = _arguments(launch_tree)
-    assert set(arguments) == {'params_file', 'urdf', 'xacro_args'}
+    assert set(arguments) == {'params_file', 'urdf', 'xacro_args', 'namespace',
+                              'use_sim_time'} | {f'{topic}_topic' for topic in TOPICS}
     default = _keywords(arguments['params_file'])['default_value']
     assert isinstance(default, ast.Name)  # the installed config/rnea.yaml
     joins = [call for call in _calls(launch_tree, 'join')
@@ -80,8 +101,8 @@ def test_launch_file_expands_the_urdf_with_xacro_into_robot_description(launch_t
     assert ast.literal_eval(parts[0]) == 'xacro '
     assert [ast.unparse(part) for part in parts[1:]] == [
         "LaunchConfiguration('urdf')", "' '", "LaunchConfiguration('xacro_args')"]
-    (value,) = _calls(launch_tree, 'ParameterValue')
-    assert ast.unparse(value.args[0]) == 'description'
+    (value,) = [call for call in _calls(launch_tree, 'ParameterValue')
+                if ast.unparse(call.args[0]) == 'description']
     assert ast.unparse(_keywords(value)['value_type']) == 'str'
     assert "{'robot_description': ParameterValue(description, value_type=str)}" in ast.unparse(
         launch_tree)
@@ -147,23 +168,70 @@ XACRO_ARM = """<?xml version="1.0"?>
 """
 
 
+# The node's topics rnea.launch.py remaps (the trajectory input's name said once, in ctl).
+TOPICS = ('joint_states', 'desired_accelerations', TRAJECTORY_TOPIC, 'feedforward_effort',
+          'joint_torques', 'joint_trajectory_with_effort', 'robot_description')
+
+
+def test_launch_file_takes_namespace_use_sim_time_and_a_remapping_per_topic(launch_tree):
+    arguments = _arguments(launch_tree)
+    assert _remapped(launch_tree) == TOPICS
+    assert _imports(launch_tree)['TRAJECTORY_TOPIC'] == 'rnea_ros.ctl.names'
+    for topic in TOPICS:  # default: the topic itself, relative (in the namespace)
+        default = _keywords(arguments[f'{topic}_topic'])['default_value']
+        assert ast.unparse(default) == 'topic'
+    (node,) = _calls(launch_tree, 'Node')
+    keywords = _keywords(node)
+    assert ast.unparse(keywords['namespace']) == "LaunchConfiguration('namespace')"
+    assert ast.unparse(keywords['remappings']) == (
+        "[(topic, LaunchConfiguration(topic + '_topic')) for topic in REMAPPED]")
+    assert ("{'use_sim_time': ParameterValue(LaunchConfiguration('use_sim_time'), "
+            'value_type=bool)}') in ast.unparse(launch_tree)
+
+
+@pytest.mark.parametrize('path', sorted(glob(str(ROOT / 'launch' / '*.launch.py'))))
+def test_every_launch_file_takes_namespace_use_sim_time_and_params_file(path):
+    tree = ast.parse(Path(path).read_text(), filename=path)
+    arguments = _arguments(tree)
+    assert {'namespace', 'use_sim_time', 'params_file'} <= set(arguments)
+    assert ast.literal_eval(_keywords(arguments['namespace'])['default_value']) == ''
+    assert ast.literal_eval(_keywords(arguments['use_sim_time'])['default_value']) == 'false'
+    source = ast.unparse(tree)
+    assert "namespace=LaunchConfiguration('namespace')" in source
+    assert "{'use_sim_time': ParameterValue(LaunchConfiguration('use_sim_time'), " in source
+    assert 'params_file' in docs_node_text()  # the node page says the arguments
+    for name in arguments:
+        assert f'`{name}`' in docs_node_text(), f'docs/node.md does not say {name}'
+
+
+def docs_node_text() -> str:
+    return (ROOT / 'docs' / 'node.md').read_text()
+
+
 def test_effort_controller_launch_file_wires_the_node_to_ros2_control():
     tree = ast.parse(EFFORT_LAUNCH.read_text(), filename=str(EFFORT_LAUNCH))
     arguments = _arguments(tree)
-    assert set(arguments) == {'controller', 'params_file'}
+    assert set(arguments) == {'controller', 'params_file', 'namespace', 'use_sim_time',
+                              'joint_states_topic', 'robot_description_topic'}
     assert ast.literal_eval(_keywords(arguments['controller'])['default_value']) == (
         'effort_controller')
     (node,) = _calls(tree, 'Node')
     keywords = _keywords(node)
     assert ast.literal_eval(keywords['executable']) == 'rnea_node'
-    assert ast.unparse(keywords['parameters']) == "[LaunchConfiguration('params_file')]"
+    assert ast.unparse(keywords['parameters']) == (
+        "[LaunchConfiguration('params_file'), {'use_sim_time': ParameterValue("
+        "LaunchConfiguration('use_sim_time'), value_type=bool)}]")
     remappings = {ast.literal_eval(pair.elts[0]): ast.unparse(pair.elts[1])
                   for pair in keywords['remappings'].elts}
-    assert remappings == {'feedforward_effort': "['/', controller, '/commands']",
-                          'joint_states': "'/joint_states'",
-                          'robot_description': "'/robot_description'"}
+    # Relative: in the namespace (none: /effort_controller/commands, /joint_states, ...).
+    assert remappings == {'feedforward_effort': "[controller, '/commands']",
+                          'joint_states': "LaunchConfiguration('joint_states_topic')",
+                          'robot_description': "LaunchConfiguration('robot_description_topic')"}
+    for name, default in (('joint_states_topic', 'joint_states'),
+                          ('robot_description_topic', 'robot_description')):
+        assert ast.literal_eval(_keywords(arguments[name])['default_value']) == default
     assert "controller = LaunchConfiguration('controller')" in ast.unparse(tree)
-    assert 'robot_description' not in ast.unparse(keywords['parameters'])  # the topic
+    assert "'robot_description'" not in ast.unparse(keywords['parameters'])  # the topic
     imports = _imports(tree)
     assert imports['Node'] == 'launch_ros.actions'
     assert imports['LaunchConfiguration'] == 'launch.substitutions'

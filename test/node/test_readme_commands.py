@@ -24,6 +24,7 @@ import pytest
 from ros_harness import BEST_EFFORT
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
+from test_launch import launch_arguments
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -46,8 +47,8 @@ def readme_node_commands() -> list[str]:
 def test_the_readme_block_is_what_this_test_covers():
     kinds = [command.split()[0] + (' ' + command.split()[1] if command.startswith('ros2')
                                    else '') for command in readme_node_commands()]
-    assert kinds == ['ros2 launch'] * 3 + ['python3', 'ros2 run', '.venv/bin/rnea_node',
-                                           '.venv/bin/python']
+    assert kinds == ['ros2 launch'] * 4 + ['python3', 'ros2 run', '.venv/bin/rnea_node',
+                                           '.venv/bin/rnea_node', '.venv/bin/python']
     assert not any('robot_description:=' in command for command in readme_node_commands())
     assert ': ' in UR10.read_text()  # the reason `-p robot_description:=...` fails
 
@@ -59,10 +60,7 @@ def test_readme_launch_commands_name_declared_arguments():
         words = shlex.split(command.replace('[', '').replace(']', ''))
         package, launch_file = words[2:4]
         assert package == 'rnea_ros'
-        tree = ast.parse((ROOT / 'launch' / launch_file).read_text())
-        declared = {ast.literal_eval(node.args[0]) for node in ast.walk(tree)
-                    if isinstance(node, ast.Call)
-                    and getattr(node.func, 'id', '') == 'DeclareLaunchArgument'}
+        declared = set(launch_arguments(ast.parse((ROOT / 'launch' / launch_file).read_text())))
         given = {word.split(':=')[0] for word in words[4:]}
         assert given <= declared, (command, given - declared)
 
@@ -104,4 +102,4 @@ def test_readme_node_commands_run_with_ur10(ros, tmp_path):
         code = process.stop(timeout=30)
         assert code == 0, process.output()
         ros.processes.remove(process)  # ended: the harness watches the running ones
-    assert started == 3
+    assert started == 4

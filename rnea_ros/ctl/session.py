@@ -1,0 +1,120 @@
+"""
+The rclpy side of ``rnea_ctl``: one context and node; services and topics with deadlines.
+
+A node that does not answer is ``Unreachable`` (exit 1), naming the node or topic and how long
+was waited. Waiting is on events: the executor spins until a future is done, a service or a
+subscriber is there, or a message came. SIGINT stays Python's (KeyboardInterrupt: exit 130).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+import time
+
+from rnea_ros.ctl.names import DIAGNOSTICS_TOPIC
+from rnea_ros.errors import RneaError
+
+TICK = 0.05  # s: the longest a wait spins before it looks at its deadline again
+
+
+class Unreachable(RneaError):
+    """A node, service or topic did not answer in time (``rnea_ctl`` exit 1)."""
+
+
+class Refused(RneaError):
+    """The node answered no: a transition, a parameter, a reset it refused (exit 1)."""
+
+
+class Session:
+    """rclpy on the environment's ROS_DOMAIN_ID: a node ``rnea_ctl`` and its executor."""
+
+    def __init__(self, timeout: float):
+        import rclpy
+        from rclpy.context import Context
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.node import Node
+        self.timeout = timeout
+        self.context = Context()
+        # args: not sys.argv, whose NAME:=VALUE rcl would take for (deprecated) remap rules.
+        rclpy.init(args=['rnea_ctl'], context=self.context,
+                   signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+        self.node = Node('rnea_ctl', context=self.context, start_parameter_services=False,
+                         enable_rosout=False)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+
+    def close(self) -> None:
+        """Destroy the node and shut the context down."""
+        import rclpy
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
+
+    def spin_until(self, condition: Callable[[], object], what: str,
+                   timeout: float | None = None):
+        """Spin until ``condition()`` is truthy and return it; ``Unreachable`` at the deadline."""
+        timeout = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        while True:
+            result = condition()
+            if result:
+                return result
+            if time.monotonic() > deadline:
+                raise Unreachable(f'{what} within {timeout:g} s')
+            self.executor.spin_once(timeout_sec=TICK)
+
+    def call(self, srv_type, service: str, request, node: str):
+        """Call ``service`` of ``node`` once it is there; the response."""
+        client = self.node.create_client(srv_type, service)
+        try:
+            self.spin_until(client.service_is_ready,
+                            f'node {node} not found: no service {service}')
+            future = client.call_async(request)
+            self.spin_until(future.done, f'node {node} did not answer on {service}')
+            return future.result()
+        finally:
+            self.node.destroy_client(client)
+
+    def publisher(self, msg_type, topic: str, depth: int = 10):
+        """Return a reliable publisher on ``topic`` once a subscriber matched it."""
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        publisher = self.node.create_publisher(
+            msg_type, topic, QoSProfile(depth=depth, reliability=ReliabilityPolicy.RELIABLE))
+        self.spin_until(publisher.get_subscription_count,
+                        f'nothing subscribes to {topic} (is the node running?)')
+        return publisher
+
+    def delivered(self, publisher, topic: str) -> None:
+        """Return once every matched subscriber acknowledged what ``publisher`` sent."""
+        from rclpy.duration import Duration
+        if not publisher.wait_for_all_acked(Duration(seconds=self.timeout)):
+            raise Unreachable(f'the subscribers of {topic} did not acknowledge within '
+                              f'{self.timeout:g} s')
+
+    def diagnostics(self, node: str, each: Callable[[object], bool],
+                    timeout: float | None = None) -> None:
+        """
+        Call ``each(status)`` with each of ``node``'s statuses on /diagnostics until it is False.
+
+        ``Unreachable`` when none came within ``timeout`` (None: ``self.timeout``).
+
+        A status is the node's when its name is ``<node>: ...`` (the node's fully qualified
+        name first, as the node names its status).
+        """
+        from diagnostic_msgs.msg import DiagnosticArray
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        statuses: list = []
+        prefix = node + ': '
+
+        def keep(message) -> None:
+            statuses.extend(s for s in message.status if s.name.startswith(prefix))
+        subscription = self.node.create_subscription(
+            DiagnosticArray, DIAGNOSTICS_TOPIC, keep,
+            QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+        try:
+            while True:
+                self.spin_until(lambda: statuses, f'node {node} not found: no status of it on '
+                                f'{DIAGNOSTICS_TOPIC}', timeout)
+                if not each(statuses.pop(0)):
+                    return
+        finally:
+            self.node.destroy_subscription(subscription)

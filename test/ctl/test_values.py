@@ -1,0 +1,37 @@
+"""rnea_ctl's parameter values: YAML text -> a parameter type, integers as doubles."""
+from __future__ import annotations
+
+import pytest
+
+from rnea_ros.ctl.values import assignment, DOUBLE, DOUBLE_ARRAY, parse_value, show
+from rnea_ros.errors import InputError
+
+
+@pytest.mark.parametrize('text, declared, parsed', [
+    ('true', 0, (1, True)),
+    ('500', 0, (2, 500)),
+    ('500', DOUBLE, (3, 500.0)),
+    ('[0, 0, -9.81]', DOUBLE_ARRAY, (8, [0.0, 0.0, -9.81])),
+    ('panda_link8', 0, (4, 'panda_link8')),
+    ("''", 0, (4, '')),
+    ('[a, b]', 0, (9, ['a', 'b'])),
+    ('[]', DOUBLE_ARRAY, (8, [])),
+])
+def test_values_read_as_yaml(text, declared, parsed):
+    assert parse_value('p', text, declared) == parsed
+
+
+@pytest.mark.parametrize('text', ['{a: 1}', '[1, a]', '[]', '~'])
+def test_values_without_a_parameter_type_are_refused_naming_it(text):
+    with pytest.raises(InputError) as error:
+        parse_value('payload.com', text)
+    assert str(error.value) == (f"parameter 'payload.com': {text!r}: expected true/false, a "
+                                'number, a text or a list of one kind of them (YAML)')
+
+
+def test_assignment_and_show():
+    assert assignment('payload.link:=a:=b') == ('payload.link', 'a:=b')
+    with pytest.raises(InputError, match=r"^'rate=5': expected NAME:=VALUE"):
+        assignment('rate=5')
+    assert [show(v) for v in (2.0, [0.0, -9.81], '', 'x', True)] == [
+        '2.0', '[0.0, -9.81]', "''", 'x', 'true']

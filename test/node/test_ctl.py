@@ -1,0 +1,119 @@
+"""
+``rnea_ctl`` where it must say no.
+
+Bad input is exit 2 and one line, before anything is sent; a node not found or not answering is
+exit 1 naming it; a node refusing is exit 1 with its reason.
+
+The documented commands are run in ``test_ctl_docs.py``; here the node is the real one over DDS
+on the test's own domain.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+import subprocess
+import sys
+
+from ctl_runner import run_ctl
+from oracle import robot_path
+import pytest
+
+pytestmark = pytest.mark.timeout(300)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize('arguments, line', [
+    (['lifecycle', 'get', 'a b'], "NODE 'a b': expected a node name such as /rnea or "
+     "/left/rnea (node name must not contain characters other than alphanumerics or '_')"),
+    (['param', 'set', '/rnea', 'rate'],
+     "'rate': expected NAME:=VALUE (VALUE as YAML, e.g. rate:=500.0)"),
+    (['trajectory'], 'expected a trajectory FILE or --point options, not both'),
+    (['trajectory', 'x.yaml', '--point', '1', 'a=1'],
+     'expected a trajectory FILE or --point options, not both'),
+    (['trajectory', '--point', '1', 'a=1', '--topic', 'a b'],
+     "--topic 'a b': expected a topic name (topic name must not contain characters other "
+     "than alphanumerics, '_', or '/')"),
+    (['push', 'panda_link7', '--force', 'nan', '0', '0', '--duration', '1'],
+     '--force: nan: expected finite numbers'),
+    (['push', 'panda_link7', '--duration', '0'],
+     '--duration: 0.0: expected seconds above 0, at most 600'),
+    (['push', '', '--duration', '1'],
+     'LINK: expected the name of a link of the simulated robot'),
+])
+def test_bad_input_is_one_line_and_exit_2(arguments, line):
+    result = subprocess.run([sys.executable, '-m', 'rnea_ros.ctl', *arguments],
+                            capture_output=True, text=True, timeout=60,
+                            stdin=subprocess.DEVNULL)
+    assert result.returncode == 2
+    assert result.stderr == f'rnea_ctl: error: {line}\n'
+    assert result.stdout == ''
+
+
+def test_bad_timeout_is_a_usage_error():
+    result = subprocess.run([sys.executable, '-m', 'rnea_ros.ctl', '--timeout', '0', 'paths'],
+                            capture_output=True, text=True, timeout=60,
+                            stdin=subprocess.DEVNULL)
+    assert result.returncode == 2
+    assert result.stderr == ("rnea_ctl: error: argument --timeout: '0': expected seconds "
+                             'above 0, at most 86400\n')
+
+
+def test_no_node_is_exit_1_naming_it(ros, tmp_path):
+    done = run_ctl(ros, ['--timeout', '1', 'lifecycle', 'get', '/left/nobody'], tmp_path)
+    assert (done.code, done.stderr) == (
+        1, 'rnea_ctl: node /left/nobody not found: no service /left/nobody/get_state within '
+           '1 s\n')
+    done = run_ctl(ros, ['--timeout', '1', 'trajectory', '--point', '1', 'a=1', '--node',
+                         '/left/nobody'], tmp_path)
+    assert (done.code, done.stderr) == (
+        1, 'rnea_ctl: nothing subscribes to /left/joint_trajectory (is the node running?) '
+           'within 1 s\n')
+    done = run_ctl(ros, ['--timeout', '1', 'status', 'nobody'], tmp_path)
+    assert (done.code, done.stderr) == (
+        1, 'rnea_ctl: node /nobody not found: no status of it on /diagnostics within 1 s\n')
+
+
+def test_refusals_are_exit_1_with_the_node_s_reason(ros, tmp_path):
+    ros.start_node({'robot_description': robot_path('panda').read_text(), 'autostart': False,
+                    'observer': True})
+    done = run_ctl(ros, ['--timeout', '90', 'wait', '--state', 'unconfigured'], tmp_path)
+    assert (done.code, done.stdout) == (0, '/rnea: unconfigured\n'), done.stderr
+    done = run_ctl(ros, ['lifecycle', 'set', '/rnea', 'activate'], tmp_path)
+    assert (done.code, done.stderr) == (
+        1, "rnea_ctl: /rnea is unconfigured: no transition 'activate' from there (available: "
+           'configure, shutdown)\n')
+    done = run_ctl(ros, ['reset-collision'], tmp_path)
+    assert (done.code, done.stderr) == (
+        1, 'rnea_ctl: /rnea: no observer (observer: false, or no model yet)\n')
+    done = run_ctl(ros, ['param', 'set', '/rnea', 'nowhere:=1'], tmp_path)
+    assert (done.code, done.stderr) == (
+        2, "rnea_ctl: error: parameter 'nowhere': /rnea declares no such parameter (rnea_ctl "
+           'param list /rnea lists them)\n')
+    done = run_ctl(ros, ['param', 'set', '/rnea', 'rate:=100', 'input_timeout:=0.2'], tmp_path)
+    assert done.code == 1
+    assert done.stdout == '/rnea: input_timeout:=0.2\n'  # one by one: the other is set
+    assert done.stderr.startswith('rnea_ctl: /rnea refused rate:=100: ')
+    assert 'read-only' in done.stderr or 'read only' in done.stderr, done.stderr
+    done = run_ctl(ros, ['param', 'set', '/rnea', '--atomic', 'input_timeout:=0.3',
+                         'observer_gain:=-1'], tmp_path)
+    assert done.code == 1
+    assert done.stderr == ('rnea_ctl: /rnea refused the set (nothing changed): parameter '
+                           "'observer_gain' is -1.0: expected a number from 0.1 to 1000\n")
+    done = run_ctl(ros, ['param', 'get', '/rnea', 'input_timeout'], tmp_path)
+    assert done.stdout == 'input_timeout: 0.2\n'  # the atomic set changed nothing
+    done = run_ctl(ros, ['lifecycle', 'set', '/rnea', 'configure'], tmp_path)
+    assert (done.code, done.stdout) == (0, '/rnea: configure -> inactive\n'), done.stderr
+    done = run_ctl(ros, ['lifecycle', 'set', '/rnea', 'activate'], tmp_path)
+    assert (done.code, done.stdout) == (0, '/rnea: activate -> active\n'), done.stderr
+
+
+def test_setup_installs_the_console_script():
+    assert "'rnea_ctl = rnea_ros.ctl.cli:main'" in (ROOT / 'setup.py').read_text()
+
+
+def test_the_docs_state_the_bounds_and_defaults():
+    from rnea_ros.ctl.cli import DEFAULT_TIMEOUT
+    from rnea_ros.ctl.commands import MAX_PUSH_SECONDS, PUSH_RATE
+    text = ' '.join((ROOT / 'docs' / 'node.md').read_text().split())
+    assert f'{PUSH_RATE:g} times a second for at most {MAX_PUSH_SECONDS:g} s' in text
+    assert f'within `--timeout` (default {DEFAULT_TIMEOUT:g} s)' in text
