@@ -1,20 +1,27 @@
 """
-The simulated robot's joint controller: a PD on the tracked reference plus feed-forward terms.
+The simulated robot's joint controller: what the effort on each joint is, per command interface.
 
-    effort = kp (q_d - q) + kd (v_d - v) + trajectory effort + effort command
+``command_interface`` names the real controller (or drive) whose semantics the robot has:
 
-per actuated joint, like ros2_control's joint_trajectory_controller with an effort interface
-(the points' ``effort`` as feed-forward) beside a JointGroupEffortController whose command adds
-to it. ``q_d, v_d`` come from the trajectory being tracked (``set_trajectory``), or hold the
-last reference (at start: the initial position) when there is none.
+- ``drive_pd`` (a drive with its own PD, "MIT mode"): position, velocity and torque feed-forward
+  per joint, the drive adding the PD::
+
+      effort = kp (q_d - q) + kd (v_d - v) + trajectory effort + effort command
+
+  ``q_d, v_d`` and the trajectory effort come from the trajectory being tracked; the effort
+  command adds to them. A command older than ``command_timeout`` (sim time) is **stale**: the
+  robot stops adding it, leaving the PD alone (a drive's watchdog on its feed-forward); each
+  stale tick is counted. ``command_timeout`` 0 holds the last command forever.
+- ``effort`` (ros2_controllers' forward_command_controller with the ``effort`` interface, the
+  JointGroupEffortController): the command *is* the joint torque; no PD. Until a command comes
+  the torque is zero; the last command is held however old it is, as that controller's
+  ``update()`` writes its last command at every cycle (it has no timeout); stale ticks are
+  counted all the same, for the diagnostics. Trajectories are references only: they are
+  published on ``desired_accelerations`` and the tracking error is measured against them.
 
 Effort commands (``set_command``) come in ``command_joints`` order. A command of the wrong
 length or with a non-finite value raises ``CommandError`` (the caller drops and counts it); the
-previous command stays. A command older than ``command_timeout`` (sim time) is **stale**: like
-joint_trajectory_controller's ``cmd_timeout``, the robot stops using it, and its feed-forward
-goes to zero, leaving the PD alone (a JointGroupEffortController would hold it forever, which is
-not safe for a feed-forward whose source died); each stale tick is counted. ``command_timeout``
-0 holds the last command forever, as JointGroupEffortController does.
+previous command stays.
 """
 from __future__ import annotations
 
@@ -24,6 +31,8 @@ import numpy as np
 
 from rnea_ros.errors import InputError
 from rnea_ros.sim.trajectory import build_trajectory, Reference, TrackedTrajectory
+
+COMMAND_INTERFACES = ('drive_pd', 'effort')
 
 
 class CommandError(InputError):
@@ -35,10 +44,15 @@ class CommandError(InputError):
 
 
 class JointController:
-    """PD + feed-forward over ``joint_names`` (see the module docstring); not thread-safe."""
+    """The effort over ``joint_names`` (see the module docstring); not thread-safe."""
 
     def __init__(self, joint_names: Sequence[str], kp, kd, lower, upper, initial_position,
-                 command_joints: Sequence[str] | None = None, command_timeout: float = 0.1):
+                 command_joints: Sequence[str] | None = None, command_timeout: float = 0.1,
+                 *, command_interface: str = 'drive_pd'):
+        if command_interface not in COMMAND_INTERFACES:
+            raise InputError(f'command_interface {command_interface!r}: expected one of '
+                             + ', '.join(COMMAND_INTERFACES))
+        self.command_interface = command_interface
         n = len(joint_names)
         self.joint_names = tuple(joint_names)
         self.index = {name: k for k, name in enumerate(self.joint_names)}
@@ -92,12 +106,23 @@ class JointController:
     def effort(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Return the effort of sim time ``t`` at measured ``q``, ``v`` (actuated joints)."""
         reference = self.sample(t)
-        effort = (self.kp * (reference.position - q) + self.kd * (reference.velocity - v)
-                  + reference.effort)
-        if self.command_time is not None:
-            if self.command_timeout > 0 and t - self.command_time > self.command_timeout:
-                self.stale_ticks += 1
-            else:
+        fresh = self._command_fresh(t)
+        if self.command_interface == 'effort':  # the command is the torque, held however old
+            effort = self.command.copy()
+            self.commands_used += self.command_time is not None
+        else:
+            effort = (self.kp * (reference.position - q) + self.kd * (reference.velocity - v)
+                      + reference.effort)
+            if fresh:
                 effort += self.command
                 self.commands_used += 1
         return effort
+
+    def _command_fresh(self, t: float) -> bool:
+        """Whether there is a command not older than ``command_timeout``; count a stale tick."""
+        if self.command_time is None:
+            return False
+        if self.command_timeout > 0 and t - self.command_time > self.command_timeout:
+            self.stale_ticks += 1
+            return False
+        return True

@@ -14,7 +14,7 @@ Topics (relative; remap them):
 | ``truth/contact_wrenches/<link>`` | out | geometry_msgs/WrenchStamped per contact sphere link |
 | ``/diagnostics`` | out | diagnostic_msgs/DiagnosticArray, 1 Hz: the counters |
 | ``joint_trajectory`` | in | trajectory_msgs/JointTrajectory to track (points' effort: FF) |
-| ``effort_commands`` | in | std_msgs/Float64MultiArray in ``joints`` order, added to the PD |
+| ``effort_commands`` | in | std_msgs/Float64MultiArray in ``joints`` order (``controller``) |
 | ``joint_torques`` | in | sensor_msgs/JointState: the node's answer (lockstep pacing) |
 | ``apply_wrench`` | in | geometry_msgs/WrenchStamped: push ``frame_id`` (a link), link frame |
 
@@ -111,7 +111,8 @@ class SimNode(Node):
                                  f'{len(names)} (one per actuated joint)')
         self.controller = JointController(
             names, settings.kp, settings.kd, lower, upper, initial,
-            settings.joints or names, settings.command_timeout)
+            settings.joints or names, settings.command_timeout,
+            command_interface=settings.command_interface)
         q = plant.nominal.neutral_configuration()
         q[plant.actuated_q] = initial
         if plant.floating_base:
@@ -301,7 +302,8 @@ class SimNode(Node):
         self.get_logger().info(
             f'{len(plant.joint_names)} actuated joints, {settings.rate:g} Hz, physics step '
             f'{1e3 * plant.model.opt.timestep:g} ms ({plant.substeps} per timestep), clock '
-            f'{settings.clock}, gap {settings.gap}')
+            f'{settings.clock}, gap {settings.gap}, command interface '
+            f'{settings.command_interface}')
         jitter = plant.gap.jitter
         dt_ns = round(1e9 * self.dt)
         if not lockstep:

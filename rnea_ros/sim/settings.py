@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 import math
 
+from rnea_ros.sim.controller import COMMAND_INTERFACES
+
 CLOCKS = ('realtime', 'lockstep')
 
 PARAMETERS = {  # name: (default, description)
@@ -28,11 +30,18 @@ PARAMETERS = {  # name: (default, description)
                               'missed answer is counted and the previous command used.'),
     'gap': ('default', 'Reality gap: default (the shipped arm gap), none, go2 or solo12 (the '
                        "shipped quadrupeds' feet), or a YAML file (or --gap)."),
+    'command_interface': ('drive_pd', 'What a joint torque is, as the real interface makes it. '
+                                      'drive_pd: a drive with its own PD, kp (q_d - q) + '
+                                      'kd (v_d - v) + trajectory effort + effort command. '
+                                      'effort: a JointGroupEffortController, the effort '
+                                      'command is the whole torque (held until the next; '
+                                      'zero before the first), no PD.'),
     'joints': ([], 'Joints of effort_commands, in this order. Empty: every actuated joint.'),
     'kp': ([100.0], 'PD stiffness [N m/rad or N/m]: one value for all joints or one per joint.'),
     'kd': ([10.0], 'PD damping [N m s/rad or N s/m]: one value or one per joint.'),
-    'command_timeout': (0.1, 'Age [s, sim time] after which an effort command is stale and its '
-                             'feed-forward goes to zero (0: hold it forever).'),
+    'command_timeout': (0.1, 'Age [s, sim time] after which an effort command is stale and, '
+                             'with drive_pd, its feed-forward goes to zero (0: hold it '
+                             'forever); effort holds it, counting the stale steps.'),
     'wrench_timeout': (0.1, 'Age [s, sim time] after which an apply_wrench push ends.'),
     'initial_positions': ([], 'Start positions of the actuated joints. Empty: 0, or the '
                               'nearest limit when 0 is outside the joint limits.'),
@@ -64,6 +73,7 @@ class SimSettings:
     clock: str
     lockstep_timeout: float
     gap: str
+    command_interface: str
     joints: tuple[str, ...]
     kp: tuple[float, ...]
     kd: tuple[float, ...]
@@ -110,6 +120,9 @@ def read_settings(values: dict) -> SimSettings:
     clock = values['clock']
     if clock not in CLOCKS:
         _fail('clock', clock, 'one of ' + ', '.join(CLOCKS))
+    interface = values['command_interface']
+    if interface not in COMMAND_INTERFACES:
+        _fail('command_interface', interface, 'one of ' + ', '.join(COMMAND_INTERFACES))
     for name in ('robot_description', 'gap', 'record'):
         if not isinstance(values[name], str):
             _fail(name, values[name], 'a string')
@@ -133,6 +146,7 @@ def read_settings(values: dict) -> SimSettings:
         clock=clock,
         lockstep_timeout=_number('lockstep_timeout', values['lockstep_timeout']),
         gap=values['gap'],
+        command_interface=interface,
         joints=tuple(joints),
         kp=kp, kd=kd,
         command_timeout=_number('command_timeout', values['command_timeout'], low_open=False),

@@ -63,6 +63,8 @@ def _gap(tmp_path: Path, text: str) -> str:
     (lambda tmp: ['--urdf', PANDA, '--record', str(tmp / 'bag'), '--ros-args', '-p',
                   'record_split:=0.0'],
      "parameter 'record_split' is 0.0: expected a number > 0 and <= 600"),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'command_interface:=position'],
+     "parameter 'command_interface' is 'position': expected one of drive_pd, effort"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'substeps:=0'],
      "parameter 'substeps' is 0: expected an integer from 1 to 100"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'kp:=[1.0, 2.0]'],
@@ -142,6 +144,20 @@ def test_joint_states_out_and_effort_commands_move_the_joint(ros):
     assert moved.effort[0] == pytest.approx(2.0)
     others = max(abs(p - q) for p, q in zip(moved.position[1:], first.position[1:]))
     assert others < 0.5 * (moved.position[0] - first.position[0])  # held, up to the coupling
+
+
+def test_the_effort_interface_applies_the_command_alone(ros):
+    """``command_interface: effort``: the torque is the command exactly, no PD however far off."""
+    states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
+    commands = ros.publisher(Float64MultiArray, 'effort_commands')
+    _start(ros, _sim_params(command_interface='effort', kp=[100.0], kd=[10.0]))
+    first = ros.wait_for(states, timeout=60)
+    assert all(e == 0.0 for e in first.effort)  # no command yet: no torque
+    ros.spin_until(lambda: commands.get_subscription_count() > 0, timeout=30)
+    commands.publish(Float64MultiArray(data=[2.0] + [0.0] * 7))
+    moved = ros.wait_for(states, lambda m: m.position[0] > 0.05, timeout=30)
+    # A PD of 100 N m/rad would push back by 5 N m here, and hold the other joints.
+    assert list(moved.effort) == [2.0] + [0.0] * 7
 
 
 def test_lockstep_waits_for_each_answer_and_takes_its_effort_as_the_command(ros):
