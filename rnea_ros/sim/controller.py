@@ -18,6 +18,11 @@ The simulated robot's joint controller: what the effort on each joint is, per co
   ``update()`` writes its last command at every cycle (it has no timeout); stale ticks are
   counted all the same, for the diagnostics. Trajectories are references only: they are
   published on ``desired_accelerations`` and the tracking error is measured against them.
+- ``trajectory_effort`` (joint_trajectory_controller with the ``effort`` command interface
+  alone, Jazzy and newer): a PID on the sampled trajectory plus the point's ``effort`` as
+  feed-forward (``JointController.effort`` gives the law and where it is from). Effort commands
+  are refused (reason ``not_this_interface``): a second controller cannot claim the joints'
+  effort interfaces.
 
 Effort commands (``set_command``) come in ``command_joints`` order. A command of the wrong
 length or with a non-finite value raises ``CommandError`` (the caller drops and counts it); the
@@ -32,7 +37,7 @@ import numpy as np
 from rnea_ros.errors import InputError
 from rnea_ros.sim.trajectory import build_trajectory, Reference, TrackedTrajectory
 
-COMMAND_INTERFACES = ('drive_pd', 'effort')
+COMMAND_INTERFACES = ('drive_pd', 'effort', 'trajectory_effort')
 
 
 class CommandError(InputError):
@@ -48,7 +53,7 @@ class JointController:
 
     def __init__(self, joint_names: Sequence[str], kp, kd, lower, upper, initial_position,
                  command_joints: Sequence[str] | None = None, command_timeout: float = 0.1,
-                 *, command_interface: str = 'drive_pd'):
+                 *, command_interface: str = 'drive_pd', ki=0.0, period: float = 1e-3):
         if command_interface not in COMMAND_INTERFACES:
             raise InputError(f'command_interface {command_interface!r}: expected one of '
                              + ', '.join(COMMAND_INTERFACES))
@@ -58,6 +63,9 @@ class JointController:
         self.index = {name: k for k, name in enumerate(self.joint_names)}
         self.kp = np.broadcast_to(np.asarray(kp, dtype=float), (n,)).copy()
         self.kd = np.broadcast_to(np.asarray(kd, dtype=float), (n,)).copy()
+        self.ki = np.broadcast_to(np.asarray(ki, dtype=float), (n,)).copy()
+        self.period = period  # [s] of a control cycle: the PID's dt, the feed-forward's lead
+        self.integral = np.zeros(n)  # trajectory_effort: the PID's i_term, ki included
         self.lower, self.upper = np.asarray(lower, float), np.asarray(upper, float)
         self.reference = Reference(np.array(initial_position, dtype=float), np.zeros(n),
                                    np.zeros(n), np.zeros(n))
@@ -68,6 +76,7 @@ class JointController:
         self.command_time: float | None = None
         self.trajectory: TrackedTrajectory | None = None
         self._sampled: float | None = None
+        self._ahead = Reference(*(np.zeros(n) for _ in range(4)))  # the next cycle's point
         self.stale_ticks = 0
         self.commands_used = 0
 
@@ -86,6 +95,9 @@ class JointController:
 
     def set_command(self, values, t: float) -> None:
         """Take an effort command in ``command_joints`` order at sim time ``t``."""
+        if self.command_interface == 'trajectory_effort':
+            raise CommandError('not_this_interface', 'the command interface is '
+                               'trajectory_effort: its PID and joint_trajectory give the torque')
         values = np.asarray(values, dtype=float)
         if values.shape != self.command_columns.shape:
             raise CommandError('wrong_length', f'{values.size} values: expected '
@@ -104,12 +116,32 @@ class JointController:
         return self.reference
 
     def effort(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """Return the effort of sim time ``t`` at measured ``q``, ``v`` (actuated joints)."""
+        """
+        Return the effort of sim time ``t`` at measured ``q``, ``v`` (actuated joints).
+
+        ``trajectory_effort`` is joint_trajectory_controller's law (ros2_controllers, branch
+        jazzy, ed360c97d6e9: ``joint_trajectory_controller/src/joint_trajectory_controller.cpp``
+        ``update()``, lines 321-329 and 414-425), one PID per joint from control_toolbox
+        (``Pid::compute_command``: ``i_term += ki dt error``, no clamp by default)::
+
+            e = q_d(t) - q,  ė = v_d(t) - v,  i += ki period e
+            effort = kp e + i + kd ė + effort_d(t + period)
+
+        the error against the point sampled at this cycle (``state_desired_``), the
+        feed-forward the point of the next cycle (``command_next_``, sampled one period ahead).
+        JTC's ``ff_velocity_scale`` (0 by default) and integral clamps (infinite by default)
+        are not modelled; the integral is never reset (JTC resets it only on activation).
+        """
         reference = self.sample(t)
         fresh = self._command_fresh(t)
         if self.command_interface == 'effort':  # the command is the torque, held however old
             effort = self.command.copy()
             self.commands_used += self.command_time is not None
+        elif self.command_interface == 'trajectory_effort':
+            error = reference.position - q
+            self.integral += self.ki * self.period * error
+            effort = (self.kp * error + self.integral + self.kd * (reference.velocity - v)
+                      + self._sample_ahead(t + self.period).effort)
         else:
             effort = (self.kp * (reference.position - q) + self.kd * (reference.velocity - v)
                       + reference.effort)
@@ -117,6 +149,15 @@ class JointController:
                 effort += self.command
                 self.commands_used += 1
         return effort
+
+    def _sample_ahead(self, t: float) -> Reference:
+        """Return the reference at ``t`` without moving ``reference`` (held columns kept)."""
+        ahead, reference = self._ahead, self.reference
+        for field in ('position', 'velocity', 'acceleration', 'effort'):
+            getattr(ahead, field)[:] = getattr(reference, field)
+        if self.trajectory is not None:
+            self.trajectory.sample(t, ahead)
+        return ahead
 
     def _command_fresh(self, t: float) -> bool:
         """Whether there is a command not older than ``command_timeout``; count a stale tick."""

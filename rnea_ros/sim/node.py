@@ -105,14 +105,15 @@ class SimNode(Node):
         lower = np.array([plant.nominal.joint(n).lower for n in names])
         upper = np.array([plant.nominal.joint(n).upper for n in names])
         initial = self._initial_positions(lower, upper)
-        for name, gains in (('kp', settings.kp), ('kd', settings.kd)):
+        for name, gains in (('kp', settings.kp), ('kd', settings.kd), ('ki', settings.ki)):
             if len(gains) not in (1, len(names)):
                 raise ValueError(f"parameter '{name}' has {len(gains)} values: expected 1 or "
                                  f'{len(names)} (one per actuated joint)')
         self.controller = JointController(
             names, settings.kp, settings.kd, lower, upper, initial,
             settings.joints or names, settings.command_timeout,
-            command_interface=settings.command_interface)
+            command_interface=settings.command_interface, ki=settings.ki,
+            period=1.0 / settings.rate)
         q = plant.nominal.neutral_configuration()
         q[plant.actuated_q] = initial
         if plant.floating_base:
@@ -349,7 +350,8 @@ class SimNode(Node):
         tied to the state by the stamp, where a message on another topic could arrive before
         or after it. A missed answer keeps the previous command.
         """
-        wired = self.count_publishers('effort_commands') > 0  # a graph query: ~10 us
+        wired = (self.controller.command_interface != 'trajectory_effort'  # takes none
+                 and self.count_publishers('effort_commands') > 0)  # a graph query: ~10 us
         with self.lock:
             if not self.answered.wait_for(lambda: self.answer_stamp >= stamp,
                                           self.settings.lockstep_timeout):

@@ -35,10 +35,16 @@ PARAMETERS = {  # name: (default, description)
                                       'kd (v_d - v) + trajectory effort + effort command. '
                                       'effort: a JointGroupEffortController, the effort '
                                       'command is the whole torque (held until the next; '
-                                      'zero before the first), no PD.'),
+                                      'zero before the first), no PD. '
+                                      'trajectory_effort: a joint_trajectory_controller with '
+                                      'the effort interface, a PID (kp, ki, kd) on the sampled '
+                                      "trajectory + the point's effort; effort_commands "
+                                      'refused.'),
     'joints': ([], 'Joints of effort_commands, in this order. Empty: every actuated joint.'),
     'kp': ([100.0], 'PD stiffness [N m/rad or N/m]: one value for all joints or one per joint.'),
     'kd': ([10.0], 'PD damping [N m s/rad or N s/m]: one value or one per joint.'),
+    'ki': ([0.0], 'Integral gain [N m/(rad s) or N/(m s)] of trajectory_effort (0 with the '
+                  'other interfaces): one value or one per joint.'),
     'command_timeout': (0.1, 'Age [s, sim time] after which an effort command is stale and, '
                              'with drive_pd, its feed-forward goes to zero (0: hold it '
                              'forever); effort holds it, counting the stale steps.'),
@@ -77,6 +83,7 @@ class SimSettings:
     joints: tuple[str, ...]
     kp: tuple[float, ...]
     kd: tuple[float, ...]
+    ki: tuple[float, ...]
     command_timeout: float
     wrench_timeout: float
     initial_positions: tuple[float, ...]
@@ -131,10 +138,13 @@ def read_settings(values: dict) -> SimSettings:
     joints = values['joints']
     if not isinstance(joints, (list, tuple)) or not all(isinstance(j, str) for j in joints):
         _fail('joints', joints, 'a list of joint names')
-    kp, kd = _numbers('kp', values['kp']), _numbers('kd', values['kd'])
-    for name, gains in (('kp', kp), ('kd', kd)):
+    kp, kd, ki = (_numbers(name, values[name]) for name in ('kp', 'kd', 'ki'))
+    for name, gains in (('kp', kp), ('kd', kd), ('ki', ki)):
         if not gains or min(gains) < 0:
             _fail(name, list(gains), 'one or more numbers >= 0')
+    if any(ki) and interface != 'trajectory_effort':
+        _fail('ki', list(ki), f'0 with command_interface {interface} (only trajectory_effort '
+              'has an integral term)')
     pose = _numbers('initial_base_pose', values['initial_base_pose'], 7)
     if abs(math.sqrt(sum(x * x for x in pose[3:])) - 1.0) > 1e-6:
         _fail('initial_base_pose', list(pose), '[x y z qx qy qz qw] with a unit quaternion')
@@ -148,7 +158,7 @@ def read_settings(values: dict) -> SimSettings:
         gap=values['gap'],
         command_interface=interface,
         joints=tuple(joints),
-        kp=kp, kd=kd,
+        kp=kp, kd=kd, ki=ki,
         command_timeout=_number('command_timeout', values['command_timeout'], low_open=False),
         wrench_timeout=_number('wrench_timeout', values['wrench_timeout']),
         initial_positions=_numbers('initial_positions', values['initial_positions']),

@@ -11,7 +11,7 @@ import numpy as np
 from oracle import robot_path
 import pytest
 
-from rnea_ros.sim.controller import JointController
+from rnea_ros.sim.controller import CommandError, JointController
 from rnea_ros.sim.loop import run_in_process
 from rnea_ros.sim.plant import Plant
 from rnea_ros.sim.settings import PARAMETERS, read_settings
@@ -111,6 +111,63 @@ def test_effort_is_the_command_alone_clipped_to_the_urdf_limit():
     assert plant.applied_effort[1] == -3.0
 
 
+def test_trajectory_effort_is_jtcs_pid_on_the_sampled_point_plus_the_next_points_effort():
+    """
+    Positions and efforts at 0.5 s and 1 s from the start held: both linear in between.
+
+    Computed by hand at every step (1.2 s, past the end): e = q_d(t) - q, the integral
+    ki dt sum(e), and the effort of the point one period ahead (t + dt), against the torque the
+    plant applied.
+    """
+    kp, ki, kd = np.linspace(60.0, 20.0, 8), 5.0, 4.0
+    plant, controller = _robot('trajectory_effort', kp=kp, kd=kd, ki=ki, period=1e-3)
+    times = np.array([0.0, 0.5, 1.0])  # the held start, then the trajectory's two points
+    positions = np.vstack([START, START + [0.2, -0.1, 0.1, 0.2, 0.1, -0.1, 0.3, 0.0],
+                           START + [0.1, 0.1, -0.1, 0.1, 0.0, 0.0, 0.1, 0.01]])
+    efforts = np.array([np.zeros(8), np.linspace(-5.0, 5.0, 8), np.linspace(3.0, -4.0, 8)])
+    controller.set_trajectory(plant.joint_names, times[1:], positions[1:], efforts=efforts[1:],
+                              start=0.0)
+    integral = np.zeros(8)
+    for k in range(1200):
+        t = k * 1e-3
+        q, v = plant.measured_position(), plant.measured_velocity()
+        q_d = np.array([np.interp(t, times, positions[:, j]) for j in range(8)])
+        segment = min(np.searchsorted(times, t, side='right'), 2)
+        v_d = (positions[segment] - positions[segment - 1]) / 0.5 if t < 1.0 else np.zeros(8)
+        effort_next = np.array([np.interp(t + 1e-3, times, efforts[:, j]) for j in range(8)])
+        integral += ki * 1e-3 * (q_d - q)
+        expected = kp * (q_d - q) + integral + kd * (v_d - v) + effort_next
+        effort = controller.effort(t, q, v)
+        np.testing.assert_allclose(effort, expected, rtol=0, atol=1e-9, err_msg=f'step {k}')
+        plant.step(effort)
+        np.testing.assert_allclose(plant.applied_effort, expected, rtol=0, atol=1e-9)
+    assert np.all(np.abs(integral) > 0)  # the integral did act
+
+
+def test_trajectory_effort_refuses_effort_commands():
+    _, controller = _robot('trajectory_effort')
+    with pytest.raises(CommandError) as error:
+        controller.set_command(np.ones(8), 0.0)
+    assert (error.value.reason, str(error.value)) == (
+        'not_this_interface', 'the command interface is trajectory_effort: its PID and '
+        'joint_trajectory give the torque')
+
+
+def test_trajectory_effort_with_the_exact_point_efforts_tracks_better_than_its_pid_alone():
+    """The points' effort is feed-forward: the plant's inverse dynamics at them cut the error."""
+    positions, velocities, accelerations = _motion()
+    errors = {}
+    for with_effort in (True, False):
+        plant, controller = _robot('trajectory_effort', kp=100.0, kd=10.0, ki=10.0)
+        plant.reset(positions[0], velocities[0])
+        efforts = np.array([plant.inverse_dynamics(*point)[plant.actuated_v] for point in
+                            zip(positions, velocities, accelerations)]) if with_effort else None
+        controller.set_trajectory(plant.joint_names, TIMES, positions, velocities,
+                                  accelerations, efforts, start=0.0)
+        errors[with_effort] = run_in_process(plant, controller, 2.0).rms_error()
+    assert errors[True] < 0.1 * errors[False]
+
+
 def _values(**changes) -> dict:
     values = {name: default for name, (default, _) in PARAMETERS.items()}
     values.update(changes)
@@ -119,7 +176,12 @@ def _values(**changes) -> dict:
 
 @pytest.mark.parametrize('changes, message', [
     ({'command_interface': 'torque'},
-     "parameter 'command_interface' is 'torque': expected one of drive_pd, effort"),
+     "parameter 'command_interface' is 'torque': expected one of drive_pd, effort, "
+     'trajectory_effort'),
+    ({'ki': [1.0]}, "parameter 'ki' is [1.0]: expected 0 with command_interface drive_pd (only "
+                    'trajectory_effort has an integral term)'),
+    ({'ki': [-1.0], 'command_interface': 'trajectory_effort'},
+     "parameter 'ki' is [-1.0]: expected one or more numbers >= 0"),
 ])
 def test_a_bad_interface_setting_is_one_line(changes, message):
     with pytest.raises(ValueError) as error:

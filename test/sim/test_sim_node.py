@@ -64,7 +64,8 @@ def _gap(tmp_path: Path, text: str) -> str:
                   'record_split:=0.0'],
      "parameter 'record_split' is 0.0: expected a number > 0 and <= 600"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'command_interface:=position'],
-     "parameter 'command_interface' is 'position': expected one of drive_pd, effort"),
+     "parameter 'command_interface' is 'position': expected one of drive_pd, effort, "
+     'trajectory_effort'),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'substeps:=0'],
      "parameter 'substeps' is 0: expected an integer from 1 to 100"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'kp:=[1.0, 2.0]'],
