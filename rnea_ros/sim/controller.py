@@ -24,13 +24,17 @@ The simulated robot's joint controller: what the effort on each joint is, per co
   are refused (reason ``not_this_interface``): a second controller cannot claim the joints'
   effort interfaces.
 
+With ``gravity`` (``gravity_compensated_by_robot``) the robot adds g(q) of the plant at the
+measured positions to the torque of every interface, as Franka's (franka_ros2: the commanded
+torque excludes gravity) and UR's (direct torque control) robots do.
+
 Effort commands (``set_command``) come in ``command_joints`` order. A command of the wrong
 length or with a non-finite value raises ``CommandError`` (the caller drops and counts it); the
 previous command stays.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -53,11 +57,13 @@ class JointController:
 
     def __init__(self, joint_names: Sequence[str], kp, kd, lower, upper, initial_position,
                  command_joints: Sequence[str] | None = None, command_timeout: float = 0.1,
-                 *, command_interface: str = 'drive_pd', ki=0.0, period: float = 1e-3):
+                 *, command_interface: str = 'drive_pd', ki=0.0, period: float = 1e-3,
+                 gravity: Callable[[np.ndarray], np.ndarray] | None = None):
         if command_interface not in COMMAND_INTERFACES:
             raise InputError(f'command_interface {command_interface!r}: expected one of '
                              + ', '.join(COMMAND_INTERFACES))
         self.command_interface = command_interface
+        self.gravity = gravity  # measured positions -> g(q), added by the robot itself
         n = len(joint_names)
         self.joint_names = tuple(joint_names)
         self.index = {name: k for k, name in enumerate(self.joint_names)}
@@ -148,6 +154,8 @@ class JointController:
             if fresh:
                 effort += self.command
                 self.commands_used += 1
+        if self.gravity is not None:
+            effort += self.gravity(q)
         return effort
 
     def _sample_ahead(self, t: float) -> Reference:

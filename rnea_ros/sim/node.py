@@ -113,7 +113,8 @@ class SimNode(Node):
             names, settings.kp, settings.kd, lower, upper, initial,
             settings.joints or names, settings.command_timeout,
             command_interface=settings.command_interface, ki=settings.ki,
-            period=1.0 / settings.rate)
+            period=1.0 / settings.rate,
+            gravity=plant.gravity_torques if settings.gravity_compensated_by_robot else None)
         q = plant.nominal.neutral_configuration()
         q[plant.actuated_q] = initial
         if plant.floating_base:
@@ -304,7 +305,9 @@ class SimNode(Node):
             f'{len(plant.joint_names)} actuated joints, {settings.rate:g} Hz, physics step '
             f'{1e3 * plant.model.opt.timestep:g} ms ({plant.substeps} per timestep), clock '
             f'{settings.clock}, gap {settings.gap}, command interface '
-            f'{settings.command_interface}')
+            f'{settings.command_interface}'
+            + (', gravity compensated by the robot' if settings.gravity_compensated_by_robot
+               else ''))
         jitter = plant.gap.jitter
         dt_ns = round(1e9 * self.dt)
         if not lockstep:

@@ -40,6 +40,10 @@ PARAMETERS = {  # name: (default, description)
                                       'the effort interface, a PID (kp, ki, kd) on the sampled '
                                       "trajectory + the point's effort; effort_commands "
                                       'refused.'),
+    'gravity_compensated_by_robot': (False, 'The robot adds g(q) of its true bodies at the '
+                                            'measured positions to every torque, as Franka '
+                                            'and UR do: commands exclude gravity. Fixed base '
+                                            'only.'),
     'joints': ([], 'Joints of effort_commands, in this order. Empty: every actuated joint.'),
     'kp': ([100.0], 'PD stiffness [N m/rad or N/m]: one value for all joints or one per joint.'),
     'kd': ([10.0], 'PD damping [N m s/rad or N s/m]: one value or one per joint.'),
@@ -80,6 +84,7 @@ class SimSettings:
     lockstep_timeout: float
     gap: str
     command_interface: str
+    gravity_compensated_by_robot: bool
     joints: tuple[str, ...]
     kp: tuple[float, ...]
     kd: tuple[float, ...]
@@ -133,8 +138,12 @@ def read_settings(values: dict) -> SimSettings:
     for name in ('robot_description', 'gap', 'record'):
         if not isinstance(values[name], str):
             _fail(name, values[name], 'a string')
-    if not isinstance(values['floating_base'], bool):
-        _fail('floating_base', values['floating_base'], 'true or false')
+    for name in ('floating_base', 'gravity_compensated_by_robot'):
+        if not isinstance(values[name], bool):
+            _fail(name, values[name], 'true or false')
+    if values['gravity_compensated_by_robot'] and values['floating_base']:
+        _fail('gravity_compensated_by_robot', True, 'false with floating_base (the robots that '
+              'compensate gravity have a fixed base)')
     joints = values['joints']
     if not isinstance(joints, (list, tuple)) or not all(isinstance(j, str) for j in joints):
         _fail('joints', joints, 'a list of joint names')
@@ -157,6 +166,7 @@ def read_settings(values: dict) -> SimSettings:
         lockstep_timeout=_number('lockstep_timeout', values['lockstep_timeout']),
         gap=values['gap'],
         command_interface=interface,
+        gravity_compensated_by_robot=values['gravity_compensated_by_robot'],
         joints=tuple(joints),
         kp=kp, kd=kd, ki=ki,
         command_timeout=_number('command_timeout', values['command_timeout'], low_open=False),

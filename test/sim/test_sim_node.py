@@ -66,6 +66,10 @@ def _gap(tmp_path: Path, text: str) -> str:
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'command_interface:=position'],
      "parameter 'command_interface' is 'position': expected one of drive_pd, effort, "
      'trajectory_effort'),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'floating_base:=true', '-p',
+                  'gravity_compensated_by_robot:=true'],
+     "parameter 'gravity_compensated_by_robot' is True: expected false with floating_base (the "
+     'robots that compensate gravity have a fixed base)'),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'substeps:=0'],
      "parameter 'substeps' is 0: expected an integer from 1 to 100"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'kp:=[1.0, 2.0]'],
