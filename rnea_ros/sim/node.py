@@ -25,6 +25,7 @@ describe the step just taken. See ``controller`` for the PD, feed-forward and st
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 
@@ -126,6 +127,7 @@ class SimNode(Node):
         self.counters = {'steps': 0, 'late steps': 0, 'missed answers': 0,
                          'joint_states dropped (gap)': 0}
         self.rejected: dict[str, int] = {}
+        self.warned: dict[str, float] = {}  # rejected key -> monotonic time of its last warning
         # Tracking error (reference - true position, actuated joints): [sum of mean squares,
         # steps, max |error|] since start and since the last diagnostics report.
         self.tracking = ([0.0, 0, 0.0], [0.0, 0, 0.0])
@@ -213,10 +215,13 @@ class SimNode(Node):
         self.msg_base_acc.header.frame_id = root
 
     def reject(self, topic: str, reason: str, message: str) -> None:
-        """Count a dropped input and say why (throttled)."""
+        """Count a dropped input and say why (at most once a second per topic and reason)."""
         key = f'rejected {topic} ({reason})'
         self.rejected[key] = self.rejected.get(key, 0) + 1
-        self.get_logger().warning(f'{topic} dropped: {message}', throttle_duration_sec=1.0)
+        now = time.monotonic()
+        if now - self.warned.get(key, -math.inf) >= 1.0:  # one reason never hides another
+            self.warned[key] = now
+            self.get_logger().warning(f'{topic} dropped: {message}')
 
     def _on_trajectory_data(self, data: bytes) -> None:
         if self.recorder is not None:
@@ -249,6 +254,10 @@ class SimNode(Node):
                     field('accelerations'), field('effort'), start=start)
             except TrajectoryError as error:
                 self.reject('joint_trajectory', error.reason, str(error))
+                return
+        self.get_logger().info(
+            f'joint_trajectory accepted: {times.size} point{"s" * (times.size != 1)} over '
+            f'{times[-1]:g} s, joints {", ".join(msg.joint_names)}')
 
     def _on_command(self, msg: Float64MultiArray) -> None:
         self._record_in('effort_commands', msg)

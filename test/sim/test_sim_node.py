@@ -206,11 +206,20 @@ def test_a_trajectory_outside_the_limits_is_dropped_and_counted(ros):
                    'beyond its limit -0.0698' in process.output(), timeout=10)
     state = ros.wait_for(states)
     assert state.position[3] == pytest.approx(-1.5, abs=1e-3)  # still held where it was
+    # A joint the robot lacks: warned at once (another reason's warning does not hide it).
+    trajectories.publish(JointTrajectory(joint_names=['panda_joint9'], points=[
+        JointTrajectoryPoint(positions=[0.0], time_from_start=Duration(sec=1))]))
+    ros.wait_for(diagnostics, lambda m: _status(m).get(
+        'rejected joint_trajectory (unknown_joint)') == '1', timeout=30)
+    ros.spin_until(lambda: "joint_trajectory dropped: unknown joint 'panda_joint9'; expected "
+                   'names of ' + ', '.join(PANDA_JOINTS) in process.output(), timeout=10)
 
     good = JointTrajectoryPoint(positions=[0.3, 0.0, 0.0, -1.5, 0.0, 1.5, 0.0, 0.02],
                                 time_from_start=Duration(sec=0, nanosec=300_000_000))
     trajectories.publish(JointTrajectory(joint_names=PANDA_JOINTS, points=[good]))
     assert ros.wait_for(states, lambda m: abs(m.position[0] - 0.3) < 0.01, timeout=30)
+    assert ('joint_trajectory accepted: 1 point over 0.3 s, joints ' + ', '.join(PANDA_JOINTS)
+            in process.output())
     # The diagnostics report how well the reference was tracked: it moved by 0.3 rad.
     report = _status(ros.wait_for(diagnostics, timeout=30))
     assert 1e-4 < float(report['tracking error max [rad]']) < 0.3
