@@ -86,6 +86,25 @@ class JointController:
         self.stale_ticks = 0
         self.commands_used = 0
 
+    @classmethod
+    def from_settings(cls, settings, joint_names: Sequence[str], lower, upper, initial_position,
+                      gravity: Callable[[np.ndarray], np.ndarray] | None = None):
+        """
+        Return the controller ``SimSettings`` describe (``ValueError`` for gains of a bad size).
+
+        ``gravity``: g(q) at the measured positions when the robot compensates gravity.
+        """
+        n = len(joint_names)
+        for name in ('kp', 'kd', 'ki'):
+            gains = getattr(settings, name)
+            if len(gains) not in (1, n):
+                raise ValueError(f"parameter '{name}' has {len(gains)} values: expected 1 or "
+                                 f'{n} (one per actuated joint)')
+        return cls(joint_names, settings.kp, settings.kd, lower, upper, initial_position,
+                   settings.joints or joint_names, settings.command_timeout,
+                   command_interface=settings.command_interface, ki=settings.ki,
+                   period=1.0 / settings.rate, gravity=gravity)
+
     def set_trajectory(self, names, times, positions, velocities=None, accelerations=None,
                        efforts=None, *, start: float) -> None:
         """Track a new trajectory from sim time ``start`` (``TrajectoryError`` if refused)."""

@@ -106,16 +106,9 @@ class SimNode(Node):
         lower = np.array([plant.nominal.joint(n).lower for n in names])
         upper = np.array([plant.nominal.joint(n).upper for n in names])
         initial = self._initial_positions(lower, upper)
-        for name, gains in (('kp', settings.kp), ('kd', settings.kd), ('ki', settings.ki)):
-            if len(gains) not in (1, len(names)):
-                raise ValueError(f"parameter '{name}' has {len(gains)} values: expected 1 or "
-                                 f'{len(names)} (one per actuated joint)')
-        self.controller = JointController(
-            names, settings.kp, settings.kd, lower, upper, initial,
-            settings.joints or names, settings.command_timeout,
-            command_interface=settings.command_interface, ki=settings.ki,
-            period=1.0 / settings.rate,
-            gravity=plant.gravity_torques if settings.gravity_compensated_by_robot else None)
+        self.controller = JointController.from_settings(
+            settings, names, lower, upper, initial,
+            plant.gravity_torques if settings.gravity_compensated_by_robot else None)
         q = plant.nominal.neutral_configuration()
         q[plant.actuated_q] = initial
         if plant.floating_base:
@@ -255,9 +248,9 @@ class SimNode(Node):
             except TrajectoryError as error:
                 self.reject('joint_trajectory', error.reason, str(error))
                 return
-        self.get_logger().info(
-            f'joint_trajectory accepted: {times.size} point{"s" * (times.size != 1)} over '
-            f'{times[-1]:g} s, joints {", ".join(msg.joint_names)}')
+        self.get_logger().info(f'joint_trajectory accepted: {times.size} point'
+                               f'{"s" * (times.size != 1)} over {times[-1]:g} s, joints '
+                               f'{", ".join(msg.joint_names)}')
 
     def _on_command(self, msg: Float64MultiArray) -> None:
         self._record_in('effort_commands', msg)
