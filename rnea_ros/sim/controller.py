@@ -15,9 +15,11 @@ The simulated robot's joint controller: what the effort on each joint is, per co
 - ``effort`` (ros2_controllers' forward_command_controller with the ``effort`` interface, the
   JointGroupEffortController): the command *is* the joint torque; no PD. Until a command comes
   the torque is zero; the last command is held however old it is, as that controller's
-  ``update()`` writes its last command at every cycle (it has no timeout); stale ticks are
-  counted all the same, for the diagnostics. Trajectories are references only: they are
-  published on ``desired_accelerations`` and the tracking error is measured against them.
+  ``update()`` writes its last command at every cycle (it has no timeout: ros2_controllers
+  94e74de, ``forward_command_controller/src/forward_controllers_base.cpp``, lines
+  135-176); stale ticks are counted all the same, for the diagnostics. Trajectories are
+  references only: they are published on ``desired_accelerations`` and the tracking error is
+  measured against them.
 - ``trajectory_effort`` (joint_trajectory_controller with the ``effort`` command interface
   alone, Jazzy and newer): a PID on the sampled trajectory plus the point's ``effort`` as
   feed-forward (``JointController.effort`` gives the law and where it is from). Effort commands
