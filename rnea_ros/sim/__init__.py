@@ -3,9 +3,9 @@ The simulated robot: MuJoCo physics from the node's URDF, with a reality gap, dr
 
 ``plant`` (``Plant``: stepping, state in ``RobotModel``'s layout, sensors, pushes, contact
 truth), ``gap`` (the reality gap file), ``true_urdf`` (the gap written into the URDF),
-``mjmodel`` (URDF -> MuJoCo model), ``controller`` and ``trajectory`` (the robot's PD and
-references), ``loop`` (the closed loop in one process) need no ROS; the rclpy node (``node``,
-``main``, ``settings``, ``record``) builds on them. Imports mujoco
-and rclpy, ``rnea_ros.dynamics``; never ``rnea_ros.node``. Nothing else in the package imports
-mujoco: ``import rnea_ros`` does not load it.
+``mjmodel`` (URDF -> MuJoCo model), ``controller`` and ``trajectory`` (the torque each
+command interface makes, and the references), ``loop`` (the closed loop in one process)
+need no ROS; the rclpy node (``node``, ``main``, ``settings``, ``record``) builds on them.
+Imports mujoco and rclpy, ``rnea_ros.dynamics``; never ``rnea_ros.node``. Nothing else in
+the package imports mujoco: ``import rnea_ros`` does not load it.
 """
