@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rnea_ros.bag import detectable
 from rnea_ros.bag.downsample import bucket_means, BUCKETS, envelope, ReducedBag
 from rnea_ros.bag.plots import TERM_STYLE
 
@@ -249,6 +250,9 @@ def write_bag_report(path: Path, reduced: ReducedBag, labels: Sequence[str],
                      table(['joint', 'RMS', 'peak', 'threshold'],
                            [[j['joint'], j['rms'], j['peak'], j['threshold']]
                             for j in observer['joints']])]
+        if observer.get('smallest_detectable_force'):
+            sections.append('<p>' + html.escape(detectable.describe(
+                observer['smallest_detectable_force'])) + '</p>')
     if 'collisions' in summary:
         sections += ['<h2>Collisions</h2>',
                      table(['start [s]', 'end [s]', 'joint', 'peak'],
