@@ -65,7 +65,7 @@ def forces_at_pose(jacobian: np.ndarray, thresholds: np.ndarray,
 def smallest_detectable_force(model, q: np.ndarray, thresholds: np.ndarray,
                               link: str | None = None) -> dict:
     """
-    The detectable force on ``link`` (default: the last link) over the poses ``q`` (N, nq).
+    Compute the detectable force on ``link`` (default: the last link) over the poses ``q``.
 
     Returns a JSON-ready dict (module docstring): link, poses, best_direction and
     worst_direction (min, median, max over the poses [N]; null: infinite), guaranteed [N].

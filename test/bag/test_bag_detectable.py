@@ -26,7 +26,8 @@ def panda() -> RobotModel:
     return RobotModel.from_urdf_file(PANDA)
 
 
-def test_a_moving_bag_with_an_exact_model_detects_a_small_force(tmp_path, capsys, quiet):
+def test_a_moving_bag_with_an_exact_model_detects_a_small_force(tmp_path, capsys,
+                                                                 quiet):  # noqa: F811
     summary = run(capsys, quiet[1], tmp_path / 'out', '--observer')
     force = summary['observer']['smallest_detectable_force']
     assert force['link'] == quiet[0].link_names[-1]
