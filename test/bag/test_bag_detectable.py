@@ -27,7 +27,7 @@ def panda() -> RobotModel:
 
 
 def test_a_moving_bag_with_an_exact_model_detects_a_small_force(tmp_path, capsys,
-                                                                 quiet):  # noqa: F811
+                                                                quiet):  # noqa: F811
     summary = run(capsys, quiet[1], tmp_path / 'out', '--observer')
     force = summary['observer']['smallest_detectable_force']
     assert force['link'] == quiet[0].link_names[-1]
