@@ -10,6 +10,12 @@ move is warned about, naming them.
 from __future__ import annotations
 
 import json
+from pathlib import Path
+import re
+import shlex
+import shutil
+import subprocess
+import sys
 
 from bagdata import BAG_START, joint_states_bag, MIMIC, PANDA, PANDA_JOINTS, sample_times
 import numpy as np
@@ -105,3 +111,25 @@ def test_joints_that_never_move_are_warned_about_by_name(tmp_path, capsys, panda
             f'{detectable.STICTION_VELOCITY:g}) in this bag: {", ".join(still)}; their '
             'thresholds miss the model error of their motion') in summary['warnings']
     json.dumps(summary)  # the detectable force is JSON (null where infinite)
+
+
+def test_the_observer_commands_of_the_bag_page_run_as_shown(tmp_path, quiet):  # noqa: F811
+    """docs/bag.md's --observer block, read from the page: calibrate, then detect a push."""
+    text = (Path(__file__).resolve().parents[2] / 'docs' / 'bag.md').read_text()
+    block = next(block for block in re.findall(r'```bash\n(.*?)```', text, re.S)
+                 if '--observer' in block)
+    commands = [re.sub(r'\s+#.*$', '', line).strip()
+                for line in block.replace('\\\n', ' ').splitlines() if line.strip()]
+    assert len(commands) == 2
+    shutil.copy(PANDA, tmp_path / 'panda.urdf')
+    shutil.copytree(quiet[1], tmp_path / 'quiet_run')
+    shutil.copytree(recording(tmp_path / 'pushed', 4, push=True)[1], tmp_path / 'my_run')
+    for command in commands:
+        argv = shlex.split(command.replace('.venv/bin/', f'{Path(sys.executable).parent}/'))
+        done = subprocess.run(argv + ['--no-plots'], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    calibrated = json.loads((tmp_path / 'quiet_run_rnea' / 'summary.json').read_text())
+    assert calibrated['observer']['smallest_detectable_force']['guaranteed'] < 20.0
+    detected = json.loads((tmp_path / 'my_run_rnea' / 'summary.json').read_text())
+    assert [event['joint'] for event in detected['collisions']] == ['panda_joint2']
