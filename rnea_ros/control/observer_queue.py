@@ -6,7 +6,8 @@ integral over a gap (the trapezoid of beta over several periods) shows as a spik
 residual. ``SampleQueue`` keeps a copy of each accepted sample (stamp [s], the merged q, v and
 measured effort, whether the message carried efforts, its steady-clock arrival [s]) in
 preallocated rows until ``drain`` hands them to the observer sorted by stamp (a stable sort: two
-publishers' samples that arrived out of order within one batch are integrated in order).
+publishers' samples that arrived out of order within one batch are integrated in order; a clock
+step within the batch is kept where it came).
 
 ``capacity`` rows (the node's ``observer_queue`` parameter); a sample pushed into a full queue
 pushes out the oldest one, which is lost to the observer and counted in ``overflowed``. The
@@ -59,14 +60,25 @@ class SampleQueue:
         self.size += 1
         self.pushed += 1
 
-    def drain(self) -> tuple[int, ...] | list[int]:
-        """Return the queued rows' indices in stamp order (stable sort) and empty the queue."""
+    def drain(self, step: float) -> tuple[int, ...] | list[int]:
+        """
+        Return the queued rows' indices in stamp order and empty the queue.
+
+        Sorted (stably) within each run of samples whose consecutive stamps, in arrival order,
+        differ by at most ``step`` [s]: a clock step inside the batch (a sim time reset) keeps
+        the samples of either clock in the order they came, for the observer to see one step.
+        """
         size, head = self.size, self._head
         self.size, self._head = 0, 0
         if size <= 1:  # the usual case: no sort
             return (head,) if size else ()
         rows = (head + np.arange(size)) % self.capacity
-        return rows[np.argsort(self.stamps[rows], kind='stable')].tolist()
+        stamps = self.stamps[rows]
+        runs = np.flatnonzero(np.abs(np.diff(stamps)) > step) + 1
+        order = []
+        for part in np.split(np.arange(size), runs):
+            order += rows[part[np.argsort(stamps[part], kind='stable')]].tolist()
+        return order
 
     def status(self) -> dict[str, str]:
         """Return the queue's diagnostics (key -> value)."""

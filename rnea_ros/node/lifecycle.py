@@ -162,9 +162,9 @@ class ManagedOutputs:
         qos = QoSProfile(depth=self.settings.observer_queue if self.settings.observer else 1,
                          history=SENSOR_QOS.history, reliability=SENSOR_QOS.reliability,
                          durability=SENSOR_QOS.durability)
-        self._entities.append(self._inputs.add(JointState, 'joint_states', qos,
-                                               self._on_joint_states,
-                                               batch_end=self._on_joint_states_batch))
+        self._entities.append(self._inputs.add(
+            JointState, 'joint_states', qos, self._on_joint_states,
+            batch_end=self._on_joint_states_batch if self.settings.observer else None))
         self._entities.append(self.create_subscription(
             JointTrajectory, 'joint_trajectory', self._on_trajectory, TRAJECTORY_QOS, raw=True))
         if self._description_from_topic:  # by a process of its own: see model_loading

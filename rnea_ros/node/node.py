@@ -337,20 +337,23 @@ class RneaNode(ManagedOutputs, LifecycleNode):
 
     def _on_joint_states(self, msg: JointState) -> None:
         """
-        From the inputs thread: merge, and queue the sample for the observer.
+        From the inputs thread: merge; answer at once (cycle_trigger joint_states, rate 0).
 
-        The batch of messages taken in one go (those that came while the thread was busy) is
-        answered once, after its last (``_on_joint_states_batch``).
+        With the observer, the sample is queued for it instead, and the batch of messages taken
+        in one go (those that came while the thread was busy) is integrated, then answered
+        once, after its last (``_on_joint_states_batch``).
         """
         now = time.monotonic()
+        batched = self.settings.observer
         with self._lock:
             self.input_gaps.arrival(now)
             core = self._core
             if core is None:
                 return
+            answer = False
             try:
                 core.on_joint_states(msg.name, msg.position, msg.velocity, msg.effort, now,
-                                     msg.header.stamp, observe=False)
+                                     msg.header.stamp, observe=not batched)
             except Rejected as exc:
                 rejected = exc
             else:
@@ -358,8 +361,12 @@ class RneaNode(ManagedOutputs, LifecycleNode):
                     self._arrival_clock.arrived(time.monotonic_ns())
                 self._batch_accepted = True
                 rejected = None
+                answer = not batched and self._answer_each and self._active
+                messages = self._cycle_locked(core, now) if answer else None
         if rejected is not None:
             self._reject('joint_states', rejected, now)
+        elif answer:
+            self._publish(messages, now)
 
     def _on_joint_states_batch(self) -> None:
         """

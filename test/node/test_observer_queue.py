@@ -110,3 +110,22 @@ def test_a_batch_larger_than_the_queue_loses_its_oldest_samples_counted(panda):
 def test_the_queue_capacity_is_bounded():
     with pytest.raises(ValueError, match='observer_queue: expected 1 to 100000 samples, got 0'):
         SampleQueue(0, 1, 1, 1)
+
+
+def test_a_clock_step_within_a_batch_is_one_step_not_a_reordering(panda):
+    """The last sample of the old clock sent again, then the first ones of a reset 30 s back."""
+    stamps, seconds, Q, V, E = samples(panda, 8)
+    core = core_of(panda)
+    for k in range(4):
+        core.on_joint_states(core.joint_names, Q[k], V[k], E[k], seconds[k], stamps[k])
+    back = [SimpleNamespace(sec=stamp.sec - 30, nanosec=stamp.nanosec) for stamp in stamps]
+    arrival = seconds[3] + 1e-3
+    batch = [(3, stamps[3]), (3, stamps[3]), (5, back[5]), (4, back[4])]
+    for j, (k, stamp) in enumerate(batch):  # unsorted, the old clock's first: one step
+        core.on_joint_states(core.joint_names, Q[k], V[k], E[k], arrival, stamp,
+                             observe=j == len(batch) - 1)
+    assert core.observer.clock_steps == 1
+    assert core.observer.duplicates == 2
+    reference = MomentumObserver(panda, 50.0).run(
+        [back[k].sec + 1e-9 * back[k].nanosec for k in (4, 5)], Q[4:6], V[4:6], E[4:6])
+    np.testing.assert_allclose(core.observer.residual, reference[-1], rtol=0, atol=1e-12)
