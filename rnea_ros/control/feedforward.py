@@ -40,7 +40,7 @@ from rnea_ros.control.cycle_kernels import add_joint_terms, finish_outputs, inpu
 from rnea_ros.control.joint_input import (base_spatial_acceleration, BaseStateInput,
                                           JointStateInput, NEVER, NEVER_RECEIVED, NON_FINITE,
                                           Rejected, STALE, VELOCITY_STALE)
-from rnea_ros.control.observer_outputs import CLOCK_STEP, ObserverOutput, stamp_seconds
+from rnea_ros.control.observer_outputs import ObserverOutput, stamp_seconds
 from rnea_ros.control.observer_queue import SampleQueue
 from rnea_ros.control.safety import (all_finite, COLLISION, EffortLimiter, ERROR, fault_torques,
                                      FaultState, JOINT_STATES_MISSING, JOINT_STATES_STALE,
@@ -225,12 +225,8 @@ class Feedforward:
 
     def observe_queued(self) -> None:
         """Integrate every queued joint_states sample in stamp order (``observer_queue``)."""
-        queue, observer = self.observer_queue, self.observer
-        if queue is None:
-            return
-        for row in queue.drain(CLOCK_STEP):
-            observer.sample(queue.stamps[row], queue.q[row], queue.v[row],
-                            queue.with_effort[row], queue.arrival[row], queue.effort[row])
+        if self.observer_queue is not None:
+            self.observer_queue.integrate(self.observer)
 
     def on_odometry(self, position, orientation, linear, angular, now: float,
                     stamp=None) -> None:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rnea_ros.control.observer_outputs import CLOCK_STEP
+
 MAX_QUEUE = 100_000  # the observer_queue parameter's upper bound (declaration)
 
 
@@ -79,6 +81,12 @@ class SampleQueue:
         for part in np.split(np.arange(size), runs):
             order += rows[part[np.argsort(stamps[part], kind='stable')]].tolist()
         return order
+
+    def integrate(self, observer) -> None:
+        """Feed every queued sample to ``observer`` (an ``ObserverOutput``) in stamp order."""
+        for row in self.drain(CLOCK_STEP):
+            observer.sample(self.stamps[row], self.q[row], self.v[row], self.with_effort[row],
+                            self.arrival[row], self.effort[row])
 
     def status(self) -> dict[str, str]:
         """Return the queue's diagnostics (key -> value)."""
