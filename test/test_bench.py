@@ -84,6 +84,12 @@ def test_bench_observer_prints_the_ratio_per_robot():
         assert len(row.split('|')) == 6, row
 
 
+def test_bench_observer_node_compares_the_node_with_the_library():
+    out = bench('bench_observer_node.py', '--duration', '1.5')
+    assert 'node residual - library residual over every sample: max' in out
+    assert '20 N flange push: first crossing after' in out
+
+
 def test_bench_excite_runs_and_compares_with_random_sines():
     out = bench('bench_excite.py', '--harmonics', '2', '--max-iterations', '2', '--seeds', '2')
     assert 'panda: 7 moving joints, 2 harmonics' in out

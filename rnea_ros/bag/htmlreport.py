@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rnea_ros.bag import detectable
 from rnea_ros.bag.plots import TERM_STYLE
 from rnea_ros.tools.downsample import ReducedBag
 from rnea_ros.tools.htmlpage import line_traces, selector_figure, stacked_traces, table, write_page
@@ -98,6 +99,9 @@ def write_bag_report(path: Path, reduced: ReducedBag, labels: Sequence[str],
                      table(['joint', 'RMS', 'peak', 'threshold'],
                            [[j['joint'], j['rms'], j['peak'], j['threshold']]
                             for j in observer['joints']])]
+        if observer.get('smallest_detectable_force'):
+            sections.append('<p>' + html.escape(detectable.describe(
+                observer['smallest_detectable_force'])) + '</p>')
     if 'collisions' in summary:
         sections += ['<h2>Collisions</h2>',
                      table(['start [s]', 'end [s]', 'joint', 'peak'],

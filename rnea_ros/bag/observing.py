@@ -14,16 +14,20 @@ Outputs: ``external_torques.csv`` (``time`` and r per joint, like torques.csv); 
 (collision-free) bag (``rnea_ros.observer.collision``: margin * max |r| + spread * robust
 sigma + floor), as a node
 parameters file (``collision_threshold.<joint>``, under ``/**:``, like joint_model.yaml); with
-it, the detections on this bag (summary.json ``collisions``).
+it, the detections on this bag (summary.json ``collisions``). With the thresholds, the smallest
+force they detect on the flange over the bag's poses (``detectable``: summary.json
+``observer.smallest_detectable_force``, warned about above ``DETECTABLE_FORCE``); a calibration
+bag where no joint moves is refused, one where some do not is warned about.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import math
 from pathlib import Path
 
 import numpy as np
 
+from rnea_ros.bag import detectable
 from rnea_ros.bag.report import write_table
 from rnea_ros.dynamics.joint_model import read_parameters
 from rnea_ros.errors import InputError
@@ -50,6 +54,8 @@ class Observed:
     thresholds: np.ndarray
     thresholds_file: str | None
     events: list[dict]
+    detectable: dict | None = None  # the smallest detectable force (``detectable``)
+    warnings: list[str] = field(default_factory=list)
 
 
 def check_options(options) -> None:
@@ -71,16 +77,26 @@ def observe(options, model, joint_model, seconds: np.ndarray, q: np.ndarray, v: 
     ``effort``: the bag's (the observer's input); ``measured``: less the joint model's bias;
     ``predicted``: the model's torque of the samples, (N, nv) each: ``check_effort``.
     """
-    check_effort(list(model.joint_names), measured, predicted)
+    names = list(model.joint_names)
+    warnings = []
+    if options.collision_thresholds:
+        thresholds = read_thresholds(options.collision_thresholds, names)
+    else:
+        warnings.append(detectable.check_motion(names, v))  # refuses a bag where none moves
+    check_effort(names, measured, predicted)
     observer = MomentumObserver(model, options.observer_gain,
                                 measured_effort=options.measured_effort, joint_model=joint_model)
     residual = observer.run(seconds, q, v, effort)
-    names = list(model.joint_names)
     if options.collision_thresholds:
-        thresholds = read_thresholds(options.collision_thresholds, names)
         events = detect_events(seconds, residual, thresholds, names)
-        return Observed(names, residual, thresholds, str(options.collision_thresholds), events)
-    return Observed(names, residual, calibrate_thresholds(residual), None, [])
+        observed = Observed(names, residual, thresholds, str(options.collision_thresholds),
+                            events)
+    else:
+        observed = Observed(names, residual, calibrate_thresholds(residual), None, [])
+    observed.detectable = detectable.smallest_detectable_force(model, q, observed.thresholds)
+    warnings.append(detectable.force_warning(observed.detectable))
+    observed.warnings = [warning for warning in warnings if warning]
+    return observed
 
 
 def check_effort(names: list[str], measured: np.ndarray, predicted: np.ndarray) -> None:
@@ -177,6 +193,7 @@ def summary_part(options, observed: Observed) -> dict:
                     'peak': float(np.abs(r[:, k]).max()),
                     'threshold': float(observed.thresholds[k])}
                    for k, name in enumerate(observed.names)],
+        'smallest_detectable_force': observed.detectable,
     }}
     if observed.thresholds_file is not None:
         part['collisions'] = [dict(event) for event in observed.events]

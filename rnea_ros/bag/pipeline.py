@@ -252,6 +252,7 @@ def _run(options: BagOptions, reader, output: Path, timings: _Timings) -> Result
             observed = observing.observe(options, read.model, read.joint_model,
                                          samples.seconds, samples.q, samples.v, samples.effort,
                                          samples.measured, parts.total)
+        warnings += observed.warnings
     with timings('writing'):
         files = write_outputs(options, reader, output, read, estimate, samples, solved, parts,
                               show, warnings, observed)

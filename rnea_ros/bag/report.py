@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rnea_ros.bag import detectable
 from rnea_ros.bag.floattext import format_rows
 from rnea_ros.errors import InputError
 from rnea_ros.tools.column_stats import Moments, moments
@@ -288,6 +289,8 @@ def _observer_lines(summary: dict) -> list[str]:
              '| joint | RMS | peak | threshold |', '|---|---|---|---|']
     lines += [f'| `{j["joint"]}` | {fmt(j["rms"])} | {fmt(j["peak"])} | {fmt(j["threshold"])} |'
               for j in observer['joints']]
+    if observer.get('smallest_detectable_force'):
+        lines += ['', detectable.describe(observer['smallest_detectable_force'])]
     if 'collisions' in summary:
         lines += ['', '## Collisions', '']
         events = summary['collisions']

@@ -25,6 +25,7 @@ import math
 
 from rnea_ros.contacts import Contact, KINDS
 from rnea_ros.control.joint_input import MAX_NAMES
+from rnea_ros.control.observer_queue import MAX_QUEUE
 from rnea_ros.dynamics.joint_model import (DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS,
                                            MAX_EFFORT_GAIN, MIN_EFFORT_GAIN)
 from rnea_ros.dynamics.payload import MAX_MASS_RATIO, MAX_RADIUS
@@ -363,6 +364,15 @@ OBSERVER_PARAMETERS: tuple[Parameter, ...] = (
         'Gain K of the momentum observer: each residual follows its external torque as a first '
         'order lag of time constant 1/K (50: 20 ms). Larger: faster detection, more noise.',
         unit='1/s', low=0.1, high=1000.0, live=True),
+    Parameter(
+        'observer_queue', INTEGER, 256,
+        'joint_states samples the observer queues between two drains (all are integrated)',
+        'The observer integrates every received joint_states sample, in stamp order, whatever '
+        'sample the torque answer uses: the joint_states subscription keeps this many messages '
+        '(with observer: true) and the inputs thread queues each accepted one, then integrates '
+        'the batch before it answers the newest. A batch larger than this loses its oldest '
+        'samples (counted in the diagnostics: observer queue overflowed).',
+        unit='samples', low=1, high=MAX_QUEUE),
     Parameter(
         'measured_effort', STRING, MEASURED_EFFORTS[0],
         'what joint_states effort is: `link_side` torque or `motor` torque',

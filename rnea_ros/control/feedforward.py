@@ -41,6 +41,7 @@ from rnea_ros.control.joint_input import (base_spatial_acceleration, BaseStateIn
                                           JointStateInput, NEVER, NEVER_RECEIVED, NON_FINITE,
                                           Rejected, STALE, VELOCITY_STALE)
 from rnea_ros.control.observer_outputs import ObserverOutput, stamp_seconds
+from rnea_ros.control.observer_queue import SampleQueue
 from rnea_ros.control.safety import (all_finite, COLLISION, EffortLimiter, ERROR, fault_torques,
                                      FaultState, JOINT_STATES_MISSING, JOINT_STATES_STALE,
                                      MODEL_MISMATCH, NON_FINITE_OUTPUT, ODOMETRY_STALE,
@@ -181,6 +182,8 @@ class Feedforward:
         self.observer = (ObserverOutput(model, settings, self.joint_model, self.joint_names,
                                         self.joints.track_effort())
                          if settings.observer else None)
+        self.observer_queue = (SampleQueue(settings.observer_queue, model.nq, model.nv, n)
+                               if settings.observer else None)
         # Compile (or load from the cache) every helper now, not in the first cycle.
         input_ages(self.joints.position_time, self.joints.velocity_time, self._command_joint)
         self._add_joint_terms(self._zeros, False)
@@ -205,12 +208,25 @@ class Feedforward:
                                                                    command)
 
     # ------------------------------------------------------------------ inputs
-    def on_joint_states(self, names, position, velocity, effort, now: float, stamp=None) -> None:
-        """Merge a sensor_msgs/JointState sample (raises ``Rejected``); observe it."""
+    def on_joint_states(self, names, position, velocity, effort, now: float, stamp=None,
+                        observe: bool = True) -> None:
+        """
+        Merge a sensor_msgs/JointState sample (raises ``Rejected``); queue it for the observer.
+
+        ``observe``: integrate the queued samples now (``observe_queued``); False when more
+        messages of the same batch follow (the node integrates the batch after its last one).
+        """
         self.joints.update(names, position, velocity, effort, now, stamp)
         if self.observer is not None:
-            self.observer.sample(stamp_seconds(stamp, now), self.q, self.v,
-                                 self.joints.with_effort, now)
+            self.observer_queue.push(stamp_seconds(stamp, now), self.q, self.v,
+                                     self.joints.effort, self.joints.with_effort, now)
+            if observe:
+                self.observe_queued()
+
+    def observe_queued(self) -> None:
+        """Integrate every queued joint_states sample in stamp order (``observer_queue``)."""
+        if self.observer_queue is not None:
+            self.observer_queue.integrate(self.observer)
 
     def on_odometry(self, position, orientation, linear, angular, now: float,
                     stamp=None) -> None:
@@ -286,7 +302,10 @@ class Feedforward:
         self.non_finite_outputs = other.non_finite_outputs
         self.fault = other.fault
         if self.observer is not None and other.observer is not None:
+            other.observe_queued()  # none is lost at a change of model
             self.observer.take_state_from(other.observer)
+            self.observer_queue.pushed = other.observer_queue.pushed
+            self.observer_queue.overflowed = other.observer_queue.overflowed
 
     # ------------------------------------------------------------------ the cycle
     def input_fault(self, now: float) -> str | None:

@@ -7,9 +7,11 @@ The node's observer outputs without ROS: external torques, estimated wrenches, c
 (``rnea_ros.observer.collision.CollisionDetector``) for one model of the node. ``sample`` is
 called once per accepted joint_states message (not once per cycle: a cycle may reuse the
 previous sample, and integrating a repeat would raise the residual's noise), with the message's
-stamp in seconds; the observer integrates with dt from the stamps and does nothing for a
-repeated or older stamp. The measured effort is the one merged by name from the messages
-(``JointStateInput.track_effort``); a message without efforts is not integrated.
+stamp in seconds, in stamp order from the queue of every received sample
+(``observer_queue.SampleQueue``); the observer integrates with dt from the stamps and does
+nothing for a repeated or older stamp (counted: duplicates, out of order). The measured effort
+is the sample's, merged by name from the messages (``JointStateInput.track_effort``); a message
+without efforts is not integrated.
 
 Collisions: a joint with a ``collision_threshold.<joint>`` is watched (|r| beyond it); the
 others are not. ``collision`` is what the node publishes: with ``collision_reaction`` ``none``
@@ -93,6 +95,7 @@ class ObserverOutput:
         self.valid = False  # the residual holds a finite value to publish
         self.samples = 0  # integrated samples
         self.not_newer = 0  # samples whose stamp was not newer than the last one (not integrated)
+        self.duplicates = 0  # those of them stamped the same as the last one
         self._last_stamp: float | None = None
         self._last_arrival = 0.0  # steady-clock time [s] of the last integrated sample
         self.clock_steps = 0  # clock steps (observer restarted)
@@ -154,28 +157,30 @@ class ObserverOutput:
 
     # ------------------------------------------------------------------ samples
     def sample(self, stamp: float, q: np.ndarray, v: np.ndarray, with_effort: bool,
-               arrival: float) -> None:
+               arrival: float, effort: np.ndarray | None = None) -> None:
         """
         Integrate one joint_states sample stamped ``stamp`` [s] (see the module docstring).
 
         ``arrival``: when it arrived, on the steady clock [s] (tells a clock step forward from a
-        gap in the messages).
+        gap in the messages). ``effort``: its measured efforts (None: the merged ones, ``effort``).
         """
         if not with_effort:
             self.without_effort += 1
             return
+        effort = self.effort if effort is None else effort
         last = self._last_stamp
         # A stamp left at 0 (a publisher that stamps nothing) is not a clock: skipped.
         step = None if last is None or stamp == 0.0 else self._clock_step(last, stamp, arrival)
         if step is None and last is not None and stamp <= last:
             self.not_newer += 1  # as the observer would: r stays (unstamped publishers show)
+            self.duplicates += stamp == last
             return
-        if self._implausible_effort():
+        if self._implausible_effort(effort):
             return
         if step is not None:
             self._restart(last, step)
         try:
-            r = self.observer.update(stamp, q, v, self.effort)
+            r = self.observer.update(stamp, q, v, effort)
         except InputError:  # a non-finite effort (or momentum): start again from the next
             r = None
         if r is None or not all_finite(r):
@@ -211,15 +216,14 @@ class ObserverOutput:
         self.observer.reset()
         self._last_stamp = None
 
-    def _implausible_effort(self) -> bool:
+    def _implausible_effort(self, effort: np.ndarray) -> bool:
         """Count and describe a sample whose effort is beyond its bound (module docstring)."""
-        np.greater(np.abs(self.effort, out=self._abs_effort), self.effort_bound,
-                   out=self._beyond)
+        np.greater(np.abs(effort, out=self._abs_effort), self.effort_bound, out=self._beyond)
         if not self._beyond.any():
             return False
         k = int(np.argmax(self._beyond))
         self.implausible += 1
-        self.last_implausible = (f'joint {self.joint_names[k]} effort {self.effort[k]:.6g}, '
+        self.last_implausible = (f'joint {self.joint_names[k]} effort {effort[k]:.6g}, '
                                  f'beyond {self.effort_bound[k]:g}')
         self.valid = False
         return True
@@ -285,6 +289,7 @@ class ObserverOutput:
             self.wrenches[:] = other.wrenches
             self.valid, self.samples = other.valid, other.samples
             self.not_newer, self._last_stamp = other.not_newer, other._last_stamp
+            self.duplicates = other.duplicates
             self._last_arrival = other._last_arrival
         self.latched, self.collision, self.changed = other.latched, other.collision, True
         self.detections, self._last_event = other.detections, other.last_event
@@ -318,6 +323,9 @@ class ObserverOutput:
         if self.not_newer:
             values['joint_states stamped no later than the last (not integrated)'] = str(
                 self.not_newer)
+            values['joint_states duplicate stamps (not integrated)'] = str(self.duplicates)
+            values['joint_states out of order (not integrated)'] = str(
+                self.not_newer - self.duplicates)
         if self.non_finite:
             values['observer samples not finite (observer restarted)'] = str(self.non_finite)
         if self.implausible:

@@ -55,6 +55,7 @@ class Settings:
     max_trajectory_points: int = _default('max_trajectory_points')
     observer: bool = _default('observer')
     observer_gain: float = _default('observer_gain')
+    observer_queue: int = _default('observer_queue')
     measured_effort: str = _default('measured_effort')
     wrench_estimation_links: tuple[str, ...] = _default('wrench_estimation_links')
     collision_reaction: str = _default('collision_reaction')

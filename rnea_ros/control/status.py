@@ -83,6 +83,7 @@ def core_status(core, now: float, ros_time: float) -> tuple[int, str, dict[str, 
                         f'{core.contacts.residual_norm:.3g})']
     if core.observer is not None:
         values.update(core.observer.status())
+        values.update(core.observer_queue.status())
         alarm = core.observer.alarm()  # a clock step: ERROR even beside another fault's
         if alarm is not None and alarm[0] > level:
             level, messages = alarm[0], [alarm[1]]

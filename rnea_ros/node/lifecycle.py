@@ -19,6 +19,7 @@ import time
 from geometry_msgs.msg import AccelStamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from rclpy.lifecycle import TransitionCallbackReturn
+from rclpy.qos import QoSProfile
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
@@ -153,10 +154,17 @@ class ManagedOutputs:
         if self.settings.floating_base:
             inputs += [(Odometry, 'odometry', self._on_odometry),
                        (AccelStamped, 'base_acceleration', self._on_base_acceleration)]
-        inputs.append((JointState, 'joint_states', self._on_joint_states))
         self._entities += [self._inputs.add(msg_type, topic, SENSOR_QOS, callback,
                                             raw=msg_type is JointTrajectory)
                            for msg_type, topic, callback in inputs]
+        # joint_states: with the observer, the samples that came while the thread was busy are
+        # kept (observer_queue deep) for it to integrate; the batch's newest is answered.
+        qos = QoSProfile(depth=self.settings.observer_queue if self.settings.observer else 1,
+                         history=SENSOR_QOS.history, reliability=SENSOR_QOS.reliability,
+                         durability=SENSOR_QOS.durability)
+        self._entities.append(self._inputs.add(
+            JointState, 'joint_states', qos, self._on_joint_states,
+            batch_end=self._on_joint_states_batch if self.settings.observer else None))
         self._entities.append(self.create_subscription(
             JointTrajectory, 'joint_trajectory', self._on_trajectory, TRAJECTORY_QOS, raw=True))
         if self._description_from_topic:  # by a process of its own: see model_loading

@@ -19,7 +19,8 @@ subscriptions
                              ``robot_description`` parameter is empty, and then by a process of
                              its own (node ``<name>_description``, ``model_loading``)
   ``joint_states``           sensor_msgs/JointState, best effort (connects to reliable and best
-                             effort publishers), depth 1
+                             effort publishers), depth 1 (``observer_queue`` with ``observer``:
+                             the observer integrates every sample, the newest is answered)
   ``desired_accelerations``  trajectory_msgs/JointTrajectory, best effort, depth 1
   ``joint_trajectory``       trajectory_msgs/JointTrajectory, reliable, depth 10
   ``odometry``               nav_msgs/Odometry, best effort, depth 1 (``floating_base`` only)
@@ -143,6 +144,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._inputs: TakeLoop | None = None
         self._control: realtime.PeriodicThread | None = None
         self._arrival_clock: realtime.ArrivalClock | None = None  # cycle_trigger joint_states
+        self._batch_accepted = False  # a joint_states message of this batch was accepted
         self.clock_cycles = 0  # cycles the ArrivalClock ran (no joint_states for 1.5 periods)
         self.input_gaps = ArrivalGaps()  # between joint_states messages
         self._entities: list = []  # publishers and subscriptions of the configured node
@@ -334,31 +336,56 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             self.get_logger().warning(warning)
 
     def _on_joint_states(self, msg: JointState) -> None:
-        """From the inputs thread: merge; answer at once (cycle_trigger joint_states, rate 0)."""
+        """
+        From the inputs thread: merge; answer at once (cycle_trigger joint_states, rate 0).
+
+        With the observer, the sample is queued for it instead, and the batch of messages taken
+        in one go (those that came while the thread was busy) is integrated, then answered
+        once, after its last (``_on_joint_states_batch``).
+        """
         now = time.monotonic()
+        batched = self.settings.observer
         with self._lock:
             self.input_gaps.arrival(now)
             core = self._core
             if core is None:
                 return
-            notice = None
+            answer = False
             try:
                 core.on_joint_states(msg.name, msg.position, msg.velocity, msg.effort, now,
-                                     msg.header.stamp)
+                                     msg.header.stamp, observe=not batched)
             except Rejected as exc:
                 rejected = exc
             else:
                 if self._arrival_clock is not None:  # the clock's next cycle: 1.5 periods on
                     self._arrival_clock.arrived(time.monotonic_ns())
-                notice = None if core.observer is None else core.observer.notice(now)
+                self._batch_accepted = True
                 rejected = None
-                answer = self._answer_each and self._active
+                answer = not batched and self._answer_each and self._active
                 messages = self._cycle_locked(core, now) if answer else None
-        if notice:  # a clock step of the stamps (the observer restarted)
-            self.get_logger().error(notice)
         if rejected is not None:
             self._reject('joint_states', rejected, now)
         elif answer:
+            self._publish(messages, now)
+
+    def _on_joint_states_batch(self) -> None:
+        """
+        After a batch of joint_states: the observer integrates it, then answer the newest.
+
+        Answered at once with cycle_trigger joint_states or rate 0, if a message was accepted.
+        """
+        now = time.monotonic()
+        with self._lock:
+            core, accepted, self._batch_accepted = self._core, self._batch_accepted, False
+            if core is None:
+                return
+            core.observe_queued()
+            notice = None if core.observer is None else core.observer.notice(now)
+            answer = accepted and self._answer_each and self._active
+            messages = self._cycle_locked(core, now) if answer else None
+        if notice:  # a clock step of the stamps (the observer restarted)
+            self.get_logger().error(notice)
+        if answer:
             self._publish(messages, now)
 
     def _on_desired(self, data: bytes) -> None:

@@ -59,24 +59,27 @@ class TakeLoop(realtime.RealtimeThread):
         self._idle, self._idle_timeout = idle, idle_timeout
 
     def add(self, msg_type, topic: str, qos: QoSProfile, callback, raw: bool = False,
-            with_info: bool = False):
+            with_info: bool = False, batch_end=None):
         """
         Subscribe ``callback(msg)`` to ``topic`` on this thread; returns the subscription.
 
         ``raw``: ``callback`` gets the serialized message (bytes), as rclpy's ``raw``.
         ``with_info``: ``callback(msg, info)``, ``info`` the message info rclpy takes with it
         (``source_timestamp``: when the publisher sent it, ``received_timestamp``; ns).
+        ``batch_end``: called once the subscription has nothing left, after a wake-up that
+        took at least one of its messages (a ``qos`` depth above 1 keeps the messages that came
+        while the thread was busy: ``callback`` sees each, ``batch_end`` answers the newest).
         """
         if self._thread.is_alive():
             raise RuntimeError('TakeLoop.add after start')
         subscription = self._node.create_subscription(msg_type, topic, callback, qos,
                                                       callback_group=self._group, raw=raw)
-        self._entries.append((subscription, callback, with_info))
+        self._entries.append((subscription, callback, with_info, batch_end))
         return subscription
 
     def _loop(self) -> None:
-        entries = [(k, sub.handle, sub.msg_type, sub.raw, callback, with_info)
-                   for k, (sub, callback, with_info) in enumerate(self._entries)]
+        entries = [(k, sub.handle, sub.msg_type, sub.raw, callback, with_info, batch_end)
+                   for k, (sub, callback, with_info, batch_end) in enumerate(self._entries)]
         idle, idle_timeout = self._idle, self._idle_timeout
         with ExitStack() as handles:
             for entity in (self._context, self._wake, *(entry[0] for entry in self._entries)):
@@ -91,17 +94,21 @@ class TakeLoop(realtime.RealtimeThread):
                 wait_set.wait(-1 if idle_timeout is None else int(idle_timeout() * 1e9))
                 if self._stopping:
                     break
-                for index, handle, msg_type, raw, callback, with_info in entries:
+                for index, handle, msg_type, raw, callback, with_info, batch_end in entries:
                     if not wait_set.is_ready('subscription', index):
                         continue
+                    took = False
                     while True:
                         taken = handle.take_message(msg_type, raw)
                         if taken is None:
                             break
+                        took = True
                         if with_info:
                             callback(*taken)
                         else:
                             callback(taken[0])
+                    if took and batch_end is not None:
+                        batch_end()
                 if idle is not None:
                     idle()
 

@@ -155,6 +155,28 @@ def test_the_effort_gain_of_the_joint_model_makes_the_measured_torque(ros, panda
     assert abs(unscaled[-1, 1] - r[1]) > 1e-3 and abs(unscaled[-1, 3] - r[3]) > 1e-3
 
 
+def test_bursts_answered_once_are_all_integrated_as_the_library_does(ros, panda):
+    """Bursts of samples sent without waiting, the last of each awaited: r integrates all."""
+    model, xml = panda
+    ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True})
+    feeder = Feeder(ros, model)
+    samples = list(motion(model, 120, seed=6))
+    stamps = [10**9 + 10**6 * k for k in range(len(samples))]
+    feeder.send(*samples[0], stamps[0])  # the node is up and answering
+    for burst in range(1, len(samples), 17):
+        for k in range(burst, min(burst + 17, len(samples))):
+            feeder.message = sample(model.joint_names, *samples[k], stamps[k])
+            feeder.streams.js_pub.publish(feeder.message)
+        external = ros.wait_for(feeder.external, lambda m: stamp_of(m) == stamps[k], 15.0,
+                                start=0)  # the burst's last, integrated after the others
+    Q, V, E = (np.array(column) for column in zip(*samples))
+    R = MomentumObserver(model, 50.0).run(np.array(stamps) * 1e-9, Q, V, E)
+    np.testing.assert_allclose(external.effort, R[-1], rtol=0, atol=1e-9)
+    assert np.max(np.abs(R[-1])) > 0.05  # a residual that a lost sample would change
+    report = feeder.diagnostic(lambda m: status(m) and 'observer queue' in status(m)[2])
+    assert 'observer queue overflowed (samples not integrated)' not in status(report)[2]
+
+
 def test_a_non_finite_effort_withholds_the_external_torques_and_restarts(ros, panda):
     model, xml = panda
     ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True})
