@@ -84,6 +84,7 @@ from rnea_ros.control.feedforward import Feedforward
 from rnea_ros.control.joint_input import Rejected
 from rnea_ros.control.safety import ERROR, OK, WARN
 from rnea_ros.control.settings import actuated_joints, ModelRejected, ParameterRejected
+from rnea_ros.node.collision_handling import CollisionHandling
 from rnea_ros.node.lifecycle import ManagedOutputs
 from rnea_ros.node.messages import (COMMAND_QOS, decode_trajectory, diagnostic_array,
                                     OutputMessages, set_efforts, to_trajectory)
@@ -159,6 +160,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self.add_on_set_parameters_callback(self._check_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
         self._observer_messages: ObserverMessages | None = None
+        self.collisions = CollisionHandling(self)
         self.create_service(Trigger, '~/reset_collision', self._reset_collision)
 
     def _thread_failed(self, exc: BaseException) -> None:
@@ -188,7 +190,8 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         payload; the model carrying it (and its ``Feedforward``) is built here, off the control
         path, and installed by ``_apply_parameters`` once the set is accepted.
         """
-        result = check_parameters(parameters, self.joint_model_declaring)
+        result = check_parameters(parameters, self.joint_model_declaring,
+                                  self.settings.collision_profiles)
         changes = {p.name: p.value for p in parameters if p.name in PAYLOAD}
         if not result.successful or not changes:
             return result
@@ -258,7 +261,8 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             logger.warning(f'robot_description ({source}): {note}')
         # The joint-model parameters this model declares go again unless it is installed.
         declared = ([] if model is None else
-                    [name for name in joint_model_parameter_names(actuated_joints(model))
+                    [name for name in joint_model_parameter_names(
+                        actuated_joints(model), self.settings.collision_profiles)
                      if not self.has_parameter(name)])
         try:  # built outside the lock (parsed in the worker for the topic): cycles go on
             if model is None:
@@ -341,7 +345,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             core = self._core
             if core is None:
                 return
-            notice = None
+            notice = collided = None
             try:
                 core.on_joint_states(msg.name, msg.position, msg.velocity, msg.effort, now,
                                      msg.header.stamp)
@@ -351,11 +355,13 @@ class RneaNode(ManagedOutputs, LifecycleNode):
                 if self._arrival_clock is not None:  # the clock's next cycle: 1.5 periods on
                     self._arrival_clock.arrived(time.monotonic_ns())
                 notice = None if core.observer is None else core.observer.notice(now)
+                collided = self.collisions.take(core)
                 rejected = None
                 answer = self._answer_each and self._active
                 messages = self._cycle_locked(core, now) if answer else None
         if notice:  # a clock step of the stamps (the observer restarted)
             self.get_logger().error(notice)
+        self.collisions.send(collided)
         if rejected is not None:
             self._reject('joint_states', rejected, now)
         elif answer:
@@ -393,7 +399,14 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             self._reject('joint_trajectory', exc, time.monotonic())
             return
         set_efforts(msg, efforts)
-        self._trajectory_pub.publish(msg)
+        with self.collisions.trajectory_lock:  # never after a collision's stop trajectory
+            if self.collisions.blocks(core):
+                self._reject('joint_trajectory', Rejected(
+                    'collision', 'dropped: a collision is latched (reset it first)'),
+                    time.monotonic())
+                return
+            self.collisions.relayed = tuple(msg.joint_names)
+            self._trajectory_pub.publish(msg)
 
     def _on_odometry(self, msg: Odometry) -> None:
         if self._core is None:
