@@ -3,7 +3,7 @@ The words of a collision event without ROS: the log line and the event message's
 
 ``ObserverOutput.take_events`` gives each detection (``kind`` 'detected') and each auto reset
 (``kind`` 'auto_reset') once; the node logs ``describe`` (ERROR for a detection, INFO for an
-auto reset) and publishes ``values`` as the key-values of a diagnostic_msgs/DiagnosticStatus on
+auto reset) and publishes ``key_values`` as the key-values of a diagnostic_msgs/DiagnosticStatus on
 ``collision_events``.
 """
 from __future__ import annotations
@@ -23,8 +23,8 @@ def describe(event: dict) -> str:
             f'profile {profile}){forces}; reaction {event["reaction"]}')
 
 
-def values(event: dict) -> dict[str, str]:
-    """Return the event message's key-values (strings) of ``event``."""
+def key_values(event: dict) -> dict[str, str]:
+    """Return the key-values (strings) of the event message of ``event``."""
     if event['kind'] == 'auto_reset':
         return {'event': 'auto_reset', 'stamp [s]': f'{event["stamp"]:.9f}',
                 'at rest and under the thresholds for [s]': f'{event["after"]:g}'}

@@ -395,7 +395,7 @@ OBSERVER_PARAMETERS: tuple[Parameter, ...] = (
         'stop: on a collision the arm is brought to rest and held there (the published effort '
         'becomes g(q) - D qdot, then holds the pose where the arm came to rest; a trajectory '
         'controller fed by joint_trajectory_with_effort gets a trajectory that holds the '
-        'measured position and no more of the planner\'s). hold_gravity / zero: the published '
+        "measured position and no more of the planner's). hold_gravity / zero: the published "
         'effort switches to the gravity torques at the measured positions or to zero (as the '
         'fault_output of the same name; a moving arm coasts). Each latches collision true '
         'until a std_srvs/Trigger call of <node>/reset_collision (or collision_auto_reset).',
@@ -514,7 +514,7 @@ COLLISION = Family(
 COLLISION_PROFILE = Family(
     'joint', (replace(COLLISION.members[0], name=THRESHOLD_PARAMETER + '{profile}.{joint}',
                       summary="in the threshold set `<profile>`; unset: the joint's default",
-                      description="Collision threshold of the joint in the set <profile> (one "
+                      description='Collision threshold of the joint in the set <profile> (one '
                       "of collision_profiles); unset: the joint's collision_threshold.<joint>.",
                       shown_default='unset (the default set)'),),
     when='for each one-DoF joint and each of collision_profiles when a model loads',

@@ -480,7 +480,7 @@ def collision_thresholds(values: dict, joints, profiles) -> tuple[dict, dict]:
     if clash:
         raise ParameterRejected(f"parameter 'collision_profiles': joint {clash[0]!r} makes "
                                 f'{THRESHOLD_PARAMETER}{clash[0]} name both its threshold and '
-                                f'a profile\'s; expected profile names no joint starts with')
+                                f"a profile's; expected profile names no joint starts with")
     default: dict[str, float] = {}
     sets: dict[str, dict[str, float]] = {profile: {} for profile in profiles}
     for name, value in values.items():

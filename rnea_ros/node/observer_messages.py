@@ -13,7 +13,7 @@ other publishers on configure):
   changes (and its first value), so a late subscriber gets the current one;
 - ``collision_events``: diagnostic_msgs/DiagnosticStatus, reliable + transient local, depth 10:
   one per detection (level ERROR) and per auto reset (OK), its key-values from
-  ``control.collision_events.values``.
+  ``control.collision_events.key_values``.
 
 On path a (``joint_trajectory_with_effort`` to a joint_trajectory_controller) a latched
 collision sends ``stop_trajectory``: one point at the measured positions, zero velocities and
@@ -104,7 +104,7 @@ def event_message(event: dict, name: str, hardware_id: str) -> DiagnosticStatus:
         level=bytes([ERROR if event['kind'] == 'detected' else OK]), name=name,
         message=collision_events.describe(event), hardware_id=hardware_id,
         values=[KeyValue(key=key, value=value)
-                for key, value in collision_events.values(event).items()])
+                for key, value in collision_events.key_values(event).items()])
 
 
 def stop_trajectory(joint_names, positions, efforts) -> JointTrajectory:
