@@ -1,0 +1,102 @@
+"""
+``collision_reaction: stop`` on the simulated panda in lockstep: a moving arm pushed, stopped.
+
+``rnea_sim`` (lockstep) with a torque sensor of 0.05 N m noise; the node on path b
+(``feedforward_effort`` on ``effort_commands``) with the drive's PD gains at 0: an effort wiring,
+the node's torques are the whole command, so nothing but the reaction can stop the arm (with a
+PD, its setpoint would drag the arm on). The thresholds are calibrated from one second of the
+node's collision-free residual during the motion and set live, then the sim pushes the flange
+with 20 N for 0.1 s. Checked, from the detection (the ``collision_events`` stamp): every joint
+speed falls below 0.01 rad/s within ``REST_WITHIN`` and stays there, and no joint moves more
+than ``MOVE_AT_MOST`` (the bounds docs/node.md states for the default ``collision_stop_time``
+0.1 s).
+"""
+from __future__ import annotations
+
+from diagnostic_msgs.msg import DiagnosticStatus
+from loop_harness import call, NS, run_loop, stamp_ns
+import numpy as np
+from oracle import robot_path
+import pytest
+from rcl_interfaces.msg import Parameter as ParameterMsg
+from rcl_interfaces.msg import ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from geometry_msgs.msg import WrenchStamped
+
+from rnea_ros.control.declaration import REST_SPEED
+from rnea_ros.observer.collision import calibrate_thresholds
+
+pytestmark = pytest.mark.timeout(900)
+LINK = 'panda_hand'
+ARM = [f'panda_joint{k}' for k in range(1, 8)]
+FORCE = np.array([12.0, -16.0, 0.0])  # N, in the flange frame: 20 N
+PUSH = 0.1  # s of sim time
+CALIBRATION = 1.0  # s of sim time of collision-free residual
+REST_WITHIN = 0.5  # s from the detection to every joint below REST_SPEED (docs/node.md)
+MOVE_AT_MOST = 0.05  # rad from the detection on, per joint (docs/node.md)
+WATCH = ('sim', 'node')
+
+
+def test_stop_brings_a_pushed_moving_arm_to_rest_and_holds_it(tmp_path):
+    urdf = robot_path('panda').read_text()
+    gap = tmp_path / 'torque_sensor.yaml'
+    gap.write_text('seed: 3\ntorque_sensor:\n  noise: 0.05\n')
+    external: list = []
+    events: list = []
+
+    def push(loop):
+        loop.subscribe(JointState, 'external_torques', external.append)
+        loop.node.create_subscription(DiagnosticStatus, 'collision_events', events.append,
+                                      QoSProfile(depth=10,
+                                                 reliability=ReliabilityPolicy.RELIABLE,
+                                                 durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        pusher = loop.publisher(WrenchStamped, 'apply_wrench')
+        loop.spin_until(lambda: external and stamp_ns(external[-1]) - stamp_ns(external[0])
+                        > CALIBRATION * NS, 300.0, 'collision-free residuals', WATCH)
+        names = list(external[0].name)
+        residuals = np.array([m.effort for m in external])[:, [names.index(j) for j in ARM]]
+        thresholds = calibrate_thresholds(residuals, margin=2.0, floor=0.5)
+        result = call(loop, SetParameters, '/rnea/set_parameters', SetParameters.Request(
+            parameters=[ParameterMsg(name=f'collision_threshold.{joint}', value=ParameterValue(
+                type=ParameterType.PARAMETER_DOUBLE, double_value=float(value)))
+                for joint, value in zip(ARM, thresholds)]))
+        assert all(r.successful for r in result.results), result
+        assert not events  # none so far
+        loop.spin_until(lambda: pusher.get_subscription_count() > 0, 60.0, 'the sim', WATCH)
+        wrench = WrenchStamped()
+        wrench.header.frame_id = LINK
+        wrench.wrench.force.x, wrench.wrench.force.y, wrench.wrench.force.z = FORCE
+        pusher.publish(wrench)
+        loop.spin_until(lambda: events, 300.0, 'the collision event', WATCH)
+        detected = stamp_ns(external[-1])
+        loop.spin_until(lambda: stamp_ns(external[-1]) > detected + 2.0 * NS, 300.0,
+                        'two seconds after the detection', WATCH)
+
+    run = run_loop(tmp_path, urdf, 'effort', str(gap), 6.0, during=push,
+                   node_params={'observer': True, 'wrench_estimation_links': [LINK],
+                                'collision_reaction': 'stop'},
+                   sim_params={'wrench_timeout': PUSH, 'kp': [0.0], 'kd': [0.0]})
+    assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
+    event, = events
+    values = {kv.key: kv.value for kv in event.values}
+    assert values['event'] == 'detected' and values['reaction'] == 'stop'
+    detected = float(values['stamp [s]'])
+    pushes = sorted(stamp_ns(msg) for _, msg in run.topics['truth/external_wrench'])
+    assert 0.0 <= detected - pushes[0] / NS <= 0.030, (detected, pushes[0] / NS)
+    states = [msg for _, msg in run.topics['joint_states']
+              if detected <= stamp_ns(msg) / NS <= detected + 2.0]
+    names = list(states[0].name)
+    arm = [names.index(joint) for joint in ARM]
+    t = np.array([stamp_ns(msg) / NS for msg in states]) - detected
+    q = np.array([np.asarray(msg.position)[arm] for msg in states])
+    speed = np.array([np.max(np.abs(np.asarray(msg.velocity)[arm])) for msg in states])
+    moving = np.flatnonzero(speed >= REST_SPEED)
+    rest = t[moving[-1] + 1] if moving.size else 0.0
+    moved = np.max(np.abs(q - q[0]))
+    print(f'at rest {rest:.3f} s after the detection, speed at it {speed[0]:.3f} rad/s, '
+          f'moved at most {moved:.4f} rad')
+    assert t[-1] >= 1.9, t[-1]
+    assert rest <= REST_WITHIN, (rest, speed[0])
+    assert moved <= MOVE_AT_MOST, moved
