@@ -35,8 +35,9 @@ publications (reliable, depth 1 unless said)
   ``joint_reaction_wrenches/<joint>``  geometry_msgs/WrenchStamped per moving joint (with
                              ``publish_joint_reaction_wrenches``), frame_id = its child link
   ``/diagnostics``           diagnostic_msgs/DiagnosticArray, 1 Hz
-  with ``observer``: ``external_torques``, ``estimated_wrenches/<link>``, ``collision`` and the
-                             service ``~/reset_collision`` (see ``observer_messages``)
+  with ``observer``: ``external_torques``, ``estimated_wrenches/<link>``, ``collision``,
+                             ``collision_events`` and the service ``~/reset_collision`` (see
+                             ``observer_messages``; once per collision: ``collision_handling``)
 
 Frames for a floating base (REP-105): odometry pose = base link in the (gravity-aligned) odom
 frame; odometry twist and base_acceleration in the base link frame (``child_frame_id``); the base

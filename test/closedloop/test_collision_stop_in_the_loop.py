@@ -6,10 +6,11 @@
 the node's torques are the whole command, so nothing but the reaction can stop the arm (with a
 PD, its setpoint would drag the arm on). The thresholds are calibrated from one second of the
 node's collision-free residual during the motion and set live, then the sim pushes the flange
-with 20 N for 0.1 s. Checked, from the detection (the ``collision_events`` stamp): every joint
-speed falls below 0.01 rad/s within ``REST_WITHIN`` and stays there, and no joint moves more
-than ``MOVE_AT_MOST`` (the bounds docs/node.md states for the default ``collision_stop_time``
-0.1 s).
+with 20 N (``test_observer_in_the_loop``'s ``FORCE``) for 0.1 s. Checked, from the detection
+(the ``collision_events`` stamp): every joint speed falls below 0.01 rad/s within
+``REST_WITHIN`` and stays there, and no joint moves more than ``MOVE_AT_MOST`` (the bounds
+docs/node.md states for the default ``collision_stop_time`` 0.1 s). Path a: the hold stops the
+simulated trajectory controller's reference and its PD brings the arm to rest.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from rcl_interfaces.srv import SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
+from test_observer_in_the_loop import ARM, CALIBRATION, FORCE, LINK
 from trajectory_msgs.msg import JointTrajectory
 
 from rnea_ros import RobotModel
@@ -34,11 +36,7 @@ from rnea_ros.demos.closed_loop import trajectory_message, trajectory_points
 from rnea_ros.observer.collision import calibrate_thresholds
 
 pytestmark = pytest.mark.timeout(900)
-LINK = 'panda_hand'
-ARM = [f'panda_joint{k}' for k in range(1, 8)]
-FORCE = np.array([12.0, -16.0, 0.0])  # N, in the flange frame: 20 N
 PUSH = 0.1  # s of sim time
-CALIBRATION = 1.0  # s of sim time of collision-free residual
 # Measured: 0.69 s and 0.28 rad from up to 2.8 rad/s at the detection, the push still on.
 REST_WITHIN = 1.0  # s from the detection to every joint below REST_SPEED (docs/node.md)
 MOVE_AT_MOST = 0.4  # rad from the detection on, per joint (docs/node.md)
