@@ -37,10 +37,34 @@ from rnea_ros.observer.collision import calibrate_thresholds
 
 pytestmark = pytest.mark.timeout(900)
 PUSH = 0.1  # s of sim time
-# Measured: 0.69 s and 0.28 rad from up to 2.8 rad/s at the detection, the push still on.
+# Measured: 0.61-0.69 s and 0.17-0.28 rad from 2.8-4 rad/s at the detection, the push on.
 REST_WITHIN = 1.0  # s from the detection to every joint below REST_SPEED (docs/node.md)
 MOVE_AT_MOST = 0.4  # rad from the detection on, per joint (docs/node.md)
+# Path a: the simulated controller's PD (100 N m/rad, 10 N m s/rad) stops the arm at the hold;
+# its slowest joints' oscillation decays at KD / 2 M ~ 2.5 1/s.
+HELD = 4.0  # s of the hold watched
+HELD_REST_WITHIN = 3.5  # s from the detection to every joint below REST_SPEED (docs/node.md)
 WATCH = ('sim', 'node')
+
+
+def came_to_rest(joint_states: list, detected: float, window: float):
+    """
+    Return (rest s, moved rad, top speed rad/s) from the detection on, over ``window`` s.
+
+    rest: when every arm joint speed fell below REST_SPEED for good; moved: how far a joint
+    moved at most; top speed: the largest joint speed at the detection.
+    """
+    states = [msg for _, msg in joint_states
+              if detected <= stamp_ns(msg) / NS <= detected + window]
+    arm = [list(states[0].name).index(joint) for joint in ARM]
+    t = np.array([stamp_ns(msg) / NS for msg in states]) - detected
+    assert t[-1] >= window - 0.1, t[-1]
+    q = np.array([np.asarray(msg.position)[arm] for msg in states])
+    speed = np.array([np.max(np.abs(np.asarray(msg.velocity)[arm])) for msg in states])
+    moving = np.flatnonzero(speed >= REST_SPEED)
+    assert moving.size < len(t), 'never at rest'
+    rest = t[moving[-1] + 1] if moving.size else 0.0
+    return rest, float(np.max(np.abs(q - q[0]))), float(speed[0])
 
 
 def push_when_calibrated(loop, external: list, events: list) -> None:
@@ -93,20 +117,10 @@ def test_stop_brings_a_pushed_moving_arm_to_rest_and_holds_it(tmp_path):
     detected = float(values['stamp [s]'])
     pushes = sorted(stamp_ns(msg) for _, msg in run.topics['truth/external_wrench'])
     assert 0.0 <= detected - pushes[0] / NS <= 0.030, (detected, pushes[0] / NS)
-    states = [msg for _, msg in run.topics['joint_states']
-              if detected <= stamp_ns(msg) / NS <= detected + 2.0]
-    names = list(states[0].name)
-    arm = [names.index(joint) for joint in ARM]
-    t = np.array([stamp_ns(msg) / NS for msg in states]) - detected
-    q = np.array([np.asarray(msg.position)[arm] for msg in states])
-    speed = np.array([np.max(np.abs(np.asarray(msg.velocity)[arm])) for msg in states])
-    moving = np.flatnonzero(speed >= REST_SPEED)
-    rest = t[moving[-1] + 1] if moving.size else 0.0
-    moved = np.max(np.abs(q - q[0]))
-    print(f'at rest {rest:.3f} s after the detection, speed at it {speed[0]:.3f} rad/s, '
+    rest, moved, speed = came_to_rest(run.topics['joint_states'], detected, 2.0)
+    print(f'at rest {rest:.3f} s after the detection, speed at it {speed:.3f} rad/s, '
           f'moved at most {moved:.4f} rad')
-    assert t[-1] >= 1.9, t[-1]
-    assert rest <= REST_WITHIN, (rest, speed[0])
+    assert rest <= REST_WITHIN, (rest, speed)
     assert moved <= MOVE_AT_MOST, moved
 
 
@@ -132,8 +146,8 @@ def test_on_path_a_a_latched_collision_stops_the_trajectory_controllers_motion(t
         loop.subscribe(JointTrajectory, 'desired_accelerations', desired.append, reliable=False)
         push_when_calibrated(loop, external, events)
         detected = stamp_ns(external[-1])
-        loop.spin_until(lambda: stamp_ns(external[-1]) > detected + 1.5 * NS, 300.0,
-                        'a second and a half after the detection', WATCH)
+        loop.spin_until(lambda: stamp_ns(external[-1]) > detected + HELD * NS, 300.0,
+                        'the hold after the detection', WATCH)
         held['reference'] = [(stamp_ns(m), np.asarray(m.points[0].positions)) for m in desired
                              if stamp_ns(m) >= detected]
         assert call(loop, Trigger, '/rnea/reset_collision', Trigger.Request()).success
@@ -157,9 +171,7 @@ def test_on_path_a_a_latched_collision_stops_the_trajectory_controllers_motion(t
     still = [q for t, q in reference if t >= 0.02]
     assert len(still) > 1000, len(still)
     assert np.max(np.abs(np.array(still) - still[0])) == 0.0
-    states = [msg for _, msg in run.topics['joint_states']
-              if 1.0 <= stamp_ns(msg) / NS - detected <= 1.5]
-    arm = [list(states[0].name).index(joint) for joint in ARM]
-    speed = max(np.max(np.abs(np.asarray(msg.velocity)[arm])) for msg in states)
-    print(f'path a: max speed 1.0 to 1.5 s after the detection {speed:.4f} rad/s')
-    assert speed < REST_SPEED, speed
+    rest, moved, speed = came_to_rest(run.topics['joint_states'], detected, HELD)
+    print(f'path a: at rest {rest:.3f} s after the detection, speed at it {speed:.3f} rad/s, '
+          f'moved at most {moved:.4f} rad')
+    assert rest <= HELD_REST_WITHIN, (rest, speed)
