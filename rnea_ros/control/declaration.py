@@ -406,7 +406,8 @@ OBSERVER_PARAMETERS: tuple[Parameter, ...] = (
         'Time constant T of the stop reaction, per joint j from the diagonal of the mass matrix '
         'M(q) at detection (armature included): damping D_j = 2 M_jj / T while braking, '
         'stiffness K_j = M_jj / T^2 about the pose where every joint speed fell below '
-        f'{REST_SPEED:g} (rad/s or m/s) once at rest (a critically damped hold).',
+        f'{REST_SPEED:g} (rad/s or m/s) once at rest (a critically damped hold). A change '
+        'applies from the next collision.',
         unit='s', low=0.01, high=10.0, live=True),
     Parameter(
         'collision_debounce', DOUBLE, DEFAULT_MIN_DURATION,
