@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from rnea_ros.control.declaration import REST_SPEED
+from rnea_ros.control.safety import all_finite
+from rnea_ros.errors import InputError
 
 
 class StopReaction:
@@ -32,8 +34,31 @@ class StopReaction:
         self.damping = np.zeros(model.nv)  # D_j [N m s/rad or N s/m]
         self.stiffness = np.zeros(model.nv)  # K_j [N m/rad or N/m]
         self.q_rest: np.ndarray | None = None  # None: braking
+        self.latch = 0  # the observer's latch (its count) the stop began for; 0: none
         # A pose difference q_rest - q needs q and v of one size (1-DoF joints, fixed base).
         self._hold = model.nq == model.nv
+
+    def output(self, latch: int, q: np.ndarray, v: np.ndarray, tau: np.ndarray,
+               stop_time: float) -> str:
+        """
+        Write the torques of the latched collision ``latch`` into ``tau``; 'stop'.
+
+        Begun at the first call for each latch (``ObserverOutput.latches``). Should they not be
+        finite, 'hold_gravity': the fault output the caller is to write instead.
+        """
+        try:
+            if latch != self.latch:
+                self.latch = latch
+                self.begin(q, stop_time)
+            self.torques(q, v, tau)
+        except InputError:
+            return 'hold_gravity'
+        return 'stop' if all_finite(tau) else 'hold_gravity'
+
+    def take_state_from(self, other: StopReaction) -> None:
+        """Go on with the stop under way of ``other`` (a new model with the same joints)."""
+        self.damping[:], self.stiffness[:] = other.damping, other.stiffness
+        self.q_rest, self.latch = other.q_rest, other.latch
 
     def begin(self, q: np.ndarray, stop_time: float) -> None:
         """Start braking at the measured ``q`` with time constant ``stop_time`` [s]."""

@@ -183,7 +183,6 @@ class Feedforward:
                                         self.joints.track_effort())
                          if settings.observer else None)
         self.stop = StopReaction(model, self.joint_model.armature) if settings.observer else None
-        self._stopping = 0  # the observer's latch the stop reaction began for (0: none)
         # Compile (or load from the cache) every helper now, not in the first cycle.
         input_ages(self.joints.position_time, self.joints.velocity_time, self._command_joint)
         self._add_joint_terms(self._zeros, False)
@@ -290,8 +289,7 @@ class Feedforward:
         self.fault = other.fault
         if self.observer is not None and other.observer is not None:
             self.observer.take_state_from(other.observer)
-            self.stop, self._stopping = other.stop, other._stopping
-            self.stop.model = self.model
+            self.stop.take_state_from(other.stop)
 
     # ------------------------------------------------------------------ the cycle
     def input_fault(self, now: float) -> str | None:
@@ -346,8 +344,9 @@ class Feedforward:
             self.reactions.zero()
         mode = (self.settings.collision_reaction if code == COLLISION
                 else self.settings.fault_output)
-        if mode == 'stop':
-            mode = self._stop_torques()
+        if mode == 'stop':  # g(q) - D v, then the hold (or hold_gravity if that fails)
+            mode = self.stop.output(self.observer.latches, self.q, self.v, self.tau,
+                                    self.settings.collision_stop_time)
         if not fault_torques(mode, self.tau, self._hold_gravity):
             return False
         if self._finish() > 0:
@@ -366,26 +365,6 @@ class Feedforward:
         """Check that the contact and joint reaction wrenches to publish are finite."""
         return ((self.contacts is None or all_finite(self.contacts.wrenches.reshape(-1)))
                 and (self.reactions is None or all_finite(self.reactions.wrenches.reshape(-1))))
-
-    def _stop_torques(self) -> str:
-        """
-        Write the ``stop`` reaction's torques into tau (``collision_reaction``); 'stop'.
-
-        Begun at the first cycle of each latched collision. Should they not be finite, the
-        ``hold_gravity`` output instead (returned: what ``fault_torques`` is to write).
-        """
-        observer = self.observer
-        if self._stopping != observer.latches:
-            self._stopping = observer.latches
-            try:
-                self.stop.begin(self.q, self.settings.collision_stop_time)
-            except InputError:
-                return 'hold_gravity'
-        try:
-            self.stop.torques(self.q, self.v, self.tau)
-        except InputError:
-            return 'hold_gravity'
-        return 'stop' if all_finite(self.tau) else 'hold_gravity'
 
     def _hold_gravity(self) -> np.ndarray | None:
         """
