@@ -32,9 +32,9 @@ from rnea_ros.bag.report import write_table
 from rnea_ros.dynamics.joint_model import read_parameters
 from rnea_ros.errors import InputError
 from rnea_ros.observer import calibrate_thresholds, detect_events, MomentumObserver
-from rnea_ros.observer.collision import RULE
+from rnea_ros.observer.collision import RULE, THRESHOLD_PARAMETER
 
-THRESHOLD = 'collision_threshold.'  # node parameter family: collision_threshold.<joint>
+THRESHOLD = THRESHOLD_PARAMETER  # node parameter family: collision_threshold.<joint>
 # The effort that informs the observer (``check_effort``): on a joint whose predicted torque
 # spreads at least LOADED of the largest joint's, measured and predicted must correlate at
 # least MIN_CORRELATION and differ by a spread of at most MAX_RESIDUAL times the predicted's.

@@ -20,7 +20,7 @@ no rclpy.
 from __future__ import annotations
 
 import array
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 import math
 
 from rnea_ros.contacts import Contact, KINDS
@@ -29,6 +29,7 @@ from rnea_ros.control.observer_queue import MAX_QUEUE
 from rnea_ros.dynamics.joint_model import (DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS,
                                            MAX_EFFORT_GAIN, MIN_EFFORT_GAIN)
 from rnea_ros.dynamics.payload import MAX_MASS_RATIO, MAX_RADIUS
+from rnea_ros.observer.collision import DEFAULT_MIN_DURATION, THRESHOLD_PARAMETER
 
 BOOL, INTEGER, DOUBLE, STRING = 'bool', 'integer', 'double', 'string'
 DOUBLE_ARRAY, STRING_ARRAY = 'double_array', 'string_array'
@@ -92,6 +93,13 @@ class Parameter:
         return words
 
 
+class _Keys(dict):
+    """The keys of a family's name pattern; one not given shows as ``<key>`` (the docs)."""
+
+    def __missing__(self, key: str) -> str:
+        return f'<{key}>'
+
+
 @dataclass(frozen=True)
 class Family:
     """
@@ -107,9 +115,9 @@ class Family:
     when: str
     checked_by: str
 
-    def name(self, member: Parameter, key: str) -> str:
-        """Return the name of ``member`` for the link or joint ``key``."""
-        return member.name.format(**{self.key: key})
+    def name(self, member: Parameter, key: str, **others: str) -> str:
+        """Return the name of ``member`` for the link or joint ``key`` (and ``others``)."""
+        return member.name.format_map(_Keys({self.key: key, **others}))
 
     def field(self, member: Parameter) -> str:
         """Return the last part of a member's name (``friction`` of contact.{link}.friction)."""
@@ -346,7 +354,9 @@ PARAMETERS: tuple[Parameter, ...] = (
         expected='6 finite numbers ixx, ixy, ixz, iyy, iyz, izz (kg m^2)'),
 )
 # ---- external torques, wrenches and collisions from the measured effort (rnea_ros.observer)
-COLLISION_REACTIONS = ('none', 'zero', 'hold_gravity')
+COLLISION_REACTIONS = ('none', 'stop', 'hold_gravity', 'zero')
+# Joint speed [rad/s or m/s] under which the arm is at rest (collision_reaction stop, auto reset).
+REST_SPEED = 0.01
 MEASURED_EFFORTS = ('link_side', 'motor')
 OBSERVER_PARAMETERS: tuple[Parameter, ...] = (
     Parameter(
@@ -391,14 +401,55 @@ OBSERVER_PARAMETERS: tuple[Parameter, ...] = (
         example="['panda_hand']", shown_default='unset (none)', note='2'),
     Parameter(
         'collision_reaction', STRING, COLLISION_REACTIONS[0],
-        'on a collision: `none`, or publish `zero` / `hold_gravity` until `~/reset_collision`',
-        'none: collision follows the thresholds (true while a residual is beyond the '
-        'collision_threshold of its joint), the torques are published as usual. zero / '
-        'hold_gravity: on a collision the published effort switches to zero or to the gravity '
-        'torques at the '
-        'measured positions (as the fault_output of the same name), and collision stays true, '
-        'until a std_srvs/Trigger call of <node>/reset_collision.',
+        'on a collision: `none`, or `stop` (recommended), `hold_gravity`, `zero` until reset',
+        'none: collision follows the thresholds (true while a residual is beyond its '
+        "joint's threshold for collision_debounce), the torques are published as usual. "
+        'stop: on a collision the arm is brought to rest and held there (the published effort '
+        'becomes g(q) - D qdot, then holds the pose where the arm came to rest; a trajectory '
+        'controller fed by joint_trajectory_with_effort gets a trajectory that holds the '
+        "measured position and no more of the planner's). hold_gravity / zero: the published "
+        'effort switches to the gravity torques at the measured positions or to zero (as the '
+        'fault_output of the same name; a moving arm coasts). Each latches collision true '
+        'until a std_srvs/Trigger call of <node>/reset_collision (or collision_auto_reset).',
         choices=COLLISION_REACTIONS, live=True),
+    Parameter(
+        'collision_stop_time', DOUBLE, 0.1,
+        'time constant T of `stop`: damping D_j = 2 M_jj / T, hold stiffness M_jj / T²',
+        'Time constant T of the stop reaction, per joint j from the diagonal of the mass matrix '
+        'M(q) at detection (armature included): damping D_j = 2 M_jj / T while braking, '
+        'stiffness K_j = M_jj / T^2 about the pose where every joint speed fell below '
+        f'{REST_SPEED:g} (rad/s or m/s) once at rest (a critically damped hold). A change '
+        'applies from the next collision.',
+        unit='s', low=0.01, high=10.0, live=True),
+    Parameter(
+        'collision_debounce', DOUBLE, DEFAULT_MIN_DURATION,
+        'how long a residual stays beyond its threshold before a collision is on',
+        'A collision is on once a residual has stayed beyond its threshold this long; a '
+        'shorter excursion (momentum-balance noise, a torque-sensor spike) is not one. 0: at '
+        'the first sample beyond.',
+        unit='s', low=0.0, high=1.0, live=True),
+    Parameter(
+        'collision_auto_reset', DOUBLE, 0.0,
+        'clear a latched collision after this long at rest and under the thresholds; `0`: off',
+        'A latched collision clears by itself once the arm has been at rest (every joint '
+        f'speed below {REST_SPEED:g} rad/s or m/s) with every residual under its threshold '
+        'for this long. 0 (default): only <node>/reset_collision clears it, a person decides '
+        'that the cause is gone: a safety choice of the cell, not of the node.',
+        unit='s', low=0.0, high=3600.0, live=True),
+    Parameter(
+        'collision_profiles', STRING_ARRAY, None,
+        'names of threshold sets `collision_threshold.<profile>.<joint>`',
+        'Names of the threshold sets besides the default one: for each, the node declares '
+        'collision_threshold.<profile>.<joint> per one-DoF joint. A joint a profile leaves '
+        'unset keeps its collision_threshold.<joint>.',
+        example="['carrying', 'insertion']", shown_default='unset (none)'),
+    Parameter(
+        'collision_profile', STRING, '',
+        "threshold set in use: `''` (collision_threshold.<joint>) or one of `collision_profiles`",
+        "Threshold set in use: '' the default set (collision_threshold.<joint>), or a name of "
+        'collision_profiles (e.g. a task expecting contact switches to a less sensitive set).',
+        shown_default="`''`", live=True,
+        expected="'' or one of collision_profiles"),
 )
 PARAMETERS += OBSERVER_PARAMETERS
 BY_NAME = {parameter.name: parameter for parameter in PARAMETERS}
@@ -468,7 +519,7 @@ JOINT_MODEL = Family(
     checked_by='rnea_ros.dynamics.joint_model.JointModel')
 COLLISION = Family(
     'joint', (
-        Parameter('collision_threshold.{joint}', DOUBLE, None,
+        Parameter(THRESHOLD_PARAMETER + '{joint}', DOUBLE, None,
                   'collision when the absolute external torque exceeds it; unset: not watched',
                   'Collision threshold on the absolute external torque (the residual) of the '
                   'joint; a joint without one is not watched. Unset live (ros2 param delete), '
@@ -478,6 +529,14 @@ COLLISION = Family(
                   expected='a number from 1e-06 to 1e+06 (N m or N; unset: not watched)'),
     ),
     when='for each one-DoF joint when a model loads',
+    checked_by='rnea_ros.control.declaration.check')
+COLLISION_PROFILE = Family(
+    'joint', (replace(COLLISION.members[0], name=THRESHOLD_PARAMETER + '{profile}.{joint}',
+                      summary="in the threshold set `<profile>`; unset: the joint's default",
+                      description='Collision threshold of the joint in the set <profile> (one '
+                      "of collision_profiles); unset: the joint's collision_threshold.<joint>.",
+                      shown_default='unset (the default set)'),),
+    when='for each one-DoF joint and each of collision_profiles when a model loads',
     checked_by='rnea_ros.control.declaration.check')
 WRENCH_POINT = Family(
     'link', (
@@ -490,7 +549,7 @@ WRENCH_POINT = Family(
                   shown_default='unset (a wrench)'),
     ),
     when='once `wrench_estimation_links` is read', checked_by='rnea_ros.control.declaration.check')
-FAMILIES = (CONTACT, JOINT_MODEL, COLLISION, WRENCH_POINT)
+FAMILIES = (CONTACT, JOINT_MODEL, COLLISION, COLLISION_PROFILE, WRENCH_POINT)
 
 
 # ------------------------------------------------------------------ checking a value

@@ -36,6 +36,7 @@ import math
 import numpy as np
 
 from rnea_ros.contacts import ContactSolver
+from rnea_ros.control.collision_reaction import StopReaction
 from rnea_ros.control.cycle_kernels import add_joint_terms, finish_outputs, input_ages
 from rnea_ros.control.joint_input import (base_spatial_acceleration, BaseStateInput,
                                           JointStateInput, NEVER, NEVER_RECEIVED, NON_FINITE,
@@ -184,6 +185,7 @@ class Feedforward:
                          if settings.observer else None)
         self.observer_queue = (SampleQueue(settings.observer_queue, model.nq, model.nv, n)
                                if settings.observer else None)
+        self.stop = StopReaction(model, self.joint_model.armature) if settings.observer else None
         # Compile (or load from the cache) every helper now, not in the first cycle.
         input_ages(self.joints.position_time, self.joints.velocity_time, self._command_joint)
         self._add_joint_terms(self._zeros, False)
@@ -306,6 +308,7 @@ class Feedforward:
             self.observer.take_state_from(other.observer)
             self.observer_queue.pushed = other.observer_queue.pushed
             self.observer_queue.overflowed = other.observer_queue.overflowed
+            self.stop.take_state_from(other.stop)
 
     # ------------------------------------------------------------------ the cycle
     def input_fault(self, now: float) -> str | None:
@@ -360,6 +363,9 @@ class Feedforward:
             self.reactions.zero()
         mode = (self.settings.collision_reaction if code == COLLISION
                 else self.settings.fault_output)
+        if mode == 'stop':  # g(q) - D v, then the hold (or hold_gravity if that fails)
+            mode = self.stop.output(self.observer.latches, self.q, self.v, self.tau,
+                                    self.settings.collision_stop_time)
         if not fault_torques(mode, self.tau, self._hold_gravity):
             return False
         if self._finish() > 0:

@@ -13,10 +13,17 @@ nothing for a repeated or older stamp (counted: duplicates, out of order). The m
 is the sample's, merged by name from the messages (``JointStateInput.track_effort``); a message
 without efforts is not integrated.
 
-Collisions: a joint with a ``collision_threshold.<joint>`` is watched (|r| beyond it); the
-others are not. ``collision`` is what the node publishes: with ``collision_reaction`` ``none``
-it follows the thresholds; with ``zero`` or ``hold_gravity`` it latches at the first detection,
-``reacting`` is True (the node's cycle then publishes that output) until ``reset``.
+Collisions: a joint with a threshold in the set in use is watched (|r| beyond it for
+``collision_debounce``); the others are not. The set in use is ``collision_profile``: '' the
+default set (``collision_threshold.<joint>``), a profile's name its set
+(``collision_threshold.<profile>.<joint>``, a joint it leaves unset keeping its default).
+``collision`` is what the node publishes: with ``collision_reaction`` ``none`` it follows the
+thresholds; with a reaction it latches at the first detection, ``reacting`` is True (the node's
+cycle then publishes that reaction's output) until ``reset``, or until the arm has been at rest
+(every |v| < ``REST_SPEED``) with every residual under its threshold for
+``collision_auto_reset`` seconds of stamps, when that is > 0. Each detection is queued in
+``events`` (joints beyond their thresholds, peak |r|, the estimated wrench links' forces) for
+the node to log and publish once (``take_events``); auto resets are counted and queued too.
 
 Clock steps: a stamp more than ``CLOCK_STEP`` older than the last integrated one (a sim time
 reset, an NTP step back), or one that runs more than ``CLOCK_STEP`` ahead of the steady clock
@@ -45,13 +52,14 @@ import math
 
 import numpy as np
 
+from rnea_ros.control.declaration import REST_SPEED
 from rnea_ros.control.safety import all_finite, ERROR, WARN
+from rnea_ros.control.settings import ParameterRejected
 from rnea_ros.errors import InputError
-from rnea_ros.observer.collision import CollisionDetector
+from rnea_ros.observer.collision import CollisionDetector, THRESHOLD_PARAMETER
 from rnea_ros.observer.momentum import MomentumObserver
 from rnea_ros.observer.wrench import estimate_wrench
 
-THRESHOLD_PREFIX = 'collision_threshold.'
 # Largest step of the joint_states stamps [s] taken for samples out of order (skipped); beyond
 # it, backward or ahead of the steady clock, a clock step (module docstring). Above two
 # publishers' reordering and message delivery jitter, below an NTP step (ntpd steps from 128 ms).
@@ -90,8 +98,20 @@ class ObserverOutput:
         self.residual = np.zeros(model.nv)
         self.wrenches = np.zeros((len(self.links), 6))
         self._index = {name: model.joint(name).idx_v for name in self.joint_names}
-        self.thresholds = dict(settings.collision_thresholds)  # joint -> threshold
-        self._watch()
+        self.default_thresholds = dict(settings.collision_thresholds)  # joint -> threshold
+        self.profile_thresholds = {profile: dict(settings.collision_profile_thresholds.get(
+            profile, {})) for profile in settings.collision_profiles}
+        self.profile = settings.collision_profile
+        self.thresholds: dict[str, float] = {}  # of the set in use
+        self._debounce = settings.collision_debounce
+        self.latches = 0  # collisions latched (reactions started)
+        self.auto_resets = 0
+        self.events: list[dict] = []  # detections and auto resets not yet taken by the node
+        self._quiet_since: float | None = None  # stamp since which at rest and under
+        self._speed = 0.0  # max |v| of the last sample
+        self.detector: CollisionDetector | None = None
+        self._last_event: dict | None = None  # of a detector replaced or reset
+        self._select()
         self.valid = False  # the residual holds a finite value to publish
         self.samples = 0  # integrated samples
         self.not_newer = 0  # samples whose stamp was not newer than the last one (not integrated)
@@ -119,13 +139,20 @@ class ObserverOutput:
         self.detections = 0
         self._last_event: dict | None = None  # of a detector replaced or reset
 
+    def _select(self) -> None:
+        """Take the thresholds of ``profile`` (its joints' defaults where it sets none)."""
+        self.thresholds = {**self.default_thresholds,
+                           **self.profile_thresholds.get(self.profile, {})}
+        self._remember_event()
+        self._watch()
+
     def _watch(self) -> None:
         """Build the detector over the joints that have a threshold (None: no joint has)."""
         watched = [name for name in self.joint_names if name in self.thresholds]
         self._watched = np.array([self._index[name] for name in watched], dtype=np.int64)
         self._watched_r = np.zeros(len(watched))
         self.detector = (CollisionDetector([self.thresholds[name] for name in watched],
-                                           watched) if watched else None)
+                                           watched, self._debounce) if watched else None)
 
     def bind_residual(self, residual: np.ndarray) -> None:
         """Write the residual into ``residual`` (a message's effort array) from now on."""
@@ -137,23 +164,35 @@ class ObserverOutput:
 
     # ------------------------------------------------------------------ parameters
     def apply(self, parameters) -> None:
-        """Take the live ``observer_gain`` and ``collision_threshold.<joint>`` among these."""
+        """Take the live observer and collision parameters among these (a live set)."""
         for parameter in parameters:
-            if parameter.name == 'observer_gain':
+            name = parameter.name
+            if name == 'observer_gain':
                 self.observer.gain = parameter.value
-            elif parameter.name.startswith(THRESHOLD_PREFIX):
-                joint = parameter.name[len(THRESHOLD_PREFIX):]
-                if joint in self._index:
-                    self.set_threshold(joint, parameter.value)
+            elif name == 'collision_debounce':
+                self._debounce = parameter.value
+                if self.detector is not None:
+                    self.detector.min_duration = parameter.value
+            elif name == 'collision_profile':
+                self.profile = parameter.value
+                self._select()
+            elif name.startswith(THRESHOLD_PARAMETER):
+                key = threshold_key(name, self.profile_thresholds, self._index)
+                if key is not None:
+                    self.set_threshold(key[1], parameter.value, key[0])
 
-    def set_threshold(self, joint: str, value: float | None) -> None:
-        """Take a new ``collision_threshold.<joint>`` (live; None: the joint is not watched)."""
+    def set_threshold(self, joint: str, value: float | None, profile: str = '') -> None:
+        """
+        Take a new threshold of ``joint`` in the set ``profile`` ('' the default; live).
+
+        None: unset (the joint is not watched in the default set; a profile's falls back to it).
+        """
+        thresholds = self.profile_thresholds[profile] if profile else self.default_thresholds
         if value is None:
-            self.thresholds.pop(joint, None)
+            thresholds.pop(joint, None)
         else:
-            self.thresholds[joint] = value
-        self._remember_event()
-        self._watch()
+            thresholds[joint] = value
+        self._select()
 
     # ------------------------------------------------------------------ samples
     def sample(self, stamp: float, q: np.ndarray, v: np.ndarray, with_effort: bool,
@@ -196,6 +235,7 @@ class ObserverOutput:
             wrench = estimate_wrench(self.model, q, r, link, point=self.points[k])
             self.wrenches[k] = wrench if all_finite(wrench) else 0.0
         self.valid = True
+        self._speed = float(np.max(np.abs(v), initial=0.0))
         self._detect(stamp, r)
 
     def _clock_step(self, last: float, stamp: float, arrival: float) -> str | None:
@@ -229,19 +269,58 @@ class ObserverOutput:
         return True
 
     def _detect(self, stamp: float, r: np.ndarray) -> None:
-        detected = False
+        detected = over = False
         if self.detector is not None:
             np.take(r, self._watched, out=self._watched_r)
             was = self.detector.active
             detected = self.detector.update(stamp, self._watched_r)
+            over = self.detector.over
             if detected and not was:
                 self.detections += 1
+                self._queue_detection(stamp)
         reaction = self.settings.collision_reaction != 'none'
+        if reaction and detected and not self.latched:
+            self.latches += 1
         self.latched = reaction and (self.latched or detected)
+        if self.latched:
+            self._auto_reset(stamp, over)
         collision = detected or self.latched
         if collision != self.collision:
             self.collision = collision
             self.changed = True
+
+    def _queue_detection(self, stamp: float) -> None:
+        """Queue the detection that just happened for the node's log and event message."""
+        ratios = np.abs(self._watched_r) / self.detector.thresholds
+        names = [self.joint_names[k] for k in range(len(self.joint_names))
+                 if self.joint_names[k] in self.thresholds]
+        beyond = [names[k] for k in np.flatnonzero(ratios > 1.0)]
+        event = self.detector.events[-1]
+        self.events.append({
+            'kind': 'detected', 'stamp': stamp, 'start': event['start'],
+            'joints': beyond or [event['joint']], 'joint': event['joint'],
+            'peak': event['peak'], 'threshold': self.thresholds[event['joint']],
+            'profile': self.profile, 'reaction': self.settings.collision_reaction,
+            'forces': {link: float(np.linalg.norm(self.wrenches[k, :3]))
+                       for k, link in enumerate(self.links)}})
+
+    def _auto_reset(self, stamp: float, over: bool) -> None:
+        """Clear the latch after ``collision_auto_reset`` s at rest and under the thresholds."""
+        after = self.settings.collision_auto_reset
+        if after <= 0.0 or over or self._speed >= REST_SPEED:
+            self._quiet_since = None
+            return
+        if self._quiet_since is None:
+            self._quiet_since = stamp
+        if stamp - self._quiet_since >= after - 1e-9:
+            self.reset()
+            self.auto_resets += 1
+            self.events.append({'kind': 'auto_reset', 'stamp': stamp, 'after': after})
+
+    def take_events(self) -> list[dict]:
+        """Return the queued detections and auto resets, oldest first, and forget them."""
+        events, self.events = self.events, []
+        return events
 
     @property
     def reacting(self) -> bool:
@@ -252,6 +331,7 @@ class ObserverOutput:
         """Clear a collision (``~/reset_collision``); True if one was active."""
         active = self.collision
         self.latched = False
+        self._quiet_since = None
         self._remember_event()
         if self.detector is not None:
             self.detector.reset()
@@ -293,6 +373,8 @@ class ObserverOutput:
             self._last_arrival = other._last_arrival
         self.latched, self.collision, self.changed = other.latched, other.collision, True
         self.detections, self._last_event = other.detections, other.last_event
+        self.latches, self.auto_resets = other.latches, other.auto_resets
+        self.events, self._quiet_since = other.events, other._quiet_since
         self.non_finite, self.without_effort = other.non_finite, other.without_effort
         for name in ('clock_steps', 'last_clock_step', '_reported_steps', '_notice_time',
                      '_noticed_steps', 'implausible', 'last_implausible',
@@ -310,7 +392,13 @@ class ObserverOutput:
             'collision thresholds [N m or N]': ', '.join(watched) or 'none (not watched)',
             'collision': 'true' if self.collision else 'false',
             'collision reaction': self.settings.collision_reaction,
+            'collision profile': self.profile or 'default',
+            'collision debounce [s]': f'{self._debounce:g}',
+            'collision auto reset [s]': (f'{self.settings.collision_auto_reset:g}'
+                                         if self.settings.collision_auto_reset > 0 else 'off'),
             'collisions detected': str(self.detections),
+            'collision reactions': str(self.latches),
+            'collision auto resets': str(self.auto_resets),
         }
         event = self.last_event
         if event is not None:
@@ -367,3 +455,44 @@ class ObserverOutput:
         self._noticed_steps, self._notice_time = steps, now
         more = f' ({count} clock steps since the last such line)' if count > 1 else ''
         return f'{self.last_clock_step}{more}'
+
+
+def threshold_key(name: str, profiles, joints) -> tuple[str, str] | None:
+    """
+    Return (profile, joint) of a threshold parameter ``name`` ('' the default set), or None.
+
+    ``collision_threshold.<joint>`` or ``collision_threshold.<profile>.<joint>`` for a profile
+    of ``profiles`` and a joint of ``joints``; a joint name may hold dots, a profile's may not.
+    """
+    if not name.startswith(THRESHOLD_PARAMETER):
+        return None
+    rest = name[len(THRESHOLD_PARAMETER):]
+    if rest in joints:
+        return '', rest
+    profile, _, joint = rest.partition('.')
+    if profile in profiles and joint in joints:
+        return profile, joint
+    return None
+
+
+def collision_thresholds(values: dict, joints, profiles) -> tuple[dict, dict]:
+    """
+    Split threshold parameters ``values`` (name -> value) into the default and profile sets.
+
+    Return ({joint: threshold}, {profile: {joint: threshold}}); other names are left out.
+    Raises ``ParameterRejected`` for a name that is both (a joint named ``<profile>.<joint>``).
+    """
+    joints = set(joints)
+    clash = sorted(f'{profile}.{joint}' for profile in profiles for joint in joints
+                   if f'{profile}.{joint}' in joints)
+    if clash:
+        raise ParameterRejected(f"parameter 'collision_profiles': joint {clash[0]!r} makes "
+                                f'{THRESHOLD_PARAMETER}{clash[0]} name both its threshold and '
+                                f"a profile's; expected profile names no joint starts with")
+    default: dict[str, float] = {}
+    sets: dict[str, dict[str, float]] = {profile: {} for profile in profiles}
+    for name, value in values.items():
+        key = threshold_key(name, sets, joints)
+        if key is not None:
+            (sets[key[0]] if key[0] else default)[key[1]] = value
+    return default, sets

@@ -12,8 +12,8 @@ import argparse
 import sys
 import textwrap
 
-from rnea_ros.control.declaration import (COLLISION, CONTACT, FAMILIES, JOINT_MODEL, Parameter,
-                                          PARAMETERS, WRENCH_POINT)
+from rnea_ros.control.declaration import (COLLISION, COLLISION_PROFILE, CONTACT, FAMILIES,
+                                          JOINT_MODEL, Parameter, PARAMETERS, WRENCH_POINT)
 
 
 YAML_HEADER = """\
@@ -90,7 +90,12 @@ def yaml_text() -> str:
     lines.extend(_comment(f'{member.name.format(joint="<joint>")}: {_with_unit(member)} '
                           f'Declared {COLLISION.when}; a name that is no joint of the model '
                           'stops the node at start (exit 2):'))
-    lines.append(f'{INDENT}# collision_threshold.joint1: 5.0')
+    lines.append(f'{INDENT}# {COLLISION.name(member, "joint1")}: 5.0')
+    member, = COLLISION_PROFILE.members
+    lines.extend(_comment(f'{COLLISION_PROFILE.name(member, "<joint>")}: '
+                          f'{_with_unit(member)} Declared {COLLISION_PROFILE.when}:'))
+    lines.append(f'{INDENT}# {COLLISION_PROFILE.name(member, "joint1", profile="carrying")}: '
+                 '8.0')
     lines.append('')
     member, = WRENCH_POINT.members
     lines.extend(_comment(f'{member.name.format(link="<link>")}: {_with_unit(member)} '

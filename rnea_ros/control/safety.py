@@ -18,8 +18,9 @@ input_timeout                                                       per code (WA
 new model, other joints       the ``fault_output``, old model kept  ERROR until restart
 non-finite torque computed    the ``fault_output`` for that cycle   counted; ERROR then
 collision (observer, with a
-``collision_reaction``)       that reaction (``zero`` or            ERROR until
-                              ``hold_gravity``)                     ~/reset_collision
+``collision_reaction``)       that reaction (``stop``,              ERROR until
+                              ``hold_gravity`` or ``zero``)         ~/reset_collision
+                                                                    (or the auto reset)
 desired input silent          torques with zero desired accel       WARN
 measured wrench (a
 ``wrench_topics`` entry)
@@ -75,7 +76,7 @@ FAULT_TEXT = {
     ODOMETRY_STALE: 'odometry missing or older than input_timeout',
     NON_FINITE_OUTPUT: 'the computed torque is not finite',
     COLLISION: 'collision detected: publishing the collision_reaction output until '
-               '~/reset_collision',
+               '~/reset_collision (or collision_auto_reset)',
 }
 
 
@@ -186,6 +187,8 @@ def fault_torques(mode: str, tau: np.ndarray, gravity_torques) -> bool:
     """
     if mode == 'none':
         return False
+    if mode == 'stop':  # written by the caller (``collision_reaction.StopReaction``)
+        return True
     if mode == 'hold_gravity':
         try:
             gravity = gravity_torques()

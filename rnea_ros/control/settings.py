@@ -59,7 +59,14 @@ class Settings:
     measured_effort: str = _default('measured_effort')
     wrench_estimation_links: tuple[str, ...] = _default('wrench_estimation_links')
     collision_reaction: str = _default('collision_reaction')
+    collision_stop_time: float = _default('collision_stop_time')
+    collision_debounce: float = _default('collision_debounce')
+    collision_auto_reset: float = _default('collision_auto_reset')
+    collision_profiles: tuple[str, ...] = _default('collision_profiles')
+    collision_profile: str = _default('collision_profile')
     collision_thresholds: dict = field(default_factory=dict)  # joint -> collision_threshold
+    # profile -> {joint -> collision_threshold.<profile>.<joint>} (the ones set)
+    collision_profile_thresholds: dict = field(default_factory=dict)
     wrench_points: dict = field(default_factory=dict)  # link -> wrench_point.<link>
     joint_model: dict = field(default_factory=dict)  # armature.<joint>, friction.<joint>.<term>
     extra: dict = field(default_factory=dict)
@@ -101,7 +108,19 @@ class Settings:
         if len(set(links)) != len(links) or not all(links):
             raise ValueError(f"parameter 'wrench_estimation_links' is {list(links)}: expected "
                              f'distinct link names')
+        check_profiles(self.collision_profiles, self.collision_profile)
         return self
+
+
+def check_profiles(profiles: tuple[str, ...], profile: str) -> None:
+    """Raise ValueError unless ``profiles`` are distinct names and ``profile`` one of them."""
+    if len(set(profiles)) != len(profiles) or not all(
+            name and '.' not in name for name in profiles):
+        raise ValueError(f"parameter 'collision_profiles' is {list(profiles)}: expected "
+                         f'distinct non-empty names without a dot')
+    if profile and profile not in profiles:
+        raise ValueError(f"parameter 'collision_profile' is {profile!r}: expected '' or one of "
+                         f'collision_profiles {list(profiles)}')
 
 
 class ModelRejected(RneaError):

@@ -26,6 +26,7 @@ import threading
 import warnings
 
 from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.observer_outputs import collision_thresholds
 from rnea_ros.control.settings import (actuated_joints, check_model, ModelRejected,
                                        ParameterRejected, Settings)
 from rnea_ros.dynamics.model import RobotModel
@@ -80,8 +81,8 @@ def build_core(node, model: RobotModel, settings: Settings) -> Feedforward:
         values = joint_model_parameters(node, actuated_joints(model))
     except ValueError as exc:
         raise ParameterRejected(str(exc)) from None
-    settings.collision_thresholds = {name.split('.', 1)[1]: value for name, value
-                                     in values.items() if name.startswith(COLLISION_PREFIX)}
+    settings.collision_thresholds, settings.collision_profile_thresholds = \
+        collision_thresholds(values, actuated_joints(model), settings.collision_profiles)
     settings.joint_model = {name: value for name, value in values.items()
                             if not name.startswith(COLLISION_PREFIX)}
     return Feedforward(model, settings)

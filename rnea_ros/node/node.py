@@ -36,8 +36,9 @@ publications (reliable, depth 1 unless said)
   ``joint_reaction_wrenches/<joint>``  geometry_msgs/WrenchStamped per moving joint (with
                              ``publish_joint_reaction_wrenches``), frame_id = its child link
   ``/diagnostics``           diagnostic_msgs/DiagnosticArray, 1 Hz
-  with ``observer``: ``external_torques``, ``estimated_wrenches/<link>``, ``collision`` and the
-                             service ``~/reset_collision`` (see ``observer_messages``)
+  with ``observer``: ``external_torques``, ``estimated_wrenches/<link>``, ``collision``,
+                             ``collision_events`` and the service ``~/reset_collision`` (see
+                             ``observer_messages``; once per collision: ``collision_handling``)
 
 Frames for a floating base (REP-105): odometry pose = base link in the (gravity-aligned) odom
 frame; odometry twist and base_acceleration in the base link frame (``child_frame_id``); the base
@@ -85,6 +86,7 @@ from rnea_ros.control.feedforward import Feedforward
 from rnea_ros.control.joint_input import Rejected
 from rnea_ros.control.safety import ERROR, OK, WARN
 from rnea_ros.control.settings import actuated_joints, ModelRejected, ParameterRejected
+from rnea_ros.node.collision_handling import CollisionHandling
 from rnea_ros.node.lifecycle import ManagedOutputs
 from rnea_ros.node.messages import (COMMAND_QOS, decode_trajectory, diagnostic_array,
                                     OutputMessages, set_efforts, to_trajectory)
@@ -161,6 +163,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self.add_on_set_parameters_callback(self._check_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
         self._observer_messages: ObserverMessages | None = None
+        self.collisions = CollisionHandling(self)
         self.create_service(Trigger, '~/reset_collision', self._reset_collision)
 
     def _thread_failed(self, exc: BaseException) -> None:
@@ -190,7 +193,8 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         payload; the model carrying it (and its ``Feedforward``) is built here, off the control
         path, and installed by ``_apply_parameters`` once the set is accepted.
         """
-        result = check_parameters(parameters, self.joint_model_declaring)
+        result = check_parameters(parameters, self.joint_model_declaring,
+                                  self.settings.collision_profiles)
         changes = {p.name: p.value for p in parameters if p.name in PAYLOAD}
         if not result.successful or not changes:
             return result
@@ -260,7 +264,8 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             logger.warning(f'robot_description ({source}): {note}')
         # The joint-model parameters this model declares go again unless it is installed.
         declared = ([] if model is None else
-                    [name for name in joint_model_parameter_names(actuated_joints(model))
+                    [name for name in joint_model_parameter_names(
+                        actuated_joints(model), self.settings.collision_profiles)
                      if not self.has_parameter(name)])
         try:  # built outside the lock (parsed in the worker for the topic): cycles go on
             if model is None:
@@ -381,10 +386,12 @@ class RneaNode(ManagedOutputs, LifecycleNode):
                 return
             core.observe_queued()
             notice = None if core.observer is None else core.observer.notice(now)
+            collided = self.collisions.take(core)
             answer = accepted and self._answer_each and self._active
             messages = self._cycle_locked(core, now) if answer else None
         if notice:  # a clock step of the stamps (the observer restarted)
             self.get_logger().error(notice)
+        self.collisions.send(collided)
         if answer:
             self._publish(messages, now)
 
@@ -420,7 +427,14 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             self._reject('joint_trajectory', exc, time.monotonic())
             return
         set_efforts(msg, efforts)
-        self._trajectory_pub.publish(msg)
+        with self.collisions.trajectory_lock:  # never after a collision's stop trajectory
+            if self.collisions.blocks(core):
+                self._reject('joint_trajectory', Rejected(
+                    'collision', 'dropped: a collision is latched (reset it first)'),
+                    time.monotonic())
+                return
+            self.collisions.relayed = tuple(msg.joint_names)
+            self._trajectory_pub.publish(msg)
 
     def _on_odometry(self, msg: Odometry) -> None:
         if self._core is None:

@@ -10,7 +10,18 @@ other publishers on configure):
   geometry_msgs/WrenchStamped, reliable, depth 1, in the link frame about its origin
   (``frame_id`` = the link);
 - ``collision``: std_msgs/Bool, reliable + transient local, depth 1, published when its value
-  changes (and its first value), so a late subscriber gets the current one.
+  changes (and its first value), so a late subscriber gets the current one;
+- ``collision_events``: diagnostic_msgs/DiagnosticStatus, reliable + transient local, depth 10:
+  one per detection (level ERROR) and per auto reset (OK), its key-values from
+  ``control.collision_events.key_values``.
+
+On path a (``joint_trajectory_with_effort`` to a joint_trajectory_controller) a latched
+collision sends ``stop_trajectory``: one point at the measured positions, zero velocities and
+accelerations, the hold torques as efforts, ``time_from_start`` 0 and a zero header stamp
+(start on receipt). joint_trajectory_controller replaces its trajectory with every message of
+its topic (``topic_callback``), and samples a time past the last point as that point at rest:
+it holds the measured position, as its own ``set_hold_position`` does on a cancel. An empty
+trajectory would not do: ``validate_trajectory_msg`` refuses it ("Empty trajectory received.").
 
 ``ObserverMessages`` allocates a model's messages once; ``publications`` gives the (publisher,
 message) pairs of a cycle. The state comes from ``observer_outputs.ObserverOutput``; the
@@ -20,16 +31,25 @@ from __future__ import annotations
 
 import array
 
+from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 import numpy as np
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from rnea_ros.control import collision_events
+from rnea_ros.control.safety import ERROR, OK
+
 
 from rnea_ros.node.messages import COMMAND_QOS, wrench_messages, write_wrenches
 
 COLLISION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                            reliability=ReliabilityPolicy.RELIABLE,
                            durability=DurabilityPolicy.TRANSIENT_LOCAL)
+EVENTS_QOS = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
+                        reliability=ReliabilityPolicy.RELIABLE,
+                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
 WRENCH_PREFIX = 'estimated_wrenches/'
 
 
@@ -39,7 +59,8 @@ class ObserverPublishers:
     def __init__(self, node, links):
         self.external = node.create_publisher(JointState, 'external_torques', COMMAND_QOS)
         self.collision = node.create_publisher(Bool, 'collision', COLLISION_QOS)
-        node._entities += [self.external, self.collision]
+        self.events = node.create_publisher(DiagnosticStatus, 'collision_events', EVENTS_QOS)
+        node._entities += [self.external, self.collision, self.events]
         self.wrenches = [node._wrench_publisher(WRENCH_PREFIX, link) for link in links]
 
 
@@ -75,3 +96,21 @@ class ObserverMessages:
         observer.changed = False
         self.collision.data = observer.collision
         return self._collision_only
+
+
+def event_message(event: dict, name: str, hardware_id: str) -> DiagnosticStatus:
+    """Return the ``collision_events`` message of ``event`` (``ObserverOutput.take_events``)."""
+    return DiagnosticStatus(
+        level=bytes([ERROR if event['kind'] == 'detected' else OK]), name=name,
+        message=collision_events.describe(event), hardware_id=hardware_id,
+        values=[KeyValue(key=key, value=value)
+                for key, value in collision_events.key_values(event).items()])
+
+
+def stop_trajectory(joint_names, positions, efforts) -> JointTrajectory:
+    """Return the trajectory that makes a joint_trajectory_controller hold ``positions``."""
+    n = len(joint_names)
+    point = JointTrajectoryPoint(positions=[float(x) for x in positions],
+                                 velocities=[0.0] * n, accelerations=[0.0] * n,
+                                 effort=[float(x) for x in efforts])
+    return JointTrajectory(joint_names=list(joint_names), points=[point])

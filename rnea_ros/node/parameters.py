@@ -24,18 +24,19 @@ from rclpy.expand_topic_name import expand_topic_name
 from rclpy.parameter import Parameter as RosParameter
 from rclpy.validate_full_topic_name import validate_full_topic_name
 
-from rnea_ros.control.declaration import (BY_NAME, check, COLLISION, CONTACT, DOUBLE, DOUBLE_ARRAY,
-                                          JOINT_MODEL, NODE_ONLY, Parameter, PARAMETERS,
-                                          WRENCH_POINT)
+from rnea_ros.control.declaration import (BY_NAME, check, COLLISION, COLLISION_PROFILE, CONTACT,
+                                          DOUBLE, DOUBLE_ARRAY, JOINT_MODEL, NODE_ONLY, Parameter,
+                                          PARAMETERS, WRENCH_POINT)
 from rnea_ros.control.payload import removal
-from rnea_ros.control.settings import Settings
+from rnea_ros.control.settings import check_profiles, Settings
 from rnea_ros.control.wrenches import contact_from_parameters
+from rnea_ros.observer.collision import THRESHOLD_PARAMETER
 
 # Declared by rclpy itself, or for the QoS overrides of publishers and subscriptions.
 ROS_OWN = ('use_sim_time', 'start_type_description_service')
 ROS_OWN_PREFIXES = ('qos_overrides.',)
 JOINT_MODEL_PREFIXES = ('armature.', 'friction.', 'effort_bias.', 'effort_gain.')
-COLLISION_PREFIX = 'collision_threshold.'
+COLLISION_PREFIX = THRESHOLD_PARAMETER
 # The families declared per joint of each model: the joint model (read-only), the thresholds.
 PER_JOINT = (JOINT_MODEL, COLLISION)
 PER_JOINT_PREFIXES = JOINT_MODEL_PREFIXES + (COLLISION_PREFIX,)
@@ -184,14 +185,24 @@ def check_topic_names(node, settings: Settings) -> None:
                              f'name {topic!r}: {reason}') from None
 
 
-def joint_model_parameter_names(joint_names) -> list[str]:
+def joint_model_parameter_names(joint_names, profiles=()) -> list[str]:
     """
     Return the per-joint parameters of each of ``joint_names``.
 
-    ``armature.<joint>``, ``friction.<joint>.<term>`` and ``collision_threshold.<joint>``.
+    ``armature.<joint>``, ``friction.<joint>.<term>``, ``collision_threshold.<joint>`` and,
+    for each of ``profiles``, ``collision_threshold.<profile>.<joint>``.
     """
-    return [family.name(member, joint) for joint in joint_names for family in PER_JOINT
-            for member in family.members]
+    return [name for _, _, _, name in _per_joint(joint_names, profiles)]
+
+
+def _per_joint(joint_names, profiles) -> list[tuple]:
+    """Return (joint, family, member, name) of every per-joint parameter of ``joint_names``."""
+    rows = [(joint, family, member, family.name(member, joint)) for joint in joint_names
+            for family in PER_JOINT for member in family.members]
+    member, = COLLISION_PROFILE.members
+    return rows + [(joint, COLLISION, member, COLLISION_PROFILE.name(member, joint,
+                                                                     profile=profile))
+                   for profile in profiles for joint in joint_names]
 
 
 def joint_model_parameters(node, joint_names) -> dict[str, object]:
@@ -209,9 +220,8 @@ def joint_model_parameters(node, joint_names) -> dict[str, object]:
     """
     done = node.joint_model_declared
     values = {}
-    for joint, family, member in ((joint, family, member) for joint in joint_names
-                                  for family in PER_JOINT for member in family.members):
-        name = family.name(member, joint)
+    profiles = node.settings.collision_profiles
+    for joint, family, member, name in _per_joint(joint_names, profiles):
         # A threshold is checked here (the joint model's terms by JointModel).
         convert = ((lambda value, name=name: check(declared(name), value))
                    if family is COLLISION else (lambda value: value))
@@ -230,13 +240,14 @@ def joint_model_parameters(node, joint_names) -> dict[str, object]:
             done.add(name)
         if value is not None:
             values[name] = value
-    unknown = sorted(node.given_joint_model - set(joint_model_parameter_names(joint_names)))
+    unknown = sorted(node.given_joint_model
+                     - set(joint_model_parameter_names(joint_names, profiles)))
     if unknown:
         raise ValueError(f'parameter {unknown[0]!r} names no one-DoF joint of the model '
                          f'(armature.<joint>, friction.<joint>.coulomb|viscous|offset, '
-                         f'effort_bias.<joint>, effort_gain.<joint>, '
-                         f'collision_threshold.<joint>); joints: '
-                         f'{list(joint_names)}')
+                         f'effort_bias.<joint>, effort_gain.<joint>, collision_threshold.<joint>, '
+                         f'collision_threshold.<profile>.<joint> for a profile of '
+                         f'collision_profiles {list(profiles)}); joints: {list(joint_names)}')
     return values
 
 
@@ -311,12 +322,13 @@ def declare_unset_again(node, parameters: list[RosParameter]) -> None:
                                    ignore_override=True)
 
 
-def check_parameters(parameters, declaring_joint_model: bool = False) -> SetParametersResult:
+def check_parameters(parameters, declaring_joint_model: bool = False,
+                     profiles: tuple[str, ...] = ()) -> SetParametersResult:
     """
     Refuse a live value that does not fit its parameter, with the message of the start.
 
     Every change to a joint-model parameter is refused, except its declaration for a model
-    (``declaring_joint_model``).
+    (``declaring_joint_model``); ``collision_profile`` must be '' or one of ``profiles``.
     """
     for parameter in parameters:
         declaration = declared(parameter.name)
@@ -328,6 +340,8 @@ def check_parameters(parameters, declaring_joint_model: bool = False) -> SetPara
             continue
         try:
             check(declaration, parameter.value)
+            if parameter.name == 'collision_profile':
+                check_profiles(profiles, parameter.value)
         except ValueError as exc:
             return SetParametersResult(successful=False, reason=str(exc))
     return SetParametersResult(successful=True)

@@ -39,6 +39,9 @@ DEFAULT_MARGIN = 1.5
 DEFAULT_FLOOR = 0.2  # N m (N for prismatic joints)
 DEFAULT_SPREAD = 2.0  # robust standard deviations (1.4826 MAD)
 DEFAULT_MIN_DURATION = 0.01  # s over a threshold before a collision is on
+# The node parameters of the thresholds: THRESHOLD_PARAMETER + '<joint>' (the default set) and
+# THRESHOLD_PARAMETER + '<profile>.<joint>' (a named set); the one place that spells the prefix.
+THRESHOLD_PARAMETER = 'collision_threshold.'
 MAD_TO_SIGMA = 1.4826
 RULE = (f'{DEFAULT_MARGIN:g} * max |r| + {DEFAULT_SPREAD:g} * 1.4826 MAD(r) + {DEFAULT_FLOOR:g}, '
         f'over for {1e3 * DEFAULT_MIN_DURATION:g} ms')
@@ -66,11 +69,7 @@ class CollisionDetector:
     """
 
     def __init__(self, thresholds, joint_names=None, min_duration=DEFAULT_MIN_DURATION):
-        if isinstance(min_duration, bool) or not isinstance(min_duration, (int, float)) \
-                or not math.isfinite(min_duration) or min_duration < 0:
-            raise InputError(f'min_duration: expected a finite number >= 0 (s), got '
-                             f'{min_duration!r}')
-        self._min_duration = float(min_duration)
+        self.min_duration = min_duration
         self._thresholds = _thresholds(thresholds, 'collision_thresholds')
         nv = self._thresholds.shape[0]
         if joint_names is not None and len(joint_names) != nv:
@@ -90,8 +89,21 @@ class CollisionDetector:
 
     @property
     def min_duration(self) -> float:
-        """Seconds over a threshold before a collision is on."""
+        """Seconds over a threshold before a collision is on; settable (from the next sample)."""
         return self._min_duration
+
+    @min_duration.setter
+    def min_duration(self, min_duration: float) -> None:
+        if isinstance(min_duration, bool) or not isinstance(min_duration, (int, float)) \
+                or not math.isfinite(min_duration) or min_duration < 0:
+            raise InputError(f'min_duration: expected a finite number >= 0 (s), got '
+                             f'{min_duration!r}')
+        self._min_duration = float(min_duration)
+
+    @property
+    def over(self) -> bool:
+        """Whether the last sample was over a threshold (confirmed or not yet)."""
+        return self._event is not None
 
     @property
     def active(self) -> bool:

@@ -480,9 +480,9 @@ def test_live_observer_parameters_are_checked_and_the_node_keeps_running(ros, pa
             ('collision_threshold.panda_joint2', ParameterValue(type=string,
                                                                 string_value='high'),
              f"parameter 'collision_threshold.panda_joint2' is 'high': {threshold}"),
-            ('collision_reaction', ParameterValue(type=string, string_value='stop'),
-             "parameter 'collision_reaction' is 'stop': expected one of: none, zero, "
-             'hold_gravity')]:
+            ('collision_reaction', ParameterValue(type=string, string_value='retract'),
+             "parameter 'collision_reaction' is 'retract': expected one of: none, stop, "
+             'hold_gravity, zero')]:
         result = _set(ros, name, value)
         assert (result.successful, result.reason) == (False, reason), name
     result = _set(ros, 'collision_threshold.nope', ParameterValue(type=double, double_value=1.0))

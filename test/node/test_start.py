@@ -58,8 +58,14 @@ def run_node(*ros_args: str, timeout: float = 120) -> subprocess.CompletedProces
                             'to 1000'),
     ('measured_effort:=current', "parameter 'measured_effort' is 'current': expected one of: "
                                  'link_side, motor'),
-    ('collision_reaction:=stop', "parameter 'collision_reaction' is 'stop': expected one of: "
-                                 'none, zero, hold_gravity'),
+    ('collision_reaction:=retract', "parameter 'collision_reaction' is 'retract': expected "
+                                    'one of: none, stop, hold_gravity, zero'),
+    ('collision_debounce:=-0.01', "parameter 'collision_debounce' is -0.01: expected a number "
+                                  'from 0 to 1'),
+    ('collision_auto_reset:=.inf', "parameter 'collision_auto_reset' is inf: expected a number "
+                                   'from 0 to 3600'),
+    ('collision_profile:=carrying', "parameter 'collision_profile' is 'carrying': expected '' "
+                                    'or one of collision_profiles []'),
     ('wrench_estimation_links:=5', "parameter 'wrench_estimation_links' is 5: expected a list "
                                    'of strings'),
     ("wrench_estimation_links:=['a b']",

@@ -1,0 +1,78 @@
+"""
+What the node does once at a collision: log it, publish its event, stop path a.
+
+``CollisionHandling.take`` runs under the node's lock right after a joint_states sample was
+observed: it takes the observer's new events and, when a collision has just latched (a
+``collision_reaction`` other than none) while the node relays trajectories (path a:
+``joint_trajectory`` -> ``joint_trajectory_with_effort``), builds the trajectory that makes the
+joint_trajectory_controller hold the measured position (``observer_messages.stop_trajectory``).
+``send`` then logs and publishes outside the lock. While the collision stays latched,
+``blocks`` tells the node to drop the planner's trajectories (counted as rejected
+``joint_trajectory (collision)``); after a reset they are relayed again (a new goal is needed:
+the controller keeps holding).
+"""
+from __future__ import annotations
+
+import threading
+
+from rnea_ros.control import collision_events
+from rnea_ros.errors import InputError
+from rnea_ros.node.observer_messages import event_message, stop_trajectory
+
+
+class CollisionHandling:
+    """The node's once-per-collision actions (module docstring)."""
+
+    def __init__(self, node):
+        self.node = node
+        self.relayed: tuple[str, ...] | None = None  # joints of the last relayed trajectory
+        self._latches = 0  # the observer's latches already acted on
+        # Orders the relayed trajectories and the stop trajectory on joint_trajectory_with_effort.
+        self.trajectory_lock = threading.Lock()
+
+    def take(self, core):
+        """Return (events, stop trajectory or None) to ``send``; under the node's lock."""
+        observer = core.observer
+        if observer is None:
+            return None
+        events = observer.take_events() if observer.events else []
+        stop = None
+        if observer.latches != self._latches:
+            self._latches = observer.latches
+            if observer.latched and self.relayed is not None:
+                stop = self._stop(core, self.relayed)
+        return (events, stop) if events or stop is not None else None
+
+    @staticmethod
+    def _stop(core, joints):
+        index = {name: core.model.joint(name).idx_v for name in joints
+                 if name in core.joint_names}
+        try:
+            gravity = core.model.gravity_torques(core.q)
+        except InputError:
+            gravity = core.q * 0.0  # no finite hold torque: the controller's PID alone
+        names = [name for name in joints if name in index]
+        return stop_trajectory(names, [core.q[index[name]] for name in names],
+                               [gravity[index[name]] for name in names])
+
+    def send(self, taken) -> None:
+        """Log and publish what ``take`` returned (outside the lock)."""
+        if taken is None:
+            return
+        events, stop = taken
+        node, logger = self.node, self.node.get_logger()
+        if stop is not None:
+            with self.trajectory_lock:
+                node._trajectory_pub.publish(stop)
+            logger.error(f'collision: joint_trajectory_with_effort told to hold '
+                         f'{list(stop.joint_names)} at the measured position; joint_trajectory '
+                         f'dropped until the collision is reset')
+        for event in events:
+            line = collision_events.describe(event)
+            (logger.error if event['kind'] == 'detected' else logger.info)(line)
+            node._observer_pubs.events.publish(event_message(event, node.status_name,
+                                                             node._robot_name))
+
+    def blocks(self, core) -> bool:
+        """Tell whether a latched collision holds the planner's trajectories back."""
+        return core.observer is not None and core.observer.reacting
