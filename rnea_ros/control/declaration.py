@@ -25,7 +25,6 @@ import math
 
 from rnea_ros.contacts import Contact, KINDS
 from rnea_ros.control.joint_input import MAX_NAMES
-from rnea_ros.control.observer_queue import MAX_QUEUE
 from rnea_ros.dynamics.joint_model import (DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS,
                                            MAX_EFFORT_GAIN, MIN_EFFORT_GAIN)
 from rnea_ros.dynamics.payload import MAX_MASS_RATIO, MAX_RADIUS
@@ -357,6 +356,7 @@ PARAMETERS: tuple[Parameter, ...] = (
 COLLISION_REACTIONS = ('none', 'stop', 'hold_gravity', 'zero')
 # Joint speed [rad/s or m/s] under which the arm is at rest (collision_reaction stop, auto reset).
 REST_SPEED = 0.01
+MAX_QUEUE = 100_000  # the observer_queue parameter's upper bound (samples)
 MEASURED_EFFORTS = ('link_side', 'motor')
 OBSERVER_PARAMETERS: tuple[Parameter, ...] = (
     Parameter(

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from rnea_ros.control.declaration import MAX_QUEUE
 from rnea_ros.control.observer_outputs import CLOCK_STEP
 
-MAX_QUEUE = 100_000  # the observer_queue parameter's upper bound (declaration)
 
 
 class SampleQueue:
