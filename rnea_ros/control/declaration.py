@@ -278,8 +278,8 @@ PARAMETERS: tuple[Parameter, ...] = (
         unit='rad or m', example='[0.0]', shown_default='unset'),
     Parameter(
         'max_trajectory_points', INTEGER, 1000,
-        'most points of a desired_accelerations or joint_trajectory message',
-        'Most points a desired_accelerations or joint_trajectory message may have (and at most '
+        'most points of a desired_accelerations or planned_trajectory message',
+        'Most points a desired_accelerations or planned_trajectory message may have (and at most '
         f'{MAX_NAMES} joint names): a larger one is dropped before it is decoded (counted as '
         'too_large, warned at most once a second), so that one message cannot hold up the '
         'inputs.',

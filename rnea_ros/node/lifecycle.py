@@ -158,7 +158,7 @@ class ManagedOutputs:
                                             raw=msg_type is JointTrajectory)
                            for msg_type, topic, callback in inputs]
         self._entities.append(self.create_subscription(
-            JointTrajectory, 'joint_trajectory', self._on_trajectory, TRAJECTORY_QOS, raw=True))
+            JointTrajectory, 'planned_trajectory', self._on_trajectory, TRAJECTORY_QOS, raw=True))
         if self._description_from_topic:  # by a process of its own: see model_loading
             self._start_description_worker()
 

@@ -21,7 +21,7 @@ subscriptions
   ``joint_states``           sensor_msgs/JointState, best effort (connects to reliable and best
                              effort publishers), depth 1
   ``desired_accelerations``  trajectory_msgs/JointTrajectory, best effort, depth 1
-  ``joint_trajectory``       trajectory_msgs/JointTrajectory, reliable, depth 10
+  ``planned_trajectory``     trajectory_msgs/JointTrajectory, reliable, depth 10
   ``odometry``               nav_msgs/Odometry, best effort, depth 1 (``floating_base`` only)
   ``base_acceleration``      geometry_msgs/AccelStamped, best effort, depth 1 (idem)
   each of ``wrench_topics``  geometry_msgs/WrenchStamped, best effort, depth 1: a measured
@@ -56,7 +56,7 @@ for ``input_timeout``. With ``cycle_trigger`` clock a control thread
 deadline from the latest inputs; a deadline woken more than one period late for is skipped and
 counted as a missed cycle (``realtime`` has the definitions). Both threads ask for SCHED_FIFO at
 ``thread_priority`` and a 1 µs timer slack, and run without them when not permitted (said once in
-the log and in the diagnostics). The executor thread handles the rest: joint_trajectory,
+the log and in the diagnostics). The executor thread handles the rest: planned_trajectory,
 robot_description, parameters, diagnostics. One lock guards the control state, so a cycle never
 sees a half-merged message or a half-installed model. Watchdogs use the steady clock, never ROS
 time, so ``use_sim_time`` clock jumps cannot stall or trip them.
@@ -382,7 +382,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         if not self._active:  # the executor's thread, which also runs the transitions
             return
         if core is None:
-            self.get_logger().warning('joint_trajectory dropped: no robot model yet')
+            self.get_logger().warning('planned_trajectory dropped: no robot model yet')
             return
         with self._lock:
             measured = core.q.copy()
@@ -390,7 +390,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             msg = decode_trajectory(data, self.settings.max_trajectory_points)
             efforts = core.trajectory_efforts(to_trajectory(msg), measured)
         except Rejected as exc:
-            self._reject('joint_trajectory', exc, time.monotonic())
+            self._reject('planned_trajectory', exc, time.monotonic())
             return
         set_efforts(msg, efforts)
         self._trajectory_pub.publish(msg)
