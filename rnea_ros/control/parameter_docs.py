@@ -12,8 +12,8 @@ import argparse
 import sys
 import textwrap
 
-from rnea_ros.control.declaration import (COLLISION, CONTACT, FAMILIES, JOINT_MODEL, Parameter,
-                                          PARAMETERS, WRENCH_POINT)
+from rnea_ros.control.declaration import (COLLISION, CONTACT, FAMILIES, GAINS, JOINT_MODEL,
+                                          Parameter, PARAMETERS, WRENCH_POINT)
 
 
 YAML_HEADER = """\
@@ -91,6 +91,14 @@ def yaml_text() -> str:
                           f'Declared {COLLISION.when}; a name that is no joint of the model '
                           'stops the node at start (exit 2):'))
     lines.append(f'{INDENT}# collision_threshold.joint1: 5.0')
+    lines.append('')
+    lines.extend(_comment(f'Gains of the feedback control laws (control_law), declared '
+                          f'{GAINS.when} (live); unset: 0. A name that is no joint of the model '
+                          'stops the node at start (exit 2):'))
+    for member in GAINS.members:
+        lines.extend(_comment(f'{member.name.format(joint="<joint>")}: {_with_unit(member)}'))
+    lines.append(f'{INDENT}# kp.joint1: 100.0')
+    lines.append(f'{INDENT}# kd.joint1: 10.0')
     lines.append('')
     member, = WRENCH_POINT.members
     lines.extend(_comment(f'{member.name.format(link="<link>")}: {_with_unit(member)} '

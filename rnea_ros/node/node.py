@@ -215,6 +215,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
                     setattr(self.settings, parameter.name, parameter.value)
             if self._core is not None:
                 self._core.limiter.scale = self.settings.effort_limit_scale
+                self._core.law.apply(parameters)
                 if self._core.observer is not None:
                     self._core.observer.apply(parameters)
         for parameter in parameters:
