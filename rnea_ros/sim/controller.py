@@ -1,29 +1,47 @@
 """
-The simulated robot's joint controller: a PD on the tracked reference plus feed-forward terms.
+The simulated robot's joint controller: what the effort on each joint is, per command interface.
 
-    effort = kp (q_d - q) + kd (v_d - v) + trajectory effort + effort command
+``command_interface`` names the real controller (or drive) whose semantics the robot has:
 
-per actuated joint, like ros2_control's joint_trajectory_controller with an effort interface
-(the points' ``effort`` as feed-forward) beside a JointGroupEffortController whose command adds
-to it. ``q_d, v_d`` come from the trajectory being tracked (``set_trajectory``), or hold the
-last reference (at start: the initial position) when there is none.
+- ``drive_pd`` (a drive with its own PD, "MIT mode"): position, velocity and torque feed-forward
+  per joint, the drive adding the PD::
+
+      effort = kp (q_d - q) + kd (v_d - v) + trajectory effort + effort command
+
+  ``q_d, v_d`` and the trajectory effort come from the trajectory being tracked; the effort
+  command adds to them. A command older than ``command_timeout`` (sim time) is **stale**: the
+  robot stops adding it, leaving the PD alone (a drive's watchdog on its feed-forward); each
+  stale tick is counted. ``command_timeout`` 0 holds the last command forever.
+- ``effort`` (ros2_controllers' forward_command_controller with the ``effort`` interface, the
+  JointGroupEffortController): the command *is* the joint torque; no PD. Until a command comes
+  the torque is zero; the last command is held however old it is, as that controller's
+  ``update()`` writes its last command at every cycle (it has no timeout); stale ticks are
+  counted all the same, for the diagnostics. Trajectories are references only: they are
+  published on ``desired_accelerations`` and the tracking error is measured against them.
+- ``trajectory_effort`` (joint_trajectory_controller with the ``effort`` command interface
+  alone, Jazzy and newer): a PID on the sampled trajectory plus the point's ``effort`` as
+  feed-forward (``JointController.effort`` gives the law and where it is from). Effort commands
+  are refused (reason ``not_this_interface``): a second controller cannot claim the joints'
+  effort interfaces.
+
+With ``gravity`` (``gravity_compensated_by_robot``) the robot adds g(q) of the plant at the
+measured positions to the torque of every interface, as Franka's (franka_ros2: the commanded
+torque excludes gravity) and UR's (direct torque control) robots do.
 
 Effort commands (``set_command``) come in ``command_joints`` order. A command of the wrong
 length or with a non-finite value raises ``CommandError`` (the caller drops and counts it); the
-previous command stays. A command older than ``command_timeout`` (sim time) is **stale**: like
-joint_trajectory_controller's ``cmd_timeout``, the robot stops using it, and its feed-forward
-goes to zero, leaving the PD alone (a JointGroupEffortController would hold it forever, which is
-not safe for a feed-forward whose source died); each stale tick is counted. ``command_timeout``
-0 holds the last command forever, as JointGroupEffortController does.
+previous command stays.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from rnea_ros.errors import InputError
 from rnea_ros.sim.trajectory import build_trajectory, Reference, TrackedTrajectory
+
+COMMAND_INTERFACES = ('drive_pd', 'effort', 'trajectory_effort')
 
 
 class CommandError(InputError):
@@ -35,15 +53,25 @@ class CommandError(InputError):
 
 
 class JointController:
-    """PD + feed-forward over ``joint_names`` (see the module docstring); not thread-safe."""
+    """The effort over ``joint_names`` (see the module docstring); not thread-safe."""
 
     def __init__(self, joint_names: Sequence[str], kp, kd, lower, upper, initial_position,
-                 command_joints: Sequence[str] | None = None, command_timeout: float = 0.1):
+                 command_joints: Sequence[str] | None = None, command_timeout: float = 0.1,
+                 *, command_interface: str = 'drive_pd', ki=0.0, period: float = 1e-3,
+                 gravity: Callable[[np.ndarray], np.ndarray] | None = None):
+        if command_interface not in COMMAND_INTERFACES:
+            raise InputError(f'command_interface {command_interface!r}: expected one of '
+                             + ', '.join(COMMAND_INTERFACES))
+        self.command_interface = command_interface
+        self.gravity = gravity  # measured positions -> g(q), added by the robot itself
         n = len(joint_names)
         self.joint_names = tuple(joint_names)
         self.index = {name: k for k, name in enumerate(self.joint_names)}
         self.kp = np.broadcast_to(np.asarray(kp, dtype=float), (n,)).copy()
         self.kd = np.broadcast_to(np.asarray(kd, dtype=float), (n,)).copy()
+        self.ki = np.broadcast_to(np.asarray(ki, dtype=float), (n,)).copy()
+        self.period = period  # [s] of a control cycle: the PID's dt, the feed-forward's lead
+        self.integral = np.zeros(n)  # trajectory_effort: the PID's i_term, ki included
         self.lower, self.upper = np.asarray(lower, float), np.asarray(upper, float)
         self.reference = Reference(np.array(initial_position, dtype=float), np.zeros(n),
                                    np.zeros(n), np.zeros(n))
@@ -54,6 +82,7 @@ class JointController:
         self.command_time: float | None = None
         self.trajectory: TrackedTrajectory | None = None
         self._sampled: float | None = None
+        self._ahead = Reference(*(np.zeros(n) for _ in range(4)))  # the next cycle's point
         self.stale_ticks = 0
         self.commands_used = 0
 
@@ -72,6 +101,9 @@ class JointController:
 
     def set_command(self, values, t: float) -> None:
         """Take an effort command in ``command_joints`` order at sim time ``t``."""
+        if self.command_interface == 'trajectory_effort':
+            raise CommandError('not_this_interface', 'the command interface is '
+                               'trajectory_effort: its PID and joint_trajectory give the torque')
         values = np.asarray(values, dtype=float)
         if values.shape != self.command_columns.shape:
             raise CommandError('wrong_length', f'{values.size} values: expected '
@@ -90,14 +122,56 @@ class JointController:
         return self.reference
 
     def effort(self, t: float, q: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """Return the effort of sim time ``t`` at measured ``q``, ``v`` (actuated joints)."""
+        """
+        Return the effort of sim time ``t`` at measured ``q``, ``v`` (actuated joints).
+
+        ``trajectory_effort`` is joint_trajectory_controller's law (ros2_controllers, branch
+        jazzy, ed360c97d6e9: ``joint_trajectory_controller/src/joint_trajectory_controller.cpp``
+        ``update()``, lines 321-329 and 414-425), one PID per joint from control_toolbox
+        (``Pid::compute_command``: ``i_term += ki dt error``, no clamp by default)::
+
+            e = q_d(t) - q,  ė = v_d(t) - v,  i += ki period e
+            effort = kp e + i + kd ė + effort_d(t + period)
+
+        the error against the point sampled at this cycle (``state_desired_``), the
+        feed-forward the point of the next cycle (``command_next_``, sampled one period ahead).
+        JTC's ``ff_velocity_scale`` (0 by default) and integral clamps (infinite by default)
+        are not modelled; the integral is never reset (JTC resets it only on activation).
+        """
         reference = self.sample(t)
-        effort = (self.kp * (reference.position - q) + self.kd * (reference.velocity - v)
-                  + reference.effort)
-        if self.command_time is not None:
-            if self.command_timeout > 0 and t - self.command_time > self.command_timeout:
-                self.stale_ticks += 1
-            else:
+        fresh = self._command_fresh(t)
+        if self.command_interface == 'effort':  # the command is the torque, held however old
+            effort = self.command.copy()
+            self.commands_used += self.command_time is not None
+        elif self.command_interface == 'trajectory_effort':
+            error = reference.position - q
+            self.integral += self.ki * self.period * error
+            effort = (self.kp * error + self.integral + self.kd * (reference.velocity - v)
+                      + self._sample_ahead(t + self.period).effort)
+        else:
+            effort = (self.kp * (reference.position - q) + self.kd * (reference.velocity - v)
+                      + reference.effort)
+            if fresh:
                 effort += self.command
                 self.commands_used += 1
+        if self.gravity is not None:
+            effort += self.gravity(q)
         return effort
+
+    def _sample_ahead(self, t: float) -> Reference:
+        """Return the reference at ``t`` without moving ``reference`` (held columns kept)."""
+        ahead, reference = self._ahead, self.reference
+        for field in ('position', 'velocity', 'acceleration', 'effort'):
+            getattr(ahead, field)[:] = getattr(reference, field)
+        if self.trajectory is not None:
+            self.trajectory.sample(t, ahead)
+        return ahead
+
+    def _command_fresh(self, t: float) -> bool:
+        """Whether there is a command not older than ``command_timeout``; count a stale tick."""
+        if self.command_time is None:
+            return False
+        if self.command_timeout > 0 and t - self.command_time > self.command_timeout:
+            self.stale_ticks += 1
+            return False
+        return True

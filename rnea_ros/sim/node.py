@@ -14,7 +14,7 @@ Topics (relative; remap them):
 | ``truth/contact_wrenches/<link>`` | out | geometry_msgs/WrenchStamped per contact sphere link |
 | ``/diagnostics`` | out | diagnostic_msgs/DiagnosticArray, 1 Hz: the counters |
 | ``joint_trajectory`` | in | trajectory_msgs/JointTrajectory to track (points' effort: FF) |
-| ``effort_commands`` | in | std_msgs/Float64MultiArray in ``joints`` order, added to the PD |
+| ``effort_commands`` | in | std_msgs/Float64MultiArray in ``joints`` order (``controller``) |
 | ``joint_torques`` | in | sensor_msgs/JointState: the node's answer (lockstep pacing) |
 | ``apply_wrench`` | in | geometry_msgs/WrenchStamped: push ``frame_id`` (a link), link frame |
 
@@ -25,6 +25,7 @@ describe the step just taken. See ``controller`` for the PD, feed-forward and st
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 
@@ -105,13 +106,16 @@ class SimNode(Node):
         lower = np.array([plant.nominal.joint(n).lower for n in names])
         upper = np.array([plant.nominal.joint(n).upper for n in names])
         initial = self._initial_positions(lower, upper)
-        for name, gains in (('kp', settings.kp), ('kd', settings.kd)):
+        for name, gains in (('kp', settings.kp), ('kd', settings.kd), ('ki', settings.ki)):
             if len(gains) not in (1, len(names)):
                 raise ValueError(f"parameter '{name}' has {len(gains)} values: expected 1 or "
                                  f'{len(names)} (one per actuated joint)')
         self.controller = JointController(
             names, settings.kp, settings.kd, lower, upper, initial,
-            settings.joints or names, settings.command_timeout)
+            settings.joints or names, settings.command_timeout,
+            command_interface=settings.command_interface, ki=settings.ki,
+            period=1.0 / settings.rate,
+            gravity=plant.gravity_torques if settings.gravity_compensated_by_robot else None)
         q = plant.nominal.neutral_configuration()
         q[plant.actuated_q] = initial
         if plant.floating_base:
@@ -123,6 +127,7 @@ class SimNode(Node):
         self.counters = {'steps': 0, 'late steps': 0, 'missed answers': 0,
                          'joint_states dropped (gap)': 0}
         self.rejected: dict[str, int] = {}
+        self.warned: dict[str, float] = {}  # rejected key -> monotonic time of its last warning
         # Tracking error (reference - true position, actuated joints): [sum of mean squares,
         # steps, max |error|] since start and since the last diagnostics report.
         self.tracking = ([0.0, 0, 0.0], [0.0, 0, 0.0])
@@ -210,10 +215,13 @@ class SimNode(Node):
         self.msg_base_acc.header.frame_id = root
 
     def reject(self, topic: str, reason: str, message: str) -> None:
-        """Count a dropped input and say why (throttled)."""
+        """Count a dropped input and say why (at most once a second per topic and reason)."""
         key = f'rejected {topic} ({reason})'
         self.rejected[key] = self.rejected.get(key, 0) + 1
-        self.get_logger().warning(f'{topic} dropped: {message}', throttle_duration_sec=1.0)
+        now = time.monotonic()
+        if now - self.warned.get(key, -math.inf) >= 1.0:  # one reason never hides another
+            self.warned[key] = now
+            self.get_logger().warning(f'{topic} dropped: {message}')
 
     def _on_trajectory_data(self, data: bytes) -> None:
         if self.recorder is not None:
@@ -246,6 +254,10 @@ class SimNode(Node):
                     field('accelerations'), field('effort'), start=start)
             except TrajectoryError as error:
                 self.reject('joint_trajectory', error.reason, str(error))
+                return
+        self.get_logger().info(
+            f'joint_trajectory accepted: {times.size} point{"s" * (times.size != 1)} over '
+            f'{times[-1]:g} s, joints {", ".join(msg.joint_names)}')
 
     def _on_command(self, msg: Float64MultiArray) -> None:
         self._record_in('effort_commands', msg)
@@ -301,7 +313,10 @@ class SimNode(Node):
         self.get_logger().info(
             f'{len(plant.joint_names)} actuated joints, {settings.rate:g} Hz, physics step '
             f'{1e3 * plant.model.opt.timestep:g} ms ({plant.substeps} per timestep), clock '
-            f'{settings.clock}, gap {settings.gap}')
+            f'{settings.clock}, gap {settings.gap}, command interface '
+            f'{settings.command_interface}'
+            + (', gravity compensated by the robot' if settings.gravity_compensated_by_robot
+               else ''))
         jitter = plant.gap.jitter
         dt_ns = round(1e9 * self.dt)
         if not lockstep:
@@ -347,7 +362,8 @@ class SimNode(Node):
         tied to the state by the stamp, where a message on another topic could arrive before
         or after it. A missed answer keeps the previous command.
         """
-        wired = self.count_publishers('effort_commands') > 0  # a graph query: ~10 us
+        wired = (self.controller.command_interface != 'trajectory_effort'  # takes none
+                 and self.count_publishers('effort_commands') > 0)  # a graph query: ~10 us
         with self.lock:
             if not self.answered.wait_for(lambda: self.answer_stamp >= stamp,
                                           self.settings.lockstep_timeout):

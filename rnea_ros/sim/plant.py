@@ -284,6 +284,21 @@ class Plant:
             force[va:va + 3] = rotation.T @ force[va:va + 3]
         return self.coupling.T @ force
 
+    def gravity_torques(self, position) -> np.ndarray:
+        """
+        Return g(q) of the plant at the actuated joints' ``position`` (fixed base only).
+
+        The torques that hold the true rigid bodies (gap included) at rest there, one per
+        ``joint_names``: what a robot that compensates gravity itself adds to each command.
+        """
+        if self.floating_base:
+            raise InputError('Plant.gravity_torques: a fixed base only (a floating base is '
+                             'held by its contacts)')
+        q = self.nominal.neutral_configuration()
+        q[self.actuated_q] = position
+        rest = np.zeros(self.nv)
+        return self.inverse_dynamics(q, rest, rest)[self.actuated_v]
+
     # ------------------------------------------------------------------ sensors
     def measured_position(self) -> np.ndarray:
         """Return the actuated joints' positions as the encoders read them (quantised)."""

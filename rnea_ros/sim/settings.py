@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 import math
 
+from rnea_ros.sim.controller import COMMAND_INTERFACES
+
 CLOCKS = ('realtime', 'lockstep')
 
 PARAMETERS = {  # name: (default, description)
@@ -28,11 +30,28 @@ PARAMETERS = {  # name: (default, description)
                               'missed answer is counted and the previous command used.'),
     'gap': ('default', 'Reality gap: default (the shipped arm gap), none, go2 or solo12 (the '
                        "shipped quadrupeds' feet), or a YAML file (or --gap)."),
+    'command_interface': ('drive_pd', 'What a joint torque is, as the real interface makes it. '
+                                      'drive_pd: a drive with its own PD, kp (q_d - q) + '
+                                      'kd (v_d - v) + trajectory effort + effort command. '
+                                      'effort: a JointGroupEffortController, the effort '
+                                      'command is the whole torque (held until the next; '
+                                      'zero before the first), no PD. '
+                                      'trajectory_effort: a joint_trajectory_controller with '
+                                      'the effort interface, a PID (kp, ki, kd) on the sampled '
+                                      "trajectory + the point's effort; effort_commands "
+                                      'refused.'),
+    'gravity_compensated_by_robot': (False, 'The robot adds g(q) of its true bodies at the '
+                                            'measured positions to every torque, as Franka '
+                                            'and UR do: commands exclude gravity. Fixed base '
+                                            'only.'),
     'joints': ([], 'Joints of effort_commands, in this order. Empty: every actuated joint.'),
     'kp': ([100.0], 'PD stiffness [N m/rad or N/m]: one value for all joints or one per joint.'),
     'kd': ([10.0], 'PD damping [N m s/rad or N s/m]: one value or one per joint.'),
-    'command_timeout': (0.1, 'Age [s, sim time] after which an effort command is stale and its '
-                             'feed-forward goes to zero (0: hold it forever).'),
+    'ki': ([0.0], 'Integral gain [N m/(rad s) or N/(m s)] of trajectory_effort (0 with the '
+                  'other interfaces): one value or one per joint.'),
+    'command_timeout': (0.1, 'Age [s, sim time] after which an effort command is stale and, '
+                             'with drive_pd, its feed-forward goes to zero (0: hold it '
+                             'forever); effort holds it, counting the stale steps.'),
     'wrench_timeout': (0.1, 'Age [s, sim time] after which an apply_wrench push ends.'),
     'initial_positions': ([], 'Start positions of the actuated joints. Empty: 0, or the '
                               'nearest limit when 0 is outside the joint limits.'),
@@ -64,9 +83,12 @@ class SimSettings:
     clock: str
     lockstep_timeout: float
     gap: str
+    command_interface: str
+    gravity_compensated_by_robot: bool
     joints: tuple[str, ...]
     kp: tuple[float, ...]
     kd: tuple[float, ...]
+    ki: tuple[float, ...]
     command_timeout: float
     wrench_timeout: float
     initial_positions: tuple[float, ...]
@@ -110,18 +132,28 @@ def read_settings(values: dict) -> SimSettings:
     clock = values['clock']
     if clock not in CLOCKS:
         _fail('clock', clock, 'one of ' + ', '.join(CLOCKS))
+    interface = values['command_interface']
+    if interface not in COMMAND_INTERFACES:
+        _fail('command_interface', interface, 'one of ' + ', '.join(COMMAND_INTERFACES))
     for name in ('robot_description', 'gap', 'record'):
         if not isinstance(values[name], str):
             _fail(name, values[name], 'a string')
-    if not isinstance(values['floating_base'], bool):
-        _fail('floating_base', values['floating_base'], 'true or false')
+    for name in ('floating_base', 'gravity_compensated_by_robot'):
+        if not isinstance(values[name], bool):
+            _fail(name, values[name], 'true or false')
+    if values['gravity_compensated_by_robot'] and values['floating_base']:
+        _fail('gravity_compensated_by_robot', True, 'false with floating_base (the robots that '
+              'compensate gravity have a fixed base)')
     joints = values['joints']
     if not isinstance(joints, (list, tuple)) or not all(isinstance(j, str) for j in joints):
         _fail('joints', joints, 'a list of joint names')
-    kp, kd = _numbers('kp', values['kp']), _numbers('kd', values['kd'])
-    for name, gains in (('kp', kp), ('kd', kd)):
+    kp, kd, ki = (_numbers(name, values[name]) for name in ('kp', 'kd', 'ki'))
+    for name, gains in (('kp', kp), ('kd', kd), ('ki', ki)):
         if not gains or min(gains) < 0:
             _fail(name, list(gains), 'one or more numbers >= 0')
+    if any(ki) and interface != 'trajectory_effort':
+        _fail('ki', list(ki), f'0 with command_interface {interface} (only trajectory_effort '
+              'has an integral term)')
     pose = _numbers('initial_base_pose', values['initial_base_pose'], 7)
     if abs(math.sqrt(sum(x * x for x in pose[3:])) - 1.0) > 1e-6:
         _fail('initial_base_pose', list(pose), '[x y z qx qy qz qw] with a unit quaternion')
@@ -133,8 +165,10 @@ def read_settings(values: dict) -> SimSettings:
         clock=clock,
         lockstep_timeout=_number('lockstep_timeout', values['lockstep_timeout']),
         gap=values['gap'],
+        command_interface=interface,
+        gravity_compensated_by_robot=values['gravity_compensated_by_robot'],
         joints=tuple(joints),
-        kp=kp, kd=kd,
+        kp=kp, kd=kd, ki=ki,
         command_timeout=_number('command_timeout', values['command_timeout'], low_open=False),
         wrench_timeout=_number('wrench_timeout', values['wrench_timeout']),
         initial_positions=_numbers('initial_positions', values['initial_positions']),

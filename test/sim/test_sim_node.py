@@ -63,6 +63,13 @@ def _gap(tmp_path: Path, text: str) -> str:
     (lambda tmp: ['--urdf', PANDA, '--record', str(tmp / 'bag'), '--ros-args', '-p',
                   'record_split:=0.0'],
      "parameter 'record_split' is 0.0: expected a number > 0 and <= 600"),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'command_interface:=position'],
+     "parameter 'command_interface' is 'position': expected one of drive_pd, effort, "
+     'trajectory_effort'),
+    (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'floating_base:=true', '-p',
+                  'gravity_compensated_by_robot:=true'],
+     "parameter 'gravity_compensated_by_robot' is True: expected false with floating_base (the "
+     'robots that compensate gravity have a fixed base)'),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'substeps:=0'],
      "parameter 'substeps' is 0: expected an integer from 1 to 100"),
     (lambda tmp: ['--urdf', PANDA, '--ros-args', '-p', 'kp:=[1.0, 2.0]'],
@@ -144,6 +151,20 @@ def test_joint_states_out_and_effort_commands_move_the_joint(ros):
     assert others < 0.5 * (moved.position[0] - first.position[0])  # held, up to the coupling
 
 
+def test_the_effort_interface_applies_the_command_alone(ros):
+    """``command_interface: effort``: the torque is the command exactly, no PD however far off."""
+    states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
+    commands = ros.publisher(Float64MultiArray, 'effort_commands')
+    _start(ros, _sim_params(command_interface='effort', kp=[100.0], kd=[10.0]))
+    first = ros.wait_for(states, timeout=60)
+    assert all(e == 0.0 for e in first.effort)  # no command yet: no torque
+    ros.spin_until(lambda: commands.get_subscription_count() > 0, timeout=30)
+    commands.publish(Float64MultiArray(data=[2.0] + [0.0] * 7))
+    moved = ros.wait_for(states, lambda m: m.position[0] > 0.05, timeout=30)
+    # A PD of 100 N m/rad would push back by 5 N m here, and hold the other joints.
+    assert list(moved.effort) == [2.0] + [0.0] * 7
+
+
 def test_lockstep_waits_for_each_answer_and_takes_its_effort_as_the_command(ros):
     """
     Let exactly one step through per joint_torques stamped like a state.
@@ -185,11 +206,20 @@ def test_a_trajectory_outside_the_limits_is_dropped_and_counted(ros):
                    'beyond its limit -0.0698' in process.output(), timeout=10)
     state = ros.wait_for(states)
     assert state.position[3] == pytest.approx(-1.5, abs=1e-3)  # still held where it was
+    # A joint the robot lacks: warned at once (another reason's warning does not hide it).
+    trajectories.publish(JointTrajectory(joint_names=['panda_joint9'], points=[
+        JointTrajectoryPoint(positions=[0.0], time_from_start=Duration(sec=1))]))
+    ros.wait_for(diagnostics, lambda m: _status(m).get(
+        'rejected joint_trajectory (unknown_joint)') == '1', timeout=30)
+    ros.spin_until(lambda: "joint_trajectory dropped: unknown joint 'panda_joint9'; expected "
+                   'names of ' + ', '.join(PANDA_JOINTS) in process.output(), timeout=10)
 
     good = JointTrajectoryPoint(positions=[0.3, 0.0, 0.0, -1.5, 0.0, 1.5, 0.0, 0.02],
                                 time_from_start=Duration(sec=0, nanosec=300_000_000))
     trajectories.publish(JointTrajectory(joint_names=PANDA_JOINTS, points=[good]))
     assert ros.wait_for(states, lambda m: abs(m.position[0] - 0.3) < 0.01, timeout=30)
+    assert ('joint_trajectory accepted: 1 point over 0.3 s, joints ' + ', '.join(PANDA_JOINTS)
+            in process.output())
     # The diagnostics report how well the reference was tracked: it moved by 0.3 rad.
     report = _status(ros.wait_for(diagnostics, timeout=30))
     assert 1e-4 < float(report['tracking error max [rad]']) < 0.3
