@@ -16,6 +16,10 @@ joint_state_broadcaster and a ``JointGroupEffortController`` named ``controller`
   and follows a new description.
 
 The node keeps its other topics relative (``desired_accelerations``, ``joint_torques``, ...).
+A ``JointGroupEffortController``'s command is the whole joint torque: give the node, in
+``params_file``, ``control_law: pd_feedforward`` (or ``computed_torque``) with ``kp.<joint>``
+and ``kd.<joint>``, and ``gravity_compensated_by_robot: true`` for a robot that adds gravity
+itself (docs/robots.md); the default ``feedforward`` is for a controller with its own feedback.
 """
 import os
 
