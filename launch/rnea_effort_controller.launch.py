@@ -20,6 +20,10 @@ joint_state_broadcaster and a ``JointGroupEffortController`` named ``controller`
 Relative names resolve in ``namespace`` (none: ``/effort_controller/commands``,
 ``/joint_states``, ``/robot_description``). ``use_sim_time`` sets the parameter of that name.
 The node keeps its other topics relative (``desired_accelerations``, ``joint_torques``, ...).
+A ``JointGroupEffortController``'s command is the whole joint torque: give the node, in
+``params_file``, ``control_law: pd_feedforward`` (or ``computed_torque``) with ``kp.<joint>``
+and ``kd.<joint>``, and ``gravity_compensated_by_robot: true`` for a robot that adds gravity
+itself (docs/robots.md); the default ``feedforward`` is for a controller with its own feedback.
 """
 import os
 

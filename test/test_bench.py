@@ -142,3 +142,11 @@ def test_bench_thresholds_counts_events_per_model_and_rule_on_generated_logs():
     # The generated logs have no collision: the default rule detects none either way.
     defaults = [row for row in rows if row[1] == '+ 2 sigma, 10 ms over (default)']
     assert len(defaults) == 3 and all(row[2:] == ['0', '0'] for row in defaults), out
+
+
+def test_bench_control_margin_prints_every_robot_and_law():
+    out = bench('bench_control_margin.py', '--configurations', '1')
+    assert 'delay 1 tick = 1 ms' in out
+    for row in ('panda  pd_feedforward   sim PD', 'panda  pd_feedforward   wrist soft',
+                'ur5    pd_feedforward   test', 'ur5    computed_torque  400/40'):
+        assert row in out

@@ -24,6 +24,7 @@ from dataclasses import dataclass, fields, replace
 import math
 
 from rnea_ros.contacts import Contact, KINDS
+from rnea_ros.control.control_law import CONTROL_LAWS, MAX_KD, MAX_KP
 from rnea_ros.control.joint_input import MAX_NAMES
 from rnea_ros.dynamics.joint_model import (DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS,
                                            MAX_EFFORT_GAIN, MIN_EFFORT_GAIN)
@@ -239,6 +240,25 @@ PARAMETERS: tuple[Parameter, ...] = (
         'gravity_coriolis: g(q) + C(q, v) v.',
         choices=TORQUE_TERMS, live=True),
     Parameter(
+        'control_law', STRING, CONTROL_LAWS[0],
+        '`feedforward`, `pd_feedforward` or `computed_torque` (see Control laws)',
+        "feedforward: ID(q, v, a_d), a term added to a controller's own feedback. "
+        'pd_feedforward: ID(q, v, a_d) + Kp (q_d - q) + Kd (v_d - v), the whole torque. '
+        'computed_torque: M(q) (a_d + Kp e + Kd e_dot) + C v + g. Kp, Kd: kp.<joint>, '
+        'kd.<joint>; q_d, v_d, a_d: the desired_accelerations point or trajectory. With a '
+        'feedback law, no desired motion and every fault publish the damped rest g(q) - D v '
+        '(fault_output and collision_reaction then apply to feedforward only). Fixed base, '
+        'state_source measured.',
+        choices=CONTROL_LAWS, note='7'),
+    Parameter(
+        'gravity_compensated_by_robot', BOOL, False,
+        'the robot adds g(q) itself: leave it out of the published torques',
+        'true: the robot adds the gravity torques g(q) to every command itself (Franka FCI, '
+        'UR direct torque): the published torques leave g(q) out (clipped to the effort limits '
+        'with it), so hold_gravity publishes zero and the damped rest -D v; the observer and '
+        'the diagnostics still count it.',
+        note='7'),
+    Parameter(
         'thread_priority', INTEGER, 50,
         "SCHED_FIFO priority of the node's threads (its executor's: 1); `0`: normal",
         "SCHED_FIFO priority (1..99) of the inputs and control threads (as ros2_control's "
@@ -288,8 +308,8 @@ PARAMETERS: tuple[Parameter, ...] = (
         unit='rad or m', example='[0.0]', shown_default='unset'),
     Parameter(
         'max_trajectory_points', INTEGER, 1000,
-        'most points of a desired_accelerations or joint_trajectory message',
-        'Most points a desired_accelerations or joint_trajectory message may have (and at most '
+        'most points of a desired_accelerations or planned_trajectory message',
+        'Most points a desired_accelerations or planned_trajectory message may have (and at most '
         f'{MAX_NAMES} joint names): a larger one is dropped before it is decoded (counted as '
         'too_large, warned at most once a second), so that one message cannot hold up the '
         'inputs.',
@@ -549,7 +569,22 @@ WRENCH_POINT = Family(
                   shown_default='unset (a wrench)'),
     ),
     when='once `wrench_estimation_links` is read', checked_by='rnea_ros.control.declaration.check')
-FAMILIES = (CONTACT, JOINT_MODEL, COLLISION, COLLISION_PROFILE, WRENCH_POINT)
+GAINS = Family(
+    'joint', (
+        Parameter('kp.{joint}', DOUBLE, 0.0,
+                  'position gain of `pd_feedforward` / `computed_torque`',
+                  'Position gain of the feedback laws: N m/rad (N/m) under pd_feedforward, '
+                  '1/s^2 under computed_torque.',
+                  unit='N m/rad or 1/s²', low=0.0, high=MAX_KP, live=True, note='7'),
+        Parameter('kd.{joint}', DOUBLE, 0.0,
+                  'velocity gain, and the damping of the rest',
+                  'Velocity gain of the feedback laws: N m s/rad (N s/m) under pd_feedforward, '
+                  '1/s under computed_torque; also the damping D of the damped rest.',
+                  unit='N m s/rad or 1/s', low=0.0, high=MAX_KD, live=True, note='7'),
+    ),
+    when='for each one-DoF joint when a model loads',
+    checked_by='rnea_ros.control.declaration.check')
+FAMILIES = (CONTACT, JOINT_MODEL, COLLISION, COLLISION_PROFILE, WRENCH_POINT, GAINS)
 
 
 # ------------------------------------------------------------------ checking a value

@@ -37,6 +37,7 @@ import numpy as np
 
 from rnea_ros.contacts import ContactSolver
 from rnea_ros.control.collision_reaction import StopReaction
+from rnea_ros.control.control_law import ControlLaw, leave_gravity_out, rest_torques
 from rnea_ros.control.cycle_kernels import add_joint_terms, finish_outputs, input_ages
 from rnea_ros.control.joint_input import (base_spatial_acceleration, BaseStateInput,
                                           JointStateInput, NEVER, NEVER_RECEIVED, NON_FINITE,
@@ -186,6 +187,10 @@ class Feedforward:
         self.observer_queue = (SampleQueue(settings.observer_queue, model.nq, model.nv, n)
                                if settings.observer else None)
         self.stop = StopReaction(model, self.joint_model.armature) if settings.observer else None
+        # The control law (control_law), its gains; g(q) when the robot adds it (the cycle's).
+        self.law = ControlLaw(model, settings.control_law, self.joint_names, settings.gains,
+                              self.v_offset)
+        self._gravity = np.zeros(model.nv)
         # Compile (or load from the cache) every helper now, not in the first cycle.
         input_ages(self.joints.position_time, self.joints.velocity_time, self._command_joint)
         self._add_joint_terms(self._zeros, False)
@@ -363,22 +368,40 @@ class Feedforward:
             self.reactions.zero()
         mode = (self.settings.collision_reaction if code == COLLISION
                 else self.settings.fault_output)
-        if mode == 'stop':  # g(q) - D v, then the hold (or hold_gravity if that fails)
-            mode = self.stop.output(self.observer.latches, self.q, self.v, self.tau,
-                                    self.settings.collision_stop_time)
-        if not fault_torques(mode, self.tau, self._hold_gravity):
-            return False
-        if self._finish() > 0:
+        held = self.fault.code != JOINT_STATES_MISSING  # a position to hold
+        if self.law.feedback:  # the damped rest; v unknown when the inputs are stale
+            held = rest_torques(self.law, self.q, None if code in (
+                JOINT_STATES_STALE, VELOCITY_MISSING) else self.v, self.tau, held)
+        else:
+            if mode == 'stop':  # g(q) - D v, then the hold (or hold_gravity if that fails)
+                mode = self.stop.output(self.observer.latches, self.q, self.v, self.tau,
+                                        self.settings.collision_stop_time)
+            if not fault_torques(mode, self.tau, self._hold_gravity):
+                return False
+        with_gravity = held if self.law.feedback else held and mode in ('hold_gravity', 'stop')
+        if self._finish(with_gravity) > 0:
             self.clipped_cycles += 1
         return True
 
-    def _finish(self) -> int:
-        """Clip tau and write the outputs; -1 (nothing written) if tau is not finite."""
+    def _finish(self, with_gravity: bool = True) -> int:
+        """
+        Clip tau and write the outputs; -1 (nothing written) if tau is not finite.
+
+        With ``gravity_compensated_by_robot`` and a tau ``with_gravity``, the total is clipped
+        and g(q) taken out of what is written (the robot adds it).
+        """
         limiter = self.limiter
-        return finish_outputs(self.tau, limiter.lower, limiter.upper, limiter.scale > 0,
-                              self._command_index, self._used_q, self._used_v, self.q_offset,
-                              self.v_offset, self.position, self.velocity, self.effort,
-                              self.command)
+        clip, clipped = limiter.scale > 0, 0
+        if with_gravity and self.settings.gravity_compensated_by_robot:
+            clipped = int(limiter.clip(self.tau)) if clip else 0
+            if leave_gravity_out(self.model, self._used_q, self._zeros, self.tau,
+                                 self._gravity):
+                clip = False
+        written = finish_outputs(self.tau, limiter.lower, limiter.upper, clip,
+                                 self._command_index, self._used_q, self._used_v, self.q_offset,
+                                 self.v_offset, self.position, self.velocity, self.effort,
+                                 self.command)
+        return written if written < 0 else max(written, clipped)
 
     def _wrenches_finite(self) -> bool:
         """Check that the contact and joint reaction wrenches to publish are finite."""
@@ -406,7 +429,7 @@ class Feedforward:
         """Compute tau at the used state into ``self.tau`` (NON_FINITE_OUTPUT if it cannot)."""
         settings = self.settings
         terms = settings.torque_terms
-        from_desired = settings.state_source == 'desired'
+        from_desired = settings.state_source == 'desired' and not self.law.feedback
         q, v, a = self.q, self.v, self.a
         desired = self.desired
         if desired is not None and not desired.active(now, ros_time,
@@ -438,6 +461,15 @@ class Feedforward:
                 base_spatial_acceleration(self._base_linear, self._base_angular,
                                           self._base_twist, a)
         self._used_q, self._used_v = q, v
+        if self.law.feedback:  # the desired motion's errors, or the damped rest without one
+            if desired is None or not desired.has_positions:
+                return None if rest_torques(self.law, q, v, self.tau) else NON_FINITE_OUTPUT
+            if not (sampled or desired.constant):
+                desired.sampler.sample(ros_time - desired.start, desired.q, desired.v,
+                                       desired.a)
+                sampled = True
+            self.law.targets(desired, q, v)
+            self.law.correct_acceleration(a)
         if terms == 'gravity':
             v = a = self._zeros
         elif terms == 'gravity_coriolis':
@@ -467,6 +499,7 @@ class Feedforward:
                 desired.scatter(desired.v, self._v_friction_joints)
         if friction or self.armature_on:
             self._add_joint_terms(a, friction)
+        self.law.add_feedback(self.tau)
         return None
 
     def _add_joint_terms(self, a: np.ndarray, friction: bool) -> None:
@@ -524,6 +557,8 @@ class Feedforward:
             if not all_finite(row):
                 raise Rejected(NON_FINITE, 'the efforts are not finite')
             self.limiter.clip(row)
+        if self.settings.gravity_compensated_by_robot:  # the robot adds g(q) to each point
+            tau -= self.model.rnea_batch(q, np.zeros_like(v), np.zeros_like(a))
         efforts = np.zeros((n_points, len(trajectory.joint_names)))
         efforts[:, known] = tau[:, [self.v_offset + j for j in columns]]
         return efforts

@@ -24,7 +24,6 @@ from rnea_ros.control.declaration import MAX_QUEUE
 from rnea_ros.control.observer_outputs import CLOCK_STEP
 
 
-
 class SampleQueue:
     """Preallocated rows of joint_states samples for the observer (module docstring)."""
 

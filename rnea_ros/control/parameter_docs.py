@@ -13,7 +13,8 @@ import sys
 import textwrap
 
 from rnea_ros.control.declaration import (COLLISION, COLLISION_PROFILE, CONTACT, FAMILIES,
-                                          JOINT_MODEL, Parameter, PARAMETERS, WRENCH_POINT)
+                                          GAINS, JOINT_MODEL, Parameter, PARAMETERS,
+                                          WRENCH_POINT)
 
 
 YAML_HEADER = """\
@@ -96,6 +97,14 @@ def yaml_text() -> str:
                           f'{_with_unit(member)} Declared {COLLISION_PROFILE.when}:'))
     lines.append(f'{INDENT}# {COLLISION_PROFILE.name(member, "joint1", profile="carrying")}: '
                  '8.0')
+    lines.append('')
+    lines.extend(_comment(f'Gains of the feedback control laws (control_law), declared '
+                          f'{GAINS.when} (live); unset: 0. A name that is no joint of the model '
+                          'stops the node at start (exit 2):'))
+    for member in GAINS.members:
+        lines.extend(_comment(f'{member.name.format(joint="<joint>")}: {_with_unit(member)}'))
+    lines.append(f'{INDENT}# kp.joint1: 100.0')
+    lines.append(f'{INDENT}# kd.joint1: 10.0')
     lines.append('')
     member, = WRENCH_POINT.members
     lines.extend(_comment(f'{member.name.format(link="<link>")}: {_with_unit(member)} '

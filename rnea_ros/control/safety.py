@@ -43,6 +43,10 @@ with the stamp of the fault output; with ``fault_output`` ``none`` nothing is pu
 - ``none``: publish nothing; the controller keeps the last command. Only for set-ups whose
   controller has its own command timeout.
 
+Under a feedback ``control_law`` (``pd_feedforward``, ``computed_torque``) the node's torque is
+the robot's only one: every fault publishes the damped rest g(q) - D v instead
+(``control_law.rest_torques``; g(q) alone when the velocity is stale, zero before any position).
+
 Every published effort is finite and, when ``effort_limit_scale`` > 0, within the URDF
 ``<limit effort>`` times that scale (joints without a limit are not clipped).
 """

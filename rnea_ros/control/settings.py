@@ -42,6 +42,8 @@ class Settings:
     fault_output: str = _default('fault_output')
     effort_limit_scale: float = _default('effort_limit_scale')
     torque_terms: str = _default('torque_terms')
+    control_law: str = _default('control_law')
+    gravity_compensated_by_robot: bool = _default('gravity_compensated_by_robot')
     inertia_check: str = _default('inertia_check')
     thread_priority: int = _default('thread_priority')
     contacts: tuple = ()  # contacts.Contact records, from the contacts parameter
@@ -69,6 +71,7 @@ class Settings:
     collision_profile_thresholds: dict = field(default_factory=dict)
     wrench_points: dict = field(default_factory=dict)  # link -> wrench_point.<link>
     joint_model: dict = field(default_factory=dict)  # armature.<joint>, friction.<joint>.<term>
+    gains: dict = field(default_factory=dict)  # kp.<joint>, kd.<joint> -> value
     extra: dict = field(default_factory=dict)
 
     def validate(self) -> Settings:
@@ -104,6 +107,15 @@ class Settings:
         if self.observer and self.floating_base:
             raise ValueError("parameter 'observer' is true but floating_base is true: the "
                              'momentum observer needs a fixed base')
+        if self.control_law != 'feedforward' and self.floating_base:
+            raise ValueError(f"parameter 'control_law' is {self.control_law!r} but floating_base "
+                             'is true: the feedback laws drive a fixed-base arm')
+        if self.control_law != 'feedforward' and self.state_source != 'measured':
+            raise ValueError(f"parameter 'control_law' is {self.control_law!r} but state_source "
+                             f'is {self.state_source!r}: feedback needs the measured state')
+        if self.gravity_compensated_by_robot and self.floating_base:
+            raise ValueError("parameter 'gravity_compensated_by_robot' is true but floating_base "
+                             'is true: a robot that compensates gravity is a fixed-base arm')
         links = self.wrench_estimation_links
         if len(set(links)) != len(links) or not all(links):
             raise ValueError(f"parameter 'wrench_estimation_links' is {list(links)}: expected "

@@ -63,7 +63,9 @@ def core_status(core, now: float, ros_time: float) -> tuple[int, str, dict[str, 
         values['desired motion'] = 'timed out: zero desired acceleration'
         if level == OK:
             level = WARN
-            messages = ['desired accelerations timed out: gravity + velocity-product only']
+            messages = ['desired accelerations timed out: ' + (
+                'damped rest g(q) - D v' if core.law.feedback
+                else 'gravity + velocity-product only')]
     values['desired age [s]'] = _age(now, desired.received if desired else NEVER)
     if core.measured.topics:
         values.update(core.measured.status(now))
@@ -89,6 +91,7 @@ def core_status(core, now: float, ros_time: float) -> tuple[int, str, dict[str, 
             level, messages = alarm[0], [alarm[1]]
         elif alarm is not None and alarm[0] == level == ERROR:
             messages.append(alarm[1])
+    values.update(law_status(core))
     values['clipped cycles'] = str(core.clipped_cycles)
     values['non-finite torques replaced'] = str(core.non_finite_outputs)
     values['fault cycles'] = str(core.fault.fault_cycles)
@@ -116,3 +119,17 @@ def core_status(core, now: float, ros_time: float) -> tuple[int, str, dict[str, 
                                            'set for ' + ', '.join(core.friction_joints)
                                            + ')')
     return level, '; '.join(messages), values
+
+
+def law_status(core) -> dict[str, str]:
+    """Return the keys of the control law and of gravity (control_law, kp/kd, the robot's g)."""
+    law = core.law
+    gains = ', '.join(f'{name} {kp:g}/{kd:g}' for name, (kp, kd) in law.gains().items())
+    values = {'control law': law.law + (f' (kp/kd: {gains or "none set"})' if law.feedback
+                                        else '')}
+    if law.feedback:
+        values['damped rest'] = 'yes' if law.resting else 'no'
+    values['gravity'] = ('compensated by the robot: left out of the published torques'
+                         if core.settings.gravity_compensated_by_robot
+                         else 'in the published torques')
+    return values

@@ -1,7 +1,7 @@
 """
 The names of the interfaces ``rnea_ctl`` uses, each said once; node names checked.
 
-Topics are relative to the target node's namespace (``/left/rnea`` -> ``/left/joint_trajectory``)
+Topics are relative to the target node's namespace (``/left/rnea`` -> ``/left/planned_trajectory``)
 as the node and the simulated robot subscribe to them; a remapped topic is given with ``--topic``.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from rnea_ros.errors import InputError
 DEFAULT_NODE = '/rnea'
 SIM_NODE = '/rnea_sim'
 # The node's and the simulated robot's trajectory input (trajectory_msgs/JointTrajectory).
-TRAJECTORY_TOPIC = 'joint_trajectory'
+TRAJECTORY_TOPIC = 'planned_trajectory'
 APPLY_WRENCH_TOPIC = 'apply_wrench'  # the simulated robot's push input (WrenchStamped)
 RESET_COLLISION_SERVICE = 'reset_collision'  # private (~/) service of the node, std_srvs/Trigger
 DIAGNOSTICS_TOPIC = '/diagnostics'

@@ -5,7 +5,7 @@ The node in a closed loop with the simulated robot: both processes, the trajecto
 (``python -m rnea_ros.node``) as their own processes on a private ROS_DOMAIN_ID limited to this
 machine, wired the two ways a ros2_control user wires them:
 
-- ``trajectory`` (path a): the trajectory goes to the node's ``joint_trajectory``; the node's
+- ``trajectory`` (path a): the trajectory goes to the node's ``planned_trajectory``; the node's
   ``joint_trajectory_with_effort`` goes to the sim's ``joint_trajectory``, whose joint PD adds
   each point's effort (joint_trajectory_controller with an effort interface);
 - ``effort`` (path b): the trajectory goes to the sim's ``joint_trajectory``; the sim publishes
@@ -36,11 +36,9 @@ from rnea_ros.dynamics.model import RobotModel
 PATHS = ('pd', 'trajectory', 'effort')
 # The node's remappings on path b: its torques to the sim's effort commands; the trajectory is
 # the sim's alone (the node follows it through desired_accelerations), as in a ros2_control
-# system where it goes to the robot's controller: the node's own joint_trajectory input is moved
-# to a topic nobody publishes (decoding and re-publishing a long trajectory it does not need
-# would hold the GIL its inputs thread needs for tens of ms).
-EFFORT_PATH_REMAPS = {'feedforward_effort': 'effort_commands',
-                      'joint_trajectory': 'unused/joint_trajectory'}
+# system where it goes to the robot's controller's joint_trajectory: the node's own input,
+# planned_trajectory, is another topic, which nobody publishes on this path.
+EFFORT_PATH_REMAPS = {'feedforward_effort': 'effort_commands'}
 POINT_PERIOD = 0.01  # s between two points of the trajectory sent (quintic in between)
 KP, KD = 100.0, 10.0  # N m/rad, N m s/rad: a compliant joint PD, low gains
 START_TIMEOUT = 180.0  # s: the first start on a machine compiles the kernels

@@ -5,7 +5,7 @@ What ``rnea_excite`` writes into ``--output DIR``: every file, or none.
   as ``ros2 topic pub`` takes them): every joint of the URDF, per point positions,
   velocities, accelerations and ``time_from_start``; the held joints at their rest position.
   joint_trajectory_controller, the simulated robot (``rnea_sim``) and the node's
-  ``joint_trajectory`` input play it;
+  ``planned_trajectory`` input play it;
 - ``trajectory.csv``: the same points, a column per joint and quantity, with the torques the
   URDF model predicts;
 - ``trajectory.html``: an interactive plot (plotly) per joint: position, velocity,

@@ -166,7 +166,7 @@ class ManagedOutputs:
             JointState, 'joint_states', qos, self._on_joint_states,
             batch_end=self._on_joint_states_batch if self.settings.observer else None))
         self._entities.append(self.create_subscription(
-            JointTrajectory, 'joint_trajectory', self._on_trajectory, TRAJECTORY_QOS, raw=True))
+            JointTrajectory, 'planned_trajectory', self._on_trajectory, TRAJECTORY_QOS, raw=True))
         if self._description_from_topic:  # by a process of its own: see model_loading
             self._start_description_worker()
 

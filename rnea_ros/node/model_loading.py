@@ -25,6 +25,7 @@ import os
 import threading
 import warnings
 
+from rnea_ros.control.control_law import GAIN_PREFIXES
 from rnea_ros.control.feedforward import Feedforward
 from rnea_ros.control.observer_outputs import collision_thresholds
 from rnea_ros.control.settings import (actuated_joints, check_model, ModelRejected,
@@ -83,8 +84,10 @@ def build_core(node, model: RobotModel, settings: Settings) -> Feedforward:
         raise ParameterRejected(str(exc)) from None
     settings.collision_thresholds, settings.collision_profile_thresholds = \
         collision_thresholds(values, actuated_joints(model), settings.collision_profiles)
+    settings.gains = {name: value for name, value in values.items()
+                      if name.startswith(GAIN_PREFIXES)}
     settings.joint_model = {name: value for name, value in values.items()
-                            if not name.startswith(COLLISION_PREFIX)}
+                            if not name.startswith((COLLISION_PREFIX,) + GAIN_PREFIXES)}
     return Feedforward(model, settings)
 
 

@@ -22,7 +22,7 @@ subscriptions
                              effort publishers), depth 1 (``observer_queue`` with ``observer``:
                              the observer integrates every sample, the newest is answered)
   ``desired_accelerations``  trajectory_msgs/JointTrajectory, best effort, depth 1
-  ``joint_trajectory``       trajectory_msgs/JointTrajectory, reliable, depth 10
+  ``planned_trajectory``     trajectory_msgs/JointTrajectory, reliable, depth 10
   ``odometry``               nav_msgs/Odometry, best effort, depth 1 (``floating_base`` only)
   ``base_acceleration``      geometry_msgs/AccelStamped, best effort, depth 1 (idem)
   each of ``wrench_topics``  geometry_msgs/WrenchStamped, best effort, depth 1: a measured
@@ -58,7 +58,7 @@ for ``input_timeout``. With ``cycle_trigger`` clock a control thread
 deadline from the latest inputs; a deadline woken more than one period late for is skipped and
 counted as a missed cycle (``realtime`` has the definitions). Both threads ask for SCHED_FIFO at
 ``thread_priority`` and a 1 µs timer slack, and run without them when not permitted (said once in
-the log and in the diagnostics). The executor thread handles the rest: joint_trajectory,
+the log and in the diagnostics). The executor thread handles the rest: planned_trajectory,
 robot_description, parameters, diagnostics. One lock guards the control state, so a cycle never
 sees a half-merged message or a half-installed model. Watchdogs use the steady clock, never ROS
 time, so ``use_sim_time`` clock jumps cannot stall or trip them.
@@ -221,6 +221,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
                     setattr(self.settings, parameter.name, parameter.value)
             if self._core is not None:
                 self._core.limiter.scale = self.settings.effort_limit_scale
+                self._core.law.apply(parameters)
                 if self._core.observer is not None:
                     self._core.observer.apply(parameters)
         for parameter in parameters:
@@ -416,7 +417,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         if not self._active:  # the executor's thread, which also runs the transitions
             return
         if core is None:
-            self.get_logger().warning('joint_trajectory dropped: no robot model yet')
+            self.get_logger().warning('planned_trajectory dropped: no robot model yet')
             return
         with self._lock:
             measured = core.q.copy()
@@ -424,12 +425,12 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             msg = decode_trajectory(data, self.settings.max_trajectory_points)
             efforts = core.trajectory_efforts(to_trajectory(msg), measured)
         except Rejected as exc:
-            self._reject('joint_trajectory', exc, time.monotonic())
+            self._reject('planned_trajectory', exc, time.monotonic())
             return
         set_efforts(msg, efforts)
         with self.collisions.trajectory_lock:  # never after a collision's stop trajectory
             if self.collisions.blocks(core):
-                self._reject('joint_trajectory', Rejected(
+                self._reject('planned_trajectory', Rejected(
                     'collision', 'dropped: a collision is latched (reset it first)'),
                     time.monotonic())
                 return

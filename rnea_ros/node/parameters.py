@@ -24,9 +24,10 @@ from rclpy.expand_topic_name import expand_topic_name
 from rclpy.parameter import Parameter as RosParameter
 from rclpy.validate_full_topic_name import validate_full_topic_name
 
+from rnea_ros.control.control_law import GAIN_PREFIXES
 from rnea_ros.control.declaration import (BY_NAME, check, COLLISION, COLLISION_PROFILE, CONTACT,
-                                          DOUBLE, DOUBLE_ARRAY, JOINT_MODEL, NODE_ONLY, Parameter,
-                                          PARAMETERS, WRENCH_POINT)
+                                          DOUBLE, DOUBLE_ARRAY, GAINS, JOINT_MODEL, NODE_ONLY,
+                                          Parameter, PARAMETERS, WRENCH_POINT)
 from rnea_ros.control.payload import removal
 from rnea_ros.control.settings import check_profiles, Settings
 from rnea_ros.control.wrenches import contact_from_parameters
@@ -37,9 +38,10 @@ ROS_OWN = ('use_sim_time', 'start_type_description_service')
 ROS_OWN_PREFIXES = ('qos_overrides.',)
 JOINT_MODEL_PREFIXES = ('armature.', 'friction.', 'effort_bias.', 'effort_gain.')
 COLLISION_PREFIX = THRESHOLD_PARAMETER
-# The families declared per joint of each model: the joint model (read-only), the thresholds.
-PER_JOINT = (JOINT_MODEL, COLLISION)
-PER_JOINT_PREFIXES = JOINT_MODEL_PREFIXES + (COLLISION_PREFIX,)
+# The families declared per joint of each model: the joint model (read-only), the thresholds,
+# the gains of the control law.
+PER_JOINT = (JOINT_MODEL, COLLISION, GAINS)
+PER_JOINT_PREFIXES = JOINT_MODEL_PREFIXES + (COLLISION_PREFIX,) + GAIN_PREFIXES
 WRENCH_POINT_PREFIX = 'wrench_point.'
 FAMILY_PREFIXES = PER_JOINT_PREFIXES + ('contact.', WRENCH_POINT_PREFIX)
 
@@ -48,6 +50,8 @@ def declared(name: str) -> Parameter | None:
     """Return the declaration of the parameter ``name`` (of a checked family too), or None."""
     if name.startswith(COLLISION_PREFIX):
         return replace(COLLISION.members[0], name=name)
+    if name.startswith(GAIN_PREFIXES):
+        return replace(GAINS.members[GAIN_PREFIXES.index(name[:3])], name=name)
     return BY_NAME.get(name)
 
 
@@ -222,15 +226,16 @@ def joint_model_parameters(node, joint_names) -> dict[str, object]:
     values = {}
     profiles = node.settings.collision_profiles
     for joint, family, member, name in _per_joint(joint_names, profiles):
-        # A threshold is checked here (the joint model's terms by JointModel).
+        # A threshold or a gain is checked here (the joint model's terms by JointModel).
         convert = ((lambda value, name=name: check(declared(name), value))
-                   if family is COLLISION else (lambda value: value))
+                   if family is not JOINT_MODEL else (lambda value: value))
         if name in done:
             value = node.get_parameter(name).value
         else:
             node.joint_model_declaring = True  # let check_parameters pass it
             try:
-                value = _declare(node, name, member, None, convert, f'Joint {joint!r}: ',
+                value = _declare(node, name, member, member.default if family is GAINS
+                                 else None, convert, f'Joint {joint!r}: ',
                                  read_only=False if family is JOINT_MODEL else None)
             except rclpy.exceptions.InvalidParameterException as exc:
                 raise ValueError(f'joint {joint!r} cannot name the parameter {name!r}: '
@@ -247,7 +252,8 @@ def joint_model_parameters(node, joint_names) -> dict[str, object]:
                          f'(armature.<joint>, friction.<joint>.coulomb|viscous|offset, '
                          f'effort_bias.<joint>, effort_gain.<joint>, collision_threshold.<joint>, '
                          f'collision_threshold.<profile>.<joint> for a profile of '
-                         f'collision_profiles {list(profiles)}); joints: {list(joint_names)}')
+                         f'collision_profiles {list(profiles)}, kp.<joint>, kd.<joint>); '
+                         f'joints: {list(joint_names)}')
     return values
 
 

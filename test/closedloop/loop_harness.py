@@ -206,10 +206,12 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
             answers: list = []
             answers_sub.append(loop.subscribe(JointState, 'joint_torques', answers.append))
             loop.spin_until(lambda: answers, START_TIMEOUT, 'the node to answer', watch)
-        # Its subscriber: the sim on paths pd and effort, the node on path trajectory.
-        publisher = loop.publisher(JointTrajectory, 'joint_trajectory')
+        # Its subscriber: the sim's joint_trajectory on paths pd and effort, the node's
+        # planned_trajectory on path trajectory.
+        topic = 'planned_trajectory' if path == 'trajectory' else 'joint_trajectory'
+        publisher = loop.publisher(JointTrajectory, topic)
         loop.spin_until(lambda: publisher.get_subscription_count() >= 1, 60.0,
-                        'the subscribers of joint_trajectory', watch)
+                        f'the subscribers of {topic}', watch)
         start = Q[0]
         if path == 'trajectory':
             settle(loop, publisher, names, Q[0], desired, watch)

@@ -157,7 +157,7 @@ def test_on_path_a_a_latched_collision_stops_the_trajectory_controllers_motion(t
         held['reference'] = [(stamp_ns(m), np.asarray(m.points[0].positions)) for m in desired
                              if stamp_ns(m) >= detected]
         assert call(loop, Trigger, '/rnea/reset_collision', Trigger.Request()).success
-        planner = loop.publisher(JointTrajectory, 'joint_trajectory')
+        planner = loop.publisher(JointTrajectory, 'planned_trajectory')
         rest = trajectory_message(model.joint_names, np.array([2.0]), Q[-1:], 0 * Q[-1:],
                                   0 * Q[-1:])
         hold = held['reference'][-1][1]

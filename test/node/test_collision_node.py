@@ -116,7 +116,7 @@ def test_debounce_and_profile_change_live_and_an_undeclared_profile_is_refused(r
 def test_on_path_a_a_latched_collision_holds_the_controller_and_the_planner_back(ros, panda):
     feeder, run, quiet, push = started(ros, panda, collision_reaction='stop')
     out = ros.collect(JointTrajectory, 'joint_trajectory_with_effort')
-    planner = ros.publisher(JointTrajectory, 'joint_trajectory')
+    planner = ros.publisher(JointTrajectory, 'planned_trajectory')
 
     def plan(tag: str) -> JointTrajectory:
         msg = JointTrajectory(joint_names=ARM)
@@ -141,7 +141,7 @@ def test_on_path_a_a_latched_collision_holds_the_controller_and_the_planner_back
     assert (point.time_from_start.sec, point.time_from_start.nanosec) == (0, 0)
     np.testing.assert_allclose(point.effort, model.gravity_torques(q)[arm], rtol=0, atol=1e-9)
     planner.publish(plan('during'))
-    report = feeder.diagnostic(has_level(ERROR, 'rejected joint_trajectory (collision)', '1'))
+    report = feeder.diagnostic(has_level(ERROR, 'rejected planned_trajectory (collision)', '1'))
     assert status(report)[2]['collision'] == 'true'
     assert not [m for m in out.messages if m.header.frame_id == 'during']
     response = ros.call(Trigger, '/rnea/reset_collision', Trigger.Request())

@@ -66,7 +66,7 @@ def test_no_node_is_exit_1_naming_it(ros, tmp_path):
     done = run_ctl(ros, ['--timeout', '1', 'trajectory', '--point', '1', 'a=1', '--node',
                          '/left/nobody'], tmp_path)
     assert (done.code, done.stderr) == (
-        1, 'rnea_ctl: nothing subscribes to /left/joint_trajectory (is the node running?) '
+        1, 'rnea_ctl: nothing subscribes to /left/planned_trajectory (is the node running?) '
            'within 1 s\n')
     done = run_ctl(ros, ['--timeout', '1', 'status', 'nobody'], tmp_path)
     assert (done.code, done.stderr) == (

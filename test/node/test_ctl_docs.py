@@ -96,7 +96,7 @@ def test_documented_commands_run_against_the_node(ros, tmp_path):
     written = _write_trajectory(tmp_path)
     trajectories = ros.collect(JointTrajectory, '/joint_trajectory_with_effort')
     pushes = ros.collect(WrenchStamped, '/' + APPLY_WRENCH_TOPIC, RELIABLE)
-    assert TRAJECTORY_TOPIC == 'joint_trajectory'  # the node's input, that it answers on
+    assert TRAJECTORY_TOPIC == 'planned_trajectory'  # the node's input, that it answers on
     up = run_ctl(ros, ['--timeout', '180', 'wait'], tmp_path)  # the model loaded (busy machine)
     assert up.code == 0, up
     for command in documented_commands():
@@ -124,7 +124,7 @@ def test_documented_commands_run_against_the_node(ros, tmp_path):
                      else [w.split('=')[0] for w in words[words.index('--point') + 2:]
                            if '=' in w][:2])
             points = 3 if '--point' not in words else words.count('--point')
-            assert lines == [f'/joint_trajectory: sent {points} points of {len(names)} joints '
+            assert lines == [f'/planned_trajectory: sent {points} points of {len(names)} joints '
                              f'({4.0 if points == 2 else 2.0:g} s)']
             answer = ros.wait_for(trajectories, lambda m: list(m.joint_names) == names,
                                   timeout=30, start=start)

@@ -41,7 +41,7 @@ def test_the_docs_table_is_what_the_declaration_generates():
 def test_settings_has_a_field_per_parameter_with_its_declared_default():
     names = {f.name for f in fields(Settings)} - {
         'joint_model', 'collision_thresholds', 'collision_profile_thresholds', 'wrench_points',
-        'extra'}
+        'gains', 'extra'}
     assert names == set(BY_NAME) - set(declaration.NODE_ONLY)
     settings = Settings()
     for name in names - {'contacts'}:

@@ -222,7 +222,7 @@ def test_trajectory_republished_with_efforts(ros, panda):
     streams = Streams(ros, model.joint_names, q_measured, np.zeros(model.nv))
     streams.torque_for()  # the node is up and has the measured state
     out = ros.collect(JointTrajectory, 'joint_trajectory_with_effort')
-    publisher = ros.publisher(JointTrajectory, 'joint_trajectory')
+    publisher = ros.publisher(JointTrajectory, 'planned_trajectory')
     rng = np.random.default_rng(5)
     arm = [model.joint_names.index(name) for name in PANDA_ARM]
     for fields in ('pva', 'pv', 'p'):

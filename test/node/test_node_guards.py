@@ -89,13 +89,13 @@ def test_oversized_trajectories_and_joint_states_are_dropped_counted_and_warned(
     model, _ = panda
     streams = Streams.on_panda(ros, panda, 3, (40, 0), max_trajectory_points=10)
     expected = streams.expected
-    trajectory = ros.publisher(JointTrajectory, 'joint_trajectory')
+    trajectory = ros.publisher(JointTrajectory, 'planned_trajectory')
     huge_names = joint_state([f'j{k}' for k in range(1001)], np.zeros(1001), stamp=(41, 0))
     streams.extra = [(streams.desired_pub, _points(11, model.joint_names[:7])),
                      (trajectory, _points(11, model.joint_names[:7])),
                      (streams.js_pub, huge_names)]
     keys = [f'rejected {topic} (too_large)'
-            for topic in ('desired_accelerations', 'joint_trajectory', 'joint_states')]
+            for topic in ('desired_accelerations', 'planned_trajectory', 'joint_states')]
     streams.diagnostic(lambda m: status(m) and all(key in status(m)[2] for key in keys))
     output = ros.process.output()
     assert 'desired_accelerations: message dropped (too_large): 11 points ' \

@@ -1,0 +1,110 @@
+"""
+The control laws on the node, over real DDS: gains as parameters, the damped rest, the robot's g.
+
+Same harness as ``test_node`` (the real node as a subprocess, one domain per test): kp/kd given
+at start and set live (checked with the start's words), the torques of ``pd_feedforward``, the
+damped rest when the desired motion stops, g(q) left out for a robot that adds it, the renamed
+path-a input.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from rcl_interfaces.msg import Parameter as ParameterMsg
+from rcl_interfaces.msg import ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
+from ros_harness import NodeProcess
+import test_node
+from test_node import accel_point, has_level, random_arm_state, status, Streams, WARN
+
+pytestmark = pytest.mark.timeout(120)
+panda = test_node.panda  # the fixture of test_node: the panda (model, URDF)
+TOL = 1e-9  # N m: the node's torques are the library's, to rounding
+
+
+def _set(ros, name: str, value: float):
+    response = ros.call(SetParameters, '/rnea/set_parameters', SetParameters.Request(
+        parameters=[ParameterMsg(name=name, value=ParameterValue(
+            type=ParameterType.PARAMETER_DOUBLE, double_value=value))]))
+    return response.results[0]
+
+
+def test_pd_feedforward_gains_at_start_and_live_and_the_damped_rest(ros, panda):
+    model, xml = panda
+    names = model.joint_names
+    kp = np.linspace(10.0, 80.0, model.nv)
+    kd = np.linspace(1.0, 8.0, model.nv)
+    params = {f'kp.{n}': k for n, k in zip(names, kp)}
+    params.update({f'kd.{n}': k for n, k in zip(names, kd)})
+    ros.start_node({'robot_description': xml, 'rate': 200.0, 'control_law': 'pd_feedforward',
+                    'acceleration_timeout': 0.05, **params})
+    q, v, a = random_arm_state(model, 3)
+    q_d, v_d = q + 0.1, v - 0.2
+    streams = Streams(ros, names, q, v)
+    streams.desired = accel_point(names, a, positions=q_d, velocities=v_d)
+    expected = model.rnea(q, v, a) + kp * (q_d - q) + kd * (v_d - v)
+    streams.torque_for((50, 0), timeout=90.0,  # the first start compiles the kernels
+                       predicate=lambda m: np.allclose(m.effort, expected, atol=TOL, rtol=0))
+    # Live: the next answers use the new gain.
+    assert _set(ros, f'kp.{names[0]}', 200.0).successful
+    kp[0] = 200.0
+    expected = model.rnea(q, v, a) + kp * (q_d - q) + kd * (v_d - v)
+    streams.torque_for((51, 0), predicate=lambda m: np.allclose(m.effort, expected, atol=TOL,
+                                                                rtol=0))
+    result = _set(ros, f'kd.{names[1]}', -1.0)
+    assert (result.successful, result.reason) == (
+        False, f"parameter 'kd.{names[1]}' is -1.0: expected a number from 0 to 10000")
+    # The desired motion stops: g(q) - Kd v, WARN saying so.
+    streams.desired = None
+    rest = model.gravity_torques(q) - kd * v
+    streams.torque_for((52, 0), predicate=lambda m: np.allclose(m.effort, rest, atol=TOL,
+                                                                rtol=0))
+    report = streams.diagnostic(has_level(WARN, 'damped rest', 'yes'))
+    assert 'damped rest g(q) - D v' in status(report)[1]
+    assert status(report)[2]['control law'].startswith('pd_feedforward (kp/kd: ')
+
+
+def test_gravity_compensated_by_robot_leaves_g_out_of_the_command(ros, panda):
+    model, xml = panda
+    ros.start_node({'robot_description': xml, 'rate': 200.0,
+                    'gravity_compensated_by_robot': True})
+    q, v, a = random_arm_state(model, 4)
+    streams = Streams(ros, model.joint_names, q, v)
+    streams.desired = accel_point(model.joint_names, a)
+    expected = model.rnea(q, v, a) - model.gravity_torques(q)
+    streams.torque_for((40, 0), timeout=90.0,
+                       predicate=lambda m: np.allclose(m.effort, expected, atol=TOL, rtol=0))
+    command = ros.wait_for(streams.command, timeout=10.0, tick=streams.tick)
+    np.testing.assert_allclose(command.data, expected, atol=TOL, rtol=0)
+    report = streams.diagnostic(lambda msg: 'gravity' in status(msg)[2])
+    assert status(report)[2]['gravity'] == ('compensated by the robot: left out of the '
+                                            'published torques')
+
+
+@pytest.mark.parametrize('params, text', [
+    ({'kp.nowhere': 1.0}, "parameter 'kp.nowhere' names no one-DoF joint of the model"),
+    ({'kd.panda_joint1': 1.0e9},
+     "parameter 'kd.panda_joint1' is 1000000000.0: expected a number from 0 to 10000"),
+    ({'control_law': 'pid'}, "parameter 'control_law' is 'pid': expected one of: feedforward, "
+                             'pd_feedforward, computed_torque'),
+])
+def test_bad_gains_and_laws_exit_2_naming_the_parameter(ros, panda, params, text):
+    _, xml = panda
+    process = ros.start_node({'robot_description': xml, **params})
+    assert process.proc.wait(60) == 2
+    lines = [line for line in process.output().splitlines() if text in line]
+    assert len(lines) == 1, process.output()
+
+
+def test_the_path_a_input_is_planned_trajectory_not_the_controllers_topic(ros, panda):
+    _, xml = panda
+    process: NodeProcess = ros.start_node({'robot_description': xml, 'rate': 200.0})
+    assert process.proc.poll() is None
+
+    def topics():
+        if 'rnea' not in ros.node.get_node_names():
+            return set()
+        return {name for name, _ in ros.node.get_subscriber_names_and_types_by_node(
+            'rnea', '/')}
+    ros.spin_until(lambda: '/planned_trajectory' in topics(), 90.0)
+    assert '/joint_trajectory' not in topics()
