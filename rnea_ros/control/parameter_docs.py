@@ -12,9 +12,9 @@ import argparse
 import sys
 import textwrap
 
-from rnea_ros.control.declaration import (COLLISION, COLLISION_PROFILE, CONTACT, FAMILIES,
-                                          GAINS, JOINT_MODEL, Parameter, PARAMETERS,
-                                          WRENCH_POINT)
+from rnea_ros.control.declaration import (COLLISION, COLLISION_PROFILE, CONTACT, FAMILIES, GAINS,
+                                          JOINT_MODEL, PARAMETERS, WRENCH_POINT)
+from rnea_ros.control.parameter import Parameter
 
 
 YAML_HEADER = """\

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rnea_ros.control.declaration import BY_NAME, check, NODE_ONLY, PARAMETERS
+from rnea_ros.control.declaration import BY_NAME, NODE_ONLY, PARAMETERS
+from rnea_ros.control.parameter import check
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
 

@@ -25,9 +25,9 @@ from rclpy.parameter import Parameter as RosParameter
 from rclpy.validate_full_topic_name import validate_full_topic_name
 
 from rnea_ros.control.control_law import GAIN_PREFIXES
-from rnea_ros.control.declaration import (BY_NAME, check, COLLISION, COLLISION_PROFILE, CONTACT,
-                                          DOUBLE, DOUBLE_ARRAY, GAINS, JOINT_MODEL, NODE_ONLY,
-                                          Parameter, PARAMETERS, WRENCH_POINT)
+from rnea_ros.control.declaration import (BY_NAME, COLLISION, COLLISION_PROFILE, CONTACT, GAINS,
+                                          JOINT_MODEL, NODE_ONLY, PARAMETERS, WRENCH_POINT)
+from rnea_ros.control.parameter import check, DOUBLE, DOUBLE_ARRAY, Parameter
 from rnea_ros.control.payload import removal
 from rnea_ros.control.settings import check_profiles, Settings
 from rnea_ros.control.wrenches import contact_from_parameters
