@@ -70,12 +70,10 @@ import time
 import traceback
 
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import AccelStamped, WrenchStamped
-from nav_msgs.msg import Odometry
+from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.lifecycle import LifecycleNode
-from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
 from rnea_ros.control import payload as node_payload
@@ -83,13 +81,12 @@ from rnea_ros.control import trajectory as trajectory_module
 from rnea_ros.control.declaration import LIVE, PAYLOAD
 from rnea_ros.control.diagnostics import ArrivalGaps, CycleStats, Rejections
 from rnea_ros.control.feedforward import Feedforward
-from rnea_ros.control.joint_input import Rejected
 from rnea_ros.control.safety import ERROR, OK, WARN
 from rnea_ros.control.settings import actuated_joints, ModelRejected, ParameterRejected
 from rnea_ros.node.collision_handling import CollisionHandling
+from rnea_ros.node.inputs import InputCallbacks
 from rnea_ros.node.lifecycle import ManagedOutputs
-from rnea_ros.node.messages import (COMMAND_QOS, decode_trajectory, diagnostic_array,
-                                    OutputMessages, set_efforts, to_trajectory)
+from rnea_ros.node.messages import COMMAND_QOS, diagnostic_array, OutputMessages
 from rnea_ros.node.model_loading import build_core, DescriptionWorker, parse_description
 from rnea_ros.node.observer_messages import ObserverMessages
 from rnea_ros.node.parameters import (before_set, check_parameters, check_topic_names,
@@ -103,7 +100,7 @@ GC_PERIOD = 1.0  # s between two young-generation garbage collections (see GcMon
 STATUS_SUFFIX = ': feed-forward torques'  # after the node's fully qualified name
 
 
-class RneaNode(ManagedOutputs, LifecycleNode):
+class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
     """
     Publishes inverse-dynamics torques; see the module docstring for the interface.
 
@@ -333,149 +330,6 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         # The model and messages live as long as the node: out of the collector's sight (no
         # full collection here: a model can arrive between two cycles).
         self.gc_monitor.freeze(collect=False)
-
-    # ------------------------------------------------------------------ inputs
-    def _reject(self, topic: str, exc: Rejected, now: float) -> None:
-        with self._lock:
-            warning = self.rejections.record(topic, exc.reason, str(exc), now)
-        if warning:
-            self.get_logger().warning(warning)
-
-    def _on_joint_states(self, msg: JointState) -> None:
-        """
-        From the inputs thread: merge; answer at once (cycle_trigger joint_states, rate 0).
-
-        With the observer, the sample is queued for it instead, and the batch of messages taken
-        in one go (those that came while the thread was busy) is integrated, then answered
-        once, after its last (``_on_joint_states_batch``).
-        """
-        now = time.monotonic()
-        batched = self.settings.observer
-        with self._lock:
-            self.input_gaps.arrival(now)
-            core = self._core
-            if core is None:
-                return
-            answer = False
-            try:
-                core.on_joint_states(msg.name, msg.position, msg.velocity, msg.effort, now,
-                                     msg.header.stamp, observe=not batched)
-            except Rejected as exc:
-                rejected = exc
-            else:
-                if self._arrival_clock is not None:  # the clock's next cycle: 1.5 periods on
-                    self._arrival_clock.arrived(time.monotonic_ns())
-                self._batch_accepted = True
-                rejected = None
-                answer = not batched and self._answer_each and self._active
-                messages = self._cycle_locked(core, now) if answer else None
-        if rejected is not None:
-            self._reject('joint_states', rejected, now)
-        elif answer:
-            self._publish(messages, now)
-
-    def _on_joint_states_batch(self) -> None:
-        """
-        After a batch of joint_states: the observer integrates it, then answer the newest.
-
-        Answered at once with cycle_trigger joint_states or rate 0, if a message was accepted.
-        """
-        now = time.monotonic()
-        with self._lock:
-            core, accepted, self._batch_accepted = self._core, self._batch_accepted, False
-            if core is None:
-                return
-            core.observe_queued()
-            notice = None if core.observer is None else core.observer.notice(now)
-            collided = self.collisions.take(core)
-            answer = accepted and self._answer_each and self._active
-            messages = self._cycle_locked(core, now) if answer else None
-        if notice:  # a clock step of the stamps (the observer restarted)
-            self.get_logger().error(notice)
-        self.collisions.send(collided)
-        if answer:
-            self._publish(messages, now)
-
-    def _on_desired(self, data: bytes) -> None:
-        """From the inputs thread: a serialized desired motion, decoded unless too large."""
-        if self._core is None:
-            return
-        now = time.monotonic()
-        try:
-            msg = decode_trajectory(data, self.settings.max_trajectory_points)
-            trajectory = to_trajectory(msg)
-            start = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
-            if start == 0:  # joint_trajectory_controller's convention: start on receipt
-                start = self._ros_time()
-            with self._lock:
-                self._core.on_desired(trajectory, start, now)
-        except Rejected as exc:
-            self._reject('desired_accelerations', exc, now)
-
-    def _on_trajectory(self, data: bytes) -> None:
-        core = self._core
-        if not self._active:  # the executor's thread, which also runs the transitions
-            return
-        if core is None:
-            self.get_logger().warning('planned_trajectory dropped: no robot model yet')
-            return
-        with self._lock:
-            measured = core.q.copy()
-        try:  # outside the lock: a long trajectory must not hold up the cycles
-            msg = decode_trajectory(data, self.settings.max_trajectory_points)
-            efforts = core.trajectory_efforts(to_trajectory(msg), measured)
-        except Rejected as exc:
-            self._reject('planned_trajectory', exc, time.monotonic())
-            return
-        set_efforts(msg, efforts)
-        with self.collisions.trajectory_lock:  # never after a collision's stop trajectory
-            if self.collisions.blocks(core):
-                self._reject('planned_trajectory', Rejected(
-                    'collision', 'dropped: a collision is latched (reset it first)'),
-                    time.monotonic())
-                return
-            self.collisions.relayed = tuple(msg.joint_names)
-            self._trajectory_pub.publish(msg)
-
-    def _on_odometry(self, msg: Odometry) -> None:
-        if self._core is None:
-            return
-        now = time.monotonic()
-        pose, twist = msg.pose.pose, msg.twist.twist
-        p, o, lin, ang = pose.position, pose.orientation, twist.linear, twist.angular
-        try:
-            with self._lock:
-                self._core.on_odometry((p.x, p.y, p.z), (o.x, o.y, o.z, o.w),
-                                       (lin.x, lin.y, lin.z), (ang.x, ang.y, ang.z), now,
-                                       msg.header.stamp)
-        except Rejected as exc:
-            self._reject('odometry', exc, now)
-
-    def _on_wrench(self, index: int, topic: str, msg: WrenchStamped) -> None:
-        if self._core is None:
-            return
-        now = time.monotonic()
-        force, torque = msg.wrench.force, msg.wrench.torque
-        try:
-            with self._lock:
-                self._core.on_wrench(index, msg.header.frame_id, (
-                    force.x, force.y, force.z, torque.x, torque.y, torque.z), now)
-        except Rejected as exc:
-            self._reject(topic, exc, now)
-
-    def _on_base_acceleration(self, msg: AccelStamped) -> None:
-        if self._core is None:
-            return
-        now = time.monotonic()
-        lin, ang = msg.accel.linear, msg.accel.angular
-        try:
-            with self._lock:
-                stamp = msg.header.stamp
-                seconds = stamp.sec + 1e-9 * stamp.nanosec if stamp.sec or stamp.nanosec else None
-                self._core.on_base_acceleration((lin.x, lin.y, lin.z), (ang.x, ang.y, ang.z),
-                                                now, seconds)
-        except Rejected as exc:
-            self._reject('base_acceleration', exc, now)
 
     # ------------------------------------------------------------------ control cycle
     def _ros_time(self) -> float:
