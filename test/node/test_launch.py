@@ -257,7 +257,8 @@ def test_config_names_declared_parameters_with_valid_values():
     params = document['/**']['ros__parameters']
     assert set(params) <= set(BY_NAME)
     commented = {'command_joints', 'contacts', 'wrench_topics', 'locked_joints',
-                 'locked_positions', 'wrench_estimation_links'}  # lists: commented examples
+                 'locked_positions', 'wrench_estimation_links',
+                 'collision_profiles'}  # lists: commented examples
     assert set(BY_NAME) - set(params) == commented
     assert all(f'# {name}: [' in CONFIG.read_text() for name in commented)
     values = {k: v for k, v in params.items() if k not in NODE_ONLY}
