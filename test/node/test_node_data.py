@@ -280,11 +280,13 @@ def _descendants(pid: int) -> list[tuple[int, int]]:
 
 def test_a_20_mb_description_replaces_the_model_without_stalling_the_cycles(ros, panda):
     """
-    Replace the model with a 20 MB robot_description at 500 Hz: at most 2 more missed cycles.
+    Replace the model with a 20 MB robot_description at 500 Hz: at most 10 more missed cycles.
 
-    The panda with 20 MB of comments costs at most 2 missed cycles more than a quiet window of
+    The panda with 20 MB of comments costs at most 10 missed cycles more than a quiet window of
     the same number of diagnostics periods: it is received and parsed in a worker process, only
-    the finished model is installed under the lock.
+    the finished model is installed under the lock. Parsed on the node's own threads it would
+    stall the cycles for the whole parse (about a second: hundreds of missed cycles); the margin
+    of 10 is the scatter of a loaded machine (6 against a median of 2.5 beside a full test run).
     """
     model, xml = panda
     node = ros.start_node({'rate': 500.0})
@@ -324,6 +326,6 @@ def test_a_20_mb_description_replaces_the_model_without_stalling_the_cycles(ros,
         windows = [(missed(quiet[-1]) - missed(quiet[0])) * periods / (len(quiet) - 1)]
     print(f'missed cycles: {replacement} over {periods} reports with the 20 MB replacement, '
           f'{windows} in quiet windows of as many reports')
-    assert replacement <= np.median(windows) + 2, (replacement, windows)
+    assert replacement <= np.median(windows) + 10, (replacement, windows)
     torques = streams.torque_for((9, 0), predicate=lambda m: np.allclose(m.effort, good))
     np.testing.assert_allclose(torques.effort, good, rtol=0, atol=1e-12)

@@ -211,8 +211,9 @@ def docs_atomic_command() -> list[str]:
     """Return the words of the set_parameters_atomically command of docs/node.md."""
     text = (Path(__file__).resolve().parents[2] / 'docs' / 'node.md').read_text()
     for block in re.findall(r'```bash\n(.*?)```', text, re.S):
-        if 'set_parameters_atomically' in block:
-            return shlex.split(block.replace('\\\n', ' '))
+        for command in block.replace('\\\n', ' ').splitlines():  # beside its rnea_ctl twin
+            if command.startswith('ros2 ') and 'set_parameters_atomically' in command:
+                return shlex.split(command)
     raise AssertionError('docs/node.md shows no set_parameters_atomically command')
 
 
