@@ -13,15 +13,13 @@ from __future__ import annotations
 
 from collections import deque
 
+from inprocess_loop import start_tracking
 import numpy as np
 
 from rnea_ros.control.feedforward import Feedforward
 from rnea_ros.control.settings import Settings
 from rnea_ros.control.trajectory import Trajectory
-from rnea_ros.demos.closed_loop import tracked_joints, Tracking, trajectory_points
-from rnea_ros.sim.controller import JointController
-from rnea_ros.sim.gap import load_gap
-from rnea_ros.sim.plant import Plant
+from rnea_ros.demos.closed_loop import Tracking
 
 
 def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: dict,
@@ -33,20 +31,10 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
     Returns the tracking error before the stall (all of the run without one), and the actuated
     positions and velocities at every step (steps, joints).
     """
-    plant = Plant(urdf, gap=load_gap(gap))
-    model = plant.nominal
-    names = plant.joint_names
-    times, Q, V, A = trajectory_points(model, duration)
-    lower = np.array([model.joint(name).lower for name in names])
-    upper = np.array([model.joint(name).upper for name in names])
-    controller = JointController(names, 0.0, 0.0, lower, upper, Q[0],
-                                 command_interface='effort')
-    controller.set_trajectory(model.joint_names, times, Q, V, A, None, start=0.0)
+    plant, controller, tracked = start_tracking(urdf, gap, duration, 0.0, 0.0,
+                                                command_interface='effort')
+    model, names = plant.nominal, plant.joint_names
     core = Feedforward(model, Settings(rate=0.0, control_law=law, gains=gains).validate())
-    tracked = [names.index(name) for name in tracked_joints(model)]
-    q_start = model.neutral_configuration()
-    q_start[plant.actuated_q] = Q[0]
-    plant.reset(q_start)
     steps = int(round(duration / plant.timestep))
     tracking_steps = steps if stall_at is None else int(round(stall_at / plant.timestep))
     error = np.empty((tracking_steps, len(tracked)))

@@ -38,6 +38,29 @@ def true_feedforward(plant: Plant, q, v, a) -> np.ndarray:
     return plant.inverse_dynamics(q, v, a)[plant.actuated_v]
 
 
+def start_tracking(urdf: str, gap: str, duration: float, kp: float, kd: float,
+                   point_efforts: bool = False, **controller_keywords):
+    """
+    Return (plant, controller, tracked) of a run: the plant at the demo trajectory's start.
+
+    ``controller`` (``JointController`` with ``kp``, ``kd`` and ``controller_keywords``) holds
+    the trajectory of ``duration`` s, its points carrying ``RobotModel.rnea`` with
+    ``point_efforts``; ``tracked``: the indices of the tracked joints among the actuated ones.
+    """
+    plant = Plant(urdf, gap=load_gap(gap))
+    model, names = plant.nominal, plant.joint_names
+    times, Q, V, A = trajectory_points(model, duration)
+    lower = np.array([model.joint(name).lower for name in names])
+    upper = np.array([model.joint(name).upper for name in names])
+    controller = JointController(names, kp, kd, lower, upper, Q[0], **controller_keywords)
+    efforts = model.rnea_batch(Q, V, A) if point_efforts else None
+    controller.set_trajectory(model.joint_names, times, Q, V, A, efforts, start=0.0)
+    q_start = model.neutral_configuration()
+    q_start[plant.actuated_q] = Q[0]
+    plant.reset(q_start)
+    return plant, controller, [names.index(name) for name in tracked_joints(model)]
+
+
 def run_in_process(urdf: str, gap: str, feedforward: Feedforward | None, duration: float,
                    kp: float = KP, kd: float = KD, point_efforts: bool = False,
                    late_steps: int = 0) -> Tracking:
@@ -51,20 +74,9 @@ def run_in_process(urdf: str, gap: str, feedforward: Feedforward | None, duratio
     k + ``late_steps`` on (1: a robot whose effort interface takes the answer to a state in
     its next tick, as a ros2_control effort controller fed over a topic does).
     """
-    plant = Plant(urdf, gap=load_gap(gap))
+    plant, controller, tracked = start_tracking(urdf, gap, duration, kp, kd, point_efforts)
     model = plant.nominal
-    names = plant.joint_names
-    times, Q, V, A = trajectory_points(model, duration)
-    lower = np.array([model.joint(name).lower for name in names])
-    upper = np.array([model.joint(name).upper for name in names])
-    controller = JointController(names, kp, kd, lower, upper, Q[0])
-    efforts = model.rnea_batch(Q, V, A) if point_efforts else None
-    controller.set_trajectory(model.joint_names, times, Q, V, A, efforts, start=0.0)
-    tracked = [names.index(name) for name in tracked_joints(model)]
     q_full, v_full, a_full = model.neutral_configuration(), np.zeros(model.nv), np.zeros(model.nv)
-    q_start = q_full.copy()
-    q_start[plant.actuated_q] = Q[0]
-    plant.reset(q_start)
     steps = int(round(duration / plant.timestep))
     error = np.empty((steps, len(tracked)))
     pending: deque = deque()

@@ -93,7 +93,7 @@ def test_demo_loads_panda_by_default(robots_dir, capsys):
 
 
 def test_demo_without_example_robot_data_says_what_to_do(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(demo, 'PANDA_URDF', tmp_path / 'missing.urdf')
+    monkeypatch.setattr(motions, 'PANDA_URDF', tmp_path / 'missing.urdf')
     with pytest.raises(SystemExit) as exit_info:
         demo.main([])
     assert exit_info.value.code == 2

@@ -27,27 +27,23 @@ RAISED = [  # (exception, status, the line after "<prog>: ")
 ]
 
 
-def _tools(tmp_path):
-    """(prog, main, argv, the module attribute doing the work) of each tool."""
-    out = str(tmp_path / 'out')
-    return [
-        ('rnea_bag', bag_cli.main, ['b.mcap', '--urdf', 'r.urdf', '--output', out], 'run'),
-        ('rnea_identify', identify_cli.main, ['b.mcap', '--urdf', 'r.urdf', '--output', out],
-         'pipeline'),
-        ('rnea_excite', excite_cli.main, ['--urdf', 'r.urdf', '--output', out], 'run'),
-        ('rnea_fleet', fleet_cli.main, ['bags', '--urdf', 'r.urdf', '--output', out], '_run'),
-    ]
+# prog -> (its cli module, its arguments but --output, the attribute of the module doing the
+# work: 'pipeline' for rnea_identify's pipeline.identify).
+TOOLS = {
+    'rnea_bag': (bag_cli, ['b.mcap', '--urdf', 'r.urdf'], 'run'),
+    'rnea_identify': (identify_cli, ['b.mcap', '--urdf', 'r.urdf'], 'pipeline'),
+    'rnea_excite': (excite_cli, ['--urdf', 'r.urdf'], 'run'),
+    'rnea_fleet': (fleet_cli, ['bags', '--urdf', 'r.urdf'], '_run'),
+}
 
 
 @pytest.mark.parametrize('exc, status, line', RAISED, ids=lambda v: type(v).__name__
                          if isinstance(v, BaseException) else None)
-@pytest.mark.parametrize('prog', ['rnea_bag', 'rnea_identify', 'rnea_excite', 'rnea_fleet'])
+@pytest.mark.parametrize('prog', list(TOOLS))
 def test_every_tool_maps_what_its_work_raised_to_the_same_status(prog, exc, status, line,
                                                                  tmp_path, monkeypatch,
                                                                  capsys):
-    _, main, argv, attribute = next(t for t in _tools(tmp_path) if t[0] == prog)
-    module = {'rnea_bag': bag_cli, 'rnea_identify': identify_cli, 'rnea_excite': excite_cli,
-              'rnea_fleet': fleet_cli}[prog]
+    module, argv, attribute = TOOLS[prog]
 
     def raising(*args, **kwargs):
         raise exc
@@ -56,6 +52,6 @@ def test_every_tool_maps_what_its_work_raised_to_the_same_status(prog, exc, stat
         monkeypatch.setattr(module.pipeline, 'identify', raising)
     else:
         monkeypatch.setattr(module, attribute, raising)
-    assert main(argv) == status
+    assert module.main([*argv, '--output', str(tmp_path / 'out')]) == status
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f'{prog}: {line}'), err

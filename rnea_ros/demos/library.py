@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from rnea_ros.demos.motions import PANDA_URDF, sinusoidal_trajectory
+from rnea_ros.demos.motions import robot_urdf, sinusoidal_trajectory
 from rnea_ros.dynamics.description import parse_xacro_arg
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError, UsageParser
@@ -91,12 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     urdf = args.urdf
     if args.xacro_arg and urdf is None:
         parser.error('--xacro-arg needs --urdf FILE (a xacro file)')
-    if urdf is None:
-        if not PANDA_URDF.is_file():
-            parser.error('example-robot-data is not installed (it is a test dependency), so '
-                         'the default panda URDF is missing: pass --urdf FILE, or run '
-                         'scripts/demo.sh, which installs it into .venv')
-        urdf = PANDA_URDF
+    urdf = robot_urdf(parser, urdf)
 
     start = time.perf_counter()
     try:

@@ -8,6 +8,7 @@ demo, the node demo, the closed loop and the tests share them.
 """
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 import sysconfig
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from rnea_ros.dynamics.model import RobotModel
 
-__all__ = ['PANDA_URDF', 'sinusoidal_trajectory']
+__all__ = ['PANDA_URDF', 'robot_urdf', 'sinusoidal_trajectory']
 
 PANDA_URDF = Path(sysconfig.get_paths()['purelib']) / (
     'cmeel.prefix/share/example-robot-data/robots/panda_description/urdf/panda.urdf')
@@ -69,3 +70,14 @@ def sinusoidal_trajectory(model: RobotModel, times: np.ndarray, start_at_rest: b
         V[:, v_index] = amplitude * omega * np.cos(angle)
         A[:, v_index] = -amplitude * omega ** 2 * np.sin(angle)
     return Q, V, A
+
+
+def robot_urdf(parser: argparse.ArgumentParser, urdf: Path | None) -> Path:
+    """Return ``urdf``, or the panda when it is None (``parser.error`` when that is missing)."""
+    if urdf is None:
+        if not PANDA_URDF.is_file():
+            parser.error('example-robot-data is not installed (it is a test dependency), so '
+                         'the default panda URDF is missing: pass --urdf FILE, or run '
+                         'scripts/demo.sh, which installs it into .venv')
+        urdf = PANDA_URDF
+    return urdf

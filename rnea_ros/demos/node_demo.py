@@ -42,7 +42,7 @@ import time
 
 import numpy as np
 
-from rnea_ros.demos.motions import PANDA_URDF, sinusoidal_trajectory
+from rnea_ros.demos.motions import robot_urdf, sinusoidal_trajectory
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
 
@@ -355,12 +355,7 @@ def load_robot(parser: argparse.ArgumentParser, urdf: Path | None):
     No ``urdf`` and no example-robot-data: ``parser.error`` (exit 2). A file that does not
     load: one line on stderr, None (the demos exit 1).
     """
-    if urdf is None:
-        if not PANDA_URDF.is_file():
-            parser.error('example-robot-data is not installed (it is a test dependency), so '
-                         'the default panda URDF is missing: pass --urdf FILE, or run '
-                         'scripts/demo.sh, which installs it into .venv')
-        urdf = PANDA_URDF
+    urdf = robot_urdf(parser, urdf)
     try:
         xml = Path(urdf).read_text()
         model = RobotModel.from_urdf_string(xml)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from ros_harness import next_domain_id
 
-from rnea_ros.demos import node_demo
+from rnea_ros.demos import motions, node_demo
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -34,7 +34,7 @@ def test_node_demo_rate_zero_answers_every_sample(robots_dir, capsys):
 
 def _panda():
     from rnea_ros import RobotModel
-    xml = node_demo.PANDA_URDF.read_text()
+    xml = motions.PANDA_URDF.read_text()
     return RobotModel.from_urdf_string(xml), xml
 
 
@@ -49,7 +49,7 @@ def test_node_demo_refuses_bad_arguments(argv, text, capsys):
 
 
 def test_node_demo_without_example_robot_data_says_what_to_do(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(node_demo, 'PANDA_URDF', tmp_path / 'missing.urdf')
+    monkeypatch.setattr(motions, 'PANDA_URDF', tmp_path / 'missing.urdf')
     with pytest.raises(SystemExit) as exit_info:
         node_demo.main([])
     assert exit_info.value.code == 2
