@@ -19,18 +19,20 @@ runs it):
 
 Checking the torques: each joint_torques message carries the stamp of the joint_states sample it
 answers and the position/velocity it used; the node takes joint_states and the desired
-accelerations on different threads, so a cycle may use the acceleration of the previous sample.
-A message matches when its position/velocity are the sample's and its effort equals
-``RobotModel.rnea`` at one of the last few published accelerations (to 1e-9 relative).
+accelerations on different threads, so a cycle uses the newest acceleration it had received when
+it ran: one of the samples a little before the answered one, or any published after it until the
+answer arrived (under load several are). A message matches when its position/velocity are the
+sample's and its effort equals ``RobotModel.rnea`` at one of those accelerations (to 1e-9
+relative), tried from the answered sample's outwards.
 This module, like ``rnea_ros.node.node``, needs rclpy; ``rnea_ros.demos.library`` is the demo
 without ROS.
 """
 from __future__ import annotations
 
 import argparse
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import zip_longest
 import json
 import os
 from pathlib import Path
@@ -48,7 +50,7 @@ from rnea_ros.errors import RneaError
 
 STATUS_NAME = '/rnea: feed-forward torques'  # the node's full name first
 START_TIMEOUT = 180.0  # s: the first start on a machine compiles the kernels
-ACCELERATION_CANDIDATES = 8  # the latest published accelerations a cycle may have used
+ACCELERATIONS_BEFORE = 8  # samples before the answered one whose acceleration a cycle may use
 TOLERANCE = 1e-9  # relative to max(1, |tau|)
 SHOWN_JOINTS = 3
 
@@ -134,8 +136,7 @@ class NodeDemo:
         self._joint_v = np.array([joint.idx_v for joint in self.joints])
         limits = model.effort_limits[self._joint_v]
         self._limits = np.where(np.isfinite(limits), limits, np.inf)  # the node clips to them
-        self.samples: dict[int, tuple] = {}  # stamp -> (q, v, send time)
-        self.accelerations: deque = deque(maxlen=ACCELERATION_CANDIDATES)
+        self.samples: dict[int, tuple] = {}  # stamp -> (q, v, a, send time)
         self.seen: set[int] = set()  # stamps answered already (at rate > 0, several times)
         self.check_from = 0  # stamps up to this one are not checked (start-up)
         self.counter = 0
@@ -160,11 +161,10 @@ class NodeDemo:
         stamp = self.counter
         self._point.accelerations = a[self._joint_v].tolist()
         self.desired.publish(self._trajectory)
-        self.accelerations.append(a)
         self._js.header.stamp.sec, self._js.header.stamp.nanosec = divmod(stamp, 10**9)
         self._js.position = q[self._joint_q].tolist()
         self._js.velocity = v[self._joint_v].tolist()
-        self.samples[stamp] = (q, v, time.perf_counter())
+        self.samples[stamp] = (q, v, a, time.perf_counter())
         self.samples.pop(stamp - 5000, None)
         self.joint_states.publish(self._js)
 
@@ -177,21 +177,37 @@ class NodeDemo:
             return  # not a sample (fault output at start-up), checked already, or start-up
         self.seen.add(stamp)
         self.seen.discard(stamp - 5000)
-        q, v, sent = sample
+        q, v, _, sent = sample
         self.latencies.append((now - sent) * 1e6)
         effort = np.asarray(msg.effort)
         same_state = (np.array_equal(np.asarray(msg.position), q[self._joint_q])
                       and np.array_equal(np.asarray(msg.velocity), v[self._joint_v]))
+        tolerance = TOLERANCE * max(1.0, float(np.max(np.abs(effort))))
         best, best_tau = np.inf, None
-        for a in reversed(self.accelerations):
+        for candidate in self._candidates(stamp):
+            a = self.samples[candidate][2]
             tau = np.clip(self.model.rnea(q, v, a)[self._joint_v], -self._limits, self._limits)
             error = float(np.max(np.abs(effort - tau)))
             if error < best:
                 best, best_tau = error, tau
+            if best <= tolerance:
+                break
         self.errors.append(best)
-        if not same_state or best > TOLERANCE * max(1.0, float(np.max(np.abs(effort)))):
+        if not same_state or best > tolerance:
             self.mismatches += 1
         self.last = (self.names, effort, best_tau)
+
+    def _candidates(self, stamp: int):
+        """Yield the samples whose acceleration the cycle answering ``stamp`` may have used.
+
+        The answered sample's first, then alternately later and earlier ones: earlier ones down
+        to ``ACCELERATIONS_BEFORE`` before it, later ones up to the newest published.
+        """
+        earlier = range(stamp - 1, max(stamp - ACCELERATIONS_BEFORE, 0) - 1, -1)
+        later = range(stamp + 1, self.counter + 1)
+        yield stamp
+        for pair in zip_longest(later, earlier):
+            yield from (s for s in pair if s is not None and s in self.samples)
 
     def _on_diagnostics(self, msg) -> None:
         for status in msg.status:
