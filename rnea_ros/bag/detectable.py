@@ -20,7 +20,14 @@ Over the bag's poses (at most ``POSES`` of the analysed samples, evenly spaced i
 summarised by its minimum, median and maximum; the **guaranteed** force is the maximum over the
 poses of the worst-direction value: a force at least this large, in any direction, on the link's
 origin at any pose of the bag, crosses a threshold (in the steady state of the observer's first
-order response: a push held for a few 1/K). The link is the flange: the model's last link.
+order response: a push held for a few 1/K). The link is the flange (``flange``): the link
+named as ROS-Industrial's URDF conventions name it (``flange``, ``tool0``, or ending in
+``_flange``, ``_tool0``, ``end_effector``: ``FLANGE_NAMES``); without one, of the links
+whose Jacobian at the bag's first pose has the most columns with a rotation (the revolute
+joints that carry it), the one carried by the fewest other joints (a gripper's fingers hang on
+prismatic joints after the flange), the furthest from the origin of the body they are fixed
+to; the URDF's document order breaks a tie. The model's last link is no flange in
+general: the ur5's is ``world``, the panda's a finger.
 
 ``DETECTABLE_FORCE`` [N] is the force a collision detector of an arm beside people should find:
 when the guaranteed force is above it, the summary warns (the thresholds, set by the model's
@@ -42,6 +49,7 @@ DETECTABLE_FORCE = 20.0  # N: the force on the flange a set of thresholds should
 DIRECTIONS = 2000  # unit directions of the worst-direction search
 POSES = 500  # most poses of the bag the detectable force is computed at
 STICTION_VELOCITY = DEFAULT_VELOCITY_THRESHOLD  # rad/s or m/s: the joint model's stiction band
+FLANGE_NAMES = (('flange', 'tool0'), ('_flange', '_tool0', 'end_effector'))  # exact, endings
 
 
 def directions(count: int = DIRECTIONS) -> np.ndarray:
@@ -62,15 +70,35 @@ def forces_at_pose(jacobian: np.ndarray, thresholds: np.ndarray,
     return (math.inf if best <= 0 else 1.0 / best), (math.inf if worst <= 0 else 1.0 / worst)
 
 
+def flange(model, q: np.ndarray) -> str:
+    """Return the arm's flange link, judged at the pose ``q`` (module docstring)."""
+    exact, endings = FLANGE_NAMES
+    named = [link for link in model.link_names if link in exact or link.endswith(endings)]
+    if named:
+        return named[0]
+    scores = {}
+    for link in model.link_names:
+        jacobian = model.link_jacobian(q, link, frame='local_world_aligned')
+        turning = np.any(np.abs(jacobian[3:]) > 1e-12, axis=0)
+        carried = np.any(np.abs(jacobian) > 1e-12, axis=0)
+        scores[link] = (int(turning.sum()), -int((carried & ~turning).sum()))
+    top = max(scores.values())
+    candidates = [link for link in model.link_names if scores[link] == top]
+    bodies = [link for link in candidates if link in model.body_names] or candidates[:1]
+    _, positions = model.link_placements(q, candidates + bodies[:1])
+    distance = np.linalg.norm(positions[:-1] - positions[-1], axis=1)
+    return candidates[int(np.argmax(distance.round(9)))]
+
+
 def smallest_detectable_force(model, q: np.ndarray, thresholds: np.ndarray,
                               link: str | None = None) -> dict:
     """
-    Compute the detectable force on ``link`` (default: the last link) over the poses ``q``.
+    Compute the detectable force on ``link`` (default: ``flange``) over the poses ``q``.
 
     Returns a JSON-ready dict (module docstring): link, poses, best_direction and
     worst_direction (min, median, max over the poses [N]; null: infinite), guaranteed [N].
     """
-    link = link or model.link_names[-1]
+    link = link or flange(model, q[0])
     rows = np.unique(np.linspace(0, len(q) - 1, min(POSES, len(q))).round().astype(int))
     units = directions()
     best, worst = np.empty(len(rows)), np.empty(len(rows))
@@ -97,9 +125,11 @@ def force_warning(detectable: dict) -> str | None:
     if guaranteed is not None and guaranteed <= DETECTABLE_FORCE:
         return None
     told = 'in some direction no force' if guaranteed is None else f'only {guaranteed:.3g} N'
+    easiest = detectable['best_direction']['min']
+    best = 'no force at all' if easiest is None else f'from {easiest:.3g} N'
     return (f'collision thresholds: a {DETECTABLE_FORCE:g} N force on {detectable["link"]} is '
             f'not detected at every pose of this bag ({told} is detected in every direction '
-            f'at every pose; best direction from {detectable["best_direction"]["min"]:.3g} N): '
+            f'at every pose; best direction {best}): '
             "the model's residual sets the thresholds; identify the model first (rnea_identify,"
             ' --joint-model, --measured-effort motor for motor torques)')
 

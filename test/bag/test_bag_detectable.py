@@ -19,6 +19,7 @@ import sys
 
 from bagdata import BAG_START, joint_states_bag, MIMIC, PANDA, PANDA_JOINTS, sample_times
 import numpy as np
+from oracle import robot_path
 import pytest
 from test_bag_observer import quiet, recording, run  # noqa: F401 (the fixture)
 
@@ -36,7 +37,7 @@ def test_a_moving_bag_with_an_exact_model_detects_a_small_force(tmp_path, capsys
                                                                 quiet):  # noqa: F811
     summary = run(capsys, quiet[1], tmp_path / 'out', '--observer')
     force = summary['observer']['smallest_detectable_force']
-    assert force['link'] == quiet[0].link_names[-1]
+    assert force['link'] == 'panda_hand_tcp'
     assert 0 < force['best_direction']['min'] <= force['worst_direction']['min']
     # Thresholds of ~0.3 N m on an arm of ~0.1-0.9 m levers: a few newtons, not 20.
     assert force['guaranteed'] is not None and force['guaranteed'] < detectable.DETECTABLE_FORCE
@@ -49,9 +50,10 @@ def test_a_moving_bag_with_an_exact_model_detects_a_small_force(tmp_path, capsys
 def test_the_detectable_force_is_the_jacobians_at_one_pose(panda):
     q = np.array([0.3, -0.4, 0.2, -1.8, 0.1, 1.5, 0.6, 0.02])[:panda.nq]
     thresholds = np.linspace(0.5, 2.0, panda.nv)
-    link = panda.link_names[-1]
+    link = 'panda_hand_tcp'
     J = panda.link_jacobian(q, link, frame='local_world_aligned')[:3]
     result = detectable.smallest_detectable_force(panda, q[None, :], thresholds)
+    assert result['link'] == link
     # Best direction, by hand: along the column j that reaches its threshold first.
     ratios = np.linalg.norm(J, axis=0) / thresholds
     j = int(np.argmax(ratios))
@@ -133,3 +135,24 @@ def test_the_observer_commands_of_the_bag_page_run_as_shown(tmp_path, quiet):  #
     assert calibrated['observer']['smallest_detectable_force']['guaranteed'] < 20.0
     detected = json.loads((tmp_path / 'my_run_rnea' / 'summary.json').read_text())
     assert [event['joint'] for event in detected['collisions']] == ['panda_joint2']
+
+
+@pytest.mark.parametrize('robot, link', [
+    ('panda', 'panda_hand_tcp'),  # no conventional name: the hand's frame, not a finger
+    ('ur5', 'tool0'),  # ROS-Industrial's name; the last link is `world`
+    ('kinova', 'j2s6s200_end_effector'),
+])
+def test_the_flange_is_the_conventional_link_or_the_tip_of_the_revolute_chain(robot, link):
+    model = RobotModel.from_urdf_file(robot_path(robot))
+    for q in (model.neutral_configuration(), model.neutral_configuration() + 0.3):
+        assert detectable.flange(model, q) == link
+
+
+def test_a_warning_where_no_direction_is_detected_is_written_not_a_crash():
+    # A link no joint moves (the ur5's `world`, the old default) has an infinite detectable
+    # force in every direction: the warning formatted None and rnea_bag died in a traceback.
+    warning = detectable.force_warning({'link': 'world', 'guaranteed': None,
+                                        'best_direction': {'min': None}})
+    assert warning.startswith('collision thresholds: a 20 N force on world is not detected')
+    assert 'in some direction no force is detected' in warning
+    assert 'best direction no force at all' in warning
