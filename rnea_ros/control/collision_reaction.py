@@ -1,20 +1,24 @@
 """
 The ``stop`` collision reaction without ROS: bring the arm to rest, damped, and hold it there.
 
-At detection (``begin``) the diagonal of the mass matrix at the measured q (armature included),
-m_j = M_jj(q) + armature_j, gives per joint j, with T = ``collision_stop_time``:
+At detection (``begin``) the mass matrix at the measured q, armature included,
+M = M(q) + diag(armature), gives with T = ``collision_stop_time``:
 
-    braking:  tau = g(q) - D qdot,                         D_j = 2 m_j / T
-    holding:  tau = g(q) - D qdot + K (q_rest - q),        K_j = m_j / T^2
+    braking:  tau = g(q) - D qdot,                         D = 2 M / T
+    holding:  tau = g(q) - D qdot + K (q_rest - q),        K = M / T^2
 
 Braking lasts until every joint speed is below ``REST_SPEED``; the measured q of that cycle is
-``q_rest``, held from then on by a critically damped spring (a joint alone: a time constant T).
-The spring is about the pose where the arm came to rest, never the pose at detection: pulling
-back there would drive the arm into the obstacle again. Gravity is compensated all along, so
-an arm that was held up stays up; no trajectory is followed. Each joint decelerates as a first
-order lag of time constant T/2 (its own inertia against D_j, coupling aside): from a speed
-v0 it covers about v0 T / 2 before rest. ISO 10218's stop category 2 (a controlled stop, power
-kept to hold the standstill); a drive's own PD (path b) adds to it.
+``q_rest``, held from then on by a critically damped spring. The spring is about the pose where
+the arm came to rest, never the pose at detection: pulling back there would drive the arm into
+the obstacle again. Gravity is compensated all along, so an arm that was held up stays up; no
+trajectory is followed. With the whole matrix, M qddot = -D qdot gives qddot = -(2 / T) qdot:
+at the pose of detection every joint decelerates as a first-order lag of time constant T/2,
+coupling included (the diagonal alone leaves the coupled modes of an arm's shoulder and elbow
+several times slower: 1.7 s instead of 0.6 s to rest on the simulated panda pushed on its
+flange, ``bench/bench_collision.py``); from a speed v0 a joint covers about v0 T / 2 before
+rest. D and K are symmetric positive definite, so the reaction only dissipates. ISO 10218's
+stop category 2 (a controlled stop, power kept to hold the standstill); a drive's own PD
+(path b) adds to it.
 """
 from __future__ import annotations
 
@@ -31,8 +35,8 @@ class StopReaction:
     def __init__(self, model, armature: np.ndarray):
         self.model = model
         self.armature = np.asarray(armature, dtype=np.float64)
-        self.damping = np.zeros(model.nv)  # D_j [N m s/rad or N s/m]
-        self.stiffness = np.zeros(model.nv)  # K_j [N m/rad or N/m]
+        self.damping = np.zeros((model.nv, model.nv))  # D [N m s/rad or N s/m]
+        self.stiffness = np.zeros((model.nv, model.nv))  # K [N m/rad or N/m]
         self.q_rest: np.ndarray | None = None  # None: braking
         self.latch = 0  # the observer's latch (its count) the stop began for; 0: none
         # A pose difference q_rest - q needs q and v of one size (1-DoF joints, fixed base).
@@ -62,7 +66,7 @@ class StopReaction:
 
     def begin(self, q: np.ndarray, stop_time: float) -> None:
         """Start braking at the measured ``q`` with time constant ``stop_time`` [s]."""
-        inertia = np.diag(self.model.mass_matrix(q)) + self.armature
+        inertia = self.model.mass_matrix(q) + np.diag(self.armature)
         self.damping[:] = 2.0 * inertia / stop_time
         self.stiffness[:] = inertia / stop_time ** 2
         self.q_rest = None
@@ -77,6 +81,6 @@ class StopReaction:
         if self.q_rest is None and self._hold and np.max(np.abs(v), initial=0.0) < REST_SPEED:
             self.q_rest = q.copy()
         tau[:] = self.model.gravity_torques(q)
-        tau -= self.damping * v
+        tau -= self.damping @ v
         if self.q_rest is not None:
-            tau += self.stiffness * (self.q_rest - q)
+            tau += self.stiffness @ (self.q_rest - q)

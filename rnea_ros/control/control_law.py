@@ -18,12 +18,13 @@ v_d = 0 (damped), a message without velocities v_d = 0.
 
 The two feedback laws command a robot whose only torque is the node's, so every case without a
 usable desired motion (none received, older than ``acceleration_timeout``, no positions) and
-every fault brings the arm to rest, damped: tau = g(q) - D v, D per joint the law's derivative
-gain as a torque: D = Kd (``pd_feedforward``), D = Kd M_jj(q) (``computed_torque``, the diagonal
-of the mass matrix), so that the rest is as damped as the tracking was. Under a fault on the
-inputs (joint_states stale or missing) the velocity is not known and D v is left out: g(q) at
-the last measured positions, which is what a measured-state law can give; the robot's own
-command timeout must cover a node that stops.
+every fault but a collision under ``collision_reaction: stop`` (which brakes with its own,
+stronger damping) brings the arm to rest, damped: tau = g(q) - D v, D per joint the law's
+derivative gain as a torque: D = Kd (``pd_feedforward``), D = Kd M_jj(q) (``computed_torque``,
+the diagonal of the mass matrix), so that the rest is as damped as the tracking was. Under a
+fault on the inputs (joint_states stale or missing) the velocity is not known and D v is left
+out: g(q) at the last measured positions, which is what a measured-state law can give; the
+robot's own command timeout must cover a node that stops.
 
 ROS-free; numpy only (the model's kernels compute M and g).
 """

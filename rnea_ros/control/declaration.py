@@ -353,10 +353,11 @@ OBSERVER_PARAMETERS: tuple[Parameter, ...] = (
         choices=COLLISION_REACTIONS, live=True),
     Parameter(
         'collision_stop_time', DOUBLE, 0.1,
-        'time constant T of `stop`: damping D_j = 2 M_jj / T, hold stiffness M_jj / T²',
-        'Time constant T of the stop reaction, per joint j from the diagonal of the mass matrix '
-        'M(q) at detection (armature included): damping D_j = 2 M_jj / T while braking, '
-        'stiffness K_j = M_jj / T^2 about the pose where every joint speed fell below '
+        'time constant T of `stop`: damping D = 2 M / T, hold stiffness M / T²',
+        'Time constant T of the stop reaction, from the mass matrix M(q) at detection '
+        '(armature included): damping D = 2 M / T while braking (every joint a first-order lag '
+        'of T/2, coupling included), stiffness K = M / T^2 about the pose where every joint '
+        'speed fell below '
         f'{REST_SPEED:g} (rad/s or m/s) once at rest (a critically damped hold). A change '
         'applies from the next collision.',
         unit='s', low=0.01, high=10.0, live=True),

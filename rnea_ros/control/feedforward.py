@@ -369,7 +369,10 @@ class Feedforward:
         mode = (self.settings.collision_reaction if code == COLLISION
                 else self.settings.fault_output)
         held = self.fault.code != JOINT_STATES_MISSING  # a position to hold
-        if self.law.feedback:  # the damped rest; v unknown when the inputs are stale
+        # The damped rest of a feedback law, except for the stop reaction: its own damping
+        # (2 M / T) brakes harder than the law's Kd, under every law.
+        resting = self.law.feedback and mode != 'stop'
+        if resting:  # v unknown when the inputs are stale
             held = rest_torques(self.law, self.q, None if code in (
                 JOINT_STATES_STALE, VELOCITY_MISSING) else self.v, self.tau, held)
         else:
@@ -378,7 +381,7 @@ class Feedforward:
                                         self.settings.collision_stop_time)
             if not fault_torques(mode, self.tau, self._hold_gravity):
                 return False
-        with_gravity = held if self.law.feedback else held and mode in ('hold_gravity', 'stop')
+        with_gravity = held if resting else held and mode in ('hold_gravity', 'stop')
         if self._finish(with_gravity) > 0:
             self.clipped_cycles += 1
         return True

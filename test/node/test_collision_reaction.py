@@ -5,7 +5,7 @@ A ``Feedforward`` with the observer on, fed samples 1 ms apart at rest at q = 0.
 measured torque short by a push: the residual of joint 2 follows the push as a first-order lag
 of gain 50 1/s, r(t) = push (1 - exp(-50 t)), so a 2 N m push crosses 0.5 N m after
 ln(4/3) / 50 = 5.75 ms. Expected values are computed by hand from that and from the documented
-formulas (``collision_reaction``: D_j = 2 M_jj / T, K_j = M_jj / T^2).
+formulas (``collision_reaction``: D = 2 M / T, K = M / T^2).
 """
 from __future__ import annotations
 
@@ -68,17 +68,17 @@ def test_stop_brakes_with_the_damping_then_holds_the_pose_at_rest(panda):
     feed(2.0, 30, v=0.3)
     assert core.observer.reacting
     q_detect = core.q.copy()
-    inertia = np.diag(panda.mass_matrix(q_detect))  # no armature declared
+    inertia = panda.mass_matrix(q_detect)  # no armature declared
     damping = 2.0 * inertia / 0.2
     assert core.cycle(feed.now, 0.0) and core.fault.code == COLLISION
     v = np.full(panda.nv, 0.3)
-    np.testing.assert_allclose(core.effort, panda.gravity_torques(q_detect) - damping * v,
+    np.testing.assert_allclose(core.effort, panda.gravity_torques(q_detect) - damping @ v,
                                rtol=0, atol=1e-9)
     # Still braking (0.3 rad/s): no spring, whatever q is now.
     feed.q = q_detect + 0.05
     feed(0.0, 1, v=0.3)
     assert core.cycle(feed.now, 0.0)
-    np.testing.assert_allclose(core.effort, panda.gravity_torques(feed.q) - damping * v,
+    np.testing.assert_allclose(core.effort, panda.gravity_torques(feed.q) - damping @ v,
                                rtol=0, atol=1e-9)
     # At rest (every |v| below REST_SPEED): the pose of that cycle is held.
     q_rest = feed.q.copy()
@@ -91,10 +91,33 @@ def test_stop_brakes_with_the_damping_then_holds_the_pose_at_rest(panda):
     assert core.cycle(feed.now, 0.0)
     stiffness = inertia / 0.2 ** 2
     np.testing.assert_allclose(core.effort, panda.gravity_torques(pushed)
-                               + stiffness * (q_rest - pushed), rtol=0, atol=1e-9)
+                               + stiffness @ (q_rest - pushed), rtol=0, atol=1e-9)
     # A new collision after a reset brakes again from its own pose.
     assert core.observer.reset()
     assert core.cycle(feed.now, 0.0) and core.fault.code is None
+
+
+@pytest.mark.parametrize('reaction', ['stop', 'hold_gravity'])
+def test_under_a_feedback_law_stop_brakes_with_its_own_damping(panda, reaction):
+    # Under pd_feedforward every fault published the law's damped rest g(q) - Kd v, the stop
+    # reaction's 2 M / T included: on the simulated panda pushed on its flange that left the
+    # arm moving 1.7 s and 0.95 rad after the event (bench/bench_collision.py --clock lockstep).
+    # `stop` now brakes with its own damping under every law; the other reactions keep the
+    # damped rest (a zero or gravity-only torque would let the arm fall or coast).
+    gains = {f'{kind}.{joint}': value for joint in panda.joint_names
+             for kind, value in (('kp', 100.0), ('kd', 10.0))}
+    core = core_of(panda, {'panda_joint2': 0.5}, collision_reaction=reaction,
+                   collision_stop_time=0.2, effort_limit_scale=0.0,
+                   control_law='pd_feedforward', gains=gains)
+    feed = Feeder(core, panda)
+    feed(2.0, 30, v=0.3)
+    assert core.observer.reacting
+    assert core.cycle(feed.now, 0.0) and core.fault.code == COLLISION
+    v = np.full(panda.nv, 0.3)
+    gravity = panda.gravity_torques(core.q)
+    damping = 2.0 * panda.mass_matrix(core.q) / 0.2 if reaction == 'stop' else \
+        10.0 * np.eye(panda.nv)
+    np.testing.assert_allclose(core.effort, gravity - damping @ v, rtol=0, atol=1e-9)
 
 
 def test_the_debounce_is_how_long_the_residual_stays_beyond_and_it_is_live(panda):
