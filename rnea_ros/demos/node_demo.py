@@ -36,8 +36,6 @@ from itertools import zip_longest
 import json
 import os
 from pathlib import Path
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -45,6 +43,7 @@ import time
 import numpy as np
 
 from rnea_ros.demos.motions import robot_urdf, sinusoidal_trajectory
+from rnea_ros.demos.process import RclpySide, RosProcess
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
 
@@ -93,10 +92,6 @@ class NodeDemo:
     def __init__(self, model: RobotModel, xml: str, rate: float, publish_rate: float,
                  domain: int, workdir: Path):
         from diagnostic_msgs.msg import DiagnosticArray
-        import rclpy
-        from rclpy.context import Context
-        from rclpy.executors import SingleThreadedExecutor
-        from rclpy.node import Node
         from rclpy.qos import QoSProfile, ReliabilityPolicy
         from sensor_msgs.msg import JointState
         from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -109,19 +104,11 @@ class NodeDemo:
         params.write_text(json.dumps({'/**': {'ros__parameters': {
             'robot_description': xml, 'rate': rate}}}))
         self.log_path = workdir / 'rnea_node.log'
-        self._log = open(self.log_path, 'w')
-        env = dict(os.environ, ROS_DOMAIN_ID=str(domain),
-                   ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONUNBUFFERED='1')
-        self.process = subprocess.Popen(
+        self.process = RosProcess(
             [sys.executable, '-m', 'rnea_ros.node', '--ros-args', '--params-file', str(params)],
-            env=env, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-
-        os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-        self.context = Context()
-        rclpy.init(context=self.context, domain_id=domain)
-        self.node = Node('rnea_node_demo', context=self.context)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.node)
+            domain, self.log_path, 'the node')
+        self.side = RclpySide(domain, 'rnea_node_demo')
+        self.node, self.executor = self.side.node, self.side.executor
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         self.joint_states = self.node.create_publisher(JointState, 'joint_states', reliable)
         self.desired = self.node.create_publisher(JointTrajectory, 'desired_accelerations',
@@ -226,30 +213,19 @@ class NodeDemo:
                 self.publish(now - self.start)
                 self.next_publish = max(self.next_publish + self.period, now)
             self.executor.spin_once(timeout_sec=min(self.period, 0.01) / 2)
-            if self.process.poll() is not None:
+            if not self.process.running():
                 raise RuntimeError(f'the node exited ({self.process.returncode}):\n'
-                                   + self.log_path.read_text()[-3000:])
+                                   + self.process.output()[-3000:])
         return condition()
 
     def log(self) -> str:
-        self._log.flush()
-        return self.log_path.read_text(errors='replace')
+        return self.process.output()
 
     def close(self) -> int | None:
         """SIGINT the node (clean shutdown), then this process's rclpy; the node's exit code."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self._log.close()
-        import rclpy
-        self.executor.shutdown()
-        self.node.destroy_node()
-        rclpy.try_shutdown(context=self.context)
-        return self.process.returncode
+        code = self.process.stop()
+        self.side.close()
+        return code
 
 
 def run(model: RobotModel, xml: str, duration: float, rate: float, publish_rate: float,
