@@ -55,7 +55,7 @@ def _acceleration(k: int) -> np.ndarray:
 
 @pytest.fixture
 def heard(monkeypatch):
-    """A monitor that heard the sim's samples 0..39, each a step after the last, on time."""
+    """Return a monitor that heard the sim's samples 0..39, each a step after the last."""
     clock = FakeClock()
     monkeypatch.setattr(closed_loop_demo, 'time', clock)
     model = RobotModel.from_urdf_string(TWO_JOINTS)
@@ -68,7 +68,7 @@ def heard(monkeypatch):
 
 
 def _answer(monitor, model, clock, stamp: int, used: int, arrival: int) -> None:
-    """The node's answer to sample ``stamp`` with sample ``used``'s acceleration, heard then."""
+    """Hear the node's answer to sample ``stamp``, with sample ``used``'s acceleration."""
     q, v = np.array([0.3, 0.2]), np.array([0.1, -0.2])
     effort = model.rnea(q, v, _acceleration(used))
     clock.now = arrival * STEP + 300_000

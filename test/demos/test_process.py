@@ -10,7 +10,7 @@ from rnea_ros.demos import process as launcher
 from rnea_ros.demos.process import ProcessExited, ros_environment, RosProcess
 
 # A child that reports its ROS environment, says it is ready, and exits 3 on SIGINT.
-CHILD = '''
+CHILD = """
 import os, signal, sys, time
 print('domain', os.environ['ROS_DOMAIN_ID'], os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'],
       os.environ.get('EXTRA'))
@@ -18,15 +18,15 @@ signal.signal(signal.SIGINT, lambda *_: sys.exit(3))
 print('ready', flush=True)
 while True:
     time.sleep(0.01)
-'''
+"""
 # A child that ignores SIGINT: only SIGKILL ends it.
-STUBBORN = '''
+STUBBORN = """
 import signal, time
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 print('ready', flush=True)
 while True:
     time.sleep(0.01)
-'''
+"""
 
 
 def test_the_environment_is_the_domain_on_localhost_unbuffered_plus_extras(monkeypatch):
@@ -60,7 +60,7 @@ def test_waiting_for_a_line_of_a_process_that_exits_says_its_exit_code_and_outpu
     child = RosProcess([sys.executable, '-c', 'print("bad parameter rate"); raise SystemExit(2)'],
                        5, tmp_path / 'failing.log', 'failing')
     with pytest.raises(ProcessExited, match=r"failing exited \(2\) before writing 'ready'"
-                                            r":\nbad parameter rate"):
+                                            r':\nbad parameter rate'):
         child.wait_for_output('ready', 60.0)
     assert child.stop() == 2
 
