@@ -214,7 +214,8 @@ class NodeDemo:
         self.last = (self.names, effort, best_tau)
 
     def _candidates(self, stamp: int):
-        """Yield the samples whose acceleration the cycle answering ``stamp`` may have used.
+        """
+        Yield the samples whose acceleration the cycle answering ``stamp`` may have used.
 
         The answered sample's first, then alternately later and earlier ones: earlier ones down
         to ``ACCELERATIONS_BEFORE`` before it, later ones up to the newest published.
