@@ -29,13 +29,13 @@ import argparse
 import json
 import os
 from pathlib import Path
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 
 import numpy as np
+
+from rnea_ros.demos.process import ProcessExited, RclpySide, RosProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))
@@ -88,32 +88,22 @@ class Target:
     _domains = iter(range(1 + os.getpid() % 50, 101))
 
     def __init__(self, command: list[str], env: dict | None = None):
-        import rclpy
-        from rclpy.context import Context
-        from rclpy.executors import SingleThreadedExecutor
-        from rclpy.node import Node
         self.domain = next(self._domains)
-        self.env = dict(os.environ, ROS_DOMAIN_ID=str(self.domain),
-                        ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', **(env or {}))
-        self.log = tempfile.NamedTemporaryFile('w+', suffix='.log', delete=False)
-        self.started = time.perf_counter()
-        self.proc = subprocess.Popen(command, env=self.env, stdout=self.log,
-                                     stderr=subprocess.STDOUT)
-        self.context = Context()
-        rclpy.init(context=self.context, domain_id=self.domain)
-        self.node = Node(f'bench_{self.domain}', context=self.context)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.node)
+        descriptor, log_path = tempfile.mkstemp(suffix='.log')
+        os.close(descriptor)
+        self.process = RosProcess(command, self.domain, Path(log_path), 'target', env)
+        self.proc, self.started = self.process.proc, self.process.started
+        self.side = RclpySide(self.domain, f'bench_{self.domain}')
+        self.node, self.executor = self.side.node, self.side.executor
 
     def spin_until(self, condition, timeout: float, tick=None) -> None:
-        deadline = time.perf_counter() + timeout
-        while not condition():
-            if tick:
-                tick()
-            self.executor.spin_once(timeout_sec=0.001)
-            if time.perf_counter() > deadline or self.proc.poll() is not None:
-                self.log.seek(0)
-                raise RuntimeError(f'timed out; process output:\n{self.log.read()[-3000:]}')
+        try:
+            self.side.spin_until(condition, timeout, 'the target', [self.process], tick, 0.001)
+        except (ProcessExited, TimeoutError):
+            raise RuntimeError(f'timed out; process output:\n{self.output()}') from None
+
+    def output(self) -> str:
+        return self.process.output()[-3000:]
 
     def rss_kib(self) -> int:
         for line in Path(f'/proc/{self.proc.pid}/status').read_text().splitlines():
@@ -122,17 +112,9 @@ class Target:
         return 0
 
     def close(self) -> None:
-        import rclpy
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.executor.shutdown()
-        self.node.destroy_node()
-        rclpy.try_shutdown(context=self.context)
-        os.unlink(self.log.name)
+        self.process.stop()
+        self.side.close()
+        os.unlink(self.process.log_path)
 
 
 def node_command(params: dict, tmp: Path) -> list[str]:
@@ -265,8 +247,7 @@ class Pinger:
         while self.ping(0.1) is None:
             self.target.executor.spin_once(timeout_sec=0)
             if time.perf_counter() > deadline or self.target.proc.poll() is not None:
-                self.target.log.seek(0)
-                raise RuntimeError(f'no reply; process output:\n{self.target.log.read()[-3000:]}')
+                raise RuntimeError(f'no reply; process output:\n{self.target.output()}')
 
 
 def measure_latency(commands: dict[str, list[str]], robot: Robot, samples: int,

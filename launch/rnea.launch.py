@@ -33,16 +33,13 @@ including this file, scope a ``SetRemap`` with the include in a ``GroupAction`` 
 
 ``rnea_effort_controller.launch.py`` does that wiring for a ros2_control effort controller.
 """
-import os
-
-from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import Command, LaunchConfiguration
-from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 
 from rnea_ros.ctl.names import TRAJECTORY_TOPIC
+from rnea_ros.node.launching import common_arguments, remap_arguments, remappings, rnea_node
 
 # The node's topics a launch argument <topic>_topic remaps (default: itself, relative).
 REMAPPED = ('joint_states', 'desired_accelerations', TRAJECTORY_TOPIC, 'feedforward_effort',
@@ -60,38 +57,22 @@ def _description(context):
 
 
 def _node(context):
-    parameters = [LaunchConfiguration('params_file'), {
-        'use_sim_time': ParameterValue(LaunchConfiguration('use_sim_time'), value_type=bool)}]
+    parameters = []
     if LaunchConfiguration('urdf').perform(context):
         description = _description(context)
         parameters.append({'robot_description': ParameterValue(description, value_type=str)})
-    return [Node(
-        package='rnea_ros',
-        executable='rnea_node',
-        name='rnea',
-        namespace=LaunchConfiguration('namespace'),
-        output='screen',
-        parameters=parameters,
-        remappings=[(topic, LaunchConfiguration(topic + '_topic')) for topic in REMAPPED],
-    )]
+    return [rnea_node(remappings(REMAPPED), parameters)]
 
 
 def generate_launch_description():
-    default_params = os.path.join(get_package_share_directory('rnea_ros'), 'config', 'rnea.yaml')
     return LaunchDescription([
-        DeclareLaunchArgument('params_file', default_value=default_params,
-                              description='YAML file with the parameters of the rnea node'),
+        *common_arguments(),
         DeclareLaunchArgument('urdf', default_value='',
                               description='URDF or xacro file expanded into robot_description '
                                           '(empty: use the robot_description topic)'),
         DeclareLaunchArgument('xacro_args', default_value='',
                               description='xacro mappings for urdf, e.g. "arm:=left prefix:=l_"'),
-        DeclareLaunchArgument('namespace', default_value='',
-                              description='namespace of the node and its relative topics'),
-        DeclareLaunchArgument('use_sim_time', default_value='false',
-                              description='true: the node takes its time from /clock'),
-        *[DeclareLaunchArgument(topic + '_topic', default_value=topic,
-                                description=f"the topic the node's {topic} is remapped to")
-          for topic in REMAPPED],
+        *remap_arguments({topic: f"the topic the node's {topic} is remapped to"
+                          for topic in REMAPPED}),
         OpaqueFunction(function=_node),
     ])

@@ -25,46 +25,26 @@ A ``JointGroupEffortController``'s command is the whole joint torque: give the n
 and ``kd.<joint>``, and ``gravity_compensated_by_robot: true`` for a robot that adds gravity
 itself (docs/robots.md); the default ``feedforward`` is for a controller with its own feedback.
 """
-import os
-
-from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
 from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
-from launch_ros.parameter_descriptions import ParameterValue
+
+from rnea_ros.node.launching import common_arguments, remap_arguments, remappings, rnea_node
+
+# The topics of the ros2_control system the node takes, each a launch argument <topic>_topic.
+REMAPPED = {'joint_states': "joint_state_broadcaster's topic",
+            'robot_description': "robot_state_publisher's topic"}
 
 
 def generate_launch_description():
-    default_params = os.path.join(get_package_share_directory('rnea_ros'), 'config', 'rnea.yaml')
     controller = LaunchConfiguration('controller')
     return LaunchDescription([
         DeclareLaunchArgument('controller', default_value='effort_controller',
                               description='name of the ros2_control effort controller whose '
                                           'commands topic receives feedforward_effort'),
-        DeclareLaunchArgument('params_file', default_value=default_params,
-                              description='YAML file with the parameters of the rnea node '
-                                          "(set command_joints to the controller's joints)"),
-        DeclareLaunchArgument('namespace', default_value='',
-                              description='namespace of the node and the ros2_control system'),
-        DeclareLaunchArgument('use_sim_time', default_value='false',
-                              description='true: the node takes its time from /clock'),
-        DeclareLaunchArgument('joint_states_topic', default_value='joint_states',
-                              description="joint_state_broadcaster's topic"),
-        DeclareLaunchArgument('robot_description_topic', default_value='robot_description',
-                              description="robot_state_publisher's topic"),
-        Node(
-            package='rnea_ros',
-            executable='rnea_node',
-            name='rnea',
-            namespace=LaunchConfiguration('namespace'),
-            output='screen',
-            parameters=[LaunchConfiguration('params_file'), {'use_sim_time': ParameterValue(
-                LaunchConfiguration('use_sim_time'), value_type=bool)}],
-            remappings=[
-                ('feedforward_effort', [controller, '/commands']),
-                ('joint_states', LaunchConfiguration('joint_states_topic')),
-                ('robot_description', LaunchConfiguration('robot_description_topic')),
-            ],
-        ),
+        *common_arguments('YAML file with the parameters of the rnea node (set command_joints '
+                          "to the controller's joints)",
+                          'namespace of the node and the ros2_control system'),
+        *remap_arguments(REMAPPED),
+        rnea_node([('feedforward_effort', [controller, '/commands']), *remappings(REMAPPED)]),
     ])

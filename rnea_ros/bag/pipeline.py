@@ -94,7 +94,7 @@ from rnea_ros.bag import inputs, motion, observing
 from rnea_ros.bag.decomposition import contact_wrenches, decompose, effort_labels
 from rnea_ros.bag.options import BagOptions
 from rnea_ros.bag.report import table_suffix, write_summary, write_table, write_tables
-from rnea_ros.bag.summary import add_outputs, add_run_parts, run_summary
+from rnea_ros.bag.summary import add_outputs, add_run_parts, run_summary, TOOL
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.loading import urdf_model
 from rnea_ros.dynamics.model import RobotModel
@@ -195,7 +195,7 @@ def run(options: BagOptions) -> Result:
     inputs.check_seconds(options)
     inputs.contact_links(options)
     observing.check_options(options)
-    check_output(output, options.overwrite)  # before any work: refuse and touch nothing
+    check_output(output, options.overwrite, TOOL)  # before any work: refuse and touch nothing
     with timings('reading'):
         reader = open_bag(bag_path)
     try:
@@ -393,7 +393,7 @@ def write_outputs(options: BagOptions, reader, output: Path, read: Inputs, estim
     ``observed``: the observer's residual, thresholds and detections (``--observer``).
     """
     seconds, labels, columns = samples.seconds, read.labels, read.columns
-    with Staging(output, options.overwrite) as staging, \
+    with Staging(output, options.overwrite, TOOL) as staging, \
             _background(options.threads) as background:
         stage = staging.path
         # The tables (pyarrow, compiled CSV text) and the summary's statistics (compiled) run

@@ -8,11 +8,19 @@ whole of summary.json is assembled here.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from rnea_ros.bag import observing
 from rnea_ros.bag.report import summarize
 from rnea_ros.recording import accelerations, differentiate
+from rnea_ros.tools.staging import Tool
+
+# What rnea_bag writes into its output directory; summary.json lists a run's outputs.
+TOOL = Tool('rnea_bag', 'summary.json', re.compile(
+    r'(torques\.csv|(decomposition|residual|contact_wrenches)\.(csv|parquet)'
+    r'|summary\.(json|md)|report\.html|(effort|decomposition)_[\w.-]+\.png|bag/?)'))
 
 
 def run_summary(options, model, series, estimate, desired, seconds, labels, units, columns,

@@ -3,7 +3,7 @@ The node in a closed loop with the simulated robot: both processes, the trajecto
 
 ``ClosedLoop`` starts ``rnea_sim`` (``python -m rnea_ros.sim``) and, when asked, the node
 (``python -m rnea_ros.node``) as their own processes on a private ROS_DOMAIN_ID limited to this
-machine, wired the two ways a ros2_control user wires them:
+machine (``rnea_ros.demos.process``), wired the two ways a ros2_control user wires them:
 
 - ``trajectory`` (path a): the trajectory goes to the node's ``planned_trajectory``; the node's
   ``joint_trajectory_with_effort`` goes to the sim's ``joint_trajectory``, whose joint PD adds
@@ -21,16 +21,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 import json
-import os
 from pathlib import Path
-import signal
-import subprocess
 import sys
 import time
 
 import numpy as np
 
 from rnea_ros.demos.motions import sinusoidal_trajectory
+from rnea_ros.demos.process import logs, ProcessExited, RclpySide, RosProcess
 from rnea_ros.dynamics.model import RobotModel
 
 PATHS = ('pd', 'trajectory', 'effort')
@@ -42,6 +40,7 @@ EFFORT_PATH_REMAPS = {'feedforward_effort': 'effort_commands'}
 POINT_PERIOD = 0.01  # s between two points of the trajectory sent (quintic in between)
 KP, KD = 100.0, 10.0  # N m/rad, N m s/rad: a compliant joint PD, low gains
 START_TIMEOUT = 180.0  # s: the first start on a machine compiles the kernels
+STOP_TIMEOUT = 30.0  # s from SIGINT to SIGKILL: the sim writes its bag
 NODE_STATUS = '/rnea: feed-forward torques'
 SIM_STATUS = '/rnea_sim: simulated robot'
 
@@ -99,40 +98,6 @@ def trajectory_message(names, times, Q, V, A):
     return msg
 
 
-class Process:
-    """A child process (the node or the sim) on the loop's domain; its output in a file."""
-
-    def __init__(self, name: str, command: list[str], domain: int, workdir: Path):
-        self.name = name
-        self.log_path = workdir / f'{name}.log'
-        self._log = open(self.log_path, 'w')
-        env = dict(os.environ, ROS_DOMAIN_ID=str(domain),
-                   ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONUNBUFFERED='1',
-                   RCUTILS_LOGGING_BUFFERED_STREAM='0')
-        self.proc = subprocess.Popen(command, env=env, stdout=self._log,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-
-    def running(self) -> bool:
-        return self.proc.poll() is None
-
-    def output(self) -> str:
-        if not self._log.closed:
-            self._log.flush()
-        return self.log_path.read_text(errors='replace')
-
-    def stop(self, timeout: float = 30.0) -> int:
-        """SIGINT (a clean stop: the sim writes its bag), SIGKILL if it hangs; the exit code."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._log.close()
-        return self.proc.returncode
-
-
 def params_file(path: Path, params: dict) -> Path:
     """Write ``params`` (keyed ``/**``) as a ROS parameters file; JSON is YAML."""
     path.write_text(json.dumps({'/**': {'ros__parameters': params}}))
@@ -149,21 +114,14 @@ class ClosedLoop:
     """
 
     def __init__(self, domain: int, workdir: Path):
-        import rclpy
-        from rclpy.context import Context
-        from rclpy.executors import SingleThreadedExecutor
-        from rclpy.node import Node
         self.domain, self.workdir = domain, Path(workdir)
-        self.processes: dict[str, Process] = {}
-        os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-        self.context = Context()
-        rclpy.init(context=self.context, domain_id=domain)
-        self.node = Node('rnea_closed_loop', context=self.context)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.node)
+        self.processes: dict[str, RosProcess] = {}
+        self.side = RclpySide(domain, 'rnea_closed_loop')
+        self.context, self.node, self.executor = self.side.context, self.side.node, \
+            self.side.executor
 
     def start_sim(self, params: dict, remaps: dict | None = None, name: str = 'sim',
-                  record: Path | None = None) -> Process:
+                  record: Path | None = None) -> RosProcess:
         """Start ``python -m rnea_ros.sim`` with ``params`` (``--record`` when given)."""
         command = [sys.executable, '-m', 'rnea_ros.sim']
         if record is not None:
@@ -172,7 +130,7 @@ class ClosedLoop:
         return self._start(name, command)
 
     def start_node(self, params: dict, remaps: dict | None = None, name: str = 'node'
-                   ) -> Process:
+                   ) -> RosProcess:
         """Start ``python -m rnea_ros.node`` with ``params`` and ``remaps``."""
         command = [sys.executable, '-m', 'rnea_ros.node']
         return self._start(name, command + self._ros_args(name, params, remaps))
@@ -184,8 +142,8 @@ class ClosedLoop:
             args += ['-r', f'{old}:={new}']
         return args
 
-    def _start(self, name: str, command: list[str]) -> Process:
-        process = Process(name, command, self.domain, self.workdir)
+    def _start(self, name: str, command: list[str]) -> RosProcess:
+        process = RosProcess(command, self.domain, self.workdir / f'{name}.log', name)
         self.processes[name] = process
         return process
 
@@ -204,20 +162,14 @@ class ClosedLoop:
     def spin_until(self, condition: Callable[[], object], timeout: float, what: str,
                    watch: tuple[str, ...] = ()):
         """Spin until ``condition()`` is truthy; TimeoutError or RuntimeError (exit), with logs."""
-        deadline = time.monotonic() + timeout
-        while True:
-            self.executor.spin_once(timeout_sec=0.005)
-            result = condition()
-            if result:
-                return result
-            for name in watch:
-                process = self.processes[name]
-                if not process.running():
-                    raise RuntimeError(f'the {name} exited ({process.proc.returncode}) while '
-                                       f'waiting for {what}:\n{process.output()[-3000:]}')
-            if time.monotonic() > deadline:
-                raise TimeoutError(f'timed out after {timeout:g} s waiting for {what}:\n'
-                                   + self.logs())
+        try:
+            return self.side.spin_until(condition, timeout, what,
+                                        [self.processes[name] for name in watch])
+        except ProcessExited as exc:
+            raise RuntimeError(f'the {exc}') from None
+        except TimeoutError:
+            raise TimeoutError(f'timed out after {timeout:g} s waiting for {what}:\n'
+                               + self.logs()) from None
 
     def spin_for(self, seconds: float, watch: tuple[str, ...] = ()) -> None:
         """Spin for ``seconds``; RuntimeError if a watched process exits meanwhile."""
@@ -260,18 +212,14 @@ class ClosedLoop:
             self.node.destroy_client(client)
 
     def logs(self) -> str:
-        return '\n'.join(f'--- {name} (exit {p.proc.poll()}) ---\n{p.output()[-3000:]}'
-                         for name, p in self.processes.items())
+        return logs(self.processes.values())
 
     def stop(self, name: str) -> int:
-        """Stop one process (SIGINT); its exit code."""
-        return self.processes.pop(name).stop()
+        """Stop one process (SIGINT, SIGKILL after 30 s: the sim writes its bag); its exit code."""
+        return self.processes.pop(name).stop(STOP_TIMEOUT)
 
     def close(self) -> dict[str, int]:
         """Stop the processes (SIGINT: the sim writes its bag) and this rclpy; exit codes."""
-        import rclpy
         codes = {name: self.stop(name) for name in list(self.processes)}
-        self.executor.shutdown()
-        self.node.destroy_node()
-        rclpy.try_shutdown(context=self.context)
+        self.side.close()
         return codes

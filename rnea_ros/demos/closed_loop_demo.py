@@ -16,18 +16,24 @@ The closed-loop demo: the node's feed-forward makes a simulated robot track bett
    error (revolute joints, desired minus true position), the node's rate (its diagnostics) and
    the latency from a joint_states message to the joint_torques answering it (both heard here);
 4. at the end prints the ratio of the two phases' errors, checks every joint_torques heard
-   against ``RobotModel.rnea`` at its state and the desired acceleration the sim published
-   (that stamp's, one of the 7 before or the 2 after: the node takes both on one thread as
-   they come, and a loaded machine queues them; or zero, which the node uses when they are
-   older than its ``acceleration_timeout``): a torque that matches one of the candidates this
-   process heard is checked; one that matches none is a mismatch when every candidate was heard,
-   else not checked (the one the node used may have been lost here: the topic is best effort);
+   against ``RobotModel.rnea`` at its state and a desired acceleration the sim published:
+   the node takes both on one thread as they come, so a cycle uses the newest acceleration it
+   had taken when it ran: one of the 7 samples before the answered one, or any published after
+   it until the answer arrived (a loaded machine queues several), or zero, which the node uses
+   when they are older than its ``acceleration_timeout``. The newest the sim can have published
+   at the answer's arrival here is estimated from its clock (it steps at most at wall speed,
+   so a sample is never heard earlier than the fastest one heard says), and 2 samples more are
+   tried; the answered sample's first, then outwards. A torque that matches one of the
+   candidates this process heard is checked; one that matches none is a mismatch when every
+   candidate was heard, else not checked (the one the node used may have been lost here: the
+   topic is best effort);
    exits 0 when the feed-forward phase tracks at least 3x better, at least ``MIN_CHECKED``
    torques were checked and none mismatched, and else prints FAILED with the reasons.
 """
 from __future__ import annotations
 
 import argparse
+from itertools import zip_longest
 import os
 from pathlib import Path
 import sys
@@ -45,7 +51,10 @@ from rnea_ros.dynamics.model import RobotModel
 NS = 1_000_000_000
 TARGET = 3.0  # the feed-forward phase must track at least this many times better
 TOLERANCE = 1e-9  # relative to max(1, |tau|)
-ACCELERATION_CANDIDATES = 8  # the desired accelerations of this stamp, 7 before, 2 after
+ACCELERATIONS_BEFORE = 7  # samples before the answered one whose acceleration a cycle may use
+# Samples past the newest the sim can have published when an answer arrived here (estimated from
+# the fastest delivery of its samples, which errs by that delivery's latency).
+ACCELERATIONS_AFTER = 2
 # joint_torques the verdict needs checked, each equal to RobotModel.rnea on every joint to 1e-9.
 # This process's executor, not the node, is the limit: at load 2 it takes ~350 of the 5000
 # torques of a 3 s phase and can check ~80 of them against an acceleration it heard.
@@ -70,14 +79,19 @@ class Monitor:
         self.heard: dict[int, float] = {}  # joint_states stamp -> receipt time
         self.errors: list = []
         self.latencies: list = []
-        self.torques: list = []  # (stamp, q, v, effort) of each joint_torques, until checked
+        self.torques: list = []  # (stamp, q, v, effort, newest) of each joint_torques heard
+        # Max of stamp - receipt time over the sim's samples heard [ns]: the sim's clock runs at
+        # most at wall speed, so at time t it has published no stamp beyond t + lead.
+        self.lead = -np.inf
         self.checked = self.mismatches = self.fault_outputs = self.unverified = 0
         self.max_difference = 0.0
         self.node_rate = np.nan
 
     def on_desired(self, msg) -> None:
         point = msg.points[0]
-        self.desired[_stamp(msg)] = (np.asarray(point.positions), np.asarray(point.accelerations))
+        stamp = _stamp(msg)
+        self.desired[stamp] = (np.asarray(point.positions), np.asarray(point.accelerations))
+        self.lead = max(self.lead, stamp - time.perf_counter_ns())
 
     def on_truth(self, msg) -> None:
         desired = self.desired.get(_stamp(msg) - self.step)  # the truth of the step taken
@@ -85,7 +99,9 @@ class Monitor:
             self.errors.append((desired[0] - np.asarray(msg.position))[self.tracked])
 
     def on_joint_states(self, msg) -> None:
-        self.heard[_stamp(msg)] = time.perf_counter()
+        stamp = _stamp(msg)
+        self.heard[stamp] = time.perf_counter()
+        self.lead = max(self.lead, stamp - time.perf_counter_ns())
         if len(self.heard) > 4000:
             self.heard.pop(next(iter(self.heard)))
 
@@ -95,33 +111,50 @@ class Monitor:
         heard = self.heard.get(stamp)
         if heard is not None:
             self.latencies.append((time.perf_counter() - heard) * 1e6)
+        newest = time.perf_counter_ns() + self.lead  # -inf before any sample is heard
         self.torques.append((stamp, np.asarray(msg.position), np.asarray(msg.velocity),
-                             np.asarray(msg.effort)))
+                             np.asarray(msg.effort), newest))
 
     def check_torques(self) -> None:
         """Check every joint_torques kept against ``RobotModel.rnea`` (module docstring)."""
-        for stamp, q, v, effort in self.torques:
-            self._check(stamp, q, v, effort)
+        for stamp, q, v, effort, newest in self.torques:
+            self._check(stamp, q, v, effort, newest)
         self.torques = []
 
-    def _check(self, stamp: int, q, v, effort) -> None:
-        candidates = [self.desired.get(stamp - k * self.step)
-                      for k in range(-2, ACCELERATION_CANDIDATES)]
+    def candidates(self, stamp: int, newest: float) -> list[int]:
+        """
+        Return the stamps whose acceleration the cycle answering ``stamp`` may have used.
+
+        The answered stamp first, then alternately later and earlier ones: earlier ones down to
+        ``ACCELERATIONS_BEFORE`` samples before it, later ones up to ``ACCELERATIONS_AFTER``
+        samples past ``newest`` (the newest the sim can have published at the answer's arrival).
+        """
+        after = max(0, int((newest - stamp) // self.step)) if np.isfinite(newest) else 0
+        later = [stamp + k * self.step for k in range(1, after + ACCELERATIONS_AFTER + 1)]
+        earlier = [stamp - k * self.step for k in range(1, ACCELERATIONS_BEFORE + 1)]
+        return [stamp] + [s for pair in zip_longest(later, earlier) for s in pair
+                          if s is not None]
+
+    def _check(self, stamp: int, q, v, effort, newest: float) -> None:
         if not np.any(effort) or np.allclose(effort, self._gravity(q), rtol=TOLERANCE,
                                              atol=TOLERANCE):
             self.fault_outputs += 1  # the node's fault output (zero or hold_gravity)
             return
-        best = np.inf
+        tolerance = TOLERANCE * max(1.0, float(np.max(np.abs(effort))))
+        candidates = [self.desired.get(s) for s in self.candidates(stamp, newest)]
+        heard = [desired[1] for desired in candidates if desired is not None]
         # Zero: what the node uses once desired_accelerations is older than its timeout.
-        heard = [desired for desired in candidates if desired is not None]
-        for desired in heard + [(None, np.zeros(len(self.v_rows)))]:
+        best = np.inf
+        for acceleration in heard + [np.zeros(len(self.v_rows))]:
             q_full = self.model.neutral_configuration()
             v_full, a_full = np.zeros(self.model.nv), np.zeros(self.model.nv)
-            q_full[self.v_rows], v_full[self.v_rows], a_full[self.v_rows] = q, v, desired[1]
+            q_full[self.v_rows], v_full[self.v_rows], a_full[self.v_rows] = q, v, acceleration
             tau = np.clip(self.model.rnea(q_full, v_full, a_full)[self.v_rows], -self.limits,
                           self.limits)
             best = min(best, float(np.max(np.abs(effort - tau))))
-        matched = best <= TOLERANCE * max(1.0, float(np.max(np.abs(effort))))
+            if best <= tolerance:
+                break
+        matched = best <= tolerance
         if not matched and len(heard) < len(candidates):
             # The acceleration the node used may be one this process lost (best effort).
             self.unverified += 1

@@ -9,9 +9,10 @@ the collision events it logs and publishes, ``parameters`` declares the paramete
 ``rnea_ros.control.declaration`` to ROS and applies live sets, ``model_loading`` receives and
 parses robot_description in a process of its own, ``messages`` and ``observer_messages`` build
 and fill the ROS messages, ``take_loop`` takes the inputs on the control thread
-(``rnea_ros.timing.realtime`` schedules it). Imports ``rnea_ros.control``, ``rnea_ros.dynamics``
+(``rnea_ros.timing.realtime`` schedules it), ``launching`` is what the launch files share.
+Imports ``rnea_ros.control``, ``rnea_ros.dynamics``
 and ``rnea_ros.timing``; never ``rnea_ros.bag`` nor ``rnea_ros.sim``.
 """
 
-__all__ = ['collision_handling', 'inputs', 'lifecycle', 'main', 'messages', 'model_loading',
-           'node', 'observer_messages', 'parameters', 'take_loop']
+__all__ = ['collision_handling', 'inputs', 'launching', 'lifecycle', 'main', 'messages',
+           'model_loading', 'node', 'observer_messages', 'parameters', 'take_loop']

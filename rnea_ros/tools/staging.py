@@ -57,12 +57,6 @@ class Tool:
         return f'.{self.name}-staging-'
 
 
-BAG = Tool('rnea_bag', 'summary.json', re.compile(
-    r'(torques\.csv|(decomposition|residual|contact_wrenches)\.(csv|parquet)'
-    r'|summary\.(json|md)|report\.html|(effort|decomposition)_[\w.-]+\.png|bag/?)'))
-STAGING_PREFIX = BAG.staging_prefix
-
-
 class OutputExistsError(RneaError):
     """The output directory holds files already and ``--overwrite`` was not given."""
 
@@ -71,7 +65,7 @@ class OutputError(MachineError):
     """An output file could not be written (a full disk, no permission): names the file."""
 
 
-def check(directory: Path, overwrite: bool, tool: Tool = BAG) -> None:
+def check(directory: Path, overwrite: bool, tool: Tool) -> None:
     """Refuse an output path that is a file, or a directory with files without ``overwrite``."""
     if directory.exists() and not directory.is_dir():
         raise OutputExistsError(f'output {str(directory)!r} is a file, not a directory: '
@@ -92,7 +86,7 @@ class Staging:
     what was staged and leaves ``directory`` as it was.
     """
 
-    def __init__(self, directory: Path, overwrite: bool = False, tool: Tool = BAG):
+    def __init__(self, directory: Path, overwrite: bool, tool: Tool):
         self.directory = Path(directory)
         self.overwrite = overwrite
         self.tool = tool
@@ -177,7 +171,7 @@ def _interrupt_held() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
-def previous_outputs(directory: Path, tool: Tool = BAG) -> set[str]:
+def previous_outputs(directory: Path, tool: Tool) -> set[str]:
     """Return the names a previous run listed in its manifest in ``directory`` (ours only)."""
     if tool.manifest is None:
         return set()

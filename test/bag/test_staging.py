@@ -15,6 +15,7 @@ import pytest
 from rosbags.rosbag2 import Reader
 
 from rnea_ros.bag.cli import main
+from rnea_ros.bag.summary import TOOL
 from rnea_ros.errors import RneaError, URDFError
 from rnea_ros.tools import run as tool_run, staging
 
@@ -81,7 +82,7 @@ def test_overwrite_keeps_every_file_it_did_not_write(tmp_path, capsys, bags):
         assert after[name] == data
     assert {'torques.csv', 'decomposition.csv', 'summary.json', 'summary.md',
             'report.html'} <= set(after)
-    assert not any(name.startswith(staging.STAGING_PREFIX) for name in after)
+    assert not any(name.startswith(TOOL.staging_prefix) for name in after)
 
 
 def test_overwrite_replaces_its_own_outputs_and_removes_its_stale_ones(tmp_path, capsys,
@@ -150,10 +151,10 @@ def test_previous_outputs_are_only_names_of_the_tool(tmp_path):
     (tmp_path / 'summary.json').write_text(json.dumps({'outputs': [
         'torques.csv', 'bag/', 'effort_joints1.png', 'notes.txt', '../escape.csv', 'sub/x.png',
         'residual.parquet']}))
-    assert staging.previous_outputs(tmp_path) == {'torques.csv', 'bag', 'effort_joints1.png',
-                                                  'residual.parquet'}
+    assert staging.previous_outputs(tmp_path, TOOL) == {
+        'torques.csv', 'bag', 'effort_joints1.png', 'residual.parquet'}
     (tmp_path / 'summary.json').write_text('not json')
-    assert staging.previous_outputs(tmp_path) == set()
+    assert staging.previous_outputs(tmp_path, TOOL) == set()
 
 
 @pytest.mark.parametrize('exc, status, line', [

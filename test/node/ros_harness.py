@@ -3,8 +3,9 @@ End-to-end test harness: the real ``rnea_node`` as a subprocess, rclpy in the te
 
 Each test gets its own ROS_DOMAIN_ID (within 1..100, held with a lock file while the test runs)
 and its own rclpy context on that domain, so tests and concurrent test runs do not hear each other;
-discovery is limited to localhost. Waiting is always on events: spin until a message matching a
-predicate arrives, with a timeout whose failure message carries the node's stderr.
+discovery is limited to localhost (the launcher of ``rnea_ros.demos.process`` starts both).
+Waiting is always on events: spin until a message matching a predicate arrives, with a timeout
+whose failure message carries the node's stderr.
 """
 from __future__ import annotations
 
@@ -15,16 +16,13 @@ import json
 import os
 from pathlib import Path
 import signal
-import subprocess
 import sys
 import tempfile
-import time
 
-import rclpy
-from rclpy.context import Context
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+from rnea_ros.demos.process import ProcessExited, RclpySide, RosProcess
 
 _domains = itertools.count()
 
@@ -69,8 +67,8 @@ def release_domain(domain: int) -> None:
         os.close(descriptor)  # closing the descriptor releases its flock
 
 
-class NodeProcess:
-    """The node under test, started with ``--ros-args --params-file``; stderr kept in a file."""
+class NodeProcess(RosProcess):
+    """The node under test, started with ``--ros-args --params-file``; its output in a file."""
 
     def __init__(self, params: dict, domain: int, tmp_path: Path, name: str = 'rnea',
                  extra_args: tuple[str, ...] = (), command: list[str] | None = None,
@@ -85,34 +83,14 @@ class NodeProcess:
         # JSON is YAML: no quoting problems for a URDF held in a string.
         self.params_file.write_text(json.dumps({'/**': {'ros__parameters': params}}))
         self.stderr_path = tmp_path / f'{name}_stderr.txt'
-        env = dict(os.environ, ROS_DOMAIN_ID=str(domain),
-                   ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONUNBUFFERED='1',
-                   RCUTILS_LOGGING_BUFFERED_STREAM='0')
-        self._stderr = open(self.stderr_path, 'w')
         if command is None:
             command = [sys.executable, '-m', 'rnea_ros.node', '--ros-args', '--params-file',
                        str(self.params_file), *extra_args]
-        self.started = time.monotonic()
-        self.proc = subprocess.Popen(command, env=env, stdout=self._stderr,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     cwd=cwd)
-
-    def output(self) -> str:
-        if not self._stderr.closed:
-            self._stderr.flush()
-        return self.stderr_path.read_text(errors='replace')
+        super().__init__(command, domain, self.stderr_path, 'rnea_node', cwd=cwd)
 
     def stop(self, timeout: float = 5.0, signum: int = signal.SIGINT) -> int:
         """``signum`` (a clean shutdown), then SIGKILL if it does not exit; the exit code."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signum)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._stderr.close()
-        return self.proc.returncode
+        return super().stop(timeout, signum)
 
 
 class Collector:
@@ -134,12 +112,9 @@ class RosHarness:
         self.tmp_path = tmp_path
         self.domain = next_domain_id()
         os.environ['ROS_DOMAIN_ID'] = str(self.domain)
-        os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-        self.context = Context()
-        rclpy.init(context=self.context, domain_id=self.domain)
-        self.node = Node('rnea_test', context=self.context)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.node)
+        self.side = RclpySide(self.domain, 'rnea_test')
+        self.context, self.node, self.executor = self.side.context, self.side.node, \
+            self.side.executor
         self.processes: list[NodeProcess] = []
 
     # ------------------------------------------------------------------ the node under test
@@ -176,22 +151,10 @@ class RosHarness:
     def spin_until(self, condition: Callable[[], object], timeout: float = 10.0,
                    tick: Callable[[], None] | None = None, what: str = 'condition'):
         """Spin (calling ``tick`` between spins) until ``condition()`` is truthy; return it."""
-        deadline = time.monotonic() + timeout
-        while True:
-            if tick is not None:
-                tick()
-            self.executor.spin_once(timeout_sec=0.01)
-            result = condition()
-            if result:
-                return result
-            for process in self.processes:
-                if process.proc.poll() is not None:
-                    raise AssertionError(f'rnea_node exited ({process.proc.returncode}) while '
-                                         f'waiting for {what}; its output:\n{process.output()}')
-            if time.monotonic() > deadline:
-                output = '\n'.join(p.output()[-6000:] for p in self.processes)
-                raise AssertionError(f'timed out after {timeout} s waiting for {what}; '
-                                     f'rnea_node output:\n{output}')
+        try:
+            return self.side.spin_until(condition, timeout, what, self.processes, tick, 0.01)
+        except (ProcessExited, TimeoutError) as exc:
+            raise AssertionError(str(exc)) from None
 
     def wait_for(self, collector: Collector, predicate: Callable = lambda msg: True,
                  timeout: float = 10.0, tick: Callable[[], None] | None = None,
@@ -214,8 +177,6 @@ class RosHarness:
         for process in self.processes:
             code = process.stop()
             output.append(f'--- rnea_node (exit {code}) ---\n{process.output()}')
-        self.executor.shutdown()
-        self.node.destroy_node()
-        rclpy.try_shutdown(context=self.context)
+        self.side.close()
         release_domain(self.domain)
         return '\n'.join(output)

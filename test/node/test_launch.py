@@ -1,22 +1,27 @@
 """
-The launch file and the example parameters, as far as this machine allows.
+The launch files and the example parameters, as far as this machine allows.
 
-launch_ros has no wheel here, so the launch files cannot run: they are checked statically (they
-parse, declare their arguments with the right defaults, start ``rnea_node`` from ``rnea_ros``
-with the right parameters and remappings), the xacro command the launch file runs is run here,
-and the parameters it passes (config file + URDF) are started for real in test_node.py. The
-YAML must name only declared parameters, each with a valid value.
+launch_ros has no wheel here, so the launch files cannot run under ``ros2 launch``: they run here
+against recording stand-ins of ``launch``, ``launch_ros`` and ``ament_index_python``
+(``generate_launch_description`` and its ``OpaqueFunction`` are called, every action and
+substitution kept with its arguments), which shows the arguments they declare with their
+defaults, the node they start with its parameters and remappings; the xacro command the launch
+file runs is run here, and the parameters it passes (config file + URDF) are started for real in
+test_node.py. The YAML must name only declared parameters, each with a valid value.
 """
 from __future__ import annotations
 
 import ast
+from contextlib import contextmanager
 from glob import glob
+import importlib.util
 import os
 from pathlib import Path
 import shlex
 import subprocess
 import sys
 import textwrap
+import types
 
 import pytest
 import yaml
@@ -28,6 +33,107 @@ ROOT = Path(__file__).resolve().parents[2]
 LAUNCH = ROOT / 'launch' / 'rnea.launch.py'
 EFFORT_LAUNCH = ROOT / 'launch' / 'rnea_effort_controller.launch.py'
 CONFIG = ROOT / 'config' / 'rnea.yaml'
+SHARE = '/opt/ros/share'  # what the stand-in get_package_share_directory answers
+
+
+class Recorded:
+    """A stand-in of a launch class: keeps its arguments; equal when they are."""
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+    def __eq__(self, other) -> bool:
+        return (type(self).__name__ == type(other).__name__ and self.args == other.args
+                and self.kwargs == other.kwargs)
+
+    def __repr__(self) -> str:
+        words = [repr(a) for a in self.args] + [f'{k}={v!r}' for k, v in self.kwargs.items()]
+        return f'{type(self).__name__}({", ".join(words)})'
+
+
+class LaunchConfiguration(Recorded):
+    """The stand-in of a launch argument's value: ``perform`` reads it from the context."""
+
+    def perform(self, context: dict) -> str:
+        return context[self.args[0]]
+
+
+STAND_INS = {
+    'launch': {'LaunchDescription': Recorded},
+    'launch.actions': {name: type(name, (Recorded,), {}) for name in (
+        'DeclareLaunchArgument', 'OpaqueFunction', 'GroupAction', 'IncludeLaunchDescription')},
+    'launch.substitutions': {'Command': type('Command', (Recorded,), {}),
+                             'LaunchConfiguration': LaunchConfiguration},
+    'launch_ros': {},
+    'launch_ros.actions': {'Node': type('Node', (Recorded,), {}),
+                           'SetRemap': type('SetRemap', (Recorded,), {})},
+    'launch_ros.parameter_descriptions': {
+        'ParameterValue': type('ParameterValue', (Recorded,), {})},
+    'ament_index_python': {},
+    'ament_index_python.packages': {
+        'get_package_share_directory': lambda package: f'{SHARE}/{package}'},
+}
+Command = STAND_INS['launch.substitutions']['Command']
+Node = STAND_INS['launch_ros.actions']['Node']
+ParameterValue = STAND_INS['launch_ros.parameter_descriptions']['ParameterValue']
+
+
+@contextmanager
+def stand_ins():
+    """Put the stand-in modules in ``sys.modules`` for the block (the real ones are absent)."""
+    saved = {name: sys.modules.get(name) for name in STAND_INS}
+    for name, attributes in STAND_INS.items():
+        module = types.ModuleType(name)
+        vars(module).update(attributes)
+        sys.modules[name] = module
+    try:
+        yield
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+
+
+class Launched:
+    """A launch file run against the stand-ins: its declared arguments and actions."""
+
+    def __init__(self, path: Path):
+        with stand_ins():
+            spec = importlib.util.spec_from_file_location(Path(path).stem.replace('.', '_'),
+                                                          path)
+            self.module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(self.module)
+            self.actions = self.module.generate_launch_description().args[0]
+        self.arguments = {action.args[0]: action for action in self.actions
+                          if type(action).__name__ == 'DeclareLaunchArgument'}
+
+    def default(self, name: str) -> str:
+        return self.arguments[name].kwargs['default_value']
+
+    def defaults(self) -> dict[str, str]:
+        """Return each argument's default, as ``ros2 launch`` without arguments passes them."""
+        return {name: self.default(name) for name in self.arguments}
+
+    def nodes(self, **given) -> list:
+        """Return the Node actions, an OpaqueFunction's run with the arguments ``given``."""
+        nodes = [action for action in self.actions if type(action).__name__ == 'Node']
+        with stand_ins():
+            for action in self.actions:
+                if type(action).__name__ == 'OpaqueFunction':
+                    nodes += action.kwargs['function']({**self.defaults(), **given})
+        return nodes
+
+
+def launch_arguments(path: Path) -> dict:
+    """Map each launch argument of the launch file at ``path`` to its DeclareLaunchArgument."""
+    return Launched(path).arguments
+
+
+@pytest.fixture(scope='module')
+def launched() -> Launched:
+    return Launched(LAUNCH)
 
 
 def _calls(tree: ast.AST, name: str) -> list[ast.Call]:
@@ -39,84 +145,52 @@ def _keywords(call: ast.Call) -> dict[str, ast.AST]:
     return {keyword.arg: keyword.value for keyword in call.keywords}
 
 
-@pytest.fixture(scope='module')
-def launch_tree() -> ast.Module:
-    return ast.parse(LAUNCH.read_text(), filename=str(LAUNCH))
-
-
-def _remapped(tree: ast.AST) -> tuple[str, ...]:
-    """Return the topics of a launch file's ``REMAPPED`` (its names resolved), or ()."""
-    known = {'TRAJECTORY_TOPIC': TRAJECTORY_TOPIC}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == 'REMAPPED':
-            return tuple(known[elt.id] if isinstance(elt, ast.Name) else ast.literal_eval(elt)
-                         for elt in node.value.elts)
-    return ()
-
-
-def launch_arguments(tree: ast.AST) -> dict[str, ast.Call]:
-    """Map each launch argument to its DeclareLaunchArgument; ``<topic>_topic`` per REMAPPED."""
-    arguments = {}
-    for call in _calls(tree, 'DeclareLaunchArgument'):
-        if ast.unparse(call.args[0]) == "topic + '_topic'":  # one per REMAPPED topic
-            arguments.update({f'{topic}_topic': call for topic in _remapped(tree)})
-        else:
-            arguments[ast.literal_eval(call.args[0])] = call
-    return arguments
-
-
-_arguments = launch_arguments
-
-
 def _imports(tree: ast.AST) -> dict[str, str]:
     """Map each imported name to its module."""
     return {alias.name: node.module for node in ast.walk(tree)
             if isinstance(node, ast.ImportFrom) for alias in node.names}
 
 
-def test_launch_file_declares_params_file_urdf_and_xacro_args(launch_tree):
-    arguments = _arguments(launch_tree)
-    assert set(arguments) == {'params_file', 'urdf', 'xacro_args', 'namespace',
-                              'use_sim_time'} | {f'{topic}_topic' for topic in TOPICS}
-    default = _keywords(arguments['params_file'])['default_value']
-    assert isinstance(default, ast.Name)  # the installed config/rnea.yaml
-    joins = [call for call in _calls(launch_tree, 'join')
-             if [ast.literal_eval(arg) for arg in call.args[1:]] == ['config', 'rnea.yaml']]
-    assert joins, 'params_file should default to <share>/config/rnea.yaml'
-    share = _calls(launch_tree, 'get_package_share_directory')
-    assert [ast.literal_eval(call.args[0]) for call in share] == ['rnea_ros']
-    assert ast.literal_eval(_keywords(arguments['urdf'])['default_value']) == ''
-    assert ast.literal_eval(_keywords(arguments['xacro_args'])['default_value']) == ''
+def _common_parameters() -> list:
+    return [LaunchConfiguration('params_file'), {'use_sim_time': ParameterValue(
+        LaunchConfiguration('use_sim_time'), value_type=bool)}]
 
 
-def test_launch_file_expands_the_urdf_with_xacro_into_robot_description(launch_tree):
+def test_launch_file_declares_params_file_urdf_and_xacro_args(launched):
+    assert set(launched.arguments) == {'params_file', 'urdf', 'xacro_args', 'namespace',
+                                       'use_sim_time'} | {f'{topic}_topic' for topic in TOPICS}
+    # The installed config/rnea.yaml.
+    assert launched.default('params_file') == f'{SHARE}/rnea_ros/config/rnea.yaml'
+    assert launched.default('urdf') == launched.default('xacro_args') == ''
+
+
+def test_launch_file_expands_the_urdf_with_xacro_into_robot_description(launched, tmp_path):
     """The usual ROS 2 way: ParameterValue(Command(['xacro ', urdf, ' ', args]), str)."""
-    (node,) = _calls(launch_tree, 'Node')
-    keywords = _keywords(node)
-    assert ast.literal_eval(keywords['package']) == 'rnea_ros'
-    assert ast.literal_eval(keywords['executable']) == 'rnea_node'
-    assert ast.literal_eval(keywords['name']) == 'rnea'
-    (command,) = _calls(launch_tree, 'Command')
-    parts = command.args[0].elts
-    assert ast.literal_eval(parts[0]) == 'xacro '
-    assert [ast.unparse(part) for part in parts[1:]] == [
-        "LaunchConfiguration('urdf')", "' '", "LaunchConfiguration('xacro_args')"]
-    (value,) = [call for call in _calls(launch_tree, 'ParameterValue')
-                if ast.unparse(call.args[0]) == 'description']
-    assert ast.unparse(_keywords(value)['value_type']) == 'str'
-    assert "{'robot_description': ParameterValue(description, value_type=str)}" in ast.unparse(
-        launch_tree)
-    functions = {f.name for f in ast.walk(launch_tree) if isinstance(f, ast.FunctionDef)}
-    assert 'generate_launch_description' in functions
-    imports = _imports(launch_tree)
+    (node,) = launched.nodes(urdf='/robots/arm.urdf.xacro')
+    assert (node.kwargs['package'], node.kwargs['executable'], node.kwargs['name']) == (
+        'rnea_ros', 'rnea_node', 'rnea')
+    expanded = Command(['xacro ', LaunchConfiguration('urdf'), ' ',
+                        LaunchConfiguration('xacro_args')])
+    description = {'robot_description': ParameterValue(expanded, value_type=str)}
+    assert node.kwargs['parameters'] == [*_common_parameters(), description]
+    (node,) = launched.nodes(urdf='/robots/arm.urdf', xacro_args='prefix:=left_')
+    assert node.kwargs['parameters'][-1] == description  # xacro_args given: xacro too
+    # Any other file is passed as it is, never run through xacro.
+    plain = tmp_path / 'arm.urdf'
+    plain.write_text('<robot name="arm"/>')
+    (node,) = launched.nodes(urdf=str(plain))
+    assert node.kwargs['parameters'][-1] == {
+        'robot_description': ParameterValue('<robot name="arm"/>', value_type=str)}
+    (node,) = launched.nodes()  # no urdf: the robot_description topic
+    assert node.kwargs['parameters'] == _common_parameters()
+    imports = _imports(ast.parse(LAUNCH.read_text()))
     assert imports['Command'] == 'launch.substitutions'
     assert imports['ParameterValue'] == 'launch_ros.parameter_descriptions'
-    assert imports['Node'] == 'launch_ros.actions'
 
 
-def test_launch_docstring_remaps_with_set_remap_in_a_group(launch_tree):
+def test_launch_docstring_remaps_with_set_remap_in_a_group():
     """Show what works: ``remappings`` on IncludeLaunchDescription is a TypeError."""
-    docstring = ast.get_docstring(launch_tree)
+    docstring = ast.get_docstring(ast.parse(LAUNCH.read_text()))
     example = docstring[docstring.index('    from launch.actions'):docstring.index('\n\n``rnea_')]
     tree = ast.parse(textwrap.dedent(example))  # valid Python
     imports = _imports(tree)
@@ -173,35 +247,45 @@ TOPICS = ('joint_states', 'desired_accelerations', TRAJECTORY_TOPIC, 'feedforwar
           'joint_torques', 'joint_trajectory_with_effort', 'robot_description')
 
 
-def test_launch_file_takes_namespace_use_sim_time_and_a_remapping_per_topic(launch_tree):
-    arguments = _arguments(launch_tree)
-    assert _remapped(launch_tree) == TOPICS
-    assert _imports(launch_tree)['TRAJECTORY_TOPIC'] == 'rnea_ros.ctl.names'
+def test_launch_file_takes_namespace_use_sim_time_and_a_remapping_per_topic(launched):
+    assert launched.module.REMAPPED == TOPICS
+    assert _imports(ast.parse(LAUNCH.read_text()))['TRAJECTORY_TOPIC'] == 'rnea_ros.ctl.names'
     for topic in TOPICS:  # default: the topic itself, relative (in the namespace)
-        default = _keywords(arguments[f'{topic}_topic'])['default_value']
-        assert ast.unparse(default) == 'topic'
-    (node,) = _calls(launch_tree, 'Node')
-    keywords = _keywords(node)
-    assert ast.unparse(keywords['namespace']) == "LaunchConfiguration('namespace')"
-    assert ast.unparse(keywords['remappings']) == (
-        "[(topic, LaunchConfiguration(topic + '_topic')) for topic in REMAPPED]")
-    assert ("{'use_sim_time': ParameterValue(LaunchConfiguration('use_sim_time'), "
-            'value_type=bool)}') in ast.unparse(launch_tree)
+        assert launched.default(f'{topic}_topic') == topic
+    (node,) = launched.nodes()
+    assert node.kwargs['namespace'] == LaunchConfiguration('namespace')
+    assert node.kwargs['remappings'] == [(topic, LaunchConfiguration(topic + '_topic'))
+                                         for topic in TOPICS]
 
 
-@pytest.mark.parametrize('path', sorted(glob(str(ROOT / 'launch' / '*.launch.py'))))
+LAUNCH_FILES = sorted(glob(str(ROOT / 'launch' / '*.launch.py')))
+COMMON = ('namespace', 'use_sim_time', 'params_file')
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES)
 def test_every_launch_file_takes_namespace_use_sim_time_and_params_file(path):
-    tree = ast.parse(Path(path).read_text(), filename=path)
-    arguments = _arguments(tree)
-    assert {'namespace', 'use_sim_time', 'params_file'} <= set(arguments)
-    assert ast.literal_eval(_keywords(arguments['namespace'])['default_value']) == ''
-    assert ast.literal_eval(_keywords(arguments['use_sim_time'])['default_value']) == 'false'
-    source = ast.unparse(tree)
-    assert "namespace=LaunchConfiguration('namespace')" in source
-    assert "{'use_sim_time': ParameterValue(LaunchConfiguration('use_sim_time'), " in source
+    launched = Launched(path)
+    assert set(COMMON) <= set(launched.arguments)
+    assert launched.default('namespace') == ''
+    assert launched.default('use_sim_time') == 'false'
+    assert launched.default('params_file') == f'{SHARE}/rnea_ros/config/rnea.yaml'
+    (node,) = launched.nodes()
+    assert node.kwargs['namespace'] == LaunchConfiguration('namespace')
+    assert node.kwargs['parameters'][:2] == _common_parameters()
     assert 'params_file' in docs_node_text()  # the node page says the arguments
-    for name in arguments:
+    for name in launched.arguments:
         assert f'`{name}`' in docs_node_text(), f'docs/node.md does not say {name}'
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES)
+def test_the_common_arguments_and_the_node_are_declared_once_for_every_launch_file(path):
+    """rnea_ros.node.launching declares them; a launch file names none of them itself."""
+    source = Path(path).read_text()
+    imports = _imports(ast.parse(source))
+    assert imports['common_arguments'] == imports['rnea_node'] == 'rnea_ros.node.launching'
+    for name in COMMON:
+        assert f"DeclareLaunchArgument('{name}'" not in source
+    assert 'Node(' not in source and "'rnea_node'" not in source
 
 
 def docs_node_text() -> str:
@@ -209,32 +293,22 @@ def docs_node_text() -> str:
 
 
 def test_effort_controller_launch_file_wires_the_node_to_ros2_control():
-    tree = ast.parse(EFFORT_LAUNCH.read_text(), filename=str(EFFORT_LAUNCH))
-    arguments = _arguments(tree)
-    assert set(arguments) == {'controller', 'params_file', 'namespace', 'use_sim_time',
-                              'joint_states_topic', 'robot_description_topic'}
-    assert ast.literal_eval(_keywords(arguments['controller'])['default_value']) == (
-        'effort_controller')
-    (node,) = _calls(tree, 'Node')
-    keywords = _keywords(node)
-    assert ast.literal_eval(keywords['executable']) == 'rnea_node'
-    assert ast.unparse(keywords['parameters']) == (
-        "[LaunchConfiguration('params_file'), {'use_sim_time': ParameterValue("
-        "LaunchConfiguration('use_sim_time'), value_type=bool)}]")
-    remappings = {ast.literal_eval(pair.elts[0]): ast.unparse(pair.elts[1])
-                  for pair in keywords['remappings'].elts}
+    launched = Launched(EFFORT_LAUNCH)
+    assert set(launched.arguments) == {'controller', 'params_file', 'namespace', 'use_sim_time',
+                                       'joint_states_topic', 'robot_description_topic'}
+    assert launched.default('controller') == 'effort_controller'
+    (node,) = launched.nodes()
+    assert node.kwargs['executable'] == 'rnea_node'
+    # robot_description is the topic: the parameter stays empty.
+    assert node.kwargs['parameters'] == _common_parameters()
     # Relative: in the namespace (none: /effort_controller/commands, /joint_states, ...).
-    assert remappings == {'feedforward_effort': "[controller, '/commands']",
-                          'joint_states': "LaunchConfiguration('joint_states_topic')",
-                          'robot_description': "LaunchConfiguration('robot_description_topic')"}
+    assert dict(node.kwargs['remappings']) == {
+        'feedforward_effort': [LaunchConfiguration('controller'), '/commands'],
+        'joint_states': LaunchConfiguration('joint_states_topic'),
+        'robot_description': LaunchConfiguration('robot_description_topic')}
     for name, default in (('joint_states_topic', 'joint_states'),
                           ('robot_description_topic', 'robot_description')):
-        assert ast.literal_eval(_keywords(arguments[name])['default_value']) == default
-    assert "controller = LaunchConfiguration('controller')" in ast.unparse(tree)
-    assert "'robot_description'" not in ast.unparse(keywords['parameters'])  # the topic
-    imports = _imports(tree)
-    assert imports['Node'] == 'launch_ros.actions'
-    assert imports['LaunchConfiguration'] == 'launch.substitutions'
+        assert launched.default(name) == default
 
 
 def test_setup_installs_launch_and_config():

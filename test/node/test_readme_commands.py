@@ -9,7 +9,6 @@ script with the same arguments; the other lines run as they are, in a directory 
 """
 from __future__ import annotations
 
-import ast
 import os
 from pathlib import Path
 import re
@@ -60,7 +59,7 @@ def test_readme_launch_commands_name_declared_arguments():
         words = shlex.split(command.replace('[', '').replace(']', ''))
         package, launch_file = words[2:4]
         assert package == 'rnea_ros'
-        declared = set(launch_arguments(ast.parse((ROOT / 'launch' / launch_file).read_text())))
+        declared = set(launch_arguments(ROOT / 'launch' / launch_file))
         given = {word.split(':=')[0] for word in words[4:]}
         assert given <= declared, (command, given - declared)
 
