@@ -137,7 +137,7 @@ def _check_finite(value, name: str) -> None:
 
 @functools.cache
 def _dumper():
-    """PyYAML's safe dumper with lists on one line, ``_Quoted`` strings in double quotes."""
+    """Return PyYAML's safe dumper, with lists on one line and ``_Quoted`` in double quotes."""
     import yaml
 
     class Dumper(yaml.SafeDumper):

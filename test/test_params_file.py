@@ -82,7 +82,7 @@ def model() -> RobotModel:
 
 
 def _fit(payload: Payload) -> SimpleNamespace:
-    """What ``payload_yaml`` reads of a ``PayloadFit``: the payload and its deviations."""
+    """Return what ``payload_yaml`` reads of a ``PayloadFit``: the payload, its deviations."""
     return SimpleNamespace(payload=payload, std={
         'mass': np.array([0.01]), 'com': np.array([0.001, 0.002, np.inf]),
         'inertia': np.full(6, 1e-4)})
@@ -198,7 +198,7 @@ HOSTILE = [
     ('/**:\n  ros__parameters:\n    ? [a, b]\n    : 1\n', 'cannot read {what}: malformed '
      'YAML: found unhashable key at line 3, column 7'),
     ('/**:\n  ros__parameters:\n    a: !!python/name:os.system\n', 'cannot read {what}: '
-     "malformed YAML: could not determine a constructor for the tag "
+     'malformed YAML: could not determine a constructor for the tag '
      "'tag:yaml.org,2002:python/name:os.system' at line 3, column 8"),
     (None, 'cannot read {what}: [Errno 2] No such file or directory: '),
 ]
