@@ -1,15 +1,15 @@
 """
 The package layout: imports flow one way, and the library stays free of ROS and bag tools.
 
-dynamics <- contacts <- {control, bag, sim}; dynamics <- recording <- tools <- {bag, identify,
-excite, fleet, convert}; dynamics <- observer <- {bag, control}; control (the node's core, no
-ROS) <- node (the ROS adapter); no tool imports another but excite (identify's parameter layout)
-and fleet (the bag pipeline it runs); timing (steady-clock sleeps and the control threads'
-schedules) under node and sim; demos above the library. node, bag and sim never import each
-other; only sim imports mujoco (and the MJCF reader and writer, inside their functions);
-recording (the way into a bag) and observer import dynamics only; control imports no rclpy.
-Checked two ways: every import statement of every module (also those inside functions), and what
-importing the library really loads (a fresh interpreter).
+dynamics <- contacts <- {control, bag, sim}; control <- sim (its Parameter); dynamics <- recording
+<- tools <- {bag, identify, excite, fleet, convert}; dynamics <- observer <- {bag, control};
+control (the node's core, no ROS) <- node (the ROS adapter); no tool imports another but excite
+(identify's parameter layout) and fleet (the bag pipeline it runs); timing (steady-clock sleeps and
+the control threads' schedules) under node and sim; demos above the library. node, bag and sim
+never import each other; only sim imports mujoco (and the MJCF reader and writer, inside their
+functions); recording (the way into a bag) and observer import dynamics only; control imports no
+rclpy. Checked two ways: every import statement of every module (also those inside functions), and
+what importing the library really loads (a fresh interpreter).
 """
 import ast
 import json
@@ -22,7 +22,8 @@ import zipfile
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / 'rnea_ros'
-# package -> the rnea_ros packages it may import (besides itself, errors and the face).
+# package -> the rnea_ros packages it may import (besides itself, errors, params_file and the
+# face).
 ALLOWED = {
     'dynamics': set(),
     'timing': set(),  # steady-clock sleeps and schedules: the node's and the sim's clocks
@@ -37,8 +38,8 @@ ALLOWED = {
     'tools': {'recording'},
     'bag': {'dynamics', 'contacts', 'recording', 'observer', 'tools'},
     # sim never imports node: the simulated robot talks to it over DDS.
-    # recording: its bag writer, for --record.
-    'sim': {'dynamics', 'contacts', 'timing', 'recording'},
+    # recording: its bag writer, for --record; control: the Parameter its parameters are.
+    'sim': {'dynamics', 'contacts', 'timing', 'recording', 'control'},
     'identify': {'dynamics', 'contacts', 'recording', 'tools'},
     'fleet': {'dynamics', 'contacts', 'recording', 'tools', 'bag'},  # bag: the pipeline it runs
     # excite: identify's parameter layout and base; recording's JOINT=VALUE parser.
@@ -99,8 +100,8 @@ def test_imports_flow_one_way(package):
     folder = PACKAGE / package
     if not folder.is_dir():
         pytest.skip(f'rnea_ros.{package} does not exist yet')
-    allowed = ALLOWED[package] | {package, 'errors', 'RobotModel', 'InputError', 'RneaError',
-                                  'URDFError', 'ModelWarning', None}
+    allowed = ALLOWED[package] | {package, 'errors', 'params_file', 'RobotModel', 'InputError',
+                                  'RneaError', 'URDFError', 'ModelWarning', None}
     wrong = {}
     for path in sorted(folder.rglob('*.py')):
         for module in _imports(path):

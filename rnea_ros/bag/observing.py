@@ -27,9 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
+from rnea_ros import params_file
 from rnea_ros.bag import detectable
 from rnea_ros.bag.report import write_table
-from rnea_ros.dynamics.joint_model import read_parameters
 from rnea_ros.errors import InputError
 from rnea_ros.observer import calibrate_thresholds, detect_events, MomentumObserver
 from rnea_ros.observer.collision import RULE, THRESHOLD_PARAMETER
@@ -141,7 +141,7 @@ def check_effort(names: list[str], measured: np.ndarray, predicted: np.ndarray) 
 
 def read_thresholds(path, names: list[str]) -> np.ndarray:
     """Thresholds (nv,) from a node parameters file: ``collision_threshold.<joint>`` each."""
-    params = read_parameters(path, 'collision thresholds')
+    params = params_file.read(path, 'collision thresholds')
     given = {key[len(THRESHOLD):]: value for key, value in params.items()
              if key.startswith(THRESHOLD)}
     unknown = sorted(set(given) - set(names))
@@ -163,12 +163,11 @@ def read_thresholds(path, names: list[str]) -> np.ndarray:
 
 def thresholds_yaml(names, thresholds) -> str:
     """Return the node parameters file of the thresholds (``/**:`` applies to any node name)."""
-    import yaml
     params = {f'{THRESHOLD}{name}': float(value) for name, value in zip(names, thresholds)}
     header = ('# Collision thresholds of rnea_ros on |external torque| (N m; N for prismatic '
               'joints),\n'
               f'# calibrated by rnea_bag --observer on a collision-free bag: {RULE}\n')
-    return header + yaml.safe_dump({'/**': {'ros__parameters': params}}, sort_keys=False)
+    return params_file.write(params, header)
 
 
 def write_files(stage: Path, seconds, labels, columns, observed: Observed) -> list[Path]:

@@ -11,8 +11,8 @@ import array
 from dataclasses import dataclass
 import math
 
-__all__ = ['BOOL', 'check', 'DOUBLE', 'DOUBLE_ARRAY', 'Family', 'INTEGER', 'Parameter', 'shown',
-           'STRING', 'STRING_ARRAY']
+__all__ = ['BOOL', 'check', 'descriptor_fields', 'DOUBLE', 'DOUBLE_ARRAY', 'Family', 'INTEGER',
+           'Parameter', 'shown', 'STRING', 'STRING_ARRAY']
 
 BOOL, INTEGER, DOUBLE, STRING = 'bool', 'integer', 'double', 'string'
 DOUBLE_ARRAY, STRING_ARRAY = 'double_array', 'string_array'
@@ -63,6 +63,21 @@ class Parameter:
         if self.low is not None and self.high is not None:
             words += f' from {self.low:g} to {self.high:g}'
         return words
+
+
+def descriptor_fields(parameter: Parameter, subject: str = '', read_only: bool | None = None
+                      ) -> dict:
+    """
+    Return the fields of the parameter's ROS ``ParameterDescriptor`` (the node's, the sim's).
+
+    The description (``subject`` first, the unit after), ``additional_constraints`` (what it
+    takes: the end of every message about it), read-only (``read_only``; None: unless live),
+    dynamically typed (an integer given for a number is that number, after the check).
+    """
+    text = parameter.description + (f' [{parameter.unit}]' if parameter.unit else '')
+    return {'description': subject + text,
+            'read_only': not parameter.live if read_only is None else read_only,
+            'additional_constraints': parameter.expectation, 'dynamic_typing': True}
 
 
 class _Keys(dict):

@@ -44,8 +44,8 @@ floating and planar joints, which take none of these terms. As ROS parameters (a
 parameters file, see ``to_yaml``): ``friction.<joint>.coulomb``, ``friction.<joint>.viscous``,
 ``friction.<joint>.offset``, ``armature.<joint>``, ``effort_bias.<joint>``,
 ``effort_gain.<joint>``, ``friction_velocity_threshold`` and
-``friction_model``. YAML I/O needs PyYAML (imported there only: the dynamics need numpy and
-numba alone).
+``friction_model``. The files are read and written by ``rnea_ros.params_file`` (PyYAML,
+imported there only: the dynamics need numpy and numba alone).
 """
 from __future__ import annotations
 
@@ -53,12 +53,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 import math
 import os
-from pathlib import Path
 
 import numpy as np
 
+from rnea_ros import params_file
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.errors import InputError, not_utf8
+from rnea_ros.errors import InputError
 
 FRICTION_MODELS = ('coulomb-viscous-offset', 'none')
 DEFAULT_VELOCITY_THRESHOLD = 0.01  # rad/s (m/s for prismatic joints): see the module docstring
@@ -190,7 +190,7 @@ class JointModel:
         Every node section's ``ros__parameters`` is read, in file order; nested keys are joined
         with '.' as ROS does. Raises ``InputError`` naming the file for a malformed one.
         """
-        params = read_parameters(path, 'the joint model')
+        params = params_file.read(path, 'the joint model')
         try:
             return cls.from_parameters(model, params)
         except InputError as exc:
@@ -214,7 +214,6 @@ class JointModel:
 
     def to_yaml(self) -> str:
         """Write the model as a node parameters file (``/**:`` -> ``ros__parameters:``)."""
-        import yaml
         params = {'friction_model': self.friction_model,
                   'friction_velocity_threshold': self.velocity_threshold,
                   'friction': {joint: {term: float(getattr(self, term)[row])
@@ -236,7 +235,7 @@ class JointModel:
         if 'effort_gain' in params:
             header += ('# effort_gain (N m or N per unit of the effort, e.g. per A): measured '
                        'torque = effort_gain * effort - effort_bias\n')
-        return header + yaml.safe_dump({'/**': {'ros__parameters': params}}, sort_keys=False)
+        return params_file.write(params, header)
 
     # ------------------------------------------------------------------ measured effort
     def corrected_effort(self, effort, out=None) -> np.ndarray:
@@ -325,62 +324,6 @@ def _number(key: str, value, non_negative: bool) -> float:
         expected = 'a finite number >= 0' if non_negative else 'a finite number'
         raise InputError(f'parameter {key!r}: expected {expected}, got {value!r}')
     return float(value)
-
-
-def read_parameters(path: str | os.PathLike, what: str) -> dict:
-    """
-    Return the parameters of a node parameters file, flat names -> values.
-
-    Every node section's ``ros__parameters`` is read, in file order; nested keys are joined
-    with '.' as ROS does. Raises ``InputError`` naming the file (and ``what`` it should hold)
-    for a malformed one.
-    """
-    import yaml  # PyYAML, for the files only: importing the dynamics needs numpy and numba
-    try:
-        document = yaml.safe_load(Path(path).read_text(encoding='utf-8'))
-    except OSError as exc:
-        raise InputError(f'{path}: cannot read {what}: {exc}') from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f'{path}: cannot read {what}: {not_utf8(exc)}') from None
-    except yaml.YAMLError as exc:  # its text spans lines: the problem and where, on one
-        mark = getattr(exc, 'problem_mark', None)
-        where = f' at line {mark.line + 1}, column {mark.column + 1}' if mark else ''
-        problem = ' '.join(str(getattr(exc, 'problem', None) or exc).split())
-        raise InputError(f'{path}: cannot read {what}: malformed YAML: {problem}{where}') \
-            from None
-    except RecursionError:
-        raise InputError(f'{path}: cannot read {what}: nested too deeply (expected a ROS 2 '
-                         'parameters file: /**: ros__parameters: {...})') from None
-    sections = [section.get('ros__parameters') for section in document.values()
-                if isinstance(section, dict)] if isinstance(document, dict) else []
-    sections = [section for section in sections if isinstance(section, dict)]
-    if not sections:
-        raise InputError(f'{path}: expected a ROS 2 parameters file: /**: ros__parameters: '
-                         '{...}')
-    params: dict = {}
-    for section in sections:
-        _flatten(section, '', params, path)
-    return params
-
-
-MAX_PARAMETERS = 100_000  # in one parameters file: more is a file built to exhaust the reader
-MAX_DEPTH = 100  # levels of nested names (a.b.c: 3)
-
-
-def _flatten(section: Mapping, prefix: str, flat: dict, path, depth: int = 1) -> None:
-    """Add the parameters of ``section`` to ``flat``, nested keys joined with '.'."""
-    if depth > MAX_DEPTH:
-        raise InputError(f'{path}: parameter names nested deeper than {MAX_DEPTH} levels under '
-                         f'{prefix[:80]!r}...')
-    for key, value in section.items():
-        name = f'{prefix}{key}'
-        if isinstance(value, Mapping):
-            _flatten(value, name + '.', flat, path, depth + 1)
-        else:
-            flat[name] = value
-            if len(flat) > MAX_PARAMETERS:
-                raise InputError(f'{path}: more than {MAX_PARAMETERS} parameters (YAML '
-                                 'aliases repeating a mapping?)')
 
 
 load_yaml = JointModel.load_yaml

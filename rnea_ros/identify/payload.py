@@ -44,6 +44,7 @@ import sys
 
 import numpy as np
 
+from rnea_ros import params_file
 from rnea_ros.dynamics.payload import (check_payload, from_link_parameters, moving_mass, Payload,
                                        payload_block)
 from rnea_ros.errors import InputError
@@ -223,20 +224,18 @@ def payload_yaml(result: PayloadFit) -> str:
     def shown(values):
         return '[' + ', '.join('inf' if not np.isfinite(x) else f'{x:.3g}'
                                for x in np.atleast_1d(values)) + ']'
-    return (
+    header = (
         '# Payload identified by rnea_identify --payload (rnea_ros/identify/payload.py): mass\n'
         '# [kg], centre of mass [m] in the link frame, inertia [kg m^2] about the centre of\n'
         '# mass in the link frame (ixx ixy ixz iyy iyz izz). Standard deviations (first order,\n'
         "# from the fit's covariance; inf: not determined by the data):\n"
         f'#   mass {shown(s["mass"])}, com {shown(s["com"])}, inertia {shown(s["inertia"])}\n'
         '# Give it at start (--params-file payload.yaml), or set the four parameters of a\n'
-        '# running node together with its set_parameters_atomically service (docs/node.md).\n'
-        '/**:\n'
-        '  ros__parameters:\n'
-        f'    payload.link: {json.dumps(p.link)}\n'
-        f'    payload.mass: {p.mass!r}\n'
-        f'    payload.com: [{", ".join(repr(x) for x in p.com)}]\n'
-        f'    payload.inertia: [{", ".join(repr(x) for x in p.inertia)}]\n')
+        '# running node together with its set_parameters_atomically service (docs/node.md).\n')
+    # The link double-quoted, whatever its characters; numbers as every parameters file has them.
+    return params_file.write({'payload.link': p.link, 'payload.mass': p.mass,
+                              'payload.com': list(p.com), 'payload.inertia': list(p.inertia)},
+                             header, quoted_strings=True)
 
 
 def summary(result: PayloadFit, settings: dict) -> dict:

@@ -27,7 +27,8 @@ from rclpy.validate_full_topic_name import validate_full_topic_name
 from rnea_ros.control.control_law import GAIN_PREFIXES
 from rnea_ros.control.declaration import (BY_NAME, COLLISION, COLLISION_PROFILE, CONTACT, GAINS,
                                           JOINT_MODEL, NODE_ONLY, PARAMETERS, WRENCH_POINT)
-from rnea_ros.control.parameter import check, DOUBLE, DOUBLE_ARRAY, Parameter
+from rnea_ros.control.parameter import (check, descriptor_fields, DOUBLE, DOUBLE_ARRAY,
+                                        Parameter)
 from rnea_ros.control.payload import removal
 from rnea_ros.control.settings import check_profiles, Settings
 from rnea_ros.control.wrenches import contact_from_parameters
@@ -62,11 +63,7 @@ def descriptor(parameter: Parameter, subject: str = '', read_only: bool | None =
 
     ``read_only``: for rclpy; None: unless the parameter is live.
     """
-    text = parameter.description + (f' [{parameter.unit}]' if parameter.unit else '')
-    return ParameterDescriptor(description=subject + text,
-                               read_only=not parameter.live if read_only is None else read_only,
-                               additional_constraints=parameter.expectation,
-                               dynamic_typing=True)
+    return ParameterDescriptor(**descriptor_fields(parameter, subject, read_only))
 
 
 def declare_parameters(node) -> Settings:

@@ -5,7 +5,9 @@ The simulated robot: MuJoCo physics from the node's URDF, with a reality gap, dr
 truth), ``gap`` (the reality gap file), ``true_urdf`` (the gap written into the URDF),
 ``mjmodel`` (URDF -> MuJoCo model), ``controller`` and ``trajectory`` (the torque each
 command interface makes, and the references), ``loop`` (the closed loop in one process)
-need no ROS; the rclpy node (``node``, ``main``, ``settings``, ``record``) builds on them.
-Imports mujoco and rclpy, ``rnea_ros.dynamics``; never ``rnea_ros.node``. Nothing else in
-the package imports mujoco: ``import rnea_ros`` does not load it.
+need no ROS; the rclpy node (``node``, ``main``, ``parameters``, ``messages``, ``record``)
+builds on them; ``settings`` declares the parameters with the node's ``Parameter`` (ROS-free).
+Imports mujoco and rclpy, ``rnea_ros.dynamics``, ``rnea_ros.control.parameter``; never
+``rnea_ros.node``. Nothing else in the package imports mujoco: ``import rnea_ros`` does not
+load it.
 """

@@ -42,8 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = UsageParser(
         prog='rnea_sim', description=DESCRIPTION,
         epilog='parameters (--ros-args -p name:=value):\n' + '\n'.join(
-            f'  {name} (default {default!r}): {text}'
-            for name, (default, text) in PARAMETERS.items() if name != 'robot_description'),
+            f'  {p.name} (default {p.default!r}): {p.description}'
+            for p in PARAMETERS if p.name != 'robot_description'),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--urdf', help='URDF or xacro file (instead of robot_description)')
     parser.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',

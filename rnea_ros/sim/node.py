@@ -34,9 +34,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import AccelStamped, WrenchStamped
 from nav_msgs.msg import Odometry
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
-from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -44,9 +42,10 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros.sim.controller import CommandError, JointController
 from rnea_ros.sim.inbox import MSGTYPE, TrajectoryInbox
+from rnea_ros.sim.messages import nanoseconds, stamp_of, wrench_msg
+from rnea_ros.sim.parameters import declare_settings
 from rnea_ros.sim.plant import Plant
 from rnea_ros.sim.record import Recorder
-from rnea_ros.sim.settings import PARAMETERS, read_settings, SimSettings
 from rnea_ros.sim.trajectory import TrajectoryError
 from rnea_ros.timing import GcMonitor, set_fifo_priority, set_timer_slack, StepSchedule
 
@@ -55,34 +54,6 @@ RELIABLE = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 TRAJECTORY_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 # Inputs the stepping thread takes at each step: what came since the last step (a few).
 POLLED = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-EMPTY_ARRAY_TYPES = {'joints': Parameter.Type.STRING_ARRAY,
-                     'initial_positions': Parameter.Type.DOUBLE_ARRAY}
-
-
-def declare_settings(node: Node, overrides: dict) -> SimSettings:
-    """Declare every parameter (``overrides``: values from the command line) and check them."""
-    values = {}
-    for name, (default, description) in PARAMETERS.items():
-        if name in EMPTY_ARRAY_TYPES and not default:  # an empty list has no type of its own
-            node.declare_parameter(name, EMPTY_ARRAY_TYPES[name], ParameterDescriptor(
-                description=description, read_only=True))
-        else:  # dynamic: an integer given for a number is taken as that number
-            node.declare_parameter(name, default, ParameterDescriptor(
-                description=description, dynamic_typing=True, read_only=True))
-        value = node.get_parameter_or(name, Parameter(name, value=None)).value
-        values[name] = default if value is None else value
-        if isinstance(values[name], (list, tuple)) or hasattr(values[name], 'tolist'):
-            values[name] = list(values[name])
-    values.update(overrides)
-    return read_settings(values)
-
-
-def stamp_of(nanoseconds: int) -> Time:
-    return Time(sec=nanoseconds // 1_000_000_000, nanosec=nanoseconds % 1_000_000_000)
-
-
-def _nanoseconds(stamp) -> int:
-    return stamp.sec * 1_000_000_000 + stamp.nanosec
 
 
 class SimNode(Node):
@@ -238,7 +209,7 @@ class SimNode(Node):
             if any(len(r) != len(msg.joint_names) for r in rows):
                 return np.full((len(rows), 0), np.nan)  # reported as a length mismatch
             return np.array([np.asarray(r, dtype=float) for r in rows])
-        stamp = _nanoseconds(msg.header.stamp)
+        stamp = nanoseconds(msg.header.stamp)
         with self.lock:
             start = self.sim_time if stamp == 0 else (stamp - self.start_ns) * 1e-9
             try:
@@ -268,7 +239,7 @@ class SimNode(Node):
         except (KeyError, IndexError):
             effort = None  # it paces the clock; it cannot be the command
         with self.lock:
-            self.answer_stamp = _nanoseconds(msg.header.stamp)
+            self.answer_stamp = nanoseconds(msg.header.stamp)
             self.answer_effort = effort
             self.answered.notify_all()
 
@@ -449,12 +420,12 @@ class SimNode(Node):
         self._publish('truth/joint_torques', self.pub_truth, truth, stamp)
         for link, wrench in pushes.items():
             self._publish('truth/external_wrench', self.pub_external,
-                          _wrench_msg(link, wrench, time_msg), stamp)
+                          wrench_msg(link, wrench, time_msg), stamp)
         if self.pub_contacts:
             contacts = plant.contact_wrenches()
             for link, publisher in self.pub_contacts.items():
                 self._publish(f'truth/contact_wrenches/{link}', publisher,
-                              _wrench_msg(link, contacts.get(link, np.zeros(6)), time_msg),
+                              wrench_msg(link, contacts.get(link, np.zeros(6)), time_msg),
                               stamp)
 
     def _publish(self, topic: str, publisher, msg, stamp: int) -> None:
@@ -508,12 +479,3 @@ class SimNode(Node):
         msg = DiagnosticArray(status=[status])
         msg.header.stamp = self.get_clock().now().to_msg()
         self.pub_diagnostics.publish(msg)
-
-
-def _wrench_msg(link: str, wrench: np.ndarray, time_msg: Time) -> WrenchStamped:
-    msg = WrenchStamped()
-    msg.header.stamp = time_msg
-    msg.header.frame_id = link
-    f, t = msg.wrench.force, msg.wrench.torque
-    f.x, f.y, f.z, t.x, t.y, t.z = (float(x) for x in wrench)
-    return msg

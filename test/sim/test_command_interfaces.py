@@ -15,7 +15,7 @@ from rnea_ros.errors import InputError
 from rnea_ros.sim.controller import CommandError, JointController
 from rnea_ros.sim.loop import run_in_process
 from rnea_ros.sim.plant import Plant
-from rnea_ros.sim.settings import PARAMETERS, read_settings
+from rnea_ros.sim.settings import DEFAULTS, read_settings
 
 URDF = robot_path('panda').read_text()
 START = np.array([0.0, 0.0, 0.0, -1.5, 0.0, 1.5, 0.0, 0.02])  # the arm bent, off its rest
@@ -215,7 +215,7 @@ def test_gravity_compensation_needs_a_fixed_base():
 
 
 def _values(**changes) -> dict:
-    values = {name: default for name, (default, _) in PARAMETERS.items()}
+    values = dict(DEFAULTS)
     values.update(changes)
     return values
 

@@ -21,7 +21,7 @@ from rnea_ros.sim.gap import Gap, load_gap
 from rnea_ros.sim.loop import rnea_feedforward, run_in_process, START_NS
 from rnea_ros.sim.plant import Plant
 from rnea_ros.sim.record import Recorder, SPLIT_BYTES
-from rnea_ros.sim.settings import PARAMETERS, RECORD_SPLIT_MAX
+from rnea_ros.sim.settings import BY_NAME, RECORD_SPLIT_MAX
 
 STEPS = 60
 
@@ -177,7 +177,7 @@ def test_a_split_that_cannot_be_written_stops_the_recording_and_keeps_the_bag(
 def test_the_docs_state_the_recordings_bounds():
     """docs/sim.md gives the split's default and largest length and its byte bound."""
     text = ' '.join((Path(__file__).resolve().parents[2] / 'docs' / 'sim.md').read_text().split())
-    default, _ = PARAMETERS['record_split']
-    assert (f'`record_split` ({default:g} s of log time per file of that bag, up to '
-            f'{RECORD_SPLIT_MAX:g})') in text
+    default = BY_NAME['record_split'].default
+    assert (f'| `record_split` | `{default!r}` | a number > 0 and <= {RECORD_SPLIT_MAX:g} | Log '
+            'time [s] per file (split) of the record bag') in text
     assert f'(at most {SPLIT_BYTES >> 20} MB: a split that reaches it is written early)' in text
