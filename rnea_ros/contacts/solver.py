@@ -60,20 +60,21 @@ that a fictitious actuator on the base would still have to apply (zero when feas
 joint torques ``tau[6:]`` are those of the returned wrenches. Everything stays finite; nothing
 is silent. Bad inputs (sizes, non-finite values) raise ``InputError``.
 
-A solver owns its workspace: use one per thread. Units are SI. The jitted per-cycle kernels
-live in ``kernels.py``, the cone rows in ``cones.py``.
+A solver owns its workspace: use one per thread. Units are SI. The records ``Contact`` and
+``ContactSolution`` live in ``contact.py``, the jitted per-cycle kernels in ``kernels.py``, the
+cone rows in ``cones.py``, measured wrenches as ``f_ext`` entries in ``measured.py``.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-import math
 from typing import TYPE_CHECKING
 
 import daqp
 import numpy as np
 
 from rnea_ros.contacts.cones import contact_wrench_cone, friction_pyramid, tangent_frame
+from rnea_ros.contacts.contact import Contact, ContactSolution, POINT
 from rnea_ros.contacts.kernels import (contact_problem, contact_torques, contact_wrenches,
                                        POINT_CODE, SURFACE_CODE)
 from rnea_ros.errors import InputError
@@ -81,121 +82,11 @@ from rnea_ros.errors import InputError
 if TYPE_CHECKING:
     from rnea_ros.dynamics.model import RobotModel
 
-POINT, SURFACE = 'point', 'surface'
-KINDS = (POINT, SURFACE)
-DEFAULT_FRICTION = 0.7
 # Slack weight of the least-violation QP, relative to the wrench weights (1 / N^2).
 RESIDUAL_WEIGHT = 1e6
 # Constraint tolerance of DAQP (N, N m): how far an inequality may be violated at the optimum.
 PRIMAL_TOLERANCE = 1e-9
 _UNBOUNDED = -1e30  # DAQP's "no lower bound"
-_VARIABLES = {POINT: 3, SURFACE: 6}
-
-
-@dataclass(frozen=True)
-class Contact:
-    """
-    One contact of the robot with the ground (see the module docstring for the model).
-
-    ``link``: a model link; ``kind``: 'point' or 'surface'; ``friction``: Coulomb coefficient
-    mu > 0; ``position``: link frame (m), the contact point or the sole centre; ``normal``: world
-    ground normal of a point contact; ``half_extents``: (X, Y) > 0 (m), half-length along the
-    link x axis and half-width along its y axis, required for a sole; ``weight``: > 0, scales
-    this contact's share of the cost. The defaults make a point contact at the link origin with
-    mu = 0.7 on flat ground.
-    """
-
-    link: str
-    kind: str = POINT
-    friction: float = DEFAULT_FRICTION
-    position: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    normal: tuple[float, float, float] = (0.0, 0.0, 1.0)
-    half_extents: tuple[float, float] | None = None
-    weight: float = 1.0
-
-    def __post_init__(self):
-        """
-        Check every field and store the numbers as floats.
-
-        Check every field (``InputError`` names the contact and the field) and store the
-        numbers as floats and tuples of floats, e.g. when they come from a parameter file.
-        """
-        where = f'contact {self.link!r}'
-        if self.kind not in KINDS:
-            raise InputError(f'{where}: kind {self.kind!r}, expected one of {KINDS}')
-        for name in ('friction', 'weight'):
-            value = getattr(self, name)
-            try:
-                number = float(value)
-            except (TypeError, ValueError):
-                number = math.nan
-            if isinstance(value, bool) or not (math.isfinite(number) and number > 0):
-                raise InputError(f'{where}: {name} must be a finite number > 0, got {value!r}')
-            object.__setattr__(self, name, number)
-        position = _finite_vector(self.position, 3, f'{where}: position')
-        normal = _finite_vector(self.normal, 3, f'{where}: normal')
-        if np.linalg.norm(normal) < 1e-9:
-            raise InputError(f'{where}: normal is zero')
-        object.__setattr__(self, 'position', tuple(position.tolist()))
-        object.__setattr__(self, 'normal', tuple(normal.tolist()))
-        if self.kind == SURFACE:
-            if self.half_extents is None:
-                raise InputError(f'{where}: a surface contact needs half_extents (X, Y) of its '
-                                 'sole, in m')
-            extents = _finite_vector(self.half_extents, 2, f'{where}: half_extents')
-            if np.any(extents <= 0.0):
-                raise InputError(f'{where}: half_extents must be > 0, got {tuple(extents)}')
-            object.__setattr__(self, 'half_extents', tuple(extents.tolist()))
-
-    @property
-    def size(self) -> int:
-        """Return the number of unknowns: 3 (point) or 6 (surface)."""
-        return _VARIABLES[self.kind]
-
-
-@dataclass(frozen=True)
-class ContactSolution:
-    """
-    Result of ``ContactSolver.solve`` (frames and units in the module docstring).
-
-    ``links``: contact links, the row order of the arrays; ``wrenches`` (k, 6) link frame about
-    the link origin; ``world_wrenches`` (k, 6) world axes about the link origin;
-    ``centers_of_pressure`` (k, 3) world; ``tau`` (nv,); ``feasible``: the base rows hold
-    exactly with every wrench in its cone; ``status``: 'optimal', 'least_violation' or
-    'failed' (both QPs failed: zero contact wrenches); ``residual``: ``tau[:6]``, the base
-    wrench [force; moment] in the root frame that the contacts leave unbalanced (what a
-    fictitious base actuator would have to add), below 1e-9 when feasible.
-    """
-
-    links: tuple[str, ...]
-    wrenches: np.ndarray
-    world_wrenches: np.ndarray
-    centers_of_pressure: np.ndarray
-    tau: np.ndarray
-    feasible: bool
-    status: str
-
-    @property
-    def residual(self) -> np.ndarray:
-        """tau[:6]: [force (N); moment (N m) about the root origin], root frame."""
-        return self.tau[:6]
-
-    @property
-    def residual_norm(self) -> float:
-        """Euclidean norm of the residual, force (N) and moment (N m) together."""
-        return float(np.linalg.norm(self.tau[:6]))
-
-    def f_ext(self) -> dict[str, np.ndarray]:
-        """
-        Return the contact wrenches as an ``f_ext`` mapping.
-
-        The contact wrenches as an ``f_ext`` mapping (link -> (6,), link frame; summed when
-        two contacts share a link).
-        """
-        out: dict[str, np.ndarray] = {}
-        for link, wrench in zip(self.links, self.wrenches):
-            out[link] = out[link] + wrench if link in out else wrench.copy()
-        return out
 
 
 @dataclass(frozen=True)
@@ -469,16 +360,6 @@ class ContactSolver:
 
 
 # ---------------------------------------------------------------------- construction helpers
-def _finite_vector(value, size: int, name: str) -> np.ndarray:
-    try:
-        array = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(f'{name}: expected {size} numbers, got {value!r}') from None
-    if array.shape != (size,) or not np.all(np.isfinite(array)):
-        raise InputError(f'{name}: expected {size} finite numbers, got {value!r}')
-    return array
-
-
 def _constraint_rows(contact: Contact) -> np.ndarray:
     """Inequality rows on the contact's unknowns (see ``Contact``), ``rows @ x <= 0``."""
     if contact.kind == POINT:
@@ -493,38 +374,3 @@ def _cost(contact: Contact) -> np.ndarray:
         return np.full(3, contact.weight)
     x, y = contact.half_extents
     return np.repeat([contact.weight, contact.weight / (x * x + y * y)], 3)
-
-
-# ---------------------------------------------------------------------- public helpers
-def world_force_wrench(rotation, position, force, point, moment=None) -> np.ndarray:
-    """
-    Return the link wrench of a world-frame force at a world point.
-
-    Link wrench [f; n] (link frame, about the link origin) of a world-frame ``force`` (N)
-    applied at the world ``point`` (m), plus an optional free ``moment`` (N m, world axes),
-    on a link whose world pose is (``rotation`` (3, 3), ``position`` (3,)).
-    """
-    rotation = np.asarray(rotation, dtype=np.float64)
-    force = np.asarray(force, dtype=np.float64)
-    torque = np.cross(np.asarray(point, dtype=np.float64) - position, force)
-    if moment is not None:
-        torque = torque + np.asarray(moment, dtype=np.float64)
-    return np.concatenate([rotation.T @ force, rotation.T @ torque])
-
-
-def ground_reaction_wrench(model, q, link: str, force, center_of_pressure,
-                           free_moment=None) -> np.ndarray:
-    """
-    Return the ``f_ext`` entry of a ground reaction force measured in the world frame.
-
-    ``f_ext`` entry of a ground reaction force measured in the world frame (a force plate):
-    ``force`` (N, world axes) acting at the ``center_of_pressure`` (world point, m) on ``link``,
-    plus the plate's optional ``free_moment`` (N m, world axes, usually about the vertical).
-    Returns [f; n] in the link frame about the link origin, at configuration q.
-    """
-    rotation, position = model.link_placement(q, link)
-    for name, value in (('force', force), ('center_of_pressure', center_of_pressure)):
-        _finite_vector(value, 3, name)
-    if free_moment is not None:
-        _finite_vector(free_moment, 3, 'free_moment')
-    return world_force_wrench(rotation, position, force, center_of_pressure, free_moment)

@@ -7,7 +7,8 @@ element (where each joint type is handled), ``tree`` holds it as arrays,
 ``rnea``/``terms``/``crba``/``kinematics``/``coriolis`` are the jitted kernels on the packed
 model (offsets in ``layout``), ``regressor`` the joint-torque regressor (tau linear in the
 inertial parameters), ``joints`` what depends on a joint's type (the only place the kernels
-branch on it), ``spatial`` the spatial algebra they share, ``model`` the ``RobotModel`` API,
+branch on it), ``spatial`` the spatial algebra they share, ``model`` the ``RobotModel`` API
+(its kinematics in ``model_kinematics``, its inertial parameters in ``model_parameters``),
 ``checks`` its argument and result checks, ``joint_model`` the friction and armature the URDF
 has no room for and ``payload`` a payload fixed to a link (``RobotModel.with_payload``).
 Imports numpy, numba and ``rnea_ros.errors`` only (on use: PyYAML for joint model files, xacro

@@ -5,6 +5,11 @@ A model is built once from URDF text (``urdf.parse_urdf``) and compiled kernels 
 construction, so the first dynamics call after loading costs no compilation. A model owns one
 scratch workspace: use one model per thread (``copy()`` gives an independent one), like
 Pinocchio's ``Data``. ``rnea_batch`` is thread-parallel internally and is safe to call anytime.
+
+This module holds the construction, the description (names, joints, limits), the dynamics
+(RNEA, its terms, batches, mass and Coriolis matrices) and the argument checks; the model
+inherits its kinematics from ``model_kinematics`` and its inertial parameters, payload and
+regressor from ``model_parameters``.
 """
 from __future__ import annotations
 
@@ -14,10 +19,12 @@ import os
 
 import numpy as np
 
-from rnea_ros.dynamics import checks, coriolis, crba, kinematics, payload, regressor
+from rnea_ros.dynamics import checks, coriolis, crba
 from rnea_ros.dynamics import rnea as kernels
 from rnea_ros.dynamics import terms
 from rnea_ros.dynamics.description import read_robot_description
+from rnea_ros.dynamics.model_kinematics import KinematicsMethods
+from rnea_ros.dynamics.model_parameters import InertialParameterMethods
 from rnea_ros.dynamics.tree import KinematicTree
 from rnea_ros.dynamics.urdf import parse_urdf
 from rnea_ros.errors import InputError
@@ -54,7 +61,7 @@ _empty = np.empty
 _rnea_default = kernels.rnea_default
 
 
-class RobotModel:
+class RobotModel(KinematicsMethods, InertialParameterMethods):
     """
     Rigid-body dynamics of a URDF robot: inverse dynamics (RNEA), gravity, mass matrix.
 
@@ -405,97 +412,7 @@ class RobotModel:
             checks.finite_samples(result)
         return inertial, velocity_product, gravity_term
 
-    # ------------------------------------------------------------------ inertial parameters
-    def inertial_parameters(self) -> np.ndarray:
-        """
-        Return phi (nb, 10): the inertial parameters of each body of ``body_names``.
-
-        Per body, Pinocchio's order [m, m c_x, m c_y, m c_z, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz]
-        (kg, kg m, kg m^2): mass, first moment and rotational inertia about the body origin,
-        in the body frame (the frame of its link), folded fixed-joint links included.
-        """
-        return regressor.inertial_parameters(self._tree)
-
-    def with_inertial_parameters(self, phi) -> RobotModel:
-        """
-        Return a new model whose bodies have the parameters phi (nb, 10).
-
-        phi as ``inertial_parameters`` returns it. The values are taken as given (finite, not
-        checked for physical consistency: an identification may produce any), so that ``rnea``
-        equals ``regressor(q, v, a) @ phi.reshape(-1)``.
-        """
-        nb = len(self.body_names)
-        phi = self._matrix(phi, regressor.N_PARAMETERS, 'phi', nb)
-        finite = np.isfinite(phi)
-        if not finite.all():
-            body, column = np.argwhere(~finite)[0]
-            raise InputError(f'phi[{body}, {column}] ({regressor.PARAMETERS[column]} of body '
-                             f'{self.body_names[body]!r}) is {phi[body, column]}: values must '
-                             'be finite')
-        return RobotModel(regressor.with_parameters(self._tree, phi), self._gravity)
-
-    def with_payload(self, link: str, mass, com, inertia) -> RobotModel:
-        """
-        Return a new model with a payload rigidly fixed to ``link`` (``dynamics.payload``).
-
-        ``mass`` [kg], ``com`` [m] in the link frame, ``inertia`` [kg m^2] about the com in the
-        link frame as (ixx, ixy, ixz, iyy, iyz, izz). The payload's parameters are added to the
-        body carrying the link (``with_inertial_parameters``: the kernels are not recompiled).
-        ``InputError`` names a field non-finite, negative, inconsistent or beyond
-        ``payload.MAX_RADIUS`` or ``MAX_MASS_RATIO``, or a link unknown or fixed to the world.
-        """
-        checked = payload.check_payload(payload.Payload(link, mass, com, inertia),
-                                        robot_mass=payload.moving_mass(self._tree))
-        block, transform = payload.payload_block(self._tree, link)
-        phi = self.inertial_parameters()
-        phi[block] += transform @ payload.link_parameters(checked)
-        return self.with_inertial_parameters(phi)
-
-    def regressor(self, q, v, a, gravity=None) -> np.ndarray:
-        """
-        Return Y (nv, 10 nb) with rnea(q, v, a, gravity=gravity) = Y @ phi.reshape(-1).
-
-        phi as ``inertial_parameters``: column 10 b + k is parameter k of body b of
-        ``body_names``. Computed from the packed model (see ``regressor.py``).
-        """
-        q, v, a = self._checked_state(q, v, a)
-        return self.regressor_batch(q[None], v[None], a[None], gravity, threads=1)[0]
-
-    def regressor_batch(self, Q, V, A, gravity=None, threads: int | None = None, out=None
-                        ) -> np.ndarray:
-        """
-        Return Y for N samples: Q (N, nq), V (N, nv), A (N, nv) -> (N, nv, 10 nb).
-
-        ``out``: a C-contiguous writeable float64 (N, nv, 10 nb) array to write into and return,
-        so that long logs stream through a reused chunk. Threads as in ``rnea_batch``.
-        """
-        Q, V, A, g, chunks = self._batch_inputs(Q, V, A, gravity, threads)
-        shape = (Q.shape[0], self.nv, regressor.N_PARAMETERS * len(self.body_names))
-        if out is None:
-            out = np.empty(shape)
-        elif not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.shape == shape
-                  and out.flags.c_contiguous and out.flags.writeable):
-            raise InputError(f'out: expected a C-contiguous writeable float64 array of shape '
-                             f'{shape}')
-        return self._regressor_into(Q, V, A, g, chunks, out)
-
-    def _regressor_into(self, Q, V, A, g, chunks, out):
-        # The table grows with the square of the depth (each body lists its ancestors' joints):
-        # only identification needs it, so loading a model stays linear in memory.
-        if self._regressor_table is None:
-            self._regressor_table = regressor.pack_regressor(self._tree)
-        status = np.zeros(Q.shape[0])
-        if chunks == 1:
-            regressor.regressor_serial(self._model, self._regressor_table, Q, V, A, g, out,
-                                       status)
-        else:
-            regressor.regressor_batch(self._model, self._regressor_table, Q, V, A, g, out,
-                                      status, chunks)
-        if np.isnan(status).any():
-            raise InputError(f'sample {int(np.argmax(np.isnan(status)))}: the regressor is not '
-                             'finite (inputs too large?)')
-        return out
-
+    # ------------------------------------------------------------------ checks
     def _batch_inputs(self, Q, V, A, gravity, threads):
         """
         Check (Q, V, A, gravity) and count the thread chunks for a batch kernel.
@@ -514,85 +431,6 @@ class RobotModel:
         # and much more when another process holds a core.
         chunks = max(1, min(threads, n // MIN_SAMPLES_PER_THREAD))
         return Q, V, A, g, chunks
-
-    # ------------------------------------------------------------------ kinematics
-    def link_placement(self, q, link: str) -> tuple[np.ndarray, np.ndarray]:
-        """
-        World pose (R (3, 3), p (3,)) of a link frame for configuration q.
-
-        Fixed base: the URDF root link is the world frame. Floating base: q[:7] places it.
-        """
-        rotations, positions = self.link_placements(q, (link,))
-        return rotations[0], positions[0]
-
-    def link_placements(self, q, links) -> tuple[np.ndarray, np.ndarray]:
-        """World poses of several links at once: R (k, 3, 3), p (k, 3)."""
-        q, _, _ = self._checked_state(q, self._zeros_v, self._zeros_v)
-        rows = np.array([self._link_row(link, 'link') for link in links], dtype=np.int64)
-        out = np.zeros((len(rows), 12))
-        kinematics.link_placements(self._model, self._work, self._bodies, q, self._link_body,
-                                   self._link_pose, rows, out)
-        checks.finite(out, 'link_placements', 'placement')
-        return kinematics.placement_matrices(out)
-
-    def link_jacobian(self, q, link: str, frame: str = 'local') -> np.ndarray:
-        """
-        Jacobian (6, nv) of a link frame: its spatial velocity [linear; angular] = J v.
-
-        ``frame`` as Pinocchio's ReferenceFrame: 'local' (link axes, velocity of the link
-        origin), 'local_world_aligned' (world axes, velocity of the link origin), 'world'
-        (world axes, velocity of the point at the world origin).
-        """
-        if frame not in ('local', 'local_world_aligned', 'world'):
-            raise InputError(f"frame: expected 'local', 'local_world_aligned' or 'world', "
-                             f'got {frame!r}')
-        q, _, _ = self._checked_state(q, self._zeros_v, self._zeros_v)
-        row = self._link_row(link, 'link')
-        jac = np.zeros((6, self.nv))
-        placement = np.zeros(12)
-        kinematics.link_jacobian_world_aligned(self._model, self._work, self._bodies, q,
-                                               self._link_body, self._link_pose, row,
-                                               placement, jac)
-        rotation, position = kinematics.placement_matrices(placement)
-        with np.errstate(all='ignore'):  # an overflow is refused below, by name
-            if frame == 'local':
-                jac = np.vstack([rotation.T @ jac[:3], rotation.T @ jac[3:]])
-            elif frame == 'world':
-                # Velocity of the point at the world origin: v_O = v_link - w x p_link.
-                jac[:3] -= np.cross(jac[3:].T, position).T
-        checks.finite(placement, 'link_jacobian', 'link placement')
-        return checks.finite(jac, 'link_jacobian', 'Jacobian')
-
-    def joint_reaction_wrenches(self, q, v, a, f_ext: Mapping | None = None, gravity=None
-                                ) -> dict[str, np.ndarray]:
-        """
-        Return the wrench each moving joint transmits, from inverse dynamics (q, v, a, f_ext).
-
-        For every revolute, continuous, prismatic, floating and planar joint (mimic joints and
-        'root_joint' included), by joint name: [force; torque] (N, N m) that the parent body
-        applies on the child body through the joint, in the child link frame about its origin
-        (what biomechanics calls joint forces and moments). Projected on the joint axis it
-        gives the joint's torque (before mimic folding). Fixed joints are folded into bodies
-        and have no entry.
-        """
-        # Leaves the body forces in work.
-        self._rnea_checked(q, v, a, f_ext, gravity, None, 'joint_reaction_wrenches')
-        start = kernels.W_FORCE
-        forces = self._work.reshape(-1, kernels.WORK_WIDTH)[:, start:start + 6]
-        wrenches = {}
-        for body, name in enumerate(self._tree.body_names):
-            if '[' in name:  # the inner bodies of a planar joint
-                continue
-            rotation = self._canonical[body]  # canonical body frame -> URDF child link frame
-            with np.errstate(all='ignore'):  # an overflow is refused below, by name
-                wrench = np.concatenate([rotation @ forces[body, 3:],
-                                         rotation @ forces[body, :3]])
-            wrenches[name] = checks.finite(wrench, 'joint_reaction_wrenches',
-                                           f'wrench of joint {name!r}')
-        return wrenches
-
-    # ------------------------------------------------------------------ checks
-    _matrix = staticmethod(checks.matrix)
 
     def _checked_state(self, q, v, a):
         return checks.state(self._tree.joints, self.nq, self.nv, q, v, a)

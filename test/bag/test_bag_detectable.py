@@ -27,6 +27,8 @@ from rnea_ros import RobotModel
 from rnea_ros.bag import detectable
 from rnea_ros.bag.cli import main
 
+DOCS = Path(__file__).resolve().parents[2] / 'docs'
+
 
 @pytest.fixture(scope='module')
 def panda() -> RobotModel:
@@ -115,24 +117,42 @@ def test_joints_that_never_move_are_warned_about_by_name(tmp_path, capsys, panda
     json.dumps(summary)  # the detectable force is JSON (null where infinite)
 
 
-def test_the_observer_commands_of_the_bag_page_run_as_shown(tmp_path, quiet):  # noqa: F811
-    """docs/bag.md's --observer block, read from the page: calibrate, then detect a push."""
-    text = (Path(__file__).resolve().parents[2] / 'docs' / 'bag.md').read_text()
+def observer_block() -> list[str]:
+    """Return the commands of docs/bag.md's --observer block: continuations joined."""
+    text = (DOCS / 'bag.md').read_text()
     block = next(block for block in re.findall(r'```bash\n(.*?)```', text, re.S)
                  if '--observer' in block)
-    commands = [re.sub(r'\s+#.*$', '', line).strip()
-                for line in block.replace('\\\n', ' ').splitlines() if line.strip()]
-    assert len(commands) == 2
-    shutil.copy(PANDA, tmp_path / 'panda.urdf')
-    shutil.copytree(quiet[1], tmp_path / 'quiet_run')
-    shutil.copytree(recording(tmp_path / 'pushed', 4, push=True)[1], tmp_path / 'my_run')
+    return [re.sub(r'\s+#.*$', '', line).strip()
+            for line in block.replace('\\\n', ' ').splitlines() if line.strip()]
+
+
+def follow(commands: list[str], folder: Path) -> list[subprocess.CompletedProcess]:
+    """Run ``commands`` as shown in ``folder`` (rnea_bag without its plots, for time)."""
+    shutil.copy(PANDA, folder / 'panda.urdf')
+    done = []
     for command in commands:
         argv = shlex.split(command.replace('.venv/bin/', f'{Path(sys.executable).parent}/'))
-        done = subprocess.run(argv + ['--no-plots'], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
+        if argv[0].endswith('rnea_bag'):
+            argv.append('--no-plots')
+        done.append(subprocess.run(argv, cwd=folder, capture_output=True, text=True,
+                                   timeout=300))
+        assert done[-1].returncode == 0, done[-1].stderr
+    return done
+
+
+def test_the_observer_commands_of_the_bag_page_run_as_shown(tmp_path, quiet):  # noqa: F811
+    """docs/bag.md's --observer block, read from the page: calibrate, read, detect a push."""
+    commands = observer_block()
+    assert len(commands) == 3 and commands[1].startswith('grep ')
+    shutil.copytree(quiet[1], tmp_path / 'quiet_run')
+    shutil.copytree(recording(tmp_path / 'pushed', 4, push=True)[1], tmp_path / 'my_run')
+    calibrate, read, _ = follow(commands, tmp_path)
     calibrated = json.loads((tmp_path / 'quiet_run_rnea' / 'summary.json').read_text())
-    assert calibrated['observer']['smallest_detectable_force']['guaranteed'] < 20.0
+    force = calibrated['observer']['smallest_detectable_force']
+    assert force['guaranteed'] < detectable.DETECTABLE_FORCE
+    # What the user reads: the force, in the sentence the page shows; no warning about it.
+    assert read.stdout == detectable.describe(force) + '\n'
+    assert 'collision thresholds' not in calibrate.stderr
     detected = json.loads((tmp_path / 'my_run_rnea' / 'summary.json').read_text())
     assert [event['joint'] for event in detected['collisions']] == ['panda_joint2']
 
@@ -156,3 +176,38 @@ def test_a_warning_where_no_direction_is_detected_is_written_not_a_crash():
     assert warning.startswith('collision thresholds: a 20 N force on world is not detected')
     assert 'in some direction no force is detected' in warning
     assert 'best direction no force at all' in warning
+
+
+@pytest.mark.slow  # rnea_bag as a process: seconds
+def test_a_noisy_calibration_bag_is_told_its_force_is_too_large_and_why(tmp_path):
+    """
+    The node page's collision section, then the bag page's block on a bag that cannot see 20 N.
+
+    Efforts with 3 N m of noise: thresholds above 10 N m, a guaranteed force near 30 N. The
+    user who follows the docs reads that force and is told, on the terminal, that 20 N is not
+    detected and why (the model's residual; identify first), in the words the page shows.
+    """
+    node_page = ' '.join((DOCS / 'node.md').read_text().split())
+    section = node_page[node_page.index('## External torques, wrenches and collisions'):]
+    assert '(bag.md#what-the-thresholds-detect)' in section[:section.index('### ')]
+    bag_page = ' '.join((DOCS / 'bag.md').read_text().split())
+    assert '## What the thresholds detect' in bag_page
+    assert f'When a {detectable.DETECTABLE_FORCE:g} N force is not guaranteed' in bag_page
+    calibrate, read = observer_block()[:2]
+    shutil.copytree(recording(tmp_path / 'noisy', 3, push=False, noise=3.0)[1],
+                    tmp_path / 'quiet_run')
+    ran = follow([calibrate, read], tmp_path)
+    summary = json.loads((tmp_path / 'quiet_run_rnea' / 'summary.json').read_text())
+    force = summary['observer']['smallest_detectable_force']
+    assert force['guaranteed'] > detectable.DETECTABLE_FORCE
+    assert ran[1].stdout == detectable.describe(force) + '\n'
+    assert f'{force["guaranteed"]:.3g} N in every direction at every pose' in ran[1].stdout
+    warning = (f'rnea_bag: warning: collision thresholds: a {detectable.DETECTABLE_FORCE:g} N '
+               f'force on {force["link"]} is not detected at every pose of this bag (only '
+               f'{force["guaranteed"]:.3g} N is detected in every direction at every pose; ')
+    line = next(line for line in ran[0].stderr.splitlines() if 'collision thresholds' in line)
+    assert line.startswith(warning)
+    assert line.endswith(": the model's residual sets the thresholds; identify the model first "
+                         '(rnea_identify, --joint-model, --measured-effort motor for motor '
+                         'torques)')
+    assert line.removeprefix('rnea_bag: warning: ') in summary['warnings']

@@ -129,7 +129,7 @@ def test_a_failure_half_way_leaves_the_previous_outputs(tmp_path, capsys, bags, 
         raise OSError(28, 'No space left on device')
     # After the tables, plots and bag are staged: the last writers of a run.
     if failing == 'write_summary':
-        monkeypatch.setattr('rnea_ros.bag.pipeline.write_summary', disk_full)
+        monkeypatch.setattr('rnea_ros.bag.outputs.write_summary', disk_full)
     else:
         monkeypatch.setattr('rnea_ros.bag.htmlreport.write_bag_report', disk_full)
     code, err = run(capsys, bags[0], out, '--overwrite', '--format', 'csv', '--write-bag')
@@ -141,7 +141,7 @@ def test_a_failure_half_way_leaves_the_previous_outputs(tmp_path, capsys, bags, 
 def test_a_failure_in_a_new_directory_leaves_nothing(tmp_path, capsys, bags, monkeypatch):
     def broken(*args, **kwargs):
         raise OSError(5, 'Input/output error')
-    monkeypatch.setattr('rnea_ros.bag.pipeline.write_tables', broken)  # in a thread
+    monkeypatch.setattr('rnea_ros.bag.outputs.write_tables', broken)  # in a thread
     code, err = run(capsys, bags[0], tmp_path / 'new' / 'out')
     assert code == 1 and 'Input/output error' in err
     assert not (tmp_path / 'new' / 'out').exists()

@@ -169,14 +169,15 @@ def call(loop: ClosedLoop, srv_type, name: str, request, watch=('sim', 'node')):
 
 def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
              duration: float = 10.0, node_params: dict | None = None,
-             sim_params: dict | None = None, during=None) -> LoopRun:
+             sim_params: dict | None = None, during=None, motion=None) -> LoopRun:
     """
     Run the trajectory in closed loop on ``path`` (see ``closed_loop.PATHS``); measure it.
 
-    ``during(loop, names)``: called once the trajectory is sent (e.g. to stop the node).
+    ``during(loop)``: called once the trajectory is sent (e.g. to stop the node).
+    ``motion``: (times, Q, V, A) of ``duration`` s instead of the demo trajectory.
     """
     model = RobotModel.from_urdf_string(urdf)
-    times, Q, V, A = trajectory_points(model, duration)
+    times, Q, V, A = trajectory_points(model, duration) if motion is None else motion
     names = model.joint_names
     bag = tmp_path / f'{path}_bag'
     loop = ClosedLoop(next_domain_id(), tmp_path)
