@@ -47,7 +47,8 @@ def rewrite(path: Path, out: Path, seconds: float | None, stamp_error: float, rn
     Write the mapped columns of the log ``path`` into the CSV ``out``, cut and jittered.
 
     The first ``seconds`` only (None: all); the times (ms) plus normal noise of ``stamp_error``
-    seconds, the rows sorted by them and a row whose time repeats the previous one's dropped.
+    seconds, the rows sorted by them and a row whose time repeats the previous one's dropped,
+    then every time shifted so that none is negative.
     """
     data = np.genfromtxt(path, delimiter=',', names=True)
     names = ['Time'] + [f'{field}{k}' for field in FIELDS for k in range(1, 8)]
@@ -57,6 +58,9 @@ def rewrite(path: Path, out: Path, seconds: float | None, stamp_error: float, rn
     table[:, 0] += stamp_error * 1e3 * rng.standard_normal(table.shape[0])
     table = table[np.argsort(table[:, 0], kind='stable')]
     table = table[np.concatenate([[True], np.diff(np.round(table[:, 0] * 1e6)) > 0])]
+    # A log that starts at time 0 (the Kinova logs) must not start before it: rnea_convert
+    # takes the times as seconds since the epoch. Shifting every time keeps the intervals.
+    table[:, 0] -= min(0.0, table[0, 0])
     np.savetxt(out, table, delimiter=',', header=','.join(names), comments='', fmt='%.17g')
     return out
 
