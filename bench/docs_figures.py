@@ -112,10 +112,12 @@ def differences(old: str, new: str, absolute: float, relative: float) -> list[st
         return ['the words differ (numbers as #):'] + list(
             difflib.unified_diff(*masked, 'documented', 'generated', n=0, lineterm=''))
     wrong = []
-    for context, a, b in zip(old_parts[::2], old_parts[1::2], new_parts[1::2]):
+    for k in range(1, len(old_parts), 2):
+        a, b = old_parts[k], new_parts[k]
         # 1e-12: the tolerance of 0.01 holds 1.04 against 1.05 in binary floating point too.
         if abs(float(a) - float(b)) > absolute + relative * abs(float(a)) + 1e-12:
-            wrong.append(f'{a} documented, {b} generated (after ...{context[-60:]!r})')
+            context = ''.join(old_parts[:k])[-60:]
+            wrong.append(f'{a} documented, {b} generated (after ...{context!r})')
     return wrong
 
 
