@@ -104,6 +104,33 @@ def margins(inverse_mass, kp, kd, period) -> tuple[float, int, float]:
     return rho, delay, low
 
 
+def worst_margins(period: float, configurations: int) -> dict:
+    """
+    Return (robot, law, gains label) -> the worst (radius at d = 1, stable delay, gain margin).
+
+    Over the zero configuration and ``configurations`` random ones (seed 0) within the joint
+    limits, per entry of ``GAINS`` in its order.
+    """
+    rng = np.random.default_rng(0)
+    table = {}
+    for (robot, law, label), (kp, kd) in GAINS.items():
+        model = RobotModel.from_urdf_file(robot_path(robot))
+        lower = np.array([max(j.lower, -np.pi) for j in model.joints])
+        upper = np.array([min(j.upper, np.pi) for j in model.joints])
+        poses = [np.zeros(model.nq)] + [rng.uniform(lower, upper)
+                                        for _ in range(configurations)]
+        worst = (0.0, MAX_DELAY, np.inf)
+        for q in poses:
+            inverse_mass = (np.linalg.inv(model.mass_matrix(q)) if law == 'pd_feedforward'
+                            else np.eye(model.nv))
+            rho, delay, gain = margins(inverse_mass, np.array(kp), np.array(kd), period)
+            worst = (max(worst[0], rho), min(worst[1], delay), min(worst[2], gain))
+            if law == 'computed_torque':
+                break  # M cancels: the same at every configuration
+        table[robot, law, label] = worst
+    return table
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--rate', type=float, default=1000.0, help='loop rate [Hz]')
@@ -111,25 +138,11 @@ def main(argv: list[str] | None = None) -> int:
                         help='random configurations per robot (and the zero one)')
     args = parser.parse_args(argv)
     period = 1.0 / args.rate
-    rng = np.random.default_rng(0)
     print(f'rate {args.rate:g} Hz, delay 1 tick = {period * 1e3:g} ms; worst over '
           f'{args.configurations + 1} configurations')
     print(f'{"robot":<6} {"law":<16} {"gains":<11} {"radius at d=1":>14} '
           f'{"max stable delay":>17} {"gain margin at d=1":>19}')
-    for (robot, law, label), (kp, kd) in GAINS.items():
-        model = RobotModel.from_urdf_file(robot_path(robot))
-        lower = np.array([max(j.lower, -np.pi) for j in model.joints])
-        upper = np.array([min(j.upper, np.pi) for j in model.joints])
-        configurations = [np.zeros(model.nq)] + [rng.uniform(lower, upper)
-                                                 for _ in range(args.configurations)]
-        worst = (0.0, MAX_DELAY, np.inf)
-        for q in configurations:
-            inverse_mass = (np.linalg.inv(model.mass_matrix(q)) if law == 'pd_feedforward'
-                            else np.eye(model.nv))
-            rho, delay, gain = margins(inverse_mass, np.array(kp), np.array(kd), period)
-            worst = (max(worst[0], rho), min(worst[1], delay), min(worst[2], gain))
-            if law == 'computed_torque':
-                break  # M cancels: the same at every configuration
+    for (robot, law, label), worst in worst_margins(period, args.configurations).items():
         print(f'{robot:<6} {law:<16} {label:<11} {worst[0]:>14.4f} {worst[1]:>12d} tick '
               f'{worst[2]:>18.2f}x')
     return 0

@@ -81,19 +81,13 @@ def residuals(model, joint_model, measured_effort, log):
     return observer.run(t, q, v, tau)
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument('--logs', type=Path)
-    source.add_argument('--synthetic', type=float, metavar='SECONDS')
-    parser.add_argument('--urdf', type=Path, help='the robot (with --logs)')
-    args = parser.parse_args(argv)
-    if args.logs:
-        urdf = args.urdf
-        names = RobotModel.from_urdf_file(urdf).joint_names
-        logs = [read_log(args.logs / 'data' / name, len(names)) for name in FILES]
-    else:
-        urdf, names, logs = synthetic_logs(args.synthetic)
+def event_table(urdf, names, logs) -> dict:
+    """
+    Return (model label, rule label) -> [(events, longest [s]) on log 2, the same on log 1].
+
+    Each log in turn trains: ``rnea_identify`` on it (validated on the other), the thresholds
+    calibrated on it by each rule, the events counted on the other log.
+    """
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -122,6 +116,23 @@ def main(argv=None) -> int:
                                    else logs[test][0][-1] - e['start'] for e in events),
                                   default=0.0)
                     rows.setdefault((label, rule), []).append((len(events), longest))
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument('--logs', type=Path)
+    source.add_argument('--synthetic', type=float, metavar='SECONDS')
+    parser.add_argument('--urdf', type=Path, help='the robot (with --logs)')
+    args = parser.parse_args(argv)
+    if args.logs:
+        urdf = args.urdf
+        names = RobotModel.from_urdf_file(urdf).joint_names
+        logs = [read_log(args.logs / 'data' / name, len(names)) for name in FILES]
+    else:
+        urdf, names, logs = synthetic_logs(args.synthetic)
+    rows = event_table(urdf, names, logs)
     print(f'{len(logs[0][0])} and {len(logs[1][0])} samples; observer gain {GAIN:g}/s')
     print('model | rule | events on log 2 (calibrated on 1, longest) | on log 1 (calibrated on 2)')
     for (label, rule), cells in rows.items():

@@ -47,7 +47,8 @@ def rewrite(path: Path, out: Path, seconds: float | None, stamp_error: float, rn
     Write the mapped columns of the log ``path`` into the CSV ``out``, cut and jittered.
 
     The first ``seconds`` only (None: all); the times (ms) plus normal noise of ``stamp_error``
-    seconds, the rows sorted by them and a row whose time repeats the previous one's dropped.
+    seconds, the rows sorted by them and a row whose time repeats the previous one's dropped,
+    then every time shifted so that none is negative.
     """
     data = np.genfromtxt(path, delimiter=',', names=True)
     names = ['Time'] + [f'{field}{k}' for field in FIELDS for k in range(1, 8)]
@@ -57,6 +58,9 @@ def rewrite(path: Path, out: Path, seconds: float | None, stamp_error: float, rn
     table[:, 0] += stamp_error * 1e3 * rng.standard_normal(table.shape[0])
     table = table[np.argsort(table[:, 0], kind='stable')]
     table = table[np.concatenate([[True], np.diff(np.round(table[:, 0] * 1e6)) > 0])]
+    # A log that starts at time 0 (the Kinova logs) must not start before it: rnea_convert
+    # takes the times as seconds since the epoch. Shifting every time keeps the intervals.
+    table[:, 0] -= min(0.0, table[0, 0])
     np.savetxt(out, table, delimiter=',', header=','.join(names), comments='', fmt='%.17g')
     return out
 
@@ -70,6 +74,32 @@ def run(bag: Path, urdf: Path, out: Path, window: str) -> dict:
     return json.loads((out / 'summary.json').read_text())
 
 
+def residual_rows(logs: Path, windows: list[str], stamp_error: float = 0.0,
+                  seconds: float | None = None):
+    """
+    Yield per log (sorted) and window the residual over the arm and the windows chosen.
+
+    Each a dict: ``log`` (the file's stem), ``window``, ``peak`` and ``rms`` (N m, over every
+    joint), ``windows`` (the sorted distinct windows chosen, s) and ``time_base``.
+    """
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory() as scratch:
+        for path in sorted((logs / 'data').glob('*.csv')):
+            log = path
+            if seconds is not None or stamp_error:
+                log = rewrite(path, Path(scratch) / path.name, seconds, stamp_error, rng)
+            bag = convert(log, Path(scratch) / path.stem)
+            for window in windows:
+                summary = run(bag, logs / URDF, Path(scratch) / f'{path.stem}_{window}', window)
+                joints = summary['joints']
+                diff = summary['run']['differentiation']
+                yield {'log': path.stem, 'window': window,
+                       'peak': max(j['peak_residual'] for j in joints),
+                       'rms': float(np.sqrt(np.mean([j['rms_residual'] ** 2 for j in joints]))),
+                       'windows': sorted(set(diff['windows'].values())),
+                       'time_base': diff['time_base']}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0].strip())
     parser.add_argument('--logs', type=Path, default=LOGS, help='the kinova_gen3 folder')
@@ -79,31 +109,16 @@ def main(argv=None) -> int:
     parser.add_argument('--seconds', type=float, default=None,
                         help='only the first S seconds of each log')
     args = parser.parse_args(argv)
-    rng = np.random.default_rng(0)
     print(f'stamp noise {args.stamp_error:g} s; residual = measured - predicted [N m], '
           'over joint_1..joint_7')
     print('| log | window | peak residual | RMS residual (all joints) | windows chosen [s] | '
           'time base |')
     print('|---|---|---|---|---|---|')
-    with tempfile.TemporaryDirectory() as scratch:
-        for path in sorted((args.logs / 'data').glob('*.csv')):
-            log = path
-            if args.seconds is not None or args.stamp_error:
-                log = rewrite(path, Path(scratch) / path.name, args.seconds, args.stamp_error,
-                              rng)
-            bag = convert(log, Path(scratch) / path.stem)
-            for window in args.windows:
-                summary = run(bag, args.logs / URDF, Path(scratch) / f'{path.stem}_{window}',
-                              window)
-                joints = summary['joints']
-                peak = max(j['peak_residual'] for j in joints)
-                rms = np.sqrt(np.mean([j['rms_residual'] ** 2 for j in joints]))
-                diff = summary['run']['differentiation']
-                chosen = sorted(set(diff['windows'].values()))
-                span = f'{chosen[0]:.3g}' if len(chosen) == 1 else \
-                    f'{chosen[0]:.3g}-{chosen[-1]:.3g}'
-                print(f'| {path.stem} | {window} | {peak:.2f} | {rms:.3f} | {span} | '
-                      f'{diff["time_base"]} |')
+    for row in residual_rows(args.logs, args.windows, args.stamp_error, args.seconds):
+        chosen = row['windows']
+        span = f'{chosen[0]:.3g}' if len(chosen) == 1 else f'{chosen[0]:.3g}-{chosen[-1]:.3g}'
+        print(f'| {row["log"]} | {row["window"]} | {row["peak"]:.2f} | {row["rms"]:.3f} | '
+              f'{span} | {row["time_base"]} |')
     return 0
 
 

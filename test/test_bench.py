@@ -69,6 +69,23 @@ def test_real_log_windows_prints_a_row_per_log_and_window():
     assert all(row.endswith('| regular clock |') for row in rows), rows
 
 
+def test_real_log_windows_jitters_a_log_from_time_zero_into_one_rnea_convert_takes(tmp_path):
+    """The Kinova logs start at Time 0: a negative jitter there was a time before 1970."""
+    sys.path.insert(0, str(ROOT / 'bench'))
+    from real_log_windows import convert, FIELDS, rewrite
+    names = ['Time'] + [f'{field}{k}' for field in FIELDS for k in range(1, 8)]
+    time = np.arange(300.0)  # ms
+    table = np.column_stack([time] + [np.sin(1e-3 * time + k) for k in range(3 * 7)])
+    log = tmp_path / 'log.csv'
+    np.savetxt(log, table, delimiter=',', header=','.join(names), comments='')
+    rng = np.random.default_rng(4)  # its first draw is -0.65: Time 0 jittered to -0.08 ms
+    jittered = rewrite(log, tmp_path / 'jittered.csv', None, 1.2e-4, rng)
+    times = np.genfromtxt(jittered, delimiter=',', names=True)['Time']
+    assert times.min() == 0.0
+    assert np.ptp(np.diff(times) - 1.0) > 0.1  # jittered: steps of 1 ms +- 0.1 ms and more
+    assert convert(jittered, tmp_path / 'bag') == tmp_path / 'bag'
+
+
 @pytest.mark.skipif(not REAL_LOGS.is_dir(), reason='the shared real logs are not on this machine')
 def test_convert_real_logs_gives_the_helper_bags_outputs():
     out = bench('convert_real_logs.py')

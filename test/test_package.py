@@ -34,7 +34,9 @@ PIP_PACKAGES = {
     'quadprog': 'quadprog', 'threadpoolctl': 'threadpoolctl', 'mujoco': 'mujoco',
 }
 # The test suite's own modules (helpers such as the oracle, and test modules others reuse).
-TEST_HELPERS = {path.stem for path in (ROOT / 'test').rglob('*.py')}
+# The tests' own modules, and the benchmark scripts some tests import from bench/.
+TEST_HELPERS = {path.stem for folder in ('test', 'bench')
+                for path in (ROOT / folder).rglob('*.py')}
 
 
 def imported_modules(paths) -> dict[str, str]:
