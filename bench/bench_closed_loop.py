@@ -19,7 +19,14 @@ Per robot (example-robot-data), ``rnea_sim`` with the reality gap, a joint PD of
   latency is in the loop), path a (``joint_trajectory_with_effort`` -> the sim's trajectory) and
   path b (``feedforward_effort`` -> ``effort_commands``), the node given the URDF, then the
   plant's true model (its true URDF, armature and viscous friction as the node's joint model,
-  with ``friction_compensation``: the viscous friction in the torques as in the limit's).
+  with ``friction_compensation``: the viscous friction in the torques as in the limit's);
+- the node on the sim's other command interfaces (``WIRINGS``, docs/robots.md), in real time:
+  ``effort`` (the command is the whole torque) with ``control_law: pd_feedforward`` at the
+  gains of ``inprocess_law.law_gains``, without and with ``gravity_compensated_by_robot`` (the
+  sim adding g(q), the node leaving it out), compared with the same law in-process one step
+  late; ``trajectory_effort`` (joint_trajectory_controller's PID plus the point's effort) on
+  path a, compared with that PID alone (``JTC_ALONE``, in-process). In-process only: the law
+  with the node's g(q) left in on a robot that adds it (gravity twice), against the law.
 
 Each run of the node is also given as a ratio to its in-process reference (``IN_PROCESS``: the
 same torques without DDS; with the true model, the limit). On path b, from the sim's recording:
@@ -46,6 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 for folder in ('test', 'test/node', 'test/closedloop'):
     sys.path.insert(0, str(ROOT / folder))
 
+from inprocess_law import law_gains, run_law_in_process  # noqa: E402
 from inprocess_loop import model_feedforward, run_in_process, true_feedforward  # noqa: E402
 from loop_harness import NS, run_loop, stamp_ns  # noqa: E402
 import numpy as np  # noqa: E402
@@ -97,6 +105,21 @@ IN_PROCESS = {  # the node's run -> the in-process run it is compared with
     ('true model', 'a'): 'PD + true inverse dynamics (limit)',
     ('true model', 'b'): 'PD + true inverse dynamics (limit)',
 }
+JTC_ALONE = 'JTC PID alone (trajectory_effort, no point effort)'
+# The node's control_law on another command interface of the sim (docs/robots.md): label ->
+# (sim parameters, node parameters, in-process reference). The law's gains: law_gains.
+LAW = 'pd_feedforward in-process one step late (effort)'
+LAW_ROBOT_G = 'pd_feedforward in-process one step late (effort, robot adds g)'
+LAW_TWICE = 'pd_feedforward in-process one step late (effort, robot adds g, node too)'
+WIRINGS = {
+    'node over DDS, effort, pd_feedforward': (
+        {'command_interface': 'effort'}, {'control_law': 'pd_feedforward'}, LAW),
+    'node over DDS, effort, pd_feedforward, robot adds g': (
+        {'command_interface': 'effort', 'gravity_compensated_by_robot': True},
+        {'control_law': 'pd_feedforward', 'gravity_compensated_by_robot': True}, LAW_ROBOT_G),
+    'node over DDS, trajectory_effort, path a': (
+        {'command_interface': 'trajectory_effort'}, {}, JTC_ALONE),
+}
 
 
 def bench_robot(name: str, gap: str, duration: float, workdir: Path) -> list[tuple]:
@@ -109,21 +132,34 @@ def bench_robot(name: str, gap: str, duration: float, workdir: Path) -> list[tup
         ('PD + in-process rnea (URDF)', model_feedforward(model), {}),
         ('PD + in-process trajectory efforts (URDF, as path a)', None, {'point_efforts': True}),
         ('PD + true inverse dynamics (limit)', true_feedforward, {}),
-        ('PD + true inverse dynamics one step late', true_feedforward, {'late_steps': 1})]
+        ('PD + true inverse dynamics one step late', true_feedforward, {'late_steps': 1}),
+        (JTC_ALONE, None, {'command_interface': 'trajectory_effort'})]
     rows = [(label, run_in_process(urdf, gap, feedforward, duration, **options), None, None)
             for label, feedforward, options in in_process]
+    gains = law_gains(model, name)
+    for label, robot_gravity, node_gravity in ((LAW, False, False), (LAW_ROBOT_G, True, True),
+                                               (LAW_TWICE, True, False)):
+        tracking, _, _ = run_law_in_process(urdf, gap, duration, 'pd_feedforward', gains,
+                                            robot_gravity=robot_gravity,
+                                            node_gravity=node_gravity)
+        rows.append((label, tracking, None, LAW if label == LAW_TWICE else None))
     true_model = dict(joint_model_params(plant), robot_description=plant.true_urdf,
                       inertia_check='warn', friction_compensation=True)
-    for given, params in (('URDF', {}), ('true model', true_model)):
-        for path, label in (('trajectory', 'a'), ('effort', 'b')):
-            folder = workdir / f'{name}_{path}_{given.replace(" ", "_")}'
-            folder.mkdir()
-            run = run_loop(folder, urdf, path, gap, duration, node_params=params,
-                           sim_params={'clock': 'realtime'})
-            ages = answer_ages(run.topics) if path == 'effort' else None
-            rows.append((f'PD + node over DDS, path {label}, {given}', run.tracking, ages,
-                         IN_PROCESS[given, label]))
-            print(f'  {rows[-1][0]}: done, sim counters {run.counters}', flush=True)
+    runs = [(f'PD + node over DDS, path {label}, {given}', path, {}, params, IN_PROCESS[
+        given, label]) for given, params in (('URDF', {}), ('true model', true_model))
+        for path, label in (('trajectory', 'a'), ('effort', 'b'))]
+    for label, (sim, node, reference) in WIRINGS.items():
+        path = 'trajectory' if sim['command_interface'] == 'trajectory_effort' else 'effort'
+        node = {**node, **gains} if node.get('control_law') else node
+        runs.append((label, path, sim, node, reference))
+    for number, (label, path, sim, node, reference) in enumerate(runs):
+        folder = workdir / f'{name}_{number}'
+        folder.mkdir()
+        run = run_loop(folder, urdf, path, gap, duration, node_params=node,
+                       sim_params={'clock': 'realtime', **sim})
+        ages = answer_ages(run.topics) if path == 'effort' else None
+        rows.append((label, run.tracking, ages, reference))
+        print(f'  {label}: done, sim counters {run.counters}', flush=True)
     return rows
 
 

@@ -24,6 +24,15 @@ A ``JointGroupEffortController``'s command is the whole joint torque: give the n
 ``params_file``, ``control_law: pd_feedforward`` (or ``computed_torque``) with ``kp.<joint>``
 and ``kd.<joint>``, and ``gravity_compensated_by_robot: true`` for a robot that adds gravity
 itself (docs/robots.md); the default ``feedforward`` is for a controller with its own feedback.
+
+Why this file does not default ``control_law`` to ``pd_feedforward`` (what docs/robots.md
+recommends for this controller): the feedback is in the gains, and no gain is safe for every
+robot; unset gains are 0, and ``pd_feedforward`` at 0 publishes the feed-forward's torque
+(its rest, g(q) - 0 v, is the feed-forward's ``hold_gravity``), so such a default would only
+read as feedback without being one. And a launch argument set after ``params_file`` would
+override the file's own ``control_law``: a file written for ``computed_torque`` (gains in 1/s²,
+1/s) would run as ``pd_feedforward`` (N m/rad, N m s/rad), a wrong torque. ``control_law`` is
+read-only: it belongs in ``params_file``, beside the gains it gives a meaning to.
 """
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument

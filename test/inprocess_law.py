@@ -16,25 +16,47 @@ from collections import deque
 from inprocess_loop import start_tracking
 import numpy as np
 
+from rnea_ros import RobotModel
 from rnea_ros.control.feedforward import Feedforward
 from rnea_ros.control.settings import Settings
 from rnea_ros.control.trajectory import Trajectory
-from rnea_ros.demos.closed_loop import Tracking
+from rnea_ros.demos.closed_loop import KD, KP, Tracking
+
+# Per robot, the Kp of the node's gains in docs/node.md (Control laws), Kd a tenth of it: the
+# panda's at the sim's former PD (KP, KD) with the distal joints softer (at KP, KD on every
+# joint the loop one tick late is unstable on panda_joint7: bench/bench_control_margin.py, gain
+# margin 0.45; these: 2.2), the ur5's of test/node/test_control_law.py (5.7).
+LAW_KP = {'panda': (KP, KP, KP / 2, KP, KP / 4, KP / 4, KP / 10, KP / 2),
+          'ur5': (400.0, 400.0, 200.0, 50.0, 50.0, 10.0)}
+
+
+def law_gains(model: RobotModel, robot: str) -> dict:
+    """Return the node's ``kp.<joint>``, ``kd.<joint>`` of ``robot`` (``LAW_KP``)."""
+    values = {f'kp.{name}': kp for name, kp in zip(model.joint_names, LAW_KP[robot])}
+    values.update({f'kd.{name}': kp * KD / KP
+                   for name, kp in zip(model.joint_names, LAW_KP[robot])})
+    return values
 
 
 def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: dict,
-                       stall_at: float | None = None, late_steps: int = 1
+                       stall_at: float | None = None, late_steps: int = 1,
+                       robot_gravity: bool = False, node_gravity: bool = False
                        ) -> tuple[Tracking, np.ndarray, np.ndarray]:
     """
     Track the demo trajectory with ``law`` for ``duration`` s at 1 kHz.
+
+    ``robot_gravity``: the robot adds the plant's g(q) to the command (the sim's
+    ``gravity_compensated_by_robot``); ``node_gravity``: the node's setting of that name.
 
     Returns the tracking error before the stall (all of the run without one), and the actuated
     positions and velocities at every step (steps, joints).
     """
     plant, controller, tracked = start_tracking(urdf, gap, duration, 0.0, 0.0,
+                                                robot_gravity=robot_gravity,
                                                 command_interface='effort')
     model, names = plant.nominal, plant.joint_names
-    core = Feedforward(model, Settings(rate=0.0, control_law=law, gains=gains).validate())
+    core = Feedforward(model, Settings(rate=0.0, control_law=law, gains=gains,
+                                       gravity_compensated_by_robot=node_gravity).validate())
     steps = int(round(duration / plant.timestep))
     tracking_steps = steps if stall_at is None else int(round(stall_at / plant.timestep))
     error = np.empty((tracking_steps, len(tracked)))

@@ -39,13 +39,16 @@ def true_feedforward(plant: Plant, q, v, a) -> np.ndarray:
 
 
 def start_tracking(urdf: str, gap: str, duration: float, kp: float, kd: float,
-                   point_efforts: bool = False, **controller_keywords):
+                   point_efforts: bool = False, robot_gravity: bool = False,
+                   **controller_keywords):
     """
     Return (plant, controller, tracked) of a run: the plant at the demo trajectory's start.
 
     ``controller`` (``JointController`` with ``kp``, ``kd`` and ``controller_keywords``) holds
     the trajectory of ``duration`` s, its points carrying ``RobotModel.rnea`` with
-    ``point_efforts``; ``tracked``: the indices of the tracked joints among the actuated ones.
+    ``point_efforts``; with ``robot_gravity`` it adds the plant's g(q) itself (the sim's
+    ``gravity_compensated_by_robot``); ``tracked``: the indices of the tracked joints among the
+    actuated ones.
     """
     plant = Plant(urdf, gap=load_gap(gap))
     model, names = plant.nominal, plant.joint_names
@@ -53,6 +56,8 @@ def start_tracking(urdf: str, gap: str, duration: float, kp: float, kd: float,
     lower = np.array([model.joint(name).lower for name in names])
     upper = np.array([model.joint(name).upper for name in names])
     controller = JointController(names, kp, kd, lower, upper, Q[0], **controller_keywords)
+    if robot_gravity:
+        controller.gravity = plant.gravity_torques
     efforts = model.rnea_batch(Q, V, A) if point_efforts else None
     controller.set_trajectory(model.joint_names, times, Q, V, A, efforts, start=0.0)
     q_start = model.neutral_configuration()
@@ -63,7 +68,7 @@ def start_tracking(urdf: str, gap: str, duration: float, kp: float, kd: float,
 
 def run_in_process(urdf: str, gap: str, feedforward: Feedforward | None, duration: float,
                    kp: float = KP, kd: float = KD, point_efforts: bool = False,
-                   late_steps: int = 0) -> Tracking:
+                   late_steps: int = 0, **controller_keywords) -> Tracking:
     """
     Track the demo trajectory for ``duration`` s at 1 kHz; the tracking error of the run.
 
@@ -73,8 +78,10 @@ def run_in_process(urdf: str, gap: str, feedforward: Feedforward | None, duratio
     ``late_steps``: the command computed from the state of step k is applied from step
     k + ``late_steps`` on (1: a robot whose effort interface takes the answer to a state in
     its next tick, as a ros2_control effort controller fed over a topic does).
+    ``controller_keywords`` go to ``start_tracking`` (e.g. ``command_interface``).
     """
-    plant, controller, tracked = start_tracking(urdf, gap, duration, kp, kd, point_efforts)
+    plant, controller, tracked = start_tracking(urdf, gap, duration, kp, kd, point_efforts,
+                                                **controller_keywords)
     model = plant.nominal
     q_full, v_full, a_full = model.neutral_configuration(), np.zeros(model.nv), np.zeros(model.nv)
     steps = int(round(duration / plant.timestep))

@@ -39,7 +39,12 @@ def test_bench_fleet_runs_one_and_two_workers_and_sizes(tmp_path):
 def test_bench_closed_loop_runs_every_row():
     out = bench('bench_closed_loop.py', '--robots', 'panda', '--duration', '0.5')
     for row in ('PD alone', 'PD + in-process rnea (URDF)', 'PD + true inverse dynamics (limit)',
-                'path a, URDF', 'path b, URDF', 'path a, true model', 'path b, true model'):
+                'path a, URDF', 'path b, URDF', 'path a, true model', 'path b, true model',
+                'JTC PID alone (trajectory_effort, no point effort)',
+                'pd_feedforward in-process one step late (effort, robot adds g, node too)',
+                'node over DDS, effort, pd_feedforward',
+                'node over DDS, effort, pd_feedforward, robot adds g',
+                'node over DDS, trajectory_effort, path a'):
         assert f'{row} |' in out, out
     assert out.count('load average') == 2
 

@@ -2,17 +2,20 @@
 The node's ``pd_feedforward`` is the whole torque of the simulated robot, over real DDS.
 
 ``rnea_sim`` with ``command_interface: effort`` (a JointGroupEffortController: the command is
-the joint torque, no PD of its own), the panda without a gap, lockstep, the demo trajectory; the
-node (path b, ``feedforward_effort`` on the sim's ``effort_commands``) with ``control_law:
-pd_feedforward`` at the sim's former PD gains (``KP``, ``KD``) with the distal joints softer
-(``SOFT_KP``, Kd a tenth: a gain margin of 2.2 one tick late). Its tracking is that of the same
-law computed in-process (``inprocess_law``; lockstep: each answer applies at the step it
-answers), within 1.2 x.
+the joint torque, no PD of its own), lockstep, the demo trajectory; the node (path b,
+``feedforward_effort`` on the sim's ``effort_commands``) with ``control_law: pd_feedforward``.
+The panda without a gap (the latency alone against the law in-process) at the sim's former PD
+gains (``KP``, ``KD``) with the distal joints softer (Kd a tenth: a gain margin of 2.2 one tick
+late); the ur5 with the default gap at the gains of docs/node.md (Kd a tenth: 5.7; both in
+``inprocess_law.LAW_KP``), a UR robot that adds g(q) itself (``gravity_compensated_by_robot``
+on the sim and the node: the node leaves g(q) out). Its tracking is that of the same law
+computed in-process (``inprocess_law``; lockstep: each answer applies at the step it answers),
+within 1.2 x.
 """
 from __future__ import annotations
 
-from inprocess_law import run_law_in_process
-from loop_harness import KD, KP, NS, run_loop, stamp_ns
+from inprocess_law import law_gains, run_law_in_process
+from loop_harness import NS, run_loop, stamp_ns
 import numpy as np
 from oracle import robot_path
 import pytest
@@ -30,30 +33,27 @@ DURATION = 5.0  # s of trajectory (sim time)
 WITHIN = 1.2  # the node over DDS: RMS error at most this times the in-process law's
 
 
-# The panda's gains of docs/node.md (Control laws): the sim's PD with the distal joints softer.
-# At the sim's own KP, KD on every joint the loop one tick late is unstable on panda_joint7
-# (bench/bench_control_margin.py: gain margin 0.45), held only by the effort limits: over DDS
-# in lockstep, 26 answers the sim did not wait for (each applied a tick late) made 3.7e-3 rad
-# RMS against 3.2e-4 for the law in-process.
-SOFT_KP = (KP, KP, KP / 2, KP, KP / 4, KP / 4, KP / 10, KP / 2)
-
-
-def gains(model: RobotModel) -> dict:
-    values = {f'kp.{name}': kp for name, kp in zip(model.joint_names, SOFT_KP)}
-    values.update({f'kd.{name}': kp * KD / KP for name, kp in zip(model.joint_names, SOFT_KP)})
-    return values
-
-
-def test_pd_feedforward_drives_an_effort_interface_as_the_law_does_in_process(tmp_path):
-    urdf = robot_path('panda').read_text()
+# The gains: inprocess_law.LAW_KP. At the sim's own KP, KD on every joint the panda's loop one
+# tick late is unstable on panda_joint7 (bench/bench_control_margin.py: gain margin 0.45), held
+# only by the effort limits: over DDS in lockstep, 26 answers the sim did not wait for (each
+# applied a tick late) made 3.7e-3 rad RMS against 3.2e-4 for the law in-process.
+@pytest.mark.parametrize('robot, gap, robot_gravity', [
+    ('panda', 'none', False), ('ur5', 'default', True)], ids=['panda', 'ur5-robot-gravity'])
+def test_pd_feedforward_drives_an_effort_interface_as_the_law_does_in_process(
+        tmp_path, robot, gap, robot_gravity):
+    urdf = robot_path(robot).read_text()
     model = RobotModel.from_urdf_string(urdf)
-    run = run_loop(tmp_path, urdf, 'effort', 'none', DURATION,
-                   node_params={'control_law': 'pd_feedforward', **gains(model)},
-                   sim_params={'command_interface': 'effort'})
+    run = run_loop(tmp_path, urdf, 'effort', gap, DURATION,
+                   node_params={'control_law': 'pd_feedforward', **law_gains(model, robot),
+                                'gravity_compensated_by_robot': robot_gravity},
+                   sim_params={'command_interface': 'effort',
+                               'gravity_compensated_by_robot': robot_gravity})
     assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
     # Lockstep: the sim steps once the node answered its state, so the answer applies at once.
-    local, _, _ = run_law_in_process(urdf, 'none', DURATION, 'pd_feedforward', gains(model),
-                                     late_steps=0)
+    local, _, _ = run_law_in_process(urdf, gap, DURATION, 'pd_feedforward',
+                                     law_gains(model, robot),
+                                     late_steps=0, robot_gravity=robot_gravity,
+                                     node_gravity=robot_gravity)
     print(f'RMS over DDS {run.tracking.rms:.3e} rad, in-process {local.rms:.3e} rad; '
           f'counters {run.counters}')
     assert run.tracking.rms <= WITHIN * local.rms, (run.tracking, local)
@@ -85,7 +85,7 @@ def test_inputs_stalled_the_arm_comes_to_rest_damped_and_stays(tmp_path):
         loop.start_sim({'robot_description': urdf, 'clock': 'lockstep', 'gap': 'none',
                         'command_interface': 'effort', 'initial_positions': Q[0].tolist()})
         loop.start_node({'robot_description': urdf, 'rate': 0.0, 'acceleration_timeout': 0.05,
-                         'control_law': 'pd_feedforward', **gains(model)},
+                         'control_law': 'pd_feedforward', **law_gains(model, 'panda')},
                         {**EFFORT_PATH_REMAPS, 'desired_accelerations': 'relay/desired'})
         watch = ('sim', 'node')
         relay = loop.publisher(JointTrajectory, 'relay/desired')
