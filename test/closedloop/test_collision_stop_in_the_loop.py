@@ -37,7 +37,7 @@ from rnea_ros.observer.collision import calibrate_thresholds
 
 pytestmark = pytest.mark.timeout(900)
 PUSH = 0.1  # s of sim time
-# Measured in three runs: 0.58-0.69 s and 0.17-0.33 rad from 1.8-4 rad/s at the detection.
+# Measured in two runs: 0.34-0.41 s and 0.13-0.29 rad from 1.8-2.0 rad/s at the detection.
 REST_WITHIN = 1.0  # s from the detection to every joint below REST_SPEED (docs/node.md)
 MOVE_AT_MOST = 0.5  # rad from the detection on, per joint (docs/node.md)
 # Path a: the simulated controller's PD (100 N m/rad, 10 N m s/rad) stops the arm at the hold;
