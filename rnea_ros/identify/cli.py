@@ -7,7 +7,8 @@ Usage::
                   [--holdout F | --validate BAG] [--friction MODEL]
                   [--offset {torque,sensor-bias}] [--inertial {physical,base,none}]
                   [--effort-delay S] [--lock JOINT=VALUE[,...]] [--mjcf]
-                  [--effort current --anchor-payload LINK=KG --anchor-bags BAG...] ...
+                  [--effort current --anchor-payload LINK=KG --anchor-bags BAG...]
+                  [--anchor-prior W] ...
 
 Writes into DIR (default ``./<first bag name>_identified``): ``identified.urdf``,
 ``joint_model.yaml`` (a node parameters file), ``identified.xml`` (MJCF, with ``--mjcf``),
@@ -103,6 +104,10 @@ class IdentifyOptions:
                                       help='--effort current: bags recorded with the payload '
                                       'of --anchor-payload attached; they train the gains '
                                       'only')
+    anchor_prior: float | None = option(None, MAIN, type=float, metavar='W',
+                                        help="--effort current: anchor the gains on the URDF's "
+                                        'base inertial parameters too (or only), each within W '
+                                        'times its prior scale (a tenth of a mass...)')
     payload: str | None = option(None, MAIN, exclusive='payload', metavar='LINK',
                                  help='identify only a payload '
                                  'rigidly fixed to LINK, on the robot of --urdf taken as right: '
@@ -147,9 +152,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _identify(args: IdentifyOptions, output: Path, reading: dict) -> int:
     if args.payload is not None:  # a payload on a known robot: identify/payload.py
-        if args.effort != 'torque' or args.anchor_payload or args.anchor_bags:
+        if args.effort != 'torque' or args.anchor_payload or args.anchor_bags \
+                or args.anchor_prior is not None:
             raise InputError('--payload identifies a payload from joint torques: --effort '
-                             'current, --anchor-payload and --anchor-bags do not apply')
+                             'current and the --anchor options do not apply')
         return payload.run(args, output, reading)
     check_output(output, args.overwrite, outputs.TOOL)  # before any work
     result = pipeline.identify(args.bags, args.urdf, joint_states=args.joint_states,
@@ -158,7 +164,8 @@ def _identify(args: IdentifyOptions, output: Path, reading: dict) -> int:
                                inertial=args.inertial, threads=args.threads,
                                reading=reading, effort=args.effort,
                                anchor_payload=args.anchor_payload,
-                               anchor_bags=args.anchor_bags or ())
+                               anchor_bags=args.anchor_bags or (),
+                               anchor_prior=args.anchor_prior)
     settings = {'bags': args.bags, 'urdf': args.urdf, 'joint_states': args.joint_states,
                 'validation': f'bag {args.validate}' if args.validate else
                 f'last {args.holdout:g} of each bag', 'friction': args.friction,
@@ -166,7 +173,7 @@ def _identify(args: IdentifyOptions, output: Path, reading: dict) -> int:
                 'offset': args.offset, 'inertial': args.inertial, **reading}
     if args.effort != 'torque':
         settings.update(effort=args.effort, anchor_payload=args.anchor_payload,
-                        anchor_bags=args.anchor_bags)
+                        anchor_bags=args.anchor_bags, anchor_prior=args.anchor_prior)
     begin = time.perf_counter()
     outputs.write(result, output, settings, plots=not args.no_plots,
                   overwrite=args.overwrite, mjcf=args.mjcf)

@@ -15,18 +15,25 @@ numbers, in the link frame about its origin: ``dynamics.payload.link_parameters`
 
     W_j x + P_j phi' - k_j e_j = -m p_j      (anchor samples; P, p zero in the others)
 
-with P the payload's columns (``dynamics.payload.payload_block``) but its mass column p. This
-is solved as the identification's weighted least squares (``fit.weighted_fit``: each joint's
+with P the payload's columns (``dynamics.payload.payload_block``) but its mass column p. Or
+(``--anchor-prior W``, instead) the URDF's base inertial parameters fix the scale: the least
+squares subject to one linear constraint per set of joints that share parameters (each set has
+its own scale), c_i^T x = 1: their projection on the URDF's in the prior metric (each divided by its prior scale, ``parameters.prior``: a tenth of a body's
+mass...) being the URDF's. The gains then lean on the URDF's masses, as right as they are (a
+tool the URDF misses biases them): with each base parameter within W prior scales of the
+URDF's, the scale is uncertain by W / |the URDF's parameters in prior scales|, added to each
+gain's standard deviation. This is solved as the identification's weighted least squares (``fit.weighted_fit``: each joint's
 rows divided by its noise, on the same low-passed rows the identification uses), the gains'
 standard deviations from the residuals correlated in time as the base parameters' are
-(``covariance``, Newey-West).
+(``covariance``, Newey-West; of the constrained fit, with its KKT inverse).
 
 A gain is not determined (its joint keeps gain 1, the effort as given, with a warning) when
 
 - its joint has no rows (held still or no effort in the training data);
 - the anchor does not reach it: the payload's mass loads no joint whose rows share a
-  parameter with this joint's, directly or through other joints (the rank test: each set of
-  joints so connected has its own scale, fixed only by an anchor torque on one of them);
+  parameter with this joint's, directly or through other joints, nor do they share one the
+  prior holds (the rank test: each set of joints so connected has its own scale, fixed only by
+  an anchor on one of them);
 - or the anchor reaches it too weakly: the gain is not ``DETERMINED`` standard deviations
   away from zero, or outside the bounds of ``JointModel.effort_gain``. Among the reasons: the
   payload's unknown centre of mass and inertia take the torque of its mass wherever the
@@ -48,6 +55,7 @@ from rnea_ros.identify import base as base_params
 from rnea_ros.identify import covariance, fit
 
 EFFORTS = ('torque', 'current')
+MIN_PRIOR, MAX_PRIOR = 1e-3, 1e3  # --anchor-prior: prior scales
 DETERMINED = 3.0  # standard deviations from zero: a gain closer is not determined
 CHUNK = 20_000
 FREE = 9  # the payload's parameters but its mass: first moment (3), rotational inertia (6)
@@ -55,11 +63,25 @@ FREE = 9  # the payload's parameters but its mass: first moment (3), rotational 
 
 @dataclass(frozen=True)
 class Anchor:
-    """A payload of known ``mass`` [kg] on ``link``, attached while ``bags`` were recorded."""
+    """
+    What fixes the gains' scale (module docstring): one of
 
-    link: str
-    mass: float
-    bags: tuple[str, ...]
+    A payload of known ``mass`` [kg] on ``link``, attached while ``bags`` were recorded (link
+    None: none); ``prior``: the URDF's base inertial parameters, each within ``prior`` times its
+    prior scale (None: none).
+    """
+
+    link: str | None = None
+    mass: float = 0.0
+    bags: tuple[str, ...] = ()
+    prior: float | None = None
+
+    def __str__(self) -> str:
+        said = [f'{self.mass:g} kg on {self.link} in the anchor bags'] if self.link else []
+        if self.prior is not None:
+            said.append(f"the URDF's inertial parameters within {self.prior:g} x their "
+                        'prior scale')
+        return ' and '.join(said)
 
 
 @dataclass
@@ -76,21 +98,36 @@ class GainFit:
     warnings: list[str] = field(default_factory=list)
 
 
-def check_options(effort: str, anchor_payload: str | None, anchor_bags) -> None:
+def check_options(effort: str, anchor_payload: str | None, anchor_bags,
+                  anchor_prior: float | None = None) -> None:
     """Refuse a combination of ``--effort`` and the anchor options that cannot be fitted."""
     if effort not in EFFORTS:
         raise InputError(f'--effort must be one of {EFFORTS}, got {effort!r}')
-    if effort == 'torque' and (anchor_payload is not None or anchor_bags):
-        raise InputError('--anchor-payload and --anchor-bags anchor the effort gains of '
-                         '--effort current: with --effort torque there is no gain to fit')
-    if effort == 'current' and (anchor_payload is None or not anchor_bags):
+    if effort == 'torque' and (anchor_payload is not None or anchor_bags
+                               or anchor_prior is not None):
+        raise InputError('--anchor-payload, --anchor-bags and --anchor-prior anchor the effort '
+                         'gains of --effort current: with --effort torque there is no gain to '
+                         'fit')
+    if anchor_prior is not None and anchor_payload is not None:
+        raise InputError('--anchor-prior and --anchor-payload each fix the gains\' scale: give '
+                         'one')
+    if (anchor_payload is None) != (not anchor_bags):
+        raise InputError('--anchor-payload LINK=KG and --anchor-bags BAG... go together: the '
+                         'payload of known mass and the bags recorded with it')
+    if effort == 'current' and anchor_payload is None and anchor_prior is None:
         raise InputError('--effort current needs --anchor-payload LINK=KG and --anchor-bags '
-                         'BAG...: without a known mass the gains and the parameters are known '
-                         'only up to a scale')
+                         'BAG..., or --anchor-prior W: without a known mass the gains and the '
+                         'parameters are known only up to a scale')
+    if anchor_prior is not None and not (np.isfinite(anchor_prior)
+                                         and MIN_PRIOR <= anchor_prior <= MAX_PRIOR):
+        raise InputError(f'--anchor-prior must be a number from {MIN_PRIOR:g} to {MAX_PRIOR:g} '
+                         f'(prior scales), got {anchor_prior}')
 
 
-def parse_anchor(text: str, bags, model) -> Anchor:
-    """Return the ``Anchor`` of ``--anchor-payload LINK=KG``; InputError naming what is wrong."""
+def parse_anchor(text: str | None, bags, model, prior: float | None = None) -> Anchor:
+    """Return the ``Anchor`` of the options (``check_options`` first); InputError names them."""
+    if text is None:
+        return Anchor(prior=prior)
     link, equals, number = text.rpartition('=')
     try:
         mass = float(number) if equals and link else float('nan')
@@ -106,7 +143,7 @@ def parse_anchor(text: str, bags, model) -> Anchor:
     except InputError as exc:
         raise InputError(str(exc).replace('payload.link', '--anchor-payload', 1)
                          .replace('payload.mass', '--anchor-payload mass', 1)) from None
-    return Anchor(link, mass, tuple(str(bag) for bag in bags))
+    return Anchor(link, mass, tuple(str(bag) for bag in bags), prior)
 
 
 def scaled(sets, gains: np.ndarray) -> list:
@@ -120,7 +157,8 @@ class _Layout:
     def __init__(self, model, lay, base, anchor: Anchor):
         self.nv, self.k = model.nv, len(lay.joint_terms)
         self.r = base.size - self.nv * self.k
-        self.block, self.transform = payload_block(model.tree, anchor.link)
+        self.block, self.transform = payload_block(model.tree, anchor.link) \
+            if anchor.link else (0, None)
         self.mass = anchor.mass
         self.n_inertial = lay.n_inertial
         inertial_columns = base.columns[base.columns < lay.n_inertial]
@@ -176,24 +214,31 @@ def _sweep(model, lay, layout: _Layout, sets, anchored: list[bool], consumers, t
 
 
 def fit_gains(model, lay, base, train, anchor_sets, anchor: Anchor, low_pass,
-              threads=None) -> GainFit:
-    """Fit the gains on ``train`` and ``anchor_sets`` (module docstring)."""
+              threads=None, prior=None) -> GainFit:
+    """
+    Fit the gains on ``train`` and ``anchor_sets`` (module docstring).
+
+    ``prior``: (theta of the URDF, prior scale) of ``parameters.prior``, for ``anchor.prior``.
+    """
     layout = _Layout(model, lay, base, anchor)
     sets = list(train) + list(anchor_sets)
     attached = [False] * len(train) + [True] * len(anchor_sets)
     raw, filtered = layout.equations(), layout.equations()
     _sweep(model, lay, layout, sets, attached, [(raw, None), (filtered, low_pass)], threads)
     n = sum(len(data) for data in sets)
-    result = fit.weighted_fit(filtered, raw)
-    scores = covariance.Scores(filtered, result.beta, result.sigma, n)
+    uses = np.einsum('jkk->jk', filtered.gram)[:, :layout.shared] > 0.0
+    c, relative = _scale_constraints(layout, base, anchor, prior, uses)
+    x, sigma, H, inverse = _weighted_fit(filtered, raw, c)
+    scores = covariance.Scores(filtered, x, sigma, n)
     _sweep(model, lay, layout, sets, attached, [(scores, low_pass)], threads)
-    std_all = scores.result(result.H).std
+    std_all = scores.result(H, inverse).std
     index = [layout.gain_index(j) for j in range(layout.nv)]
-    fitted, std = result.beta[index], std_all[index]
-    reasons = _undetermined(lay, layout, filtered, fitted, std)
+    fitted = x[index]
+    std = np.sqrt(std_all[index] ** 2 + (relative * fitted) ** 2)  # the URDF's uncertainty
+    reasons = _undetermined(lay, layout, filtered, fitted, std, c)
     determined = np.array([reason is None for reason in reasons])
     names = lay.joint_names
-    where = f'{anchor.mass:g} kg on {anchor.link} in the anchor bags'
+    where = str(anchor)
     if not determined.any():
         raise InputError('--effort current: no effort gain is determined by the anchor '
                          f'({where}): ' + '; '.join(f'{name}: {reason}' for name, reason
@@ -202,17 +247,93 @@ def fit_gains(model, lay, base, train, anchor_sets, anchor: Anchor, low_pass,
                 f'{reason}; it keeps gain 1 (the effort as given)'
                 for name, reason in zip(names, reasons) if reason is not None]
     gains = np.where(determined, fitted, 1.0)
-    return GainFit(gains, fitted, std, determined, result.sigma, n, anchor, warnings)
+    return GainFit(gains, fitted, std, determined, sigma, n, anchor, warnings)
 
 
-def _undetermined(lay, layout: _Layout, equations, fitted, std) -> list[str | None]:
+def _components(uses: np.ndarray) -> list[np.ndarray]:
+    """The sets of joints whose rows share parameters, directly or through others (masks)."""
+    left = uses.any(axis=1)
+    out = []
+    while left.any():
+        member = np.zeros_like(left)
+        member[np.flatnonzero(left)[0]] = True
+        while True:
+            grown = member | (uses & uses[member].any(axis=0)).any(axis=1)
+            if (grown == member).all():
+                break
+            member = grown
+        out.append(member)
+        left &= ~member
+    return out
+
+
+def _scale_constraints(layout: _Layout, base, anchor: Anchor, prior, uses: np.ndarray):
+    """
+    Return (C, relative std per joint) of the prior anchor, or (None, zeros).
+
+    One row per set of joints that share parameters (``_components``: each has its own
+    scale): C_i^T x = 1, the projection of the set's base inertial parameters on the URDF's,
+    in the prior metric (each divided by its prior scale), is the URDF's. The scale so fixed
+    is as uncertain as the URDF's parameters, each within ``anchor.prior`` prior scales:
+    relative std ``anchor.prior`` / |the set's URDF parameters in prior scales|.
+    """
+    relative = np.zeros(layout.nv)
+    if anchor.prior is None:
+        return None, relative
+    theta, scale = prior
+    columns = base.columns[:layout.r]
+    weight = 1.0 / np.maximum(scale[columns], 1e-12) ** 2
+    urdf = (base.E @ theta)[:layout.r]
+    rows = []
+    for member in _components(uses[:, :layout.r]):
+        mask = uses[member, :layout.r].any(axis=0)
+        norm = float(weight[mask] @ urdf[mask] ** 2)
+        if not norm > 0:
+            continue  # the URDF's parameters of these joints are zero: no scale (undetermined)
+        row = np.zeros(layout.size)
+        row[:layout.r][mask] = weight[mask] * urdf[mask] / norm
+        rows.append(row)
+        relative[member] = anchor.prior / np.sqrt(norm)
+    return (np.array(rows) if rows else None), relative
+
+
+def _solve(H: np.ndarray, g: np.ndarray, C: np.ndarray | None):
+    """(x, the inverse for the covariance): H x = g, or subject to C x = 1 (KKT)."""
+    if C is None:
+        return fit.solve(H, g), None
+    d = np.sqrt(np.diag(H))
+    d[d == 0.0] = 1.0
+    n, m = H.shape[0], C.shape[0]
+    kkt = np.zeros((n + m, n + m))
+    kkt[:n, :n] = H / np.outer(d, d)
+    kkt[:n, n:] = (C / d).T
+    kkt[n:, :n] = C / d
+    inverse = np.linalg.pinv(kkt, rcond=fit.RCOND, hermitian=True)
+    x = (inverse @ np.concatenate([g / d, np.ones(m)]))[:n] / d
+    return x, inverse[:n, :n] / np.outer(d, d)
+
+
+def _weighted_fit(filtered, raw, c):
+    """``fit.weighted_fit``, subject to c x = 1 if given: (x, sigma, H, inverse)."""
+    x0, _ = _solve(filtered.gram.sum(axis=0), filtered.moment.sum(axis=0), c)
+    sigma = np.sqrt(raw.rss(x0) / np.maximum(raw.joint_count, 1))
+    sigma = np.maximum(sigma, 1e-9 * max(float(sigma.max()), 1e-12))
+    H, g = filtered.weighted(sigma)
+    x, inverse = _solve(H, g, c)
+    return x, sigma, H, inverse
+
+
+def _undetermined(lay, layout: _Layout, equations, fitted, std,
+                  c: np.ndarray | None) -> list[str | None]:
     """Per joint None (its gain determined) or why not (module docstring)."""
     nv, shared = layout.nv, layout.shared
     diagonal = np.einsum('jkk->jk', equations.gram)
     has_rows = equations.joint_count > 0
     uses = diagonal[:, :shared] > 0.0  # (nv, shared): the shared parameters each row sees
     energy = equations.energy  # the anchor's torque per joint, squared and summed
-    reached = has_rows & (energy > 1e-12 * max(float(energy.max()), 1e-300))
+    reached = has_rows & ((energy > 1e-12 * max(float(energy.max()), 1e-300))
+                          | (uses & (c is not None and (c[:, :shared] != 0).any(axis=0)))
+                          .any(axis=1))
     while True:  # joints sharing a parameter with a reached one share its scale
         seen = uses[reached].any(axis=0)
         grown = reached | (has_rows & (uses & seen).any(axis=1))
@@ -224,7 +345,7 @@ def _undetermined(lay, layout: _Layout, equations, fitted, std) -> list[str | No
         if not has_rows[j]:
             reasons.append('its joint has no rows to fit (held still, or no effort)')
         elif not reached[j]:
-            reasons.append('the payload loads no joint whose torque shares a parameter with '
+            reasons.append('the anchor loads no joint whose torque shares a parameter with '
                            "this joint's, so its gain and the parameters in its torque are "
                            'known only up to a common scale')
         elif not (np.isfinite(std[j]) and fitted[j] > DETERMINED * std[j]

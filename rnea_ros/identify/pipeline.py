@@ -159,14 +159,15 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
              friction: str = parameters.DEFAULT_FRICTION,
              inertial: str = 'physical', threads: int | None = None,
              reading: dict | None = None, effort: str = 'torque',
-             anchor_payload: str | None = None, anchor_bags=()) -> Identification:
+             anchor_payload: str | None = None, anchor_bags=(),
+             anchor_prior: float | None = None) -> Identification:
     """
     Run steps 1-6 of the module docstring (``RneaError`` on bad input).
 
     ``reading``: the options of ``samples.load`` (clock, lock, lock_missing, ignore_extra,
     window, effort_delay). ``effort`` 'current': the effort gains are fitted first, anchored
-    by ``anchor_payload`` (LINK=KG) in ``anchor_bags`` (``rnea_ros.identify.current``), and
-    the rest identified from the efforts times them.
+    by ``anchor_payload`` (LINK=KG) in ``anchor_bags`` and/or ``anchor_prior``
+    (``rnea_ros.identify.current``), and the rest identified from the efforts times them.
     """
     timings: dict[str, float] = {}
     clock = time.perf_counter()
@@ -174,10 +175,10 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
         raise InputError(f'--holdout must be in [0, 1), got {holdout}')
     if inertial not in INERTIAL_MODES:
         raise InputError(f'--inertial must be one of {INERTIAL_MODES}, got {inertial!r}')
-    current.check_options(effort, anchor_payload, anchor_bags)
+    current.check_options(effort, anchor_payload, anchor_bags, anchor_prior)
     urdf_xml, model = read_robot(urdf, friction)
-    anchor = None if anchor_payload is None else \
-        current.parse_anchor(anchor_payload, anchor_bags, model)
+    anchor = None if effort == 'torque' else \
+        current.parse_anchor(anchor_payload, anchor_bags, model, anchor_prior)
     lay = parameters.layout(model, friction)
     theta_urdf, scale = parameters.prior(model, lay)
     base = base_params.base_parameters(model, lay)
@@ -223,7 +224,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     gains = None
     if anchor is not None:  # the rest is identified from the efforts times the gains
         gains = current.fit_gains(model, lay, base, train, anchor_sets, anchor, low_pass,
-                                  threads)
+                                  threads, (theta_urdf, scale))
         warnings += gains.warnings
         train = current.scaled(train, gains.gains)
         validation = current.scaled(validation, gains.gains)

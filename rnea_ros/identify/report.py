@@ -123,7 +123,7 @@ def effort_gains(result: Identification) -> dict:
     """Per joint the effort gain written, the fitted one, its std (``--effort current``)."""
     gains = result.gains
     return {'anchor': {'link': gains.anchor.link, 'mass': gains.anchor.mass,
-                       'bags': list(gains.anchor.bags)},
+                       'bags': list(gains.anchor.bags), 'prior': gains.anchor.prior},
             'samples': gains.samples,
             'joints': {joint: {'gain': g, 'least_squares': f, 'std': s, 'determined': bool(d)}
                        for joint, g, f, s, d in zip(result.layout.joint_names, gains.gains,
@@ -176,8 +176,12 @@ def markdown(data: dict) -> str:
         gains = data['effort_gain']
         anchor = gains['anchor']
         lines += ['', '## Effort gains', '',
-                  f"Measured torque = gain × effort; anchored by {fmt(anchor['mass'])} kg on "
-                  f"`{anchor['link']}` in {', '.join(anchor['bags'])}.", '',
+                  'Measured torque = gain × effort; anchored by '
+                  + ' and '.join(([f"{fmt(anchor['mass'])} kg on `{anchor['link']}` in "
+                                   f"{', '.join(anchor['bags'])}"] if anchor['link'] else [])
+                                 + ([f"the URDF's inertial parameters within "
+                                     f"{fmt(anchor['prior'])} × their prior scale"]
+                                    if anchor['prior'] is not None else [])) + '.', '',
                   '| joint | gain | least squares | std | determined |', '|---|---|---|---|---|']
         for joint, entry in gains['joints'].items():
             lines.append(f"| {joint} | {fmt(entry['gain'])} | {fmt(entry['least_squares'])} | "

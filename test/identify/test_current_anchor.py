@@ -7,7 +7,8 @@ effort is the URDF's own torque divided by a gain per joint, with white noise. T
 has a payload of known mass on a link: on ``fore_tip`` (0.3 m out on the forearm) it loads
 the arm and determines its two gains, while ``other_joint`` shares no parameter with it (not
 determined: a warning, gain 1); on ``arm_link`` (its origin on the axis of ``arm_joint``) it
-loads no joint at all: nothing can be fitted, exit 2.
+loads no joint at all: nothing can be fitted, exit 2. With the URDF's parameters as the
+anchor (``--anchor-prior``; here the URDF is the truth) every gain is determined.
 """
 from __future__ import annotations
 
@@ -99,13 +100,27 @@ def test_a_joint_the_payload_does_not_reach_keeps_gain_1_with_a_warning(robot, c
     other = gains['other_joint']
     assert not other['determined'] and other['gain'] == 1.0
     assert ('warning: the effort gain of other_joint is not determined by the anchor (1 kg on '
-            'fore_tip in the anchor bags): the payload loads no joint whose torque shares a '
+            'fore_tip in the anchor bags): the anchor loads no joint whose torque shares a '
             'parameter') in err
     model = RobotModel.from_urdf_string(URDF)
     written = JointModel.load_yaml(out / 'joint_model.yaml', model).effort_gain
     assert written == pytest.approx([gains[joint]['gain'] for joint in model.joint_names],
                                     rel=1e-12)
 
+
+def test_the_urdf_prior_anchors_every_joint(robot, capsys):
+    """--anchor-prior alone: the URDF (here the truth) fixes each gain, the pendulum's too."""
+    urdf, training, _, folder = robot
+    out = folder / 'prior'
+    code = rnea_identify([str(training), '--urdf', str(urdf), '--output', str(out),
+                          '--no-plots', '--friction', 'none', '--effort', 'current',
+                          '--anchor-prior', '0.05'])
+    assert code == 0, capsys.readouterr().err
+    gains = json.loads((out / 'identification.json').read_text())['effort_gain']['joints']
+    for joint, truth in GAINS.items():
+        assert gains[joint]['determined'], gains
+        assert gains[joint]['gain'] == pytest.approx(truth, rel=0.01), gains
+        assert abs(gains[joint]['gain'] - truth) <= 3 * gains[joint]['std'], gains
 
 def test_a_payload_that_loads_no_joint_determines_nothing_exit_2(robot, capsys):
     urdf, training, anchor, folder = robot
@@ -115,15 +130,19 @@ def test_a_payload_that_loads_no_joint_determines_nothing_exit_2(robot, capsys):
     assert err.count('\n') == 1, err
     assert err.startswith('rnea_identify: error: --effort current: no effort gain is '
                           'determined by the anchor (1 kg on arm_link in the anchor bags): '
-                          'arm_joint: the payload loads no joint'), err
+                          'arm_joint: the anchor loads no joint'), err
     assert not out.exists()
 
 
 @pytest.mark.parametrize('extra, message', [
     (['--effort', 'current'], '--effort current needs --anchor-payload LINK=KG and '
-     '--anchor-bags BAG...'),
-    (['--anchor-payload', 'fore_tip=1'], '--anchor-payload and --anchor-bags anchor the effort '
-     'gains of --effort current'),
+     '--anchor-bags BAG..., or --anchor-prior W'),
+    (['--anchor-prior', '1'], '--anchor-payload, --anchor-bags and --anchor-prior anchor the '
+     'effort gains of --effort current'),
+    (['--effort', 'current', '--anchor-payload', 'fore_tip=1'], '--anchor-payload LINK=KG and '
+     '--anchor-bags BAG... go together'),
+    (['--effort', 'current', '--anchor-prior', '0'], '--anchor-prior must be a number from '
+     '0.001 to 1000 (prior scales), got 0.0'),
     (['--effort', 'current', '--anchor-payload', 'arm_tip', '--anchor-bags', 'x'],
      '--anchor-payload: expected LINK=KG, a link and the known mass in kg (> 0) of the payload '
      "fixed to it, got 'arm_tip'"),
@@ -136,7 +155,7 @@ def test_a_payload_that_loads_no_joint_determines_nothing_exit_2(robot, capsys):
     (['--effort', 'current', '--anchor-payload', 'fore_tip=100', '--anchor-bags', 'x'],
      '--anchor-payload mass is 100 kg: expected at most 5 times'),
     (['--payload', 'fore_tip', '--effort', 'current'], '--payload identifies a payload from '
-     'joint torques: --effort current, --anchor-payload and --anchor-bags do not apply'),
+     'joint torques: --effort current and the --anchor options do not apply'),
 ])
 def test_bad_anchor_options_are_one_line_exit_2(robot, capsys, extra, message):
     urdf, training, _, folder = robot
