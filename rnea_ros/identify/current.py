@@ -17,15 +17,17 @@ numbers, in the link frame about its origin: ``dynamics.payload.link_parameters`
 
 with P the payload's columns (``dynamics.payload.payload_block``) but its mass column p. Or
 (``--anchor-prior W``, instead) the URDF's base inertial parameters fix the scale: the least
-squares subject to one linear constraint per set of joints that share parameters (each set has
-its own scale), c_i^T x = 1: their projection on the URDF's in the prior metric (each divided by its prior scale, ``parameters.prior``: a tenth of a body's
-mass...) being the URDF's. The gains then lean on the URDF's masses, as right as they are (a
-tool the URDF misses biases them): with each base parameter within W prior scales of the
-URDF's, the scale is uncertain by W / |the URDF's parameters in prior scales|, added to each
-gain's standard deviation. This is solved as the identification's weighted least squares (``fit.weighted_fit``: each joint's
-rows divided by its noise, on the same low-passed rows the identification uses), the gains'
-standard deviations from the residuals correlated in time as the base parameters' are
-(``covariance``, Newey-West; of the constrained fit, with its KKT inverse).
+squares subject to one linear constraint per set of joints that share parameters (each set
+has its own scale), c_i^T x = 1: their projection on the URDF's in the prior metric (each
+divided by its prior scale, ``parameters.prior``: a tenth of a body's mass...) is the
+URDF's. The gains then lean on the URDF's masses, as right as they are (a tool the URDF
+misses biases them): with each base parameter within W prior scales of the URDF's, the
+scale is uncertain by W / |the URDF's parameters in prior scales|, added to each gain's
+standard deviation. Either is solved as the identification's weighted least squares
+(``fit.weighted_fit``: each joint's rows divided by its noise, on the same low-passed rows
+the identification uses), the gains' standard deviations from the residuals correlated in
+time as the base parameters' are (``covariance``, Newey-West; of the constrained fit, with
+its KKT inverse).
 
 A gain is not determined (its joint keeps gain 1, the effort as given, with a warning) when
 
