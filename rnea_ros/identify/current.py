@@ -66,11 +66,11 @@ FREE = 9  # the payload's parameters but its mass: first moment (3), rotational 
 @dataclass(frozen=True)
 class Anchor:
     """
-    What fixes the gains' scale (module docstring): one of
+    What fixes the gains' scale (module docstring): a payload or the URDF's parameters.
 
     A payload of known ``mass`` [kg] on ``link``, attached while ``bags`` were recorded (link
-    None: none); ``prior``: the URDF's base inertial parameters, each within ``prior`` times its
-    prior scale (None: none).
+    None: none); or ``prior``: the URDF's base inertial parameters, each within ``prior`` times
+    its prior scale (None: none).
     """
 
     link: str | None = None
