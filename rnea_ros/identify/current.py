@@ -111,8 +111,8 @@ def check_options(effort: str, anchor_payload: str | None, anchor_bags,
                          'gains of --effort current: with --effort torque there is no gain to '
                          'fit')
     if anchor_prior is not None and anchor_payload is not None:
-        raise InputError('--anchor-prior and --anchor-payload each fix the gains\' scale: give '
-                         'one')
+        raise InputError('--anchor-prior and --anchor-payload each fix the scale of the gains: '
+                         'give one')
     if (anchor_payload is None) != (not anchor_bags):
         raise InputError('--anchor-payload LINK=KG and --anchor-bags BAG... go together: the '
                          'payload of known mass and the bags recorded with it')
