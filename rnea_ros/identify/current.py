@@ -253,7 +253,7 @@ def fit_gains(model, lay, base, train, anchor_sets, anchor: Anchor, low_pass,
 
 
 def _components(uses: np.ndarray) -> list[np.ndarray]:
-    """The sets of joints whose rows share parameters, directly or through others (masks)."""
+    """Return the sets of joints whose rows share parameters, directly or through others."""
     left = uses.any(axis=1)
     out = []
     while left.any():
