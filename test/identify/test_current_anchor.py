@@ -122,6 +122,7 @@ def test_the_urdf_prior_anchors_every_joint(robot, capsys):
         assert gains[joint]['gain'] == pytest.approx(truth, rel=0.01), gains
         assert abs(gains[joint]['gain'] - truth) <= 3 * gains[joint]['std'], gains
 
+
 def test_a_payload_that_loads_no_joint_determines_nothing_exit_2(robot, capsys):
     urdf, training, anchor, folder = robot
     out = folder / 'axis'
