@@ -106,8 +106,8 @@ class IdentifyOptions:
                                       'only')
     anchor_prior: float | None = option(None, MAIN, type=float, metavar='W',
                                         help="--effort current: anchor the gains on the URDF's "
-                                        'base inertial parameters too (or only), each within W '
-                                        'times its prior scale (a tenth of a mass...)')
+                                        'rigid bodies instead, taken as right, their torques '
+                                        'within the fraction W (added to the std of the gains)')
     payload: str | None = option(None, MAIN, exclusive='payload', metavar='LINK',
                                  help='identify only a payload '
                                  'rigidly fixed to LINK, on the robot of --urdf taken as right: '

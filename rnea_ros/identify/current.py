@@ -16,14 +16,14 @@ numbers, in the link frame about its origin: ``dynamics.payload.link_parameters`
     W_j x + P_j phi' - k_j e_j = -m p_j      (anchor samples; P, p zero in the others)
 
 with P the payload's columns (``dynamics.payload.payload_block``) but its mass column p. Or
-(``--anchor-prior W``, instead) the URDF's base inertial parameters fix the scale: the least
-squares subject to one linear constraint per set of joints that share parameters (each set
-has its own scale), c_i^T x = 1: their projection on the URDF's in the prior metric (each
-divided by its prior scale, ``parameters.prior``: a tenth of a body's mass...) is the
-URDF's. The gains then lean on the URDF's masses, as right as they are (a tool the URDF
-misses biases them): with each base parameter within W prior scales of the URDF's, the
-scale is uncertain by W / |the URDF's parameters in prior scales|, added to each gain's
-standard deviation. Either is solved as the identification's weighted least squares
+(``--anchor-prior W``, instead) the URDF's rigid bodies fix the scale: the least squares
+subject to the base inertial parameters being the URDF's (a KKT system), which leaves per
+joint its gain and joint terms. The gains then lean on the URDF's masses, as right as they
+are (a tool the URDF misses biases them): with the URDF's torques within a fraction W, each
+gain is uncertain by W of itself, added to its standard deviation. (A looser anchor, one
+scale per set of joints fixed by the URDF's parameters in the prior metric, was tried: on
+short real logs the scale went into parameters the data barely excite, and every gain to
+zero.) Either is solved as the identification's weighted least squares
 (``fit.weighted_fit``: each joint's rows divided by its noise, on the same low-passed rows
 the identification uses), the gains' standard deviations from the residuals correlated in
 time as the base parameters' are (``covariance``, Newey-West; of the constrained fit, with
@@ -57,7 +57,7 @@ from rnea_ros.identify import base as base_params
 from rnea_ros.identify import covariance, fit
 
 EFFORTS = ('torque', 'current')
-MIN_PRIOR, MAX_PRIOR = 1e-3, 1e3  # --anchor-prior: prior scales
+MIN_PRIOR, MAX_PRIOR = 0.0, 1.0  # --anchor-prior: a fraction of the URDF's torques
 DETERMINED = 3.0  # standard deviations from zero: a gain closer is not determined
 CHUNK = 20_000
 FREE = 9  # the payload's parameters but its mass: first moment (3), rotational inertia (6)
@@ -69,8 +69,8 @@ class Anchor:
     What fixes the gains' scale (module docstring): a payload or the URDF's parameters.
 
     A payload of known ``mass`` [kg] on ``link``, attached while ``bags`` were recorded (link
-    None: none); or ``prior``: the URDF's base inertial parameters, each within ``prior`` times
-    its prior scale (None: none).
+    None: none); or ``prior``: the URDF's base inertial parameters taken as right, its torques
+    within this fraction (None: none).
     """
 
     link: str | None = None
@@ -81,8 +81,8 @@ class Anchor:
     def __str__(self) -> str:
         said = [f'{self.mass:g} kg on {self.link} in the anchor bags'] if self.link else []
         if self.prior is not None:
-            said.append(f"the URDF's inertial parameters within {self.prior:g} x their "
-                        'prior scale')
+            said.append(f"the URDF's inertial parameters, its torques within "
+                        f'{self.prior:g} of themselves')
         return ' and '.join(said)
 
 
@@ -123,7 +123,7 @@ def check_options(effort: str, anchor_payload: str | None, anchor_bags,
     if anchor_prior is not None and not (np.isfinite(anchor_prior)
                                          and MIN_PRIOR <= anchor_prior <= MAX_PRIOR):
         raise InputError(f'--anchor-prior must be a number from {MIN_PRIOR:g} to {MAX_PRIOR:g} '
-                         f'(prior scales), got {anchor_prior}')
+                         f"(a fraction of the URDF's torques), got {anchor_prior}")
 
 
 def parse_anchor(text: str | None, bags, model, prior: float | None = None) -> Anchor:
@@ -229,8 +229,8 @@ def fit_gains(model, lay, base, train, anchor_sets, anchor: Anchor, low_pass,
     _sweep(model, lay, layout, sets, attached, [(raw, None), (filtered, low_pass)], threads)
     n = sum(len(data) for data in sets)
     uses = np.einsum('jkk->jk', filtered.gram)[:, :layout.shared] > 0.0
-    c, relative = _scale_constraints(layout, base, anchor, prior, uses)
-    x, sigma, H, inverse = _weighted_fit(filtered, raw, c)
+    c, d_c, relative = _urdf_constraints(layout, base, anchor, prior, uses)
+    x, sigma, H, inverse = _weighted_fit(filtered, raw, c, d_c)
     scores = covariance.Scores(filtered, x, sigma, n)
     _sweep(model, lay, layout, sets, attached, [(scores, low_pass)], threads)
     std_all = scores.result(H, inverse).std
@@ -252,55 +252,24 @@ def fit_gains(model, lay, base, train, anchor_sets, anchor: Anchor, low_pass,
     return GainFit(gains, fitted, std, determined, sigma, n, anchor, warnings)
 
 
-def _components(uses: np.ndarray) -> list[np.ndarray]:
-    """Return the sets of joints whose rows share parameters, directly or through others."""
-    left = uses.any(axis=1)
-    out = []
-    while left.any():
-        member = np.zeros_like(left)
-        member[np.flatnonzero(left)[0]] = True
-        while True:
-            grown = member | (uses & uses[member].any(axis=0)).any(axis=1)
-            if (grown == member).all():
-                break
-            member = grown
-        out.append(member)
-        left &= ~member
-    return out
-
-
-def _scale_constraints(layout: _Layout, base, anchor: Anchor, prior, uses: np.ndarray):
+def _urdf_constraints(layout: _Layout, base, anchor: Anchor, prior, uses: np.ndarray):
     """
-    Return (C, relative std per joint) of the prior anchor, or (None, zeros).
+    Return (C, d, relative std) of the prior anchor, or (None, None, 0).
 
-    One row per set of joints that share parameters (``_components``: each has its own
-    scale): C_i^T x = 1, the projection of the set's base inertial parameters on the URDF's,
-    in the prior metric (each divided by its prior scale), is the URDF's. The scale so fixed
-    is as uncertain as the URDF's parameters, each within ``anchor.prior`` prior scales:
-    relative std ``anchor.prior`` / |the set's URDF parameters in prior scales|.
+    C x = d: each base inertial parameter some joint's rows see is the URDF's; the gains are
+    then as uncertain as the URDF's torques: relative std ``anchor.prior``.
     """
-    relative = np.zeros(layout.nv)
     if anchor.prior is None:
-        return None, relative
-    theta, scale = prior
-    columns = base.columns[:layout.r]
-    weight = 1.0 / np.maximum(scale[columns], 1e-12) ** 2
-    urdf = (base.E @ theta)[:layout.r]
-    rows = []
-    for member in _components(uses[:, :layout.r]):
-        mask = uses[member, :layout.r].any(axis=0)
-        norm = float(weight[mask] @ urdf[mask] ** 2)
-        if not norm > 0:
-            continue  # the URDF's parameters of these joints are zero: no scale (undetermined)
-        row = np.zeros(layout.size)
-        row[:layout.r][mask] = weight[mask] * urdf[mask] / norm
-        rows.append(row)
-        relative[member] = anchor.prior / np.sqrt(norm)
-    return (np.array(rows) if rows else None), relative
+        return None, None, 0.0
+    theta, _ = prior
+    seen = np.flatnonzero(uses[:, :layout.r].any(axis=0))
+    C = np.zeros((seen.size, layout.size))
+    C[np.arange(seen.size), seen] = 1.0
+    return C, (base.E @ theta)[seen], anchor.prior
 
 
-def _solve(H: np.ndarray, g: np.ndarray, C: np.ndarray | None):
-    """(x, the inverse for the covariance): H x = g, or subject to C x = 1 (KKT)."""
+def _solve(H: np.ndarray, g: np.ndarray, C: np.ndarray | None, d_c: np.ndarray | None):
+    """(x, the inverse for the covariance): H x = g, or subject to C x = d_c (KKT)."""
     if C is None:
         return fit.solve(H, g), None
     d = np.sqrt(np.diag(H))
@@ -311,17 +280,17 @@ def _solve(H: np.ndarray, g: np.ndarray, C: np.ndarray | None):
     kkt[:n, n:] = (C / d).T
     kkt[n:, :n] = C / d
     inverse = np.linalg.pinv(kkt, rcond=fit.RCOND, hermitian=True)
-    x = (inverse @ np.concatenate([g / d, np.ones(m)]))[:n] / d
+    x = (inverse @ np.concatenate([g / d, d_c]))[:n] / d
     return x, inverse[:n, :n] / np.outer(d, d)
 
 
-def _weighted_fit(filtered, raw, c):
-    """``fit.weighted_fit``, subject to c x = 1 if given: (x, sigma, H, inverse)."""
-    x0, _ = _solve(filtered.gram.sum(axis=0), filtered.moment.sum(axis=0), c)
+def _weighted_fit(filtered, raw, c, d_c):
+    """``fit.weighted_fit``, subject to c x = d_c if given: (x, sigma, H, inverse)."""
+    x0, _ = _solve(filtered.gram.sum(axis=0), filtered.moment.sum(axis=0), c, d_c)
     sigma = np.sqrt(raw.rss(x0) / np.maximum(raw.joint_count, 1))
     sigma = np.maximum(sigma, 1e-9 * max(float(sigma.max()), 1e-12))
     H, g = filtered.weighted(sigma)
-    x, inverse = _solve(H, g, c)
+    x, inverse = _solve(H, g, c, d_c)
     return x, sigma, H, inverse
 
 
@@ -354,10 +323,12 @@ def _undetermined(lay, layout: _Layout, equations, fitted, std,
                   and MIN_EFFORT_GAIN <= fitted[j] <= MAX_EFFORT_GAIN):
             reasons.append(f'the fit gives {fitted[j]:.4g} +- {std[j]:.2g}, not '
                            f'{DETERMINED:g} standard deviations from zero within '
-                           f'[{MIN_EFFORT_GAIN:g}, {MAX_EFFORT_GAIN:g}]: the payload mass '
-                           'loads it too little, or its unknown centre of mass and inertia '
-                           'take that torque (its mass shows where the joints move the origin '
-                           'of its link)')
+                           f'[{MIN_EFFORT_GAIN:g}, {MAX_EFFORT_GAIN:g}]: ' + (
+                               "the URDF's torques on it are too small against its effort"
+                               if c is not None else
+                               'the payload mass loads it too little, or its unknown centre of '
+                               'mass and inertia take that torque (its mass shows where the '
+                               'joints move the origin of its link)'))
         else:
             reasons.append(None)
     return reasons
