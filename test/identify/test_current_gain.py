@@ -25,7 +25,7 @@ from rnea_ros.identify.cli import main as rnea_identify
 from rnea_ros.sim.gap import parse_gap
 from rnea_ros.sim.plant import Plant
 
-DURATION = 8.0  # s of each recording
+DURATION = 5.0  # s of each recording
 RATE = 1000.0
 JOINTS = ('shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint',
           'wrist_2_joint', 'wrist_3_joint')
