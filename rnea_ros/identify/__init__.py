@@ -12,5 +12,6 @@ writes it (all files or none, as ``rnea_bag`` does), ``pipeline`` runs the steps
 is the command line. Imports ``rnea_ros.dynamics``, ``rnea_ros.recording`` and
 ``rnea_ros.bag`` (its output directory, report formatting, plot grouping and joint_states
 options), never rclpy or ``rnea_ros.node``. ``payload`` identifies a payload alone
-(``--payload``).
+(``--payload``); ``current`` fits each joint's effort gain first (``--effort current``: an
+effort proportional to the torque, anchored by a payload of known mass).
 """

@@ -6,7 +6,9 @@ Usage::
     rnea_identify BAG [BAG...] --urdf FILE [--output DIR] [--overwrite] [--joint-states TOPIC]
                   [--holdout F | --validate BAG] [--friction MODEL]
                   [--offset {torque,sensor-bias}] [--inertial {physical,base,none}]
-                  [--effort-delay S] [--lock JOINT=VALUE[,...]] [--mjcf] ...
+                  [--effort-delay S] [--lock JOINT=VALUE[,...]] [--mjcf]
+                  [--effort current --anchor-payload LINK=KG --anchor-bags BAG...]
+                  [--anchor-prior W] ...
 
 Writes into DIR (default ``./<first bag name>_identified``): ``identified.urdf``,
 ``joint_model.yaml`` (a node parameters file), ``identified.xml`` (MJCF, with ``--mjcf``),
@@ -31,8 +33,8 @@ import time
 
 import numpy as np
 
-from rnea_ros.errors import UsageParser
-from rnea_ros.identify import outputs, parameters, payload, pipeline
+from rnea_ros.errors import InputError, UsageParser
+from rnea_ros.identify import current, outputs, parameters, payload, pipeline
 from rnea_ros.tools import reading
 from rnea_ros.tools.options import add_fields, from_namespace, MAIN, option, positional
 from rnea_ros.tools.run import run_tool
@@ -89,6 +91,23 @@ class IdentifyOptions:
                            help='physical: consistent link inertias near the URDF (default); '
                            'base: base parameters only, URDF inertias kept; none: URDF '
                            'inertias kept, only friction and armature identified')
+    effort: str = option(current.EFFORTS[0], MAIN, choices=current.EFFORTS,
+                         help='what the effort is: torque (default), or current, a motor '
+                         "current proportional to the joint's torque: each joint's gain "
+                         '(joint_model.yaml effort_gain.<joint>) is fitted with the robot, '
+                         'anchored by --anchor-payload in --anchor-bags')
+    anchor_payload: str | None = option(None, MAIN, metavar='LINK=KG',
+                                        help='--effort current: a payload of this known mass '
+                                        '[kg] was fixed to LINK while --anchor-bags were '
+                                        'recorded (its centre of mass and inertia unknown)')
+    anchor_bags: list | None = option(None, MAIN, nargs='+', metavar='BAG',
+                                      help='--effort current: bags recorded with the payload '
+                                      'of --anchor-payload attached; they train the gains '
+                                      'only')
+    anchor_prior: float | None = option(None, MAIN, type=float, metavar='W',
+                                        help="--effort current: anchor the gains on the URDF's "
+                                        'rigid bodies instead, taken as right, their torques '
+                                        'within the fraction W (added to the std of the gains)')
     payload: str | None = option(None, MAIN, exclusive='payload', metavar='LINK',
                                  help='identify only a payload '
                                  'rigidly fixed to LINK, on the robot of --urdf taken as right: '
@@ -133,18 +152,28 @@ def main(argv: list[str] | None = None) -> int:
 
 def _identify(args: IdentifyOptions, output: Path, reading: dict) -> int:
     if args.payload is not None:  # a payload on a known robot: identify/payload.py
+        if args.effort != 'torque' or args.anchor_payload or args.anchor_bags \
+                or args.anchor_prior is not None:
+            raise InputError('--payload identifies a payload from joint torques: --effort '
+                             'current and the --anchor options do not apply')
         return payload.run(args, output, reading)
     check_output(output, args.overwrite, outputs.TOOL)  # before any work
     result = pipeline.identify(args.bags, args.urdf, joint_states=args.joint_states,
                                holdout=0.0 if args.validate else args.holdout,
                                validate=args.validate, friction=args.friction,
                                inertial=args.inertial, threads=args.threads,
-                               reading=reading)
+                               reading=reading, effort=args.effort,
+                               anchor_payload=args.anchor_payload,
+                               anchor_bags=args.anchor_bags or (),
+                               anchor_prior=args.anchor_prior)
     settings = {'bags': args.bags, 'urdf': args.urdf, 'joint_states': args.joint_states,
                 'validation': f'bag {args.validate}' if args.validate else
                 f'last {args.holdout:g} of each bag', 'friction': args.friction,
                 'velocity_threshold': result.layout.velocity_threshold,
                 'offset': args.offset, 'inertial': args.inertial, **reading}
+    if args.effort != 'torque':
+        settings.update(effort=args.effort, anchor_payload=args.anchor_payload,
+                        anchor_bags=args.anchor_bags, anchor_prior=args.anchor_prior)
     begin = time.perf_counter()
     outputs.write(result, output, settings, plots=not args.no_plots,
                   overwrite=args.overwrite, mjcf=args.mjcf)
@@ -157,6 +186,11 @@ def _identify(args: IdentifyOptions, output: Path, reading: dict) -> int:
     print(f'  RMS residual on {data} data, per joint: ' + ', '.join(result.layout.joint_names))
     for name in pipeline.MODELS:
         print(f'  {name:<14} ' + ' '.join(f'{x:8.4g}' for x in np.asarray(rms[name][data])))
+    if result.gains is not None:
+        gains = result.gains
+        print('  effort gain   ' + ' '.join(
+            f'{g:8.4g}' if ok else '       -' for g, ok in zip(gains.gains, gains.determined)))
+        print('  (std)         ' + ' '.join(f'{s:8.2g}' for s in gains.std))
     if args.timings:
         print_timings(result.timings)
     return 0

@@ -126,8 +126,13 @@ class Scores:
         value = tau[stop[0]] if stop.size else tau[-1]
         return float(max(value, 1.0))
 
-    def result(self, H: np.ndarray) -> Correlation:
-        """Cov(beta) = H^-1 S H^-1 (``inf`` on the diagonal where H sees nothing)."""
+    def result(self, H: np.ndarray, inverse: np.ndarray | None = None) -> Correlation:
+        """
+        Cov(beta) = H^-1 S H^-1 (``inf`` on the diagonal where H sees nothing).
+
+        ``inverse``: what takes the place of H^-1 (a constrained fit's: the top-left block of
+        the inverse of its KKT matrix).
+        """
         time = self.correlation_time()
         lag = int(np.ceil(LAGS * time))
         blocks = np.concatenate(self.blocks, axis=0) if self.blocks else \
@@ -141,10 +146,11 @@ class Scores:
         for m in range(1, min(span, blocks.shape[0] - 1) + 1):
             gamma = blocks[m:].T @ blocks[:-m]
             S += (1.0 - m / (span + 1.0)) * (gamma + gamma.T)
-        d = np.sqrt(np.diag(H))
-        d[d == 0.0] = 1.0
-        inverse = np.linalg.pinv(H / np.outer(d, d), rcond=RCOND, hermitian=True) \
-            / np.outer(d, d)
+        if inverse is None:
+            d = np.sqrt(np.diag(H))
+            d[d == 0.0] = 1.0
+            inverse = np.linalg.pinv(H / np.outer(d, d), rcond=RCOND, hermitian=True) \
+                / np.outer(d, d)
         effective = self.samples / time
         covariance = inverse @ S @ inverse * effective / max(effective - self.beta.size, 1.0)
         covariance = 0.5 * (covariance + covariance.T)

@@ -56,9 +56,13 @@ def joint_model_yaml(result: pipeline.Identification, offset: str = OFFSETS[0]) 
 
 
 def identified_joint_model(result: pipeline.Identification):
-    """Return the identified ``JointModel`` (friction, offsets and armature of theta)."""
+    """Return the identified ``JointModel`` (friction, offsets, armature; effort gains)."""
     lay = result.layout
-    return lay.joint_model(result.theta[lay.n_inertial:].reshape(len(lay.joint_names), -1))
+    joint_model = lay.joint_model(
+        result.theta[lay.n_inertial:].reshape(len(lay.joint_names), -1))
+    if result.gains is not None:  # --effort current: measured torque = gain x effort
+        joint_model = dataclasses.replace(joint_model, effort_gain=result.gains.gains)
+    return joint_model
 
 
 def write(result: pipeline.Identification, output: Path, settings: dict, plots: bool = True,

@@ -33,8 +33,8 @@ from rnea_ros.dynamics.loading import read_file_option, urdf_model
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.identify import base as base_params
-from rnea_ros.identify import covariance, filtering, fit, parameters, physical, samples, \
-    trust
+from rnea_ros.identify import covariance, current, filtering, fit, parameters, physical, \
+    samples, trust
 
 CHUNK = 20_000
 MIN_SAMPLES_PER_PARAMETER = 2  # training samples (each one row per joint) per base parameter
@@ -70,6 +70,7 @@ class Identification:
     # Standard deviations of each link's mass (nb,) and centre of mass (nb, 3): ``trust``.
     uncertainty: tuple[np.ndarray, np.ndarray] | None = None
     differentiation: dict = field(default_factory=dict)
+    gains: current.GainFit | None = None  # ``--effort current``: the effort gains
 
 
 def _split(bags: list[samples.Samples], holdout: float):
@@ -157,12 +158,16 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
              holdout: float = 0.3, validate: str | None = None,
              friction: str = parameters.DEFAULT_FRICTION,
              inertial: str = 'physical', threads: int | None = None,
-             reading: dict | None = None) -> Identification:
+             reading: dict | None = None, effort: str = 'torque',
+             anchor_payload: str | None = None, anchor_bags=(),
+             anchor_prior: float | None = None) -> Identification:
     """
     Run steps 1-6 of the module docstring (``RneaError`` on bad input).
 
     ``reading``: the options of ``samples.load`` (clock, lock, lock_missing, ignore_extra,
-    window, effort_delay).
+    window, effort_delay). ``effort`` 'current': the effort gains are fitted first, anchored
+    by ``anchor_payload`` (LINK=KG) in ``anchor_bags`` and/or ``anchor_prior``
+    (``rnea_ros.identify.current``), and the rest identified from the efforts times them.
     """
     timings: dict[str, float] = {}
     clock = time.perf_counter()
@@ -170,7 +175,10 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
         raise InputError(f'--holdout must be in [0, 1), got {holdout}')
     if inertial not in INERTIAL_MODES:
         raise InputError(f'--inertial must be one of {INERTIAL_MODES}, got {inertial!r}')
+    current.check_options(effort, anchor_payload, anchor_bags, anchor_prior)
     urdf_xml, model = read_robot(urdf, friction)
+    anchor = None if effort == 'torque' else \
+        current.parse_anchor(anchor_payload, anchor_bags, model, anchor_prior)
     lay = parameters.layout(model, friction)
     theta_urdf, scale = parameters.prior(model, lay)
     base = base_params.base_parameters(model, lay)
@@ -197,6 +205,9 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     if n_train < needed:
         raise InputError(f'too few samples: {n_train} training samples for {base.size} base '
                          f'parameters (at least {needed} needed)')
+    anchor_sets = [samples.load(bag, model, urdf_xml, joint_states, **reading)
+                   for bag in (anchor.bags if anchor else ())]
+    warnings += [f'{data.bag}: {w}' for data in anchor_sets for w in data.warnings]
     timings['reading'] = time.perf_counter() - clock
 
     clock = time.perf_counter()
@@ -210,6 +221,13 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     if still is not None and still.any():
         held, base = _held_base(model, lay, train, still, base)
         warnings += _still_warnings(lay, low_pass, held)
+    gains = None
+    if anchor is not None:  # the rest is identified from the efforts times the gains
+        gains = current.fit_gains(model, lay, base, train, anchor_sets, anchor, low_pass,
+                                  threads, (theta_urdf, scale))
+        warnings += gains.warnings
+        train = current.scaled(train, gains.gains)
+        validation = current.scaled(validation, gains.gains)
     train_eq, filtered_eq = equations(model, lay, base), equations(model, lay, base)
     sweep(model, lay, base, train, [(train_eq, None), (filtered_eq, low_pass)], threads)
     # The validation residual on every row, and on the rows the fit models: without the rows
@@ -273,7 +291,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
                           result, betas, rms, {'training': n_train,
                                                'validation': validation_eq.count},
                           dropped, inertial, solver, eigen, plot_data, warnings, timings,
-                          uncertainty, differentiation)
+                          uncertainty, differentiation, gains)
 
 
 def _held_base(model, lay, train: list[samples.Samples], still: np.ndarray, base):

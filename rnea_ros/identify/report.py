@@ -25,6 +25,9 @@ What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, iden
   whether its pseudo-inertia is positive semi-definite, and (``--inertial physical``) the
   standard deviations of its identified mass and centre of mass (``trust.link_uncertainty``);
   ``total_mass`` before and after;
+- ``effort_gain`` (``--effort current`` only): the anchor, and per joint the gain written to
+  joint_model.yaml (1 when not determined), the least-squares one, its standard deviation and
+  whether the anchor determines it (``rnea_ros.identify.current``);
 - ``warnings`` and ``outputs``.
 """
 from __future__ import annotations
@@ -109,10 +112,23 @@ def summary(result: Identification, settings: dict, outputs: list[str]) -> dict:
         'joint_model': joint_model(result),
         'links': links,
         'total_mass': {'urdf': float(phi_urdf[:, 0].sum()), 'identified': float(phi[:, 0].sum())},
+        **({} if result.gains is None else {'effort_gain': effort_gains(result)}),
         'warnings': list(result.warnings),
         'timings': result.timings,
         'outputs': outputs,
     })
+
+
+def effort_gains(result: Identification) -> dict:
+    """Per joint the effort gain written, the fitted one, its std (``--effort current``)."""
+    gains = result.gains
+    return {'anchor': {'link': gains.anchor.link, 'mass': gains.anchor.mass,
+                       'bags': list(gains.anchor.bags), 'prior': gains.anchor.prior},
+            'samples': gains.samples,
+            'joints': {joint: {'gain': g, 'least_squares': f, 'std': s, 'determined': bool(d)}
+                       for joint, g, f, s, d in zip(result.layout.joint_names, gains.gains,
+                                                    gains.fitted, gains.std,
+                                                    gains.determined)}}
 
 
 def _differentiation_lines(per_bag: dict) -> list[str]:
@@ -156,6 +172,20 @@ def markdown(data: dict) -> str:
     for joint, terms in data['joint_model'].items():
         lines.append(f'| {joint} | {fmt(data["noise"][joint])} | '
                      + ' | '.join(fmt(v) for v in terms.values()) + ' |')
+    if 'effort_gain' in data:
+        gains = data['effort_gain']
+        anchor = gains['anchor']
+        lines += ['', '## Effort gains', '',
+                  'Measured torque = gain × effort; anchored by '
+                  + ' and '.join(([f"{fmt(anchor['mass'])} kg on `{anchor['link']}` in "
+                                   f"{', '.join(anchor['bags'])}"] if anchor['link'] else [])
+                                 + ([f"the URDF's inertial parameters within "
+                                     f"{fmt(anchor['prior'])} × their prior scale"]
+                                    if anchor['prior'] is not None else [])) + '.', '',
+                  '| joint | gain | least squares | std | determined |', '|---|---|---|---|---|']
+        for joint, entry in gains['joints'].items():
+            lines.append(f"| {joint} | {fmt(entry['gain'])} | {fmt(entry['least_squares'])} | "
+                         f"{fmt(entry['std'], 2)} | {'yes' if entry['determined'] else 'no'} |")
     if settings.get('offset') == 'sensor-bias':
         lines += ['', '`offset`: the bias of the effort sensor (`--offset sensor-bias`), not a '
                   'torque: joint_model.yaml has it as `effort_bias.<joint>`.']

@@ -14,16 +14,16 @@ from __future__ import annotations
 import bagdata
 import numpy as np
 import pytest
+from sim_sines import follow_sines
 import sine_log
 
 from rnea_ros import RobotModel
 from rnea_ros.identify import pipeline
 from rnea_ros.sim.gap import load_gap
-from rnea_ros.sim.plant import pd_effort, Plant
+from rnea_ros.sim.plant import Plant
 
 DURATION = 60.0
 RATE = 1000.0
-KP, KD = 200.0, 20.0
 
 
 @pytest.fixture(scope='module')
@@ -32,27 +32,9 @@ def recorded(tmp_path_factory):
     plant = Plant(sine_log.UR5.read_text(), gap=gap, rate=RATE)
     true = RobotModel.from_urdf_string(plant.true_urdf)
     terms = [gap.joint_terms(joint) for joint in plant.joint_names]
-    armature = np.array([t['armature'] for t in terms])
-    viscous = np.array([t['viscous'] for t in terms])
     rng = np.random.default_rng(0)
-    phase = rng.uniform(0, 2 * np.pi, 6)
-    omega = 2 * np.pi * sine_log.FREQUENCIES
-
-    def reference(t):
-        angle = omega * t + phase
-        return (sine_log.CENTER + sine_log.AMPLITUDE * np.sin(angle),
-                sine_log.AMPLITUDE * omega * np.cos(angle),
-                -sine_log.AMPLITUDE * omega ** 2 * np.sin(angle))
-    q0, v0, _ = reference(0.0)
-    plant.reset(q0, v0)
-    n = int(DURATION * RATE)
-    q, v, effort = (np.empty((n, 6)) for _ in range(3))
-    for k in range(n):
-        qd, vd, ad = reference(k / RATE)
-        q[k], v[k] = plant.measured_position(), plant.measured_velocity()
-        feedforward = true.rnea(qd, vd, ad) + armature * ad + viscous * vd
-        plant.step(pd_effort(KP, KD, qd, vd, plant.q(), plant.v(), feedforward))
-        effort[k] = plant.measured_effort()
+    q, v, effort = follow_sines(plant, DURATION, RATE, rng)
+    n = q.shape[0]
     keep = rng.random(n) > gap.drop
     times = bagdata.BAG_START + np.round(np.arange(n)[keep] / RATE * 1e9).astype(np.int64)
     bag = bagdata.joint_states_bag(tmp_path_factory.mktemp('sim') / 'bag', times,

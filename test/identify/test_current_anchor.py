@@ -1,0 +1,169 @@
+"""
+``rnea_identify --effort current``: what the anchor determines, and its options' errors.
+
+A robot of a planar two-link arm and a separate pendulum on a fixed base (``URDF``:
+``arm_joint``, ``elbow_joint``, ``other_joint``, horizontal axes) swings along sines; its
+effort is the URDF's own torque divided by a gain per joint, with white noise. The anchor bag
+has a payload of known mass on a link: on ``fore_tip`` (0.3 m out on the forearm) it loads
+the arm and determines its two gains, while ``other_joint`` shares no parameter with it (not
+determined: a warning, gain 1); on ``arm_link`` (its origin on the axis of ``arm_joint``) it
+loads no joint at all: nothing can be fitted, exit 2. With the URDF's parameters as the
+anchor (``--anchor-prior``; here the URDF is the truth) every gain is determined.
+"""
+from __future__ import annotations
+
+import json
+
+import bagdata
+import numpy as np
+import pytest
+
+from rnea_ros import RobotModel
+from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.identify.cli import main as rnea_identify
+
+URDF = """<robot name="arm_and_pendulum">
+  <link name="base"/>
+  <joint name="arm_joint" type="revolute">
+    <parent link="base"/><child link="arm_link"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="100" velocity="10"/>
+  </joint>
+  <link name="arm_link"><inertial><origin xyz="0.2 0 0"/><mass value="2.0"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.03"/></inertial></link>
+  <joint name="elbow_joint" type="revolute">
+    <parent link="arm_link"/><child link="fore_link"/><origin xyz="0.4 0 0"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="100" velocity="10"/>
+  </joint>
+  <link name="fore_link"><inertial><origin xyz="0.15 0 0"/><mass value="1.0"/>
+    <inertia ixx="0.005" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <joint name="fore_tip_joint" type="fixed">
+    <parent link="fore_link"/><child link="fore_tip"/><origin xyz="0.3 0 0"/>
+  </joint>
+  <link name="fore_tip"/>
+  <joint name="other_joint" type="revolute">
+    <parent link="base"/><child link="other_link"/><origin xyz="0 0.5 0"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="100" velocity="10"/>
+  </joint>
+  <link name="other_link"><inertial><origin xyz="0.15 0 0"/><mass value="1.5"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial></link>
+</robot>
+"""
+GAINS = {'arm_joint': 1.25, 'elbow_joint': 0.9, 'other_joint': 0.85}
+MASS = 1.0  # kg on the anchor link
+NOISE = 0.01  # N m
+RATE = 500.0
+DURATION = 6.0
+
+
+def _bag(path, model: RobotModel, seed: int):
+    """Write ``DURATION`` s of two sines; effort = torque / gain + noise."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(DURATION * RATE)) / RATE
+    omega = 2 * np.pi * np.array([0.5, 0.37, 0.43])[None, :]
+    phase = rng.uniform(0, 2 * np.pi, 3)[None, :]
+    q = 1.2 * np.sin(omega * t[:, None] + phase)
+    v = 1.2 * omega * np.cos(omega * t[:, None] + phase)
+    a = -1.2 * omega ** 2 * np.sin(omega * t[:, None] + phase)
+    gains = np.array([GAINS[name] for name in model.joint_names])
+    effort = model.rnea_batch(q, v, a) / gains + NOISE * rng.standard_normal(q.shape)
+    times = bagdata.BAG_START + np.round(t * 1e9).astype(np.int64)
+    return bagdata.joint_states_bag(path, times, model.joint_names, q, v, effort)
+
+
+@pytest.fixture(scope='module')
+def robot(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('anchor')
+    urdf = folder / 'two.urdf'
+    urdf.write_text(URDF)
+    model = RobotModel.from_urdf_string(URDF)
+    loaded = model.with_payload('fore_tip', MASS, (0.0, 0.02, 0.0), (1e-3, 0, 0, 1e-3, 0, 1e-3))
+    return urdf, _bag(folder / 'training', model, 0), _bag(folder / 'anchor', loaded, 1), folder
+
+
+def _run(urdf, training, anchor, out, link, *extra):
+    return rnea_identify([str(training), '--urdf', str(urdf), '--output', str(out),
+                          '--no-plots', '--friction', 'none', '--effort', 'current',
+                          '--anchor-payload', f'{link}={MASS}', '--anchor-bags', str(anchor),
+                          *extra])
+
+
+def test_a_joint_the_payload_does_not_reach_keeps_gain_1_with_a_warning(robot, capsys):
+    urdf, training, anchor, folder = robot
+    out = folder / 'tip'
+    assert _run(urdf, training, anchor, out, 'fore_tip') == 0
+    err = capsys.readouterr().err
+    gains = json.loads((out / 'identification.json').read_text())['effort_gain']['joints']
+    for joint in ('arm_joint', 'elbow_joint'):
+        assert gains[joint]['determined'], gains
+        assert gains[joint]['gain'] == pytest.approx(GAINS[joint], rel=0.01), gains
+        assert abs(gains[joint]['gain'] - GAINS[joint]) <= 3 * gains[joint]['std'], gains
+    other = gains['other_joint']
+    assert not other['determined'] and other['gain'] == 1.0
+    assert ('warning: the effort gain of other_joint is not determined by the anchor (1 kg on '
+            'fore_tip in the anchor bags): the anchor loads no joint whose torque shares a '
+            'parameter') in err
+    model = RobotModel.from_urdf_string(URDF)
+    written = JointModel.load_yaml(out / 'joint_model.yaml', model).effort_gain
+    assert written == pytest.approx([gains[joint]['gain'] for joint in model.joint_names],
+                                    rel=1e-12)
+
+
+def test_the_urdf_prior_anchors_every_joint(robot, capsys):
+    """--anchor-prior alone: the URDF (here the truth) fixes each gain, the pendulum's too."""
+    urdf, training, _, folder = robot
+    out = folder / 'prior'
+    code = rnea_identify([str(training), '--urdf', str(urdf), '--output', str(out),
+                          '--no-plots', '--friction', 'none', '--effort', 'current',
+                          '--anchor-prior', '0.05'])
+    assert code == 0, capsys.readouterr().err
+    gains = json.loads((out / 'identification.json').read_text())['effort_gain']['joints']
+    for joint, truth in GAINS.items():
+        assert gains[joint]['determined'], gains
+        assert gains[joint]['gain'] == pytest.approx(truth, rel=0.01), gains
+        assert abs(gains[joint]['gain'] - truth) <= 3 * gains[joint]['std'], gains
+
+
+def test_a_payload_that_loads_no_joint_determines_nothing_exit_2(robot, capsys):
+    urdf, training, anchor, folder = robot
+    out = folder / 'axis'
+    assert _run(urdf, training, anchor, out, 'arm_link') == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1, err
+    assert err.startswith('rnea_identify: error: --effort current: no effort gain is '
+                          'determined by the anchor (1 kg on arm_link in the anchor bags): '
+                          'arm_joint: the anchor loads no joint'), err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize('extra, message', [
+    (['--effort', 'current'], '--effort current needs --anchor-payload LINK=KG and '
+     '--anchor-bags BAG..., or --anchor-prior W'),
+    (['--anchor-prior', '1'], '--anchor-payload, --anchor-bags and --anchor-prior anchor the '
+     'effort gains of --effort current'),
+    (['--effort', 'current', '--anchor-payload', 'fore_tip=1'], '--anchor-payload LINK=KG and '
+     '--anchor-bags BAG... go together'),
+    (['--effort', 'current', '--anchor-prior', '2'], '--anchor-prior must be a number from '
+     "0 to 1 (a fraction of the URDF's torques), got 2.0"),
+    (['--effort', 'current', '--anchor-payload', 'arm_tip', '--anchor-bags', 'x'],
+     '--anchor-payload: expected LINK=KG, a link and the known mass in kg (> 0) of the payload '
+     "fixed to it, got 'arm_tip'"),
+    (['--effort', 'current', '--anchor-payload', 'fore_tip=-1', '--anchor-bags', 'x'],
+     '--anchor-payload: expected LINK=KG'),
+    (['--effort', 'current', '--anchor-payload', 'hand=1', '--anchor-bags', 'x'],
+     "--anchor-payload: unknown link 'hand'"),
+    (['--effort', 'current', '--anchor-payload', 'base=1', '--anchor-bags', 'x'],
+     "--anchor-payload: link 'base' is fixed to the world"),
+    (['--effort', 'current', '--anchor-payload', 'fore_tip=100', '--anchor-bags', 'x'],
+     '--anchor-payload mass is 100 kg: expected at most 5 times'),
+    (['--payload', 'fore_tip', '--effort', 'current'], '--payload identifies a payload from '
+     'joint torques: --effort current and the --anchor options do not apply'),
+])
+def test_bad_anchor_options_are_one_line_exit_2(robot, capsys, extra, message):
+    urdf, training, _, folder = robot
+    out = folder / 'bad'
+    code = rnea_identify([str(training), '--urdf', str(urdf), '--output', str(out), *extra])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count('\n') == 1, err
+    assert err.startswith(f'rnea_identify: error: {message}'), err
+    assert not out.exists()
