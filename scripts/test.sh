@@ -11,8 +11,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 FULL_ONLY='ros or sim or realtime or slow or docs or browser'
 # Workers of the parallel phase (CI's machine has 2 cores); each file runs on one worker, so
-# that its module fixtures are made once.
-PARALLEL=(-n 2 --dist loadfile)
+# that its module fixtures are made once, in the order the conftest gives (longest files first),
+# not xdist's (most tests first).
+PARALLEL=(-n 2 --dist loadfile --no-loadscope-reorder)
 tier=()
 if [[ "${1:-}" == --fast ]]; then
     shift
