@@ -11,8 +11,11 @@ VENV="$REPO_ROOT/.venv"
 VENV_PYTHON="$VENV/bin/python"
 # sha256 of the install inputs at the last successful install.
 STAMP="$VENV/.rnea_ros-install.sha256"
+# The cache beside the sources belongs to this checkout, not to the venv (which two checkouts
+# may share): its stamp and the package as the precompile step left it are kept here.
+PRECOMPILED="$REPO_ROOT/.precompiled"
 # sha256 of the files with numba kernels when the cache beside them was filled.
-KERNEL_STAMP="$VENV/.rnea_ros-kernels.sha256"
+KERNEL_STAMP="$PRECOMPILED/kernels.sha256"
 # Files whose change means the venv must be brought up to date.
 INSTALL_INPUTS=(requirements*.txt constraints.txt setup.py setup.cfg package.xml
                 scripts/_venv.sh)
@@ -102,6 +105,12 @@ refresh_kernel_cache() {
     fi
     log "kernel sources changed: numba's cache beside them cleared and filled again"
     find rnea_ros -path '*/__pycache__/*' \( -name '*.nbi' -o -name '*.nbc' \) -delete
+    rm -rf "$PRECOMPILED"
     run "$VENV_PYTHON" -m rnea_ros.precompile
+    # The package with what the step compiled from an empty cache, before any other process
+    # adds to it: test/test_precompile.py runs the users' first steps on this copy instead of
+    # compiling every kernel a second time.
+    mkdir -p "$PRECOMPILED"
+    cp -a rnea_ros "$PRECOMPILED/rnea_ros"
     kernels_hash > "$KERNEL_STAMP"
 }

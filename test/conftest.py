@@ -10,6 +10,12 @@ fixture (the node and sim harnesses) or whose module holds rclpy or one of the R
 (setup and call) in the run stored in ``test/durations.json`` (``scripts/test.sh
 --store-durations`` stores the times of the tests it runs there) is ``slow``; a test not
 measured yet is not.
+
+``scripts/test.sh`` runs the suite in two phases: ``--phase parallel`` (on pytest-xdist
+workers) leaves out the tests with a ``SERIAL_MARKERS`` marker, which ``--phase serial`` runs
+alone, one at a time, as they judge the wall clock. On xdist workers the files run longest
+first (by their stored times), so that no long file starts last; the controller, which sees
+every worker's reports, stores the durations.
 """
 from __future__ import annotations
 
@@ -20,7 +26,7 @@ import types
 # pytest puts this folder (rootdir conftest, no __init__.py) on sys.path: the helpers import.
 from oracle import robot_path, ROBOTS_DIR
 import pytest
-from tiers import DURATIONS, SLOW_SECONDS
+from tiers import DURATIONS, SERIAL_MARKERS, SLOW_SECONDS
 
 
 @pytest.fixture(scope='session')
@@ -40,6 +46,9 @@ def pytest_addoption(parser):
     parser.addoption('--store-durations', action='store_true',
                      help=f'store the setup + call time of each test run in {DURATIONS.name} '
                           '(kept for the others): the slow marker is derived from it')
+    parser.addoption('--phase', choices=('parallel', 'serial'),
+                     help='parallel: leave out the tests marked '
+                          f'{" or ".join(SERIAL_MARKERS)}; serial: run only those')
 
 
 def _stored_durations() -> dict:
@@ -89,6 +98,33 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.browser)
         if durations.get(item.nodeid, 0.0) > SLOW_SECONDS:
             item.add_marker(pytest.mark.slow)
+    _select_phase(config, items)
+    if hasattr(config, 'workerinput'):
+        _longest_files_first(items, durations)
+
+
+def _select_phase(config, items) -> None:
+    """Keep the tests of ``--phase``: without or with a ``SERIAL_MARKERS`` marker."""
+    phase = config.getoption('--phase')
+    if phase is None:
+        return
+    serial = phase == 'serial'
+    kept, left = [], []
+    for item in items:
+        marked = any(item.get_closest_marker(name) for name in SERIAL_MARKERS)
+        (kept if marked == serial else left).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
+def _longest_files_first(items, durations: dict) -> None:
+    """Order the files by their stored time, longest first; a file's tests keep their order."""
+    per_file: dict[str, float] = {}
+    for item in items:
+        path = item.nodeid.split('::')[0]
+        per_file[path] = per_file.get(path, 0.0) + durations.get(item.nodeid, 0.0)
+    items.sort(key=lambda item: -per_file[item.nodeid.split('::')[0]])
 
 
 _measured: dict[str, float] = {}
@@ -100,6 +136,9 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_sessionfinish(session, exitstatus):
+    # An xdist worker's reports also reach the controller: only the controller writes.
+    if hasattr(session.config, 'workerinput'):
+        return
     if session.config.getoption('--store-durations') and _measured:
         durations = {**_stored_durations(), **{k: round(v, 3) for k, v in _measured.items()}}
         DURATIONS.write_text(json.dumps(dict(sorted(durations.items())), indent=0) + '\n')

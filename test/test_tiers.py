@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from tiers import SLOW_SECONDS
+from tiers import SERIAL_MARKERS, SLOW_SECONDS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,3 +57,14 @@ def test_an_unregistered_marker_is_an_error(tmp_path):
 def test_the_docs_state_the_slow_threshold():
     text = ' '.join((ROOT / 'docs' / 'development.md').read_text().split())
     assert f'more than {SLOW_SECONDS:g} s (`SLOW_SECONDS`' in text
+
+
+def test_the_serial_phase_runs_the_serial_markers_and_the_parallel_phase_the_rest():
+    files = ('test/node/test_node_timing.py', 'test/dynamics/test_structure.py')
+    serial = collected('--phase', 'serial', *files)
+    parallel = collected('--phase', 'parallel', *files)
+    assert SERIAL_MARKERS == ('realtime',)
+    assert serial and all(item.startswith('test/node/test_node_timing.py') for item in serial)
+    assert parallel and all(item.startswith('test/dynamics/test_structure.py')
+                            for item in parallel)
+    assert sorted(serial + parallel) == sorted(collected(*files))

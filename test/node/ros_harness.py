@@ -34,6 +34,7 @@ BEST_EFFORT = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 _held: dict[int, int] = {}  # domain -> file descriptor of its lock
 LOCKS = Path(tempfile.gettempdir()) / 'rnea_ros_test_domains'
+DOMAINS_PER_WORKER = 25  # four xdist workers' ranges fit in 1..100
 
 
 def next_domain_id() -> int:
@@ -41,10 +42,16 @@ def next_domain_id() -> int:
     Return a domain in 1..100 (Fast DDS ports stay valid) that no other test process holds.
 
     The domain's lock file is held (``flock``) until ``release_domain``, or this process ends:
-    several test runs on one machine never share a domain while both use it.
+    several test runs on one machine never share a domain while both use it. A pytest-xdist
+    worker (``PYTEST_XDIST_WORKER``: gw0, gw1, ...) looks in its own range of
+    ``DOMAINS_PER_WORKER`` first, so that the workers of one run do not race for the same lock.
     """
     LOCKS.mkdir(exist_ok=True)
-    start = os.getpid() * 37 + next(_domains)
+    worker = os.environ.get('PYTEST_XDIST_WORKER', '')
+    if worker.startswith('gw') and worker[2:].isdigit():
+        start = int(worker[2:]) * DOMAINS_PER_WORKER + next(_domains) % DOMAINS_PER_WORKER
+    else:
+        start = os.getpid() * 37 + next(_domains)
     for step in range(100):
         domain = 1 + (start + step) % 100
         if domain in _held:
