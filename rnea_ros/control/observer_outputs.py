@@ -98,10 +98,7 @@ class ObserverOutput:
         self.residual = np.zeros(model.nv)
         self.wrenches = np.zeros((len(self.links), 6))
         self._index = {name: model.joint(name).idx_v for name in self.joint_names}
-        self.default_thresholds = dict(settings.collision_thresholds)  # joint -> threshold
-        self.profile_thresholds = {profile: dict(settings.collision_profile_thresholds.get(
-            profile, {})) for profile in settings.collision_profiles}
-        self.profile = settings.collision_profile
+        self._take_thresholds(settings)  # default_thresholds, profile_thresholds, profile
         self.thresholds: dict[str, float] = {}  # of the set in use
         self._debounce = settings.collision_debounce
         self.latches = 0  # collisions latched (reactions started)
@@ -163,36 +160,30 @@ class ObserverOutput:
         self.residual = residual
 
     # ------------------------------------------------------------------ parameters
-    def apply(self, parameters) -> None:
-        """Take the live observer and collision parameters among these (a live set)."""
-        for parameter in parameters:
-            name = parameter.name
-            if name == 'observer_gain':
-                self.observer.gain = parameter.value
-            elif name == 'collision_debounce':
-                self._debounce = parameter.value
-                if self.detector is not None:
-                    self.detector.min_duration = parameter.value
-            elif name == 'collision_profile':
-                self.profile = parameter.value
-                self._select()
-            elif name.startswith(THRESHOLD_PARAMETER):
-                key = threshold_key(name, self.profile_thresholds, self._index)
-                if key is not None:
-                    self.set_threshold(key[1], parameter.value, key[0])
-
-    def set_threshold(self, joint: str, value: float | None, profile: str = '') -> None:
+    def use(self, settings) -> None:
         """
-        Take a new threshold of ``joint`` in the set ``profile`` ('' the default; live).
+        Take a new settings snapshot (a live set, between two cycles).
 
-        None: unset (the joint is not watched in the default set; a profile's falls back to it).
+        The gain, the debounce, the thresholds and the set in use come from it; the detector is
+        rebuilt only when the thresholds or the set in use change (its state goes on otherwise).
         """
-        thresholds = self.profile_thresholds[profile] if profile else self.default_thresholds
-        if value is None:
-            thresholds.pop(joint, None)
-        else:
-            thresholds[joint] = value
-        self._select()
+        old, self.settings = self.settings, settings
+        self.observer.gain = settings.observer_gain
+        self._debounce = settings.collision_debounce
+        if (settings.collision_thresholds != old.collision_thresholds
+                or settings.collision_profile_thresholds != old.collision_profile_thresholds
+                or settings.collision_profile != old.collision_profile):
+            self._take_thresholds(settings)
+            self._select()
+        elif self.detector is not None:
+            self.detector.min_duration = self._debounce
+
+    def _take_thresholds(self, settings) -> None:
+        """Copy the snapshot's thresholds and the set in use."""
+        self.default_thresholds = dict(settings.collision_thresholds)  # joint -> threshold
+        self.profile_thresholds = {profile: dict(settings.collision_profile_thresholds.get(
+            profile, {})) for profile in settings.collision_profiles}
+        self.profile = settings.collision_profile
 
     # ------------------------------------------------------------------ samples
     def sample(self, stamp: float, q: np.ndarray, v: np.ndarray, with_effort: bool,
@@ -483,12 +474,7 @@ def collision_thresholds(values: dict, joints, profiles) -> tuple[dict, dict]:
     Raises ``ParameterRejected`` for a name that is both (a joint named ``<profile>.<joint>``).
     """
     joints = set(joints)
-    clash = sorted(f'{profile}.{joint}' for profile in profiles for joint in joints
-                   if f'{profile}.{joint}' in joints)
-    if clash:
-        raise ParameterRejected(f"parameter 'collision_profiles': joint {clash[0]!r} makes "
-                                f'{THRESHOLD_PARAMETER}{clash[0]} name both its threshold and '
-                                f"a profile's; expected profile names no joint starts with")
+    check_profile_names(joints, profiles)
     default: dict[str, float] = {}
     sets: dict[str, dict[str, float]] = {profile: {} for profile in profiles}
     for name, value in values.items():
@@ -496,3 +482,14 @@ def collision_thresholds(values: dict, joints, profiles) -> tuple[dict, dict]:
         if key is not None:
             (sets[key[0]] if key[0] else default)[key[1]] = value
     return default, sets
+
+
+def check_profile_names(joints, profiles) -> None:
+    """Raise ``ParameterRejected`` when a threshold name would be a joint's and a profile's."""
+    joints = set(joints)
+    clash = sorted(f'{profile}.{joint}' for profile in profiles for joint in joints
+                   if f'{profile}.{joint}' in joints)
+    if clash:
+        raise ParameterRejected(f"parameter 'collision_profiles': joint {clash[0]!r} makes "
+                                f'{THRESHOLD_PARAMETER}{clash[0]} name both its threshold and '
+                                f"a profile's; expected profile names no joint starts with")

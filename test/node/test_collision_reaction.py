@@ -32,11 +32,15 @@ def panda() -> RobotModel:
 
 
 def core_of(model, thresholds=None, profiles=None, **settings) -> Feedforward:
-    values = Settings(observer=True, wrench_estimation_links=('panda_hand',),
-                      **settings).validate()
-    values.collision_thresholds = dict(thresholds or {})
-    values.collision_profile_thresholds = dict(profiles or {})
-    return Feedforward(model, values)
+    return Feedforward(model, Settings(
+        observer=True, wrench_estimation_links=('panda_hand',),
+        collision_thresholds=thresholds or {}, collision_profile_thresholds=profiles or {},
+        **settings).validate())
+
+
+def live_set(core, changes) -> None:
+    """Swap in the snapshot a live set of ``changes`` makes, as the node does."""
+    core.use(core.settings.updated(changes, core.joint_names))
 
 
 class Feeder:
@@ -105,7 +109,7 @@ def test_the_debounce_is_how_long_the_residual_stays_beyond_and_it_is_live(panda
     feed(2.0, 30)
     feed(0.0, 60)
     assert core.observer.detections == 0 and core.observer.take_events() == []
-    core.observer.apply([SimpleNamespace(name='collision_debounce', value=0.02)])
+    live_set(core, {'collision_debounce': 0.02})
     feed(2.0, 30)
     events = core.observer.take_events()
     assert core.observer.detections == 1 and [e['kind'] for e in events] == ['detected']
@@ -156,14 +160,13 @@ def test_a_profile_switches_the_thresholds_live_its_unset_joints_keep_the_defaul
     feed = Feeder(core, panda)
     feed(2.0, 60)
     assert not core.observer.collision  # 2 N m is under the carrying threshold
-    core.observer.apply([SimpleNamespace(name='collision_profile', value='')])
+    live_set(core, {'collision_profile': ''})
     feed(2.0, 12)
     assert core.observer.collision
     event, = core.observer.take_events()
     assert event['profile'] == '' and event['threshold'] == 0.5
-    core.observer.apply([
-        SimpleNamespace(name='collision_threshold.carrying.panda_joint2', value=1.0),
-        SimpleNamespace(name='collision_profile', value='carrying')])
+    live_set(core, {'collision_threshold.carrying.panda_joint2': 1.0,
+                    'collision_profile': 'carrying'})
     assert core.observer.thresholds['panda_joint2'] == 1.0
     assert core.observer.status()['collision profile'] == 'carrying'
 
