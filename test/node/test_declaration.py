@@ -8,7 +8,7 @@ than declared.
 """
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError, fields
+from dataclasses import fields, FrozenInstanceError
 import math
 from pathlib import Path
 import re

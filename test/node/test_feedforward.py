@@ -49,6 +49,24 @@ def test_full_gravity_and_coriolis_terms(ur5):
         np.testing.assert_allclose(core.effort, expected, atol=1e-12)
 
 
+def test_a_live_set_is_one_snapshot_taken_whole_by_the_next_cycle(ur5):
+    # effort_limit_scale and torque_terms of one set: the limits are rebuilt on the swap, and
+    # the next cycle publishes the clipped gravity torques (both values, not one of them).
+    q, v = state(ur5, 3)
+    core = make(ur5)
+    before = core.settings
+    core.on_joint_states(ur5.joint_names, q, v, [], now=1.0)
+    assert core.cycle(1.0, 0.0)
+    core.use(before.updated({'effort_limit_scale': 0.01, 'torque_terms': 'gravity'},
+                            core.joint_names))
+    assert (before.effort_limit_scale, before.torque_terms) == (1.0, 'full')  # unchanged
+    assert core.cycle(1.01, 0.0)
+    limit = 0.01 * ur5.effort_limits
+    np.testing.assert_allclose(core.effort, np.clip(ur5.gravity_torques(q), -limit, limit),
+                               atol=1e-12)
+    assert np.any(np.abs(core.effort) == limit)  # the clipping is exercised
+
+
 def test_timeouts_on_the_steady_clock(ur5):
     q, v = state(ur5)
     core = make(ur5, input_timeout=0.1, acceleration_timeout=0.05, fault_output='hold_gravity')
