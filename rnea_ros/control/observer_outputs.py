@@ -448,42 +448,6 @@ class ObserverOutput:
         return f'{self.last_clock_step}{more}'
 
 
-def threshold_key(name: str, profiles, joints) -> tuple[str, str] | None:
-    """
-    Return (profile, joint) of a threshold parameter ``name`` ('' the default set), or None.
-
-    ``collision_threshold.<joint>`` or ``collision_threshold.<profile>.<joint>`` for a profile
-    of ``profiles`` and a joint of ``joints``; a joint name may hold dots, a profile's may not.
-    """
-    if not name.startswith(THRESHOLD_PARAMETER):
-        return None
-    rest = name[len(THRESHOLD_PARAMETER):]
-    if rest in joints:
-        return '', rest
-    profile, _, joint = rest.partition('.')
-    if profile in profiles and joint in joints:
-        return profile, joint
-    return None
-
-
-def collision_thresholds(values: dict, joints, profiles) -> tuple[dict, dict]:
-    """
-    Split threshold parameters ``values`` (name -> value) into the default and profile sets.
-
-    Return ({joint: threshold}, {profile: {joint: threshold}}); other names are left out.
-    Raises ``ParameterRejected`` for a name that is both (a joint named ``<profile>.<joint>``).
-    """
-    joints = set(joints)
-    check_profile_names(joints, profiles)
-    default: dict[str, float] = {}
-    sets: dict[str, dict[str, float]] = {profile: {} for profile in profiles}
-    for name, value in values.items():
-        key = threshold_key(name, sets, joints)
-        if key is not None:
-            (sets[key[0]] if key[0] else default)[key[1]] = value
-    return default, sets
-
-
 def check_profile_names(joints, profiles) -> None:
     """Raise ``ParameterRejected`` when a threshold name would be a joint's and a profile's."""
     joints = set(joints)

@@ -19,7 +19,7 @@ from rnea_ros import RobotModel
 from rnea_ros.control import collision_events
 from rnea_ros.control.declaration import REST_SPEED
 from rnea_ros.control.feedforward import Feedforward
-from rnea_ros.control.observer_outputs import collision_thresholds, threshold_key
+from rnea_ros.control.observer_outputs import check_profile_names
 from rnea_ros.control.safety import COLLISION
 from rnea_ros.control.settings import ParameterRejected, Settings
 
@@ -173,16 +173,16 @@ def test_a_profile_switches_the_thresholds_live_its_unset_joints_keep_the_defaul
 
 def test_threshold_names_split_into_the_default_and_the_profile_sets():
     joints = ('j1', 'a.b')
-    assert threshold_key('collision_threshold.j1', {'p'}, joints) == ('', 'j1')
-    assert threshold_key('collision_threshold.a.b', {'p'}, joints) == ('', 'a.b')
-    assert threshold_key('collision_threshold.p.a.b', {'p'}, joints) == ('p', 'a.b')
-    assert threshold_key('collision_threshold.q.j1', {'p'}, joints) is None
-    assert collision_thresholds({'collision_threshold.j1': 1.0,
-                                 'collision_threshold.p.j1': 2.0, 'armature.j1': 0.1},
-                                joints, ('p',)) == ({'j1': 1.0}, {'p': {'j1': 2.0}})
+    settings = Settings(collision_profiles=('p',)).validate().updated({
+        'collision_threshold.j1': 1.0, 'collision_threshold.a.b': 3.0,
+        'collision_threshold.p.a.b': 2.0, 'collision_threshold.q.j1': 4.0, 'armature.j1': 0.1},
+        joints)
+    assert settings.collision_thresholds == {'j1': 1.0, 'a.b': 3.0}
+    assert settings.collision_profile_thresholds == {'p': {'a.b': 2.0}}
+    assert settings.joint_model == {'armature.j1': 0.1}
     with pytest.raises(ParameterRejected, match="parameter 'collision_profiles': joint 'a.b' "
                        'makes collision_threshold.a.b name both'):
-        collision_thresholds({}, ('b', 'a.b'), ('a',))  # joint b in profile a, or joint a.b
+        check_profile_names(('b', 'a.b'), ('a',))  # joint b in profile a, or joint a.b
 
 
 @pytest.mark.parametrize('profiles, profile, message', [
