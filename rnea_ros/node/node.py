@@ -210,22 +210,24 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         """
         Swap in the settings snapshot a live set makes, between two cycles (the post-set callback).
 
-        The new snapshot (``Settings.updated``) is built here, then handed to the core under the
-        lock in one assignment (``Feedforward.use``): a cycle runs wholly with the old one or
-        wholly with the new one, never with half of an atomic set.
+        The new snapshot (``Settings.updated``) is built here, off the lock (the executor alone
+        changes ``_core`` and ``settings``), then handed to the core under the lock
+        (``Feedforward.use``): a cycle runs wholly with the old one or wholly with the new one,
+        never with half of an atomic set.
         """
         if self._pending_payload is not None and any(p.name in PAYLOAD for p in parameters):
             (self.payload, core), self._pending_payload = self._pending_payload, None
             if core is not None and self._core is not None:
                 self._install(core)
             self.get_logger().info(f'payload: {node_payload.describe(self.payload)}')
-        changes = {p.name: p.value for p in parameters if p.name not in PAYLOAD}
+        core = self._core
+        settings = self.settings.updated({p.name: p.value for p in parameters
+                                          if p.name not in PAYLOAD},
+                                         () if core is None else core.joint_names)
         with self._lock:  # between two cycles
-            core = self._core
-            self.settings = self.settings.updated(changes, () if core is None
-                                                  else core.joint_names)
+            self.settings = settings
             if core is not None:
-                core.use(self.settings)
+                core.use(settings)
         for parameter in parameters:
             if parameter.name in LIVE and parameter.name not in PAYLOAD:
                 self.get_logger().info(f'{parameter.name} = {parameter.value!r}')
