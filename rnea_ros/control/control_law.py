@@ -42,7 +42,6 @@ CONTROL_LAWS = (FEEDFORWARD, PD_FEEDFORWARD, COMPUTED_TORQUE)
 # beyond what a loop closed over DDS can hold (docs/benchmarks.md, the latency margin).
 MAX_KP = 1e5  # N m/rad (pd_feedforward), 1/s^2 (computed_torque)
 MAX_KD = 1e4  # N m s/rad (pd_feedforward), 1/s (computed_torque)
-GAIN_PREFIXES = ('kp.', 'kd.')
 
 
 class ControlLaw:
@@ -66,14 +65,14 @@ class ControlLaw:
         self.q_desired, self.v_desired = np.zeros(nv), np.zeros(nv)
         self.error, self.error_rate = np.zeros(nv), np.zeros(nv)
         self.resting = False  # the last cycle published the damped rest
+        self.use(gains)
+
+    def use(self, gains) -> None:
+        """Take the gains of a settings snapshot (``kp.<joint>`` / ``kd.<joint>`` -> value)."""
+        self.kp.fill(0.0)
+        self.kd.fill(0.0)
         for name, value in gains.items():
             self.set_gain(name, value)
-
-    def apply(self, parameters) -> None:
-        """Take the live ``kp.<joint>`` / ``kd.<joint>`` among these (rclpy parameters)."""
-        for parameter in parameters:
-            if parameter.name.startswith(GAIN_PREFIXES):
-                self.set_gain(parameter.name, parameter.value)
 
     def set_gain(self, name: str, value: float | None) -> None:
         """Set ``kp.<joint>`` or ``kd.<joint>`` (a joint of another model is ignored)."""
@@ -162,5 +161,5 @@ def leave_gravity_out(model: RobotModel, q: np.ndarray, zeros: np.ndarray, tau: 
     return True
 
 
-__all__ = ['COMPUTED_TORQUE', 'CONTROL_LAWS', 'ControlLaw', 'FEEDFORWARD', 'GAIN_PREFIXES',
+__all__ = ['COMPUTED_TORQUE', 'CONTROL_LAWS', 'ControlLaw', 'FEEDFORWARD',
            'leave_gravity_out', 'MAX_KD', 'MAX_KP', 'PD_FEEDFORWARD', 'rest_torques']

@@ -12,9 +12,8 @@ place:
   what to publish, when it returns True. Its numerical work is three compiled calls (input ages,
   ``RobotModel.rnea`` into a preallocated tau, then clip + finiteness + outputs in one), so the
   Python around it stays short: the node runs it on the latency path;
-- ``trajectory_efforts``: efforts at every point of a trajectory, with the same contact solution,
-  armature and friction as the cycle;
-- ``status``: the diagnostics summary.
+- ``use(settings)``: a new ``settings.Settings`` snapshot (a live set), between two cycles;
+- ``trajectory_efforts`` (module of that name), ``status``: a trajectory's efforts, diagnostics.
 
 State layout: q = [base pose (7, floating base only); joint positions], v = [base twist (6);
 joint velocities], following ``RobotModel``. Only one-degree-of-freedom joints can come from
@@ -39,9 +38,10 @@ from rnea_ros.contacts import ContactSolver
 from rnea_ros.control.collision_reaction import StopReaction
 from rnea_ros.control.control_law import ControlLaw, leave_gravity_out, rest_torques
 from rnea_ros.control.cycle_kernels import add_joint_terms, finish_outputs, input_ages
-from rnea_ros.control.joint_input import (base_spatial_acceleration, BaseStateInput,
-                                          JointStateInput, NEVER, NEVER_RECEIVED, NON_FINITE,
-                                          Rejected, STALE, VELOCITY_STALE)
+from rnea_ros.control.desired import Desired
+from rnea_ros.control.joint_input import (accel_values, base_spatial_acceleration,
+                                          BaseStateInput, JointStateInput, low_pass, NEVER,
+                                          NEVER_RECEIVED, Rejected, STALE, VELOCITY_STALE)
 from rnea_ros.control.observer_outputs import ObserverOutput, stamp_seconds
 from rnea_ros.control.observer_queue import SampleQueue
 from rnea_ros.control.safety import (all_finite, COLLISION, EffortLimiter, ERROR, fault_torques,
@@ -51,53 +51,12 @@ from rnea_ros.control.safety import (all_finite, COLLISION, EffortLimiter, ERROR
 from rnea_ros.control.settings import (actuated_joints, check_model, ModelRejected,
                                        ParameterRejected, Settings)
 from rnea_ros.control.status import core_status
-from rnea_ros.control.trajectory import (MISSING_FIELD, point_derivatives, Trajectory,
-                                         TrajectorySampler)
+from rnea_ros.control.trajectory import Trajectory
+from rnea_ros.control.trajectory_efforts import trajectory_efforts
 from rnea_ros.control.wrenches import ContactOutput, MeasuredWrenches, ReactionOutput
 from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
-
-UNKNOWN_JOINTS = 'unknown_joints'
-
-
-class _Desired:
-    """The latest desired-motion message mapped onto the model's joints."""
-
-    def __init__(self, trajectory: Trajectory, index: dict[str, int], start: float, now: float):
-        known = [(k, index[name]) for k, name in enumerate(trajectory.joint_names)
-                 if name in index]
-        if not known:
-            raise Rejected(UNKNOWN_JOINTS, f'none of the joints {list(trajectory.joint_names)} '
-                                           f'is a joint of the model')
-        self.trajectory = trajectory
-        self.sampler = TrajectorySampler(trajectory)
-        n = len(trajectory.joint_names)
-        self.source = np.array([k for k, _ in known], dtype=np.int64)
-        self.target = np.array([j for _, j in known], dtype=np.int64)
-        self.identity = (len(known) == n and len(index) == n
-                         and all(k == j for k, j in known))
-        self.q, self.v, self.a = np.zeros(n), np.zeros(n), np.zeros(n)
-        self.gathered = np.zeros(len(known))
-        self.constant = trajectory.n_points == 1
-        self.has_positions = trajectory.positions is not None
-        self.has_velocities = trajectory.velocities is not None or not self.constant
-        self.start = start
-        self.received = now
-        self.a_full: np.ndarray | None = None  # constant: the joint-space a, set by the owner
-
-    def active(self, now: float, ros_time: float, timeout: float) -> bool:
-        if self.constant:
-            return now - self.received <= timeout
-        return ros_time - self.start <= self.sampler.end_time + timeout
-
-    def scatter(self, values: np.ndarray, out: np.ndarray) -> None:
-        """Write trajectory-ordered ``values`` into the joint-ordered ``out``."""
-        if self.identity:
-            out[:] = values
-        else:
-            np.take(values, self.source, out=self.gathered)
-            out[self.target] = self.gathered
 
 
 class Feedforward:
@@ -126,7 +85,7 @@ class Feedforward:
         self.base_acceleration = np.zeros(6)
         self.base_acceleration_time = NEVER
         self._base_acceleration_clock = NEVER  # its message time (stamp or arrival)
-        self.desired: _Desired | None = None
+        self.desired: Desired | None = None
         self.desired_ever = False
         # Views the cycle reads and writes through (no slicing per cycle).
         self._base_linear = self.base_acceleration[:3]
@@ -194,8 +153,24 @@ class Feedforward:
         # Compile (or load from the cache) every helper now, not in the first cycle.
         input_ages(self.joints.position_time, self.joints.velocity_time, self._command_joint)
         self._add_joint_terms(self._zeros, False)
-        self._finish()
+        self._finish(settings.gravity_compensated_by_robot)
         self.limiter.clip(self._zeros.copy())
+
+    def use(self, settings: Settings) -> None:
+        """
+        Take a new settings snapshot (a live set), between two cycles: the node holds its lock.
+
+        A cycle reads ``settings`` once, at its start. What is derived from the snapshot (the
+        effort limits, the gains per v entry, the observer's thresholds) is rebuilt here, not
+        read from it each cycle.
+        """
+        if settings.effort_limit_scale != self.limiter.scale:
+            self.limiter.scale = settings.effort_limit_scale
+        if settings.gains != self.settings.gains:
+            self.law.use(settings.gains)
+        if self.observer is not None:
+            self.observer.use(settings)
+        self.settings = settings
 
     def bind_outputs(self, position: np.ndarray, velocity: np.ndarray, effort: np.ndarray,
                      command: np.ndarray) -> None:
@@ -254,21 +229,12 @@ class Feedforward:
         The filter breaks the loop a measured acceleration closes through the robot: the node's
         torques make it, and torques computed from it reproduce it (a gain of about 1).
         """
-        values = (*linear, *angular)
-        for k, value in enumerate(values):
-            if not math.isfinite(value):
-                part = 'linear' if k < 3 else 'angular'
-                raise Rejected(NON_FINITE, f'accel.{part}.{"xyz"[k % 3]} is {value}')
+        values = accel_values(linear, angular)
         t = now if stamp is None else stamp
-        constant = self.settings.base_acceleration_time_constant
-        step = t - self._base_acceleration_clock
-        if (constant <= 0.0 or not step > 0.0
-                or now - self.base_acceleration_time > self.settings.acceleration_timeout):
-            self.base_acceleration[:] = values
-        else:
-            weight = -math.expm1(-step / constant)
-            for k in range(6):
-                self.base_acceleration[k] += weight * (values[k] - self.base_acceleration[k])
+        settings = self.settings
+        restart = now - self.base_acceleration_time > settings.acceleration_timeout
+        low_pass(self.base_acceleration, values, -math.inf if restart else
+                 t - self._base_acceleration_clock, settings.base_acceleration_time_constant)
         self._base_acceleration_clock = t
         self.base_acceleration_time = now
 
@@ -278,7 +244,7 @@ class Feedforward:
 
     def on_desired(self, trajectory: Trajectory, start: float, now: float) -> None:
         """Take a desired motion: ``start`` is the ROS time (s) of its time_from_start 0."""
-        desired = _Desired(trajectory, self._joint_index, start, now)
+        desired = Desired(trajectory, self._joint_index, start, now)
         if desired.constant:  # the same accelerations at any time: scatter them once
             desired.sampler.sample(0.0, desired.q, desired.v, desired.a)
             desired.a_full = np.zeros(self.model.nv)
@@ -316,9 +282,9 @@ class Feedforward:
             self.stop.take_state_from(other.stop)
 
     # ------------------------------------------------------------------ the cycle
-    def input_fault(self, now: float) -> str | None:
+    def input_fault(self, now: float, settings: Settings | None = None) -> str | None:
         """Return the fault code that holds for the inputs at steady time ``now`` (None: fine)."""
-        settings = self.settings
+        settings = self.settings if settings is None else settings
         if self.model_mismatch is not None:
             return MODEL_MISMATCH
         timeout = settings.input_timeout
@@ -343,14 +309,17 @@ class Feedforward:
 
         One control cycle; True if ``position``/``velocity``/``effort``/``command`` are to
         be published (always finite and clipped), False if nothing is (fault_output 'none').
+        The settings snapshot is read once: the whole cycle runs with the same one.
         """
-        code = self.input_fault(now)
+        settings = self.settings
+        code = self.input_fault(now, settings)
         if code is None and self.observer is not None and self.observer.reacting:
             code = COLLISION
         if code is None:
-            code = self._compute(now, ros_time)
+            code = self._compute(now, ros_time, settings)
             if code is None:
-                clipped = self._finish() if self._wrenches_finite() else -1
+                clipped = (self._finish(settings.gravity_compensated_by_robot)
+                           if self._wrenches_finite() else -1)
                 if clipped >= 0:
                     if clipped:
                         self.clipped_cycles += 1
@@ -366,8 +335,7 @@ class Feedforward:
             self.contacts.zero()
         if self.reactions is not None:
             self.reactions.zero()
-        mode = (self.settings.collision_reaction if code == COLLISION
-                else self.settings.fault_output)
+        mode = settings.collision_reaction if code == COLLISION else settings.fault_output
         held = self.fault.code != JOINT_STATES_MISSING  # a position to hold
         # The damped rest of a feedback law, except for the stop reaction: its own damping
         # (2 M / T) brakes harder than the law's Kd, under every law.
@@ -378,24 +346,24 @@ class Feedforward:
         else:
             if mode == 'stop':  # g(q) - D v, then the hold (or hold_gravity if that fails)
                 mode = self.stop.output(self.observer.latches, self.q, self.v, self.tau,
-                                        self.settings.collision_stop_time)
+                                        settings.collision_stop_time)
             if not fault_torques(mode, self.tau, self._hold_gravity):
                 return False
         with_gravity = held if resting else held and mode in ('hold_gravity', 'stop')
-        if self._finish(with_gravity) > 0:
+        if self._finish(with_gravity and settings.gravity_compensated_by_robot) > 0:
             self.clipped_cycles += 1
         return True
 
-    def _finish(self, with_gravity: bool = True) -> int:
+    def _finish(self, gravity_out: bool) -> int:
         """
         Clip tau and write the outputs; -1 (nothing written) if tau is not finite.
 
-        With ``gravity_compensated_by_robot`` and a tau ``with_gravity``, the total is clipped
-        and g(q) taken out of what is written (the robot adds it).
+        ``gravity_out`` (``gravity_compensated_by_robot``, a tau with gravity): the total is
+        clipped and g(q) taken out of what is written (the robot adds it).
         """
         limiter = self.limiter
         clip, clipped = limiter.scale > 0, 0
-        if with_gravity and self.settings.gravity_compensated_by_robot:
+        if gravity_out:
             clipped = int(limiter.clip(self.tau)) if clip else 0
             if leave_gravity_out(self.model, self._used_q, self._zeros, self.tau,
                                  self._gravity):
@@ -428,9 +396,8 @@ class Feedforward:
                 pass
         return self.model.gravity_torques(self.q)
 
-    def _compute(self, now: float, ros_time: float) -> str | None:
+    def _compute(self, now: float, ros_time: float, settings: Settings) -> str | None:
         """Compute tau at the used state into ``self.tau`` (NON_FINITE_OUTPUT if it cannot)."""
-        settings = self.settings
         terms = settings.torque_terms
         from_desired = settings.state_source == 'desired' and not self.law.feedback
         q, v, a = self.q, self.v, self.a
@@ -514,57 +481,8 @@ class Feedforward:
     # ------------------------------------------------------------------ trajectories
     def trajectory_efforts(self, trajectory: Trajectory,
                            measured_q: np.ndarray | None = None) -> np.ndarray:
-        """
-        Efforts (N, n) at the points of ``trajectory`` (its joint order) by inverse dynamics.
-
-        Each point's positions/velocities/accelerations (missing ones from the splines, see
-        ``trajectory.point_derivatives``); joints the trajectory does not name stay at their
-        latest measured position at rest; a floating base at its latest odometry pose, at rest.
-        ``torque_terms`` and the effort limits apply. ``measured_q``: the measured q to use
-        (a snapshot taken by a caller running beside the cycles), default the current one.
-        Raises ``Rejected``.
-        """
-        index = [self._joint_index.get(name) for name in trajectory.joint_names]
-        known = [k for k, j in enumerate(index) if j is not None]
-        if not known:
-            raise Rejected(UNKNOWN_JOINTS, f'none of the joints {list(trajectory.joint_names)} '
-                                           f'is a joint of the model')
-        if trajectory.positions is None:
-            raise Rejected(MISSING_FIELD, 'the points carry no positions')
-        q_points, v_points, a_points = point_derivatives(trajectory)
-        n_points = trajectory.n_points
-        q = np.repeat((self.q if measured_q is None else measured_q)[None], n_points, axis=0)
-        v = np.zeros((n_points, self.model.nv))
-        a = np.zeros((n_points, self.model.nv))
-        columns = [index[k] for k in known]
-        q[:, [self.q_offset + j for j in columns]] = q_points[:, known]
-        if self.settings.torque_terms != 'gravity':
-            v[:, [self.v_offset + j for j in columns]] = v_points[:, known]
-        if self.settings.torque_terms == 'full':
-            a[:, [self.v_offset + j for j in columns]] = a_points[:, known]
-        try:
-            if self._trajectory_contacts is not None:  # balanced by the contacts, as the cycle
-                tau = np.array([self._trajectory_contacts.solve(q[k], v[k], a[k]).tau
-                                for k in range(n_points)])
-            else:
-                tau = self.model.rnea_batch(q, v, a)
-        except InputError as exc:
-            raise Rejected(NON_FINITE, f'inverse dynamics failed: {exc}') from None
-        # The joint terms as in the cycle: friction at the points' (desired) velocities.
-        tau += self.joint_model.armature * a
-        if self.settings.friction_compensation and self.friction_joints:
-            v_friction = np.zeros((n_points, self.model.nv))
-            v_friction[:, [self.v_offset + j for j in columns]] = v_points[:, known]
-            tau += self.joint_model.friction_torques_batch(v_friction)
-        for row in tau:
-            if not all_finite(row):
-                raise Rejected(NON_FINITE, 'the efforts are not finite')
-            self.limiter.clip(row)
-        if self.settings.gravity_compensated_by_robot:  # the robot adds g(q) to each point
-            tau -= self.model.rnea_batch(q, np.zeros_like(v), np.zeros_like(a))
-        efforts = np.zeros((n_points, len(trajectory.joint_names)))
-        efforts[:, known] = tau[:, [self.v_offset + j for j in columns]]
-        return efforts
+        """Efforts (N, n) at the points of ``trajectory`` (``trajectory_efforts.efforts``)."""
+        return trajectory_efforts(self, trajectory, measured_q)
 
     # ------------------------------------------------------------------ diagnostics
     def status(self, now: float, ros_time: float) -> tuple[int, str, dict[str, str]]:

@@ -428,3 +428,27 @@ def base_spatial_acceleration(linear, angular, twist: np.ndarray, out: np.ndarra
     out[1] = linear[1] - (wz * vx - wx * vz)
     out[2] = linear[2] - (wx * vy - wy * vx)
     out[3], out[4], out[5] = angular
+
+
+def accel_values(linear, angular) -> tuple[float, ...]:
+    """Return [linear; angular] of a geometry_msgs/Accel; ``Rejected`` names a non-finite one."""
+    values = (*linear, *angular)
+    for k, value in enumerate(values):
+        if not math.isfinite(value):
+            part = 'linear' if k < 3 else 'angular'
+            raise Rejected(NON_FINITE, f'accel.{part}.{"xyz"[k % 3]} is {value}')
+    return values
+
+
+def low_pass(state: np.ndarray, values, step: float, time_constant: float) -> None:
+    """
+    Move ``state`` toward ``values`` as a first-order low-pass over ``step`` seconds.
+
+    A time constant 0, or a step that does not advance (-inf: a restart), takes ``values``.
+    """
+    if time_constant <= 0.0 or not step > 0.0:
+        state[:] = values
+        return
+    weight = -math.expm1(-step / time_constant)
+    for k in range(len(state)):
+        state[k] += weight * (values[k] - state[k])

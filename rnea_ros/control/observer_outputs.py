@@ -98,10 +98,7 @@ class ObserverOutput:
         self.residual = np.zeros(model.nv)
         self.wrenches = np.zeros((len(self.links), 6))
         self._index = {name: model.joint(name).idx_v for name in self.joint_names}
-        self.default_thresholds = dict(settings.collision_thresholds)  # joint -> threshold
-        self.profile_thresholds = {profile: dict(settings.collision_profile_thresholds.get(
-            profile, {})) for profile in settings.collision_profiles}
-        self.profile = settings.collision_profile
+        self._take_thresholds(settings)  # default_thresholds, profile_thresholds, profile
         self.thresholds: dict[str, float] = {}  # of the set in use
         self._debounce = settings.collision_debounce
         self.latches = 0  # collisions latched (reactions started)
@@ -163,36 +160,30 @@ class ObserverOutput:
         self.residual = residual
 
     # ------------------------------------------------------------------ parameters
-    def apply(self, parameters) -> None:
-        """Take the live observer and collision parameters among these (a live set)."""
-        for parameter in parameters:
-            name = parameter.name
-            if name == 'observer_gain':
-                self.observer.gain = parameter.value
-            elif name == 'collision_debounce':
-                self._debounce = parameter.value
-                if self.detector is not None:
-                    self.detector.min_duration = parameter.value
-            elif name == 'collision_profile':
-                self.profile = parameter.value
-                self._select()
-            elif name.startswith(THRESHOLD_PARAMETER):
-                key = threshold_key(name, self.profile_thresholds, self._index)
-                if key is not None:
-                    self.set_threshold(key[1], parameter.value, key[0])
-
-    def set_threshold(self, joint: str, value: float | None, profile: str = '') -> None:
+    def use(self, settings) -> None:
         """
-        Take a new threshold of ``joint`` in the set ``profile`` ('' the default; live).
+        Take a new settings snapshot (a live set, between two cycles).
 
-        None: unset (the joint is not watched in the default set; a profile's falls back to it).
+        The gain, the debounce, the thresholds and the set in use come from it; the detector is
+        rebuilt only when the thresholds or the set in use change (its state goes on otherwise).
         """
-        thresholds = self.profile_thresholds[profile] if profile else self.default_thresholds
-        if value is None:
-            thresholds.pop(joint, None)
-        else:
-            thresholds[joint] = value
-        self._select()
+        old, self.settings = self.settings, settings
+        self.observer.gain = settings.observer_gain
+        self._debounce = settings.collision_debounce
+        if (settings.collision_thresholds != old.collision_thresholds
+                or settings.collision_profile_thresholds != old.collision_profile_thresholds
+                or settings.collision_profile != old.collision_profile):
+            self._take_thresholds(settings)
+            self._select()
+        elif self.detector is not None:
+            self.detector.min_duration = self._debounce
+
+    def _take_thresholds(self, settings) -> None:
+        """Copy the snapshot's thresholds and the set in use."""
+        self.default_thresholds = dict(settings.collision_thresholds)  # joint -> threshold
+        self.profile_thresholds = {profile: dict(settings.collision_profile_thresholds.get(
+            profile, {})) for profile in settings.collision_profiles}
+        self.profile = settings.collision_profile
 
     # ------------------------------------------------------------------ samples
     def sample(self, stamp: float, q: np.ndarray, v: np.ndarray, with_effort: bool,
@@ -457,31 +448,8 @@ class ObserverOutput:
         return f'{self.last_clock_step}{more}'
 
 
-def threshold_key(name: str, profiles, joints) -> tuple[str, str] | None:
-    """
-    Return (profile, joint) of a threshold parameter ``name`` ('' the default set), or None.
-
-    ``collision_threshold.<joint>`` or ``collision_threshold.<profile>.<joint>`` for a profile
-    of ``profiles`` and a joint of ``joints``; a joint name may hold dots, a profile's may not.
-    """
-    if not name.startswith(THRESHOLD_PARAMETER):
-        return None
-    rest = name[len(THRESHOLD_PARAMETER):]
-    if rest in joints:
-        return '', rest
-    profile, _, joint = rest.partition('.')
-    if profile in profiles and joint in joints:
-        return profile, joint
-    return None
-
-
-def collision_thresholds(values: dict, joints, profiles) -> tuple[dict, dict]:
-    """
-    Split threshold parameters ``values`` (name -> value) into the default and profile sets.
-
-    Return ({joint: threshold}, {profile: {joint: threshold}}); other names are left out.
-    Raises ``ParameterRejected`` for a name that is both (a joint named ``<profile>.<joint>``).
-    """
+def check_profile_names(joints, profiles) -> None:
+    """Raise ``ParameterRejected`` when a threshold name would be a joint's and a profile's."""
     joints = set(joints)
     clash = sorted(f'{profile}.{joint}' for profile in profiles for joint in joints
                    if f'{profile}.{joint}' in joints)
@@ -489,10 +457,3 @@ def collision_thresholds(values: dict, joints, profiles) -> tuple[dict, dict]:
         raise ParameterRejected(f"parameter 'collision_profiles': joint {clash[0]!r} makes "
                                 f'{THRESHOLD_PARAMETER}{clash[0]} name both its threshold and '
                                 f"a profile's; expected profile names no joint starts with")
-    default: dict[str, float] = {}
-    sets: dict[str, dict[str, float]] = {profile: {} for profile in profiles}
-    for name, value in values.items():
-        key = threshold_key(name, sets, joints)
-        if key is not None:
-            (sets[key[0]] if key[0] else default)[key[1]] = value
-    return default, sets

@@ -10,12 +10,14 @@ from __future__ import annotations
 import array
 from dataclasses import dataclass
 import math
+import re
 
 __all__ = ['BOOL', 'check', 'descriptor_fields', 'DOUBLE', 'DOUBLE_ARRAY', 'Family', 'INTEGER',
            'Parameter', 'shown', 'STRING', 'STRING_ARRAY']
 
 BOOL, INTEGER, DOUBLE, STRING = 'bool', 'integer', 'double', 'string'
 DOUBLE_ARRAY, STRING_ARRAY = 'double_array', 'string_array'
+_KEY = re.compile(r'\{(\w+)\}')  # a key of a family's name pattern
 
 
 @dataclass(frozen=True)
@@ -94,17 +96,48 @@ class Family:
 
     Each member's ``name`` is a pattern with ``{key}`` in it, e.g. ``contact.{link}.friction``;
     ``when``: when the node declares them; ``checked_by``: the library record that checks
-    their values.
+    their values. ``attribute``: the field of the settings snapshot holding the values set
+    (``settings.Settings``; '' for a family read into another parameter's records), a read-only
+    mapping: by the member's full name for a family of several members (``kp.j1``), by its keys
+    otherwise (``{joint: value}``, ``{profile: {joint: value}}``). The family owns its names:
+    ``prefixes`` and ``split`` tell which of its members a parameter name is, and for what.
     """
 
     key: str
     members: tuple[Parameter, ...]
     when: str
     checked_by: str
+    attribute: str = ''
 
     def name(self, member: Parameter, key: str, **others: str) -> str:
         """Return the name of ``member`` for the link or joint ``key`` (and ``others``)."""
         return member.name.format_map(_Keys({self.key: key, **others}))
+
+    @property
+    def prefixes(self) -> tuple[str, ...]:
+        """Return the text each member's name starts with (``kp.``, ``friction.``)."""
+        return tuple(dict.fromkeys(member.name.partition('{')[0] for member in self.members))
+
+    def split(self, name: str, known: dict) -> tuple[Parameter, tuple[str, ...]] | None:
+        """
+        Return (member, keys) of the parameter ``name``, or None when it is none of the family's.
+
+        ``known``: key -> the names it may take (the model's joints, ``collision_profiles``);
+        a key not in it takes any name. Keys are separated by dots: only the last may hold
+        dots (a joint's name may, a profile's may not). The members are tried in their order.
+        """
+        for member in self.members:
+            head = member.name.partition('{')[0]
+            tail = member.name[member.name.rindex('}') + 1:]
+            if not (name.startswith(head) and name.endswith(tail)) or len(name) <= len(
+                    head) + len(tail):
+                continue
+            keys = _KEY.findall(member.name)
+            parts = name[len(head):len(name) - len(tail)].split('.', len(keys) - 1)
+            if len(parts) == len(keys) and all(
+                    part in known.get(key, (part,)) for key, part in zip(keys, parts)):
+                return member, tuple(parts)
+        return None
 
     def field(self, member: Parameter) -> str:
         """Return the last part of a member's name (``friction`` of contact.{link}.friction)."""

@@ -1,87 +1,129 @@
 """
 The node's settings (its parameters, ROS-free) and the checks a model must pass to be driven.
 
-``Settings`` holds the values of the parameters of ``declaration``; ``check_model`` refuses, with
-the reason, a model the node cannot use (``model_loading`` builds it from a robot_description).
+``Settings`` is an immutable snapshot of the node's parameters, generated from ``declaration``:
+one field per declared parameter (but the node's own, ``NODE_ONLY``), with its declared default,
+and one read-only mapping per family (``Family.attribute``: ``gains``,
+``collision_thresholds``...). No field is written by hand: a parameter declared is a field.
+``validate`` checks every value (``parameter.check``) and how they relate; ``updated`` builds
+the snapshot a live set makes (the values already checked by the node's set callback). The
+consumers read the snapshot they were given (``Feedforward.use``), so that a set is swapped in
+whole, between two cycles. ``check_model`` refuses, with the reason, a model the node cannot use
+(``model_loading`` builds it from a robot_description).
+
+Taken from generate_parameter_library (ros2_control): its ``Params`` struct is plain data
+generated from the one declaration (a field per parameter, its default, a map per joint for a
+``__map_`` family) and its ``ParamListener`` validates a set and builds a new ``Params`` that
+the controller takes once per update (``is_old`` / ``get_params``) instead of reacting to each
+parameter. Here the snapshot is frozen (a consumer cannot change what another reads) and the
+node hands it over under the control lock.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import field, make_dataclass, replace
 
-from rnea_ros.control.declaration import BY_NAME, NODE_ONLY, PARAMETERS
-from rnea_ros.control.parameter import check
+from rnea_ros.control.declaration import BY_NAME, FAMILIES, NODE_ONLY, PARAMETERS
+from rnea_ros.control.parameter import (BOOL, check, DOUBLE, INTEGER, Parameter, STRING)
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
 
 
-def _default(name: str):
-    """Return the declared default of a parameter, as ``Settings`` holds it (arrays: tuples)."""
-    default = BY_NAME[name].default
-    return () if default is None else tuple(default) if isinstance(default, list) else default
+class FrozenMap(Mapping):
+    """A read-only mapping (of a family's values); nested dicts become FrozenMaps too."""
+
+    __slots__ = ('_items',)
+
+    def __init__(self, items=()):
+        self._items = {key: FrozenMap(value) if isinstance(value, Mapping) else
+                       tuple(value) if isinstance(value, list) else value
+                       for key, value in dict(items).items()}
+
+    def __getitem__(self, key):
+        return self._items[key]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return f'FrozenMap({self._items!r})'
+
+    def __reduce__(self):
+        return FrozenMap, (self._items,)
+
+    def thawed(self) -> dict:
+        """Return a plain dict of the items (nested ones too), to build a changed copy from."""
+        return {key: value.thawed() if isinstance(value, FrozenMap) else value
+                for key, value in self._items.items()}
 
 
-@dataclass
-class Settings:
-    """
-    The node's parameters, checked: one field per parameter of ``declaration.PARAMETERS``.
+def _default(parameter: Parameter):
+    """Return the declared default as a snapshot holds it (arrays: tuples, unset: ())."""
+    default = parameter.default
+    return () if default is None else tuple(default) if isinstance(default, (list, tuple)) \
+        else default
 
-    Defaults, types and bounds come from the declaration (``validate`` checks each value with
-    ``declaration.check``, the rule the node applies at start and on a live set); this class
-    adds the checks that relate parameters to each other. Unset arrays are empty tuples.
-    """
 
-    rate: float = _default('rate')
-    cycle_trigger: str = _default('cycle_trigger')
-    floating_base: bool = _default('floating_base')
-    gravity: tuple[float, float, float] = _default('gravity')
-    command_joints: tuple[str, ...] = _default('command_joints')
-    state_source: str = _default('state_source')
-    input_timeout: float = _default('input_timeout')
-    max_input_timeout: float = _default('max_input_timeout')
-    acceleration_timeout: float = _default('acceleration_timeout')
-    base_acceleration_time_constant: float = _default('base_acceleration_time_constant')
-    fault_output: str = _default('fault_output')
-    effort_limit_scale: float = _default('effort_limit_scale')
-    torque_terms: str = _default('torque_terms')
-    control_law: str = _default('control_law')
-    gravity_compensated_by_robot: bool = _default('gravity_compensated_by_robot')
-    inertia_check: str = _default('inertia_check')
-    thread_priority: int = _default('thread_priority')
-    contacts: tuple = ()  # contacts.Contact records, from the contacts parameter
-    wrench_topics: tuple[str, ...] = _default('wrench_topics')
-    publish_joint_reaction_wrenches: bool = _default('publish_joint_reaction_wrenches')
-    locked_joints: tuple[str, ...] = _default('locked_joints')
-    locked_positions: tuple[float, ...] = _default('locked_positions')
-    friction_compensation: bool = _default('friction_compensation')
-    friction_velocity_threshold: float = _default('friction_velocity_threshold')
-    friction_model: str = _default('friction_model')
-    max_trajectory_points: int = _default('max_trajectory_points')
-    observer: bool = _default('observer')
-    observer_gain: float = _default('observer_gain')
-    observer_queue: int = _default('observer_queue')
-    measured_effort: str = _default('measured_effort')
-    wrench_estimation_links: tuple[str, ...] = _default('wrench_estimation_links')
-    collision_reaction: str = _default('collision_reaction')
-    collision_stop_time: float = _default('collision_stop_time')
-    collision_debounce: float = _default('collision_debounce')
-    collision_auto_reset: float = _default('collision_auto_reset')
-    collision_profiles: tuple[str, ...] = _default('collision_profiles')
-    collision_profile: str = _default('collision_profile')
-    collision_thresholds: dict = field(default_factory=dict)  # joint -> collision_threshold
-    # profile -> {joint -> collision_threshold.<profile>.<joint>} (the ones set)
-    collision_profile_thresholds: dict = field(default_factory=dict)
-    wrench_points: dict = field(default_factory=dict)  # link -> wrench_point.<link>
-    joint_model: dict = field(default_factory=dict)  # armature.<joint>, friction.<joint>.<term>
-    gains: dict = field(default_factory=dict)  # kp.<joint>, kd.<joint> -> value
-    extra: dict = field(default_factory=dict)
+_TYPES = {BOOL: bool, INTEGER: int, DOUBLE: float, STRING: str}
+# The snapshot's fields: the declared parameters the core reads, then one mapping per family.
+FIELDS = tuple(parameter.name for parameter in PARAMETERS if parameter.name not in NODE_ONLY)
+MAPPINGS = tuple(family.attribute for family in FAMILIES if family.attribute)
+
+
+class _Snapshot:
+    """What every ``Settings`` does; its fields are generated from the declaration."""
+
+    def __post_init__(self):
+        for name in MAPPINGS:  # a dict given (tests, the node's readers) is frozen
+            value = getattr(self, name)
+            if not isinstance(value, FrozenMap):
+                object.__setattr__(self, name, FrozenMap(value))
+        for name in FIELDS:
+            if isinstance(getattr(self, name), list):
+                object.__setattr__(self, name, tuple(getattr(self, name)))
+
+    def updated(self, changes: Mapping, joints=()) -> Settings:
+        """
+        Return the snapshot with ``changes`` (parameter name -> checked value) applied.
+
+        A declared parameter's field takes its value; a family member's value goes into its
+        family's mapping (None: unset, removed). ``joints``: the model's one-DoF joints, which
+        tell a threshold ``collision_threshold.<profile>.<joint>`` from a joint named with a dot;
+        a name that is neither (another model's joint, a parameter the core does not read) is
+        left out.
+        """
+        values, families = {}, {}
+        known = {'joint': tuple(joints), 'profile': self.collision_profiles,
+                 'link': self.wrench_estimation_links}
+        for name, value in changes.items():
+            if name in BY_NAME:
+                if name in FIELDS:
+                    value = check(BY_NAME[name], value)
+                    values[name] = () if value is None else value
+                continue
+            for family in FAMILIES:
+                found = family.split(name, known) if family.attribute else None
+                if found is None:
+                    continue
+                items = families.setdefault(family.attribute,
+                                            getattr(self, family.attribute).thawed())
+                keys = (name,) if len(family.members) > 1 else found[1]
+                for key in keys[:-1]:
+                    items = items.setdefault(key, {})
+                if value is None:
+                    items.pop(keys[-1], None)
+                else:
+                    items[keys[-1]] = tuple(value) if isinstance(value, list) else value
+                break
+        return replace(self, **values, **families)
 
     def validate(self) -> Settings:
-        """Raise ValueError naming the first parameter with an unusable value."""
-        for parameter in PARAMETERS:
-            if parameter.name in NODE_ONLY or parameter.name == 'contacts':
-                continue
-            value = check(parameter, getattr(self, parameter.name))
-            setattr(self, parameter.name, () if value is None else value)
+        """Return the snapshot with its values checked; ValueError names the first unusable."""
+        self = replace(self, **{name: _checked(self, name) for name in FIELDS
+                                if name != 'contacts'})
         if len(set(self.command_joints)) != len(self.command_joints):
             raise ValueError("parameter 'command_joints' repeats a joint")
         if len(self.locked_positions) != len(self.locked_joints):
@@ -123,6 +165,27 @@ class Settings:
                              f'distinct link names')
         check_profiles(self.collision_profiles, self.collision_profile)
         return self
+
+
+def _checked(settings, name: str):
+    value = check(BY_NAME[name], getattr(settings, name))
+    return () if value is None else value
+
+
+Settings = make_dataclass(
+    'Settings',
+    [(name, _TYPES.get(BY_NAME[name].kind, tuple), field(default=_default(BY_NAME[name])))
+     for name in FIELDS] + [(name, Mapping, field(default_factory=FrozenMap))
+                            for name in MAPPINGS],
+    bases=(_Snapshot,), frozen=True)
+Settings.__module__ = __name__  # pickled by name (to the description worker)
+Settings.__doc__ = """
+    The node's parameters, an immutable snapshot: a field per parameter of ``declaration``.
+
+    Generated from the declaration (module docstring): ``dataclasses.replace`` or ``updated``
+    make a changed copy. Unset arrays are empty tuples; ``contacts`` holds
+    ``rnea_ros.contacts.Contact`` records; each family's values are a read-only mapping.
+    """
 
 
 def check_profiles(profiles: tuple[str, ...], profile: str) -> None:

@@ -20,20 +20,20 @@ cycle; a description given as the parameter is parsed in the node at start.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 import multiprocessing
 import os
 import threading
 import warnings
 
-from rnea_ros.control.control_law import GAIN_PREFIXES
 from rnea_ros.control.feedforward import Feedforward
-from rnea_ros.control.observer_outputs import collision_thresholds
-from rnea_ros.control.settings import (actuated_joints, check_model, ModelRejected,
+from rnea_ros.control.observer_outputs import check_profile_names
+from rnea_ros.control.settings import (actuated_joints, check_model, FrozenMap, ModelRejected,
                                        ParameterRejected, Settings)
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.urdf import parse_urdf
 from rnea_ros.errors import RneaError
-from rnea_ros.node.parameters import COLLISION_PREFIX, joint_model_parameters
+from rnea_ros.node.parameters import joint_model_parameters, PER_MODEL
 
 PARENT_CHECK = 0.5  # s: how often the worker looks whether the node is still there
 # Niceness added to the worker (its threads inherit it): on a busy machine a description being
@@ -74,21 +74,19 @@ def build_core(node, model: RobotModel, settings: Settings) -> Feedforward:
     """
     Build the ``Feedforward`` of ``model``, its joint-model parameters declared on ``node``.
 
+    Its settings are ``settings`` with the per-joint families of this model's joints (those set).
     Raises ``ModelRejected`` (``ParameterRejected`` for a parameter that does not fit the
     model) with the reason.
     """
     check_model(model, settings)
+    joints = actuated_joints(model)
     try:
-        values = joint_model_parameters(node, actuated_joints(model))
+        values = joint_model_parameters(node, joints)
     except ValueError as exc:
         raise ParameterRejected(str(exc)) from None
-    settings.collision_thresholds, settings.collision_profile_thresholds = \
-        collision_thresholds(values, actuated_joints(model), settings.collision_profiles)
-    settings.gains = {name: value for name, value in values.items()
-                      if name.startswith(GAIN_PREFIXES)}
-    settings.joint_model = {name: value for name, value in values.items()
-                            if not name.startswith((COLLISION_PREFIX,) + GAIN_PREFIXES)}
-    return Feedforward(model, settings)
+    check_profile_names(joints, settings.collision_profiles)
+    settings = replace(settings, **{family.attribute: FrozenMap() for family in PER_MODEL})
+    return Feedforward(model, settings.updated(values, joints))
 
 
 def _worker_main(topic: str, name: str, namespace: str, settings: Settings, node_pid: int,

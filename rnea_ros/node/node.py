@@ -207,20 +207,27 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         return result
 
     def _apply_parameters(self, parameters) -> None:
+        """
+        Swap in the settings snapshot a live set makes, between two cycles (the post-set callback).
+
+        The new snapshot (``Settings.updated``) is built here, off the lock (the executor alone
+        changes ``_core`` and ``settings``), then handed to the core under the lock
+        (``Feedforward.use``): a cycle runs wholly with the old one or wholly with the new one,
+        never with half of an atomic set.
+        """
         if self._pending_payload is not None and any(p.name in PAYLOAD for p in parameters):
             (self.payload, core), self._pending_payload = self._pending_payload, None
             if core is not None and self._core is not None:
                 self._install(core)
             self.get_logger().info(f'payload: {node_payload.describe(self.payload)}')
+        core = self._core
+        settings = self.settings.updated({p.name: p.value for p in parameters
+                                          if p.name not in PAYLOAD},
+                                         () if core is None else core.joint_names)
         with self._lock:  # between two cycles
-            for parameter in parameters:
-                if parameter.name in LIVE and parameter.name not in PAYLOAD:
-                    setattr(self.settings, parameter.name, parameter.value)
-            if self._core is not None:
-                self._core.limiter.scale = self.settings.effort_limit_scale
-                self._core.law.apply(parameters)
-                if self._core.observer is not None:
-                    self._core.observer.apply(parameters)
+            self.settings = settings
+            if core is not None:
+                core.use(settings)
         for parameter in parameters:
             if parameter.name in LIVE and parameter.name not in PAYLOAD:
                 self.get_logger().info(f'{parameter.name} = {parameter.value!r}')
@@ -326,6 +333,7 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
             self._observer_messages = observer
             self._publications = publications
             self._robot_name = core.model.name
+            self.settings = core.settings  # with the per-joint families of its model
             self._core = core
         # The model and messages live as long as the node: out of the collector's sight (no
         # full collection here: a model can arrive between two cycles).

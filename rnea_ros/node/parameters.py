@@ -24,7 +24,6 @@ from rclpy.expand_topic_name import expand_topic_name
 from rclpy.parameter import Parameter as RosParameter
 from rclpy.validate_full_topic_name import validate_full_topic_name
 
-from rnea_ros.control.control_law import GAIN_PREFIXES
 from rnea_ros.control.declaration import (BY_NAME, COLLISION, COLLISION_PROFILE, CONTACT, GAINS,
                                           JOINT_MODEL, NODE_ONLY, PARAMETERS, WRENCH_POINT)
 from rnea_ros.control.parameter import (check, descriptor_fields, DOUBLE, DOUBLE_ARRAY,
@@ -32,27 +31,28 @@ from rnea_ros.control.parameter import (check, descriptor_fields, DOUBLE, DOUBLE
 from rnea_ros.control.payload import removal
 from rnea_ros.control.settings import check_profiles, Settings
 from rnea_ros.control.wrenches import contact_from_parameters
-from rnea_ros.observer.collision import THRESHOLD_PARAMETER
 
 # Declared by rclpy itself, or for the QoS overrides of publishers and subscriptions.
 ROS_OWN = ('use_sim_time', 'start_type_description_service')
 ROS_OWN_PREFIXES = ('qos_overrides.',)
-JOINT_MODEL_PREFIXES = ('armature.', 'friction.', 'effort_bias.', 'effort_gain.')
-COLLISION_PREFIX = THRESHOLD_PARAMETER
+JOINT_MODEL_PREFIXES = JOINT_MODEL.prefixes
+COLLISION_PREFIX, = COLLISION.prefixes
 # The families declared per joint of each model: the joint model (read-only), the thresholds,
-# the gains of the control law.
+# the gains of the control law; with the thresholds of the profiles, what a model's settings
+# hold (``model_loading.build_core``).
 PER_JOINT = (JOINT_MODEL, COLLISION, GAINS)
-PER_JOINT_PREFIXES = JOINT_MODEL_PREFIXES + (COLLISION_PREFIX,) + GAIN_PREFIXES
-WRENCH_POINT_PREFIX = 'wrench_point.'
-FAMILY_PREFIXES = PER_JOINT_PREFIXES + ('contact.', WRENCH_POINT_PREFIX)
+PER_MODEL = PER_JOINT + (COLLISION_PROFILE,)
+PER_JOINT_PREFIXES = tuple(prefix for family in PER_JOINT for prefix in family.prefixes)
+WRENCH_POINT_PREFIX, = WRENCH_POINT.prefixes
+FAMILY_PREFIXES = PER_JOINT_PREFIXES + CONTACT.prefixes + WRENCH_POINT.prefixes
 
 
 def declared(name: str) -> Parameter | None:
-    """Return the declaration of the parameter ``name`` (of a checked family too), or None."""
-    if name.startswith(COLLISION_PREFIX):
-        return replace(COLLISION.members[0], name=name)
-    if name.startswith(GAIN_PREFIXES):
-        return replace(GAINS.members[GAIN_PREFIXES.index(name[:3])], name=name)
+    """Return the declaration of the parameter ``name`` (of a live family too), or None."""
+    for family in (COLLISION, GAINS):  # checked on a live set (the others are read-only)
+        found = family.split(name, {})
+        if found is not None:
+            return replace(found[0], name=name)
     return BY_NAME.get(name)
 
 

@@ -74,8 +74,8 @@ def test_the_observers_take_the_gain(panda, measured_effort):
     # Undeclared, the current is taken as the torque: r = gravity - current (r is the torque
     # the model needs beyond the measured one).
     for parameters, expected in ((PARAMETERS, 0.0), ({}, panda.gravity_torques(q0) - current)):
-        settings = Settings(observer=True, measured_effort=measured_effort).validate()
-        settings.joint_model = dict(parameters)
+        settings = Settings(observer=True, measured_effort=measured_effort,
+                            joint_model=parameters).validate()
         core = Feedforward(panda, settings)
         for k in range(400):  # 20 time constants of the gain 50 1/s
             core.on_joint_states(core.joint_names, q0, v0, current, k * 1e-3,

@@ -19,7 +19,7 @@ from rnea_ros import RobotModel
 from rnea_ros.control import collision_events
 from rnea_ros.control.declaration import REST_SPEED
 from rnea_ros.control.feedforward import Feedforward
-from rnea_ros.control.observer_outputs import collision_thresholds, threshold_key
+from rnea_ros.control.observer_outputs import check_profile_names
 from rnea_ros.control.safety import COLLISION
 from rnea_ros.control.settings import ParameterRejected, Settings
 
@@ -32,11 +32,15 @@ def panda() -> RobotModel:
 
 
 def core_of(model, thresholds=None, profiles=None, **settings) -> Feedforward:
-    values = Settings(observer=True, wrench_estimation_links=('panda_hand',),
-                      **settings).validate()
-    values.collision_thresholds = dict(thresholds or {})
-    values.collision_profile_thresholds = dict(profiles or {})
-    return Feedforward(model, values)
+    return Feedforward(model, Settings(
+        observer=True, wrench_estimation_links=('panda_hand',),
+        collision_thresholds=thresholds or {}, collision_profile_thresholds=profiles or {},
+        **settings).validate())
+
+
+def live_set(core, changes) -> None:
+    """Swap in the snapshot a live set of ``changes`` makes, as the node does."""
+    core.use(core.settings.updated(changes, core.joint_names))
 
 
 class Feeder:
@@ -128,7 +132,7 @@ def test_the_debounce_is_how_long_the_residual_stays_beyond_and_it_is_live(panda
     feed(2.0, 30)
     feed(0.0, 60)
     assert core.observer.detections == 0 and core.observer.take_events() == []
-    core.observer.apply([SimpleNamespace(name='collision_debounce', value=0.02)])
+    live_set(core, {'collision_debounce': 0.02})
     feed(2.0, 30)
     events = core.observer.take_events()
     assert core.observer.detections == 1 and [e['kind'] for e in events] == ['detected']
@@ -179,30 +183,29 @@ def test_a_profile_switches_the_thresholds_live_its_unset_joints_keep_the_defaul
     feed = Feeder(core, panda)
     feed(2.0, 60)
     assert not core.observer.collision  # 2 N m is under the carrying threshold
-    core.observer.apply([SimpleNamespace(name='collision_profile', value='')])
+    live_set(core, {'collision_profile': ''})
     feed(2.0, 12)
     assert core.observer.collision
     event, = core.observer.take_events()
     assert event['profile'] == '' and event['threshold'] == 0.5
-    core.observer.apply([
-        SimpleNamespace(name='collision_threshold.carrying.panda_joint2', value=1.0),
-        SimpleNamespace(name='collision_profile', value='carrying')])
+    live_set(core, {'collision_threshold.carrying.panda_joint2': 1.0,
+                    'collision_profile': 'carrying'})
     assert core.observer.thresholds['panda_joint2'] == 1.0
     assert core.observer.status()['collision profile'] == 'carrying'
 
 
 def test_threshold_names_split_into_the_default_and_the_profile_sets():
     joints = ('j1', 'a.b')
-    assert threshold_key('collision_threshold.j1', {'p'}, joints) == ('', 'j1')
-    assert threshold_key('collision_threshold.a.b', {'p'}, joints) == ('', 'a.b')
-    assert threshold_key('collision_threshold.p.a.b', {'p'}, joints) == ('p', 'a.b')
-    assert threshold_key('collision_threshold.q.j1', {'p'}, joints) is None
-    assert collision_thresholds({'collision_threshold.j1': 1.0,
-                                 'collision_threshold.p.j1': 2.0, 'armature.j1': 0.1},
-                                joints, ('p',)) == ({'j1': 1.0}, {'p': {'j1': 2.0}})
+    settings = Settings(collision_profiles=('p',)).validate().updated({
+        'collision_threshold.j1': 1.0, 'collision_threshold.a.b': 3.0,
+        'collision_threshold.p.a.b': 2.0, 'collision_threshold.q.j1': 4.0, 'armature.j1': 0.1},
+        joints)
+    assert settings.collision_thresholds == {'j1': 1.0, 'a.b': 3.0}
+    assert settings.collision_profile_thresholds == {'p': {'a.b': 2.0}}
+    assert settings.joint_model == {'armature.j1': 0.1}
     with pytest.raises(ParameterRejected, match="parameter 'collision_profiles': joint 'a.b' "
                        'makes collision_threshold.a.b name both'):
-        collision_thresholds({}, ('b', 'a.b'), ('a',))  # joint b in profile a, or joint a.b
+        check_profile_names(('b', 'a.b'), ('a',))  # joint b in profile a, or joint a.b
 
 
 @pytest.mark.parametrize('profiles, profile, message', [

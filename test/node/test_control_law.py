@@ -1,6 +1,7 @@
 """The control laws without ROS: hand-computed torques, the damped rest, gravity left out."""
 from __future__ import annotations
 
+from dataclasses import replace
 import math
 
 import numpy as np
@@ -79,15 +80,11 @@ def test_feedforward_is_unchanged_by_gains(pendulum):
 
 
 def test_live_gains_apply_from_the_next_cycle(pendulum):
-    class Set:  # what rclpy hands the node's parameter callback
-
-        def __init__(self, name, value):
-            self.name, self.value = name, value
-
     core = make(pendulum, control_law='pd_feedforward')
     desired = point(['hinge'], [0.5], [0.0], [0.0])
     assert run(core, 0.3, 0.0, desired=desired) == pytest.approx(gravity(0.3), abs=TOL)
-    core.law.apply([Set('kp.hinge', 10.0), Set('kd.other_model_joint', 1.0)])
+    core.use(core.settings.updated({'kp.hinge': 10.0, 'kd.other_model_joint': 1.0},
+                                   core.joint_names))
     assert run(core, 0.3, 0.0, now=2.0, desired=desired) == pytest.approx(
         gravity(0.3) + 10.0 * 0.2, abs=TOL)
 
@@ -113,7 +110,7 @@ def test_a_stall_of_the_desired_motion_or_a_fault_publishes_the_damped_rest(
     # joint_states stale: the velocity is unknown, g(q) at the last position (not dropped),
     # whatever fault_output says.
     for fault_output in ('zero', 'none', 'hold_gravity'):
-        core.settings.fault_output = fault_output
+        core.use(replace(core.settings, fault_output=fault_output))
         assert core.cycle(3.0, 0.0) and core.fault.code == JOINT_STATES_STALE
         assert core.effort[0] == pytest.approx(gravity(q), abs=TOL)
 
@@ -141,7 +138,7 @@ def test_gravity_compensated_by_the_robot_is_left_out_of_every_output(pendulum):
     assert core.command[0] == core.effort[0]
     # hold_gravity: the robot holds it; zero stays zero (not -g).
     for fault_output in ('hold_gravity', 'zero'):
-        core.settings.fault_output = fault_output
+        core.use(replace(core.settings, fault_output=fault_output))
         assert core.cycle(3.0, 0.0) and core.fault.code == JOINT_STATES_STALE
         assert core.effort[0] == 0.0
     # The damped rest of a feedback law: -D v.

@@ -8,9 +8,10 @@ than declared.
 """
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, FrozenInstanceError
 import math
 from pathlib import Path
+import re
 import subprocess
 import sys
 
@@ -41,8 +42,7 @@ def test_the_docs_table_is_what_the_declaration_generates():
 
 def test_settings_has_a_field_per_parameter_with_its_declared_default():
     names = {f.name for f in fields(Settings)} - {
-        'joint_model', 'collision_thresholds', 'collision_profile_thresholds', 'wrench_points',
-        'gains', 'extra'}
+        family.attribute for family in declaration.FAMILIES}
     assert names == set(BY_NAME) - set(declaration.NODE_ONLY)
     settings = Settings()
     for name in names - {'contacts'}:
@@ -50,6 +50,34 @@ def test_settings_has_a_field_per_parameter_with_its_declared_default():
         expected = () if default is None else tuple(default) \
             if isinstance(default, (list, tuple)) else default
         assert getattr(settings, name) == expected, name
+
+
+def test_the_snapshot_is_generated_from_the_declaration_and_nothing_else():
+    # Adding a parameter is its declaration and its use: the snapshot's fields are exactly the
+    # declared parameters the core reads and one mapping per family, in declaration order.
+    declared = [p.name for p in declaration.PARAMETERS if p.name not in declaration.NODE_ONLY]
+    families = [f.attribute for f in declaration.FAMILIES if f.attribute]
+    assert [f.name for f in fields(Settings)] == declared + families
+    source = (ROOT / 'rnea_ros' / 'control' / 'settings.py').read_text()
+    assert not [name for name in declared
+                if re.search(rf'^ +{name}: [^=]+= ', source, re.MULTILINE)], \
+        'a field written by hand in settings.py'
+
+
+def test_a_snapshot_is_read_only_and_a_live_set_makes_a_new_one():
+    settings = Settings(gains={'kp.j1': 1.0}).validate()
+    with pytest.raises(FrozenInstanceError):
+        settings.effort_limit_scale = 0.5
+    with pytest.raises(TypeError):
+        settings.gains['kp.j1'] = 2.0
+    new = settings.updated({'effort_limit_scale': 0.5, 'kp.j1': 2.0, 'kd.other': 1.0,
+                            'collision_threshold.j.1': 3.0, 'use_sim_time': True},
+                           joints=('j1', 'j.1'))
+    assert (new.effort_limit_scale, dict(new.gains), dict(new.collision_thresholds)) == (
+        0.5, {'kp.j1': 2.0}, {'j.1': 3.0})
+    assert (settings.effort_limit_scale, dict(settings.gains)) == (1.0, {'kp.j1': 1.0})
+    assert dict(new.updated({'collision_threshold.j.1': None}, ('j.1',)).collision_thresholds) \
+        == {}
 
 
 def test_the_contact_family_takes_its_defaults_from_the_library():

@@ -1,6 +1,8 @@
 """The control logic without ROS: torques, fault policy, desired motion, model checks."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from oracle import robot_path
 import pytest
@@ -42,9 +44,27 @@ def test_full_gravity_and_coriolis_terms(ur5):
     np.testing.assert_array_equal(core.position, q)
     for terms, expected in (('gravity', ur5.gravity_torques(q)),
                             ('gravity_coriolis', ur5.rnea(q, v, np.zeros(6)))):
-        core.settings.torque_terms = terms
+        core.use(replace(core.settings, torque_terms=terms))
         assert core.cycle(1.02, 0.0)
         np.testing.assert_allclose(core.effort, expected, atol=1e-12)
+
+
+def test_a_live_set_is_one_snapshot_taken_whole_by_the_next_cycle(ur5):
+    # effort_limit_scale and torque_terms of one set: the limits are rebuilt on the swap, and
+    # the next cycle publishes the clipped gravity torques (both values, not one of them).
+    q, v = state(ur5, 3)
+    core = make(ur5)
+    before = core.settings
+    core.on_joint_states(ur5.joint_names, q, v, [], now=1.0)
+    assert core.cycle(1.0, 0.0)
+    core.use(before.updated({'effort_limit_scale': 0.01, 'torque_terms': 'gravity'},
+                            core.joint_names))
+    assert (before.effort_limit_scale, before.torque_terms) == (1.0, 'full')  # unchanged
+    assert core.cycle(1.01, 0.0)
+    limit = 0.01 * ur5.effort_limits
+    np.testing.assert_allclose(core.effort, np.clip(ur5.gravity_torques(q), -limit, limit),
+                               atol=1e-12)
+    assert np.any(np.abs(core.effort) == limit)  # the clipping is exercised
 
 
 def test_timeouts_on_the_steady_clock(ur5):
@@ -211,7 +231,7 @@ def test_armature_always_and_friction_when_compensating_match_the_library(ur5):
     np.testing.assert_allclose(core.effort, rigid + joint_model.armature_torques(a), rtol=0,
                                atol=1e-12)
     assert joint_model.armature[0] == 0.4 and joint_model.armature[2] == 0.1
-    core.settings.friction_compensation = True
+    core.use(replace(core.settings, friction_compensation=True))
     assert core.cycle(1.02, 0.0)  # no desired velocities: the measured ones
     np.testing.assert_allclose(core.effort, rigid + joint_model.armature_torques(a)
                                + joint_model.friction_torques(v), rtol=0, atol=1e-12)
@@ -227,7 +247,7 @@ def test_armature_always_and_friction_when_compensating_match_the_library(ur5):
     assert values['friction compensation'] == ('on: shoulder_pan_joint, elbow_joint, '
                                                'wrist_1_joint')
     assert values['armature'] == 'shoulder_pan_joint 0.4, elbow_joint 0.1'
-    core.settings.torque_terms = 'gravity'  # no acceleration: no armature torque
+    core.use(replace(core.settings, torque_terms='gravity'))  # no acceleration: no armature
     assert core.cycle(1.04, 0.0)
     np.testing.assert_allclose(core.effort, ur5.gravity_torques(q)
                                + joint_model.friction_torques(v_friction), rtol=0, atol=1e-12)
@@ -337,7 +357,7 @@ def test_the_base_acceleration_is_low_passed_over_its_stamps():
                        (5.5, 99.1)):  # after the previous one went stale (0.43 s > 0.1 s)
         core.on_base_acceleration(ones * now, ones, now=now, stamp=stamp)
         np.testing.assert_array_equal(core.base_acceleration, [now] * 3 + [1] * 3)
-    core.settings.base_acceleration_time_constant = 0.0  # live: each message as it is
+    core.use(replace(core.settings, base_acceleration_time_constant=0.0))  # live: each as it is
     core.on_base_acceleration(-ones, ones, now=5.501, stamp=99.101)
     np.testing.assert_array_equal(core.base_acceleration, [-1, -1, -1, 1, 1, 1])
     # Unstamped messages: their arrival times are their times (10 ms apart: 1 - exp(-1)).

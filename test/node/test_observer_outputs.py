@@ -31,15 +31,18 @@ def panda() -> RobotModel:
 
 
 def core_of(model, thresholds=None, **settings) -> Feedforward:
-    values = Settings(observer=True, **settings).validate()
-    values.collision_thresholds = dict(thresholds or {})
-    return Feedforward(model, values)
+    return Feedforward(model, Settings(observer=True, collision_thresholds=thresholds or {},
+                                       **settings).validate())
+
+
+def live_set(core, changes) -> None:
+    """Swap in the snapshot a live set of ``changes`` makes, as the node does."""
+    core.use(core.settings.updated(changes, core.joint_names))
 
 
 def test_motor_torques_give_the_library_residual_with_the_friction_subtracted(panda):
     friction = {'friction.panda_joint2.coulomb': 1.5, 'friction.panda_joint4.viscous': 0.8}
-    settings = Settings(observer=True, measured_effort='motor').validate()
-    settings.joint_model = friction
+    settings = Settings(observer=True, measured_effort='motor', joint_model=friction).validate()
     core = Feedforward(panda, settings)
     joint_model = JointModel.from_parameters(panda, {
         **friction, 'friction_velocity_threshold': settings.friction_velocity_threshold})
@@ -76,9 +79,9 @@ def test_a_declared_effort_bias_leaves_the_residual(panda, measured_effort):
     q, v = np.full(panda.nv, 0.1), np.zeros(panda.nv)
     effort = panda.gravity_torques(q) - expected
     for declared in (True, False):
-        settings = Settings(observer=True, measured_effort=measured_effort).validate()
-        settings.joint_model = {f'effort_bias.{joint}': value for joint, value in bias.items()
-                                } if declared else {}
+        settings = Settings(observer=True, measured_effort=measured_effort, joint_model={
+            f'effort_bias.{joint}': value for joint, value in bias.items()} if declared else {}
+                            ).validate()
         core = Feedforward(panda, settings)
         for k in range(400):  # 0.4 s at 1 kHz: 20 time constants of the gain 50 1/s
             core.on_joint_states(core.joint_names, q, v, effort, k * 1e-3,
@@ -132,12 +135,11 @@ def test_live_thresholds_and_gain_apply(panda):
     feed(core, panda, 2.0, 30, stamp)
     assert not core.observer.collision  # no joint watched
     assert core.observer.status()['collision thresholds [N m or N]'] == 'none (not watched)'
-    core.observer.apply([SimpleNamespace(name='collision_threshold.panda_joint2', value=1.0),
-                         SimpleNamespace(name='observer_gain', value=10.0)])
+    live_set(core, {'collision_threshold.panda_joint2': 1.0, 'observer_gain': 10.0})
     feed(core, panda, 2.0, 12, stamp)  # over the threshold for longer than 10 ms
     assert core.observer.collision
     np.testing.assert_array_equal(core.observer.observer.gain, np.full(panda.nv, 10.0))
-    core.observer.apply([SimpleNamespace(name='collision_threshold.panda_joint2', value=None)])
+    live_set(core, {'collision_threshold.panda_joint2': None})
     feed(core, panda, 2.0, 1, stamp)
     assert not core.observer.collision  # not watched any more
 
