@@ -49,6 +49,19 @@ def test_bench_closed_loop_runs_every_row():
     assert out.count('load average') == 2
 
 
+def test_bench_collision_runs_the_documented_workflow_in_lockstep():
+    # The bench's real-time verdict depends on the machine; in lockstep the workflow's own:
+    # thresholds from rnea_bag --observer on one motion, a 20 N push on another.
+    out = bench('bench_collision.py', '--robots', 'panda', '--clock', 'lockstep',
+                '--calibration', '4', '--quiet', '2')
+    assert 'panda: thresholds from 4 s [N m]: ' in out, out
+    for reaction in ('none', 'stop'):
+        assert f'  {reaction}: 2 s held out, false alarms 0; 20 N push: detection started ' \
+            in out, out
+    assert 'at rest' in out and out.count('load average') == 2
+    assert '  panda: OK' in out, out
+
+
 def test_bench_identify_sim_prints_the_truth_table():
     out = bench('bench_identify_sim.py', '--training', '3', '--validation', '1.5',
                 '--tracking', '0.3', '--worst', '2')
