@@ -2,12 +2,15 @@
 The documented collision workflow on the simulated arms in real time: a held-out 20 N push.
 
 Per robot (example-robot-data's panda and ur5), ``rnea_sim`` in real time (``clock:
-realtime``) with the default reality gap and ``command_interface: effort`` (the command is the
-whole torque, as a JointGroupEffortController's), the node on path b (``feedforward_effort``
-on ``effort_commands``) with ``control_law: pd_feedforward`` (the gains of the closed-loop
-tests) and the plant's true model standing for the identified one (its true URDF; the gap's
-armature, Coulomb and viscous friction and the torque readings' bias as the joint model;
-``measured_effort: motor``), the workflow of docs/bag.md and docs/node.md:
+realtime``) with the default reality gap, wired as ``--wiring`` says: ``trajectory`` (default:
+``command_interface: trajectory_effort``, joint_trajectory_controller with an effort interface,
+its PID at 1 kHz in the sim; the node on path a, the feed-forward as each point's effort; a
+latched collision holds the controller) or ``effort`` (``command_interface: effort``, the
+command the whole torque; the node on path b with ``control_law: pd_feedforward`` at the gains
+of the closed-loop tests: its feedback closed over DDS), and the plant's true model standing for
+the identified one (its true URDF; the gap's armature, Coulomb and viscous friction and the
+torque readings' bias as the joint model; ``measured_effort: motor``), the workflow of
+docs/bag.md and docs/node.md:
 
 1. calibration: the demo motion for ``--calibration`` s, recorded by the sim; ``rnea_bag
    --observer`` on the recording's moving part writes ``collision_thresholds.yaml``;
@@ -27,15 +30,17 @@ estimated flange force against the applied one from 0.1 s into the push to its e
 ``stop`` the time from the event until every arm joint is below 0.01 rad/s (the sim's true
 velocities) and how far a joint moved; then a verdict against the bounds: detected within 20
 ms and no false alarm in both runs, the force within 10 % on the moving arm, at rest within
-docs/node.md's 1 s. (Once stopped, the arm's joints are in stiction: with torques from motor
-currents the estimate is then off by what the friction holds, printed but not judged.) The
-load average is printed at the start and the end (``--busy N``: N processes spinning at normal
-priority meanwhile). ``--clock lockstep`` runs the same in lockstep (each sim step waits for
-the node's answer): the workflow without the machine's timing (a tiny run is in the suite).
+docs/node.md's time for the wiring (path a 5 s, path b 1 s). (Once stopped, the arm's joints
+are in stiction: with torques from motor currents the estimate is then off by what the friction
+holds, printed but not judged.) The load average is printed at the start and the end
+(``--busy N``: N processes spinning at normal priority meanwhile). ``--clock lockstep`` runs
+the same in lockstep (each sim step waits for the node's answer): the workflow without the
+machine's timing (a tiny run is in the suite).
 
     .venv/bin/python bench/bench_collision.py [--robots panda ur5] [--calibration 20]
                                               [--quiet 15] [--slower 1.25] [--busy N]
                                               [--clock realtime|lockstep]
+                                              [--wiring trajectory|effort]
 """
 from __future__ import annotations
 
@@ -73,11 +78,17 @@ PUSH = 0.5  # s the sim applies it (wrench_timeout)
 DETECT_WITHIN = 0.020  # s from the push's first step to the detection's start
 FORCE_WITHIN = 0.10  # of the applied force, from 0.1 s into the push to its end
 REST_WITHIN = 1.0  # s from the event until every arm joint is below REST_SPEED (docs/node.md)
-AFTER = 3.0  # s of sim time watched after the push's start
-SIM = {'command_interface': 'effort', 'wrench_timeout': PUSH}
+AFTER = 6.0  # s of sim time watched after the push's start (path a rests within 5 s)
+SIM = {'wrench_timeout': PUSH}
+# --wiring: the sim's command interface, the loop's path, the node's control law, and the time
+# to rest after the event that docs/node.md gives for that wiring's stop.
+WIRINGS = {
+    'trajectory': ('trajectory_effort', 'trajectory', 'feedforward', 5.0),
+    'effort': ('effort', 'effort', 'pd_feedforward', REST_WITHIN),
+}
 
 
-def true_model_params(robot: str, urdf: str) -> tuple[dict, str]:
+def true_model_params(robot: str, urdf: str, law: str) -> tuple[dict, str]:
     """Return the node's parameters of the plant's true model and its joint model file's text."""
     plant = Plant(urdf, gap=load_gap('default'))
     true_model = RobotModel.from_urdf_string(plant.true_urdf)
@@ -85,9 +96,9 @@ def true_model_params(robot: str, urdf: str) -> tuple[dict, str]:
     rows = {name: k for k, name in enumerate(joint_model.joint_names)}
     coulomb, viscous, armature, bias = (np.zeros(len(rows)) for _ in range(4))
     params = {'robot_description': plant.true_urdf, 'inertia_check': 'warn',
-              'measured_effort': 'motor', 'control_law': 'pd_feedforward'}
+              'measured_effort': 'motor', 'control_law': law}
     shares = GAIN_SHARES.get(robot, (1.0,) * len(true_model.joint_names))
-    for joint, share in zip(true_model.joint_names, shares):
+    for joint, share in zip(true_model.joint_names, shares if law != 'feedforward' else ()):
         params[f'kp.{joint}'], params[f'kd.{joint}'] = share * KP, share * KD
     for joint, offset in zip(plant.joint_names, plant.torque_offset):
         terms = plant.gap.joint_terms(joint)
@@ -111,19 +122,19 @@ def moving_from(topics: dict, start: np.ndarray) -> float:
     return (moving[0] - first) / NS
 
 
-def calibrate(urdf: str, params: dict, sim: dict, joint_model: Path, seconds: float,
-              folder: Path) -> dict[str, float]:
+def calibrate(urdf: str, params: dict, sim: dict, path: str, joint_model: Path,
+              seconds: float, folder: Path) -> dict[str, float]:
     """Run the demo motion, calibrate on its recording with rnea_bag; the thresholds."""
     model = RobotModel.from_urdf_string(urdf)
     motion = trajectory_points(model, seconds)
-    run = run_loop(folder, urdf, 'effort', 'default', seconds, node_params=params,
+    run = run_loop(folder, urdf, path, 'default', seconds, node_params=params,
                    sim_params=sim, motion=motion)
     assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
     true_urdf = folder / 'true.urdf'
     true_urdf.write_text(params['robot_description'])
     start = moving_from(run.topics, motion[1][0]) + 0.5
     out = folder / 'calibrated'
-    command = [str(Path(sys.executable).parent / 'rnea_bag'), str(folder / 'effort_bag'),
+    command = [str(Path(sys.executable).parent / 'rnea_bag'), str(folder / f'{path}_bag'),
                '--urdf', str(true_urdf), '--joint-model', str(joint_model), '--observer',
                '--measured-effort', 'motor', '--start', f'{start:.3f}', '--output', str(out)]
     done = subprocess.run(command, capture_output=True, text=True)
@@ -149,8 +160,8 @@ def detection_start(diagnostics: list) -> float | None:
     return None
 
 
-def held_out(robot: str, urdf: str, params: dict, sim: dict, thresholds: dict, quiet: float,
-             slower: float, reaction: str, folder: Path) -> dict:
+def held_out(robot: str, urdf: str, params: dict, sim: dict, path: str, thresholds: dict,
+             quiet: float, slower: float, reaction: str, folder: Path) -> dict:
     """Push the arm on the slower motion with the thresholds set live; what was measured."""
     from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
     from geometry_msgs.msg import WrenchStamped
@@ -199,11 +210,11 @@ def held_out(robot: str, urdf: str, params: dict, sim: dict, thresholds: dict, q
         loop.spin_until(lambda: detection_start(seen['diagnostics']) is not None, 60.0,
                         'the diagnostics of the collision', watch)
 
-    run = run_loop(folder, urdf, 'effort', 'default', duration,
+    run = run_loop(folder, urdf, path, 'default', duration,
                    node_params={**params, 'observer': True, 'wrench_estimation_links': [link],
                                 f'wrench_point.{link}': [0.0, 0.0, 0.0],
                                 'collision_reaction': reaction},
-                   sim_params=sim, during=push, motion=motion)
+                   sim_params=sim, during=push, motion=motion, to_the_end=False)
     assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
     return measure(run.topics, seen, model)
 
@@ -233,7 +244,7 @@ def measure(topics: dict, seen: dict, model: RobotModel) -> dict:
             'moved': float(np.abs(q - q[0]).max())}
 
 
-def verdict(m: dict, reaction: str) -> list[str]:
+def verdict(m: dict, reaction: str, rest_within: float) -> list[str]:
     """Return the bounds a measurement of a run with ``reaction`` missed (none: it passed)."""
     missed = []
     if m['alarms']:
@@ -242,7 +253,7 @@ def verdict(m: dict, reaction: str) -> list[str]:
         missed.append(f"detected {m['detected'] * 1e3:.1f} ms after the push")
     if reaction == 'none' and m['force_error'] > FORCE_WITHIN:
         missed.append(f"force off by {100 * m['force_error']:.1f} %")
-    if reaction == 'stop' and m['rest'] > REST_WITHIN:
+    if reaction == 'stop' and m['rest'] > rest_within:
         missed.append(f"at rest {m['rest']:.2f} s after the event")
     return missed
 
@@ -276,6 +287,9 @@ def main(argv: list[str] | None = None) -> int:
                         help='processes spinning at normal priority meanwhile')
     parser.add_argument('--clock', choices=('realtime', 'lockstep'), default='realtime',
                         help="the sim's clock")
+    parser.add_argument('--wiring', choices=sorted(WIRINGS), default='trajectory',
+                        help='trajectory: joint_trajectory_controller with an effort interface '
+                        '(path a); effort: the node pd_feedforward as the whole torque (path b)')
     args = parser.parse_args(argv)
     busy = [subprocess.Popen([sys.executable, '-c', 'while True: pass'])
             for _ in range(args.busy)]
@@ -285,24 +299,26 @@ def main(argv: list[str] | None = None) -> int:
               f'{args.busy} busy processes)')
         for robot in args.robots:
             urdf = robot_path(robot).read_text()
-            params, joint_model_text = true_model_params(robot, urdf)
+            interface, path, law, rest_within = WIRINGS[args.wiring]
+            params, joint_model_text = true_model_params(robot, urdf, law)
             with tempfile.TemporaryDirectory() as tmp:
                 folder = Path(tmp)
                 joint_model = folder / 'joint_model.yaml'
                 joint_model.write_text(joint_model_text)
                 (folder / 'calibration').mkdir()
-                sim = dict(SIM, clock=args.clock)
-                thresholds = calibrate(urdf, params, sim, joint_model, args.calibration,
+                sim = dict(SIM, clock=args.clock, command_interface=interface)
+                thresholds = calibrate(urdf, params, sim, path, joint_model, args.calibration,
                                        folder / 'calibration')
                 shown = ', '.join(f'{value:.2f}' for value in thresholds.values())
                 print(f'{robot}: thresholds from {args.calibration:g} s [N m]: {shown}')
                 missed = []
                 for reaction in ('none', 'stop'):
                     (folder / reaction).mkdir()
-                    m = held_out(robot, urdf, params, sim, thresholds, args.quiet, args.slower,
-                                 reaction, folder / reaction)
+                    m = held_out(robot, urdf, params, sim, path, thresholds, args.quiet,
+                                 args.slower, reaction, folder / reaction)
                     print(report(m, reaction, args.quiet), flush=True)
-                    missed += [f'{reaction}: {text}' for text in verdict(m, reaction)]
+                    missed += [f'{reaction}: {text}'
+                               for text in verdict(m, reaction, rest_within)]
             failed |= bool(missed)
             print(f"  {robot}: {'FAILED: ' + '; '.join(missed) if missed else 'OK'}")
         print(f'load average at the end: {load()}')

@@ -169,12 +169,15 @@ def call(loop: ClosedLoop, srv_type, name: str, request, watch=('sim', 'node')):
 
 def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
              duration: float = 10.0, node_params: dict | None = None,
-             sim_params: dict | None = None, during=None, motion=None) -> LoopRun:
+             sim_params: dict | None = None, during=None, motion=None,
+             to_the_end: bool = True) -> LoopRun:
     """
     Run the trajectory in closed loop on ``path`` (see ``closed_loop.PATHS``); measure it.
 
     ``during(loop)``: called once the trajectory is sent (e.g. to stop the node).
     ``motion``: (times, Q, V, A) of ``duration`` s instead of the demo trajectory.
+    ``to_the_end`` False: stop once ``during`` returns (a run whose reference is held, e.g. by a
+    latched collision on path a), its tracking not measured.
     """
     model = RobotModel.from_urdf_string(urdf)
     times, Q, V, A = trajectory_points(model, duration) if motion is None else motion
@@ -229,12 +232,14 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
             during(loop)
             watch = ('sim',)
         final = Q[-1]
-        wait_for_end(loop, [desired_sub, *answers_sub], steps, since, duration, final, watch)
+        if to_the_end:
+            wait_for_end(loop, [desired_sub, *answers_sub], steps, since, duration, final,
+                         watch)
         exit_codes['sim'] = loop.stop('sim')
         logs = loop.logs()
     finally:
         exit_codes.update(loop.close())
     topics = read_bag(bag)
     sim_log = (tmp_path / 'sim.log').read_text(errors='replace')
-    return LoopRun(window_tracking(topics, model, final, duration), sim_counters(sim_log),
-                   topics, exit_codes, logs + sim_log[-3000:])
+    tracking = window_tracking(topics, model, final, duration) if to_the_end else Tracking.of([])
+    return LoopRun(tracking, sim_counters(sim_log), topics, exit_codes, logs + sim_log[-3000:])
