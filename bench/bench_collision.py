@@ -47,7 +47,6 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-import re
 import subprocess
 import sys
 import tempfile
@@ -56,14 +55,15 @@ ROOT = Path(__file__).resolve().parents[1]
 for folder in ('test', 'test/node', 'test/closedloop'):
     sys.path.insert(0, str(ROOT / folder))
 
-from loop_harness import call, NS, run_loop, SimSteps, stamp_ns  # noqa: E402
+from loop_harness import (detection_start, NS, run_loop, set_thresholds, SimSteps,  # noqa: E402
+                          stamp_ns)
 import numpy as np  # noqa: E402
 from oracle import robot_path  # noqa: E402
-import yaml  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
+from rnea_ros.bag.observing import read_thresholds  # noqa: E402
 from rnea_ros.control.declaration import REST_SPEED  # noqa: E402
-from rnea_ros.demos.closed_loop import KD, KP, NODE_STATUS, trajectory_points  # noqa: E402
+from rnea_ros.demos.closed_loop import KD, KP, trajectory_points  # noqa: E402
 from rnea_ros.dynamics.joint_model import JointModel  # noqa: E402
 from rnea_ros.sim.gap import load_gap  # noqa: E402
 from rnea_ros.sim.plant import Plant  # noqa: E402
@@ -142,22 +142,8 @@ def calibrate(urdf: str, params: dict, sim: dict, path: str, joint_model: Path,
     for line in done.stdout.splitlines():
         if 'detect' in line:
             print(f'    rnea_bag: {line.strip()}')
-    text = yaml.safe_load((out / 'collision_thresholds.yaml').read_text())
-    prefix = 'collision_threshold.'
-    return {name[len(prefix):]: float(value)
-            for name, value in text['/**']['ros__parameters'].items() if name.startswith(prefix)}
-
-
-def detection_start(diagnostics: list) -> float | None:
-    """Return the start stamp [s] of the node's latest collision, from its diagnostics."""
-    for msg in reversed(diagnostics):
-        for item in msg.status:
-            if item.name == NODE_STATUS:
-                values = {kv.key: kv.value for kv in item.values}
-                found = re.search(r'from stamp ([0-9.]+) s', values.get('last collision', ''))
-                if found:
-                    return float(found.group(1))
-    return None
+    names = list(model.joint_names)
+    return dict(zip(names, read_thresholds(out / 'collision_thresholds.yaml', names).tolist()))
 
 
 def held_out(robot: str, urdf: str, params: dict, sim: dict, path: str, thresholds: dict,
@@ -165,9 +151,6 @@ def held_out(robot: str, urdf: str, params: dict, sim: dict, path: str, threshol
     """Push the arm on the slower motion with the thresholds set live; what was measured."""
     from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
     from geometry_msgs.msg import WrenchStamped
-    from rcl_interfaces.msg import Parameter as ParameterMsg
-    from rcl_interfaces.msg import ParameterType, ParameterValue
-    from rcl_interfaces.srv import SetParameters
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
     model = RobotModel.from_urdf_string(urdf)
@@ -185,11 +168,7 @@ def held_out(robot: str, urdf: str, params: dict, sim: dict, path: str, threshol
             QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
                        durability=DurabilityPolicy.TRANSIENT_LOCAL))
         loop.subscribe(DiagnosticArray, '/diagnostics', seen['diagnostics'].append)
-        result = call(loop, SetParameters, '/rnea/set_parameters', SetParameters.Request(
-            parameters=[ParameterMsg(name=f'collision_threshold.{joint}', value=ParameterValue(
-                type=ParameterType.PARAMETER_DOUBLE, double_value=value))
-                for joint, value in thresholds.items()]))
-        assert all(r.successful for r in result.results), result
+        set_thresholds(loop, thresholds)
         loop.spin_until(lambda: steps.counts, 60.0, "the sim's step count", watch)
         since = steps.counts[-1]
         loop.spin_until(lambda: steps.counts[-1] >= since + quiet * 1000, 60.0 * quiet,

@@ -22,7 +22,8 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
 from rnea_ros import RobotModel
-from rnea_ros.demos.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, KD, KP, START_TIMEOUT,
+from rnea_ros.demos.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, KD, KP, NODE_STATUS,
+                                        START_TIMEOUT,
                                         tracked_joints, Tracking, trajectory_message,
                                         trajectory_points)
 
@@ -165,6 +166,29 @@ def call(loop: ClosedLoop, srv_type, name: str, request, watch=('sim', 'node')):
         return future.result()
     finally:
         loop.node.destroy_client(client)
+
+
+def set_thresholds(loop: ClosedLoop, thresholds: dict) -> None:
+    """Set ``collision_threshold.<joint>`` of the node live, in one atomic set; each accepted."""
+    from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+    from rcl_interfaces.srv import SetParameters
+    result = call(loop, SetParameters, '/rnea/set_parameters', SetParameters.Request(
+        parameters=[Parameter(name=f'collision_threshold.{joint}', value=ParameterValue(
+            type=ParameterType.PARAMETER_DOUBLE, double_value=float(value)))
+            for joint, value in thresholds.items()]))
+    assert all(r.successful for r in result.results), result
+
+
+def detection_start(diagnostics: list) -> float | None:
+    """Return the start stamp [s] of the node's latest collision, from its diagnostics."""
+    for msg in reversed(diagnostics):
+        for item in msg.status:
+            if item.name == NODE_STATUS:
+                values = {kv.key: kv.value for kv in item.values}
+                found = re.search(r'from stamp ([0-9.]+) s', values.get('last collision', ''))
+                if found:
+                    return float(found.group(1))
+    return None
 
 
 def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',

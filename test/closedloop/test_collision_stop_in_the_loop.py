@@ -16,13 +16,10 @@ from __future__ import annotations
 
 from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import WrenchStamped
-from loop_harness import call, NS, run_loop, stamp_ns
+from loop_harness import call, NS, run_loop, set_thresholds, stamp_ns
 import numpy as np
 from oracle import robot_path
 import pytest
-from rcl_interfaces.msg import Parameter as ParameterMsg
-from rcl_interfaces.msg import ParameterType, ParameterValue
-from rcl_interfaces.srv import SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
@@ -85,11 +82,7 @@ def push_when_calibrated(loop, external: list, events: list) -> None:
     names = list(external[0].name)
     residuals = np.array([m.effort for m in external])[:, [names.index(j) for j in ARM]]
     thresholds = calibrate_thresholds(residuals, margin=2.0, floor=0.5)
-    result = call(loop, SetParameters, '/rnea/set_parameters', SetParameters.Request(
-        parameters=[ParameterMsg(name=f'collision_threshold.{joint}', value=ParameterValue(
-            type=ParameterType.PARAMETER_DOUBLE, double_value=float(value)))
-            for joint, value in zip(ARM, thresholds)]))
-    assert all(r.successful for r in result.results), result
+    set_thresholds(loop, dict(zip(ARM, thresholds)))
     assert not events  # none so far
     loop.spin_until(lambda: pusher.get_subscription_count() > 0, 60.0, 'the sim', WATCH)
     wrench = WrenchStamped()

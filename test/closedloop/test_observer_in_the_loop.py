@@ -15,24 +15,18 @@ feed-forward comes back.
 """
 from __future__ import annotations
 
-import re
-
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
-from loop_harness import call, NS, run_loop, stamp_ns
+from loop_harness import call, detection_start, NS, run_loop, set_thresholds, stamp_ns
 import numpy as np
 from oracle import robot_path
 import pytest
-from rcl_interfaces.msg import Parameter as ParameterMsg
-from rcl_interfaces.msg import ParameterType, ParameterValue
-from rcl_interfaces.srv import SetParameters
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
 from rnea_ros import RobotModel
-from rnea_ros.demos.closed_loop import NODE_STATUS
 from rnea_ros.observer.collision import calibrate_thresholds, DEFAULT_MIN_DURATION
 
 pytestmark = pytest.mark.timeout(900)
@@ -42,18 +36,6 @@ FORCE = np.array([12.0, -16.0, 0.0])  # N, in the flange frame: 20 N
 PUSH = 0.5  # s of sim time
 CALIBRATION = 1.0  # s of sim time of collision-free residual
 WATCH = ('sim', 'node')
-
-
-def detection_start(diagnostics: list) -> float | None:
-    """Return the start stamp [s] of the node's latest collision, from its diagnostics."""
-    for msg in reversed(diagnostics):
-        for item in msg.status:
-            if item.name == NODE_STATUS:
-                values = {kv.key: kv.value for kv in item.values}
-                found = re.search(r'from stamp ([0-9.]+) s', values.get('last collision', ''))
-                if found:
-                    return float(found.group(1))
-    return None
 
 
 def test_a_push_on_the_flange_is_detected_its_force_estimated_and_reset(tmp_path):
@@ -81,11 +63,7 @@ def test_a_push_on_the_flange_is_detected_its_force_estimated_and_reset(tmp_path
         residuals = np.array([m.effort for m in external])[:, [names.index(j) for j in ARM]]
         # A margin over the calibration's own peaks: the motion is faster later on.
         thresholds.update(zip(ARM, calibrate_thresholds(residuals, margin=2.0, floor=0.5)))
-        result = call(loop, SetParameters, '/rnea/set_parameters', SetParameters.Request(
-            parameters=[ParameterMsg(name=f'collision_threshold.{joint}', value=ParameterValue(
-                type=ParameterType.PARAMETER_DOUBLE, double_value=float(value)))
-                for joint, value in thresholds.items()]))
-        assert all(r.successful for r in result.results), result
+        set_thresholds(loop, thresholds)
         assert seen['collision'] and seen['collision'][-1].data is False  # none so far
         loop.spin_until(lambda: pusher.get_subscription_count() > 0, 60.0, 'the sim', WATCH)
         push = WrenchStamped()
