@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-import subprocess
 
+from grouped import run_grouped
 import numpy as np
 import pytest
 
@@ -151,8 +151,7 @@ def test_demo_refuses_a_bad_xacro_argument(argv, message, capsys):
 @pytest.mark.slow
 def test_demo_sh_closes_the_loop_and_the_feedforward_tracks_3x_better(robots_dir):
     """scripts/demo.sh: the sim panda, PD alone then with the node, exit 0 and the verdict."""
-    done = subprocess.run([str(ROOT / 'scripts' / 'demo.sh'), '--phase', '3'],
-                          capture_output=True, text=True, timeout=380)
+    done = run_grouped([str(ROOT / 'scripts' / 'demo.sh'), '--phase', '3'], timeout=380)
     out = done.stdout
     assert done.returncode == 0, out + done.stderr[-3000:]
     assert out.rstrip().endswith('OK')

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from pathlib import Path
 import re
-import subprocess
 import sys
 
 from arm import write_arm
+from grouped import run_grouped
 import numpy as np
 import pytest
 
@@ -30,9 +30,9 @@ pytestmark = pytest.mark.timeout(600)
 
 def test_identification_from_the_designed_motion_beats_random_sines(tmp_path):
     urdf = write_arm(tmp_path)
-    done = subprocess.run([sys.executable, str(ROOT / 'bench' / 'bench_excite_sim.py'),
-                           '--urdf', str(urdf), '--duration', '10', '--harmonics', '3',
-                           '--base-frequency', '0.2'], capture_output=True, text=True, cwd=ROOT)
+    done = run_grouped([sys.executable, str(ROOT / 'bench' / 'bench_excite_sim.py'),
+                        '--urdf', str(urdf), '--duration', '10', '--harmonics', '3',
+                        '--base-frequency', '0.2'], cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     rows = {}
     for name in ('rnea_excite', 'random sines'):
