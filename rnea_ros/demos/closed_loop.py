@@ -41,6 +41,7 @@ POINT_PERIOD = 0.01  # s between two points of the trajectory sent (quintic in b
 KP, KD = 100.0, 10.0  # N m/rad, N m s/rad: a compliant joint PD, low gains
 START_TIMEOUT = 180.0  # s: the first start on a machine compiles the kernels
 STOP_TIMEOUT = 30.0  # s from SIGINT to SIGKILL: the sim writes its bag
+LOCKSTEP_TIMEOUT = 2.0  # s [wall clock] a lockstep sim here waits for each answer
 NODE_STATUS = '/rnea: feed-forward torques'
 SIM_STATUS = '/rnea_sim: simulated robot'
 
@@ -122,7 +123,15 @@ class ClosedLoop:
 
     def start_sim(self, params: dict, remaps: dict | None = None, name: str = 'sim',
                   record: Path | None = None) -> RosProcess:
-        """Start ``python -m rnea_ros.sim`` with ``params`` (``--record`` when given)."""
+        """
+        Start ``python -m rnea_ros.sim`` with ``params`` (``--record`` when given).
+
+        In lockstep the sim waits up to ``LOCKSTEP_TIMEOUT`` for each answer unless ``params``
+        say otherwise: a missed answer is then the node not answering, not a stall of a shared
+        machine (answers later than the sim's default 0.1 s were seen at load 4).
+        """
+        if params.get('clock') == 'lockstep':
+            params = {'lockstep_timeout': LOCKSTEP_TIMEOUT, **params}
         command = [sys.executable, '-m', 'rnea_ros.sim']
         if record is not None:
             command += ['--record', str(record)]
