@@ -45,6 +45,7 @@ from rnea_ros.sim.inbox import MSGTYPE, TrajectoryInbox
 from rnea_ros.sim.messages import nanoseconds, stamp_of, wrench_msg
 from rnea_ros.sim.parameters import declare_settings
 from rnea_ros.sim.plant import Plant
+from rnea_ros.sim.polled import PolledInputs
 from rnea_ros.sim.record import Recorder
 from rnea_ros.sim.trajectory import TrajectoryError
 from rnea_ros.timing import GcMonitor, set_fifo_priority, set_timer_slack, StepSchedule
@@ -87,7 +88,6 @@ class SimNode(Node):
         plant.reset(q)
         self.dt = 1.0 / settings.rate
         self.lock = threading.Lock()
-        self.answered = threading.Condition(self.lock)
         self.counters = {'steps': 0, 'late steps': 0, 'missed answers': 0,
                          'joint_states dropped (gap)': 0}
         self.rejected: dict[str, int] = {}
@@ -145,25 +145,10 @@ class SimNode(Node):
         self.inbox = TrajectoryInbox(self._on_trajectory, self._refuse_trajectory)
         self.create_subscription(JointTrajectory, 'joint_trajectory', self._on_trajectory_data,
                                  TRAJECTORY_QOS, raw=True)
-        # The robot's command inputs. With the realtime clock the stepping thread takes them
-        # itself before each step (as a ros2_control loop reads its command buffers in its
-        # cycle), from a node no executor serves: rclpy's executor costs hundreds of µs of
-        # Python per message, two messages a step, which made the answers arrive a step later.
-        # In lockstep the executor serves them and the stepping thread waits for the answer.
-        self.polled: list[tuple] = []
-        inputs = ((Float64MultiArray, 'effort_commands', self._on_command),
-                  (JointState, 'joint_torques', self._on_answer))
-        if self.settings.clock == 'realtime':
-            self.inputs_node = Node('rnea_sim_inputs', context=self.context,
-                                    namespace=self.get_namespace())
-            for msg_type, topic, callback in inputs:
-                subscription = self.inputs_node.create_subscription(
-                    msg_type, topic, callback, POLLED)
-                self.polled.append((subscription.handle, msg_type, callback))
-        else:
-            self.inputs_node = None
-            for msg_type, topic, callback in inputs:
-                self.create_subscription(msg_type, topic, callback, RELIABLE)
+        # The robot's command inputs, taken by the stepping thread (``polled``).
+        self.polled = PolledInputs(self.context, self.get_namespace(), (
+            (Float64MultiArray, 'effort_commands', self._on_command),
+            (JointState, 'joint_torques', self._on_answer)), POLLED)
         self.create_subscription(WrenchStamped, 'apply_wrench', self._on_wrench, TRAJECTORY_QOS)
         self.create_timer(1.0, self._publish_diagnostics)
         names = list(plant.joint_names)
@@ -241,7 +226,6 @@ class SimNode(Node):
         with self.lock:
             self.answer_stamp = nanoseconds(msg.header.stamp)
             self.answer_effort = effort
-            self.answered.notify_all()
 
     def _on_wrench(self, msg: WrenchStamped) -> None:
         self._record_in('apply_wrench', msg)
@@ -302,7 +286,7 @@ class SimNode(Node):
                 delay = abs(self.rng.normal(0.0, jitter)) if jitter > 0 else 0.0
                 schedule.wait(k, round(delay * 1e9))
             stamp = self.start_ns + k * dt_ns
-            self._take_inputs()
+            self.polled.take()  # every command input received since the last step
             published = self._publish_state(stamp, k)
             if lockstep and published:
                 self._await_answer(stamp)
@@ -310,12 +294,6 @@ class SimNode(Node):
             k += 1
             if k % collect_every == 0:
                 self.gc_monitor.collect()
-
-    def _take_inputs(self) -> None:
-        """Realtime clock: take every command input received since the last step."""
-        for handle, msg_type, callback in self.polled:
-            while (taken := handle.take_message(msg_type, False)) is not None:
-                callback(taken[0])
 
     def _await_answer(self, stamp: int) -> None:
         """
@@ -328,11 +306,18 @@ class SimNode(Node):
         """
         wired = (self.controller.command_interface != 'trajectory_effort'  # takes none
                  and self.count_publishers('effort_commands') > 0)  # a graph query: ~10 us
-        with self.lock:
-            if not self.answered.wait_for(lambda: self.answer_stamp >= stamp,
-                                          self.settings.lockstep_timeout):
+        deadline = time.monotonic() + self.settings.lockstep_timeout
+        while True:
+            self.polled.take()
+            if self.answer_stamp >= stamp:
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0.0:
                 self.counters['missed answers'] += 1
-            elif wired and self.answer_effort is not None:
+                return
+            self.polled.wait(remaining)
+        if wired and self.answer_effort is not None:
+            with self.lock:
                 try:
                     self.controller.set_command(self.answer_effort, self.sim_time)
                 except CommandError as error:
@@ -434,9 +419,9 @@ class SimNode(Node):
             self.recorder.add(topic, msg, stamp)
 
     def destroy_node(self) -> None:
-        inputs = getattr(self, 'inputs_node', None)  # absent when the start-up failed
-        if inputs is not None:
-            inputs.destroy_node()
+        polled = getattr(self, 'polled', None)  # absent when the start-up failed
+        if polled is not None:
+            polled.destroy()
         super().destroy_node()
 
     # ------------------------------------------------------------------ diagnostics
