@@ -78,7 +78,7 @@ PUSH = 0.5  # s the sim applies it (wrench_timeout)
 DETECT_WITHIN = 0.020  # s from the push's first step to the detection's start
 FORCE_WITHIN = 0.10  # of the applied force, from 0.1 s into the push to its end
 REST_WITHIN = 1.0  # s from the event until every arm joint is below REST_SPEED (docs/node.md)
-AFTER = 6.0  # s of sim time watched after the push's start (path a rests within 5 s)
+AFTER = 1.0  # s of sim time watched after the push's start beyond the wiring's time to rest
 SIM = {'wrench_timeout': PUSH}
 # --wiring: the sim's command interface, the loop's path, the node's control law, and the time
 # to rest after the event that docs/node.md gives for that wiring's stop.
@@ -147,14 +147,20 @@ def calibrate(urdf: str, params: dict, sim: dict, path: str, joint_model: Path,
 
 
 def held_out(robot: str, urdf: str, params: dict, sim: dict, path: str, thresholds: dict,
-             quiet: float, slower: float, reaction: str, folder: Path) -> dict:
-    """Push the arm on the slower motion with the thresholds set live; what was measured."""
+             quiet: float, slower: float, reaction: str, rest_within: float,
+             folder: Path) -> dict:
+    """
+    Push the arm on the slower motion with the thresholds set live; what was measured.
+
+    Watched for ``rest_within`` + ``AFTER`` s of sim time from the push's start.
+    """
     from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
     from geometry_msgs.msg import WrenchStamped
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
     model = RobotModel.from_urdf_string(urdf)
-    duration = quiet + AFTER + 1.0
+    after = rest_within + AFTER
+    duration = quiet + after + 1.0
     times, Q, V, A = trajectory_points(model, duration / slower)
     motion = (times * slower, Q, V / slower, A / slower ** 2)
     link = FLANGE[robot]
@@ -184,7 +190,7 @@ def held_out(robot: str, urdf: str, params: dict, sim: dict, path: str, threshol
         loop.spin_until(lambda: len(seen['events']) > seen['alarms'], 60.0,
                         'the collision event', watch)
         pushed = steps.counts[-1]
-        loop.spin_until(lambda: steps.counts[-1] >= pushed + AFTER * 1000, 60.0 * AFTER,
+        loop.spin_until(lambda: steps.counts[-1] >= pushed + after * 1000, 60.0 * after,
                         'the rest after the push', watch)
         loop.spin_until(lambda: detection_start(seen['diagnostics']) is not None, 60.0,
                         'the diagnostics of the collision', watch)
@@ -294,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
                 for reaction in ('none', 'stop'):
                     (folder / reaction).mkdir()
                     m = held_out(robot, urdf, params, sim, path, thresholds, args.quiet,
-                                 args.slower, reaction, folder / reaction)
+                                 args.slower, reaction, rest_within, folder / reaction)
                     print(report(m, reaction, args.quiet), flush=True)
                     missed += [f'{reaction}: {text}'
                                for text in verdict(m, reaction, rest_within)]
