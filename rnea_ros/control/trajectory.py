@@ -16,6 +16,9 @@ derivatives the points carry:
 Before the first point and after the last, the sample holds that point's position at rest (zero
 velocity and acceleration). A single-point trajectory is constant: its fields at any time.
 
+The simulated robot samples with a sampler of its own (``rnea_ros.sim.trajectory``, scipy's
+interpolants), kept apart on purpose as an independent check (``test/sim/test_two_samplers.py``).
+
 ``point_derivatives`` gives (q, v, a) at each point to fill the points' efforts: the fields the
 points carry as they are, and the missing derivatives by differentiating a spline: with velocities,
 the accelerations of the cubic Hermite interpolation (at an interior point, the mean of the values

@@ -9,6 +9,10 @@ desired state held when it arrived (a point at time 0 is prepended), as
 joint_trajectory_controller starts from its current reference. After the last point the last
 position is held at rest, with the last effort.
 
+Written apart from the node's sampler (``rnea_ros.control.trajectory``) on purpose: the
+simulated robot stands for the real controller, and one shared sampler would hide a bug common
+to both; ``test/sim/test_two_samplers.py`` checks that the two agree.
+
 Joints the trajectory does not name keep their desired position. ``TrajectoryError`` says in
 one line why a trajectory is refused: unknown or repeated names, fields of the wrong length,
 non-finite values, times that do not increase, positions outside the URDF joint limits.
