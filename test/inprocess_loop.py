@@ -11,13 +11,13 @@ or the plant's own inverse dynamics (the limit: what a perfect rigid-body model 
 """
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 
 import numpy as np
 
 from rnea_ros import RobotModel
 from rnea_ros.demos.closed_loop import KD, KP, tracked_joints, Tracking, trajectory_points
+from rnea_ros.sim import loop as sim_loop
 from rnea_ros.sim.controller import JointController
 from rnea_ros.sim.gap import load_gap
 from rnea_ros.sim.plant import Plant
@@ -72,31 +72,29 @@ def run_in_process(urdf: str, gap: str, feedforward: Feedforward | None, duratio
     """
     Track the demo trajectory for ``duration`` s at 1 kHz; the tracking error of the run.
 
+    The steps are ``rnea_ros.sim.loop.run_in_process``'s (the sim's lockstep without DDS).
     ``point_efforts``: the trajectory's points carry ``RobotModel.rnea`` at their desired
     state, as the node's ``joint_trajectory_with_effort`` does (path a; ``feedforward`` is then
     usually None); otherwise ``feedforward`` gives an effort command at each step (path b).
     ``late_steps``: the command computed from the state of step k is applied from step
-    k + ``late_steps`` on (1: a robot whose effort interface takes the answer to a state in
-    its next tick, as a ros2_control effort controller fed over a topic does).
+    k + ``late_steps`` on (see ``sim.loop.run_in_process``).
     ``controller_keywords`` go to ``start_tracking`` (e.g. ``command_interface``).
     """
     plant, controller, tracked = start_tracking(urdf, gap, duration, kp, kd, point_efforts,
                                                 **controller_keywords)
+    run = sim_loop.run_in_process(plant, controller, duration,
+                                  None if feedforward is None else full_layout(plant, feedforward),
+                                  late_steps=late_steps)
+    return Tracking.of(run.reference[:, tracked] - run.position[:, tracked])
+
+
+def full_layout(plant: Plant, feedforward: Feedforward) -> sim_loop.Feedforward:
+    """Return ``feedforward`` called with the model's whole q, v and the desired acceleration."""
     model = plant.nominal
-    q_full, v_full, a_full = model.neutral_configuration(), np.zeros(model.nv), np.zeros(model.nv)
-    steps = int(round(duration / plant.timestep))
-    error = np.empty((steps, len(tracked)))
-    pending: deque = deque()
-    for k in range(steps):
-        t = k * plant.timestep
-        q, v = plant.measured_position(), plant.measured_velocity()
-        reference = controller.sample(t)
-        error[k] = reference.position[tracked] - plant.q()[plant.actuated_q][tracked]
-        q_full[plant.actuated_q], v_full[plant.actuated_v] = q, v
-        a_full[plant.actuated_v] = reference.acceleration
-        if feedforward is not None:
-            pending.append(feedforward(plant, q_full, v_full, a_full))
-            if len(pending) > late_steps:
-                controller.set_command(pending.popleft(), t)
-        plant.step(controller.effort(t, q, v))
-    return Tracking.of(error)
+    q, v, a = model.neutral_configuration(), np.zeros(model.nv), np.zeros(model.nv)
+
+    def of_actuated(position, velocity, reference):
+        q[plant.actuated_q], v[plant.actuated_v] = position, velocity
+        a[plant.actuated_v] = reference.acceleration
+        return feedforward(plant, q, v, a)
+    return of_actuated

@@ -15,6 +15,7 @@ in ``gap.drop`` left out), so that a run can be identified (``rnea_identify``) l
 """
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -70,17 +71,21 @@ def rnea_feedforward(model: RobotModel, plant: Plant) -> Feedforward:
 
 def run_in_process(plant: Plant, controller: JointController, duration: float,
                    feedforward: Feedforward | None = None, recorder: Recorder | None = None,
-                   start_ns: int = START_NS) -> TrackingRun:
+                   start_ns: int = START_NS, late_steps: int = 0) -> TrackingRun:
     """
     Step ``duration`` seconds of sim time from the plant's current state (see above).
 
     ``recorder``: add the run's ``joint_states`` to it, stamped ``start_ns`` + sim time.
+    ``late_steps``: the command computed from the state of step k is applied from step
+    k + ``late_steps`` on (1: a robot whose effort interface takes the answer to a state in
+    its next tick, as a ros2_control effort controller fed over a topic does).
     """
     steps = int(round(duration / plant.timestep))
     n = len(plant.joint_names)
     times = np.arange(steps) * plant.timestep
     reference, position, effort = (np.zeros((steps, n)) for _ in range(3))
     drops = np.random.default_rng(plant.gap.seed + 3)  # the sim's own draws of lost messages
+    pending: deque = deque()  # the commands computed, not applied yet
     for k, t in enumerate(times):
         measured = plant.measured_position(), plant.measured_velocity()
         if recorder is not None and not (plant.gap.drop > 0 and drops.random() < plant.gap.drop):
@@ -88,7 +93,9 @@ def run_in_process(plant: Plant, controller: JointController, duration: float,
                                       plant.measured_effort())
         sample = controller.sample(t)
         if feedforward is not None:
-            controller.set_command(feedforward(*measured, sample)[controller.command_columns], t)
+            pending.append(feedforward(*measured, sample)[controller.command_columns])
+            if len(pending) > late_steps:
+                controller.set_command(pending.popleft(), t)
         reference[k] = sample.position
         position[k] = plant.q()[plant.actuated_q]
         effort[k] = controller.effort(t, *measured)
