@@ -64,7 +64,7 @@ from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.bag.observing import read_thresholds  # noqa: E402
 from rnea_ros.control.declaration import REST_SPEED  # noqa: E402
 from rnea_ros.demos.closed_loop import KD, KP, trajectory_points  # noqa: E402
-from rnea_ros.dynamics.joint_model import JointModel  # noqa: E402
+from rnea_ros.dynamics.actuation import Actuation  # noqa: E402
 from rnea_ros.sim.gap import load_gap  # noqa: E402
 from rnea_ros.sim.plant import Plant  # noqa: E402
 
@@ -92,7 +92,7 @@ def true_model_params(robot: str, urdf: str, law: str) -> tuple[dict, str]:
     """Return the node's parameters of the plant's true model and its joint model file's text."""
     plant = Plant(urdf, gap=load_gap('default'))
     true_model = RobotModel.from_urdf_string(plant.true_urdf)
-    joint_model = JointModel.zeros(true_model)
+    joint_model = Actuation.zeros(true_model)
     rows = {name: k for k, name in enumerate(joint_model.joint_names)}
     coulomb, viscous, armature, bias = (np.zeros(len(rows)) for _ in range(4))
     params = {'robot_description': plant.true_urdf, 'inertia_check': 'warn',
@@ -109,8 +109,8 @@ def true_model_params(robot: str, urdf: str, law: str) -> tuple[dict, str]:
                        f'friction.{joint}.coulomb': terms['coulomb'],
                        f'friction.{joint}.viscous': terms['viscous'],
                        f'effort_bias.{joint}': float(offset)})
-    file = JointModel(joint_model.joint_names, coulomb, viscous, np.zeros(len(rows)), armature,
-                      effort_bias=bias)
+    file = Actuation(joint_model.joint_names, coulomb, viscous, np.zeros(len(rows)), armature,
+                     effort_bias=bias)
     return params, file.to_yaml()
 
 

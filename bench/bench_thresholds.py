@@ -33,7 +33,7 @@ import numpy as np  # noqa: E402
 from oracle import robot_path  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
-from rnea_ros.dynamics.joint_model import JointModel  # noqa: E402
+from rnea_ros.dynamics.actuation import Actuation  # noqa: E402
 from rnea_ros.identify.cli import main as identify  # noqa: E402
 from rnea_ros.observer import calibrate_thresholds, detect_events, MomentumObserver  # noqa
 
@@ -102,7 +102,7 @@ def event_table(urdf, names, logs) -> dict:
             assert code == 0, f'rnea_identify exited with {code}'
             urdf_model = RobotModel.from_urdf_file(urdf)
             identified = RobotModel.from_urdf_file(out / 'identified.urdf')
-            joint_model = JointModel.load_yaml(out / 'joint_model.yaml', identified)
+            joint_model = Actuation.load_yaml(out / 'joint_model.yaml', identified)
             for label, model, jm, effort in (
                     ('URDF, link_side', urdf_model, None, 'link_side'),
                     ('identified, link_side', identified, None, 'link_side'),

@@ -44,7 +44,7 @@ from oracle import robot_path
 
 from rnea_ros import RobotModel
 from rnea_ros.demos.closed_loop import KD, KP
-from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD, JointModel
+from rnea_ros.dynamics.actuation import Actuation, DEFAULT_VELOCITY_THRESHOLD
 from rnea_ros.identify import base as base_params
 from rnea_ros.identify import parameters
 from rnea_ros.identify.cli import main as rnea_identify
@@ -82,7 +82,7 @@ class Judgement:
     residual_urdf: np.ndarray
     residual_truth: np.ndarray    # the plant's own base parameters, validation data, every row
     warnings: list[str]           # identification.json's
-    joint_model: JointModel       # joint_model.yaml's
+    joint_model: Actuation       # joint_model.yaml's
     tracking_identified: float    # RMS tracking error, demo trajectory [rad]
     tracking_true: float          # the plant's inverse dynamics (no dry friction)
     tracking_urdf: float
@@ -202,7 +202,7 @@ def true_friction_feedforward(plant: Plant, q, v, a) -> np.ndarray:
 def identified_feedforward(folder: Path):
     """Return the node's feed-forward with identified.urdf and joint_model.yaml (friction on)."""
     model = RobotModel.from_urdf_file(folder / 'identified.urdf')
-    joints = JointModel.load_yaml(folder / 'joint_model.yaml', model)
+    joints = Actuation.load_yaml(folder / 'joint_model.yaml', model)
 
     def feedforward(plant: Plant, q, v, a) -> np.ndarray:
         tau = model.rnea(q, v, a) + joints.armature_torques(a) + joints.friction_torques(v)
@@ -247,7 +247,7 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
     return Judgement(names, truth, column['least_squares'], column['std'], column['final'],
                      joints, load_gap(gap).torque_noise, residual, residual_moving,
                      residual_urdf, residual_truth, data['warnings'],
-                     JointModel.load_yaml(out / 'joint_model.yaml', model),
+                     Actuation.load_yaml(out / 'joint_model.yaml', model),
                      runs['identified'], runs['true'], runs['urdf'], runs['true+friction'])
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from rnea_ros import params_file, RobotModel
 from rnea_ros.bag.observing import read_thresholds, thresholds_yaml
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.payload import Payload
 from rnea_ros.errors import InputError
 from rnea_ros.identify.payload import payload_yaml
@@ -32,11 +32,11 @@ URDF = """<robot name="two">
     <origin xyz="0.2 0 0"/><axis xyz="1 0 0"/>
     <limit lower="-0.1" upper="0.1" effort="10" velocity="1"/></joint>
 </robot>"""
-JOINT_MODEL = {'friction.shoulder.coulomb': 0.8, 'friction.slide.viscous': 1.5e-05,
-               'armature.shoulder': 0.1, 'effort_bias.slide': -0.25,
-               'friction_velocity_threshold': 0.02}
-JOINT_MODEL_TEXT = """\
-# Joint model of rnea_ros (rnea_ros/dynamics/joint_model.py): per joint
+ACTUATION = {'friction.shoulder.coulomb': 0.8, 'friction.slide.viscous': 1.5e-05,
+             'armature.shoulder': 0.1, 'effort_bias.slide': -0.25,
+             'friction_velocity_threshold': 0.02}
+ACTUATION_TEXT = """\
+# Joint model of rnea_ros (rnea_ros/dynamics/actuation.py): per joint
 # tau += armature*a + coulomb*tanh(v/friction_velocity_threshold) + viscous*v + offset
 # (N m, N m s/rad, N m, kg m^2; N, N s/m, N, kg for prismatic joints);
 # effort_bias (N m; N): the effort sensor's bias, taken out of the measured effort, never applied
@@ -95,9 +95,9 @@ def _read_back(tmp_path, text: str, what: str = 'the parameters') -> dict:
 
 
 def test_the_joint_model_file_is_unchanged_and_reads_back_exactly(tmp_path, model):
-    written = JointModel.from_parameters(model, JOINT_MODEL)
-    gained = JointModel.from_parameters(model, {**JOINT_MODEL, 'effort_gain.slide': 12.5})
-    assert written.to_yaml() == JOINT_MODEL_TEXT
+    written = Actuation.from_parameters(model, ACTUATION)
+    gained = Actuation.from_parameters(model, {**ACTUATION, 'effort_gain.slide': 12.5})
+    assert written.to_yaml() == ACTUATION_TEXT
     for joint_model in (written, gained):
         params = _read_back(tmp_path, joint_model.to_yaml())
         expected = joint_model.to_parameters()
@@ -208,7 +208,7 @@ HOSTILE_IDS = ['deep brackets', 'deep names', 'aliases', 'not a mapping', 'empty
 
 @pytest.mark.parametrize('text, message', HOSTILE, ids=HOSTILE_IDS)
 @pytest.mark.parametrize('reader, what', [
-    (lambda path, model: JointModel.load_yaml(path, model), 'the joint model'),
+    (lambda path, model: Actuation.load_yaml(path, model), 'the joint model'),
     (lambda path, model: read_thresholds(path, ['shoulder', 'slide']), 'collision thresholds'),
 ], ids=['joint model', 'thresholds'])
 def test_every_reader_refuses_a_hostile_file_in_one_line(tmp_path, model, reader, what, text,

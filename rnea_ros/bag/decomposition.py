@@ -15,7 +15,7 @@ velocity part vanishes at v = 0):
                     wrenches alone require (zero without wrenches)
 
 and the total is their sum (equal to rnea(q, v, a, f_ext) up to rounding, ~1e-15 relative).
-With a joint model (``rnea_ros.dynamics.joint_model.JointModel``: the terms the URDF has no
+With a joint model (``rnea_ros.dynamics.actuation.Actuation``: the terms the URDF has no
 room for) the inertial term also holds the armature torques armature * a, and a fifth term
 
 - friction          coulomb * tanh(v / threshold) + viscous * v + offset, per joint
@@ -122,7 +122,7 @@ def decompose(model, q: np.ndarray, v: np.ndarray, a: np.ndarray,
 
     ``f_ext``: link name -> (N, 6) wrenches (see ``RobotModel.rnea_batch``). ``progress(k)``
     is called after each chunk with the number of samples done. ``joint_model``: a
-    ``JointModel`` of ``model`` adds its armature to the inertial term and its friction as the
+    ``Actuation`` of ``model`` adds its armature to the inertial term and its friction as the
     ``FRICTION`` term (see the module docstring).
     """
     n, nv = q.shape[0], model.nv

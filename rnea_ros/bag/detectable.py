@@ -42,7 +42,7 @@ import math
 
 import numpy as np
 
-from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD
+from rnea_ros.dynamics.actuation import DEFAULT_VELOCITY_THRESHOLD
 from rnea_ros.errors import InputError
 
 DETECTABLE_FORCE = 20.0  # N: the force on the flange a set of thresholds should detect

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD
+from rnea_ros.dynamics.actuation import DEFAULT_VELOCITY_THRESHOLD
 
 MOVING_SPEED = 3.0 * DEFAULT_VELOCITY_THRESHOLD  # rad/s (m/s for prismatic joints)
 

@@ -41,12 +41,12 @@ What it does
    dynamics: external = -J^T f and total = rnea(q, v, a, f_ext=contacts). Samples the contacts
    cannot balance (infeasible: least-violation wrenches, the rest left on the base rows) are
    counted in the summary and a warning. Without ``--contacts`` the external term is zero.
-   With ``--joint-model FILE`` (a node parameters file: ``rnea_ros.dynamics.joint_model``)
+   With ``--joint-model FILE`` (a node parameters file: ``rnea_ros.dynamics.actuation``)
    the armature torques join the inertial term and the joint friction (from the velocities
    used) is a fifth term, ``friction``: both are part of the predicted torque, so residuals
    are against the full model; the measured torque is its ``effort_gain`` times the measured
    effort less its ``effort_bias`` (the effort sensor's gain and bias, never a torque:
-   ``JointModel.corrected_effort``), before any comparison.
+   ``Actuation.corrected_effort``), before any comparison.
 
 Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
 -----------------------------------------------------------

@@ -15,7 +15,7 @@ import numpy as np
 from rnea_ros.bag import inputs
 from rnea_ros.bag.decomposition import effort_labels
 from rnea_ros.bag.options import BagOptions
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.loading import urdf_model
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
@@ -38,7 +38,7 @@ class Inputs:
     source: str
     model: RobotModel
     joints: list
-    joint_model: JointModel | None
+    joint_model: Actuation | None
     labels: list[str]
     units: list[str]
     columns: list[int]
@@ -85,7 +85,7 @@ def load_inputs(options: BagOptions, reader, store, show: bool, warnings: list) 
         odd = [j.name for j in model.multi_dof_joints]
         raise InputError(f'URDF joints {odd} are floating/planar: joint_states cannot give '
                          'their state')
-    joint_model = JointModel.load_yaml(options.joint_model, model) if options.joint_model \
+    joint_model = Actuation.load_yaml(options.joint_model, model) if options.joint_model \
         else None
     labels, units = effort_labels(model)
     columns = inputs.selected_columns(options.joints, model, labels)

@@ -21,7 +21,7 @@ joint velocities], following ``RobotModel``. Only one-degree-of-freedom joints c
 is refused. ``now`` is steady-clock seconds (watchdogs); ``ros_time`` is ROS time in seconds
 (trajectory sampling, which is defined in ROS time).
 
-Joint terms (``rnea_ros.dynamics.joint_model``, parameters ``armature.<joint>`` and
+Joint terms (``rnea_ros.dynamics.actuation``, parameters ``armature.<joint>`` and
 ``friction.<joint>.*``): the armature torque (armature x the acceleration used) is part of the
 dynamics whenever set; the friction torque is added to the published torques only with
 ``friction_compensation``, at the desired velocity of the joints the active desired motion gives
@@ -54,7 +54,7 @@ from rnea_ros.control.status import core_status
 from rnea_ros.control.trajectory import Trajectory
 from rnea_ros.control.trajectory_efforts import trajectory_efforts
 from rnea_ros.control.wrenches import ContactOutput, MeasuredWrenches, ReactionOutput
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 
@@ -126,7 +126,7 @@ class Feedforward:
                                      if self.contacts is not None else None)
         # Armature and friction per v entry (zeros where unset).
         try:
-            self.joint_model = JointModel.from_parameters(model, {
+            self.joint_model = Actuation.from_parameters(model, {
                 **settings.joint_model,
                 'friction_velocity_threshold': settings.friction_velocity_threshold,
                 'friction_model': settings.friction_model})

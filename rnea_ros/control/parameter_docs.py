@@ -12,8 +12,8 @@ import argparse
 import sys
 import textwrap
 
-from rnea_ros.control.declaration import (COLLISION, COLLISION_PROFILE, CONTACT, FAMILIES, GAINS,
-                                          JOINT_MODEL, PARAMETERS, WRENCH_POINT)
+from rnea_ros.control.declaration import (ACTUATION, COLLISION, COLLISION_PROFILE, CONTACT,
+                                          FAMILIES, GAINS, PARAMETERS, WRENCH_POINT)
 from rnea_ros.control.parameter import Parameter
 
 
@@ -79,9 +79,9 @@ def yaml_text() -> str:
     lines.extend(_comment("Joint friction, armature and effort sensor's bias (joint model), "
                           'usually from the '
                           'joint_model.yaml that rnea_identify writes (a second --params-file, '
-                          f'keyed /**:); declared {JOINT_MODEL.when}; unset: 0. A name that is '
+                          f'keyed /**:); declared {ACTUATION.when}; unset: 0. A name that is '
                           'no joint of the model stops the node at start (exit 2):'))
-    for member in JOINT_MODEL.members:
+    for member in ACTUATION.members:
         lines.extend(_comment(f'{member.name.format(joint="<joint>")}: {member.description} '
                               f'[{member.unit}]'))
     lines.append(f'{INDENT}# armature.joint1: 0.1')

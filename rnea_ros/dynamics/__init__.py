@@ -14,7 +14,7 @@ has no room for and ``payload`` a payload fixed to a link (``RobotModel.with_pay
 Imports numpy, numba and ``rnea_ros.errors`` only (on use: PyYAML for joint model files, xacro
 to expand a xacro file): no ROS, no bag or plotting library.
 """
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.model import RobotModel
 
-__all__ = ['JointModel', 'RobotModel']
+__all__ = ['Actuation', 'RobotModel']

@@ -33,7 +33,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.mjcf import route_mujoco_warnings, WORLD
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.tree import PRISMATIC
@@ -100,7 +100,7 @@ def _mimic(body: ET.Element, equalities: ET.Element, model: RobotModel, tree, in
                   polycoef=_numbers([tree.offset[index], tree.multiplier[index], 0, 0, 0]))
 
 
-def _check(model: RobotModel, joint_model: JointModel) -> None:
+def _check(model: RobotModel, joint_model: Actuation) -> None:
     for joint in model.joints:
         if joint.nv != 1:
             raise MJCFError(f'joint {joint.name!r} is a {joint.kind} joint: MJCF export takes '
@@ -112,7 +112,7 @@ def _check(model: RobotModel, joint_model: JointModel) -> None:
                                 f'{attribute} must be >= 0')
 
 
-def mjcf_text(model: RobotModel, joint_model: JointModel) -> str:
+def mjcf_text(model: RobotModel, joint_model: Actuation) -> str:
     """Return the MJCF text of ``model`` with the terms of ``joint_model`` (module docstring)."""
     _check(model, joint_model)
     tree = model.tree

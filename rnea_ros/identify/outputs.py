@@ -32,7 +32,7 @@ PLOT_SAMPLES = 200_000
 # unmodelled spring, a gravity compensator's error), which the node must add to its commands;
 # or the bias of the effort sensor (a torque sensor's or current sensor's zero error), which
 # the measured effort carries and the joint does not feel: the node must not apply it, its
-# observer takes it out of the measured effort (JointModel.effort_bias).
+# observer takes it out of the measured effort (Actuation.effort_bias).
 OFFSETS = ('torque', 'sensor-bias')
 SENSOR_BIAS = ('# The fitted offsets are the bias of the effort sensor (rnea_identify --offset '
                'sensor-bias):\n# effort_bias.<joint>, taken out of the measured effort, never '
@@ -41,7 +41,7 @@ SENSOR_BIAS = ('# The fitted offsets are the bias of the effort sensor (rnea_ide
 
 def joint_model_yaml(result: pipeline.Identification, offset: str = OFFSETS[0]) -> str:
     """
-    joint_model.yaml: the node's joint-model parameters (``JointModel``).
+    joint_model.yaml: the node's joint-model parameters (``Actuation``).
 
     ``offset`` 'sensor-bias': the fitted offsets are the sensor's (``OFFSETS``): written as
     ``effort_bias.<joint>``, with 0 as ``friction.<joint>.offset``.
@@ -56,7 +56,7 @@ def joint_model_yaml(result: pipeline.Identification, offset: str = OFFSETS[0]) 
 
 
 def identified_joint_model(result: pipeline.Identification):
-    """Return the identified ``JointModel`` (friction, offsets, armature; effort gains)."""
+    """Return the identified ``Actuation`` (friction, offsets, armature; effort gains)."""
     lay = result.layout
     joint_model = lay.joint_model(
         result.theta[lay.n_inertial:].reshape(len(lay.joint_names), -1))

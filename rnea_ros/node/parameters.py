@@ -24,8 +24,8 @@ from rclpy.expand_topic_name import expand_topic_name
 from rclpy.parameter import Parameter as RosParameter
 from rclpy.validate_full_topic_name import validate_full_topic_name
 
-from rnea_ros.control.declaration import (BY_NAME, COLLISION, COLLISION_PROFILE, CONTACT, GAINS,
-                                          JOINT_MODEL, NODE_ONLY, PARAMETERS, WRENCH_POINT)
+from rnea_ros.control.declaration import (ACTUATION, BY_NAME, COLLISION, COLLISION_PROFILE,
+                                          CONTACT, GAINS, NODE_ONLY, PARAMETERS, WRENCH_POINT)
 from rnea_ros.control.parameter import (check, descriptor_fields, DOUBLE, DOUBLE_ARRAY,
                                         Parameter)
 from rnea_ros.control.payload import removal
@@ -35,12 +35,12 @@ from rnea_ros.control.wrenches import contact_from_parameters
 # Declared by rclpy itself, or for the QoS overrides of publishers and subscriptions.
 ROS_OWN = ('use_sim_time', 'start_type_description_service')
 ROS_OWN_PREFIXES = ('qos_overrides.',)
-JOINT_MODEL_PREFIXES = JOINT_MODEL.prefixes
+ACTUATION_PREFIXES = ACTUATION.prefixes
 COLLISION_PREFIX, = COLLISION.prefixes
 # The families declared per joint of each model: the joint model (read-only), the thresholds,
 # the gains of the control law; with the thresholds of the profiles, what a model's settings
 # hold (``model_loading.build_core``).
-PER_JOINT = (JOINT_MODEL, COLLISION, GAINS)
+PER_JOINT = (ACTUATION, COLLISION, GAINS)
 PER_MODEL = PER_JOINT + (COLLISION_PROFILE,)
 PER_JOINT_PREFIXES = tuple(prefix for family in PER_JOINT for prefix in family.prefixes)
 WRENCH_POINT_PREFIX, = WRENCH_POINT.prefixes
@@ -211,7 +211,7 @@ def joint_model_parameters(node, joint_names) -> dict[str, object]:
     Declare the per-joint parameters of ``joint_names`` and return the ones set.
 
     ``armature.<joint>`` and ``friction.<joint>.<term>`` for each of ``joint_names`` (the
-    model's one-DoF joints), their values checked by ``JointModel.from_parameters``, and
+    model's one-DoF joints), their values checked by ``Actuation.from_parameters``, and
     ``collision_threshold.<joint>``, checked here (ValueError naming it). Unset ones are
     declared unset (0 in the dynamics; a joint not watched); one declared for an earlier model
     stays as it is. The node undeclares those of a model it does not keep
@@ -223,9 +223,9 @@ def joint_model_parameters(node, joint_names) -> dict[str, object]:
     values = {}
     profiles = node.settings.collision_profiles
     for joint, family, member, name in _per_joint(joint_names, profiles):
-        # A threshold or a gain is checked here (the joint model's terms by JointModel).
+        # A threshold or a gain is checked here (the joint model's terms by Actuation).
         convert = ((lambda value, name=name: check(declared(name), value))
-                   if family is not JOINT_MODEL else (lambda value: value))
+                   if family is not ACTUATION else (lambda value: value))
         if name in done:
             value = node.get_parameter(name).value
         else:
@@ -233,7 +233,7 @@ def joint_model_parameters(node, joint_names) -> dict[str, object]:
             try:
                 value = _declare(node, name, member, member.default if family is GAINS
                                  else None, convert, f'Joint {joint!r}: ',
-                                 read_only=False if family is JOINT_MODEL else None)
+                                 read_only=False if family is ACTUATION else None)
             except rclpy.exceptions.InvalidParameterException as exc:
                 raise ValueError(f'joint {joint!r} cannot name the parameter {name!r}: '
                                  f'{exc}') from None
@@ -336,7 +336,7 @@ def check_parameters(parameters, declaring_joint_model: bool = False,
     for parameter in parameters:
         declaration = declared(parameter.name)
         if declaration is None:
-            if parameter.name.startswith(JOINT_MODEL_PREFIXES) and not declaring_joint_model:
+            if parameter.name.startswith(ACTUATION_PREFIXES) and not declaring_joint_model:
                 return SetParametersResult(successful=False, reason=(
                     f'parameter {parameter.name!r} is read-only: the joint model is set at '
                     'start (a parameters file)'))

@@ -32,7 +32,7 @@ mass matrix, p = (M(q) + diag(armature)) v: the armature torque armature * q'' i
 dp/dt and needs no acceleration (the armature is constant: it adds nothing to C^T v).
 For both, tau_m is the measured torque of the joint model, ``effort_gain`` times the measured
 effort less ``effort_bias`` (the effort sensor's gain, e.g. N m per A of a motor current, and
-bias, ``JointModel.corrected_effort``): a bias left in would show as a constant r.
+bias, ``Actuation.corrected_effort``): a bias left in would show as a constant r.
 The node and ``rnea_bag --observer`` use this one class: the same samples give the same r.
 """
 from __future__ import annotations
@@ -43,8 +43,8 @@ from numba import njit
 import numpy as np
 
 from rnea_ros.dynamics import checks
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.coriolis import momentum_terms
-from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 
@@ -117,7 +117,7 @@ class MomentumObserver:
     """
 
     def __init__(self, model: RobotModel, gain, *, measured_effort: str = 'link_side',
-                 joint_model: JointModel | None = None):
+                 joint_model: Actuation | None = None):
         if measured_effort not in MEASURED_EFFORTS:
             raise InputError(f'measured_effort: expected one of {MEASURED_EFFORTS}, got '
                              f'{measured_effort!r}')
@@ -142,7 +142,7 @@ class MomentumObserver:
         if hasattr(observer_step, 'disable_compile'):  # absent with NUMBA_DISABLE_JIT
             observer_step.disable_compile()
 
-    def _install(self, model: RobotModel, joint_model: JointModel | None) -> None:
+    def _install(self, model: RobotModel, joint_model: Actuation | None) -> None:
         if model.nv != self._nv:
             raise InputError(f'model: expected {self._nv} velocities, got {model.nv}')
         if joint_model is not None and len(joint_model.joint_names) != model.nv:
@@ -186,7 +186,7 @@ class MomentumObserver:
         """Return the model the observer runs on."""
         return self._model
 
-    def set_model(self, model: RobotModel, joint_model: JointModel | None = None) -> None:
+    def set_model(self, model: RobotModel, joint_model: Actuation | None = None) -> None:
         """
         Run on ``model`` from the next sample on (a payload changed), keeping r.
 

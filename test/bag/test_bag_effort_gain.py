@@ -19,7 +19,7 @@ from rnea_ros import RobotModel
 from rnea_ros.bag.cli import main as rnea_bag
 from rnea_ros.control.feedforward import Feedforward
 from rnea_ros.control.settings import Settings
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.observer import MomentumObserver
 
 
@@ -36,7 +36,7 @@ def test_rnea_bag_residuals_of_a_current_based_effort(panda, tmp_path, capsys):
     effort = as_current(panda, panda.rnea_batch(q, v, a) + noise)
     bag = panda_bag(tmp_path / 'bag', times, desired=True, effort=effort)
     path = tmp_path / 'joint_model.yaml'
-    path.write_text(JointModel.from_parameters(panda, PARAMETERS).to_yaml())
+    path.write_text(Actuation.from_parameters(panda, PARAMETERS).to_yaml())
     rms = {}
     for name, extra in (('with', ['--joint-model', str(path)]), ('without', [])):
         out = tmp_path / name
@@ -60,13 +60,13 @@ def test_the_observers_take_the_gain(panda, measured_effort):
     t = np.arange(1000) * 1e-3
     q, v, a = trajectory(t), trajectory(t, 1), trajectory(t, 2)
     effort = as_current(panda, panda.rnea_batch(q, v, a))
-    declared = JointModel.from_parameters(panda, PARAMETERS)
+    declared = Actuation.from_parameters(panda, PARAMETERS)
     settled = t >= 15 / 50.0
     r = MomentumObserver(panda, 50.0, measured_effort=measured_effort,
                          joint_model=declared).run(t, q, v, effort)
     assert np.abs(r[settled]).max() < 1e-4
     r = MomentumObserver(panda, 50.0, measured_effort=measured_effort,
-                         joint_model=JointModel.zeros(panda)).run(t, q, v, effort)
+                         joint_model=Actuation.zeros(panda)).run(t, q, v, effort)
     assert np.abs(r[settled]).max() > 1.0  # the current taken as a torque
     # The node: at rest the sensor reads (gravity + bias) / gain.
     q0, v0 = np.full(panda.nv, 0.1), np.zeros(panda.nv)

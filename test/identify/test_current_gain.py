@@ -20,7 +20,7 @@ from sim_sines import follow_sines
 import sine_log
 
 from rnea_ros import RobotModel
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.identify.cli import main as rnea_identify
 from rnea_ros.sim.gap import parse_gap
 from rnea_ros.sim.plant import Plant
@@ -82,5 +82,5 @@ def test_the_effort_gains_are_recovered_within_3_percent_and_3_sigma(bags):
     assert np.all(np.abs(gain - truth) <= RELATIVE * truth), table
     assert np.all(np.abs(gain - truth) <= SIGMAS * std), table
     model = RobotModel.from_urdf_file(sine_log.UR5)
-    written = JointModel.load_yaml(out / 'joint_model.yaml', model)
+    written = Actuation.load_yaml(out / 'joint_model.yaml', model)
     assert written.effort_gain == pytest.approx(gain, rel=1e-12)

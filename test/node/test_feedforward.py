@@ -15,7 +15,7 @@ from rnea_ros.control.safety import (JOINT_STATES_MISSING, JOINT_STATES_STALE, O
                                      VELOCITY_MISSING)
 from rnea_ros.control.settings import ModelRejected, ParameterRejected, Settings
 from rnea_ros.control.trajectory import Trajectory
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.node.model_loading import load_model
 
 
@@ -209,10 +209,10 @@ def test_fault_cycles_are_counted_per_kind_between_two_reports(ur5):
     assert level == 0 and values['fault cycles since last report'] == '0'
 
 
-JOINT_MODEL = {'armature.shoulder_pan_joint': 0.4, 'armature.elbow_joint': 0.1,
-               'friction.shoulder_pan_joint.coulomb': 2.0,
-               'friction.shoulder_pan_joint.viscous': 0.5,
-               'friction.elbow_joint.offset': -0.3, 'friction.wrist_1_joint.coulomb': 1.0}
+ACTUATION = {'armature.shoulder_pan_joint': 0.4, 'armature.elbow_joint': 0.1,
+             'friction.shoulder_pan_joint.coulomb': 2.0,
+             'friction.shoulder_pan_joint.viscous': 0.5,
+             'friction.elbow_joint.offset': -0.3, 'friction.wrist_1_joint.coulomb': 1.0}
 
 
 def test_armature_always_and_friction_when_compensating_match_the_library(ur5):
@@ -220,9 +220,9 @@ def test_armature_always_and_friction_when_compensating_match_the_library(ur5):
     names = ur5.joint_names
     q, v = state(ur5, 3)
     a = np.linspace(-2, 2, 6)
-    core = make(ur5, joint_model=JOINT_MODEL, friction_velocity_threshold=0.05)
-    joint_model = JointModel.from_parameters(ur5, {**JOINT_MODEL,
-                                                   'friction_velocity_threshold': 0.05})
+    core = make(ur5, joint_model=ACTUATION, friction_velocity_threshold=0.05)
+    joint_model = Actuation.from_parameters(ur5, {**ACTUATION,
+                                                  'friction_velocity_threshold': 0.05})
     core.on_joint_states(names, q, v, [], now=1.0)
     # Desired accelerations for all, desired velocities for the first three joints only.
     core.on_desired(Trajectory.from_points(names, [(0, [], [], a)]), 0.0, now=1.0)

@@ -135,14 +135,14 @@ def test_external_torques_equal_the_library_observer_and_repeats_do_not_integrat
 
 def test_the_effort_gain_of_the_joint_model_makes_the_measured_torque(ros, panda):
     """effort_gain.<joint> given for the node: r is the library's with the same joint model."""
-    from rnea_ros.dynamics.joint_model import JointModel
+    from rnea_ros.dynamics.actuation import Actuation
     model, xml = panda
     joint_model = {'effort_gain.panda_joint2': 2.0, 'effort_gain.panda_joint4': 0.5,
                    'effort_bias.panda_joint2': 0.3}
     ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True, **joint_model})
     feeder = Feeder(ros, model)
     reference = MomentumObserver(model, 50.0,
-                                 joint_model=JointModel.from_parameters(model, joint_model))
+                                 joint_model=Actuation.from_parameters(model, joint_model))
     plain = MomentumObserver(model, 50.0)
     stamp = 5 * 10**9
     for q, v, effort in motion(model, 8):

@@ -21,7 +21,7 @@ from rnea_ros.control.feedforward import Feedforward
 from rnea_ros.control.observer_outputs import CLOCK_STEP, MAX_EFFORT
 from rnea_ros.control.safety import COLLISION, ERROR, WARN
 from rnea_ros.control.settings import Settings
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.observer.momentum import MomentumObserver
 
 
@@ -44,7 +44,7 @@ def test_motor_torques_give_the_library_residual_with_the_friction_subtracted(pa
     friction = {'friction.panda_joint2.coulomb': 1.5, 'friction.panda_joint4.viscous': 0.8}
     settings = Settings(observer=True, measured_effort='motor', joint_model=friction).validate()
     core = Feedforward(panda, settings)
-    joint_model = JointModel.from_parameters(panda, {
+    joint_model = Actuation.from_parameters(panda, {
         **friction, 'friction_velocity_threshold': settings.friction_velocity_threshold})
     reference = MomentumObserver(panda, 50.0, measured_effort='motor', joint_model=joint_model)
     link_side = MomentumObserver(panda, 50.0)

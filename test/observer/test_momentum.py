@@ -13,7 +13,7 @@ from oracle import robot_path
 import pytest
 
 from rnea_ros import InputError, RobotModel
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.observer import MomentumObserver
 
 RATE = 1000.0
@@ -68,7 +68,7 @@ def test_motor_effort_subtracts_friction_and_armature(panda):
     t, q, v, a = motion(panda)
     tau_ext = push(t, panda.nv)
     names = panda.joint_names
-    joint_model = JointModel.from_parameters(panda, {
+    joint_model = Actuation.from_parameters(panda, {
         **{f'friction.{n}.coulomb': 0.8 for n in names[:7]},
         **{f'friction.{n}.viscous': 0.3 for n in names[:7]},
         **{f'armature.{n}': 0.2 for n in names[:7]}})
@@ -87,9 +87,9 @@ def test_the_effort_bias_is_taken_out_of_the_measured_effort(panda, measured_eff
     """A sensor bias declared in the joint model leaves r; undeclared, r converges to -bias."""
     t, q, v, a = motion(panda, duration=1.0)
     bias = np.linspace(-1.5, 2.0, panda.nv)
-    declared = JointModel.from_parameters(panda, {
+    declared = Actuation.from_parameters(panda, {
         f'effort_bias.{name}': float(value) for name, value in zip(panda.joint_names, bias)})
-    undeclared = JointModel.zeros(panda)
+    undeclared = Actuation.zeros(panda)
     effort = panda.rnea_batch(q, v, a) + bias  # no external torque: the sensor reads + bias
     settled = t >= 15 / GAIN
     for joint_model, expected in ((declared, np.zeros(panda.nv)), (undeclared, -bias)):

@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from rnea_ros import InputError, RobotModel
-from rnea_ros.dynamics.joint_model import (
-    DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS, JointModel, load_yaml)
+from rnea_ros.dynamics.actuation import (
+    Actuation, DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS, load_yaml)
 
 PANDA_PARAMS = {
     'friction.panda_joint1.coulomb': 0.8, 'friction.panda_joint1.viscous': 0.5,
@@ -34,7 +34,7 @@ def solo():
 
 
 def test_friction_and_armature_torques(panda):
-    joint_model = JointModel.from_parameters(panda, PANDA_PARAMS)
+    joint_model = Actuation.from_parameters(panda, PANDA_PARAMS)
     assert joint_model.velocity_threshold == 0.02
     assert joint_model.joint_names == panda.joint_names
     np.testing.assert_array_equal(joint_model.coulomb, [0.8, 0, 0, 1.2, 0, 0, 0, 0])
@@ -64,7 +64,7 @@ def test_friction_and_armature_torques(panda):
 
 
 def test_smooth_sign_is_linear_at_rest_and_saturated_in_motion(panda):
-    joint_model = JointModel.from_parameters(panda, {'friction.panda_joint1.coulomb': 2.0})
+    joint_model = Actuation.from_parameters(panda, {'friction.panda_joint1.coulomb': 2.0})
     assert joint_model.velocity_threshold == DEFAULT_VELOCITY_THRESHOLD == 0.01
     torque = joint_model.friction_torques_batch(np.array([[1e-4] + [0] * 7, [0.05] + [0] * 7]))
     assert torque[0, 0] == pytest.approx(2.0 * 1e-2, rel=1e-4)  # ~ coulomb * v / threshold
@@ -72,7 +72,7 @@ def test_smooth_sign_is_linear_at_rest_and_saturated_in_motion(panda):
 
 
 def test_friction_model_none_switches_friction_off_not_armature(panda):
-    joint_model = JointModel.from_parameters(panda, dict(PANDA_PARAMS, friction_model='none'))
+    joint_model = Actuation.from_parameters(panda, dict(PANDA_PARAMS, friction_model='none'))
     assert FRICTION_MODELS == ('coulomb-viscous-offset', 'none')
     assert not joint_model.has_friction
     np.testing.assert_array_equal(joint_model.friction_torques(np.ones(8)), np.zeros(8))
@@ -81,12 +81,12 @@ def test_friction_model_none_switches_friction_off_not_armature(panda):
 
 
 def test_zeros_and_free_flyer_rows(solo):
-    joint_model = JointModel.zeros(solo)
+    joint_model = Actuation.zeros(solo)
     assert joint_model.joint_names[:6] == ('',) * 6
     assert joint_model.joint_names[6:] == solo.joint_names[1:]
     assert not joint_model.has_friction
     params = {'friction.FL_KFE.coulomb': 0.3, 'armature.FL_KFE': 0.01}
-    joint_model = JointModel.from_parameters(solo, params)
+    joint_model = Actuation.from_parameters(solo, params)
     row = solo.joint('FL_KFE').idx_v
     V = np.full((2, 18), 2.0)
     torques = joint_model.friction_torques_batch(V)
@@ -96,14 +96,14 @@ def test_zeros_and_free_flyer_rows(solo):
 
 
 def test_parameters_and_yaml_round_trip(panda, tmp_path):
-    joint_model = JointModel.from_parameters(panda, PANDA_PARAMS)
+    joint_model = Actuation.from_parameters(panda, PANDA_PARAMS)
     params = joint_model.to_parameters()
     assert params['friction.panda_joint1.offset'] == -0.1
     assert params['armature.panda_joint7'] == 0.0
     assert params['friction_velocity_threshold'] == 0.02
     assert params['friction_model'] == 'coulomb-viscous-offset'
     assert params['effort_bias.panda_joint2'] == -0.4 and params['effort_bias.panda_joint1'] == 0
-    again = JointModel.from_parameters(panda, params)
+    again = Actuation.from_parameters(panda, params)
     text = joint_model.to_yaml()
     document = yaml.safe_load(text)
     section = document['/**']['ros__parameters']
@@ -125,7 +125,7 @@ def test_yaml_with_flat_names_and_several_sections(panda, tmp_path):
     path.write_text('/**:\n  ros__parameters:\n    friction.panda_joint2.viscous: 1.5\n'
                     '    publish_rate: 100.0\n'
                     'rnea:\n  ros__parameters:\n    armature:\n      panda_joint3: 0.25\n')
-    joint_model = JointModel.load_yaml(path, panda)
+    joint_model = Actuation.load_yaml(path, panda)
     assert joint_model.viscous[1] == 1.5
     assert joint_model.armature[2] == 0.25
 
@@ -162,8 +162,8 @@ def test_bad_parameters(panda, solo, tmp_path):
     ]
     for model, params, message in cases:
         with pytest.raises(InputError, match=message):
-            JointModel.from_parameters(model, params)
-    joint_model = JointModel.zeros(panda)
+            Actuation.from_parameters(model, params)
+    joint_model = Actuation.zeros(panda)
     for call, message in [
             (lambda: joint_model.friction_torques(np.zeros(7)),
              r'^v: expected shape \(8,\), got \(7,\)$'),
@@ -187,9 +187,9 @@ def test_bad_parameters(panda, solo, tmp_path):
 
 def test_the_effort_bias_is_taken_out_of_the_measured_effort_and_never_a_torque(panda):
     """effort_bias: corrected_effort = measured - bias; the model's torques do not see it."""
-    biased = JointModel.from_parameters(panda, PANDA_PARAMS)
-    plain = JointModel.from_parameters(panda, {key: value for key, value in PANDA_PARAMS.items()
-                                               if not key.startswith('effort_bias.')})
+    biased = Actuation.from_parameters(panda, PANDA_PARAMS)
+    plain = Actuation.from_parameters(panda, {key: value for key, value in PANDA_PARAMS.items()
+                                              if not key.startswith('effort_bias.')})
     bias = np.zeros(8)
     bias[1], bias[7] = -0.4, 1.5
     np.testing.assert_array_equal(biased.effort_bias, bias)
@@ -206,5 +206,5 @@ def test_the_effort_bias_is_taken_out_of_the_measured_effort_and_never_a_torque(
     np.testing.assert_array_equal(biased.friction_torques_batch(v[None]),
                                   plain.friction_torques_batch(v[None]))
     np.testing.assert_array_equal(biased.armature_torques(v), plain.armature_torques(v))
-    with pytest.raises(InputError, match=r'^JointModel.effort_bias: expected 8 finite numbers'):
-        JointModel(biased.joint_names, *(np.zeros(8),) * 4, effort_bias=np.full(8, np.nan))
+    with pytest.raises(InputError, match=r'^Actuation.effort_bias: expected 8 finite numbers'):
+        Actuation(biased.joint_names, *(np.zeros(8),) * 4, effort_bias=np.full(8, np.nan))

@@ -18,7 +18,7 @@ import pytest
 from rnea_ros import RobotModel
 from rnea_ros.bag.cli import main
 from rnea_ros.bag.report import read_table
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 
 NOISE = 0.05  # N·m
 PARAMETERS = {
@@ -35,7 +35,7 @@ PARAMETERS = {
 def recording(tmp_path_factory):
     """(model, joint model, its YAML file, the bag, times, analytic q v a)."""
     model = RobotModel.from_urdf_file(PANDA)
-    joint_model = JointModel.from_parameters(model, PARAMETERS)
+    joint_model = Actuation.from_parameters(model, PARAMETERS)
     directory = tmp_path_factory.mktemp('joint_model')
     path = directory / 'joint_model.yaml'
     path.write_text(joint_model.to_yaml())
