@@ -321,7 +321,7 @@ OBSERVER_PARAMETERS: tuple[Parameter, ...] = (
         'what joint_states effort is: `link_side` torque or `motor` torque',
         'link_side: the effort of joint_states is the torque on the link side (joint torque '
         'sensors): the observer uses it as it is. motor: the torque the motor gives (from its '
-        'current): the observer subtracts the friction of friction.<joint>.* (the joint '
+        'current): the observer subtracts the friction of friction.<joint>.* (the actuation '
         'model; its armature is part of the dynamics in both cases).',
         choices=MEASURED_EFFORTS),
     Parameter(

@@ -5,7 +5,7 @@ Declared with the node's other parameters (``declaration`` re-exports them). The
 their defaults from the library that owns them: ``contact.<link>.*`` from
 ``rnea_ros.contacts.Contact``, ``armature.<joint>``, ``friction.<joint>.*``,
 ``effort_bias.<joint>`` and ``effort_gain.<joint>`` from ``rnea_ros.dynamics.actuation``
-(which also checks their values, as it does for ``rnea_bag --joint-model``). Each family names
+(which also checks their values, as it does for ``rnea_bag --actuation``). Each family names
 the field of the settings snapshot that holds its values (``attribute``) and owns the prefixes
 of its names. ROS-free.
 """
@@ -79,7 +79,7 @@ ACTUATION = Family(
                   note='3'),
     ),
     when='for each one-DoF joint when a model loads',
-    checked_by='rnea_ros.dynamics.actuation.Actuation', attribute='joint_model')
+    checked_by='rnea_ros.dynamics.actuation.Actuation', attribute='actuation')
 COLLISION = Family(
     'joint', (
         Parameter(THRESHOLD_PARAMETER + '{joint}', DOUBLE, None,

@@ -126,26 +126,26 @@ class Feedforward:
                                      if self.contacts is not None else None)
         # Armature and friction per v entry (zeros where unset).
         try:
-            self.joint_model = Actuation.from_parameters(model, {
-                **settings.joint_model,
+            self.actuation = Actuation.from_parameters(model, {
+                **settings.actuation,
                 'friction_velocity_threshold': settings.friction_velocity_threshold,
                 'friction_model': settings.friction_model})
         except InputError as exc:
             raise ParameterRejected(str(exc)) from None
-        self.armature_on = bool(np.any(self.joint_model.armature))
-        jm = self.joint_model
-        self.friction_joints = () if not jm.has_friction else tuple(
+        self.armature_on = bool(np.any(self.actuation.armature))
+        act = self.actuation
+        self.friction_joints = () if not act.has_friction else tuple(
             joint.name for joint in model.joints if joint.nv == 1
-            and (jm.coulomb[joint.idx_v] or jm.viscous[joint.idx_v] or jm.offset[joint.idx_v]))
+            and (act.coulomb[joint.idx_v] or act.viscous[joint.idx_v] or act.offset[joint.idx_v]))
         self._v_friction = np.zeros(model.nv)
         self._v_friction_joints = self._v_friction[self.v_offset:]
         # External torques, wrenches and collisions from the measured efforts (a fixed base).
-        self.observer = (ObserverOutput(model, settings, self.joint_model, self.joint_names,
+        self.observer = (ObserverOutput(model, settings, self.actuation, self.joint_names,
                                         self.joints.track_effort())
                          if settings.observer else None)
         self.observer_queue = (SampleQueue(settings.observer_queue, model.nq, model.nv, n)
                                if settings.observer else None)
-        self.stop = StopReaction(model, self.joint_model.armature) if settings.observer else None
+        self.stop = StopReaction(model, self.actuation.armature) if settings.observer else None
         # The control law (control_law), its gains; g(q) when the robot adds it (the cycle's).
         self.law = ControlLaw(model, settings.control_law, self.joint_names, settings.gains,
                               self.v_offset)
@@ -474,7 +474,7 @@ class Feedforward:
 
     def _add_joint_terms(self, a: np.ndarray, friction: bool) -> None:
         """Add armature * a to tau (and the friction at ``_v_friction`` if ``friction``)."""
-        model = self.joint_model
+        model = self.actuation
         add_joint_terms(self.tau, a, self._v_friction, model.coulomb, model.viscous,
                         model.offset, model.armature, model.velocity_threshold, friction)
 

@@ -76,9 +76,9 @@ def yaml_text() -> str:
         default = 'unset' if member.default is None else _yaml_value(member.default)
         lines.append(f'{INDENT}#     {CONTACT.field(member)}: {default}  # {member.summary}')
     lines.append('')
-    lines.extend(_comment("Joint friction, armature and effort sensor's bias (joint model), "
+    lines.extend(_comment("Joint friction, armature and effort sensor's bias (actuation model), "
                           'usually from the '
-                          'joint_model.yaml that rnea_identify writes (a second --params-file, '
+                          'actuation.yaml that rnea_identify writes (a second --params-file, '
                           f'keyed /**:); declared {ACTUATION.when}; unset: 0. A name that is '
                           'no joint of the model stops the node at start (exit 2):'))
     for member in ACTUATION.members:

@@ -1,5 +1,8 @@
 """
-Joint terms the URDF has no room for: friction, armature, the effort sensor's gain and bias.
+The actuation model: each joint's friction, armature and effort sensor's gain and bias.
+
+These are the terms of a joint's drive that the URDF has no room for (the URDF's joints are the
+kinematics: ``rnea_ros.dynamics.joints``).
 
 The torque a joint's actuator must give is the rigid-body torque plus
 
@@ -74,7 +77,7 @@ MIN_EFFORT_GAIN, MAX_EFFORT_GAIN = 1e-6, 1e6
 @dataclass(frozen=True, eq=False)
 class Actuation:
     """
-    Friction, armature, effort bias and gain per entry of v (the module docstring: units).
+    The actuation model: friction, armature, effort bias and gain per entry of v (units: module).
 
     ``joint_names[k]`` names the joint of v row k ('' for the rows of floating and planar joints,
     whose terms are always zero). Arrays are read-only; build a changed model with
@@ -135,9 +138,9 @@ class Actuation:
     @classmethod
     def from_parameters(cls, model: RobotModel, params: Mapping) -> Actuation:
         """
-        Build a joint model from ROS parameter values (names: see the module docstring).
+        Build an actuation model from ROS parameter values (names: see the module docstring).
 
-        Parameters outside the joint model (any other name of a node parameters file) are
+        Parameters outside the actuation model (any other name of a node parameters file) are
         ignored; joints not named get zeros. Raises ``InputError`` naming an unknown joint, a
         joint that takes no such term, an unknown field or a bad value.
         """
@@ -190,7 +193,7 @@ class Actuation:
         Every node section's ``ros__parameters`` is read, in file order; nested keys are joined
         with '.' as ROS does. Raises ``InputError`` naming the file for a malformed one.
         """
-        params = params_file.read(path, 'the joint model')
+        params = params_file.read(path, 'the actuation model')
         try:
             return cls.from_parameters(model, params)
         except InputError as exc:
@@ -226,7 +229,7 @@ class Actuation:
         if np.any(self.effort_gain != 1.0):  # a torque sensor's model stays as it was
             params['effort_gain'] = {joint: float(self.effort_gain[row])
                                      for joint, row in self._rows.items()}
-        header = ('# Joint model of rnea_ros (rnea_ros/dynamics/actuation.py): per joint\n'
+        header = ('# Actuation model of rnea_ros (rnea_ros/dynamics/actuation.py): per joint\n'
                   '# tau += armature*a + coulomb*tanh(v/friction_velocity_threshold)'
                   ' + viscous*v + offset\n'
                   '# (N m, N m s/rad, N m, kg m^2; N, N s/m, N, kg for prismatic joints);\n'

@@ -79,10 +79,10 @@ class Layout:
         """(N, nv, k) per joint its own columns: [s(v), v, 1] (the friction terms), then a."""
         if not self.friction_terms:
             return a[:, :, None]
-        friction = self.joint_model(np.zeros((len(self.joint_names), 4))).friction_regressor(v)
+        friction = self.actuation(np.zeros((len(self.joint_names), 4))).friction_regressor(v)
         return np.concatenate([friction, a[:, :, None]], axis=2)
 
-    def joint_model(self, values: np.ndarray) -> Actuation:
+    def actuation(self, values: np.ndarray) -> Actuation:
         """Build the ``Actuation`` of joint-term values (nv, k) in ``joint_terms`` order."""
         terms = dict(zip(self.joint_terms, values.T))
         zeros = np.zeros(len(self.joint_names))

@@ -2,7 +2,7 @@
 ``rnea_identify --mjcf``: the identified model as MJCF (``rnea_ros.identify.mjcf_out``).
 
 The export round-trips: identified.xml read by ``load_mjcf`` is the model of identified.urdf and
-joint_model.yaml (inertias, armature, viscous and Coulomb friction) to 1e-9; MuJoCo simulating
+actuation.yaml (inertias, armature, viscous and Coulomb friction) to 1e-9; MuJoCo simulating
 identified.xml is tracked by the identified model's feed-forward as the plant it is.
 """
 from __future__ import annotations
@@ -44,10 +44,10 @@ def exported(tmp_path_factory, bag) -> Path:
 
 def test_the_mjcf_export_round_trips_to_the_identified_model(exported):
     report = json.loads((exported / 'identification.json').read_text())
-    assert report['outputs'] == ['identified.urdf', 'joint_model.yaml', 'identified.xml',
+    assert report['outputs'] == ['identified.urdf', 'actuation.yaml', 'identified.xml',
                                  'identification.json', 'identification.md']
     identified = RobotModel.from_urdf_file(exported / 'identified.urdf')
-    terms = Actuation.load_yaml(exported / 'joint_model.yaml', identified)
+    terms = Actuation.load_yaml(exported / 'actuation.yaml', identified)
     robot = load_mjcf(exported / 'identified.xml')
     assert robot.model.joint_names == identified.joint_names
     assert robot.model.body_names == identified.body_names
@@ -56,9 +56,9 @@ def test_the_mjcf_export_round_trips_to_the_identified_model(exported):
                                identified.inertial_parameters(), rtol=0, atol=1e-12 * scale)
     for term in ('coulomb', 'viscous', 'armature'):  # the offsets have no MuJoCo counterpart
         assert np.all(getattr(terms, term) > 0)
-        np.testing.assert_allclose(getattr(robot.joint_model, term), getattr(terms, term),
+        np.testing.assert_allclose(getattr(robot.actuation, term), getattr(terms, term),
                                    rtol=1e-15, atol=0)
-    np.testing.assert_array_equal(robot.joint_model.offset, 0.0)
+    np.testing.assert_array_equal(robot.actuation.offset, 0.0)
     np.testing.assert_allclose(robot.model.gravity, identified.gravity, rtol=0, atol=0)
     rng = np.random.default_rng(5)
     for _ in range(5):
@@ -86,7 +86,7 @@ def test_mujoco_running_the_export_is_tracked_by_the_identified_model(exported):
     the PD alone: MuJoCo runs the robot that was identified.
     """
     identified = RobotModel.from_urdf_file(exported / 'identified.urdf')
-    terms = Actuation.load_yaml(exported / 'joint_model.yaml', identified)
+    terms = Actuation.load_yaml(exported / 'actuation.yaml', identified)
     mj = mujoco.MjModel.from_xml_path(str(exported / 'identified.xml'))
     assert mj.nu == identified.nv
     rate, seconds = 1000.0, 2.0
@@ -161,8 +161,8 @@ def test_a_mimic_joint_is_written_as_a_joint_equality_and_read_back(tmp_path):
         warnings.simplefilter('ignore', ModelWarning)
         robot = load_mjcf(path, inertia_check='warn')
     assert robot.model.joint_names == panda.joint_names
-    np.testing.assert_allclose(robot.joint_model.armature, terms.armature, rtol=1e-15)
-    np.testing.assert_allclose(robot.joint_model.viscous, terms.viscous, rtol=1e-15)
+    np.testing.assert_allclose(robot.actuation.armature, terms.armature, rtol=1e-15)
+    np.testing.assert_allclose(robot.actuation.viscous, terms.viscous, rtol=1e-15)
     q = rng.uniform(-1, 1, panda.nq)
     v, a = rng.normal(size=(2, panda.nv))
     expected = panda.rnea(q, v, a)
