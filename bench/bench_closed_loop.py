@@ -18,7 +18,7 @@ Per robot (example-robot-data), ``rnea_sim`` with the reality gap, a joint PD of
 - the PD + the node over real DDS with the sim in real time (``clock: realtime``: the node's
   latency is in the loop), path a (``joint_trajectory_with_effort`` -> the sim's trajectory) and
   path b (``feedforward_effort`` -> ``effort_commands``), the node given the URDF, then the
-  plant's true model (its true URDF, armature and viscous friction as the node's joint model,
+  plant's true model (its true URDF, armature and viscous friction as the node's actuation model,
   with ``friction_compensation``: the viscous friction in the torques as in the limit's);
 - the node on the sim's other command interfaces (``WIRINGS``, docs/robots.md), in real time:
   ``effort`` (the command is the whole torque) with ``control_law: pd_feedforward`` at the
@@ -89,8 +89,8 @@ def answer_ages(topics: dict) -> dict:
             'stall_at': float((logs[longest] - logs[0]) * 1e-9) if gaps.size else 0.0}
 
 
-def joint_model_params(plant: Plant) -> dict:
-    """Return the gap's armature and viscous friction as the node's joint-model parameters."""
+def actuation_params(plant: Plant) -> dict:
+    """Return the gap's armature and viscous friction as the node's actuation parameters."""
     params = {}
     for joint in plant.joint_names:
         terms = plant.gap.joint_terms(joint)
@@ -143,7 +143,7 @@ def bench_robot(name: str, gap: str, duration: float, workdir: Path) -> list[tup
                                             robot_gravity=robot_gravity,
                                             node_gravity=node_gravity)
         rows.append((label, tracking, None, LAW if label == LAW_TWICE else None))
-    true_model = dict(joint_model_params(plant), robot_description=plant.true_urdf,
+    true_model = dict(actuation_params(plant), robot_description=plant.true_urdf,
                       inertia_check='warn', friction_compensation=True)
     runs = [(f'PD + node over DDS, path {label}, {given}', path, {}, params, IN_PROCESS[
         given, label]) for given, params in (('URDF', {}), ('true model', true_model))

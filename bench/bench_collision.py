@@ -9,7 +9,7 @@ latched collision holds the controller) or ``effort`` (``command_interface: effo
 command the whole torque; the node on path b with ``control_law: pd_feedforward`` at the gains
 of the closed-loop tests: its feedback closed over DDS), and the plant's true model standing for
 the identified one (its true URDF; the gap's armature, Coulomb and viscous friction and the
-torque readings' bias as the joint model; ``measured_effort: motor``), the workflow of
+torque readings' bias as the actuation model; ``measured_effort: motor``), the workflow of
 docs/bag.md and docs/node.md:
 
 1. calibration: the demo motion for ``--calibration`` s, recorded by the sim; ``rnea_bag
@@ -64,7 +64,7 @@ from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.bag.observing import read_thresholds  # noqa: E402
 from rnea_ros.control.declaration import REST_SPEED  # noqa: E402
 from rnea_ros.demos.closed_loop import KD, KP, trajectory_points  # noqa: E402
-from rnea_ros.dynamics.joint_model import JointModel  # noqa: E402
+from rnea_ros.dynamics.actuation import Actuation  # noqa: E402
 from rnea_ros.sim.gap import load_gap  # noqa: E402
 from rnea_ros.sim.plant import Plant  # noqa: E402
 
@@ -89,11 +89,11 @@ WIRINGS = {
 
 
 def true_model_params(robot: str, urdf: str, law: str) -> tuple[dict, str]:
-    """Return the node's parameters of the plant's true model and its joint model file's text."""
+    """Return the node's parameters of the plant's true model and its actuation file's text."""
     plant = Plant(urdf, gap=load_gap('default'))
     true_model = RobotModel.from_urdf_string(plant.true_urdf)
-    joint_model = JointModel.zeros(true_model)
-    rows = {name: k for k, name in enumerate(joint_model.joint_names)}
+    actuation = Actuation.zeros(true_model)
+    rows = {name: k for k, name in enumerate(actuation.joint_names)}
     coulomb, viscous, armature, bias = (np.zeros(len(rows)) for _ in range(4))
     params = {'robot_description': plant.true_urdf, 'inertia_check': 'warn',
               'measured_effort': 'motor', 'control_law': law}
@@ -109,8 +109,8 @@ def true_model_params(robot: str, urdf: str, law: str) -> tuple[dict, str]:
                        f'friction.{joint}.coulomb': terms['coulomb'],
                        f'friction.{joint}.viscous': terms['viscous'],
                        f'effort_bias.{joint}': float(offset)})
-    file = JointModel(joint_model.joint_names, coulomb, viscous, np.zeros(len(rows)), armature,
-                      effort_bias=bias)
+    file = Actuation(actuation.joint_names, coulomb, viscous, np.zeros(len(rows)), armature,
+                     effort_bias=bias)
     return params, file.to_yaml()
 
 
@@ -122,7 +122,7 @@ def moving_from(topics: dict, start: np.ndarray) -> float:
     return (moving[0] - first) / NS
 
 
-def calibrate(urdf: str, params: dict, sim: dict, path: str, joint_model: Path,
+def calibrate(urdf: str, params: dict, sim: dict, path: str, actuation: Path,
               seconds: float, folder: Path) -> dict[str, float]:
     """Run the demo motion, calibrate on its recording with rnea_bag; the thresholds."""
     model = RobotModel.from_urdf_string(urdf)
@@ -135,7 +135,7 @@ def calibrate(urdf: str, params: dict, sim: dict, path: str, joint_model: Path,
     start = moving_from(run.topics, motion[1][0]) + 0.5
     out = folder / 'calibrated'
     command = [str(Path(sys.executable).parent / 'rnea_bag'), str(folder / f'{path}_bag'),
-               '--urdf', str(true_urdf), '--joint-model', str(joint_model), '--observer',
+               '--urdf', str(true_urdf), '--actuation', str(actuation), '--observer',
                '--measured-effort', 'motor', '--start', f'{start:.3f}', '--output', str(out)]
     done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -285,14 +285,14 @@ def main(argv: list[str] | None = None) -> int:
         for robot in args.robots:
             urdf = robot_path(robot).read_text()
             interface, path, law, rest_within = WIRINGS[args.wiring]
-            params, joint_model_text = true_model_params(robot, urdf, law)
+            params, actuation_text = true_model_params(robot, urdf, law)
             with tempfile.TemporaryDirectory() as tmp:
                 folder = Path(tmp)
-                joint_model = folder / 'joint_model.yaml'
-                joint_model.write_text(joint_model_text)
+                actuation = folder / 'actuation.yaml'
+                actuation.write_text(actuation_text)
                 (folder / 'calibration').mkdir()
                 sim = dict(SIM, clock=args.clock, command_interface=interface)
-                thresholds = calibrate(urdf, params, sim, path, joint_model, args.calibration,
+                thresholds = calibrate(urdf, params, sim, path, actuation, args.calibration,
                                        folder / 'calibration')
                 shown = ', '.join(f'{value:.2f}' for value in thresholds.values())
                 print(f'{robot}: thresholds from {args.calibration:g} s [N m]: {shown}')

@@ -4,7 +4,7 @@ False collision detections of threshold rules on data they were not calibrated o
 For two logs A and B of one robot (joint positions, velocities and link-side torques at 1 kHz):
 each log in turn is the training log. ``rnea_identify`` identifies the arm on it (validated on
 the other), the momentum observer (gain 50/s) runs over both logs with the URDF or the
-identified model (measured effort ``link_side``, and ``motor`` with the identified joint
+identified model (measured effort ``link_side``, and ``motor`` with the identified actuation
 model), the thresholds are calibrated on the training log by each rule, and the detector
 counts the events on the other log. Prints one table row per model and rule: events (and their
 longest duration) per direction.
@@ -33,7 +33,7 @@ import numpy as np  # noqa: E402
 from oracle import robot_path  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
-from rnea_ros.dynamics.joint_model import JointModel  # noqa: E402
+from rnea_ros.dynamics.actuation import Actuation  # noqa: E402
 from rnea_ros.identify.cli import main as identify  # noqa: E402
 from rnea_ros.observer import calibrate_thresholds, detect_events, MomentumObserver  # noqa
 
@@ -74,9 +74,9 @@ def bag(path: Path, names, log) -> Path:
                                     names, q, v, tau)
 
 
-def residuals(model, joint_model, measured_effort, log):
+def residuals(model, actuation, measured_effort, log):
     observer = MomentumObserver(model, GAIN, measured_effort=measured_effort,
-                                joint_model=joint_model)
+                                actuation=actuation)
     t, q, v, tau = log
     return observer.run(t, q, v, tau)
 
@@ -102,13 +102,13 @@ def event_table(urdf, names, logs) -> dict:
             assert code == 0, f'rnea_identify exited with {code}'
             urdf_model = RobotModel.from_urdf_file(urdf)
             identified = RobotModel.from_urdf_file(out / 'identified.urdf')
-            joint_model = JointModel.load_yaml(out / 'joint_model.yaml', identified)
-            for label, model, jm, effort in (
+            actuation = Actuation.load_yaml(out / 'actuation.yaml', identified)
+            for label, model, act, effort in (
                     ('URDF, link_side', urdf_model, None, 'link_side'),
                     ('identified, link_side', identified, None, 'link_side'),
-                    ('identified + joint model, motor', identified, joint_model, 'motor')):
-                r_train = residuals(model, jm, effort, logs[train])
-                r_test = residuals(model, jm, effort, logs[test])
+                    ('identified + actuation model, motor', identified, actuation, 'motor')):
+                r_train = residuals(model, act, effort, logs[train])
+                r_test = residuals(model, act, effort, logs[test])
                 for rule, spread, duration in RULES:
                     thresholds = calibrate_thresholds(r_train, spread=spread)
                     events = detect_events(logs[test][0], r_test, thresholds, names, duration)

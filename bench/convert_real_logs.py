@@ -5,7 +5,7 @@ Each log (``kinova_gen3/data/*.csv`` of the shared real logs) is converted by ``
 with the mapping docs/logs.md shows, and written as the bag the benchmarks used to write of the
 same arrays (``test/bagdata.joint_states_bag``: rosbags' own serializer, sqlite3). Both bags go
 through ``rnea_bag`` (torques, decomposition and residual files compared byte for byte) and
-``rnea_identify`` (trained on the second log, validated on the first: ``joint_model.yaml`` and
+``rnea_identify`` (trained on the second log, validated on the first: ``actuation.yaml`` and
 ``identified.urdf`` compared byte for byte). Prints a row per comparison; exits 1 when one
 differs::
 
@@ -31,7 +31,7 @@ from rnea_ros.bag.cli import main as rnea_bag  # noqa: E402
 from rnea_ros.identify.cli import main as rnea_identify  # noqa: E402
 
 BAG_FILES = ('torques.csv', 'decomposition.csv', 'residual.csv')
-IDENTIFY_FILES = ('joint_model.yaml', 'identified.urdf')
+IDENTIFY_FILES = ('actuation.yaml', 'identified.urdf')
 
 
 def helper_bag(log: Path, bag: Path) -> Path:

@@ -17,7 +17,7 @@ from ``TorqueSm``. Trained on the second log, validated on the first (as
 
 Judged against the torque sensors on the validation log, which no fit has seen: per joint the
 RMS of sensor torque minus (a) the identified URDF's rigid-body torque and (b) the link torque
-the current gives, gain x current - bias - friction - armature x a (joint_model.yaml),
+the current gives, gain x current - bias - friction - armature x a (actuation.yaml),
 for the fitted gains and for the nominal constants. Prints Markdown tables::
 
     python bench/current_gain_real_log.py [--logs DIR] [--prior W ...]
@@ -37,7 +37,7 @@ from real_log_windows import LOGS, MAPPING, URDF
 
 from rnea_ros import RobotModel
 from rnea_ros.convert.cli import main as rnea_convert
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.identify import samples
 from rnea_ros.identify.cli import main as rnea_identify
 
@@ -66,7 +66,7 @@ def identify(argv: list[str]) -> tuple[int, str]:
 def judge(folder: Path, sensor_bag: Path, effort_bag: Path, urdf_xml: str) -> dict:
     """RMS per joint of the sensor minus the identified model's and the current's torques."""
     model = RobotModel.from_urdf_file(folder / 'identified.urdf')
-    joints = JointModel.load_yaml(folder / 'joint_model.yaml', model)
+    joints = Actuation.load_yaml(folder / 'actuation.yaml', model)
     sensor = samples.load(sensor_bag, model, urdf_xml)
     effort = samples.load(effort_bag, model, urdf_xml)
     rigid = model.rnea_batch(sensor.q, sensor.v, sensor.a)

@@ -206,8 +206,9 @@ def thresholds(logs: Path, images: Path | None) -> str:
                                       for log in FILES])
     models = {'URDF, link_side': ('URDF (`link_side`)', 'the URDF'),
               'identified, link_side': ('identified (`link_side`)', 'the identified model'),
-              'identified + joint model, motor': ('identified + joint model (`motor`)',
-                                                  'the identified model with its joint model')}
+              'identified + actuation model, motor': (
+                  'identified + actuation model (`motor`)',
+                  'the identified model with its actuation model')}
     rules = {'1.5 max + 0.2': '1.5 · max + 0.2, at the first sample over',
              '+ 10 ms over': '+ 10 ms over', '+ 2 sigma': '+ 2 σ',
              '+ 2 sigma, 10 ms over (default)': '+ 2 σ, 10 ms over (**the rule**)'}

@@ -15,7 +15,7 @@ repr, with a '.' so that a YAML 1.1 reader takes it for a float); lists on one l
 (``[0.1, 0.2]``); a non-finite number is refused.
 
 The node reads its ``--params-file`` through rclpy; the tools (``rnea_bag``,
-``rnea_identify``, the joint model) read and write through this module. ROS-free; PyYAML is
+``rnea_identify``, the actuation model) read and write through this module. ROS-free; PyYAML is
 imported by the functions only (importing the library needs numpy and numba alone).
 """
 from __future__ import annotations

@@ -16,7 +16,7 @@ Identification judged against the simulated robot, whose true parameters are kno
 2. **Identify.** ``rnea_identify TRAIN --urdf URDF --validate VALIDATION --offset
    sensor-bias --effort-delay 0.0005`` (its ``main``) with the URDF the node is given, never
    the plant's true one. What the recording is, declared: the effort is a torque sensor's
-   reading with a bias (``--offset sensor-bias``: joint_model.yaml has the fitted offsets as
+   reading with a bias (``--offset sensor-bias``: actuation.yaml has the fitted offsets as
    ``effort_bias``, never a torque), and the effort stamped k is the torque held over the step
    from stamp k - 1, which balances the motion of the step's middle (``--effort-delay``: half
    a timestep).
@@ -26,7 +26,7 @@ Identification judged against the simulated robot, whose true parameters are kno
    dependent ones it absorbs); the validation residual per joint against the sensor's noise
    and against the plant's own parameters'; and the closed loop (``inprocess_loop.run_in_process``,
    the demo trajectory of the closed-loop tests) with the identified model's feed-forward
-   (identified.urdf + joint_model.yaml: armature, friction) against the plant's own inverse
+   (identified.urdf + actuation.yaml: armature, friction) against the plant's own inverse
    dynamics (true rigid bodies, armature, viscous friction). In-process: the node over DDS in
    lockstep gives the in-process feed-forward's tracking within 5 %
    (``test/closedloop/test_closed_loop.py``).
@@ -44,7 +44,7 @@ from oracle import robot_path
 
 from rnea_ros import RobotModel
 from rnea_ros.demos.closed_loop import KD, KP
-from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD, JointModel
+from rnea_ros.dynamics.actuation import Actuation, DEFAULT_VELOCITY_THRESHOLD
 from rnea_ros.identify import base as base_params
 from rnea_ros.identify import parameters
 from rnea_ros.identify.cli import main as rnea_identify
@@ -82,7 +82,7 @@ class Judgement:
     residual_urdf: np.ndarray
     residual_truth: np.ndarray    # the plant's own base parameters, validation data, every row
     warnings: list[str]           # identification.json's
-    joint_model: JointModel       # joint_model.yaml's
+    actuation: Actuation       # actuation.yaml's
     tracking_identified: float    # RMS tracking error, demo trajectory [rad]
     tracking_true: float          # the plant's inverse dynamics (no dry friction)
     tracking_urdf: float
@@ -192,7 +192,7 @@ def true_friction_feedforward(plant: Plant, q, v, a) -> np.ndarray:
     Return the plant's inverse dynamics + its dry friction as the node compensates friction.
 
     The true model's feed-forward with the friction the node would add from a perfect
-    joint_model.yaml: coulomb tanh(v / 0.01) at the measured velocity.
+    actuation.yaml: coulomb tanh(v / 0.01) at the measured velocity.
     """
     coulomb = plant_joint_terms(plant)['coulomb']
     tau = plant.inverse_dynamics(q, v, a) + coulomb * np.tanh(v / DEFAULT_VELOCITY_THRESHOLD)
@@ -200,9 +200,9 @@ def true_friction_feedforward(plant: Plant, q, v, a) -> np.ndarray:
 
 
 def identified_feedforward(folder: Path):
-    """Return the node's feed-forward with identified.urdf and joint_model.yaml (friction on)."""
+    """Return the node's feed-forward with identified.urdf and actuation.yaml (friction on)."""
     model = RobotModel.from_urdf_file(folder / 'identified.urdf')
-    joints = JointModel.load_yaml(folder / 'joint_model.yaml', model)
+    joints = Actuation.load_yaml(folder / 'actuation.yaml', model)
 
     def feedforward(plant: Plant, q, v, a) -> np.ndarray:
         tau = model.rnea(q, v, a) + joints.armature_torques(a) + joints.friction_torques(v)
@@ -247,7 +247,7 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
     return Judgement(names, truth, column['least_squares'], column['std'], column['final'],
                      joints, load_gap(gap).torque_noise, residual, residual_moving,
                      residual_urdf, residual_truth, data['warnings'],
-                     JointModel.load_yaml(out / 'joint_model.yaml', model),
+                     Actuation.load_yaml(out / 'actuation.yaml', model),
                      runs['identified'], runs['true'], runs['urdf'], runs['true+friction'])
 
 

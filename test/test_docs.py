@@ -44,7 +44,7 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
     for option in ('--window', '--validate', '--scheduler', '--xacro-arg', '--keep-above'):
         assert option in cli, option  # each tool's --help, rendered from its parser
     api = (out / 'api.html').read_text()
-    for name in ('rnea_batch', 'mass_matrix', 'link_jacobian', 'with_payload', 'JointModel',
+    for name in ('rnea_batch', 'mass_matrix', 'link_jacobian', 'with_payload', 'Actuation',
                  'ContactSolver', 'world_wrenches'):
         assert name in api, name
 

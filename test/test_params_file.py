@@ -1,9 +1,9 @@
 """
 Node parameter files: one module reads and writes them for every tool.
 
-Each tool's file (the joint model, ``rnea_bag --observer``'s thresholds, ``rnea_identify
+Each tool's file (the actuation model, ``rnea_bag --observer``'s thresholds, ``rnea_identify
 --payload``'s payload) is the text it always was and reads back through ``params_file.read`` to
-the values written, exactly; every reader (the joint model, the thresholds) refuses a hostile
+the values written, exactly; every reader (the actuation model, the thresholds) refuses a hostile
 file with one line naming it. The model: two joints (revolute, prismatic), written inline.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 
 from rnea_ros import params_file, RobotModel
 from rnea_ros.bag.observing import read_thresholds, thresholds_yaml
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.payload import Payload
 from rnea_ros.errors import InputError
 from rnea_ros.identify.payload import payload_yaml
@@ -32,11 +32,11 @@ URDF = """<robot name="two">
     <origin xyz="0.2 0 0"/><axis xyz="1 0 0"/>
     <limit lower="-0.1" upper="0.1" effort="10" velocity="1"/></joint>
 </robot>"""
-JOINT_MODEL = {'friction.shoulder.coulomb': 0.8, 'friction.slide.viscous': 1.5e-05,
-               'armature.shoulder': 0.1, 'effort_bias.slide': -0.25,
-               'friction_velocity_threshold': 0.02}
-JOINT_MODEL_TEXT = """\
-# Joint model of rnea_ros (rnea_ros/dynamics/joint_model.py): per joint
+ACTUATION = {'friction.shoulder.coulomb': 0.8, 'friction.slide.viscous': 1.5e-05,
+             'armature.shoulder': 0.1, 'effort_bias.slide': -0.25,
+             'friction_velocity_threshold': 0.02}
+ACTUATION_TEXT = """\
+# Actuation model of rnea_ros (rnea_ros/dynamics/actuation.py): per joint
 # tau += armature*a + coulomb*tanh(v/friction_velocity_threshold) + viscous*v + offset
 # (N m, N m s/rad, N m, kg m^2; N, N s/m, N, kg for prismatic joints);
 # effort_bias (N m; N): the effort sensor's bias, taken out of the measured effort, never applied
@@ -94,14 +94,14 @@ def _read_back(tmp_path, text: str, what: str = 'the parameters') -> dict:
     return params_file.read(path, what)
 
 
-def test_the_joint_model_file_is_unchanged_and_reads_back_exactly(tmp_path, model):
-    written = JointModel.from_parameters(model, JOINT_MODEL)
-    gained = JointModel.from_parameters(model, {**JOINT_MODEL, 'effort_gain.slide': 12.5})
-    assert written.to_yaml() == JOINT_MODEL_TEXT
-    for joint_model in (written, gained):
-        params = _read_back(tmp_path, joint_model.to_yaml())
-        expected = joint_model.to_parameters()
-        if joint_model is written:  # a gain of 1 everywhere is not written
+def test_the_actuation_file_is_unchanged_and_reads_back_exactly(tmp_path, model):
+    written = Actuation.from_parameters(model, ACTUATION)
+    gained = Actuation.from_parameters(model, {**ACTUATION, 'effort_gain.slide': 12.5})
+    assert written.to_yaml() == ACTUATION_TEXT
+    for actuation in (written, gained):
+        params = _read_back(tmp_path, actuation.to_yaml())
+        expected = actuation.to_parameters()
+        if actuation is written:  # a gain of 1 everywhere is not written
             expected = {k: v for k, v in expected.items() if not k.startswith('effort_gain.')}
         assert params == expected and list(params) == list(expected)
 
@@ -208,9 +208,9 @@ HOSTILE_IDS = ['deep brackets', 'deep names', 'aliases', 'not a mapping', 'empty
 
 @pytest.mark.parametrize('text, message', HOSTILE, ids=HOSTILE_IDS)
 @pytest.mark.parametrize('reader, what', [
-    (lambda path, model: JointModel.load_yaml(path, model), 'the joint model'),
+    (lambda path, model: Actuation.load_yaml(path, model), 'the actuation model'),
     (lambda path, model: read_thresholds(path, ['shoulder', 'slide']), 'collision thresholds'),
-], ids=['joint model', 'thresholds'])
+], ids=['actuation model', 'thresholds'])
 def test_every_reader_refuses_a_hostile_file_in_one_line(tmp_path, model, reader, what, text,
                                                          message):
     path = tmp_path / 'params.yaml'

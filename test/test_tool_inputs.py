@@ -98,10 +98,10 @@ BAG_CASES = [
      'of seconds, at most 1e+09 in magnitude'),
     (['--summary-window', 'nan'], '--summary-window nan: expected a positive number of seconds, '
      'at most 1e+09 in magnitude'),
-    (['--joint-model', '{inputs}/malformed.yaml'], '{inputs}/malformed.yaml: cannot read the '
-     "joint model: malformed YAML: expected ',' or ']', but got '<stream end>' at line 3, "
+    (['--actuation', '{inputs}/malformed.yaml'], '{inputs}/malformed.yaml: cannot read the '
+     "actuation model: malformed YAML: expected ',' or ']', but got '<stream end>' at line 3, "
      'column 1'),
-    (['--joint-model', '{inputs}/binary.yaml'], '{inputs}/binary.yaml: cannot read the joint '
+    (['--actuation', '{inputs}/binary.yaml'], '{inputs}/binary.yaml: cannot read the actuation '
      'model: not UTF-8 text (byte 0x80 at offset 0)'),
 ]
 

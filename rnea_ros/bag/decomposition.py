@@ -15,7 +15,7 @@ velocity part vanishes at v = 0):
                     wrenches alone require (zero without wrenches)
 
 and the total is their sum (equal to rnea(q, v, a, f_ext) up to rounding, ~1e-15 relative).
-With a joint model (``rnea_ros.dynamics.joint_model.JointModel``: the terms the URDF has no
+With an actuation model (``rnea_ros.dynamics.actuation.Actuation``: the terms the URDF has no
 room for) the inertial term also holds the armature torques armature * a, and a fifth term
 
 - friction          coulomb * tanh(v / threshold) + viscous * v + offset, per joint
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 TERMS = ('inertial', 'velocity_product', 'gravity', 'external')
-# The term a joint model adds (``Decomposition.terms`` has it only with a joint model).
+# The term an actuation model adds (``Decomposition.terms`` has it only with an actuation model).
 FRICTION = 'friction'
 # Samples per rnea_batch call: bounds the temporary arrays and paces the progress report.
 CHUNK = 1 << 18
@@ -116,13 +116,13 @@ def contact_wrenches(model, q: np.ndarray, v: np.ndarray, a: np.ndarray,
 def decompose(model, q: np.ndarray, v: np.ndarray, a: np.ndarray,
               f_ext: Mapping[str, np.ndarray] | None = None, threads: int | None = None,
               progress: Callable[[int], None] | None = None,
-              joint_model=None) -> Decomposition:
+              actuation=None) -> Decomposition:
     """
     Split the equation of motion at N samples into its terms.
 
     ``f_ext``: link name -> (N, 6) wrenches (see ``RobotModel.rnea_batch``). ``progress(k)``
-    is called after each chunk with the number of samples done. ``joint_model``: a
-    ``JointModel`` of ``model`` adds its armature to the inertial term and its friction as the
+    is called after each chunk with the number of samples done. ``actuation``: a
+    ``Actuation`` of ``model`` adds its armature to the inertial term and its friction as the
     ``FRICTION`` term (see the module docstring).
     """
     n, nv = q.shape[0], model.nv
@@ -136,8 +136,8 @@ def decompose(model, q: np.ndarray, v: np.ndarray, a: np.ndarray,
         qc, zero = q[rows], zeros[:stop - start]
         (terms['inertial'][rows], terms['velocity_product'][rows],
          terms['gravity'][rows]) = model.rnea_terms_batch(qc, v[rows], a[rows], threads=threads)
-        if joint_model is not None:
-            terms['inertial'][rows] += joint_model.armature_torques(a[rows])
+        if actuation is not None:
+            terms['inertial'][rows] += actuation.armature_torques(a[rows])
         if f_ext:
             wrenches = {link: np.asarray(w)[rows] for link, w in f_ext.items()}
             terms['external'][rows] = model.rnea_batch(qc, zero, zero, f_ext=wrenches,
@@ -148,8 +148,8 @@ def decompose(model, q: np.ndarray, v: np.ndarray, a: np.ndarray,
     total += terms['gravity']
     if f_ext:
         total += terms['external']
-    if joint_model is not None:
-        terms[FRICTION] = joint_model.friction_torques_batch(v)
+    if actuation is not None:
+        terms[FRICTION] = actuation.friction_torques_batch(v)
         total += terms[FRICTION]
     return Decomposition(total, terms)
 

@@ -42,13 +42,13 @@ import math
 
 import numpy as np
 
-from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD
+from rnea_ros.dynamics.actuation import DEFAULT_VELOCITY_THRESHOLD
 from rnea_ros.errors import InputError
 
 DETECTABLE_FORCE = 20.0  # N: the force on the flange a set of thresholds should detect
 DIRECTIONS = 2000  # unit directions of the worst-direction search
 POSES = 500  # most poses of the bag the detectable force is computed at
-STICTION_VELOCITY = DEFAULT_VELOCITY_THRESHOLD  # rad/s or m/s: the joint model's stiction band
+STICTION_VELOCITY = DEFAULT_VELOCITY_THRESHOLD  # rad/s or m/s: the actuation model's stiction band
 FLANGE_NAMES = (('flange', 'tool0'), ('_flange', '_tool0', 'end_effector'))  # exact, endings
 
 
@@ -131,7 +131,7 @@ def force_warning(detectable: dict) -> str | None:
             f'not detected at every pose of this bag ({told} is detected in every direction '
             f'at every pose; best direction {best}): '
             "the model's residual sets the thresholds; identify the model first (rnea_identify,"
-            ' --joint-model, --measured-effort motor for motor torques)')
+            ' --actuation, --measured-effort motor for motor torques)')
 
 
 def still_joints(names, v: np.ndarray) -> list[str]:

@@ -7,7 +7,7 @@ residual depends on the motion (friction acts on a moving joint, a still one hol
 gravity), so ``rnea_fleet`` compares the residuals of bags only where these numbers say the
 motions are alike (``rnea_ros.fleet.comparable``).
 
-``MOVING_SPEED`` = 3 x the joint model's smooth-sign threshold (``DEFAULT_VELOCITY_THRESHOLD``,
+``MOVING_SPEED`` = 3 x the actuation model's smooth-sign threshold (``DEFAULT_VELOCITY_THRESHOLD``,
 0.01 rad/s): 0.03 rad/s (m/s), where the Coulomb friction is complete (tanh(3) = 0.995) and
 three times above the velocity noise band of a joint at rest.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD
+from rnea_ros.dynamics.actuation import DEFAULT_VELOCITY_THRESHOLD
 
 MOVING_SPEED = 3.0 * DEFAULT_VELOCITY_THRESHOLD  # rad/s (m/s for prismatic joints)
 

@@ -5,15 +5,15 @@ The node's observer (``rnea_ros.observer.MomentumObserver``) runs over the analy
 time order, one integration per sample with dt from the sample times: the residual r is the
 node's ``external_torques``, from the same samples. Its inputs are the samples' positions,
 velocities (the messages', or the differentiator's where they have none) and measured effort
-(``--measured-effort``: link-side torque, or motor torque from which ``--joint-model``'s friction
-and armature are taken out; either less ``--joint-model``'s effort bias, which the observer
+(``--measured-effort``: link-side torque, or motor torque from which ``--actuation``'s friction
+and armature are taken out; either less ``--actuation``'s effort bias, which the observer
 takes out). No accelerations: the estimated ones are not used.
 
 Outputs: ``external_torques.csv`` (``time`` and r per joint, like torques.csv); without
 ``--collision-thresholds``, ``collision_thresholds.yaml``: thresholds calibrated on this
 (collision-free) bag (``rnea_ros.observer.collision``: margin * max |r| + spread * robust
 sigma + floor), as a node
-parameters file (``collision_threshold.<joint>``, under ``/**:``, like joint_model.yaml); with
+parameters file (``collision_threshold.<joint>``, under ``/**:``, like actuation.yaml); with
 it, the detections on this bag (summary.json ``collisions``). With the thresholds, the smallest
 force they detect on the flange over the bag's poses (``detectable``: summary.json
 ``observer.smallest_detectable_force``, warned about above ``DETECTABLE_FORCE``); a calibration
@@ -69,12 +69,12 @@ def check_options(options) -> None:
         raise InputError(FLOATING_BASE)
 
 
-def observe(options, model, joint_model, seconds: np.ndarray, q: np.ndarray, v: np.ndarray,
+def observe(options, model, actuation, seconds: np.ndarray, q: np.ndarray, v: np.ndarray,
             effort: np.ndarray, measured: np.ndarray, predicted: np.ndarray) -> Observed:
     """
     Run the observer over the samples; calibrate thresholds, or detect with the given ones.
 
-    ``effort``: the bag's (the observer's input); ``measured``: less the joint model's bias;
+    ``effort``: the bag's (the observer's input); ``measured``: less the actuation model's bias;
     ``predicted``: the model's torque of the samples, (N, nv) each: ``check_effort``.
     """
     names = list(model.joint_names)
@@ -85,7 +85,7 @@ def observe(options, model, joint_model, seconds: np.ndarray, q: np.ndarray, v: 
         warnings.append(detectable.check_motion(names, v))  # refuses a bag where none moves
     check_effort(names, measured, predicted)
     observer = MomentumObserver(model, options.observer_gain,
-                                measured_effort=options.measured_effort, joint_model=joint_model)
+                                measured_effort=options.measured_effort, actuation=actuation)
     residual = observer.run(seconds, q, v, effort)
     if options.collision_thresholds:
         events = detect_events(seconds, residual, thresholds, names)

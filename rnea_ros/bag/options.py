@@ -112,9 +112,9 @@ class BagOptions:
                                   help='world gravity [m/s^2] (default: 0 0 -9.81)')
     inertia_check: str = option('error', MODEL, choices=('error', 'warn'),
                                 help='physically inconsistent URDF inertias: refuse or warn')
-    joint_model: str | None = option(
+    actuation: str | None = option(
         None, MODEL, file=True, metavar='FILE', help='joint friction and armature (a node '
-        'parameters YAML file, as rnea_identify writes joint_model.yaml): adds a friction '
+        'parameters YAML file, as rnea_identify writes actuation.yaml): adds a friction '
         'term, the armature to the inertial term, both to the prediction')
     observer: bool = option(False, OBSERVER, action='store_true',
                             help='run the momentum observer: external joint torques')
@@ -125,7 +125,7 @@ class BagOptions:
     measured_effort: str = option(
         MEASURED_EFFORTS[0], OBSERVER, choices=MEASURED_EFFORTS,
         help='what the effort is: link-side torque (default), or motor torque from which '
-        'the friction and armature of --joint-model are taken out')
+        'the friction and armature of --actuation are taken out')
     collision_thresholds: str | None = option(
         None, OBSERVER, file=True, metavar='FILE', help='per-joint thresholds (a node '
         'parameters file with collision_threshold.<joint>, as --observer writes it): list the '

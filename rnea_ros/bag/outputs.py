@@ -51,7 +51,7 @@ def write_outputs(options: BagOptions, reader, output: Path, read: Inputs, estim
             tables.append(background.submit(observing.write_files, stage, seconds, labels,
                                             columns, observed))
         reduced, shown, pictures = _pictures(options, stage, read, samples, parts)
-        summary = add_run_parts(statistics.result(), options, read.joint_model, solved,
+        summary = add_run_parts(statistics.result(), options, read.actuation, solved,
                                 int(samples.times_ns.size), observed)
         motion.add_motion(summary, samples.v[:, columns])
         from rnea_ros.bag import htmlreport

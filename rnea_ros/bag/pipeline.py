@@ -41,12 +41,12 @@ What it does
    dynamics: external = -J^T f and total = rnea(q, v, a, f_ext=contacts). Samples the contacts
    cannot balance (infeasible: least-violation wrenches, the rest left on the base rows) are
    counted in the summary and a warning. Without ``--contacts`` the external term is zero.
-   With ``--joint-model FILE`` (a node parameters file: ``rnea_ros.dynamics.joint_model``)
+   With ``--actuation FILE`` (a node parameters file: ``rnea_ros.dynamics.actuation``)
    the armature torques join the inertial term and the joint friction (from the velocities
    used) is a fifth term, ``friction``: both are part of the predicted torque, so residuals
    are against the full model; the measured torque is its ``effort_gain`` times the measured
    effort less its ``effort_bias`` (the effort sensor's gain and bias, never a torque:
-   ``JointModel.corrected_effort``), before any comparison.
+   ``Actuation.corrected_effort``), before any comparison.
 
 Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
 -----------------------------------------------------------
@@ -57,9 +57,9 @@ Outputs in ``--output DIR`` (default ``./<bag name>_rnea``)
   root-link frame (``decomposition.effort_labels``).
 - ``decomposition.parquet`` (``.csv`` without pyarrow or with ``--format csv``): ``time`` and
   ``<term>/<joint>`` for term in inertial, velocity_product, gravity, external (and friction
-  with ``--joint-model``).
+  with ``--actuation``).
 - ``residual.parquet`` (idem), when the bag has measured effort: ``measured/<joint>`` (less
-  the ``--joint-model``'s effort bias) and ``residual/<joint>`` = measured - predicted (NaN
+  the ``--actuation``'s effort bias) and ``residual/<joint>`` = measured - predicted (NaN
   where not measured).
 - ``contact_wrenches.parquet`` (idem), with ``--contacts``: ``time`` and ``<link>.fx``, ``.fy``,
   ``.fz`` (N), ``.tx``, ``.ty``, ``.tz`` (N·m) per contact link: the wrench the ground applies,
@@ -192,7 +192,7 @@ def _run(options: BagOptions, reader, output: Path, timings: _Timings) -> Result
     observed = None
     if options.observer:
         with timings('observer'):
-            observed = observing.observe(options, read.model, read.joint_model,
+            observed = observing.observe(options, read.model, read.actuation,
                                          samples.seconds, samples.q, samples.v, samples.effort,
                                          samples.measured, parts.total)
         warnings += observed.warnings
@@ -231,6 +231,6 @@ def decompose_samples(options: BagOptions, read: Inputs, samples: Samples, solve
     progress = progress_bar('dynamics', n, show and n >= PROGRESS_MIN_MESSAGES)
     parts = decompose(read.model, samples.q, samples.v, samples.a,
                       f_ext=solved.wrenches if solved is not None else None,
-                      threads=options.threads, progress=progress, joint_model=read.joint_model)
+                      threads=options.threads, progress=progress, actuation=read.actuation)
     progress.close()
     return parts

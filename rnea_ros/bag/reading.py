@@ -15,7 +15,7 @@ import numpy as np
 from rnea_ros.bag import inputs
 from rnea_ros.bag.decomposition import effort_labels
 from rnea_ros.bag.options import BagOptions
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.loading import urdf_model
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
@@ -38,7 +38,7 @@ class Inputs:
     source: str
     model: RobotModel
     joints: list
-    joint_model: JointModel | None
+    actuation: Actuation | None
     labels: list[str]
     units: list[str]
     columns: list[int]
@@ -58,8 +58,8 @@ class Samples:
 
     ``keep``: their rows of the joint series (a slice when they are one run of rows);
     ``seconds``: from the time origin; ``edges_left_out``: samples near gaps left out.
-    ``measured``: the effort less the joint model's effort bias (``effort`` without one), what
-    the predictions are compared with; the observer takes ``effort`` and the joint model.
+    ``measured``: the effort less the actuation model's effort bias (``effort`` without one), what
+    the predictions are compared with; the observer takes ``effort`` and the actuation model.
     """
 
     q: np.ndarray
@@ -85,7 +85,7 @@ def load_inputs(options: BagOptions, reader, store, show: bool, warnings: list) 
         odd = [j.name for j in model.multi_dof_joints]
         raise InputError(f'URDF joints {odd} are floating/planar: joint_states cannot give '
                          'their state')
-    joint_model = JointModel.load_yaml(options.joint_model, model) if options.joint_model \
+    actuation = Actuation.load_yaml(options.actuation, model) if options.actuation \
         else None
     labels, units = effort_labels(model)
     columns = inputs.selected_columns(options.joints, model, labels)
@@ -108,7 +108,7 @@ def load_inputs(options: BagOptions, reader, store, show: bool, warnings: list) 
     progress.close()
     warnings += series.warnings
     desired = inputs.desired(options, reader, store, series, lo, hi, margin)
-    return Inputs(source, model, joints, joint_model, labels, units, columns, contacts,
+    return Inputs(source, model, joints, actuation, labels, units, columns, contacts,
                   js_conns, series, desired, (lo, hi), margin, bag_start)
 
 
@@ -144,7 +144,7 @@ def select_samples(read: Inputs, estimate, base_state, warnings: list) -> Sample
     origin = _time_origin(times_ns, series.receive_ns[keep], read.bag_start, series.clock,
                           warnings)
     effort = effort[keep]
-    measured = effort if read.joint_model is None else read.joint_model.corrected_effort(effort)
+    measured = effort if read.actuation is None else read.actuation.corrected_effort(effort)
     return Samples(q[keep], v[keep], a[keep], effort, keep, times_ns,
                    (times_ns - origin) * 1e-9, edges_left_out, measured)
 

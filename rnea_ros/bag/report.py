@@ -313,18 +313,18 @@ def markdown(summary: dict) -> str:
               f'- velocities from the messages: {fmt(100 * info["velocity_measured"], 3)} % of '
               'values (the rest estimated)',
               f'- accelerations: {info["acceleration_source"]}']
-    joint_model = summary.get('joint_model')
-    if joint_model:
-        lines.append(f'- joint model: `{joint_model["file"]}`, friction '
-                     f'{joint_model["friction_model"]} (velocity threshold '
-                     f'{fmt(joint_model["velocity_threshold"])}) on '
-                     f'{_names(joint_model["friction_joints"])}; armature on '
-                     f'{_names(joint_model["armature_joints"])} (the friction term and the '
+    actuation = summary.get('actuation')
+    if actuation:
+        lines.append(f'- actuation model: `{actuation["file"]}`, friction '
+                     f'{actuation["friction_model"]} (velocity threshold '
+                     f'{fmt(actuation["velocity_threshold"])}) on '
+                     f'{_names(actuation["friction_joints"])}; armature on '
+                     f'{_names(actuation["armature_joints"])} (the friction term and the '
                      'armature, in the inertial term, are part of the prediction); effort bias '
-                     f'on {_names(joint_model.get("effort_bias_joints", []))} (taken out of '
+                     f'on {_names(actuation.get("effort_bias_joints", []))} (taken out of '
                      'the measured effort)')
-        if joint_model.get('effort_gain_joints'):
-            lines.append(f'- effort gain on {_names(joint_model["effort_gain_joints"])}: '
+        if actuation.get('effort_gain_joints'):
+            lines.append(f'- effort gain on {_names(actuation["effort_gain_joints"])}: '
                          'measured torque = effort_gain x effort - effort_bias')
     contacts = summary.get('contacts')
     if contacts:

@@ -3,7 +3,7 @@ The summary.json dict of an ``rnea_bag`` run (``report`` writes it, with summary
 
 Per joint numbers come from ``report.summarize``; this adds what the run used: the bag, the
 model, the sample times, the acceleration routes, locked joints and differentiator settings,
-the joint model and contacts (``add_run_parts``) and the output files (``add_outputs``): the
+the actuation model and contacts (``add_run_parts``) and the output files (``add_outputs``): the
 whole of summary.json is assembled here.
 """
 from __future__ import annotations
@@ -79,16 +79,16 @@ def json_safe(value):
     return value
 
 
-def add_run_parts(summary: dict, options, joint_model, solved, samples: int,
+def add_run_parts(summary: dict, options, actuation, solved, samples: int,
                   observed=None) -> dict:
     """
-    Add the joint model (--joint-model), the contacts (--contacts) used to ``summary``.
+    Add the actuation model (--actuation), the contacts (--contacts) used to ``summary``.
 
     With ``observed`` (--observer, ``observing.Observed``) also ``observer`` (settings, per
     joint RMS and peak external torque, thresholds) and, given thresholds, ``collisions``.
     """
-    if joint_model is not None:
-        summary['joint_model'] = joint_model_summary(options.joint_model, joint_model)
+    if actuation is not None:
+        summary['actuation'] = actuation_summary(options.actuation, actuation)
     if solved is not None:
         summary['contacts'] = json_safe({
             'links': list(solved.links), 'kind': 'point', 'friction': options.friction,
@@ -108,19 +108,19 @@ def add_outputs(summary: dict, files) -> dict:
     return summary
 
 
-def joint_model_summary(path, joint_model) -> dict:
-    """Describe the joint model used: file, model, threshold, joints with terms, parameters."""
-    names = joint_model.joint_names
-    friction = joint_model.friction_model != 'none'
+def actuation_summary(path, actuation) -> dict:
+    """Describe the actuation model used: file, model, threshold, joints with terms, parameters."""
+    names = actuation.joint_names
+    friction = actuation.friction_model != 'none'
     return json_safe({
-        'file': str(path), 'friction_model': joint_model.friction_model,
-        'velocity_threshold': joint_model.velocity_threshold,
+        'file': str(path), 'friction_model': actuation.friction_model,
+        'velocity_threshold': actuation.velocity_threshold,
         'friction_joints': [name for k, name in enumerate(names) if friction and (
-            joint_model.coulomb[k] or joint_model.viscous[k] or joint_model.offset[k])],
-        'armature_joints': [name for k, name in enumerate(names) if joint_model.armature[k]],
+            actuation.coulomb[k] or actuation.viscous[k] or actuation.offset[k])],
+        'armature_joints': [name for k, name in enumerate(names) if actuation.armature[k]],
         'effort_bias_joints': [name for k, name in enumerate(names)
-                               if joint_model.effort_bias[k]],
+                               if actuation.effort_bias[k]],
         'effort_gain_joints': [name for k, name in enumerate(names)
-                               if name and joint_model.effort_gain[k] != 1.0],
-        'parameters': joint_model.to_parameters(),
+                               if name and actuation.effort_gain[k] != 1.0],
+        'parameters': actuation.to_parameters(),
     })

@@ -33,7 +33,7 @@ def add_joint_terms(tau, a, v, coulomb, viscous, offset, armature, threshold, fr
     Add the joint terms to tau in place, per v entry.
 
     tau += armature * a, and with ``friction`` coulomb * tanh(v / threshold) + viscous * v +
-    offset (``rnea_ros.dynamics.joint_model``).
+    offset (``rnea_ros.dynamics.actuation``).
     """
     for k in range(tau.shape[0]):
         tau[k] += armature[k] * a[k]

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from rnea_ros.control.control_law import CONTROL_LAWS
 # The per-link and per-joint families, declared beside the parameters (read from here).
-from rnea_ros.control.families import (COLLISION, COLLISION_PROFILE, CONTACT,  # noqa: F401
-                                       FAMILIES, GAINS, JOINT_MODEL, WRENCH_POINT)
+from rnea_ros.control.families import (ACTUATION, COLLISION, COLLISION_PROFILE,  # noqa: F401
+                                       CONTACT, FAMILIES, GAINS, WRENCH_POINT)
 from rnea_ros.control.joint_input import MAX_NAMES
 from rnea_ros.control.parameter import (BOOL, DOUBLE, DOUBLE_ARRAY, INTEGER, Parameter, STRING,
                                         STRING_ARRAY)
-from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS
+from rnea_ros.dynamics.actuation import DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS
 from rnea_ros.dynamics.payload import MAX_MASS_RATIO, MAX_RADIUS
 from rnea_ros.observer.collision import DEFAULT_MIN_DURATION
 
@@ -321,7 +321,7 @@ OBSERVER_PARAMETERS: tuple[Parameter, ...] = (
         'what joint_states effort is: `link_side` torque or `motor` torque',
         'link_side: the effort of joint_states is the torque on the link side (joint torque '
         'sensors): the observer uses it as it is. motor: the torque the motor gives (from its '
-        'current): the observer subtracts the friction of friction.<joint>.* (the joint '
+        'current): the observer subtracts the friction of friction.<joint>.* (the actuation '
         'model; its armature is part of the dynamics in both cases).',
         choices=MEASURED_EFFORTS),
     Parameter(

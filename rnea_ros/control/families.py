@@ -4,8 +4,8 @@ The node's per-link and per-joint parameter families, each declared once (``Fami
 Declared with the node's other parameters (``declaration`` re-exports them). The families take
 their defaults from the library that owns them: ``contact.<link>.*`` from
 ``rnea_ros.contacts.Contact``, ``armature.<joint>``, ``friction.<joint>.*``,
-``effort_bias.<joint>`` and ``effort_gain.<joint>`` from ``rnea_ros.dynamics.joint_model``
-(which also checks their values, as it does for ``rnea_bag --joint-model``). Each family names
+``effort_bias.<joint>`` and ``effort_gain.<joint>`` from ``rnea_ros.dynamics.actuation``
+(which also checks their values, as it does for ``rnea_bag --actuation``). Each family names
 the field of the settings snapshot that holds its values (``attribute``) and owns the prefixes
 of its names. ROS-free.
 """
@@ -16,10 +16,10 @@ from dataclasses import fields, replace
 from rnea_ros.contacts import Contact, KINDS
 from rnea_ros.control.control_law import MAX_KD, MAX_KP
 from rnea_ros.control.parameter import DOUBLE, DOUBLE_ARRAY, Family, Parameter, STRING
-from rnea_ros.dynamics.joint_model import MAX_EFFORT_GAIN, MIN_EFFORT_GAIN
+from rnea_ros.dynamics.actuation import MAX_EFFORT_GAIN, MIN_EFFORT_GAIN
 from rnea_ros.observer.collision import THRESHOLD_PARAMETER
 
-__all__ = ['COLLISION', 'COLLISION_PROFILE', 'CONTACT', 'FAMILIES', 'GAINS', 'JOINT_MODEL',
+__all__ = ['COLLISION', 'COLLISION_PROFILE', 'CONTACT', 'FAMILIES', 'GAINS', 'ACTUATION',
            'WRENCH_POINT']
 
 
@@ -54,7 +54,7 @@ CONTACT = Family(
     ),
     when='once `contacts` is read', checked_by='rnea_ros.contacts.Contact')  # into `contacts`
 
-JOINT_MODEL = Family(
+ACTUATION = Family(
     'joint', (
         Parameter('armature.{joint}', DOUBLE, 0.0,
                   'reflected rotor inertia: τ += armature·a',
@@ -79,7 +79,7 @@ JOINT_MODEL = Family(
                   note='3'),
     ),
     when='for each one-DoF joint when a model loads',
-    checked_by='rnea_ros.dynamics.joint_model.JointModel', attribute='joint_model')
+    checked_by='rnea_ros.dynamics.actuation.Actuation', attribute='actuation')
 COLLISION = Family(
     'joint', (
         Parameter(THRESHOLD_PARAMETER + '{joint}', DOUBLE, None,
@@ -129,4 +129,4 @@ GAINS = Family(
     ),
     when='for each one-DoF joint when a model loads',
     checked_by='rnea_ros.control.declaration.check', attribute='gains')
-FAMILIES = (CONTACT, JOINT_MODEL, COLLISION, COLLISION_PROFILE, WRENCH_POINT, GAINS)
+FAMILIES = (CONTACT, ACTUATION, COLLISION, COLLISION_PROFILE, WRENCH_POINT, GAINS)

@@ -21,7 +21,7 @@ joint velocities], following ``RobotModel``. Only one-degree-of-freedom joints c
 is refused. ``now`` is steady-clock seconds (watchdogs); ``ros_time`` is ROS time in seconds
 (trajectory sampling, which is defined in ROS time).
 
-Joint terms (``rnea_ros.dynamics.joint_model``, parameters ``armature.<joint>`` and
+Joint terms (``rnea_ros.dynamics.actuation``, parameters ``armature.<joint>`` and
 ``friction.<joint>.*``): the armature torque (armature x the acceleration used) is part of the
 dynamics whenever set; the friction torque is added to the published torques only with
 ``friction_compensation``, at the desired velocity of the joints the active desired motion gives
@@ -54,7 +54,7 @@ from rnea_ros.control.status import core_status
 from rnea_ros.control.trajectory import Trajectory
 from rnea_ros.control.trajectory_efforts import trajectory_efforts
 from rnea_ros.control.wrenches import ContactOutput, MeasuredWrenches, ReactionOutput
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 
@@ -126,26 +126,26 @@ class Feedforward:
                                      if self.contacts is not None else None)
         # Armature and friction per v entry (zeros where unset).
         try:
-            self.joint_model = JointModel.from_parameters(model, {
-                **settings.joint_model,
+            self.actuation = Actuation.from_parameters(model, {
+                **settings.actuation,
                 'friction_velocity_threshold': settings.friction_velocity_threshold,
                 'friction_model': settings.friction_model})
         except InputError as exc:
             raise ParameterRejected(str(exc)) from None
-        self.armature_on = bool(np.any(self.joint_model.armature))
-        jm = self.joint_model
-        self.friction_joints = () if not jm.has_friction else tuple(
+        self.armature_on = bool(np.any(self.actuation.armature))
+        act = self.actuation
+        self.friction_joints = () if not act.has_friction else tuple(
             joint.name for joint in model.joints if joint.nv == 1
-            and (jm.coulomb[joint.idx_v] or jm.viscous[joint.idx_v] or jm.offset[joint.idx_v]))
+            and (act.coulomb[joint.idx_v] or act.viscous[joint.idx_v] or act.offset[joint.idx_v]))
         self._v_friction = np.zeros(model.nv)
         self._v_friction_joints = self._v_friction[self.v_offset:]
         # External torques, wrenches and collisions from the measured efforts (a fixed base).
-        self.observer = (ObserverOutput(model, settings, self.joint_model, self.joint_names,
+        self.observer = (ObserverOutput(model, settings, self.actuation, self.joint_names,
                                         self.joints.track_effort())
                          if settings.observer else None)
         self.observer_queue = (SampleQueue(settings.observer_queue, model.nq, model.nv, n)
                                if settings.observer else None)
-        self.stop = StopReaction(model, self.joint_model.armature) if settings.observer else None
+        self.stop = StopReaction(model, self.actuation.armature) if settings.observer else None
         # The control law (control_law), its gains; g(q) when the robot adds it (the cycle's).
         self.law = ControlLaw(model, settings.control_law, self.joint_names, settings.gains,
                               self.v_offset)
@@ -474,7 +474,7 @@ class Feedforward:
 
     def _add_joint_terms(self, a: np.ndarray, friction: bool) -> None:
         """Add armature * a to tau (and the friction at ``_v_friction`` if ``friction``)."""
-        model = self.joint_model
+        model = self.actuation
         add_joint_terms(self.tau, a, self._v_friction, model.coulomb, model.viscous,
                         model.offset, model.armature, model.velocity_threshold, friction)
 

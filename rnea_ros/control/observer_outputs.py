@@ -81,13 +81,13 @@ def stamp_seconds(stamp, now: float) -> float:
 class ObserverOutput:
     """The observer, wrench estimates and collision state of one model (module docstring)."""
 
-    def __init__(self, model, settings, joint_model, joint_names, effort: np.ndarray):
+    def __init__(self, model, settings, actuation, joint_names, effort: np.ndarray):
         self.model = model
         self.settings = settings
         self.joint_names = tuple(joint_names)
         self.observer = MomentumObserver(model, settings.observer_gain,
                                          measured_effort=settings.measured_effort,
-                                         joint_model=joint_model)
+                                         actuation=actuation)
         self.effort = effort  # the merged measured efforts (joint order = v order: fixed base)
         self.links = tuple(settings.wrench_estimation_links)
         # Contact points of pure forces (None: a wrench), as float64 arrays (the fast path).

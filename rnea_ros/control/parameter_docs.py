@@ -12,8 +12,8 @@ import argparse
 import sys
 import textwrap
 
-from rnea_ros.control.declaration import (COLLISION, COLLISION_PROFILE, CONTACT, FAMILIES, GAINS,
-                                          JOINT_MODEL, PARAMETERS, WRENCH_POINT)
+from rnea_ros.control.declaration import (ACTUATION, COLLISION, COLLISION_PROFILE, CONTACT,
+                                          FAMILIES, GAINS, PARAMETERS, WRENCH_POINT)
 from rnea_ros.control.parameter import Parameter
 
 
@@ -76,12 +76,12 @@ def yaml_text() -> str:
         default = 'unset' if member.default is None else _yaml_value(member.default)
         lines.append(f'{INDENT}#     {CONTACT.field(member)}: {default}  # {member.summary}')
     lines.append('')
-    lines.extend(_comment("Joint friction, armature and effort sensor's bias (joint model), "
+    lines.extend(_comment("Joint friction, armature and effort sensor's bias (actuation model), "
                           'usually from the '
-                          'joint_model.yaml that rnea_identify writes (a second --params-file, '
-                          f'keyed /**:); declared {JOINT_MODEL.when}; unset: 0. A name that is '
+                          'actuation.yaml that rnea_identify writes (a second --params-file, '
+                          f'keyed /**:); declared {ACTUATION.when}; unset: 0. A name that is '
                           'no joint of the model stops the node at start (exit 2):'))
-    for member in JOINT_MODEL.members:
+    for member in ACTUATION.members:
         lines.extend(_comment(f'{member.name.format(joint="<joint>")}: {member.description} '
                               f'[{member.unit}]'))
     lines.append(f'{INDENT}# armature.joint1: 0.1')

@@ -106,9 +106,9 @@ def core_status(core, now: float, ros_time: float) -> tuple[int, str, dict[str, 
         messages = ['fault output published in ' + ', '.join(
             f'{count} cycles ({code})' for code, count in recent.items())
             + ' since the last report']
-    values['armature'] = (', '.join(f'{joint.name} {core.joint_model.armature[joint.idx_v]:g}'
+    values['armature'] = (', '.join(f'{joint.name} {core.actuation.armature[joint.idx_v]:g}'
                                     for joint in core.model.joints if joint.nv == 1
-                                    and core.joint_model.armature[joint.idx_v])
+                                    and core.actuation.armature[joint.idx_v])
                           or 'none')
     if not core.friction_joints:
         values['friction compensation'] = 'off (no friction parameters)'

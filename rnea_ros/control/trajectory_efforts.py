@@ -58,11 +58,11 @@ def trajectory_efforts(core, trajectory: Trajectory,
     except InputError as exc:
         raise Rejected(NON_FINITE, f'inverse dynamics failed: {exc}') from None
     # The joint terms as in the cycle: friction at the points' (desired) velocities.
-    tau += core.joint_model.armature * a
+    tau += core.actuation.armature * a
     if settings.friction_compensation and core.friction_joints:
         v_friction = np.zeros((n_points, core.model.nv))
         v_friction[:, [core.v_offset + j for j in columns]] = v_points[:, known]
-        tau += core.joint_model.friction_torques_batch(v_friction)
+        tau += core.actuation.friction_torques_batch(v_friction)
     for row in tau:
         if not all_finite(row):
             raise Rejected(NON_FINITE, 'the efforts are not finite')

@@ -7,7 +7,7 @@ joint; ``q1,q2,q3`` names them one by one (as many as joints). Units: the time c
 ``s``, ``ms``, ``us`` or ``ns`` plus an offset in seconds (the bag's stamps are ns since the
 epoch: a log that counts from 0 starts at the offset, by default 1970); positions in ``rad``,
 ``deg``, ``m`` or ``mm``, velocities in the same per second; effort times a scale (N m, or N
-for a prismatic joint, per unit of the column; a motor current is converted by the joint
+for a prismatic joint, per unit of the column; a motor current is converted by the actuation
 model's ``effort_gain``, not here).
 """
 from __future__ import annotations

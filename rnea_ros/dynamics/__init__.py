@@ -9,12 +9,12 @@ model (offsets in ``layout``), ``regressor`` the joint-torque regressor (tau lin
 inertial parameters), ``joints`` what depends on a joint's type (the only place the kernels
 branch on it), ``spatial`` the spatial algebra they share, ``model`` the ``RobotModel`` API
 (its kinematics in ``model_kinematics``, its inertial parameters in ``model_parameters``),
-``checks`` its argument and result checks, ``joint_model`` the friction and armature the URDF
+``checks`` its argument and result checks, ``actuation`` the friction and armature the URDF
 has no room for and ``payload`` a payload fixed to a link (``RobotModel.with_payload``).
-Imports numpy, numba and ``rnea_ros.errors`` only (on use: PyYAML for joint model files, xacro
+Imports numpy, numba and ``rnea_ros.errors`` only (on use: PyYAML for actuation model files, xacro
 to expand a xacro file): no ROS, no bag or plotting library.
 """
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.model import RobotModel
 
-__all__ = ['JointModel', 'RobotModel']
+__all__ = ['Actuation', 'RobotModel']

@@ -1,7 +1,7 @@
 """
 What every tool does with a file option and with a URDF: each failure one line naming the file.
 
-``read_file_option`` reads the file of an option (``--urdf``, ``--joint-model``...): a missing
+``read_file_option`` reads the file of an option (``--urdf``, ``--actuation``...): a missing
 or unreadable file, a directory or bytes that are not UTF-8 text raise ``InputError``
 ``cannot read FLAG 'PATH': REASON``. ``urdf_model`` builds the model of URDF text, its errors
 prefixed with where the text came from, and refuses a robot without a moving joint.

@@ -1,5 +1,5 @@
 """
-MJCF (MuJoCo's robot format) -> ``KinematicTree`` and ``JointModel``, through MuJoCo's compiler.
+MJCF (MuJoCo's robot format) -> ``KinematicTree`` and ``Actuation``, through MuJoCo's compiler.
 
 MuJoCo compiles the file (includes, defaults, inertias from geoms, meshes, angle units: all its
 own rules); the compiled ``mujoco.MjModel`` is turned into the links and joints the URDF builder
@@ -20,8 +20,8 @@ The mapping (everything else that changes MuJoCo's dynamics is refused by name):
   ``floating_base=True``: joint 'root_joint', q[:7] = [x y z qx qy qz qw] (MuJoCo's qpos has
   w first), v[:6] = [linear; angular] in the body frame (MuJoCo's linear velocity is in the
   world frame); no other body may then hang from the world;
-- ``armature`` -> ``JointModel.armature``, ``damping`` -> ``viscous``, ``frictionloss`` ->
-  ``coulomb`` (MuJoCo's is a constraint opposing the motion up to that level, the joint
+- ``armature`` -> ``Actuation.armature``, ``damping`` -> ``viscous``, ``frictionloss`` ->
+  ``coulomb`` (MuJoCo's is a constraint opposing the motion up to that level, the actuation
   model's a smooth sign tanh(v / velocity_threshold): equal once the joint moves);
 - an active joint equality joint1 = polycoef[0] + polycoef[1] joint2 (MuJoCo's URDF compiler
   makes them of URDF mimic joints) makes joint1 a mimic joint of joint2, whose armature and
@@ -43,7 +43,7 @@ import warnings
 
 import numpy as np
 
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.urdf import _Builder
 from rnea_ros.dynamics.urdf_elements import Inertial, UrdfJoint
@@ -65,7 +65,7 @@ class MjcfRobot:
     """An MJCF robot: its rigid-body model and its joints' armature, damping and friction."""
 
     model: RobotModel
-    joint_model: JointModel
+    actuation: Actuation
 
 
 def load_mjcf(source, *, inertia_check: str = 'error') -> MjcfRobot:
@@ -83,7 +83,7 @@ def load_mjcf(source, *, inertia_check: str = 'error') -> MjcfRobot:
     except MJCFError as exc:
         raise MJCFError(f'{where}{exc}') from None
     model = RobotModel(tree, gravity)
-    return MjcfRobot(model, _joint_model(mj, model))
+    return MjcfRobot(model, _actuation(mj, model))
 
 
 def mujoco_warning(message: str) -> None:
@@ -296,7 +296,7 @@ def _quat_matrix(quat) -> np.ndarray:
                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
-def _joint_model(mj, model: RobotModel) -> JointModel:
+def _actuation(mj, model: RobotModel) -> Actuation:
     """
     Return the armature, damping and frictionloss of the hinge and slide joints, in v order.
 
@@ -304,7 +304,7 @@ def _joint_model(mj, model: RobotModel) -> JointModel:
     ``frictionloss``): MuJoCo then applies none.
     """
     import mujoco
-    base = JointModel.zeros(model)
+    base = Actuation.zeros(model)
     mimics = _mimics(mj)
     terms = {name: np.zeros(model.nv) for name in ('armature', 'damping', 'frictionloss')}
     disabled = {'damping': mujoco.mjtDisableBit.mjDSBL_DAMPER,

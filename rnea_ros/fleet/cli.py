@@ -8,8 +8,8 @@ Usage::
                [--workers N] [--overwrite] [--robot-pattern REGEX] [rnea_bag options]
     rnea_fleet --manifest FILE --output DIR [...]
 
-``--manifest FILE`` names each robot's URDF, joint model and bags (``rnea_ros.fleet.manifest``)
-instead of BAG_OR_DIR, ``--urdf``, ``--joint-model`` and ``--robot-pattern``.
+``--manifest FILE`` names each robot's URDF, actuation model and bags (``rnea_ros.fleet.manifest``)
+instead of BAG_OR_DIR, ``--urdf``, ``--actuation`` and ``--robot-pattern``.
 
 Every bag is analysed by the ``rnea_bag`` pipeline (same numbers) into ``DIR/bags/<bag>``;
 ``DIR/fleet.parquet``, ``DIR/fleet.md`` and ``DIR/report.html`` gather the fleet. The
@@ -58,9 +58,9 @@ class FleetOptions:
     output: str = positional(MAIN, required=True, metavar='DIR', help='output directory: '
                              'bags/<bag>/, fleet.parquet, fleet.json, fleet.md, report.html')
     manifest: str | None = option(None, MAIN, metavar='FILE', help='a YAML file naming each '
-                                  'robot: urdf, joint_model and bags (paths or patterns, '
+                                  'robot: urdf, actuation and bags (paths or patterns, '
                                   'relative to FILE): robots of different models in one run; '
-                                  'instead of BAG_OR_DIR, --urdf, --joint-model and '
+                                  'instead of BAG_OR_DIR, --urdf, --actuation and '
                                   '--robot-pattern')
     scheduler: str | None = option(None, MAIN, metavar='tcp://HOST:PORT', help='run on this '
                                    'existing Dask cluster (default: a local cluster)')
@@ -142,11 +142,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error('give the bags (BAG_OR_DIR ...) or --manifest FILE, not both'
                      if fleet.bags else 'give the bags (BAG_OR_DIR ...) or --manifest FILE')
     per_robot = [flag for flag, value in (('--urdf', namespace.urdf),
-                                          ('--joint-model', namespace.joint_model),
+                                          ('--actuation', namespace.actuation),
                                           ('--robot-pattern', fleet.robot_pattern)) if value]
     if fleet.manifest and per_robot:
         parser.error(f'{per_robot[0]} is per robot with --manifest: give it in the manifest '
-                     '(urdf, joint_model; the robots are its names)')
+                     '(urdf, actuation; the robots are its names)')
     if fleet.scheduler and fleet.workers is not None:
         parser.error('--workers sets the size of the local cluster; with --scheduler the '
                      'cluster has its own workers')

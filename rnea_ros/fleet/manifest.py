@@ -1,12 +1,12 @@
 """
-A fleet manifest (``rnea_fleet --manifest FILE``): each robot with its URDF, joint model, bags.
+A fleet manifest (``rnea_fleet --manifest FILE``): each robot with its URDF, actuation model, bags.
 
 The file is YAML::
 
     robots:
       arm_a:                       # the robot's name
         urdf: urdf/panda.urdf      # optional: else the robot_description of each bag
-        joint_model: arm_a.yaml    # optional: as --joint-model
+        actuation: arm_a.yaml      # optional: as --actuation
         bags: [bags/arm_a/*]       # paths or glob patterns: bags or directories of bags
       ur_1:
         urdf: /opt/robots/ur5.urdf
@@ -17,12 +17,12 @@ user wrote them. A pattern (``*``, ``?``, ``[...]``, ``**`` for any depth) names
 matches, in sorted order; each match, or a plain path, is a bag or a directory searched for
 bags as ``rnea_fleet`` searches its arguments; whatever lies in the output directory is left
 out (its ``--write-bag`` bags are results). Every bag is analysed with its robot's URDF and
-joint model: robots of different models run together.
+actuation model: robots of different models run together.
 
 A manifest that cannot be used is refused before anything is written, with one
 ``InputError`` line naming the file and the field (``robots.arm_a.bags[1]``) and what was
 expected: not UTF-8, not YAML, not ``robots:`` with a mapping of names, an unknown field, a
-field of the wrong type, a URDF or joint model that cannot be read (or a URDF that is not
+field of the wrong type, a URDF or actuation model that cannot be read (or a URDF that is not
 XML), a pattern that matches nothing, a bag listed under two robots.
 """
 from __future__ import annotations
@@ -40,17 +40,17 @@ from rnea_ros.dynamics.loading import read_file_option
 from rnea_ros.errors import InputError
 from rnea_ros.fleet import bags as fleet_bags
 
-FIELDS = ('urdf', 'joint_model', 'bags')
-EXAMPLE = 'robots: {NAME: {urdf: FILE, joint_model: FILE, bags: [PATTERN, ...]}}'
+FIELDS = ('urdf', 'actuation', 'bags')
+EXAMPLE = 'robots: {NAME: {urdf: FILE, actuation: FILE, bags: [PATTERN, ...]}}'
 
 
 @dataclass(frozen=True)
 class Robot:
-    """One robot of a manifest: its name, URDF and joint model files (absolute), its bags."""
+    """One robot of a manifest: its name, URDF and actuation model files (absolute), its bags."""
 
     name: str
     urdf: str | None
-    joint_model: str | None
+    actuation: str | None
     bags: tuple[Path, ...]
 
 
@@ -100,7 +100,7 @@ def _robot(where: str, folder: Path, name: str, entry, xacro_args: dict,
         raise InputError(f'{where}: {field}: unknown field {unknown[0]!r} (expected '
                          f'{", ".join(FIELDS)})')
     files = {}
-    for key in ('urdf', 'joint_model'):
+    for key in ('urdf', 'actuation'):
         value = entry.get(key)
         if value is None:
             files[key] = None
@@ -129,7 +129,7 @@ def _robot(where: str, folder: Path, name: str, entry, xacro_args: dict,
             raise InputError(f'{where}: {field}.bags[{k}]: expected a path or pattern, got '
                              f'{pattern!r}')
         found += _bags(where, f'{field}.bags[{k}]', str(folder / pattern), pattern, exclude)
-    return Robot(name, files['urdf'], files['joint_model'], tuple(dict.fromkeys(found)))
+    return Robot(name, files['urdf'], files['actuation'], tuple(dict.fromkeys(found)))
 
 
 def _bags(where: str, field: str, pattern: str, written: str,
@@ -161,7 +161,7 @@ def jobs(robots: list[Robot], per_bag, dests: list[str], output: Path,
     Return the jobs of every robot's bags and the settings to show (fleet.md).
 
     ``per_bag``: the ``BagOptions`` template; each robot's bags get its ``urdf`` and
-    ``joint_model`` (and their own settings digest); ``dests``: the per-bag option names
+    ``actuation`` (and their own settings digest); ``dests``: the per-bag option names
     passed on. Output names are unique over the whole fleet (``bags.output_names``).
     """
     from rnea_ros.bag.options import FILE_OPTIONS
@@ -171,14 +171,14 @@ def jobs(robots: list[Robot], per_bag, dests: list[str], output: Path,
                                                  for _ in robot.bags]))
     work, shown = [], {}
     for robot in robots:
-        chosen = asdict(replace(per_bag, urdf=robot.urdf, joint_model=robot.joint_model))
+        chosen = asdict(replace(per_bag, urdf=robot.urdf, actuation=robot.actuation))
         settings = digest.settings(chosen, FILE_OPTIONS)
         options = {name: chosen[name] for name in [*dests, 'threads']}
         bags = [fleet_bags.Bag(path, robot.name, next(names)) for path in robot.bags]
         work += run.jobs(bags, output, options, digest.settings_digest(settings), overwrite)
         shown[f'robots.{robot.name}'] = (
-            f'urdf {robot.urdf or "(the robot_description of each bag)"}, joint_model '
-            f'{robot.joint_model or "(none)"}, {len(bags)} bag{"s" if len(bags) != 1 else ""}')
+            f'urdf {robot.urdf or "(the robot_description of each bag)"}, actuation '
+            f'{robot.actuation or "(none)"}, {len(bags)} bag{"s" if len(bags) != 1 else ""}')
     general = digest.settings(asdict(per_bag), FILE_OPTIONS)
-    return work, {**{k: v for k, v in general.items() if k not in ('urdf', 'joint_model')},
+    return work, {**{k: v for k, v in general.items() if k not in ('urdf', 'actuation')},
                   **shown}

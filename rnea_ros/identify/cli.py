@@ -11,7 +11,7 @@ Usage::
                   [--anchor-prior W] ...
 
 Writes into DIR (default ``./<first bag name>_identified``): ``identified.urdf``,
-``joint_model.yaml`` (a node parameters file), ``identified.xml`` (MJCF, with ``--mjcf``),
+``actuation.yaml`` (a node parameters file), ``identified.xml`` (MJCF, with ``--mjcf``),
 ``identification.json``, ``identification.md`` and ``validation_<group>.png``
 (``rnea_ros.identify.report`` lists what each holds; ``rnea_ros.identify.outputs`` how a
 directory that holds files is refused or, with ``--overwrite``, updated). The options are
@@ -83,9 +83,9 @@ class IdentifyOptions:
                            '(default: %%(default)s)' % parameters.DEFAULT_VELOCITY_THRESHOLD)
     offset: str = option(outputs.OFFSETS[0], MAIN, choices=outputs.OFFSETS,
                          help='what the fitted constant per joint is: torque, a torque the '
-                         'joint feels (joint_model.yaml friction.<joint>.offset, the node '
+                         'joint feels (actuation.yaml friction.<joint>.offset, the node '
                          'applies it; default), or sensor-bias, the bias of the effort sensor '
-                         '(joint_model.yaml effort_bias.<joint>: the node never applies it, '
+                         '(actuation.yaml effort_bias.<joint>: the node never applies it, '
                          'its observer takes it out of the measured effort)')
     inertial: str = option('physical', MAIN, choices=pipeline.INERTIAL_MODES,
                            help='physical: consistent link inertias near the URDF (default); '
@@ -94,7 +94,7 @@ class IdentifyOptions:
     effort: str = option(current.EFFORTS[0], MAIN, choices=current.EFFORTS,
                          help='what the effort is: torque (default), or current, a motor '
                          "current proportional to the joint's torque: each joint's gain "
-                         '(joint_model.yaml effort_gain.<joint>) is fitted with the robot, '
+                         '(actuation.yaml effort_gain.<joint>) is fitted with the robot, '
                          'anchored by --anchor-payload in --anchor-bags')
     anchor_payload: str | None = option(None, MAIN, metavar='LINK=KG',
                                         help='--effort current: a payload of this known mass '
@@ -129,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = UsageParser(
         prog='rnea_identify', description='Identify the inertial parameters, '
         'joint friction and armature of a fixed-base robot from rosbag2 bags with measured '
-        'joint effort; write an identified URDF, a joint model parameters file for the node, '
+        'joint effort; write an identified URDF, an actuation model parameters file for the node, '
         'a report and plots.')
     add_fields(parser, IdentifyOptions, GROUPS)
     return parser

@@ -2,7 +2,7 @@
 ``rnea_identify --effort current``: each joint's effort gain, identified with the robot.
 
 An arm that reports motor current gives per joint an effort e_j proportional to its torque:
-torque = k_j e_j - b_j (``JointModel.effort_gain`` and ``effort_bias``, units per unit of the
+torque = k_j e_j - b_j (``Actuation.effort_gain`` and ``effort_bias``, units per unit of the
 effort, e.g. N m per A). The robot's torque is linear in its base parameters and joint terms
 x (``fit``: the rows W_j of joint j), so k_j e_j = W_j x (the offset column takes the bias):
 linear and homogeneous in (x, k). Scaled together by any s, x and the gains fit every sample as
@@ -37,7 +37,7 @@ A gain is not determined (its joint keeps gain 1, the effort as given, with a wa
   prior holds (the rank test: each set of joints so connected has its own scale, fixed only by
   an anchor on one of them);
 - or the anchor reaches it too weakly: the gain is not ``DETERMINED`` standard deviations
-  away from zero, or outside the bounds of ``JointModel.effort_gain``. Among the reasons: the
+  away from zero, or outside the bounds of ``Actuation.effort_gain``. Among the reasons: the
   payload's unknown centre of mass and inertia take the torque of its mass wherever the
   joints only turn its link about its origin (a payload on the link of a single joint: its
   mass and first moment give the same torques); its mass shows where they move that origin.
@@ -50,7 +50,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from rnea_ros.dynamics.joint_model import MAX_EFFORT_GAIN, MIN_EFFORT_GAIN
+from rnea_ros.dynamics.actuation import MAX_EFFORT_GAIN, MIN_EFFORT_GAIN
 from rnea_ros.dynamics.payload import check_payload, moving_mass, Payload, payload_block
 from rnea_ros.errors import InputError
 from rnea_ros.identify import base as base_params

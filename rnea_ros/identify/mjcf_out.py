@@ -11,11 +11,11 @@ then compiled by MuJoCo to check that it takes it. What the file holds:
   massless body without joint where the model places it (links fixed to the world: under
   ``<worldbody>``); no geometry (add meshes for a viewer or contacts);
 - per joint: ``hinge`` (revolute, continuous) or ``slide`` (prismatic) along the model's axis,
-  the URDF's position range and effort limit (``actuatorfrcrange``), and the joint model's terms:
-  ``armature`` = armature, ``damping`` = viscous friction, ``frictionloss`` = Coulomb friction
-  (MuJoCo's frictionloss is a constraint that opposes the motion up to that level, the joint
-  model's Coulomb term the smooth sign tanh(v / velocity_threshold): equal once the joint
-  moves). The offset (and an effort sensor's bias) has no MuJoCo counterpart: dropped;
+  the URDF's position range and effort limit (``actuatorfrcrange``), and the actuation model's
+  terms: ``armature`` = armature, ``damping`` = viscous friction, ``frictionloss`` = Coulomb
+  friction (MuJoCo's frictionloss is a constraint that opposes the motion up to that level, the
+  actuation model's Coulomb term the smooth sign tanh(v / velocity_threshold): equal once the
+  joint moves). The offset (and an effort sensor's bias) has no MuJoCo counterpart: dropped;
 - a ``<motor>`` per joint (gear 1, ``ctrlrange`` the effort limit): the command is the torque;
 - ``<option gravity>``: the model's gravity.
 
@@ -33,7 +33,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.mjcf import route_mujoco_warnings, WORLD
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.tree import PRISMATIC
@@ -41,7 +41,7 @@ from rnea_ros.errors import MJCFError
 from rnea_ros.identify.parameters import inertia_matrix
 
 FILE_NAME = 'identified.xml'
-# joint model term -> MuJoCo joint attribute (the mapping of the module docstring)
+# actuation model term -> MuJoCo joint attribute (the mapping of the module docstring)
 JOINT_TERMS = (('armature', 'armature'), ('viscous', 'damping'), ('coulomb', 'frictionloss'))
 
 
@@ -100,21 +100,21 @@ def _mimic(body: ET.Element, equalities: ET.Element, model: RobotModel, tree, in
                   polycoef=_numbers([tree.offset[index], tree.multiplier[index], 0, 0, 0]))
 
 
-def _check(model: RobotModel, joint_model: JointModel) -> None:
+def _check(model: RobotModel, actuation: Actuation) -> None:
     for joint in model.joints:
         if joint.nv != 1:
             raise MJCFError(f'joint {joint.name!r} is a {joint.kind} joint: MJCF export takes '
                             'revolute, continuous and prismatic joints')
         for term, attribute in JOINT_TERMS:
-            value = float(getattr(joint_model, term)[joint.idx_v])
+            value = float(getattr(actuation, term)[joint.idx_v])
             if value < 0:
                 raise MJCFError(f"joint {joint.name!r}: {term} {value!r} < 0, MuJoCo's "
                                 f'{attribute} must be >= 0')
 
 
-def mjcf_text(model: RobotModel, joint_model: JointModel) -> str:
-    """Return the MJCF text of ``model`` with the terms of ``joint_model`` (module docstring)."""
-    _check(model, joint_model)
+def mjcf_text(model: RobotModel, actuation: Actuation) -> str:
+    """Return the MJCF text of ``model`` with the terms of ``actuation`` (module docstring)."""
+    _check(model, actuation)
     tree = model.tree
     root = ET.Element('mujoco', model=model.name or 'robot')
     ET.SubElement(root, 'compiler', angle='radian', inertiafromgeom='false', autolimits='true')
@@ -140,7 +140,7 @@ def mjcf_text(model: RobotModel, joint_model: JointModel) -> str:
         if math.isfinite(joint.lower) and math.isfinite(joint.upper):
             attributes['range'] = _numbers([joint.lower, joint.upper])
         for term, attribute in JOINT_TERMS:
-            attributes[attribute] = repr(float(getattr(joint_model, term)[joint.idx_v]))
+            attributes[attribute] = repr(float(getattr(actuation, term)[joint.idx_v]))
         motor = {'name': joint.name, 'joint': joint.name, 'gear': '1'}
         if math.isfinite(joint.effort_limit):
             attributes['actuatorfrcrange'] = _numbers([-joint.effort_limit, joint.effort_limit])

@@ -1,7 +1,7 @@
 """
 What ``rnea_identify`` writes into ``--output DIR``: every file, or none.
 
-``identified.urdf``, ``joint_model.yaml`` (a node parameters file), ``identified.xml`` (MJCF,
+``identified.urdf``, ``actuation.yaml`` (a node parameters file), ``identified.xml`` (MJCF,
 with ``--mjcf``: ``rnea_ros.identify.mjcf_out``), ``identification.json``,
 ``identification.md`` and ``validation_<group>.png`` (``rnea_ros.identify.report`` lists what
 each holds) are staged and committed as ``rnea_bag`` commits its outputs
@@ -26,43 +26,43 @@ from rnea_ros.identify import mjcf_out, pipeline, report, urdf_out
 from rnea_ros.tools.staging import Staging, Tool
 
 TOOL = Tool('rnea_identify', 'identification.json', re.compile(
-    r'identified\.(urdf|xml)|joint_model\.yaml|identification\.(json|md)|validation_[\w.-]+\.png'))
+    r'identified\.(urdf|xml)|actuation\.yaml|identification\.(json|md)|validation_[\w.-]+\.png'))
 PLOT_SAMPLES = 200_000
 # What the fitted constant per joint is (``--offset``): a torque the actuator gives (an
 # unmodelled spring, a gravity compensator's error), which the node must add to its commands;
 # or the bias of the effort sensor (a torque sensor's or current sensor's zero error), which
 # the measured effort carries and the joint does not feel: the node must not apply it, its
-# observer takes it out of the measured effort (JointModel.effort_bias).
+# observer takes it out of the measured effort (Actuation.effort_bias).
 OFFSETS = ('torque', 'sensor-bias')
 SENSOR_BIAS = ('# The fitted offsets are the bias of the effort sensor (rnea_identify --offset '
                'sensor-bias):\n# effort_bias.<joint>, taken out of the measured effort, never '
                'applied; friction.<joint>.offset 0.\n')
 
 
-def joint_model_yaml(result: pipeline.Identification, offset: str = OFFSETS[0]) -> str:
+def actuation_yaml(result: pipeline.Identification, offset: str = OFFSETS[0]) -> str:
     """
-    joint_model.yaml: the node's joint-model parameters (``JointModel``).
+    actuation.yaml: the node's actuation parameters (``Actuation``).
 
     ``offset`` 'sensor-bias': the fitted offsets are the sensor's (``OFFSETS``): written as
     ``effort_bias.<joint>``, with 0 as ``friction.<joint>.offset``.
     """
     lay = result.layout
-    joint_model = identified_joint_model(result)
+    actuation = identified_actuation(result)
     if offset == 'sensor-bias' and 'offset' in lay.joint_terms:
-        joint_model = dataclasses.replace(joint_model, offset=np.zeros(len(lay.joint_names)),
-                                          effort_bias=joint_model.offset)
-        return SENSOR_BIAS + joint_model.to_yaml()
-    return joint_model.to_yaml()
+        actuation = dataclasses.replace(actuation, offset=np.zeros(len(lay.joint_names)),
+                                        effort_bias=actuation.offset)
+        return SENSOR_BIAS + actuation.to_yaml()
+    return actuation.to_yaml()
 
 
-def identified_joint_model(result: pipeline.Identification):
-    """Return the identified ``JointModel`` (friction, offsets, armature; effort gains)."""
+def identified_actuation(result: pipeline.Identification):
+    """Return the identified ``Actuation`` (friction, offsets, armature; effort gains)."""
     lay = result.layout
-    joint_model = lay.joint_model(
+    actuation = lay.actuation(
         result.theta[lay.n_inertial:].reshape(len(lay.joint_names), -1))
     if result.gains is not None:  # --effort current: measured torque = gain x effort
-        joint_model = dataclasses.replace(joint_model, effort_gain=result.gains.gains)
-    return joint_model
+        actuation = dataclasses.replace(actuation, effort_gain=result.gains.gains)
+    return actuation
 
 
 def write(result: pipeline.Identification, output: Path, settings: dict, plots: bool = True,
@@ -80,11 +80,11 @@ def write(result: pipeline.Identification, output: Path, settings: dict, plots: 
     if mjcf:
         try:
             mjcf_text = mjcf_out.mjcf_text(result.model.with_inertial_parameters(phi_new),
-                                           identified_joint_model(result))
+                                           identified_actuation(result))
         except MJCFError as exc:
             raise MJCFError(f'--mjcf: {exc}') from None
     phi_old = result.theta_urdf[:lay.n_inertial].reshape(nb, 10)
-    terms = report.joint_model(result)
+    terms = report.actuation(result)
     friction = {joint: (t.get('coulomb', 0.0), t.get('viscous', 0.0))
                 for joint, t in terms.items()} if lay.friction_terms else {}
     text, notes = urdf_out.write(result.urdf_xml, result.model, lay.body_links, phi_new,
@@ -92,9 +92,9 @@ def write(result: pipeline.Identification, output: Path, settings: dict, plots: 
                                  friction)
     result.warnings.extend(notes)
     with Staging(output, overwrite, TOOL) as staging:
-        joints = joint_model_yaml(result, settings.get('offset', OFFSETS[0]))
+        joints = actuation_yaml(result, settings.get('offset', OFFSETS[0]))
         files = [staging.write_text('identified.urdf', text),
-                 staging.write_text('joint_model.yaml', joints)]
+                 staging.write_text('actuation.yaml', joints)]
         if mjcf_text is not None:
             files.append(staging.write_text(mjcf_out.FILE_NAME, mjcf_text))
         if plots and result.validation is not None:

@@ -8,7 +8,7 @@ Model (SI units; revolute joints in N m, rad/s, rad/s^2; prismatic joints in N, 
 - ``phi``: the 10 standard inertial parameters of every moving body, in ``INERTIAL`` order
   (mass, first moment m c, rotational inertia about the body origin), in the body frame: the
   frame of the URDF link its joint moves (``RobotModel.inertial_parameters``).
-- Per independent joint j, its row only, the terms of ``rnea_ros.dynamics.joint_model``:
+- Per independent joint j, its row only, the terms of ``rnea_ros.dynamics.actuation``:
   Coulomb friction fc_j with the smooth sign s(v) = tanh(v / velocity_threshold), viscous
   friction fv_j, a constant offset f0_j (sensor bias, unmodelled spring) and the armature Ia_j
   (reflected rotor inertia). ``--friction none`` leaves friction out; the armature stays.
@@ -33,10 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnea_ros.dynamics.joint_model import DEFAULT_VELOCITY_THRESHOLD, FRICTION_FIELDS, JointModel
+from rnea_ros.dynamics.actuation import Actuation, DEFAULT_VELOCITY_THRESHOLD, FRICTION_FIELDS
 
 INERTIAL = ('m', 'mc_x', 'mc_y', 'mc_z', 'Ixx', 'Ixy', 'Iyy', 'Ixz', 'Iyz', 'Izz')
-# The friction models of ``JointModel`` and the terms each one has.
+# The friction models of ``Actuation`` and the terms each one has.
 FRICTION_MODELS = {'coulomb-viscous-offset': FRICTION_FIELDS, 'none': ()}
 DEFAULT_FRICTION = 'coulomb-viscous-offset'
 MASS_PRIOR = 0.1  # of the mass: the prior scale of a body's mass (module docstring)
@@ -79,17 +79,17 @@ class Layout:
         """(N, nv, k) per joint its own columns: [s(v), v, 1] (the friction terms), then a."""
         if not self.friction_terms:
             return a[:, :, None]
-        friction = self.joint_model(np.zeros((len(self.joint_names), 4))).friction_regressor(v)
+        friction = self.actuation(np.zeros((len(self.joint_names), 4))).friction_regressor(v)
         return np.concatenate([friction, a[:, :, None]], axis=2)
 
-    def joint_model(self, values: np.ndarray) -> JointModel:
-        """Build the ``JointModel`` of joint-term values (nv, k) in ``joint_terms`` order."""
+    def actuation(self, values: np.ndarray) -> Actuation:
+        """Build the ``Actuation`` of joint-term values (nv, k) in ``joint_terms`` order."""
         terms = dict(zip(self.joint_terms, values.T))
         zeros = np.zeros(len(self.joint_names))
-        return JointModel(self.joint_names, terms.get('coulomb', zeros),
-                          terms.get('viscous', zeros), terms.get('offset', zeros),
-                          terms['armature'], self.velocity_threshold,
-                          'none' if not self.friction_terms else DEFAULT_FRICTION)
+        return Actuation(self.joint_names, terms.get('coulomb', zeros),
+                         terms.get('viscous', zeros), terms.get('offset', zeros),
+                         terms['armature'], self.velocity_threshold,
+                         'none' if not self.friction_terms else DEFAULT_FRICTION)
 
     def joint_columns(self, v: np.ndarray, a: np.ndarray) -> np.ndarray:
         """(N, nv, nv k) the regressor columns of every joint term (zero off the joint's row)."""

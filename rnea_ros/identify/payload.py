@@ -31,7 +31,7 @@ physically consistent one differs from it only where the data allow. ``inf``: a 
 data do not excite (e.g. a payload rotational inertia about an axis no joint turns).
 
 Writes into DIR: ``payload.yaml`` (node parameters file: ``payload.link``, ``.mass``, ``.com``,
-``.inertia``, keyed ``/**`` as ``joint_model.yaml``), and ``payload.json`` (values, standard
+``.inertia``, keyed ``/**`` as ``actuation.yaml``), and ``payload.json`` (values, standard
 deviations, the fit's RMS residual per joint without and with the payload, sample counts).
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """
-What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, identified.urdf.
+What ``rnea_identify`` writes: identification.json / .md, actuation.yaml, identified.urdf.
 
 ``identification.json`` (every number; NaN/inf as null):
 
@@ -19,14 +19,14 @@ What ``rnea_identify`` writes: identification.json / .md, joint_model.yaml, iden
   it, ``identified``) and data set (``training``, ``validation``, ``validation_moving``: the
   validation rows the fit would use, without a joint's rows where it is nearly at rest) the
   RMS residual per joint;
-- ``joint_model``: the identified friction and armature per joint (with ``--offset
-  sensor-bias`` its ``offset`` is the effort sensor's bias, joint_model.yaml's ``effort_bias``);
+- ``actuation``: the identified friction and armature per joint (with ``--offset
+  sensor-bias`` its ``offset`` is the effort sensor's bias, actuation.yaml's ``effort_bias``);
 - ``links``: per moving body (named by its link) the URDF and identified parameters, and
   whether its pseudo-inertia is positive semi-definite, and (``--inertial physical``) the
   standard deviations of its identified mass and centre of mass (``trust.link_uncertainty``);
   ``total_mass`` before and after;
 - ``effort_gain`` (``--effort current`` only): the anchor, and per joint the gain written to
-  joint_model.yaml (1 when not determined), the least-squares one, its standard deviation and
+  actuation.yaml (1 when not determined), the least-squares one, its standard deviation and
   whether the anchor determines it (``rnea_ros.identify.current``);
 - ``warnings`` and ``outputs``.
 """
@@ -53,7 +53,7 @@ def _safe(value):
     return value
 
 
-def joint_model(result: Identification) -> dict[str, dict[str, float]]:
+def actuation(result: Identification) -> dict[str, dict[str, float]]:
     """Return per joint its coulomb, viscous, offset (the friction's terms) and armature."""
     lay = result.layout
     return {joint: {term: float(result.theta[lay.joint_index(j, term)])
@@ -109,7 +109,7 @@ def summary(result: Identification, settings: dict, outputs: list[str]) -> dict:
         },
         'rms': {model: {data: dict(zip(joints, values))
                         for data, values in result.rms[model].items()} for model in MODELS},
-        'joint_model': joint_model(result),
+        'actuation': actuation(result),
         'links': links,
         'total_mass': {'urdf': float(phi_urdf[:, 0].sum()), 'identified': float(phi[:, 0].sum())},
         **({} if result.gains is None else {'effort_gain': effort_gains(result)}),
@@ -166,10 +166,10 @@ def markdown(data: dict) -> str:
               'fitted; `identified`: the identified model with its joint terms. '
               '`validation_moving`: the validation rows the fit would use, without the rows of '
               'a joint nearly at rest (its friction is stiction there).', '',
-              '## Joint model', '', '| joint | noise σ | '
-              + ' | '.join(next(iter(data['joint_model'].values()))) + ' |',
-              '|---|---|' + '---|' * len(next(iter(data['joint_model'].values())))]
-    for joint, terms in data['joint_model'].items():
+              '## Actuation model', '', '| joint | noise σ | '
+              + ' | '.join(next(iter(data['actuation'].values()))) + ' |',
+              '|---|---|' + '---|' * len(next(iter(data['actuation'].values())))]
+    for joint, terms in data['actuation'].items():
         lines.append(f'| {joint} | {fmt(data["noise"][joint])} | '
                      + ' | '.join(fmt(v) for v in terms.values()) + ' |')
     if 'effort_gain' in data:
@@ -188,7 +188,7 @@ def markdown(data: dict) -> str:
                          f"{fmt(entry['std'], 2)} | {'yes' if entry['determined'] else 'no'} |")
     if settings.get('offset') == 'sensor-bias':
         lines += ['', '`offset`: the bias of the effort sensor (`--offset sensor-bias`), not a '
-                  'torque: joint_model.yaml has it as `effort_bias.<joint>`.']
+                  'torque: actuation.yaml has it as `effort_bias.<joint>`.']
     excitation = data['excitation']
     lines += ['', '## Excitation', '',
               'Condition number of the weighted base regressor (unit-norm columns): '

@@ -13,7 +13,7 @@ Only what changed is rewritten, in place in the text: every other byte of the fi
   links are removed; the writer says which.
 - Friction: each joint's identified Coulomb and viscous friction go into its
   ``<dynamics friction= damping=>``, other attributes kept (for tools that read them;
-  rnea_ros takes friction from joint_model.yaml).
+  rnea_ros takes friction from actuation.yaml).
 """
 from __future__ import annotations
 

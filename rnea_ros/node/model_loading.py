@@ -12,7 +12,7 @@ node (``<node>_description``, same namespace), subscribed to the node's resolved
 than the node, ``WORKER_NICENESS``) and sends it back through a
 pipe, pickled as its tree and packed arrays (tens of kB; unpickling is a few array copies, 1
 ms). A thread of the node waits on that pipe (without the GIL) and wakes the executor through
-a guard condition, which declares the model's joint-model parameters (``armature.<joint>``,
+a guard condition, which declares the model's actuation parameters (``armature.<joint>``,
 ``friction.<joint>.*``), builds the ``Feedforward`` and installs it under the lock. The first
 model is rebuilt in the node (``RobotModel.copy``), which warms the kernels up there before any
 cycle; a description given as the parameter is parsed in the node at start.
@@ -33,7 +33,7 @@ from rnea_ros.control.settings import (actuated_joints, check_model, FrozenMap, 
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.urdf import parse_urdf
 from rnea_ros.errors import RneaError
-from rnea_ros.node.parameters import joint_model_parameters, PER_MODEL
+from rnea_ros.node.parameters import actuation_parameters, PER_MODEL
 
 PARENT_CHECK = 0.5  # s: how often the worker looks whether the node is still there
 # Niceness added to the worker (its threads inherit it): on a busy machine a description being
@@ -72,7 +72,7 @@ def load_model(xml: str, settings: Settings) -> RobotModel:
 
 def build_core(node, model: RobotModel, settings: Settings) -> Feedforward:
     """
-    Build the ``Feedforward`` of ``model``, its joint-model parameters declared on ``node``.
+    Build the ``Feedforward`` of ``model``, its actuation parameters declared on ``node``.
 
     Its settings are ``settings`` with the per-joint families of this model's joints (those set).
     Raises ``ModelRejected`` (``ParameterRejected`` for a parameter that does not fit the
@@ -81,7 +81,7 @@ def build_core(node, model: RobotModel, settings: Settings) -> Feedforward:
     check_model(model, settings)
     joints = actuated_joints(model)
     try:
-        values = joint_model_parameters(node, joints)
+        values = actuation_parameters(node, joints)
     except ValueError as exc:
         raise ParameterRejected(str(exc)) from None
     check_profile_names(joints, settings.collision_profiles)

@@ -89,9 +89,9 @@ from rnea_ros.node.lifecycle import ManagedOutputs
 from rnea_ros.node.messages import COMMAND_QOS, diagnostic_array, OutputMessages
 from rnea_ros.node.model_loading import build_core, DescriptionWorker, parse_description
 from rnea_ros.node.observer_messages import ObserverMessages
-from rnea_ros.node.parameters import (before_set, check_parameters, check_topic_names,
-                                      declare_parameters, declare_unset_again,
-                                      joint_model_parameter_names, undeclare_parameters)
+from rnea_ros.node.parameters import (actuation_parameter_names, before_set, check_parameters,
+                                      check_topic_names, declare_parameters, declare_unset_again,
+                                      undeclare_parameters)
 from rnea_ros.node.take_loop import TakeLoop
 from rnea_ros.timing import GcMonitor, realtime
 
@@ -190,7 +190,7 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         payload; the model carrying it (and its ``Feedforward``) is built here, off the control
         path, and installed by ``_apply_parameters`` once the set is accepted.
         """
-        result = check_parameters(parameters, self.joint_model_declaring,
+        result = check_parameters(parameters, self.actuation_declaring,
                                   self.settings.collision_profiles)
         changes = {p.name: p.value for p in parameters if p.name in PAYLOAD}
         if not result.successful or not changes:
@@ -267,9 +267,9 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         logger = self.get_logger()
         for note in notes:
             logger.warning(f'robot_description ({source}): {note}')
-        # The joint-model parameters this model declares go again unless it is installed.
+        # The actuation parameters this model declares go again unless it is installed.
         declared = ([] if model is None else
-                    [name for name in joint_model_parameter_names(
+                    [name for name in actuation_parameter_names(
                         actuated_joints(model), self.settings.collision_profiles)
                      if not self.has_parameter(name)])
         try:  # built outside the lock (parsed in the worker for the topic): cycles go on

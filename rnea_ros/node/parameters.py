@@ -24,8 +24,8 @@ from rclpy.expand_topic_name import expand_topic_name
 from rclpy.parameter import Parameter as RosParameter
 from rclpy.validate_full_topic_name import validate_full_topic_name
 
-from rnea_ros.control.declaration import (BY_NAME, COLLISION, COLLISION_PROFILE, CONTACT, GAINS,
-                                          JOINT_MODEL, NODE_ONLY, PARAMETERS, WRENCH_POINT)
+from rnea_ros.control.declaration import (ACTUATION, BY_NAME, COLLISION, COLLISION_PROFILE,
+                                          CONTACT, GAINS, NODE_ONLY, PARAMETERS, WRENCH_POINT)
 from rnea_ros.control.parameter import (check, descriptor_fields, DOUBLE, DOUBLE_ARRAY,
                                         Parameter)
 from rnea_ros.control.payload import removal
@@ -35,12 +35,12 @@ from rnea_ros.control.wrenches import contact_from_parameters
 # Declared by rclpy itself, or for the QoS overrides of publishers and subscriptions.
 ROS_OWN = ('use_sim_time', 'start_type_description_service')
 ROS_OWN_PREFIXES = ('qos_overrides.',)
-JOINT_MODEL_PREFIXES = JOINT_MODEL.prefixes
+ACTUATION_PREFIXES = ACTUATION.prefixes
 COLLISION_PREFIX, = COLLISION.prefixes
-# The families declared per joint of each model: the joint model (read-only), the thresholds,
+# The families declared per joint of each model: the actuation model (read-only), the thresholds,
 # the gains of the control law; with the thresholds of the profiles, what a model's settings
 # hold (``model_loading.build_core``).
-PER_JOINT = (JOINT_MODEL, COLLISION, GAINS)
+PER_JOINT = (ACTUATION, COLLISION, GAINS)
 PER_MODEL = PER_JOINT + (COLLISION_PROFILE,)
 PER_JOINT_PREFIXES = tuple(prefix for family in PER_JOINT for prefix in family.prefixes)
 WRENCH_POINT_PREFIX, = WRENCH_POINT.prefixes
@@ -71,8 +71,8 @@ def declare_parameters(node) -> Settings:
     Declare every parameter on ``node`` and return their checked values.
 
     Also declares ``contact.<link>.*`` for each contact link, and records in
-    ``node.given_joint_model`` the joint-model parameters given for the node (checked against
-    each model's joints) and in ``node.joint_model_declared`` those declared for models so far.
+    ``node.given_actuation`` the actuation parameters given for the node (checked against
+    each model's joints) and in ``node.actuation_declared`` those declared for models so far.
     A value that does not fit its parameter raises ValueError with one
     line naming the parameter, the value and what is expected.
     """
@@ -86,10 +86,10 @@ def declare_parameters(node) -> Settings:
         if name not in BY_NAME and not name.startswith(FAMILY_PREFIXES + ROS_OWN_PREFIXES) \
                 and name not in ROS_OWN:
             node.undeclare_parameter(name)  # another node's parameter in a shared file
-    node.given_joint_model = frozenset(name for name in given
-                                       if name.startswith(PER_JOINT_PREFIXES))
-    node.joint_model_declared = set()  # joint-model parameters declared for models so far
-    node.joint_model_declaring = False
+    node.given_actuation = frozenset(name for name in given
+                                     if name.startswith(PER_JOINT_PREFIXES))
+    node.actuation_declared = set()  # actuation parameters declared for models so far
+    node.actuation_declaring = False
     settings = {name: () if value is None else value for name, value in values.items()
                 if name not in NODE_ONLY}
     return Settings(**settings, wrench_points=wrench_points).validate()
@@ -186,7 +186,7 @@ def check_topic_names(node, settings: Settings) -> None:
                              f'name {topic!r}: {reason}') from None
 
 
-def joint_model_parameter_names(joint_names, profiles=()) -> list[str]:
+def actuation_parameter_names(joint_names, profiles=()) -> list[str]:
     """
     Return the per-joint parameters of each of ``joint_names``.
 
@@ -206,44 +206,44 @@ def _per_joint(joint_names, profiles) -> list[tuple]:
                    for profile in profiles for joint in joint_names]
 
 
-def joint_model_parameters(node, joint_names) -> dict[str, object]:
+def actuation_parameters(node, joint_names) -> dict[str, object]:
     """
     Declare the per-joint parameters of ``joint_names`` and return the ones set.
 
     ``armature.<joint>`` and ``friction.<joint>.<term>`` for each of ``joint_names`` (the
-    model's one-DoF joints), their values checked by ``JointModel.from_parameters``, and
+    model's one-DoF joints), their values checked by ``Actuation.from_parameters``, and
     ``collision_threshold.<joint>``, checked here (ValueError naming it). Unset ones are
     declared unset (0 in the dynamics; a joint not watched); one declared for an earlier model
     stays as it is. The node undeclares those of a model it does not keep
-    (``undeclare_parameters``). A value given for the node (``--params-file joint_model.yaml``)
+    (``undeclare_parameters``). A value given for the node (``--params-file actuation.yaml``)
     that names no joint of the model is an error: ``ValueError`` naming it, as a typo must not
     silently drop a term.
     """
-    done = node.joint_model_declared
+    done = node.actuation_declared
     values = {}
     profiles = node.settings.collision_profiles
     for joint, family, member, name in _per_joint(joint_names, profiles):
-        # A threshold or a gain is checked here (the joint model's terms by JointModel).
+        # A threshold or a gain is checked here (the actuation model's terms by Actuation).
         convert = ((lambda value, name=name: check(declared(name), value))
-                   if family is not JOINT_MODEL else (lambda value: value))
+                   if family is not ACTUATION else (lambda value: value))
         if name in done:
             value = node.get_parameter(name).value
         else:
-            node.joint_model_declaring = True  # let check_parameters pass it
+            node.actuation_declaring = True  # let check_parameters pass it
             try:
                 value = _declare(node, name, member, member.default if family is GAINS
                                  else None, convert, f'Joint {joint!r}: ',
-                                 read_only=False if family is JOINT_MODEL else None)
+                                 read_only=False if family is ACTUATION else None)
             except rclpy.exceptions.InvalidParameterException as exc:
                 raise ValueError(f'joint {joint!r} cannot name the parameter {name!r}: '
                                  f'{exc}') from None
             finally:
-                node.joint_model_declaring = False
+                node.actuation_declaring = False
             done.add(name)
         if value is not None:
             values[name] = value
-    unknown = sorted(node.given_joint_model
-                     - set(joint_model_parameter_names(joint_names, profiles)))
+    unknown = sorted(node.given_actuation
+                     - set(actuation_parameter_names(joint_names, profiles)))
     if unknown:
         raise ValueError(f'parameter {unknown[0]!r} names no one-DoF joint of the model '
                          f'(armature.<joint>, friction.<joint>.coulomb|viscous|offset, '
@@ -256,16 +256,16 @@ def joint_model_parameters(node, joint_names) -> dict[str, object]:
 
 def undeclare_parameters(node, names) -> None:
     """
-    Undeclare the joint-model parameters ``names`` (those of a model the node did not keep).
+    Undeclare the actuation parameters ``names`` (those of a model the node did not keep).
 
     A value given at start (``--params-file``) is kept: it applies again when a later model
-    declares the parameter. The joint-model parameters are declared writable for rclpy, so
+    declares the parameter. The actuation parameters are declared writable for rclpy, so
     that its public ``undeclare_parameter`` may remove them, and read-only for users:
     ``check_parameters`` refuses every live change to them.
     """
-    declared = node.joint_model_declared
+    declared = node.actuation_declared
     for name in names:
-        if name in declared and name not in node.given_joint_model:
+        if name in declared and name not in node.given_actuation:
             node.undeclare_parameter(name)
             declared.discard(name)
 
@@ -319,26 +319,26 @@ def declare_unset_again(node, parameters: list[RosParameter]) -> None:
     for parameter in parameters:
         name = parameter.name
         if (parameter.type_ == RosParameter.Type.NOT_SET and name.startswith(COLLISION_PREFIX)
-                and name in node.joint_model_declared and not node.has_parameter(name)):
+                and name in node.actuation_declared and not node.has_parameter(name)):
             joint = name[len(COLLISION_PREFIX):]
             node.declare_parameter(name, None, descriptor(declared(name), f'Joint {joint!r}: '),
                                    ignore_override=True)
 
 
-def check_parameters(parameters, declaring_joint_model: bool = False,
+def check_parameters(parameters, declaring_actuation: bool = False,
                      profiles: tuple[str, ...] = ()) -> SetParametersResult:
     """
     Refuse a live value that does not fit its parameter, with the message of the start.
 
-    Every change to a joint-model parameter is refused, except its declaration for a model
-    (``declaring_joint_model``); ``collision_profile`` must be '' or one of ``profiles``.
+    Every change to an actuation parameter is refused, except its declaration for a model
+    (``declaring_actuation``); ``collision_profile`` must be '' or one of ``profiles``.
     """
     for parameter in parameters:
         declaration = declared(parameter.name)
         if declaration is None:
-            if parameter.name.startswith(JOINT_MODEL_PREFIXES) and not declaring_joint_model:
+            if parameter.name.startswith(ACTUATION_PREFIXES) and not declaring_actuation:
                 return SetParametersResult(successful=False, reason=(
-                    f'parameter {parameter.name!r} is read-only: the joint model is set at '
+                    f'parameter {parameter.name!r} is read-only: the actuation model is set at '
                     'start (a parameters file)'))
             continue
         try:

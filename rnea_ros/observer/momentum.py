@@ -26,13 +26,13 @@ observer's integral form, without keeping p(0).
 One integration per sample with a newer stamp: a repeated or older stamp (the node's cycle
 reusing a sample) returns the previous residual unchanged. ``measured_effort``: 'link_side'
 (torque sensors after the gearbox: tau_m is the rigid-body torque) or 'motor' (from the motor
-currents: tau_m also drives the joint model's friction and armature). For 'motor' the joint
+currents: tau_m also drives the actuation model's friction and armature). For 'motor' the actuation
 model's friction tau_f(v) is subtracted in beta, and its armature is treated as part of the
 mass matrix, p = (M(q) + diag(armature)) v: the armature torque armature * q'' is then inside
 dp/dt and needs no acceleration (the armature is constant: it adds nothing to C^T v).
-For both, tau_m is the measured torque of the joint model, ``effort_gain`` times the measured
+For both, tau_m is the measured torque of the actuation model, ``effort_gain`` times the measured
 effort less ``effort_bias`` (the effort sensor's gain, e.g. N m per A of a motor current, and
-bias, ``JointModel.corrected_effort``): a bias left in would show as a constant r.
+bias, ``Actuation.corrected_effort``): a bias left in would show as a constant r.
 The node and ``rnea_bag --observer`` use this one class: the same samples give the same r.
 """
 from __future__ import annotations
@@ -43,8 +43,8 @@ from numba import njit
 import numpy as np
 
 from rnea_ros.dynamics import checks
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.coriolis import momentum_terms
-from rnea_ros.dynamics.joint_model import JointModel
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 
@@ -111,13 +111,13 @@ class MomentumObserver:
     External joint torques r (nv,) from joint states with measured effort (module docstring).
 
     ``gain``: K in 1/s, one number or one per v entry (default ``DEFAULT_GAIN`` in the tools);
-    ``measured_effort``: 'link_side' or 'motor'; ``joint_model``: its effort bias is taken out
+    ``measured_effort``: 'link_side' or 'motor'; ``actuation``: its effort bias is taken out
     of the measured effort, and for 'motor' its friction and armature too (None: none). Stamps
     are in seconds. Not thread-safe (one workspace), like ``RobotModel``.
     """
 
     def __init__(self, model: RobotModel, gain, *, measured_effort: str = 'link_side',
-                 joint_model: JointModel | None = None):
+                 actuation: Actuation | None = None):
         if measured_effort not in MEASURED_EFFORTS:
             raise InputError(f'measured_effort: expected one of {MEASURED_EFFORTS}, got '
                              f'{measured_effort!r}')
@@ -131,7 +131,7 @@ class MomentumObserver:
         self._effort = effort  # the measured effort less the bias, of the sample integrated
         self._last = np.full(1, np.nan)
         self._sample = None  # the last integrated (q, v, effort): set_model recomputes from it
-        self._install(model, joint_model)
+        self._install(model, actuation)
         self._warm_up()
 
     def _warm_up(self) -> None:
@@ -142,20 +142,20 @@ class MomentumObserver:
         if hasattr(observer_step, 'disable_compile'):  # absent with NUMBA_DISABLE_JIT
             observer_step.disable_compile()
 
-    def _install(self, model: RobotModel, joint_model: JointModel | None) -> None:
+    def _install(self, model: RobotModel, actuation: Actuation | None) -> None:
         if model.nv != self._nv:
             raise InputError(f'model: expected {self._nv} velocities, got {model.nv}')
-        if joint_model is not None and len(joint_model.joint_names) != model.nv:
-            raise InputError(f'joint_model: expected {model.nv} rows, got '
-                             f'{len(joint_model.joint_names)}')
+        if actuation is not None and len(actuation.joint_names) != model.nv:
+            raise InputError(f'actuation: expected {model.nv} rows, got '
+                             f'{len(actuation.joint_names)}')
         self._model = model
         self._packed = model.packed.model
         self._work = model.packed.new_workspace()
-        self._given = joint_model  # its effort bias applies to both measured efforts
-        motor = self._measured_effort == 'motor' and joint_model is not None
-        self._joint_model = joint_model if motor else None
-        self._armature = np.array(joint_model.armature) if motor else np.zeros(model.nv)
-        if self._joint_model is None:
+        self._given = actuation  # its effort bias applies to both measured efforts
+        motor = self._measured_effort == 'motor' and actuation is not None
+        self._actuation = actuation if motor else None
+        self._armature = np.array(actuation.armature) if motor else np.zeros(model.nv)
+        if self._actuation is None:
             self._friction[:] = 0.0
 
     # ------------------------------------------------------------------ parameters
@@ -186,18 +186,18 @@ class MomentumObserver:
         """Return the model the observer runs on."""
         return self._model
 
-    def set_model(self, model: RobotModel, joint_model: JointModel | None = None) -> None:
+    def set_model(self, model: RobotModel, actuation: Actuation | None = None) -> None:
         """
         Run on ``model`` from the next sample on (a payload changed), keeping r.
 
         The last sample's momentum and beta are recomputed on the new model, so that the change
-        of model is not taken for an external torque. ``joint_model`` None keeps the current one.
+        of model is not taken for an external torque. ``actuation`` None keeps the current one.
         The new model must have the same joints (``InputError`` otherwise, the old one stays).
         """
         if model.joint_names != self._model.joint_names:
             raise InputError(f'model: expected the joints {list(self._model.joint_names)}, got '
                              f'{list(model.joint_names)}')
-        self._install(model, self._given if joint_model is None else joint_model)
+        self._install(model, self._given if actuation is None else actuation)
         if self._sample is not None:
             q, v, effort = self._sample
             p, ctv, grav, beta, p_prev, beta_prev, r = self._terms
@@ -252,10 +252,10 @@ class MomentumObserver:
 
     def _step(self, q, v, effort, dt: float) -> None:
         friction = self._friction
-        if self._joint_model is not None:
+        if self._actuation is not None:
             if not (isinstance(v, np.ndarray) and v.shape == friction.shape):
                 raise TypeError('v: not an array of the right shape')
-            self._joint_model.friction_torques(v, out=friction)
+            self._actuation.friction_torques(v, out=friction)
         observer_step(self._packed, self._work, q, v, self._corrected(effort, self._effort),
                       friction, self._armature, self._gain, dt, *self._terms)
 
@@ -286,7 +286,7 @@ class MomentumObserver:
             row, column = np.argwhere(~np.isfinite(E))[0]
             raise InputError(f'efforts[{row}, {column}] is {E[row, column]}: values must be '
                              'finite')
-        F = (self._joint_model.friction_torques_batch(V) if self._joint_model is not None
+        F = (self._actuation.friction_torques_batch(V) if self._actuation is not None
              else np.zeros_like(V))
         R = np.zeros((n, self._nv))
         try:
@@ -305,6 +305,6 @@ class MomentumObserver:
         return q, v, checks.vector(effort, model.nv, 'effort')
 
     def _friction_at(self, v) -> np.ndarray:
-        if self._joint_model is not None:
-            self._joint_model.friction_torques(v, out=self._friction)
+        if self._actuation is not None:
+            self._actuation.friction_torques(v, out=self._friction)
         return self._friction

@@ -32,7 +32,7 @@ never applied.
 The sensors (``measured_position``, ``measured_effort``) read through the gap: encoder
 quantisation, and the applied actuator torque plus a constant per-joint offset and white noise,
 as a torque read from the motor currents (it includes the friction and the rotor inertia the
-actuator overcomes, the terms ``JointModel`` identifies).
+actuator overcomes, the terms ``Actuation`` identifies).
 """
 from __future__ import annotations
 

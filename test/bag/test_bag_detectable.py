@@ -208,6 +208,6 @@ def test_a_noisy_calibration_bag_is_told_its_force_is_too_large_and_why(tmp_path
     line = next(line for line in ran[0].stderr.splitlines() if 'collision thresholds' in line)
     assert line.startswith(warning)
     assert line.endswith(": the model's residual sets the thresholds; identify the model first "
-                         '(rnea_identify, --joint-model, --measured-effort motor for motor '
+                         '(rnea_identify, --actuation, --measured-effort motor for motor '
                          'torques)')
     assert line.removeprefix('rnea_bag: warning: ') in summary['warnings']

@@ -25,7 +25,7 @@ def test_the_parser_gives_each_option_to_its_field():
 
 
 def test_file_options_are_declared_on_their_fields():
-    assert FILE_OPTIONS == {'urdf', 'joint_model', 'collision_thresholds'}
+    assert FILE_OPTIONS == {'urdf', 'actuation', 'collision_thresholds'}
 
 
 def test_the_options_that_never_change_the_numbers_are_declared_on_their_fields():

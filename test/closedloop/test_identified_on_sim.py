@@ -101,7 +101,7 @@ def test_the_still_finger_is_not_identified_and_keeps_its_prior(judged):
     The fingers never move past 0.05 m/s: their rows are stiction, left out of the fit.
 
     Its joint terms are the base parameters the data do not determine (no standard
-    deviation), named in the warnings and zero in joint_model.yaml; fitted there they were
+    deviation), named in the warnings and zero in actuation.yaml; fitted there they were
     armature -6.5 +- 0.5 for 0.2 and viscous friction 280 +- 56 for 0.4. Every other base
     parameter is determined: the base is the robot's with the finger held, its bodies one
     with the hand.
@@ -112,9 +112,9 @@ def test_the_still_finger_is_not_identified_and_keeps_its_prior(judged):
                                             for term in ('coulomb', 'viscous', 'offset')])
     assert any('panda_finger_joint1 (0.0 %)' in line and 'not identified' in line
                for line in judged.warnings), judged.warnings
-    row = judged.joint_model.joint_names.index('panda_finger_joint1')
+    row = judged.actuation.joint_names.index('panda_finger_joint1')
     for term in ('coulomb', 'viscous', 'offset', 'armature', 'effort_bias'):
-        assert getattr(judged.joint_model, term)[row] == pytest.approx(0.0, abs=1e-3), term
+        assert getattr(judged.actuation, term)[row] == pytest.approx(0.0, abs=1e-3), term
 
 
 def test_the_base_parameters_are_within_5_percent_or_3_std_of_the_truth(judged):

@@ -3,7 +3,7 @@ A payload set live on the node while the simulated panda carries it: the residua
 
 ``rnea_sim`` (lockstep: each step waits for the node's answer) carries a 2 kg payload on
 ``panda_link8`` that the URDF lacks, with 0.05 N m torque-sensor noise and no other gap (no
-friction or armature: the node's joint model, the URDF's, is the plant's but for the payload).
+friction or armature: the node's actuation model, the URDF's, is the plant's but for the payload).
 The node runs on path b (``feedforward_effort`` on ``effort_commands``) with ``observer: true``:
 on this path the node's torques drive the arm, so the set payload changes what the arm does as
 well as the residual, as on a robot. One second into the motion the payload's four parameters

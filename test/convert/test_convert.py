@@ -100,7 +100,7 @@ def test_the_converted_log_gives_the_outputs_of_the_helper_bag(tmp_path, capsys,
     summaries = [json.loads((tmp_path / f'{kind}_rnea' / 'summary.json').read_text())
                  for kind in ('converted', 'helper')]
     assert summaries[0]['joints'] == summaries[1]['joints']
-    for name in ('joint_model.yaml', 'identified.urdf'):
+    for name in ('actuation.yaml', 'identified.urdf'):
         assert (tmp_path / 'converted_identified' / name).read_bytes() == \
             (tmp_path / 'helper_identified' / name).read_bytes(), name
 

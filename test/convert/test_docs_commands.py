@@ -70,7 +70,7 @@ def test_the_commands_of_the_page_run(tmp_path):
                          ndmin=2)
     # time and 7 joints; all but the ends (half a differentiation window each) of 3000 rows
     assert torques.shape[1] == 8 and 0.9 * 3000 < torques.shape[0] < 3000
-    assert (folder / 'kinova_identified' / 'joint_model.yaml').is_file()
+    assert (folder / 'kinova_identified' / 'actuation.yaml').is_file()
     assert (folder / 'kinova_fleet' / 'fleet.parquet').is_file()
 
 

@@ -90,7 +90,7 @@ def assert_matches_mj_inverse(mj, robot, samples: int = 5, seed: int = 0):
     mj.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONSTRAINT
     mj.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
     data = mujoco.MjData(mj)
-    model, terms = robot.model, robot.joint_model
+    model, terms = robot.model, robot.actuation
     rng = np.random.default_rng(seed)
     for _ in range(samples):
         q = rng.uniform(-1.5, 1.5, model.nq)
@@ -146,7 +146,7 @@ def test_mjcf_written_by_mujoco_from_urdf_matches_mj_inverse(name, floating, tmp
             gain = abs(factor) if term == 'coulomb' else factor ** 2
             expected[robot.model.joint(mj.joint(master).name).idx_v] += \
                 gain * values[mj.jnt_dofadr[coupled]]
-        np.testing.assert_allclose(getattr(robot.joint_model, term), expected, rtol=1e-15,
+        np.testing.assert_allclose(getattr(robot.actuation, term), expected, rtol=1e-15,
                                    atol=0)
 
 
@@ -215,7 +215,7 @@ def test_hinge_off_origin_ref_slide_fixed_bodies_and_gravity(tmp_path):
     np.testing.assert_allclose(model.gravity, [0.7, -1.9, -3.1], rtol=0, atol=1e-15)
     shoulder = model.joint('shoulder')
     assert (shoulder.lower, shoulder.upper, shoulder.effort_limit) == (-2.0, 2.0, 50.0)
-    np.testing.assert_array_equal(robot.joint_model.coulomb, [0.3, 0.0])
+    np.testing.assert_array_equal(robot.actuation.coulomb, [0.3, 0.0])
     mj = mujoco.MjModel.from_xml_path(str(path))
     assert_matches_mj_inverse(mj, robot, samples=10)
     # The link frames are MuJoCo's body frames: the 'tool' placement as MuJoCo's xpos, xmat.
@@ -235,9 +235,9 @@ def test_disabled_gravity_damper_and_frictionloss_flags_are_carried_over(tmp_pat
         'gravity="disable" damper="disable" frictionloss="disable"/></option>'))
     robot = load_mjcf(path)
     np.testing.assert_array_equal(robot.model.gravity, [0.0, 0.0, 0.0])
-    np.testing.assert_array_equal(robot.joint_model.viscous, [0.0, 0.0])
-    np.testing.assert_array_equal(robot.joint_model.coulomb, [0.0, 0.0])
-    np.testing.assert_array_equal(robot.joint_model.armature, [0.2, 0.05])
+    np.testing.assert_array_equal(robot.actuation.viscous, [0.0, 0.0])
+    np.testing.assert_array_equal(robot.actuation.coulomb, [0.0, 0.0])
+    np.testing.assert_array_equal(robot.actuation.armature, [0.2, 0.05])
     assert_matches_mj_inverse(mujoco.MjModel.from_xml_path(str(path)), robot)
 
 
@@ -267,9 +267,9 @@ def test_a_joint_equality_is_a_mimic_joint_with_its_terms_on_the_master(tmp_path
     assert robot.model.joint_names == ('master',)
     # follower - ref = 0.2 - 1.5 (master - ref), in radians
     assert robot.model.tree.multiplier.tolist() == [1.0, -1.5]
-    np.testing.assert_allclose(robot.joint_model.armature, [0.3 + 2.25 * 0.1], rtol=1e-15)
-    np.testing.assert_allclose(robot.joint_model.viscous, [0.2 + 2.25 * 0.4], rtol=1e-15)
-    np.testing.assert_allclose(robot.joint_model.coulomb, [1.5 * 0.5], rtol=1e-15)
+    np.testing.assert_allclose(robot.actuation.armature, [0.3 + 2.25 * 0.1], rtol=1e-15)
+    np.testing.assert_allclose(robot.actuation.viscous, [0.2 + 2.25 * 0.4], rtol=1e-15)
+    np.testing.assert_allclose(robot.actuation.coulomb, [1.5 * 0.5], rtol=1e-15)
     assert_matches_mj_inverse(mujoco.MjModel.from_xml_path(str(path)), robot, samples=10)
 
 

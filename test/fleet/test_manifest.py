@@ -1,5 +1,5 @@
 """
-``rnea_fleet --manifest FILE``: each robot with its own URDF, joint model and bags.
+``rnea_fleet --manifest FILE``: each robot with its own URDF, actuation model and bags.
 
 A panda and a UR5 (two URDFs of example-robot-data) in one run, paths relative to the
 manifest or absolute; and hostile manifests, each refused with one line naming the field,
@@ -75,7 +75,7 @@ def test_robots_of_two_models_in_one_run(two_models):
     assert summary['run']['urdf'] == str(two_models['root'] / 'ur5.urdf')
     settings = (two_models['output'] / 'fleet.md').read_text()
     assert f'manifest: {two_models["root"] / "fleet.yaml"}' in settings
-    assert f'robots.ur_7: urdf {two_models["root"] / "ur5.urdf"}, joint_model (none), 3 bags' \
+    assert f'robots.ur_7: urdf {two_models["root"] / "ur5.urdf"}, actuation (none), 3 bags' \
         in settings
 
 
@@ -83,12 +83,12 @@ GOOD_ROBOT = '  a:\n    urdf: {urdf}\n    bags: [bags/*]\n'
 
 
 @pytest.mark.parametrize('text, message', [
-    ('robots: [a, b]\n', 'expected robots: {NAME: {urdf: FILE, joint_model: FILE, bags: '
+    ('robots: [a, b]\n', 'expected robots: {NAME: {urdf: FILE, actuation: FILE, bags: '
      '[PATTERN, ...]}}'),
     ('robots:\n  a: {urdf: x.urdf, bags: [b]\n',
      "not YAML: expected ',' or '}', but got '<stream end>' (line 3)"),
     ('robots:\n  a:\n    urfd: x.urdf\n', "robots.a: unknown field 'urfd' (expected urdf, "
-     'joint_model, bags)'),
+     'actuation, bags)'),
     ('robots:\n  7:\n    bags: [b]\n', 'robots: the robot name 7 must be a non-empty string'),
     ('robots:\n  a:\n    urdf: missing.urdf\n    bags: [bags/*]\n',
      "cannot read robots.a.urdf '{dir}/missing.urdf': No such file or directory"),
@@ -96,8 +96,8 @@ GOOD_ROBOT = '  a:\n    urdf: {urdf}\n    bags: [bags/*]\n'
      "robots.a.urdf '{dir}/bad.urdf': malformed XML: unclosed token: line 1, column 0"),
     ('robots:\n  a:\n    urdf: [x]\n    bags: [bags/*]\n',
      "robots.a.urdf: expected a file path, got ['x']"),
-    ('robots:\n  a:\n    joint_model: none.yaml\n    bags: [bags/*]\n',
-     "cannot read robots.a.joint_model '{dir}/none.yaml': No such file or directory"),
+    ('robots:\n  a:\n    actuation: none.yaml\n    bags: [bags/*]\n',
+     "cannot read robots.a.actuation '{dir}/none.yaml': No such file or directory"),
     ('robots:\n  a:\n    bags: bags/*\n',
      "robots.a.bags: expected a list of bag paths or patterns, got 'bags/*'"),
     ('robots:\n  a:\n    bags: [bags/*, 3]\n', 'robots.a.bags[1]: expected a path or pattern, '
@@ -134,9 +134,9 @@ def test_a_manifest_that_is_not_utf8_is_named(tmp_path):
     (['bags', '--manifest', 'm.yaml'], 'give the bags (BAG_OR_DIR ...) or --manifest FILE, '
      'not both'),
     (['--manifest', 'm.yaml', '--urdf', 'x.urdf'], '--urdf is per robot with --manifest: give '
-     'it in the manifest (urdf, joint_model; the robots are its names)'),
+     'it in the manifest (urdf, actuation; the robots are its names)'),
     (['--manifest', 'm.yaml', '--robot-pattern', '(a)'], '--robot-pattern is per robot with '
-     '--manifest: give it in the manifest (urdf, joint_model; the robots are its names)'),
+     '--manifest: give it in the manifest (urdf, actuation; the robots are its names)'),
 ])
 def test_the_manifest_replaces_the_bags_urdf_and_robot_pattern(tmp_path, capsys, argv,
                                                                message):

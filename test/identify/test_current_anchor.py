@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from rnea_ros import RobotModel
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.identify.cli import main as rnea_identify
 
 URDF = """<robot name="arm_and_pendulum">
@@ -103,7 +103,7 @@ def test_a_joint_the_payload_does_not_reach_keeps_gain_1_with_a_warning(robot, c
             'fore_tip in the anchor bags): the anchor loads no joint whose torque shares a '
             'parameter') in err
     model = RobotModel.from_urdf_string(URDF)
-    written = JointModel.load_yaml(out / 'joint_model.yaml', model).effort_gain
+    written = Actuation.load_yaml(out / 'actuation.yaml', model).effort_gain
     assert written == pytest.approx([gains[joint]['gain'] for joint in model.joint_names],
                                     rel=1e-12)
 

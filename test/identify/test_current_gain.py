@@ -7,7 +7,7 @@ reads like a motor current: effort = (torque + offset + noise) / gain, a gain pe
 the six sines of ``sine_log`` in lockstep (``sim_sines``): ``DURATION`` s without a payload
 (training), then as long with a payload of known mass ``MASS`` on ``wrist_3_link`` (the anchor
 bag; its centre of mass and inertia are not given to the tool). The truth: the gap's gains,
-which ``rnea_identify`` writes as ``effort_gain.<joint>`` in joint_model.yaml.
+which ``rnea_identify`` writes as ``effort_gain.<joint>`` in actuation.yaml.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from sim_sines import follow_sines
 import sine_log
 
 from rnea_ros import RobotModel
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.identify.cli import main as rnea_identify
 from rnea_ros.sim.gap import parse_gap
 from rnea_ros.sim.plant import Plant
@@ -82,5 +82,5 @@ def test_the_effort_gains_are_recovered_within_3_percent_and_3_sigma(bags):
     assert np.all(np.abs(gain - truth) <= RELATIVE * truth), table
     assert np.all(np.abs(gain - truth) <= SIGMAS * std), table
     model = RobotModel.from_urdf_file(sine_log.UR5)
-    written = JointModel.load_yaml(out / 'joint_model.yaml', model)
+    written = Actuation.load_yaml(out / 'actuation.yaml', model)
     assert written.effort_gain == pytest.approx(gain, rel=1e-12)

@@ -22,7 +22,7 @@ from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.identify import pipeline
 from rnea_ros.identify.cli import main
 from rnea_ros.identify.parameters import inertia_matrix, INERTIAL, pseudo_inertia
@@ -148,16 +148,16 @@ def test_identified_model_predicts_held_out_torques_to_the_noise(identified):
 
 
 def test_friction_and_armature_recovered_within_10_percent(identified, ur5):
-    joint_model = JointModel.load_yaml(identified / 'joint_model.yaml', ur5)
+    actuation = Actuation.load_yaml(identified / 'actuation.yaml', ur5)
     report = json.loads((identified / 'identification.json').read_text())
     base = {p['name']: p for p in report['excitation']['base_parameters']}
-    np.testing.assert_allclose(joint_model.coulomb, COULOMB, rtol=0.1)
-    np.testing.assert_allclose(joint_model.viscous, VISCOUS, rtol=0.1)
+    np.testing.assert_allclose(actuation.coulomb, COULOMB, rtol=0.1)
+    np.testing.assert_allclose(actuation.viscous, VISCOUS, rtol=0.1)
     grouped = [k for k, joint in enumerate(ur5.joint_names)
                if base[f'armature.{joint}']['absorbs']]
     alone = [k for k in range(ur5.nv) if k not in grouped]
-    np.testing.assert_allclose(joint_model.armature[alone], ARMATURE[alone], rtol=0.1)
-    assert joint_model.velocity_threshold == pytest.approx(0.01)
+    np.testing.assert_allclose(actuation.armature[alone], ARMATURE[alone], rtol=0.1)
+    assert actuation.velocity_threshold == pytest.approx(0.01)
     # The first two armatures of a UR5 are only seen together with link parameters (e.g. the
     # masses of the wrist times their squared distance to the first axis): their base
     # parameters, armature plus what they absorb, are recovered.
@@ -191,18 +191,18 @@ def test_identified_urdf_round_trips_and_is_physical(identified, ur5):
     assert len(after) == len(before) + sum('<inertial>' in line for line in after) \
         - sum('<inertial>' in line for line in before)
     # Identified friction is also in each joint's <dynamics>.
-    joint_model = JointModel.load_yaml(identified / 'joint_model.yaml', ur5)
+    actuation = Actuation.load_yaml(identified / 'actuation.yaml', ur5)
     text = (identified / 'identified.urdf').read_text()
     for k, joint in enumerate(ur5.joint_names):
-        viscous, coulomb = float(joint_model.viscous[k]), float(joint_model.coulomb[k])
+        viscous, coulomb = float(actuation.viscous[k]), float(actuation.coulomb[k])
         assert f'damping="{viscous!r}" friction="{coulomb!r}"' in text
 
 
 def test_rnea_bag_with_the_identified_model_leaves_the_noise(identified, bag, tmp_path,
                                                              capsys):
     from rnea_ros.bag.cli import main as rnea_bag
-    code = rnea_bag([str(bag), '--urdf', str(identified / 'identified.urdf'), '--joint-model',
-                     str(identified / 'joint_model.yaml'), '--output', str(tmp_path),
+    code = rnea_bag([str(bag), '--urdf', str(identified / 'identified.urdf'), '--actuation',
+                     str(identified / 'actuation.yaml'), '--output', str(tmp_path),
                      '--no-plots'])
     assert code == 0, capsys.readouterr().err
     summary = json.loads((tmp_path / 'summary.json').read_text())
@@ -213,7 +213,7 @@ def test_rnea_bag_with_the_identified_model_leaves_the_noise(identified, bag, tm
 
 def test_report_and_plots(identified):
     markdown = (identified / 'identification.md').read_text()
-    for heading in ('RMS residual per joint', 'Joint model', 'Excitation', 'Total mass'):
+    for heading in ('RMS residual per joint', 'Actuation model', 'Excitation', 'Total mass'):
         assert heading in markdown
     report = json.loads((identified / 'identification.json').read_text())
     assert report['excitation']['condition_number'] < 100
@@ -244,8 +244,8 @@ def test_inertial_none_keeps_the_urdf_inertias(tmp_path, capsys, bag, short_bag)
     np.testing.assert_array_equal(loaded.inertial_parameters(),
                                   RobotModel.from_urdf_file(UR5).inertial_parameters())
     # The joint terms of the URDF's model: the urdf+friction model, with friction >= 0.
-    joint_model = JointModel.load_yaml(tmp_path / 'joint_model.yaml', loaded)
-    assert np.all(joint_model.coulomb >= 0) and np.all(joint_model.viscous >= 0)
+    actuation = Actuation.load_yaml(tmp_path / 'actuation.yaml', loaded)
+    assert np.all(actuation.coulomb >= 0) and np.all(actuation.viscous >= 0)
     report = json.loads((tmp_path / 'identification.json').read_text())
     for data in ('training', 'validation'):
         np.testing.assert_allclose(list(report['rms']['identified'][data].values()),
@@ -346,7 +346,7 @@ def test_a_late_effort_is_paired_with_its_state_by_effort_delay(tmp_path, capsys
         assert report['settings']['effort_delay'] == delay
         rms[delay] = np.array([report['rms']['identified']['validation'][j]
                                for j in ur5.joint_names])
-        viscous[delay] = JointModel.load_yaml(out / 'joint_model.yaml', ur5).viscous
+        viscous[delay] = Actuation.load_yaml(out / 'actuation.yaml', ur5).viscous
     assert np.any(rms[0.0] > 1.3 * NOISE), rms[0.0]  # unpaired: visibly more than the noise
     assert np.all(rms[late / RATE] <= 1.1 * NOISE), rms[late / RATE]
     np.testing.assert_allclose(viscous[late / RATE], VISCOUS, rtol=0.1)

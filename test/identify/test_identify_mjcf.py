@@ -2,7 +2,7 @@
 ``rnea_identify --mjcf``: the identified model as MJCF (``rnea_ros.identify.mjcf_out``).
 
 The export round-trips: identified.xml read by ``load_mjcf`` is the model of identified.urdf and
-joint_model.yaml (inertias, armature, viscous and Coulomb friction) to 1e-9; MuJoCo simulating
+actuation.yaml (inertias, armature, viscous and Coulomb friction) to 1e-9; MuJoCo simulating
 identified.xml is tracked by the identified model's feed-forward as the plant it is.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 from test_identify import identify, synthetic_bag, UR5
 
 from rnea_ros import ModelWarning, RobotModel
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.mjcf import load_mjcf
 from rnea_ros.errors import MJCFError
 from rnea_ros.identify import mjcf_out
@@ -44,10 +44,10 @@ def exported(tmp_path_factory, bag) -> Path:
 
 def test_the_mjcf_export_round_trips_to_the_identified_model(exported):
     report = json.loads((exported / 'identification.json').read_text())
-    assert report['outputs'] == ['identified.urdf', 'joint_model.yaml', 'identified.xml',
+    assert report['outputs'] == ['identified.urdf', 'actuation.yaml', 'identified.xml',
                                  'identification.json', 'identification.md']
     identified = RobotModel.from_urdf_file(exported / 'identified.urdf')
-    terms = JointModel.load_yaml(exported / 'joint_model.yaml', identified)
+    terms = Actuation.load_yaml(exported / 'actuation.yaml', identified)
     robot = load_mjcf(exported / 'identified.xml')
     assert robot.model.joint_names == identified.joint_names
     assert robot.model.body_names == identified.body_names
@@ -56,9 +56,9 @@ def test_the_mjcf_export_round_trips_to_the_identified_model(exported):
                                identified.inertial_parameters(), rtol=0, atol=1e-12 * scale)
     for term in ('coulomb', 'viscous', 'armature'):  # the offsets have no MuJoCo counterpart
         assert np.all(getattr(terms, term) > 0)
-        np.testing.assert_allclose(getattr(robot.joint_model, term), getattr(terms, term),
+        np.testing.assert_allclose(getattr(robot.actuation, term), getattr(terms, term),
                                    rtol=1e-15, atol=0)
-    np.testing.assert_array_equal(robot.joint_model.offset, 0.0)
+    np.testing.assert_array_equal(robot.actuation.offset, 0.0)
     np.testing.assert_allclose(robot.model.gravity, identified.gravity, rtol=0, atol=0)
     rng = np.random.default_rng(5)
     for _ in range(5):
@@ -86,7 +86,7 @@ def test_mujoco_running_the_export_is_tracked_by_the_identified_model(exported):
     the PD alone: MuJoCo runs the robot that was identified.
     """
     identified = RobotModel.from_urdf_file(exported / 'identified.urdf')
-    terms = JointModel.load_yaml(exported / 'joint_model.yaml', identified)
+    terms = Actuation.load_yaml(exported / 'actuation.yaml', identified)
     mj = mujoco.MjModel.from_xml_path(str(exported / 'identified.xml'))
     assert mj.nu == identified.nv
     rate, seconds = 1000.0, 2.0
@@ -151,7 +151,7 @@ def _quiet(path) -> RobotModel:
 def test_a_mimic_joint_is_written_as_a_joint_equality_and_read_back(tmp_path):
     panda = _quiet(robot_path('panda'))
     rng = np.random.default_rng(3)
-    terms = dataclasses.replace(JointModel.zeros(panda), armature=rng.uniform(0, 1, panda.nv),
+    terms = dataclasses.replace(Actuation.zeros(panda), armature=rng.uniform(0, 1, panda.nv),
                                 viscous=rng.uniform(0, 1, panda.nv))
     path = tmp_path / 'panda.xml'
     path.write_text(mjcf_out.mjcf_text(panda, terms))
@@ -161,8 +161,8 @@ def test_a_mimic_joint_is_written_as_a_joint_equality_and_read_back(tmp_path):
         warnings.simplefilter('ignore', ModelWarning)
         robot = load_mjcf(path, inertia_check='warn')
     assert robot.model.joint_names == panda.joint_names
-    np.testing.assert_allclose(robot.joint_model.armature, terms.armature, rtol=1e-15)
-    np.testing.assert_allclose(robot.joint_model.viscous, terms.viscous, rtol=1e-15)
+    np.testing.assert_allclose(robot.actuation.armature, terms.armature, rtol=1e-15)
+    np.testing.assert_allclose(robot.actuation.viscous, terms.viscous, rtol=1e-15)
     q = rng.uniform(-1, 1, panda.nq)
     v, a = rng.normal(size=(2, panda.nv))
     expected = panda.rnea(q, v, a)
@@ -174,7 +174,7 @@ def test_what_mjcf_cannot_carry_is_refused_by_joint():
     ur5 = RobotModel.from_urdf_file(UR5)
     viscous = np.zeros(ur5.nv)
     viscous[2] = -0.5
-    negative = dataclasses.replace(JointModel.zeros(ur5), viscous=viscous)
+    negative = dataclasses.replace(Actuation.zeros(ur5), viscous=viscous)
     with pytest.raises(MJCFError) as caught:
         mjcf_out.mjcf_text(ur5, negative)
     assert str(caught.value) == ("joint 'elbow_joint': viscous -0.5 < 0, MuJoCo's damping "

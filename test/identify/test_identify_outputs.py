@@ -17,7 +17,7 @@ from test_identify import identify, synthetic_bag, UR5
 from writes import disk_full, interrupt, snapshot
 
 from rnea_ros import RobotModel
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.identify.cli import main
 
 USER_FILES = {'notes.txt': b'mine\n', 'validation_mine.png': b'my own plot\n'}
@@ -58,12 +58,12 @@ def test_overwrite_replaces_its_outputs_and_removes_its_stale_plots(previous, ca
                             '--no-plots', '--inertial', 'none')
     assert code == 0, err
     assert sorted(p.name for p in previous.iterdir()) == [
-        'identification.json', 'identification.md', 'identified.urdf', 'joint_model.yaml',
+        'actuation.yaml', 'identification.json', 'identification.md', 'identified.urdf',
         'notes.txt', 'validation_mine.png']
     assert {name: (previous / name).read_bytes() for name in USER_FILES} == USER_FILES
     report = json.loads((previous / 'identification.json').read_text())
     assert report['settings']['inertial'] == 'none'
-    assert report['outputs'] == ['identified.urdf', 'joint_model.yaml', 'identification.json',
+    assert report['outputs'] == ['identified.urdf', 'actuation.yaml', 'identification.json',
                                  'identification.md']
 
 
@@ -71,7 +71,7 @@ def test_a_sensor_bias_is_written_as_the_effort_bias_not_a_torque(tmp_path, caps
     """
     --offset sensor-bias: the fitted offsets are the effort sensor's, not torques to apply.
 
-    Regression: joint_model.yaml carried them as friction.<joint>.offset, which the node adds
+    Regression: actuation.yaml carried them as friction.<joint>.offset, which the node adds
     to every command (on the simulated robot, whose torque sensor has a bias, the closed loop
     tracked 12x worse than with the true model); then as 0, which left the bias in the
     observer's residual. They are effort_bias.<joint>, which only corrects the measured effort.
@@ -85,8 +85,8 @@ def test_a_sensor_bias_is_written_as_the_effort_bias_not_a_torque(tmp_path, caps
         report = json.loads((out / 'identification.json').read_text())
         assert report['settings']['offset'] == offset
         model = RobotModel.from_urdf_file(UR5)
-        runs[offset] = (report['joint_model'],
-                        JointModel.load_yaml(out / 'joint_model.yaml', model), model)
+        runs[offset] = (report['actuation'],
+                        Actuation.load_yaml(out / 'actuation.yaml', model), model)
     (fitted, torque, model), (reported, bias, _) = runs['torque'], runs['sensor-bias']
     assert reported == fitted  # the same fit, only what is written differs
     offsets = np.array([fitted[name]['offset'] for name in model.joint_names])
@@ -97,7 +97,7 @@ def test_a_sensor_bias_is_written_as_the_effort_bias_not_a_torque(tmp_path, caps
     np.testing.assert_allclose(bias.effort_bias, offsets, rtol=1e-12)
     for term in ('coulomb', 'viscous', 'armature'):
         np.testing.assert_array_equal(getattr(bias, term), getattr(torque, term))
-    assert 'bias of the effort sensor' in (tmp_path / 'sensor-bias' / 'joint_model.yaml'
+    assert 'bias of the effort sensor' in (tmp_path / 'sensor-bias' / 'actuation.yaml'
                                            ).read_text()
 
 
@@ -106,14 +106,14 @@ def test_symlinks_in_the_output_are_replaced_not_written_through(tmp_path, capsy
     outside.mkdir()
     out = tmp_path / 'out'
     out.mkdir()
-    for name in ('identified.urdf', 'joint_model.yaml', 'identification.json'):
+    for name in ('identified.urdf', 'actuation.yaml', 'identification.json'):
         (outside / name).write_bytes(b'precious\n')
         (out / name).symlink_to(outside / name)
     code, _, err = identify(capsys, bag, '--urdf', UR5, '--output', out, '--overwrite',
                             '--no-plots')
     assert code == 0, err
     assert snapshot(outside) == dict.fromkeys(
-        ('identification.json', 'identified.urdf', 'joint_model.yaml'), b'precious\n')
+        ('identification.json', 'identified.urdf', 'actuation.yaml'), b'precious\n')
     for path in out.iterdir():
         assert path.is_file() and not path.is_symlink(), path
     RobotModel.from_urdf_file(out / 'identified.urdf')
@@ -139,7 +139,7 @@ def blocked(data):
     print('writing', file=sys.stderr, flush=True)
     signal.pause()
 
-report.markdown = blocked  # after identified.urdf, joint_model.yaml and the plots
+report.markdown = blocked  # after identified.urdf, actuation.yaml and the plots
 sys.exit(main(sys.argv[1:]))
 """
 

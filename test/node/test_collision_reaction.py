@@ -202,7 +202,7 @@ def test_threshold_names_split_into_the_default_and_the_profile_sets():
         joints)
     assert settings.collision_thresholds == {'j1': 1.0, 'a.b': 3.0}
     assert settings.collision_profile_thresholds == {'p': {'a.b': 2.0}}
-    assert settings.joint_model == {'armature.j1': 0.1}
+    assert settings.actuation == {'armature.j1': 0.1}
     with pytest.raises(ParameterRejected, match="parameter 'collision_profiles': joint 'a.b' "
                        'makes collision_threshold.a.b name both'):
         check_profile_names(('b', 'a.b'), ('a',))  # joint b in profile a, or joint a.b

@@ -15,7 +15,7 @@ from rnea_ros.control.safety import (JOINT_STATES_MISSING, JOINT_STATES_STALE, O
                                      VELOCITY_MISSING)
 from rnea_ros.control.settings import ModelRejected, ParameterRejected, Settings
 from rnea_ros.control.trajectory import Trajectory
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.node.model_loading import load_model
 
 
@@ -209,10 +209,10 @@ def test_fault_cycles_are_counted_per_kind_between_two_reports(ur5):
     assert level == 0 and values['fault cycles since last report'] == '0'
 
 
-JOINT_MODEL = {'armature.shoulder_pan_joint': 0.4, 'armature.elbow_joint': 0.1,
-               'friction.shoulder_pan_joint.coulomb': 2.0,
-               'friction.shoulder_pan_joint.viscous': 0.5,
-               'friction.elbow_joint.offset': -0.3, 'friction.wrist_1_joint.coulomb': 1.0}
+ACTUATION = {'armature.shoulder_pan_joint': 0.4, 'armature.elbow_joint': 0.1,
+             'friction.shoulder_pan_joint.coulomb': 2.0,
+             'friction.shoulder_pan_joint.viscous': 0.5,
+             'friction.elbow_joint.offset': -0.3, 'friction.wrist_1_joint.coulomb': 1.0}
 
 
 def test_armature_always_and_friction_when_compensating_match_the_library(ur5):
@@ -220,29 +220,29 @@ def test_armature_always_and_friction_when_compensating_match_the_library(ur5):
     names = ur5.joint_names
     q, v = state(ur5, 3)
     a = np.linspace(-2, 2, 6)
-    core = make(ur5, joint_model=JOINT_MODEL, friction_velocity_threshold=0.05)
-    joint_model = JointModel.from_parameters(ur5, {**JOINT_MODEL,
-                                                   'friction_velocity_threshold': 0.05})
+    core = make(ur5, actuation=ACTUATION, friction_velocity_threshold=0.05)
+    actuation = Actuation.from_parameters(ur5, {**ACTUATION,
+                                                'friction_velocity_threshold': 0.05})
     core.on_joint_states(names, q, v, [], now=1.0)
     # Desired accelerations for all, desired velocities for the first three joints only.
     core.on_desired(Trajectory.from_points(names, [(0, [], [], a)]), 0.0, now=1.0)
     assert core.cycle(1.01, 0.0)
     rigid = ur5.rnea(q, v, a)
-    np.testing.assert_allclose(core.effort, rigid + joint_model.armature_torques(a), rtol=0,
+    np.testing.assert_allclose(core.effort, rigid + actuation.armature_torques(a), rtol=0,
                                atol=1e-12)
-    assert joint_model.armature[0] == 0.4 and joint_model.armature[2] == 0.1
+    assert actuation.armature[0] == 0.4 and actuation.armature[2] == 0.1
     core.use(replace(core.settings, friction_compensation=True))
     assert core.cycle(1.02, 0.0)  # no desired velocities: the measured ones
-    np.testing.assert_allclose(core.effort, rigid + joint_model.armature_torques(a)
-                               + joint_model.friction_torques(v), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(core.effort, rigid + actuation.armature_torques(a)
+                               + actuation.friction_torques(v), rtol=0, atol=1e-12)
     v_desired = np.array([0.3, -0.2, 0.01])
     core.on_desired(Trajectory.from_points(names[:3], [(0, [], v_desired, a[:3])]), 0.0, 1.0)
     assert core.cycle(1.03, 0.0)
     a_used = np.concatenate([a[:3], np.zeros(3)])
     v_friction = np.concatenate([v_desired, v[3:]])
     np.testing.assert_allclose(core.effort, ur5.rnea(q, v, a_used)
-                               + joint_model.armature_torques(a_used)
-                               + joint_model.friction_torques(v_friction), rtol=0, atol=1e-12)
+                               + actuation.armature_torques(a_used)
+                               + actuation.friction_torques(v_friction), rtol=0, atol=1e-12)
     values = core.status(1.03, 0.0)[2]
     assert values['friction compensation'] == ('on: shoulder_pan_joint, elbow_joint, '
                                                'wrist_1_joint')
@@ -250,7 +250,7 @@ def test_armature_always_and_friction_when_compensating_match_the_library(ur5):
     core.use(replace(core.settings, torque_terms='gravity'))  # no acceleration: no armature
     assert core.cycle(1.04, 0.0)
     np.testing.assert_allclose(core.effort, ur5.gravity_torques(q)
-                               + joint_model.friction_torques(v_friction), rtol=0, atol=1e-12)
+                               + actuation.friction_torques(v_friction), rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize('params, text', [
@@ -260,9 +260,9 @@ def test_armature_always_and_friction_when_compensating_match_the_library(ur5):
     ({'armature.elbow_joint': -1.0},
      "parameter 'armature.elbow_joint': expected a finite number >= 0, got -1.0"),
 ])
-def test_joint_model_parameters_that_do_not_fit_the_model_are_refused(ur5, params, text):
+def test_actuation_parameters_that_do_not_fit_the_model_are_refused(ur5, params, text):
     with pytest.raises(ParameterRejected) as error:
-        make(ur5, joint_model=params)
+        make(ur5, actuation=params)
     assert str(error.value).startswith(text)
 
 
@@ -309,7 +309,7 @@ def test_trajectory_efforts_on_a_floating_base_use_the_contact_solution():
     """Standing solo12: a trajectory point at the standing state gets the cycle's torques."""
     model, q = standing('solo12')
     core = Feedforward(model, Settings(floating_base=True, contacts=tuple(contacts('solo12')),
-                                       joint_model={'armature.FL_KFE': 0.2}).validate())
+                                       actuation={'armature.FL_KFE': 0.2}).validate())
     joints = model.joint_names[1:]
     core.on_joint_states(joints, q[7:], np.zeros(12), [], now=1.0)
     core.on_odometry(q[:3], q[3:7], (0, 0, 0), (0, 0, 0), now=1.0)

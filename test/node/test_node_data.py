@@ -23,7 +23,7 @@ from test_node import (ERROR, has_level, joint_state, OK, PANDA_ARM, random_arm_
                        standing_solo, STATUS, status, Streams, WARN)
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.node.model_loading import WORKER_NICENESS
 
 pytestmark = pytest.mark.timeout(120)
@@ -185,35 +185,35 @@ def test_bad_data_parameters_exit_2_naming_the_parameter(ros, panda, params, tex
     assert len(lines) == 1, process.output()
 
 
-JOINT_MODEL = {'friction_velocity_threshold': 0.05,
-               'armature.panda_joint1': 0.3, 'armature.panda_joint4': 0.15,
-               'friction.panda_joint1.coulomb': 1.5, 'friction.panda_joint1.viscous': 0.4,
-               'friction.panda_joint2.offset': -0.2, 'friction.panda_joint6.coulomb': 0.8,
-               'effort_bias.panda_joint3': 0.7}  # the sensor's: never in the torques
+ACTUATION = {'friction_velocity_threshold': 0.05,
+             'armature.panda_joint1': 0.3, 'armature.panda_joint4': 0.15,
+             'friction.panda_joint1.coulomb': 1.5, 'friction.panda_joint1.viscous': 0.4,
+             'friction.panda_joint2.offset': -0.2, 'friction.panda_joint6.coulomb': 0.8,
+             'effort_bias.panda_joint3': 0.7}  # the sensor's: never in the torques
 
 
-def test_armature_and_friction_from_a_joint_model_params_file(ros, panda, tmp_path):
+def test_armature_and_friction_from_an_actuation_params_file(ros, panda, tmp_path):
     """
-    Load joint_model.yaml (keyed /**:, as rnea_identify writes it) as a second params file.
+    Load actuation.yaml (keyed /**:, as rnea_identify writes it) as a second params file.
 
     With friction_compensation the torques are RobotModel.rnea + armature * a + friction(v).
     """
     model, xml = panda
-    joint_model_file = tmp_path / 'joint_model.yaml'
-    joint_model_file.write_text(json.dumps({'/**': {'ros__parameters': JOINT_MODEL}}))
+    actuation_file = tmp_path / 'actuation.yaml'
+    actuation_file.write_text(json.dumps({'/**': {'ros__parameters': ACTUATION}}))
     ros.start_node({'robot_description': xml, 'rate': 200.0, 'friction_compensation': True},
-                   extra_args=('--params-file', str(joint_model_file)))
+                   extra_args=('--params-file', str(actuation_file)))
     q, v, a = random_arm_state(model, 24)
     streams = Streams(ros, model.joint_names, q, v)
     desired_v = np.array([0.2, -0.1, 0.0, 0.05, 0.0, 0.0, 0.3])
     point = JointTrajectoryPoint(accelerations=[float(x) for x in a[:7]],
                                  velocities=[float(x) for x in desired_v])
     streams.desired = JointTrajectory(joint_names=list(PANDA_ARM), points=[point])
-    joint_model = JointModel.from_parameters(model, JOINT_MODEL)
+    actuation = Actuation.from_parameters(model, ACTUATION)
     a_used = np.concatenate([a[:7], [0.0]])
     v_friction = np.concatenate([desired_v, v[7:]])  # desired where given, else measured
-    expected = (model.rnea(q, v, a_used) + joint_model.armature * a_used
-                + joint_model.friction_torques(v_friction))
+    expected = (model.rnea(q, v, a_used) + actuation.armature * a_used
+                + actuation.friction_torques(v_friction))
     torques = streams.torque_for((6, 0), predicate=lambda m: np.allclose(
         m.effort, expected, atol=1e-9))
     np.testing.assert_allclose(torques.effort, expected, rtol=0, atol=1e-12)

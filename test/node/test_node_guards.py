@@ -70,7 +70,7 @@ def test_live_integer_for_a_number_is_taken_and_a_bad_value_refused_in_the_start
     result = _set(ros, 'armature.panda_joint1', ParameterValue(
         type=ParameterType.PARAMETER_DOUBLE, double_value=0.5))
     assert (result.successful, result.reason) == (
-        False, "parameter 'armature.panda_joint1' is read-only: the joint model is set at "
+        False, "parameter 'armature.panda_joint1' is read-only: the actuation model is set at "
                'start (a parameters file)')
     start = run_node('-p', 'input_timeout:=100')
     assert start.returncode == 2 and start.stderr == f'rnea_node: {words}\n'

@@ -133,16 +133,16 @@ def test_external_torques_equal_the_library_observer_and_repeats_do_not_integrat
         (stamp + 1_000_000) * 1e-9, q, v, effort), rtol=0, atol=1e-9)
 
 
-def test_the_effort_gain_of_the_joint_model_makes_the_measured_torque(ros, panda):
-    """effort_gain.<joint> given for the node: r is the library's with the same joint model."""
-    from rnea_ros.dynamics.joint_model import JointModel
+def test_the_effort_gain_of_the_actuation_makes_the_measured_torque(ros, panda):
+    """effort_gain.<joint> given for the node: r is the library's with the same actuation model."""
+    from rnea_ros.dynamics.actuation import Actuation
     model, xml = panda
-    joint_model = {'effort_gain.panda_joint2': 2.0, 'effort_gain.panda_joint4': 0.5,
-                   'effort_bias.panda_joint2': 0.3}
-    ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True, **joint_model})
+    actuation = {'effort_gain.panda_joint2': 2.0, 'effort_gain.panda_joint4': 0.5,
+                 'effort_bias.panda_joint2': 0.3}
+    ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True, **actuation})
     feeder = Feeder(ros, model)
     reference = MomentumObserver(model, 50.0,
-                                 joint_model=JointModel.from_parameters(model, joint_model))
+                                 actuation=Actuation.from_parameters(model, actuation))
     plain = MomentumObserver(model, 50.0)
     stamp = 5 * 10**9
     for q, v, effort in motion(model, 8):
@@ -402,7 +402,7 @@ def test_a_threshold_unset_live_can_be_set_again_and_then_detects_a_push(ros, pa
             ('observer_gain', "parameter 'observer_gain' is None: expected a number from 0.1 "
                               'to 1000'),
             ('friction.panda_joint1.coulomb', "parameter 'friction.panda_joint1.coulomb' is "
-                                              'read-only: the joint model is set at start (a '
+                                              'read-only: the actuation model is set at start (a '
                                               'parameters file)')]:
         result = _set(ros, name, not_set)
         assert (result.successful, result.reason) == (False, reason)

@@ -2,7 +2,7 @@
 The node's observer outputs without ROS: ``Feedforward`` with ``observer`` on.
 
 The residual equals the library's observer fed the same samples, for motor torques too (the
-joint model's friction subtracted); the collision state follows the thresholds or latches with
+actuation model's friction subtracted); the collision state follows the thresholds or latches with
 a reaction until ``reset``; live thresholds and gain apply; a new model keeps a latched
 collision. A clock step of the stamps, back or forward, restarts the observer (reported, a push
 after it detected); an implausible effort is counted and not integrated. The DDS end of it is
@@ -21,7 +21,7 @@ from rnea_ros.control.feedforward import Feedforward
 from rnea_ros.control.observer_outputs import CLOCK_STEP, MAX_EFFORT
 from rnea_ros.control.safety import COLLISION, ERROR, WARN
 from rnea_ros.control.settings import Settings
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.observer.momentum import MomentumObserver
 
 
@@ -42,11 +42,11 @@ def live_set(core, changes) -> None:
 
 def test_motor_torques_give_the_library_residual_with_the_friction_subtracted(panda):
     friction = {'friction.panda_joint2.coulomb': 1.5, 'friction.panda_joint4.viscous': 0.8}
-    settings = Settings(observer=True, measured_effort='motor', joint_model=friction).validate()
+    settings = Settings(observer=True, measured_effort='motor', actuation=friction).validate()
     core = Feedforward(panda, settings)
-    joint_model = JointModel.from_parameters(panda, {
+    actuation = Actuation.from_parameters(panda, {
         **friction, 'friction_velocity_threshold': settings.friction_velocity_threshold})
-    reference = MomentumObserver(panda, 50.0, measured_effort='motor', joint_model=joint_model)
+    reference = MomentumObserver(panda, 50.0, measured_effort='motor', actuation=actuation)
     link_side = MomentumObserver(panda, 50.0)
     rng = np.random.default_rng(2)
     for k in range(20):
@@ -79,7 +79,7 @@ def test_a_declared_effort_bias_leaves_the_residual(panda, measured_effort):
     q, v = np.full(panda.nv, 0.1), np.zeros(panda.nv)
     effort = panda.gravity_torques(q) - expected
     for declared in (True, False):
-        settings = Settings(observer=True, measured_effort=measured_effort, joint_model={
+        settings = Settings(observer=True, measured_effort=measured_effort, actuation={
             f'effort_bias.{joint}': value for joint, value in bias.items()} if declared else {}
                             ).validate()
         core = Feedforward(panda, settings)

@@ -13,7 +13,7 @@ from oracle import robot_path
 import pytest
 
 from rnea_ros import InputError, RobotModel
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.observer import MomentumObserver
 
 RATE = 1000.0
@@ -68,43 +68,43 @@ def test_motor_effort_subtracts_friction_and_armature(panda):
     t, q, v, a = motion(panda)
     tau_ext = push(t, panda.nv)
     names = panda.joint_names
-    joint_model = JointModel.from_parameters(panda, {
+    actuation = Actuation.from_parameters(panda, {
         **{f'friction.{n}.coulomb': 0.8 for n in names[:7]},
         **{f'friction.{n}.viscous': 0.3 for n in names[:7]},
         **{f'armature.{n}': 0.2 for n in names[:7]}})
-    effort = (panda.rnea_batch(q, v, a) + joint_model.friction_torques_batch(v)
-              + joint_model.armature_torques(a) - tau_ext)
-    motor = MomentumObserver(panda, GAIN, measured_effort='motor', joint_model=joint_model)
+    effort = (panda.rnea_batch(q, v, a) + actuation.friction_torques_batch(v)
+              + actuation.armature_torques(a) - tau_ext)
+    motor = MomentumObserver(panda, GAIN, measured_effort='motor', actuation=actuation)
     settled = t >= 0.5 + 15 / GAIN
     assert np.abs(motor.run(t, q, v, effort)[settled] - tau_ext[settled]).max() < 1e-4
     # The same effort taken as link-side torque: friction and armature look external.
-    link_side = MomentumObserver(panda, GAIN, joint_model=joint_model)
+    link_side = MomentumObserver(panda, GAIN, actuation=actuation)
     assert np.abs(link_side.run(t, q, v, effort)[settled] - tau_ext[settled]).max() > 0.5
 
 
 @pytest.mark.parametrize('measured_effort', ['link_side', 'motor'])
 def test_the_effort_bias_is_taken_out_of_the_measured_effort(panda, measured_effort):
-    """A sensor bias declared in the joint model leaves r; undeclared, r converges to -bias."""
+    """A sensor bias declared in the actuation model leaves r; undeclared, r converges to -bias."""
     t, q, v, a = motion(panda, duration=1.0)
     bias = np.linspace(-1.5, 2.0, panda.nv)
-    declared = JointModel.from_parameters(panda, {
+    declared = Actuation.from_parameters(panda, {
         f'effort_bias.{name}': float(value) for name, value in zip(panda.joint_names, bias)})
-    undeclared = JointModel.zeros(panda)
+    undeclared = Actuation.zeros(panda)
     effort = panda.rnea_batch(q, v, a) + bias  # no external torque: the sensor reads + bias
     settled = t >= 15 / GAIN
-    for joint_model, expected in ((declared, np.zeros(panda.nv)), (undeclared, -bias)):
+    for actuation, expected in ((declared, np.zeros(panda.nv)), (undeclared, -bias)):
         observer = MomentumObserver(panda, GAIN, measured_effort=measured_effort,
-                                    joint_model=joint_model)
+                                    actuation=actuation)
         r = observer.run(t, q, v, effort)
         assert np.abs(r[settled] - expected).max() < 1e-4  # discretisation error ~1e-6 N m
         one = MomentumObserver(panda, GAIN, measured_effort=measured_effort,
-                               joint_model=joint_model)
+                               actuation=actuation)
         first = zip(t[:50], q[:50], v[:50], effort[:50])
         by_sample = np.array([one.update(tk, *s) for tk, *s in first])
         assert np.array_equal(by_sample, r[:50])  # update takes the bias out as run does
-    # A new model (a payload) keeps the joint model's bias: no jump, r stays near 0.
+    # A new model (a payload) keeps the actuation model's bias: no jump, r stays near 0.
     observer = MomentumObserver(panda, GAIN, measured_effort=measured_effort,
-                                joint_model=declared)
+                                actuation=declared)
     observer.run(t[:500], q[:500], v[:500], effort[:500])
     observer.set_model(panda.with_inertial_parameters(panda.inertial_parameters()))
     assert np.abs(observer.run(t[500:], q[500:], v[500:], effort[500:])).max() < 1e-4

@@ -21,7 +21,7 @@ from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.observer import calibrate_thresholds, CollisionDetector, MomentumObserver
 from rnea_ros.sim.gap import load_gap
 from rnea_ros.sim.plant import pd_effort, Plant
@@ -88,10 +88,10 @@ def runs():
         values[field][rows] = [term[field] for term in terms]
     offset = np.zeros(true_model.nv)
     offset[rows] = plant.torque_offset
-    joint_model = JointModel(JointModel.zeros(true_model).joint_names, values['coulomb'],
-                             values['viscous'], offset, values['armature'])
+    actuation = Actuation(Actuation.zeros(true_model).joint_names, values['coulomb'],
+                          values['viscous'], offset, values['armature'])
     observer = MomentumObserver(true_model, 50.0, measured_effort='motor',
-                                joint_model=joint_model)
+                                actuation=actuation)
     calibration = observer.run(*simulate(plant, CALIBRATION, 60.0, push=False))
     observer.reset()
     stamps, *samples = simulate(plant, OTHER, 120.0, push=True)

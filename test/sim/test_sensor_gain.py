@@ -2,7 +2,7 @@
 The gap's ``torque_sensor.gain``: an effort read as motor current, (torque + offset) / gain.
 
 Parsed per joint or for every joint, bounded and named in its errors; the plant's reading is
-the torque divided by it, which the joint model's ``effort_gain`` takes back to the torque.
+the torque divided by it, which the actuation model's ``effort_gain`` takes back to the torque.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 from oracle import robot_path
 import pytest
 
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.errors import InputError
 from rnea_ros.sim.gap import Gap, parse_gap
 from rnea_ros.sim.plant import Plant
@@ -59,10 +59,10 @@ def test_the_reading_is_the_torque_over_the_gain():
     torque = plant.applied_effort + plant.torque_offset
     reading = plant.measured_effort()
     np.testing.assert_allclose(reading, torque / gain, rtol=1e-15, atol=0)
-    # The joint model with the same gains and the offsets as bias gives the torque back.
+    # The actuation model with the same gains and the offsets as bias gives the torque back.
     bias = dict(zip(plant.joint_names, plant.torque_offset.tolist()))
-    joint_model = JointModel.from_parameters(plant.nominal, {
+    actuation = Actuation.from_parameters(plant.nominal, {
         **{f'effort_gain.{name}': value for name, value in GAINS.items()},
         **{f'effort_bias.{name}': value for name, value in bias.items()}})
-    np.testing.assert_allclose(joint_model.corrected_effort(reading), plant.applied_effort,
+    np.testing.assert_allclose(actuation.corrected_effort(reading), plant.applied_effort,
                                rtol=0, atol=1e-12)

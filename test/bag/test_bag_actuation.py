@@ -1,10 +1,10 @@
 """
-``rnea_bag --joint-model``: friction and armature in the decomposition and the prediction.
+``rnea_bag --actuation``: friction and armature in the decomposition and the prediction.
 
-The bag's effort is made with a known joint model (test/bagdata.py's panda trajectory, the
+The bag's effort is made with a known actuation model (test/bagdata.py's panda trajectory, the
 exact accelerations of a desired_accelerations topic, the velocities in the messages):
 rnea + armature * a + friction(v) + the effort sensor's bias + Gaussian noise of 0.05 N·m.
-With that joint model the residual is the noise; without it, the friction, armature and bias
+With that actuation model the residual is the noise; without it, the friction, armature and bias
 remain in the residual.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from rnea_ros import RobotModel
 from rnea_ros.bag.cli import main
 from rnea_ros.bag.report import read_table
-from rnea_ros.dynamics.joint_model import JointModel
+from rnea_ros.dynamics.actuation import Actuation
 
 NOISE = 0.05  # N·m
 PARAMETERS = {
@@ -33,20 +33,20 @@ PARAMETERS = {
 
 @pytest.fixture(scope='module')
 def recording(tmp_path_factory):
-    """(model, joint model, its YAML file, the bag, times, analytic q v a)."""
+    """(model, actuation model, its YAML file, the bag, times, analytic q v a)."""
     model = RobotModel.from_urdf_file(PANDA)
-    joint_model = JointModel.from_parameters(model, PARAMETERS)
-    directory = tmp_path_factory.mktemp('joint_model')
-    path = directory / 'joint_model.yaml'
-    path.write_text(joint_model.to_yaml())
+    actuation = Actuation.from_parameters(model, PARAMETERS)
+    directory = tmp_path_factory.mktemp('actuation')
+    path = directory / 'actuation.yaml'
+    path.write_text(actuation.to_yaml())
     times = sample_times(1500, jitter=0.2, seed=3)
     t = (times - BAG_START) * 1e-9
     q, v, a = trajectory(t), trajectory(t, 1), trajectory(t, 2)
     noise = np.random.default_rng(7).normal(0.0, NOISE, (t.size, model.nv))
-    effort = model.rnea_batch(q, v, a) + joint_model.armature_torques(a) \
-        + joint_model.friction_torques_batch(v) + joint_model.effort_bias + noise
+    effort = model.rnea_batch(q, v, a) + actuation.armature_torques(a) \
+        + actuation.friction_torques_batch(v) + actuation.effort_bias + noise
     bag = panda_bag(directory / 'bag', times, desired=True, effort=effort)
-    return model, joint_model, path, bag, (q, v, a)
+    return model, actuation, path, bag, (q, v, a)
 
 
 def run(capsys, bag, out, *extra):
@@ -60,26 +60,26 @@ def rms_residuals(summary) -> np.ndarray:
     return np.array([joint['rms_residual'] for joint in summary['joints']])
 
 
-def test_residual_is_the_noise_with_the_joint_model_only(tmp_path, capsys, recording):
-    model, joint_model, path, bag, _ = recording
-    with_model = rms_residuals(run(capsys, bag, tmp_path / 'with', '--joint-model', str(path)))
+def test_residual_is_the_noise_with_the_actuation_only(tmp_path, capsys, recording):
+    model, actuation, path, bag, _ = recording
+    with_model = rms_residuals(run(capsys, bag, tmp_path / 'with', '--actuation', str(path)))
     without = rms_residuals(run(capsys, bag, tmp_path / 'without'))
     np.testing.assert_allclose(with_model, NOISE, rtol=0.15)
-    # Joints with friction or armature keep them in the residual without the joint model.
+    # Joints with friction or armature keep them in the residual without the actuation model.
     for k in (0, 1, 2, 3, 4, 5):
         assert without[k] > 4 * NOISE, (model.joint_names[k], without[k])
     np.testing.assert_allclose(without[[6, 7]], NOISE, rtol=0.15)  # no terms on these
 
 
 def test_decomposition_has_friction_and_armature(tmp_path, capsys, recording):
-    model, joint_model, path, bag, (q, v, a) = recording
+    model, actuation, path, bag, (q, v, a) = recording
     out = tmp_path / 'out'
-    summary = run(capsys, bag, out, '--joint-model', str(path), '--format', 'csv')
+    summary = run(capsys, bag, out, '--actuation', str(path), '--format', 'csv')
     table = read_table(out / 'decomposition.csv')
     torques = read_table(out / 'torques.csv')
-    friction = joint_model.friction_torques_batch(v)
+    friction = actuation.friction_torques_batch(v)
     inertial = model.rnea_batch(q, np.zeros_like(v), a, gravity=(0, 0, 0)) \
-        + joint_model.armature_torques(a)
+        + actuation.armature_torques(a)
     for k, name in enumerate(model.joint_names):
         np.testing.assert_allclose(table[f'friction/{name}'], friction[:, k], rtol=0,
                                    atol=1e-9)
@@ -93,7 +93,7 @@ def test_decomposition_has_friction_and_armature(tmp_path, capsys, recording):
         np.testing.assert_allclose(residual[f'measured/{name}'] - torques[name],
                                    residual[f'residual/{name}'], rtol=0, atol=1e-9)
         assert abs(np.mean(residual[f'residual/{name}'])) < 0.01  # noise mean: 0.0013 N m
-    used = summary['joint_model']
+    used = summary['actuation']
     assert used['file'] == str(path)
     assert used['friction_model'] == 'coulomb-viscous-offset'
     assert used['velocity_threshold'] == pytest.approx(0.02, rel=1e-15)
@@ -104,26 +104,26 @@ def test_decomposition_has_friction_and_armature(tmp_path, capsys, recording):
     assert used['parameters']['armature.panda_joint3'] == pytest.approx(0.25, rel=1e-15)
     assert summary['joints'][0]['rms_terms']['friction'] > 0.5
     markdown = (out / 'summary.md').read_text()
-    assert f'- joint model: `{path}`, friction coulomb-viscous-offset' in markdown
+    assert f'- actuation model: `{path}`, friction coulomb-viscous-offset' in markdown
     assert 'effort bias on `panda_joint2`, `panda_joint3`' in markdown
     assert '| RMS friction |' in markdown
 
 
-def test_without_joint_model_no_friction_term(tmp_path, capsys, recording):
+def test_without_actuation_no_friction_term(tmp_path, capsys, recording):
     _, _, _, bag, _ = recording
     summary = run(capsys, bag, tmp_path / 'out', '--format', 'csv')
-    assert 'joint_model' not in summary
+    assert 'actuation' not in summary
     assert not any(name.startswith('friction/')
                    for name in read_table(tmp_path / 'out' / 'decomposition.csv'))
     assert 'friction' not in summary['joints'][0]['rms_terms']
 
 
-def test_bad_joint_model_file_is_named(tmp_path, capsys, recording):
+def test_bad_actuation_file_is_named(tmp_path, capsys, recording):
     _, _, _, bag, _ = recording
-    path = tmp_path / 'joint_model.yaml'
+    path = tmp_path / 'actuation.yaml'
     path.write_text('/**:\n  ros__parameters:\n    armature:\n      wrist: 0.1\n')
     code = main([str(bag), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
-                 '--joint-model', str(path)])
+                 '--actuation', str(path)])
     err = capsys.readouterr().err
     assert code == 2
     assert err.startswith(f"rnea_bag: error: {path}: parameter 'armature.wrist': unknown "
@@ -132,10 +132,10 @@ def test_bad_joint_model_file_is_named(tmp_path, capsys, recording):
 
 
 def test_the_observer_takes_the_effort_bias_out(tmp_path, capsys, recording):
-    """--observer --joint-model: the sensor's bias is no external torque (motor effort)."""
-    model, joint_model, path, bag, _ = recording
+    """--observer --actuation: the sensor's bias is no external torque (motor effort)."""
+    model, actuation, path, bag, _ = recording
     out = tmp_path / 'out'
-    run(capsys, bag, out, '--observer', '--measured-effort', 'motor', '--joint-model',
+    run(capsys, bag, out, '--observer', '--measured-effort', 'motor', '--actuation',
         str(path), '--format', 'csv')
     table = read_table(out / 'external_torques.csv')
     settled = table['time'] >= table['time'][0] + 0.3  # 15 time constants of the gain 50 1/s

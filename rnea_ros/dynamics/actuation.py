@@ -1,5 +1,8 @@
 """
-Joint terms the URDF has no room for: friction, armature, the effort sensor's gain and bias.
+The actuation model: each joint's friction, armature and effort sensor's gain and bias.
+
+These are the terms of a joint's drive that the URDF has no room for (the URDF's joints are the
+kinematics: ``rnea_ros.dynamics.joints``).
 
 The torque a joint's actuator must give is the rigid-body torque plus
 
@@ -39,7 +42,7 @@ and the gear ratio. The measured torque is
 (``effort_bias`` in N m, N: the bias of the torque so measured). Like the bias it never enters
 a computed torque.
 
-A ``JointModel`` holds one value per entry of v (the model's order), zero for the rows of
+An ``Actuation`` holds one value per entry of v (the model's order), zero for the rows of
 floating and planar joints, which take none of these terms. As ROS parameters (a node
 parameters file, see ``to_yaml``): ``friction.<joint>.coulomb``, ``friction.<joint>.viscous``,
 ``friction.<joint>.offset``, ``armature.<joint>``, ``effort_bias.<joint>``,
@@ -72,9 +75,9 @@ MIN_EFFORT_GAIN, MAX_EFFORT_GAIN = 1e-6, 1e6
 
 
 @dataclass(frozen=True, eq=False)
-class JointModel:
+class Actuation:
     """
-    Friction, armature, effort bias and gain per entry of v (the module docstring: units).
+    The actuation model: friction, armature, effort bias and gain per entry of v (units: module).
 
     ``joint_names[k]`` names the joint of v row k ('' for the rows of floating and planar joints,
     whose terms are always zero). Arrays are read-only; build a changed model with
@@ -101,13 +104,13 @@ class JointModel:
         for name in ('coulomb', 'viscous', 'offset', 'armature', 'effort_bias', 'effort_gain'):
             values = np.array(getattr(self, name), dtype=np.float64)
             if values.shape != (nv,) or not np.all(np.isfinite(values)):
-                raise InputError(f'JointModel.{name}: expected {nv} finite numbers, got '
+                raise InputError(f'Actuation.{name}: expected {nv} finite numbers, got '
                                  f'{values.tolist()}')
             values.flags.writeable = False
             object.__setattr__(self, name, values)
         gain = self.effort_gain
         if not np.all((gain >= MIN_EFFORT_GAIN) & (gain <= MAX_EFFORT_GAIN)):
-            raise InputError(f'JointModel.effort_gain: expected numbers from {MIN_EFFORT_GAIN:g} '
+            raise InputError(f'Actuation.effort_gain: expected numbers from {MIN_EFFORT_GAIN:g} '
                              f'to {MAX_EFFORT_GAIN:g}, got {gain.tolist()}')
         if self.friction_model not in FRICTION_MODELS:
             raise InputError(f'friction_model: expected one of {FRICTION_MODELS}, got '
@@ -123,7 +126,7 @@ class JointModel:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def zeros(cls, model: RobotModel) -> JointModel:
+    def zeros(cls, model: RobotModel) -> Actuation:
         """No friction, no armature, no effort bias, for the joints of ``model``."""
         names = [''] * model.nv
         for joint in model.joints:
@@ -133,11 +136,11 @@ class JointModel:
         return cls(tuple(names), zeros, zeros, zeros, zeros)
 
     @classmethod
-    def from_parameters(cls, model: RobotModel, params: Mapping) -> JointModel:
+    def from_parameters(cls, model: RobotModel, params: Mapping) -> Actuation:
         """
-        Build a joint model from ROS parameter values (names: see the module docstring).
+        Build an actuation model from ROS parameter values (names: see the module docstring).
 
-        Parameters outside the joint model (any other name of a node parameters file) are
+        Parameters outside the actuation model (any other name of a node parameters file) are
         ignored; joints not named get zeros. Raises ``InputError`` naming an unknown joint, a
         joint that takes no such term, an unknown field or a bad value.
         """
@@ -183,14 +186,14 @@ class JointModel:
                          f'{list(self._rows)}')
 
     @classmethod
-    def load_yaml(cls, path: str | os.PathLike, model: RobotModel) -> JointModel:
+    def load_yaml(cls, path: str | os.PathLike, model: RobotModel) -> Actuation:
         """
         Read a node parameters file (``/**:`` -> ``ros__parameters:``, see ``to_yaml``).
 
         Every node section's ``ros__parameters`` is read, in file order; nested keys are joined
         with '.' as ROS does. Raises ``InputError`` naming the file for a malformed one.
         """
-        params = params_file.read(path, 'the joint model')
+        params = params_file.read(path, 'the actuation model')
         try:
             return cls.from_parameters(model, params)
         except InputError as exc:
@@ -226,7 +229,7 @@ class JointModel:
         if np.any(self.effort_gain != 1.0):  # a torque sensor's model stays as it was
             params['effort_gain'] = {joint: float(self.effort_gain[row])
                                      for joint, row in self._rows.items()}
-        header = ('# Joint model of rnea_ros (rnea_ros/dynamics/joint_model.py): per joint\n'
+        header = ('# Actuation model of rnea_ros (rnea_ros/dynamics/actuation.py): per joint\n'
                   '# tau += armature*a + coulomb*tanh(v/friction_velocity_threshold)'
                   ' + viscous*v + offset\n'
                   '# (N m, N m s/rad, N m, kg m^2; N, N s/m, N, kg for prismatic joints);\n'
@@ -326,4 +329,4 @@ def _number(key: str, value, non_negative: bool) -> float:
     return float(value)
 
 
-load_yaml = JointModel.load_yaml
+load_yaml = Actuation.load_yaml

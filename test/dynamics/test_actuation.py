@@ -1,4 +1,4 @@
-"""joint_model.py: the joint terms, as arrays, ROS parameters and YAML files."""
+"""actuation.py: the joint terms, as arrays, ROS parameters and YAML files."""
 from __future__ import annotations
 
 import math
@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from rnea_ros import InputError, RobotModel
-from rnea_ros.dynamics.joint_model import (
-    DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS, JointModel, load_yaml)
+from rnea_ros.dynamics.actuation import (
+    Actuation, DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS, load_yaml)
 
 PANDA_PARAMS = {
     'friction.panda_joint1.coulomb': 0.8, 'friction.panda_joint1.viscous': 0.5,
@@ -34,90 +34,90 @@ def solo():
 
 
 def test_friction_and_armature_torques(panda):
-    joint_model = JointModel.from_parameters(panda, PANDA_PARAMS)
-    assert joint_model.velocity_threshold == 0.02
-    assert joint_model.joint_names == panda.joint_names
-    np.testing.assert_array_equal(joint_model.coulomb, [0.8, 0, 0, 1.2, 0, 0, 0, 0])
+    actuation = Actuation.from_parameters(panda, PANDA_PARAMS)
+    assert actuation.velocity_threshold == 0.02
+    assert actuation.joint_names == panda.joint_names
+    np.testing.assert_array_equal(actuation.coulomb, [0.8, 0, 0, 1.2, 0, 0, 0, 0])
     v = np.array([0.5, 1.0, -1.0, -0.01, 0.0, 0.0, 0.0, 0.1])
     expected = np.zeros(8)
     expected[0] = 0.8 * math.tanh(0.5 / 0.02) + 0.5 * 0.5 - 0.1
     expected[3] = 1.2 * math.tanh(-0.01 / 0.02)
     expected[7] = 20.0 * 0.1
-    np.testing.assert_allclose(joint_model.friction_torques(v), expected, rtol=1e-15,
+    np.testing.assert_allclose(actuation.friction_torques(v), expected, rtol=1e-15,
                                atol=1e-15)
     out = np.full(8, np.nan)
-    assert joint_model.friction_torques(v, out=out) is out
+    assert actuation.friction_torques(v, out=out) is out
     np.testing.assert_allclose(out, expected, rtol=1e-15, atol=1e-15)
     V = np.array([v, -v, np.zeros(8)])
-    batch = joint_model.friction_torques_batch(V)
+    batch = actuation.friction_torques_batch(V)
     np.testing.assert_allclose(batch[0], expected, rtol=1e-15, atol=1e-15)
     assert batch[2, 0] == pytest.approx(-0.1, abs=1e-15)  # the offset acts at rest
     # Regressor columns [s(v), v, 1] times [coulomb, viscous, offset] give the same torques.
-    columns = joint_model.friction_regressor(V)
+    columns = actuation.friction_regressor(V)
     assert columns.shape == (3, 8, 3)
-    coefficients = np.stack([joint_model.coulomb, joint_model.viscous, joint_model.offset], -1)
+    coefficients = np.stack([actuation.coulomb, actuation.viscous, actuation.offset], -1)
     np.testing.assert_allclose((columns * coefficients).sum(-1), batch, rtol=1e-15, atol=1e-15)
     a = np.arange(8.0)
-    np.testing.assert_allclose(joint_model.armature_torques(a), [0, 0.3, 0, 0, 0, 0, 0, 0.35],
+    np.testing.assert_allclose(actuation.armature_torques(a), [0, 0.3, 0, 0, 0, 0, 0, 0.35],
                                rtol=1e-15, atol=0)
-    assert joint_model.has_friction
+    assert actuation.has_friction
 
 
 def test_smooth_sign_is_linear_at_rest_and_saturated_in_motion(panda):
-    joint_model = JointModel.from_parameters(panda, {'friction.panda_joint1.coulomb': 2.0})
-    assert joint_model.velocity_threshold == DEFAULT_VELOCITY_THRESHOLD == 0.01
-    torque = joint_model.friction_torques_batch(np.array([[1e-4] + [0] * 7, [0.05] + [0] * 7]))
+    actuation = Actuation.from_parameters(panda, {'friction.panda_joint1.coulomb': 2.0})
+    assert actuation.velocity_threshold == DEFAULT_VELOCITY_THRESHOLD == 0.01
+    torque = actuation.friction_torques_batch(np.array([[1e-4] + [0] * 7, [0.05] + [0] * 7]))
     assert torque[0, 0] == pytest.approx(2.0 * 1e-2, rel=1e-4)  # ~ coulomb * v / threshold
     assert torque[1, 0] == pytest.approx(2.0, rel=1e-3)  # full Coulomb friction at 0.05 rad/s
 
 
 def test_friction_model_none_switches_friction_off_not_armature(panda):
-    joint_model = JointModel.from_parameters(panda, dict(PANDA_PARAMS, friction_model='none'))
+    actuation = Actuation.from_parameters(panda, dict(PANDA_PARAMS, friction_model='none'))
     assert FRICTION_MODELS == ('coulomb-viscous-offset', 'none')
-    assert not joint_model.has_friction
-    np.testing.assert_array_equal(joint_model.friction_torques(np.ones(8)), np.zeros(8))
-    np.testing.assert_array_equal(joint_model.friction_torques_batch(np.ones((2, 8))), 0.0)
-    assert joint_model.armature_torques(np.ones(8))[1] == pytest.approx(0.3, rel=1e-15)
+    assert not actuation.has_friction
+    np.testing.assert_array_equal(actuation.friction_torques(np.ones(8)), np.zeros(8))
+    np.testing.assert_array_equal(actuation.friction_torques_batch(np.ones((2, 8))), 0.0)
+    assert actuation.armature_torques(np.ones(8))[1] == pytest.approx(0.3, rel=1e-15)
 
 
 def test_zeros_and_free_flyer_rows(solo):
-    joint_model = JointModel.zeros(solo)
-    assert joint_model.joint_names[:6] == ('',) * 6
-    assert joint_model.joint_names[6:] == solo.joint_names[1:]
-    assert not joint_model.has_friction
+    actuation = Actuation.zeros(solo)
+    assert actuation.joint_names[:6] == ('',) * 6
+    assert actuation.joint_names[6:] == solo.joint_names[1:]
+    assert not actuation.has_friction
     params = {'friction.FL_KFE.coulomb': 0.3, 'armature.FL_KFE': 0.01}
-    joint_model = JointModel.from_parameters(solo, params)
+    actuation = Actuation.from_parameters(solo, params)
     row = solo.joint('FL_KFE').idx_v
     V = np.full((2, 18), 2.0)
-    torques = joint_model.friction_torques_batch(V)
+    torques = actuation.friction_torques_batch(V)
     assert np.flatnonzero(torques[0]).tolist() == [row]
-    assert np.flatnonzero(joint_model.friction_regressor(V)[0, :, 2]).tolist() == \
+    assert np.flatnonzero(actuation.friction_regressor(V)[0, :, 2]).tolist() == \
         list(range(6, 18))
 
 
 def test_parameters_and_yaml_round_trip(panda, tmp_path):
-    joint_model = JointModel.from_parameters(panda, PANDA_PARAMS)
-    params = joint_model.to_parameters()
+    actuation = Actuation.from_parameters(panda, PANDA_PARAMS)
+    params = actuation.to_parameters()
     assert params['friction.panda_joint1.offset'] == -0.1
     assert params['armature.panda_joint7'] == 0.0
     assert params['friction_velocity_threshold'] == 0.02
     assert params['friction_model'] == 'coulomb-viscous-offset'
     assert params['effort_bias.panda_joint2'] == -0.4 and params['effort_bias.panda_joint1'] == 0
-    again = JointModel.from_parameters(panda, params)
-    text = joint_model.to_yaml()
+    again = Actuation.from_parameters(panda, params)
+    text = actuation.to_yaml()
     document = yaml.safe_load(text)
     section = document['/**']['ros__parameters']
     assert section['friction']['panda_joint1']['coulomb'] == 0.8
     assert section['armature']['panda_finger_joint1'] == 0.05
     assert isinstance(section['armature']['panda_joint1'], float)  # a ROS double, not an int
     assert section['effort_bias']['panda_finger_joint1'] == 1.5
-    path = tmp_path / 'joint_model.yaml'
+    path = tmp_path / 'actuation.yaml'
     path.write_text(text)
     loaded = load_yaml(path, panda)
     for model in (again, loaded):
         for name in ('coulomb', 'viscous', 'offset', 'armature', 'effort_bias'):
-            np.testing.assert_array_equal(getattr(model, name), getattr(joint_model, name))
-        assert model.velocity_threshold == joint_model.velocity_threshold
+            np.testing.assert_array_equal(getattr(model, name), getattr(actuation, name))
+        assert model.velocity_threshold == actuation.velocity_threshold
 
 
 def test_yaml_with_flat_names_and_several_sections(panda, tmp_path):
@@ -125,9 +125,9 @@ def test_yaml_with_flat_names_and_several_sections(panda, tmp_path):
     path.write_text('/**:\n  ros__parameters:\n    friction.panda_joint2.viscous: 1.5\n'
                     '    publish_rate: 100.0\n'
                     'rnea:\n  ros__parameters:\n    armature:\n      panda_joint3: 0.25\n')
-    joint_model = JointModel.load_yaml(path, panda)
-    assert joint_model.viscous[1] == 1.5
-    assert joint_model.armature[2] == 0.25
+    actuation = Actuation.load_yaml(path, panda)
+    assert actuation.viscous[1] == 1.5
+    assert actuation.armature[2] == 0.25
 
 
 def test_bad_parameters(panda, solo, tmp_path):
@@ -162,21 +162,21 @@ def test_bad_parameters(panda, solo, tmp_path):
     ]
     for model, params, message in cases:
         with pytest.raises(InputError, match=message):
-            JointModel.from_parameters(model, params)
-    joint_model = JointModel.zeros(panda)
+            Actuation.from_parameters(model, params)
+    actuation = Actuation.zeros(panda)
     for call, message in [
-            (lambda: joint_model.friction_torques(np.zeros(7)),
+            (lambda: actuation.friction_torques(np.zeros(7)),
              r'^v: expected shape \(8,\), got \(7,\)$'),
-            (lambda: joint_model.friction_torques_batch(np.full((2, 8), np.nan)),
+            (lambda: actuation.friction_torques_batch(np.full((2, 8), np.nan)),
              r'^V: values must be finite$'),
-            (lambda: joint_model.friction_torques(np.zeros(8), out=np.zeros(8, np.int64)),
+            (lambda: actuation.friction_torques(np.zeros(8), out=np.zeros(8, np.int64)),
              r'^out: expected a writeable float64 array of shape \(8,\)$'),
-            (lambda: joint_model.armature_torques(np.zeros((2, 2, 8))),
+            (lambda: actuation.armature_torques(np.zeros((2, 2, 8))),
              r'^a: expected shape \(8,\) or \(N, 8\), got \(2, 2, 8\)$')]:
         with pytest.raises(InputError, match=message):
             call()
     bad = tmp_path / 'bad.yaml'
-    for text, message in [('joint_states: [1, 2\n', 'cannot read the joint model'),
+    for text, message in [('joint_states: [1, 2\n', 'cannot read the actuation model'),
                           ('friction: 1\n', 'expected a ROS 2 parameters file'),
                           ('/**:\n  ros__parameters:\n    armature:\n      wrist: 1.0\n',
                            "parameter 'armature.wrist': unknown joint 'wrist'")]:
@@ -187,9 +187,9 @@ def test_bad_parameters(panda, solo, tmp_path):
 
 def test_the_effort_bias_is_taken_out_of_the_measured_effort_and_never_a_torque(panda):
     """effort_bias: corrected_effort = measured - bias; the model's torques do not see it."""
-    biased = JointModel.from_parameters(panda, PANDA_PARAMS)
-    plain = JointModel.from_parameters(panda, {key: value for key, value in PANDA_PARAMS.items()
-                                               if not key.startswith('effort_bias.')})
+    biased = Actuation.from_parameters(panda, PANDA_PARAMS)
+    plain = Actuation.from_parameters(panda, {key: value for key, value in PANDA_PARAMS.items()
+                                              if not key.startswith('effort_bias.')})
     bias = np.zeros(8)
     bias[1], bias[7] = -0.4, 1.5
     np.testing.assert_array_equal(biased.effort_bias, bias)
@@ -206,5 +206,5 @@ def test_the_effort_bias_is_taken_out_of_the_measured_effort_and_never_a_torque(
     np.testing.assert_array_equal(biased.friction_torques_batch(v[None]),
                                   plain.friction_torques_batch(v[None]))
     np.testing.assert_array_equal(biased.armature_torques(v), plain.armature_torques(v))
-    with pytest.raises(InputError, match=r'^JointModel.effort_bias: expected 8 finite numbers'):
-        JointModel(biased.joint_names, *(np.zeros(8),) * 4, effort_bias=np.full(8, np.nan))
+    with pytest.raises(InputError, match=r'^Actuation.effort_bias: expected 8 finite numbers'):
+        Actuation(biased.joint_names, *(np.zeros(8),) * 4, effort_bias=np.full(8, np.nan))
