@@ -37,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import zip_longest
 import json
+import math
 import os
 from pathlib import Path
 import sys
@@ -45,6 +46,7 @@ import time
 
 import numpy as np
 
+from rnea_ros.control.declaration import BY_NAME
 from rnea_ros.demos.motions import robot_urdf, sinusoidal_trajectory
 from rnea_ros.demos.process import RclpySide, RosProcess
 from rnea_ros.dynamics.model import RobotModel
@@ -52,7 +54,6 @@ from rnea_ros.errors import RneaError
 
 STATUS_NAME = '/rnea: feed-forward torques'  # the node's full name first
 START_TIMEOUT = 180.0  # s: the first start on a machine compiles the kernels
-ACCELERATIONS_BEFORE = 8  # samples before the answered one whose acceleration a cycle may use
 TOLERANCE = 1e-9  # relative to max(1, |tau|)
 SHOWN_JOINTS = 3
 # The node's state while its joint_states input is older than its input_timeout
@@ -111,6 +112,17 @@ def _percentiles(values) -> dict[str, float]:
     return {'p50': p50, 'p99': p99, 'max': float(np.max(values))}
 
 
+def acceleration_window(publish_rate: float) -> int:
+    """
+    Return how many samples before a state a cycle answering it may take its acceleration from.
+
+    The node applies a desired acceleration until it is ``acceleration_timeout`` old (its
+    default), and the two topics travel apart: under load a cycle may answer a state with an
+    acceleration published that long before it.
+    """
+    return math.ceil(BY_NAME['acceleration_timeout'].default * publish_rate)
+
+
 class NodeDemo:
     """The node process and, in this process, the publishers and checkers talking to it."""
 
@@ -123,6 +135,7 @@ class NodeDemo:
 
         self.model = model
         self.period = 1.0 / publish_rate
+        self.before = acceleration_window(publish_rate)
         self.joints = [joint for joint in model.joints if joint.nv == 1]
         self.names = [joint.name for joint in self.joints]
         params = workdir / 'rnea_params.yaml'  # JSON is YAML: the URDF needs no quoting
@@ -218,9 +231,10 @@ class NodeDemo:
         Yield the samples whose acceleration the cycle answering ``stamp`` may have used.
 
         The answered sample's first, then alternately later and earlier ones: earlier ones down
-        to ``ACCELERATIONS_BEFORE`` before it, later ones up to the newest published.
+        to ``before`` before it (the node's acceleration_timeout), later ones up to the newest
+        published.
         """
-        earlier = range(stamp - 1, max(stamp - ACCELERATIONS_BEFORE, 0) - 1, -1)
+        earlier = range(stamp - 1, max(stamp - self.before, 0) - 1, -1)
         later = range(stamp + 1, self.counter + 1)
         yield stamp
         for pair in zip_longest(later, earlier):
