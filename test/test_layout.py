@@ -30,8 +30,9 @@ ALLOWED = {
     'contacts': {'dynamics'},
     'control': {'dynamics', 'contacts', 'observer'},
     'node': {'dynamics', 'contacts', 'observer', 'control', 'timing'},
-    # demos: the library, node and closed-loop demos; the node and the sim run as processes.
-    'demos': {'dynamics'},
+    # demos: the library, node and closed-loop demos; the node and the sim run as processes
+    # (control: the node's declared defaults that the node demo's torque check depends on).
+    'demos': {'dynamics', 'control'},
     'recording': {'dynamics'},
     'observer': {'dynamics'},
     # tools: every command-line tool's options, output directory, exit status, text and plots.

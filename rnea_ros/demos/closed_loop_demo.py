@@ -45,12 +45,16 @@ import numpy as np
 from rnea_ros.demos.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, KD, KP, NODE_STATUS,
                                         START_TIMEOUT, tracked_joints, Tracking,
                                         trajectory_message, trajectory_points)
-from rnea_ros.demos.node_demo import acceleration_window, run_demo
+from rnea_ros.demos.node_demo import run_demo
 from rnea_ros.dynamics.model import RobotModel
 
 NS = 1_000_000_000
 TARGET = 3.0  # the feed-forward phase must track at least this many times better
 TOLERANCE = 1e-9  # relative to max(1, |tau|)
+# Samples before the answered one whose acceleration a cycle may use. Fewer than the node's
+# acceleration_timeout allows (node_demo.acceleration_window): this process hears only some of
+# the sim's samples at load, and an answer whose candidates it did not all hear is not checked.
+ACCELERATIONS_BEFORE = 7
 # Samples past the newest the sim can have published when an answer arrived here (estimated from
 # the fastest delivery of its samples, which errs by that delivery's latency).
 ACCELERATIONS_AFTER = 2
@@ -70,13 +74,11 @@ class Monitor:
 
     def __init__(self, model: RobotModel, names: list[str], rate: float):
         self.model, self.step = model, round(NS / rate)
-        self.before = acceleration_window(rate)  # samples: the node's acceleration_timeout
         self.tracked = [names.index(name) for name in tracked_joints(model)]
         self.v_rows = [model.joint(name).idx_v for name in names]
         limits = model.effort_limits[self.v_rows]
         self.limits = np.where(np.isfinite(limits), limits, np.inf)
         self.desired: dict[int, tuple] = {}  # stamp -> (positions, accelerations)
-        self.first = np.inf  # the first stamp heard: no acceleration before it is a candidate
         self.heard: dict[int, float] = {}  # joint_states stamp -> receipt time
         self.errors: list = []
         self.latencies: list = []
@@ -92,7 +94,6 @@ class Monitor:
         point = msg.points[0]
         stamp = _stamp(msg)
         self.desired[stamp] = (np.asarray(point.positions), np.asarray(point.accelerations))
-        self.first = min(self.first, stamp)
         self.lead = max(self.lead, stamp - time.perf_counter_ns())
 
     def on_truth(self, msg) -> None:
@@ -128,15 +129,12 @@ class Monitor:
         Return the stamps whose acceleration the cycle answering ``stamp`` may have used.
 
         The answered stamp first, then alternately later and earlier ones: earlier ones down to
-        ``before`` samples before it (the node's acceleration_timeout) and not before the first
-        sample heard, later ones up to
-        ``ACCELERATIONS_AFTER`` samples past ``newest`` (the newest the sim can have published
-        at the answer's arrival).
+        ``ACCELERATIONS_BEFORE`` samples before it, later ones up to ``ACCELERATIONS_AFTER``
+        samples past ``newest`` (the newest the sim can have published at the answer's arrival).
         """
         after = max(0, int((newest - stamp) // self.step)) if np.isfinite(newest) else 0
         later = [stamp + k * self.step for k in range(1, after + ACCELERATIONS_AFTER + 1)]
-        earlier = [stamp - k * self.step for k in range(1, self.before + 1)
-                   if stamp - k * self.step >= self.first]
+        earlier = [stamp - k * self.step for k in range(1, ACCELERATIONS_BEFORE + 1)]
         return [stamp] + [s for pair in zip_longest(later, earlier) for s in pair
                           if s is not None]
 
