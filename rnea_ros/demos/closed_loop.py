@@ -42,6 +42,11 @@ KP, KD = 100.0, 10.0  # N m/rad, N m s/rad: a compliant joint PD, low gains
 START_TIMEOUT = 180.0  # s: the first start on a machine compiles the kernels
 STOP_TIMEOUT = 30.0  # s from SIGINT to SIGKILL: the sim writes its bag
 LOCKSTEP_TIMEOUT = 2.0  # s [wall clock] a lockstep sim here waits for each answer
+# The node beside a lockstep sim: its steady-clock timeouts would take a stall of a shared
+# machine (the sim waiting, a collection) for a stale input and publish the fault output for a
+# cycle, while the sim's time stands still. ``start_node``'s defaults then; a run that tests the
+# timeouts sets its own.
+LOCKSTEP_NODE = {'input_timeout': 10.0, 'max_input_timeout': 10.0, 'acceleration_timeout': 10.0}
 NODE_STATUS = '/rnea: feed-forward torques'
 SIM_STATUS = '/rnea_sim: simulated robot'
 
@@ -117,6 +122,7 @@ class ClosedLoop:
     def __init__(self, domain: int, workdir: Path):
         self.domain, self.workdir = domain, Path(workdir)
         self.processes: dict[str, RosProcess] = {}
+        self.lockstep = False  # the sim started last steps in lockstep
         self.side = RclpySide(domain, 'rnea_closed_loop')
         self.context, self.node, self.executor = self.side.context, self.side.node, \
             self.side.executor
@@ -130,7 +136,8 @@ class ClosedLoop:
         say otherwise: a missed answer is then the node not answering, not a stall of a shared
         machine (answers later than the sim's default 0.1 s were seen at load 4).
         """
-        if params.get('clock') == 'lockstep':
+        self.lockstep = params.get('clock') == 'lockstep'
+        if self.lockstep:
             params = {'lockstep_timeout': LOCKSTEP_TIMEOUT, **params}
         command = [sys.executable, '-m', 'rnea_ros.sim']
         if record is not None:
@@ -140,7 +147,14 @@ class ClosedLoop:
 
     def start_node(self, params: dict, remaps: dict | None = None, name: str = 'node'
                    ) -> RosProcess:
-        """Start ``python -m rnea_ros.node`` with ``params`` and ``remaps``."""
+        """
+        Start ``python -m rnea_ros.node`` with ``params`` and ``remaps``.
+
+        Beside a lockstep sim (``start_sim`` first) the node's timeouts are ``LOCKSTEP_NODE``'s
+        unless ``params`` say otherwise.
+        """
+        if self.lockstep:
+            params = {**LOCKSTEP_NODE, **params}
         command = [sys.executable, '-m', 'rnea_ros.node']
         return self._start(name, command + self._ros_args(name, params, remaps))
 

@@ -29,10 +29,6 @@ from rnea_ros.demos.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, KD, KP, 
 
 NS = 1_000_000_000
 SETTLE = 4.0  # s of sim time for the arm to settle at the start (its error decays as e^-2t)
-# The node beside a lockstep sim: its steady-clock timeouts would take a stall of this shared
-# machine (the sim waiting, a collection) for a stale input and publish the fault output for a
-# cycle; the sim's time stands still meanwhile. A test of the timeouts sets its own.
-LOCKSTEP_NODE = {'input_timeout': 10.0, 'max_input_timeout': 10.0, 'acceleration_timeout': 10.0}
 
 
 @dataclass
@@ -232,8 +228,6 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
             # Path a sends the whole trajectory to the node at once: it must take it.
             params = {'robot_description': urdf, 'rate': 0.0,
                       'max_trajectory_points': max(1000, len(times))}
-            if sim['clock'] == 'lockstep':
-                params.update(LOCKSTEP_NODE)
             params.update(node_params or {})
             loop.start_node(params, EFFORT_PATH_REMAPS if path == 'effort' else {})
             watch = ('sim', 'node')

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import WrenchStamped
-from loop_harness import LOCKSTEP_NODE, NS, read_bag, stamp_ns
+from loop_harness import NS, read_bag, stamp_ns
 import numpy as np
 from oracle import robot_path
 from ros_harness import next_domain_id
@@ -97,7 +97,7 @@ def test_the_nodes_contact_wrenches_add_up_to_the_sims(tmp_path):
                         'initial_positions': joints.tolist(), 'initial_base_pose': base},
                        record=bag)
         loop.start_node({'robot_description': urdf, 'floating_base': True, 'rate': 0.0,
-                         'contacts': list(SOLO_FEET), **LOCKSTEP_NODE},
+                         'contacts': list(SOLO_FEET)},
                         EFFORT_PATH_REMAPS)
         watch = ('sim', 'node')
         for foot in SOLO_FEET:
