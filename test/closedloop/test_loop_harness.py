@@ -15,7 +15,7 @@ START_NS = 1_700_000_000 * NS
 
 
 def recording(model: RobotModel, reference: np.ndarray, error: np.ndarray) -> dict:
-    """The sim's topics of a run sampled every POINT_PERIOD: reference[k] at step k, error."""
+    """Return the sim's topics of a run stepped every POINT_PERIOD: reference[k] at step k."""
     step = round(POINT_PERIOD * NS)
     topics: dict = {'desired_accelerations': [], 'truth/joint_torques': []}
     for k, (q, e) in enumerate(zip(reference, error)):
