@@ -12,7 +12,8 @@ the identified one (its true URDF; the gap's armature, Coulomb and viscous frict
 torque readings' bias as the actuation model; ``measured_effort: motor``), the workflow of
 docs/bag.md and docs/node.md:
 
-1. calibration: the demo motion for ``--calibration`` s, recorded by the sim; ``rnea_bag
+1. calibration: the demo motion for ``--calibration`` s (60: docs/bag.md asks for a minute
+   or more of the robot's motion), recorded by the sim; ``rnea_bag
    --observer`` on the recording's moving part writes ``collision_thresholds.yaml``;
 2. held out, twice: the same motion ``--slower`` times slower (other speeds and
    accelerations, other poses at each time), ``observer: true``, the flange as wrench link
@@ -23,7 +24,9 @@ docs/bag.md and docs/node.md:
    ``collision_reaction: none`` (the arm goes on moving: the estimate of a force on a moving
    arm), then with ``stop``.
 
-Printed per robot and run: false alarms (collision events before the push), the detection delay
+Printed per robot and run: false alarms (collision events before the push; each on a line of
+its own: its time into the held-out motion and the node's log line, the joints, the peak
+residual and its threshold), the detection delay
 (the detection's start in the node's diagnostics, minus the push's first step in the sim's
 ``truth/external_wrench``; the event follows 10 ms later, the detector's minimum duration), the
 push's estimated flange force (the mean of the node's estimates from 0.1 s into the push to its
@@ -38,12 +41,14 @@ are in stiction: with torques from motor currents the estimate is then off by wh
 holds, printed but not judged.) The load average is printed at the start and the end
 (``--busy N``: N processes spinning at normal priority meanwhile). ``--clock lockstep`` runs
 the same in lockstep (each sim step waits for the node's answer): the workflow without the
-machine's timing (a tiny run is in the suite).
+machine's timing (a tiny run is in the suite). ``--keep FOLDER`` keeps each robot's runs (the
+sim's bags, the logs, ``collision_thresholds.yaml``) in ``FOLDER/ROBOT``.
 
-    .venv/bin/python bench/bench_collision.py [--robots panda ur5] [--calibration 20]
+    .venv/bin/python bench/bench_collision.py [--robots panda ur5] [--calibration 60]
                                               [--quiet 15] [--slower 1.25] [--busy N]
                                               [--clock realtime|lockstep]
                                               [--wiring trajectory|effort]
+                                              [--keep FOLDER]
 """
 from __future__ import annotations
 
@@ -213,8 +218,7 @@ def measure(topics: dict, seen: dict, model: RobotModel) -> dict:
     """Return the detection delays, force error, rest time and distance of a run."""
     pushes = sorted(stamp_ns(msg) for _, msg in topics['truth/external_wrench'])
     start, end = pushes[0] / NS, pushes[-1] / NS
-    values = {kv.key: kv.value for kv in seen['events'][seen['alarms']].values}
-    event = float(values['stamp [s]'])
+    event = float(kv_value(seen['events'][seen['alarms']], 'stamp [s]'))
     forces = np.array([[m.wrench.force.x, m.wrench.force.y, m.wrench.force.z]
                        for m in seen['wrench'] if start + 0.1 <= stamp_ns(m) / NS <= end])
     error = np.linalg.norm(forces - FORCE, axis=1) if forces.size else np.array([np.inf])
@@ -227,13 +231,26 @@ def measure(topics: dict, seen: dict, model: RobotModel) -> dict:
     moving = np.flatnonzero(speed >= REST_SPEED)
     rest = np.inf if moving.size and moving[-1] == len(t) - 1 else \
         (t[moving[-1] + 1] if moving.size else 0.0)
-    return {'alarms': seen['alarms'], 'detected': detection_start(seen['diagnostics']) - start,
+    references = [(stamp_ns(msg), msg.points[0].positions)
+                  for _, msg in topics['desired_accelerations']]
+    motion_start = next(stamp for stamp, q in references
+                        if not np.array_equal(q, references[0][1])) / NS
+    alarms = [f'{float(kv_value(e, "stamp [s]")) - motion_start:.2f} s into the motion: '
+              f'{e.message}'
+              for e in seen['events'][:seen['alarms']]]
+    return {'alarms': seen['alarms'], 'alarm_lines': alarms,
+            'detected': detection_start(seen['diagnostics']) - start,
             'event': event - start,
             'force_error': float(np.linalg.norm(forces.mean(axis=0) - FORCE)
                                  / np.linalg.norm(FORCE)) if forces.size else np.inf,
             'force_worst': float(error.max() / np.linalg.norm(FORCE)),
             'force_samples': len(forces), 'rest': float(rest), 'speed': float(speed[0]),
             'moved': float(np.abs(q - q[0]).max())}
+
+
+def kv_value(status, key: str) -> str:
+    """Return the value of ``key`` in a diagnostic_msgs/DiagnosticStatus."""
+    return next(kv.value for kv in status.values if kv.key == key)
 
 
 def verdict(m: dict, reaction: str, rest_within: float) -> list[str]:
@@ -260,7 +277,7 @@ def report(m: dict, reaction: str, quiet: float) -> str:
     if reaction == 'stop':
         line += (f"; at rest {m['rest']:.2f} s after the event from {m['speed']:.2f} rad/s, "
                  f"moved at most {m['moved']:.3f} rad")
-    return line
+    return '\n'.join([line] + [f'    false alarm {text}' for text in m['alarm_lines']])
 
 
 def load() -> str:
@@ -270,8 +287,9 @@ def load() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--robots', nargs='+', default=['panda', 'ur5'], choices=sorted(FLANGE))
-    parser.add_argument('--calibration', type=float, default=20.0,
-                        help='s of motion the thresholds are calibrated on')
+    parser.add_argument('--calibration', type=float, default=60.0,
+                        help='s of motion the thresholds are calibrated on (default: 60; '
+                        'docs/bag.md asks for a minute or more)')
     parser.add_argument('--quiet', type=float, default=15.0,
                         help='s of held-out motion with the thresholds before the push')
     parser.add_argument('--slower', type=float, default=1.25,
@@ -283,6 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--wiring', choices=sorted(WIRINGS), default='trajectory',
                         help='trajectory: joint_trajectory_controller with an effort interface '
                         '(path a); effort: the node pd_feedforward as the whole torque (path b)')
+    parser.add_argument('--keep', type=Path, metavar='FOLDER',
+                        help="keep each robot's runs (bags, logs, thresholds) in FOLDER/ROBOT "
+                        '(a new folder) instead of a temporary one')
     args = parser.parse_args(argv)
     busy = [subprocess.Popen([sys.executable, '-c', 'while True: pass'])
             for _ in range(args.busy)]
@@ -295,7 +316,8 @@ def main(argv: list[str] | None = None) -> int:
             interface, path, law, rest_within = WIRINGS[args.wiring]
             params, actuation_text = true_model_params(robot, urdf, law)
             with tempfile.TemporaryDirectory() as tmp:
-                folder = Path(tmp)
+                folder = Path(tmp) if args.keep is None else args.keep / robot
+                folder.mkdir(parents=True, exist_ok=args.keep is None)
                 actuation = folder / 'actuation.yaml'
                 actuation.write_text(actuation_text)
                 (folder / 'calibration').mkdir()
