@@ -227,6 +227,36 @@ def test_a_trajectory_outside_the_limits_is_dropped_and_counted(ros):
     assert 1e-4 < float(report['tracking error max [rad]']) < 0.3
 
 
+def test_a_stamped_trajectory_starts_at_its_stamp_and_a_copy_does_not_restart_it(ros):
+    """
+    A trajectory stamped (sim clock) starts at its stamp, as joint_trajectory_controller does.
+
+    The same message again mid-motion leaves the reference where it was going: no restart.
+    """
+    desired = ros.collect(JointTrajectory, 'desired_accelerations', BEST_EFFORT)
+    trajectories = ros.publisher(JointTrajectory, 'joint_trajectory', RELIABLE)
+    _start(ros, _sim_params(kp=[100.0], kd=[10.0]))
+    now = ros.wait_for(desired, timeout=60)
+    ros.spin_until(lambda: trajectories.get_subscription_count() > 0, timeout=30)
+    start = now.header.stamp.sec * 10**9 + now.header.stamp.nanosec + 300_000_000
+    held = [0.0, 0.0, 0.0, -1.5, 0.0, 1.5, 0.0, 0.02]
+    ramp = JointTrajectory(joint_names=PANDA_JOINTS, points=[
+        JointTrajectoryPoint(positions=held, time_from_start=Duration(sec=0)),
+        JointTrajectoryPoint(positions=[0.3] + held[1:], time_from_start=Duration(sec=1))])
+    ramp.header.stamp.sec, ramp.header.stamp.nanosec = divmod(start, 10**9)
+    trajectories.publish(ramp)
+    ros.wait_for(desired, lambda m: m.points[0].positions[0] > 0.1, timeout=30, start=0)
+    trajectories.publish(ramp)  # mid-motion: the same start, so the same reference
+    ros.wait_for(desired, lambda m: m.points[0].positions[0] == 0.3, timeout=30, start=0)
+
+    def expected(msg):  # the ramp's linear interpolation at the reference's stamp
+        t = (msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec - start) * 1e-9
+        return 0.3 * min(max(t, 0.0), 1.0)
+    error = max(abs(m.points[0].positions[0] - expected(m)) for m in desired.messages)
+    assert error < 1e-9, error
+    assert any(m.points[0].positions[0] == 0.0 for m in desired.messages)  # held before it
+
+
 def test_record_writes_a_bag_the_bag_tools_read(tmp_path):
     """``--record`` with ``duration``: the run ends by itself and its bag reads back."""
     from rosbags.highlevel import AnyReader
