@@ -243,7 +243,16 @@ class Feedforward:
         self.measured.update(index, frame, values, now)
 
     def on_desired(self, trajectory: Trajectory, start: float, now: float) -> None:
-        """Take a desired motion: ``start`` is the ROS time (s) of its time_from_start 0."""
+        """
+        Take a desired motion: ``start`` is the ROS time (s) of its time_from_start 0.
+
+        The one-point motion taken last, given again (the node's ``DesiredDecoder`` gives a held
+        reference's ``Trajectory`` again), only becomes fresh: what it scattered stays.
+        """
+        held = self.desired
+        if held is not None and held.constant and held.trajectory is trajectory:
+            held.start, held.received = start, now
+            return
         desired = Desired(trajectory, self._joint_index, start, now)
         if desired.constant:  # the same accelerations at any time: scatter them once
             desired.sampler.sample(0.0, desired.q, desired.v, desired.a)

@@ -93,9 +93,8 @@ class InputCallbacks:
             return
         now = time.monotonic()
         try:
-            msg = decode_trajectory(data, self.settings.max_trajectory_points)
-            trajectory = to_trajectory(msg)
-            start = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+            trajectory, start = self._desired_decoder.decode(
+                data, self.settings.max_trajectory_points)
             if start == 0:  # joint_trajectory_controller's convention: start on receipt
                 start = self._ros_time()
             with self._lock:

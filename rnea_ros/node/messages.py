@@ -142,6 +142,37 @@ def _trajectory_size(data: bytes) -> tuple[int, int]:
         return 0, 0
 
 
+class DesiredDecoder:
+    """
+    Serialized desired motions to ``Trajectory``, the last one reused if only its stamp changed.
+
+    A robot publishing its reference at every cycle (``rnea_sim``'s desired_accelerations)
+    sends the same bytes but for ``header.stamp`` while the reference holds: decoding and
+    checking them again (~0.1 ms at each message, on the inputs thread, before the joint_states
+    behind it) would give the same trajectory. Bytes equal to the last accepted ones after the
+    stamp, under the same encapsulation and ``max_points``, give its ``Trajectory`` again.
+    """
+
+    def __init__(self):
+        self._key: tuple | None = None
+        self._trajectory: Trajectory | None = None
+
+    def decode(self, data: bytes, max_points: int) -> tuple[Trajectory, float]:
+        """
+        Return the trajectory of ``data`` and its ``header.stamp`` [s].
+
+        ``Rejected`` as ``decode_trajectory`` and ``to_trajectory`` raise it.
+        """
+        key = (max_points, data[:4], data[12:])  # encapsulation; what follows the stamp
+        if key == self._key:
+            sec, nanosec = struct.unpack_from('<iI' if data[1:2] == b'\x01' else '>iI', data, 4)
+            return self._trajectory, sec + 1e-9 * nanosec
+        msg = decode_trajectory(data, max_points)
+        trajectory = to_trajectory(msg)
+        self._key, self._trajectory = key, trajectory
+        return trajectory, msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+
+
 def to_trajectory(msg: JointTrajectory) -> Trajectory:
     """Convert a trajectory_msgs/JointTrajectory into the ROS-free ``Trajectory``."""
     return Trajectory.from_points(msg.joint_names, [

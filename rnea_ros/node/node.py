@@ -86,7 +86,7 @@ from rnea_ros.control.settings import actuated_joints, ModelRejected, ParameterR
 from rnea_ros.node.collision_handling import CollisionHandling
 from rnea_ros.node.inputs import InputCallbacks
 from rnea_ros.node.lifecycle import ManagedOutputs
-from rnea_ros.node.messages import COMMAND_QOS, diagnostic_array, OutputMessages
+from rnea_ros.node.messages import COMMAND_QOS, DesiredDecoder, diagnostic_array, OutputMessages
 from rnea_ros.node.model_loading import build_core, DescriptionWorker, parse_description
 from rnea_ros.node.observer_messages import ObserverMessages
 from rnea_ros.node.parameters import (actuation_parameter_names, before_set, check_parameters,
@@ -144,6 +144,7 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         self._control: realtime.PeriodicThread | None = None
         self._arrival_clock: realtime.ArrivalClock | None = None  # cycle_trigger joint_states
         self._batch_accepted = False  # a joint_states message of this batch was accepted
+        self._desired_decoder = DesiredDecoder()  # the inputs thread's alone
         self.clock_cycles = 0  # cycles the ArrivalClock ran (no joint_states for 1.5 periods)
         self.input_gaps = ArrivalGaps()  # between joint_states messages
         self._entities: list = []  # publishers and subscriptions of the configured node

@@ -36,6 +36,7 @@ from nav_msgs.msg import Odometry
 import numpy as np
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -46,7 +47,7 @@ from rnea_ros.sim.messages import nanoseconds, stamp_of, wrench_msg
 from rnea_ros.sim.parameters import declare_settings
 from rnea_ros.sim.plant import Plant
 from rnea_ros.sim.polled import PolledInputs
-from rnea_ros.sim.record import Recorder
+from rnea_ros.sim.record import msgtype_of, Recorder
 from rnea_ros.sim.trajectory import TrajectoryError
 from rnea_ros.timing import GcMonitor, set_fifo_priority, set_timer_slack, StepSchedule
 
@@ -209,7 +210,6 @@ class SimNode(Node):
                                f'{", ".join(msg.joint_names)}')
 
     def _on_command(self, msg: Float64MultiArray) -> None:
-        self._record_in('effort_commands', msg)
         with self.lock:
             try:
                 self.controller.set_command(np.asarray(msg.data, dtype=float), self.sim_time)
@@ -217,7 +217,6 @@ class SimNode(Node):
                 self.reject('effort_commands', error.reason, str(error))
 
     def _on_answer(self, msg: JointState) -> None:
-        self._record_in('joint_torques', msg)
         index = {name: k for k, name in enumerate(msg.name)}
         try:
             effort = np.array([msg.effort[index[name]] for name in self.command_joints])
@@ -244,6 +243,15 @@ class SimNode(Node):
         if self.recorder is not None:
             # Logged at the step being taken: the same time base as the sim's own stamps.
             self.recorder.add(topic, msg, self.start_ns + round(self.sim_time * 1e9))
+
+    def _record_polled(self, topic: str, msg_type: type, data: bytes) -> None:
+        """Record a polled input as it was received (``PolledInputs.take``'s ``keep``)."""
+        self.recorder.add_serialized(topic, msgtype_of(msg_type), data,
+                                     self.start_ns + round(self.sim_time * 1e9))
+
+    def _take_polled(self) -> None:
+        """Take the polled inputs; recorded from the bytes received, decoded once."""
+        self.polled.take(None if self.recorder is None else self._record_polled)
 
     # ------------------------------------------------------------------ stepping
     def run(self, stop: threading.Event) -> None:
@@ -286,7 +294,7 @@ class SimNode(Node):
                 delay = abs(self.rng.normal(0.0, jitter)) if jitter > 0 else 0.0
                 schedule.wait(k, round(delay * 1e9))
             stamp = self.start_ns + k * dt_ns
-            self.polled.take()  # every command input received since the last step
+            self._take_polled()  # every command input received since the last step
             published = self._publish_state(stamp, k)
             if lockstep and published:
                 self._await_answer(stamp)
@@ -308,7 +316,7 @@ class SimNode(Node):
                  and self.count_publishers('effort_commands') > 0)  # a graph query: ~10 us
         deadline = time.monotonic() + self.settings.lockstep_timeout
         while True:
-            self.polled.take()
+            self._take_polled()
             if self.answer_stamp >= stamp:
                 break
             remaining = deadline - time.monotonic()
@@ -414,9 +422,14 @@ class SimNode(Node):
                               stamp)
 
     def _publish(self, topic: str, publisher, msg, stamp: int) -> None:
-        publisher.publish(msg)
-        if self.recorder is not None:
-            self.recorder.add(topic, msg, stamp)
+        if self.recorder is None:
+            publisher.publish(msg)
+            return
+        # Serialized once: the bytes published are the bytes recorded (rclpy would serialize
+        # the message again to publish it, ~15 us each of the step's three).
+        data = serialize_message(msg)
+        publisher.publish(data)
+        self.recorder.add_serialized(topic, msgtype_of(type(msg)), data, stamp)
 
     def destroy_node(self) -> None:
         polled = getattr(self, 'polled', None)  # absent when the start-up failed

@@ -16,6 +16,7 @@ from rclpy.context import Context
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
+from rclpy.serialization import deserialize_message
 
 
 class PolledInputs:
@@ -29,14 +30,25 @@ class PolledInputs:
         self._entries = []
         for msg_type, topic, callback in inputs:
             subscription = self.node.create_subscription(msg_type, topic, callback, qos)
-            self._entries.append((subscription.handle, msg_type, callback))
+            self._entries.append((topic, subscription.handle, msg_type, callback))
         self._wait_set = None
 
-    def take(self) -> None:
-        """Call each input's callback with every message it received since the last take."""
-        for handle, msg_type, callback in self._entries:
-            while (taken := handle.take_message(msg_type, False)) is not None:
-                callback(taken[0])
+    def take(self, keep: Callable[[str, type, bytes], None] | None = None) -> None:
+        """
+        Call each input's callback with every message it received since the last take.
+
+        ``keep(topic, message type, data)``: given each message serialized, as received,
+        before its callback (a recording): taken serialized and decoded once.
+        """
+        if keep is None:
+            for _, handle, msg_type, callback in self._entries:
+                while (taken := handle.take_message(msg_type, False)) is not None:
+                    callback(taken[0])
+            return
+        for topic, handle, msg_type, callback in self._entries:
+            while (taken := handle.take_message(msg_type, True)) is not None:
+                keep(topic, msg_type, taken[0])
+                callback(deserialize_message(taken[0], msg_type))
 
     def wait(self, timeout: float) -> None:
         """Return once an input has a message to take, or after ``timeout`` s."""
@@ -45,7 +57,7 @@ class PolledInputs:
                                             self._context.handle)
         wait_set = self._wait_set
         wait_set.clear_entities()
-        for handle, _, _ in self._entries:
+        for _, handle, _, _ in self._entries:
             wait_set.add_subscription(handle)
         wait_set.wait(max(0, int(timeout * 1e9)))
 

@@ -68,8 +68,7 @@ class Recorder:
 
     def add(self, topic: str, msg, stamp_ns: int) -> None:
         """Keep ``msg`` of ``topic`` with log time ``stamp_ns``."""
-        msgtype = type(msg).__module__.split('.')[0] + '/msg/' + type(msg).__name__
-        self._keep((stamp_ns, topic, msgtype, serialize_message(msg)))
+        self._keep((stamp_ns, topic, msgtype_of(type(msg)), serialize_message(msg)))
 
     def add_serialized(self, topic: str, msgtype: str, data: bytes, stamp_ns: int) -> None:
         """Keep an already serialized message (``msgtype`` e.g. ``std_msgs/msg/String``)."""
@@ -152,6 +151,11 @@ class Recorder:
         bag = open_bag(Path(path))
         bag.write_split([cut(bag.store, m) for m in self.messages])
         return bag.written
+
+
+def msgtype_of(msg_type: type) -> str:
+    """Return the rosbag2 type name of a message class, e.g. ``sensor_msgs/msg/JointState``."""
+    return msg_type.__module__.split('.')[0] + '/msg/' + msg_type.__name__
 
 
 def open_bag(path: Path) -> SplitBagWriter:

@@ -91,6 +91,25 @@ def test_timeouts_on_the_steady_clock(ur5):
     assert core.status(2.08, 0.0)[0] == 1  # WARN
 
 
+def test_a_held_desired_point_given_again_is_fresh_with_the_same_torques(ur5):
+    """The same one-point Trajectory again (a held reference): kept, its age reset."""
+    q, v = state(ur5, 2)
+    a = np.linspace(-0.5, 1.0, 6)
+    core = make(ur5, acceleration_timeout=0.05)
+    held = Trajectory.from_points(ur5.joint_names, [(0, [], [], a)])
+    core.on_joint_states(ur5.joint_names, q, v, [], now=2.0)
+    core.on_desired(held, 0.0, now=2.0)
+    taken = core.desired
+    core.on_joint_states(ur5.joint_names, q, v, [], now=2.07)
+    core.on_desired(held, 0.07, now=2.07)
+    assert core.desired is taken and (taken.start, taken.received) == (0.07, 2.07)
+    assert core.cycle(2.08, 0.0)  # 0.08 s after the first: fresh from the second
+    np.testing.assert_allclose(core.effort, ur5.rnea(q, v, a), atol=1e-12)
+    core.on_desired(Trajectory.from_points(ur5.joint_names, [(0, [], [], -a)]), 0.08, now=2.08)
+    assert core.desired is not taken and core.cycle(2.09, 0.0)
+    np.testing.assert_allclose(core.effort, ur5.rnea(q, v, -a), atol=1e-12)
+
+
 def test_command_order_and_partial_trajectory(ur5):
     names = ur5.joint_names
     q, v = state(ur5, 1)

@@ -1,12 +1,20 @@
-"""The node's message conversions: a trajectory's size read from its CDR before decoding."""
+"""
+The node's message conversions.
+
+A trajectory's size read from its CDR before decoding; a desired motion that only changed its
+stamp not decoded again.
+"""
 from __future__ import annotations
 
+import struct
+
+import numpy as np
 import pytest
 from rclpy.serialization import serialize_message
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros.control.joint_input import Rejected, TOO_LARGE
-from rnea_ros.node.messages import decode_trajectory
+from rnea_ros.node.messages import decode_trajectory, DesiredDecoder, to_trajectory
 
 
 @pytest.mark.parametrize('frame_id', ['', 'a', 'odom', 'base_link'])
@@ -31,3 +39,51 @@ def test_too_many_points_or_names_are_refused_undecoded(frame_id):
     msg.header.frame_id = frame_id
     with pytest.raises(Rejected, match=r'^joint_names has 1001 entries \(at most 1000\)$'):
         decode_trajectory(serialize_message(msg), 3)
+
+
+def _desired(positions, points: int = 1) -> bytes:
+    msg = JointTrajectory(joint_names=['a', 'b'], points=[
+        JointTrajectoryPoint(positions=positions, velocities=[0.0, 0.0],
+                             accelerations=[1.5, -2.0]) for _ in range(points)])
+    for k, point in enumerate(msg.points):
+        point.time_from_start.sec = k
+    return serialize_message(msg)
+
+
+def _stamped(data: bytes, sec: int, nanosec: int) -> bytes:
+    """
+    Return ``data`` (little endian) with ``header.stamp`` set, its other bytes kept.
+
+    rclpy pads a serialized message with undefined bytes: two serializations may differ there.
+    """
+    return data[:4] + struct.pack('<iI', sec, nanosec) + data[12:]
+
+
+def _same(a, b) -> bool:
+    return a.joint_names == b.joint_names and all(
+        np.array_equal(getattr(a, f), getattr(b, f))
+        for f in ('times', 'positions', 'velocities', 'accelerations'))
+
+
+def test_a_desired_motion_that_only_changed_its_stamp_is_not_decoded_again():
+    """The held reference at every cycle: the same trajectory, each message's own stamp."""
+    decoder, held = DesiredDecoder(), _desired([0.25, 0.5])
+    first, start = decoder.decode(_stamped(held, 3, 400), 10)
+    assert _same(first, to_trajectory(decode_trajectory(held, 10)))
+    assert start == pytest.approx(3.0000004, abs=1e-12)
+    again, start = decoder.decode(_stamped(held, 3, 1_000_400), 10)
+    assert again is first and start == pytest.approx(3.0010004, abs=1e-12)
+    moved, start = decoder.decode(_stamped(_desired([0.25, 0.75]), 3, 2_000_400), 10)
+    assert moved is not first and start == pytest.approx(3.0020004, abs=1e-12)
+    assert moved.positions.tolist() == [[0.25, 0.75]]
+
+
+def test_a_repeated_desired_motion_is_checked_again_against_a_new_limit():
+    decoder, points = DesiredDecoder(), _desired([0.0, 0.0], points=3)
+    three, _ = decoder.decode(points, 3)
+    assert three.n_points == 3
+    with pytest.raises(Rejected, match=r'^3 points \(max_trajectory_points is 2\)$'):
+        decoder.decode(_stamped(points, 0, 1_000_000), 2)
+    with pytest.raises(Rejected, match=r'^points\[0\]\.positions has 1 values, expected 2'):
+        decoder.decode(_desired([0.0]), 3)  # a refused one is not kept in place of the last
+    assert decoder.decode(_stamped(points, 0, 2_000_000), 3)[0] is three
