@@ -67,6 +67,7 @@ def test_waiting_for_a_line_of_a_process_that_exits_says_its_exit_code_and_outpu
 
 def test_waiting_for_a_line_that_never_comes_times_out_with_the_log(tmp_path):
     with RosProcess([sys.executable, '-c', CHILD], 5, tmp_path / 'child.log', 'child') as child:
+        child.wait_for_output('ready', 60.0)  # its log holds the first line (a loaded machine)
         with pytest.raises(TimeoutError, match=r"child did not write 'never' within 0.2 s:\n"
                                                r'domain 5 LOCALHOST None'):
             child.wait_for_output('never', 0.2)
