@@ -29,7 +29,10 @@ from rnea_ros.demos.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, KD, KP, 
 
 NS = 1_000_000_000
 SETTLE = 4.0  # s of sim time for the arm to settle at the start (its error decays as e^-2t)
-LEAD = 0.25  # s of sim time from the newest reference heard to the trajectory's stamped start
+# s [wall clock] to wait for the sim's log to say it accepted the trajectory before sending it
+# again (a message sent just after discovery can be lost): a copy, stamped 0, restarts the motion
+# as joint_trajectory_controller does, so it is sent only when the sim has not taken the first.
+SEND_WAIT = 5.0
 
 
 @dataclass
@@ -98,21 +101,9 @@ def window_tracking(topics: dict, model: RobotModel, final: np.ndarray, duration
     return Tracking.of(error)
 
 
-def stamped_motion(loop: ClosedLoop, desired: list, names, motion: tuple, watch):
-    """
-    Return the JointTrajectory of ``motion`` stamped to start ``LEAD`` s after ``desired[-1]``.
-
-    The stamp is in the sim's clock (its references' stamps): a copy ``ClosedLoop.send`` sends
-    again because it did not hear the effect within a second (a loaded machine) is then the
-    same motion from the same instant, where a copy stamped 0 (start on receipt, as
-    joint_trajectory_controller starts it) restarted the motion, a jump of the reference. Heard
-    more than ``LEAD`` late, the motion begins that far in: from rest, so without a jump.
-    """
-    loop.spin_until(lambda: desired, 60.0, 'desired_accelerations', watch)
-    msg = trajectory_message(names, *motion)
-    begin = stamp_ns(desired[-1]) + round(LEAD * NS)
-    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(begin, NS)
-    return msg
+def accepted(loop: ClosedLoop, points: int) -> int:
+    """Return how many trajectories of ``points`` points the sim has logged as accepted."""
+    return loop.processes['sim'].output().count(f'joint_trajectory accepted: {points} points')
 
 
 def settle(loop: ClosedLoop, publisher, names, start, desired: list, watch) -> None:
@@ -273,8 +264,11 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
 
         def taken():
             return desired and not np.array_equal(desired[-1].points[0].positions, start)
-        loop.send(publisher, stamped_motion(loop, desired, names, (times, Q, V, A), watch),
-                  taken, 'the trajectory taken', watch)
+        before = accepted(loop, len(times))
+        loop.send(publisher, trajectory_message(names, times, Q, V, A),
+                  lambda: accepted(loop, len(times)) > before, 'the trajectory accepted', watch,
+                  wait=SEND_WAIT)
+        loop.spin_until(taken, 60.0, 'the motion started', watch)
         # The step it was taken at, or before (the last report is up to 1 s old).
         since = steps.counts[-1] if steps.counts else 0
         if during is not None:
