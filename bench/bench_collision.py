@@ -373,9 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--validation', type=float, default=25.0,
                         help='s of excitation of another seed it is validated on (default: 25)')
     parser.add_argument('--keep', type=Path, metavar='FOLDER',
-                        help="keep each robot's runs (bags, logs, thresholds, the model's files and "
-                        "recordings) in FOLDER/ROBOT "
-                        '(a new folder) instead of a temporary one')
+                        help="keep each robot's runs (bags, logs, thresholds, the model's files "
+                        'and recordings) in FOLDER/ROBOT (a new folder) instead of a temporary '
+                        'one')
     args = parser.parse_args(argv)
     busy = [subprocess.Popen([sys.executable, '-c', 'while True: pass'])
             for _ in range(args.busy)]
