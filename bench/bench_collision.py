@@ -7,14 +7,25 @@ realtime``) with the default reality gap, wired as ``--wiring`` says: ``trajecto
 its PID at 1 kHz in the sim; the node on path a, the feed-forward as each point's effort; a
 latched collision holds the controller) or ``effort`` (``command_interface: effort``, the
 command the whole torque; the node on path b with ``control_law: pd_feedforward`` at the gains
-of the closed-loop tests: its feedback closed over DDS), and the plant's true model standing for
-the identified one (its true URDF; the gap's armature, Coulomb and viscous friction and the
-torque readings' bias as the actuation model; ``measured_effort: motor``), the workflow of
-docs/bag.md and docs/node.md:
+of the closed-loop tests: its feedback closed over DDS), the workflow of docs/bag.md and
+docs/node.md with the node's model as ``--model`` says (``measured_effort: motor`` either way):
 
+0. ``identified`` (default): excite, record, identify. ``sim_identification.record`` steps the
+   default-gap plant in this process along a Fourier excitation of every joint for
+   ``--training`` s (60) and another seed's for ``--validation`` s (25), and writes what
+   ``rnea_sim --record`` keeps as rosbag2s; ``rnea_identify TRAINING --validate VALIDATION
+   --urdf URDF --offset sensor-bias --effort-delay 0.0005`` (as ``sim_identification.judge``
+   runs it) from the URDF the node is given (example-robot-data's, never the plant's true one)
+   writes identified.urdf and actuation.yaml: the node's ``robot_description`` and actuation
+   parameters, and rnea_bag's ``--urdf`` and ``--actuation``. Printed: the validation's RMS
+   residual per joint (and the URDF's range), rnea_identify's warnings. ``true``: the plant's
+   true model standing for the identified one (its true URDF; the gap's armature, Coulomb and
+   viscous friction and the torque readings' bias as the actuation model), without the
+   minute of identification;
 1. calibration: the demo motion for ``--calibration`` s (60: docs/bag.md asks for a minute
    or more of the robot's motion), recorded by the sim; ``rnea_bag
-   --observer`` on the recording's moving part writes ``collision_thresholds.yaml``;
+   --observer --urdf URDF --actuation actuation.yaml --measured-effort motor`` (the model's
+   files) on the recording's moving part writes ``collision_thresholds.yaml``;
 2. held out, twice: the same motion ``--slower`` times slower (other speeds and
    accelerations, other poses at each time), ``observer: true``, the flange as wrench link
    estimating a pure force at its origin (``wrench_point``: the ur5's six joints would
@@ -42,9 +53,12 @@ holds, printed but not judged.) The load average is printed at the start and the
 (``--busy N``: N processes spinning at normal priority meanwhile). ``--clock lockstep`` runs
 the same in lockstep (each sim step waits for the node's answer): the workflow without the
 machine's timing (a tiny run is in the suite). ``--keep FOLDER`` keeps each robot's runs (the
-sim's bags, the logs, ``collision_thresholds.yaml``) in ``FOLDER/ROBOT``.
+sim's bags, the logs, ``collision_thresholds.yaml``, the model's files and with
+``identified`` the excitation's recordings and rnea_identify's output) in ``FOLDER/ROBOT``.
 
     .venv/bin/python bench/bench_collision.py [--robots panda ur5] [--calibration 60]
+                                              [--model identified|true] [--training 60]
+                                              [--validation 25]
                                               [--quiet 15] [--slower 1.25] [--busy N]
                                               [--clock realtime|lockstep]
                                               [--wiring trajectory|effort]
@@ -68,7 +82,7 @@ from loop_harness import (detection_start, NS, run_loop, set_thresholds, SimStep
 import numpy as np  # noqa: E402
 from oracle import robot_path  # noqa: E402
 
-from rnea_ros import RobotModel  # noqa: E402
+from rnea_ros import params_file, RobotModel  # noqa: E402
 from rnea_ros.bag.observing import read_thresholds  # noqa: E402
 from rnea_ros.control.declaration import REST_SPEED  # noqa: E402
 from rnea_ros.demos.closed_loop import KD, KP, trajectory_points  # noqa: E402
@@ -98,30 +112,82 @@ WIRINGS = {
 }
 
 
-def true_model_params(robot: str, urdf: str, law: str) -> tuple[dict, str]:
-    """Return the node's parameters of the plant's true model and its actuation file's text."""
+def node_params(robot: str, description: str, law: str, actuation: dict) -> dict:
+    """Return the node's parameters of a model: its URDF's text and its actuation terms."""
+    model = RobotModel.from_urdf_string(description)
+    params = {'robot_description': description, 'inertia_check': 'warn',
+              'measured_effort': 'motor', 'control_law': law, **actuation}
+    shares = GAIN_SHARES.get(robot, (1.0,) * len(model.joint_names))
+    for joint, share in zip(model.joint_names, shares if law != 'feedforward' else ()):
+        params[f'kp.{joint}'], params[f'kd.{joint}'] = share * KP, share * KD
+    return params
+
+
+def true_model(robot: str, urdf: str, law: str, folder: Path) -> tuple[dict, Path, Path]:
+    """
+    Write the plant's true model in ``folder``: the node's parameters, the URDF and actuation.
+
+    The plant's true URDF; the gap's armature, Coulomb and viscous friction and the torque
+    readings' bias as the actuation model.
+    """
     plant = Plant(urdf, gap=load_gap('default'))
-    true_model = RobotModel.from_urdf_string(plant.true_urdf)
-    actuation = Actuation.zeros(true_model)
+    actuation = Actuation.zeros(RobotModel.from_urdf_string(plant.true_urdf))
     rows = {name: k for k, name in enumerate(actuation.joint_names)}
     coulomb, viscous, armature, bias = (np.zeros(len(rows)) for _ in range(4))
-    params = {'robot_description': plant.true_urdf, 'inertia_check': 'warn',
-              'measured_effort': 'motor', 'control_law': law}
-    shares = GAIN_SHARES.get(robot, (1.0,) * len(true_model.joint_names))
-    for joint, share in zip(true_model.joint_names, shares if law != 'feedforward' else ()):
-        params[f'kp.{joint}'], params[f'kd.{joint}'] = share * KP, share * KD
+    terms = {}
     for joint, offset in zip(plant.joint_names, plant.torque_offset):
-        terms = plant.gap.joint_terms(joint)
+        gap = plant.gap.joint_terms(joint)
         row = rows[joint]
         coulomb[row], viscous[row], armature[row], bias[row] = (
-            terms['coulomb'], terms['viscous'], terms['armature'], offset)
-        params.update({f'armature.{joint}': terms['armature'],
-                       f'friction.{joint}.coulomb': terms['coulomb'],
-                       f'friction.{joint}.viscous': terms['viscous'],
-                       f'effort_bias.{joint}': float(offset)})
+            gap['coulomb'], gap['viscous'], gap['armature'], offset)
+        terms.update({f'armature.{joint}': gap['armature'],
+                      f'friction.{joint}.coulomb': gap['coulomb'],
+                      f'friction.{joint}.viscous': gap['viscous'],
+                      f'effort_bias.{joint}': float(offset)})
     file = Actuation(actuation.joint_names, coulomb, viscous, np.zeros(len(rows)), armature,
                      effort_bias=bias)
-    return params, file.to_yaml()
+    description, actuation_file = folder / 'true.urdf', folder / 'actuation.yaml'
+    description.write_text(plant.true_urdf)
+    actuation_file.write_text(file.to_yaml())
+    return node_params(robot, plant.true_urdf, law, terms), description, actuation_file
+
+
+def identified_model(robot: str, law: str, training: float, validation: float,
+                     folder: Path) -> tuple[dict, Path, Path]:
+    """
+    Excite, record and identify the plant in ``folder``: the node's parameters and the files.
+
+    ``sim_identification.record``: the default-gap plant in this process along a Fourier
+    excitation of every joint, ``training`` s and ``validation`` s of another seed, what
+    ``rnea_sim --record`` keeps; ``rnea_identify`` (as ``sim_identification.judge`` runs it)
+    from the URDF the node is given (example-robot-data's) writes identified.urdf and
+    actuation.yaml. Prints the validation's RMS residual per joint.
+    """
+    import json
+    import sim_identification as sim
+
+    urdf_path = robot_path(robot)
+    urdf = urdf_path.read_text()
+    train = sim.record(folder / 'training', training, sim.TRAINING_SEED, urdf)
+    check = sim.record(folder / 'validation', validation, sim.VALIDATION_SEED, urdf)
+    out = folder / 'identified'
+    command = [str(Path(sys.executable).parent / 'rnea_identify'), str(train),
+               '--urdf', str(urdf_path), '--validate', str(check), '--output', str(out),
+               '--no-plots', '--offset', 'sensor-bias', '--effort-delay', str(sim.EFFORT_DELAY)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    rms = json.loads((out / 'identification.json').read_text())['rms']
+    shown = ', '.join(f'{joint} {value:.3f}'
+                      for joint, value in rms['identified']['validation'].items())
+    urdf_rms = rms['urdf']['validation'].values()
+    print(f'{robot}: model identified by rnea_identify from {training:g} s of excitation; '
+          f'validation ({validation:g} s) RMS residual [N m]: {shown} (the URDF: '
+          f'{min(urdf_rms):.2f}-{max(urdf_rms):.2f})')
+    for line in done.stderr.splitlines():
+        print(f'    {line.strip()}')
+    description, actuation = out / 'identified.urdf', out / 'actuation.yaml'
+    terms = params_file.read(actuation, 'the actuation model')
+    return node_params(robot, description.read_text(), law, terms), description, actuation
 
 
 def moving_from(topics: dict, start: np.ndarray) -> float:
@@ -132,20 +198,18 @@ def moving_from(topics: dict, start: np.ndarray) -> float:
     return (moving[0] - first) / NS
 
 
-def calibrate(urdf: str, params: dict, sim: dict, path: str, actuation: Path,
-              seconds: float, folder: Path) -> dict[str, float]:
+def calibrate(urdf: str, params: dict, sim: dict, path: str, description: Path,
+              actuation: Path, seconds: float, folder: Path) -> dict[str, float]:
     """Run the demo motion, calibrate on its recording with rnea_bag; the thresholds."""
     model = RobotModel.from_urdf_string(urdf)
     motion = trajectory_points(model, seconds)
     run = run_loop(folder, urdf, path, 'default', seconds, node_params=params,
                    sim_params=sim, motion=motion)
     assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
-    true_urdf = folder / 'true.urdf'
-    true_urdf.write_text(params['robot_description'])
     start = moving_from(run.topics, motion[1][0]) + 0.5
     out = folder / 'calibrated'
     command = [str(Path(sys.executable).parent / 'rnea_bag'), str(folder / f'{path}_bag'),
-               '--urdf', str(true_urdf), '--actuation', str(actuation), '--observer',
+               '--urdf', str(description), '--actuation', str(actuation), '--observer',
                '--measured-effort', 'motor', '--start', f'{start:.3f}', '--output', str(out)]
     done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -301,9 +365,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--wiring', choices=sorted(WIRINGS), default='trajectory',
                         help='trajectory: joint_trajectory_controller with an effort interface '
                         '(path a); effort: the node pd_feedforward as the whole torque (path b)')
+    parser.add_argument('--model', choices=('identified', 'true'), default='identified',
+                        help="the node's model: identified (default: excite, record and "
+                        "identify the plant first) or true (the plant's own)")
+    parser.add_argument('--training', type=float, default=60.0,
+                        help='s of excitation the model is identified from (default: 60)')
+    parser.add_argument('--validation', type=float, default=25.0,
+                        help='s of excitation of another seed it is validated on (default: 25)')
     parser.add_argument('--keep', type=Path, metavar='FOLDER',
-                        help="keep each robot's runs (bags, logs, thresholds) in FOLDER/ROBOT "
-                        '(a new folder) instead of a temporary one')
+                        help="keep each robot's runs (bags, logs, thresholds, the model's files "
+                        'and recordings) in FOLDER/ROBOT (a new folder) instead of a temporary '
+                        'one')
     args = parser.parse_args(argv)
     busy = [subprocess.Popen([sys.executable, '-c', 'while True: pass'])
             for _ in range(args.busy)]
@@ -314,16 +386,20 @@ def main(argv: list[str] | None = None) -> int:
         for robot in args.robots:
             urdf = robot_path(robot).read_text()
             interface, path, law, rest_within = WIRINGS[args.wiring]
-            params, actuation_text = true_model_params(robot, urdf, law)
             with tempfile.TemporaryDirectory() as tmp:
                 folder = Path(tmp) if args.keep is None else args.keep / robot
                 folder.mkdir(parents=True, exist_ok=args.keep is None)
-                actuation = folder / 'actuation.yaml'
-                actuation.write_text(actuation_text)
+                if args.model == 'identified':
+                    params, description, actuation = identified_model(
+                        robot, law, args.training, args.validation, folder)
+                else:
+                    params, description, actuation = true_model(robot, urdf, law, folder)
+                    print(f"{robot}: the plant's true model (its URDF, the gap's actuation "
+                          'terms)')
                 (folder / 'calibration').mkdir()
                 sim = dict(SIM, clock=args.clock, command_interface=interface)
-                thresholds = calibrate(urdf, params, sim, path, actuation, args.calibration,
-                                       folder / 'calibration')
+                thresholds = calibrate(urdf, params, sim, path, description, actuation,
+                                       args.calibration, folder / 'calibration')
                 shown = ', '.join(f'{value:.2f}' for value in thresholds.values())
                 print(f'{robot}: thresholds from {args.calibration:g} s [N m]: {shown}')
                 missed = []

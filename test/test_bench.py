@@ -53,8 +53,10 @@ def test_bench_collision_runs_the_documented_workflow_in_lockstep():
     # The bench's real-time verdict depends on the machine; in lockstep the workflow's own:
     # thresholds from rnea_bag --observer on one motion, a 20 N push on another.
     # The effort wiring: at rest within 1 s, watched 2 s (path a's 5 s would take longer).
+    # The plant's true model: the identification (a minute of excitation) is not the subject.
     out = bench('bench_collision.py', '--robots', 'panda', '--clock', 'lockstep',
-                '--wiring', 'effort', '--calibration', '3', '--quiet', '2')
+                '--wiring', 'effort', '--calibration', '3', '--quiet', '2', '--model', 'true')
+    assert "panda: the plant's true model (its URDF, the gap's actuation terms)" in out, out
     assert 'panda: thresholds from 3 s [N m]: ' in out, out
     for reaction in ('none', 'stop'):
         assert f'  {reaction}: 2 s held out, false alarms 0; 20 N push: detection started ' \
