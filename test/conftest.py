@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+import signal
 import types
 
 # pytest puts this folder (rootdir conftest, no __init__.py) on sys.path: the helpers import.
@@ -40,6 +41,35 @@ def robots_dir() -> Path:
 @pytest.fixture(scope='session')
 def ur5_path() -> Path:
     return robot_path('ur5')
+
+
+@pytest.fixture(autouse=True)
+def _sigint_handler_left_as_found():
+    """
+    Fail a test that leaves SIGINT's handler changed in this process (and restore it).
+
+    An ignored SIGINT is inherited by every process started later: the tests of what a Ctrl-C
+    does to a tool (``test/writes.py``'s ``interrupt``) would then wait for a child that cannot
+    be interrupted.
+    """
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    after = signal.getsignal(signal.SIGINT)
+    if after is not before:
+        signal.signal(signal.SIGINT, before if before is not None else signal.SIG_DFL)
+        pytest.fail(f'the test left the SIGINT handler {after!r} (it was {before!r})')
+
+
+def pytest_configure(config):
+    """
+    Take SIGINT back from a parent that ignored it.
+
+    A suite started in the background by a non-interactive shell (``scripts/test.sh &``,
+    ``nohup``) inherits SIGINT ignored, and so would every tool it starts, while the tests of a
+    Ctrl-C expect what a terminal gives them.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser):

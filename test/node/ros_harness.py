@@ -79,12 +79,13 @@ class NodeProcess(RosProcess):
 
     def __init__(self, params: dict, domain: int, tmp_path: Path, name: str = 'rnea',
                  extra_args: tuple[str, ...] = (), command: list[str] | None = None,
-                 cwd: Path | None = None):
+                 cwd: Path | None = None, env: dict[str, str] | None = None):
         """
         Start the node with ``params`` (keyed ``/**``: any name and namespace).
 
         ``command``: run this instead of ``python -m rnea_ros.node --ros-args --params-file
-        <params> <extra_args>`` (``params`` and ``extra_args`` are then unused).
+        <params> <extra_args>`` (``params`` and ``extra_args`` are then unused); ``env``:
+        variables added to its environment.
         """
         self.params_file = tmp_path / f'{name}_params.yaml'
         # JSON is YAML: no quoting problems for a URDF held in a string.
@@ -93,7 +94,7 @@ class NodeProcess(RosProcess):
         if command is None:
             command = [sys.executable, '-m', 'rnea_ros.node', '--ros-args', '--params-file',
                        str(self.params_file), *extra_args]
-        super().__init__(command, domain, self.stderr_path, 'rnea_node', cwd=cwd)
+        super().__init__(command, domain, self.stderr_path, 'rnea_node', env=env, cwd=cwd)
 
     def stop(self, timeout: float = 5.0, signum: int = signal.SIGINT) -> int:
         """``signum`` (a clean shutdown), then SIGKILL if it does not exit; the exit code."""
@@ -126,9 +127,10 @@ class RosHarness:
 
     # ------------------------------------------------------------------ the node under test
     def start_node(self, params: dict, extra_args: tuple[str, ...] = (),
-                   command: list[str] | None = None, cwd: Path | None = None) -> NodeProcess:
+                   command: list[str] | None = None, cwd: Path | None = None,
+                   env: dict[str, str] | None = None) -> NodeProcess:
         process = NodeProcess(params, self.domain, self.tmp_path, f'rnea{len(self.processes)}',
-                              extra_args, command, cwd)
+                              extra_args, command, cwd, env)
         self.processes.append(process)
         return process
 

@@ -115,7 +115,8 @@ def _sim_params(**extra) -> dict:
     return params
 
 
-def _start(ros, params: dict, description_parameter: bool = False):
+def _start(ros, params: dict, description_parameter: bool = False,
+           env: dict[str, str] | None = None):
     """Start the panda sim; its URDF from --urdf, or the robot_description parameter."""
     source = ['--urdf', PANDA]
     if description_parameter:
@@ -123,7 +124,7 @@ def _start(ros, params: dict, description_parameter: bool = False):
         source = []
     return ros.start_node(params, command=[sys.executable, '-m', 'rnea_ros.sim', *source,
                                            '--ros-args', '--params-file',
-                                           str(ros.tmp_path / 'rnea0_params.yaml')])
+                                           str(ros.tmp_path / 'rnea0_params.yaml')], env=env)
 
 
 def test_joint_states_out_and_effort_commands_move_the_joint(ros):
@@ -305,12 +306,18 @@ def test_a_killed_recording_keeps_every_split_written(ros):
     process hears them late), then killed. Lost: the split being gathered (up to a tenth of a
     split past its end, the hold) and, on a loaded machine, the one handed to the writer and
     not written yet (at most one waits): never more than 2.1 splits.
+
+    The sim talks to this process over UDP only (``FASTDDS_BUILTIN_TRANSPORTS``): a peer
+    frozen and killed in the middle of a write into this process's Fast DDS shared-memory
+    segments is where that transport has crashed its readers (eProsima/Fast-DDS#6501), and a
+    pytest worker crashed at this test once; over UDP a dead peer is silence.
     """
     import signal
     split = 0.5
     bag = ros.tmp_path / 'run'
     states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
-    _start(ros, _sim_params(record=str(bag), record_split=split, thread_priority=0))
+    _start(ros, _sim_params(record=str(bag), record_split=split, thread_priority=0),
+           env={'FASTDDS_BUILTIN_TRANSPORTS': 'UDPv4'})
     # The event awaited: the bag's metadata lists a third complete split.
     ros.spin_until(lambda: len(_listed(bag)) >= 3, timeout=120, what='a third split')
     os.kill(ros.process.proc.pid, signal.SIGSTOP)
