@@ -30,6 +30,8 @@ import threading
 
 from rnea_ros.errors import InputError, RneaError, URDFError, UsageParser
 
+SHUTDOWN_WAIT = 10.0  # s for the executor's thread to end at shutdown, each of two waits
+
 DESCRIPTION = """\
 The simulated robot (node name 'rnea_sim'): MuJoCo physics of a URDF with a reality gap,
 joint_states out, joint_trajectory and effort_commands in (see the README, "The simulated
@@ -169,9 +171,15 @@ def main(args: list[str] | None = None) -> int:
             if node.recorder.error is not None:  # a full disk: the run stopped there
                 print(f'rnea_sim: {node.recorder.error}', file=sys.stderr)
                 exit_code = 1
-        executor.shutdown(timeout_sec=1.0)
-        spinner.join(timeout=2.0)  # no callback may run into a destroyed node
+        # No callback may run into a destroyed node: the node goes only once the executor's
+        # thread has ended (a loaded machine can take seconds to let it finish its callback).
+        executor.shutdown(timeout_sec=SHUTDOWN_WAIT)
+        spinner.join(timeout=SHUTDOWN_WAIT)
         node.inbox.close()
-        node.destroy_node()
+        if spinner.is_alive():
+            node.get_logger().warning(f'the executor did not stop within {SHUTDOWN_WAIT:g} s: '
+                                      'the process exits without destroying its node')
+        else:
+            node.destroy_node()
         rclpy.try_shutdown()
     return exit_code

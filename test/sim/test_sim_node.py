@@ -373,6 +373,38 @@ def test_a_full_disk_mid_run_stops_the_sim_with_one_line_and_a_readable_bag(tmp_
     assert _listed(bag) == ['run_0.mcap', 'run_1.mcap'] and len(stamps) == 100
 
 
+INJECT_SLOW_CALLBACK = """
+import sys, time
+from rnea_ros.sim.main import main
+from rnea_ros.sim.node import SimNode
+init = SimNode.__init__
+def slow():
+    print('slow callback', file=sys.stderr, flush=True)
+    time.sleep(4.0)
+    print('slow callback ended', file=sys.stderr, flush=True)
+def with_a_slow_timer(self, *args, **kwargs):  # the executor busy 4 s of every 4.05 s
+    init(self, *args, **kwargs)
+    self.slow = self.create_timer(0.05, slow)
+SimNode.__init__ = with_a_slow_timer
+sys.exit(main())
+"""
+
+
+def test_a_sim_stopped_while_a_callback_runs_destroys_its_node_after_it(ros):
+    """SIGINT while the executor runs a 4 s callback: the node outlives it, exit 0, no trace."""
+    import signal
+    process = ros.start_node(_sim_params(duration=0.0), command=[
+        sys.executable, '-c', INJECT_SLOW_CALLBACK, '--urdf', PANDA, '--ros-args',
+        '--params-file', str(ros.tmp_path / 'rnea0_params.yaml')])
+    process.wait_for_output('slow callback', timeout=120)  # the 4 s have begun
+    assert process.stop(timeout=60, signum=signal.SIGINT) == 0, process.output()
+    output = process.output()
+    assert 'Traceback' not in output and 'Exception' not in output, output
+    # The process waited for the callback to end (before, it left 3 s after SIGINT, destroying
+    # the node under the executor's thread: its next use raised InvalidHandle on a busy machine).
+    assert 'slow callback ended' in output, output
+
+
 def test_a_floating_base_publishes_odometry_and_its_contact_truth(ros):
     """solo12 dropped on the floor: odometry in odom, the feet's contact wrenches carry it."""
     from geometry_msgs.msg import AccelStamped, WrenchStamped
