@@ -239,8 +239,10 @@ def push(session: Session, topic: str, link: str, wrench: list[float], seconds: 
     message.header.frame_id = link
     f, t = message.wrench.force, message.wrench.torque
     f.x, f.y, f.z, t.x, t.y, t.z = wrench
-    publisher = session.publisher(WrenchStamped, topic)
     count = max(1, math.ceil(seconds * PUSH_RATE - 1e-9))  # one every 1 / PUSH_RATE from 0
+    # Its history holds the whole push: a reliable writer keeping the last 10 would drop the
+    # samples a slow subscriber had not acknowledged yet.
+    publisher = session.publisher(WrenchStamped, topic, depth=count)
     start = time.monotonic()
     for sent in range(count):  # each at its time, none skipped on a late wake-up
         while (ahead := start + sent / PUSH_RATE - time.monotonic()) > 0:

@@ -22,7 +22,7 @@ from oracle import robot_path
 import pytest
 from rcl_interfaces.srv import GetParameters
 from rclpy.parameter import parameter_value_to_python
-from ros_harness import RELIABLE
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 from trajectory_msgs.msg import JointTrajectory
 import yaml
 
@@ -95,7 +95,9 @@ def test_documented_commands_run_against_the_node(ros, tmp_path):
     ros.start_node({'robot_description': robot_path('panda').read_text(), 'observer': True})
     written = _write_trajectory(tmp_path)
     trajectories = ros.collect(JointTrajectory, '/joint_trajectory_with_effort')
-    pushes = ros.collect(WrenchStamped, '/' + APPLY_WRENCH_TOPIC, RELIABLE)
+    # Every message of a push is kept until this process spins (it does not while rnea_ctl runs).
+    pushes = ros.collect(WrenchStamped, '/' + APPLY_WRENCH_TOPIC,
+                         QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
     assert TRAJECTORY_TOPIC == 'planned_trajectory'  # the node's input, that it answers on
     up = run_ctl(ros, ['--timeout', '180', 'wait'], tmp_path)  # the model loaded (busy machine)
     assert up.code == 0, up
