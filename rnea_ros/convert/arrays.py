@@ -60,10 +60,11 @@ def read_npz(path: Path, columns: list[str]) -> dict[str, np.ndarray]:
     """Return ``{column: float64 array}`` of the ``.npz`` archive ``path`` (see the module)."""
     try:
         with zipfile.ZipFile(path) as archive:
-            members = [info for info in archive.infolist() if info.filename.endswith('.npy')]
-            entries = [(info.filename[:-4], _npy_entry(info, archive)) for info in members]
+            members = {info.filename[:-4]: info for info in archive.infolist()
+                       if info.filename.endswith('.npy')}
+            entries = [(info.filename[:-4], _npy_entry(info, archive))
+                       for info in archive.infolist() if info.filename.endswith('.npy')]
             wanted = resolve(path, 'array', entries, columns)
-            members = {info.filename[:-4]: info for info in members}
             arrays = {name: _npy_array(archive, members[name])
                       for name in dict.fromkeys(name for name, _ in wanted.values())}
     except InputError:
