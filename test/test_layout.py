@@ -45,7 +45,7 @@ ALLOWED = {
     'fleet': {'dynamics', 'contacts', 'recording', 'tools', 'bag'},  # bag: the pipeline it runs
     # excite: identify's parameter layout and base; recording's JOINT=VALUE parser.
     'excite': {'dynamics', 'recording', 'tools', 'identify'},
-    # convert: a log (CSV, Parquet) into a bag with recording's bag writer.
+    # convert: a log (CSV, Parquet, .npz, .mat) into a bag with recording's bag writer.
     'convert': {'recording', 'tools'},
     # ctl: a client over DDS (never node); demos' example robot and sim's gap folder for
     # `rnea_ctl paths`.

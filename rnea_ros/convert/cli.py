@@ -1,5 +1,5 @@
 """
-``rnea_convert``: a time-series log (CSV or Parquet) as a rosbag2 bag of joint_states.
+``rnea_convert``: a time-series log (CSV, Parquet, .npz, .mat) as a rosbag2 bag of joint_states.
 
 Usage::
 
@@ -10,11 +10,13 @@ Usage::
 
 One ``sensor_msgs/JointState`` message per row of LOG on ``/joint_states`` (header stamp and
 log time: the time column), in the new MCAP bag BAG (``rnea_ros.convert.mapping`` says how the
-columns and units are given). Every column and row is read and checked before BAG is created:
-a bad input (a missing column, a value that is empty or not a finite number, times that do not
-increase, an option out of range, an existing BAG) prints one ``rnea_convert: error: ...`` line
-naming the column and row, exits with status 2 and writes nothing; a failing machine (a full
-disk) exits with status 1 and removes what it wrote of BAG.
+columns and units are given, ``rnea_ros.convert.arrays`` how the arrays of an ``.npz`` or
+``.mat`` file are columns: ``q[{n}]`` for the columns of the matrix ``q``). Every column and
+row is read and checked before BAG is created: a bad input (a missing column, a value that is
+empty or not a finite number, times that do not increase, an option out of range, an existing
+BAG) prints one ``rnea_convert: error: ...`` line naming the column and row, exits with status
+2 and writes nothing; a failing machine (a full disk) exits with status 1 and removes what it
+wrote of BAG.
 """
 from __future__ import annotations
 
@@ -35,11 +37,14 @@ MAX_EFFORT_SCALE = 1e6  # |--effort-scale|: past it, a unit mistake rather than 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``rnea_convert``."""
-    parser = UsageParser(prog='rnea_convert', description='Write a time-series log (CSV or '
-                         'Parquet) as a rosbag2 MCAP bag of sensor_msgs/JointState messages, '
-                         'one per row, for rnea_bag, rnea_identify and rnea_fleet.')
+    parser = UsageParser(prog='rnea_convert', description='Write a time-series log (CSV, '
+                         'Parquet, NumPy .npz or MATLAB .mat) as a rosbag2 MCAP bag of '
+                         'sensor_msgs/JointState messages, one per row, for rnea_bag, '
+                         'rnea_identify and rnea_fleet.')
     parser.add_argument('log', metavar='LOG', help='the log: a .csv file (a header line, '
-                        'comma separated) or a .parquet file')
+                        'comma separated), a .parquet file, or a NumPy .npz or MATLAB .mat '
+                        '(v7 or older) file of named arrays: a vector is the column of its '
+                        'name, a matrix of one row per sample the columns NAME[1], NAME[2], ...')
     parser.add_argument('--output', required=True, metavar='BAG',
                         help='the bag directory to create (must not exist)')
     parser.add_argument('--joints', required=True, metavar='J1,J2,...',
@@ -54,8 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
                         ('effort', 'efforts (torque, N m; N for a prismatic joint)')):
         parser.add_argument(f'--{field}', required=field == 'position', metavar='COLUMNS',
                             help=f'the {what}: a template with {{n}} (the place of the joint '
-                            'from 1) or {joint} (its name), e.g. Position{n}, or one column per '
-                            'joint separated by commas')
+                            'from 1) or {joint} (its name), e.g. Position{n} or q[{n}] (the '
+                            'columns of the matrix q), or one column per joint separated by '
+                            'commas')
     parser.add_argument('--position-unit', default='rad', choices=tuple(POSITION_UNITS),
                         help='unit of the position columns (default: %(default)s)')
     parser.add_argument('--velocity-unit', default='rad/s', choices=tuple(VELOCITY_UNITS),

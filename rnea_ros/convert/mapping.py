@@ -3,12 +3,13 @@ Which columns of a log are the time and each joint's position, velocity and effo
 
 A field's columns are given as a template or a list: ``Position{n}`` (``{n}``: the joint's
 place in ``joints``, from 1) or ``{joint}_pos`` (``{joint}``: its name) gives one column per
-joint; ``q1,q2,q3`` names them one by one (as many as joints). Units: the time column in
-``s``, ``ms``, ``us`` or ``ns`` plus an offset in seconds (the bag's stamps are ns since the
-epoch: a log that counts from 0 starts at the offset, by default 1970); positions in ``rad``,
-``deg``, ``m`` or ``mm``, velocities in the same per second; effort times a scale (N m, or N
-for a prismatic joint, per unit of the column; a motor current is converted by the actuation
-model's ``effort_gain``, not here).
+joint; ``q1,q2,q3`` names them one by one (as many as joints). The columns of a matrix ``q`` of
+an ``.npz`` or ``.mat`` file are ``q[1]``, ``q[2]``, ...: ``q[{n}]`` gives them in order.
+Units: the time column in ``s``, ``ms``, ``us`` or ``ns`` plus an offset in seconds (the bag's
+stamps are ns since the epoch: a log that counts from 0 starts at the offset, by default 1970);
+positions in ``rad``, ``deg``, ``m`` or ``mm``, velocities in the same per second; effort times
+a scale (N m, or N for a prismatic joint, per unit of the column; a motor current is converted
+by the actuation model's ``effort_gain``, not here).
 """
 from __future__ import annotations
 

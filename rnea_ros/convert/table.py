@@ -1,12 +1,13 @@
 """
-The columns of a time-series log: CSV (a header line, comma separated) or Parquet.
+The columns of a time-series log: CSV (a header line, comma separated), Parquet, .npz or .mat.
 
 ``read_columns`` returns the named columns as float64 arrays of one length, or raises
 ``InputError`` with one line naming the file and what is wrong: a column it does not have, a
 row (counted from 1, the header not counted; for CSV also its line) whose value is empty or
 not a finite number, a row with the wrong number of fields, a file that is not a table. CSV is
 parsed by pyarrow (fast), and only when pyarrow refuses a value is the file read again line by
-line to say where.
+line to say where. A NumPy ``.npz`` archive (``rnea_ros.convert.arrays``) or a MATLAB ``.mat``
+file (``rnea_ros.convert.matfile``) gives its arrays by name, a matrix's columns as ``NAME[k]``.
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ import numpy as np
 
 from rnea_ros.errors import InputError, not_utf8
 
-SUFFIXES = {'.csv': 'csv', '.parquet': 'parquet', '.pq': 'parquet'}
+SUFFIXES = {'.csv': 'csv', '.parquet': 'parquet', '.pq': 'parquet', '.npz': 'npz',
+            '.mat': 'mat'}
 SHOWN_COLUMNS = 12  # the columns an error lists before '...'
 
 
@@ -27,10 +29,12 @@ def read_columns(path: str | Path, columns: list[str]) -> dict[str, np.ndarray]:
     path = Path(path)
     kind = SUFFIXES.get(path.suffix.lower())
     if kind is None:
-        raise InputError(f'LOG {str(path)!r}: expected a .csv or .parquet file')
+        raise InputError(f'LOG {str(path)!r}: expected a .csv, .parquet, .npz or .mat file')
     if not path.is_file():
         raise InputError(f'LOG {str(path)!r}: no such file')
-    read = _read_csv if kind == 'csv' else _read_parquet
+    from rnea_ros.convert import arrays, matfile
+    read = {'csv': _read_csv, 'parquet': _read_parquet, 'npz': arrays.read_npz,
+            'mat': matfile.read_mat}[kind]
     values = read(path, list(dict.fromkeys(columns)))
     for name in columns:
         bad = np.flatnonzero(~np.isfinite(values[name]))
@@ -55,9 +59,14 @@ def _missing(path: Path, header: list[str], columns: list[str]) -> None:
         if count > 1:
             raise InputError(f'LOG {str(path)!r}: column {name!r} appears {count} times in its '
                              'header; expected once')
-        shown = ', '.join(header[:SHOWN_COLUMNS]) + (', ...' if len(header) > SHOWN_COLUMNS
-                                                     else '')
-        raise InputError(f'LOG {str(path)!r} has no column {name!r}; its columns: {shown}')
+        raise no_column(path, name, header)
+
+
+def no_column(path: Path, name: str, shown: list[str]) -> InputError:
+    """Return the error of a log without the column ``name``: it lists the first ``shown``."""
+    listed = ', '.join(shown[:SHOWN_COLUMNS]) + (', ...' if len(shown) > SHOWN_COLUMNS else '')
+    return InputError(f'LOG {str(path)!r} has no column {name!r}; its columns: '
+                      f'{listed or "none"}')
 
 
 def _header(path: Path) -> list[str]:

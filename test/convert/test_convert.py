@@ -206,16 +206,21 @@ TWO = ['--joints', 'a,b', '--time', 'Time', '--time-unit', 'ms', '--position', '
 def test_bad_input_is_one_line_exit_2_nothing_written(tmp_path, capsys, text, extra, message):
     log = tmp_path / 'log.csv'
     log.write_bytes(text if isinstance(text, bytes) else text.encode())
-    before = sorted(tmp_path.rglob('*'))
-    code = rnea_convert([str(log), '--output', str(tmp_path / 'bag'), *TWO, *extra])
+    assert_refused(capsys, log, [*TWO, *extra], message.format(log=log))
+
+
+def assert_refused(capsys, log: Path, options: list[str], message: str) -> None:
+    """Check that converting ``log`` prints ``message``, exits with 2 and writes nothing."""
+    before = sorted(log.parent.rglob('*'))
+    code = rnea_convert([str(log), '--output', str(log.parent / 'bag'), *options])
     captured = capsys.readouterr()
     assert (code, captured.out) == (2, '')
-    assert captured.err == f'rnea_convert: error: {message.format(log=log)}\n'
-    assert sorted(tmp_path.rglob('*')) == before
+    assert captured.err == f'rnea_convert: error: {message}\n'
+    assert sorted(log.parent.rglob('*')) == before
 
 
 @pytest.mark.parametrize('name, message', [
-    ('log.txt', "LOG '{log}': expected a .csv or .parquet file"),
+    ('log.txt', "LOG '{log}': expected a .csv, .parquet, .npz or .mat file"),
     ('missing.csv', "LOG '{log}': no such file"),
     ('log.parquet', "LOG '{log}': not a Parquet file ("),
 ])

@@ -2,9 +2,10 @@
 The commands of docs/logs.md run as shown, on generated Kinova-style logs.
 
 The folder the docs start from is built here: ``kinova_gen3/data/opti_traj_testing{1,2}.csv``
-(``test_convert.kinova_style_log``: an xArm7 motion in the Kinova logs' columns) and
+(``test_convert.kinova_style_log``: an xArm7 motion in the Kinova logs' columns),
 ``kinova_gen3/GEN3-7DOF-VISION_ARM_URDF_V12.urdf`` (the xArm7 URDF, its joints renamed
-``joint_1..joint_7`` as Kinova's). The commands are read from the page, not copied.
+``joint_1..joint_7`` as Kinova's) and ``arm_log.npz`` (the second log's samples as ``t`` in
+seconds and ``q``, ``dq``, ``tau`` matrices). The commands are read from the page, not copied.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from oracle import robot_path
 from test_convert import kinova_style_log, write_csv
 
 from rnea_ros import RobotModel
-from rnea_ros.convert import cli, mapping
+from rnea_ros.convert import cli, mapping, matfile
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / 'docs' / 'logs.md'
@@ -43,7 +44,11 @@ def kinova_folder(folder: Path) -> Path:
     data.mkdir(parents=True)
     model = RobotModel.from_urdf_file(robot_path('xarm7'))
     for name, seconds, seed in (('opti_traj_testing1', 3.0, 3), ('opti_traj_testing2', 2.0, 4)):
-        write_csv(data / f'{name}.csv', kinova_style_log(model, seconds, seed))
+        columns = kinova_style_log(model, seconds, seed)
+        write_csv(data / f'{name}.csv', columns)
+    np.savez(folder / 'arm_log.npz', t=columns['Time'] * 1e-3, **{
+        name: np.column_stack([columns[f'{field}{k}'] for k in range(1, 8)])
+        for name, field in (('q', 'Position'), ('dq', 'Velocity'), ('tau', 'TorqueSm'))})
     urdf = re.sub(r'(name|joint)="joint(\d)"', r'\1="joint_\2"',
                   robot_path('xarm7').read_text())
     (folder / 'kinova_gen3' / 'GEN3-7DOF-VISION_ARM_URDF_V12.urdf').write_text(urdf)
@@ -55,7 +60,7 @@ def test_the_commands_of_the_page_run(tmp_path):
     commands = shown_commands()
     assert [shlex.split(c)[0] for c in commands] == [
         '.venv/bin/rnea_convert', '.venv/bin/rnea_convert', '.venv/bin/rnea_bag',
-        '.venv/bin/rnea_identify', '.venv/bin/rnea_fleet']
+        '.venv/bin/rnea_identify', '.venv/bin/rnea_fleet', '.venv/bin/rnea_convert']
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(ROOT)] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p]))
     for command in commands:
@@ -72,6 +77,16 @@ def test_the_commands_of_the_page_run(tmp_path):
     assert torques.shape[1] == 8 and 0.9 * 3000 < torques.shape[0] < 3000
     assert (folder / 'kinova_identified' / 'actuation.yaml').is_file()
     assert (folder / 'kinova_fleet' / 'fleet.parquet').is_file()
+    # The npz of the second log's samples: its messages, serialized, are those of its CSV.
+    assert len(serialized(folder / 'arm_bag')) == 2000
+    assert serialized(folder / 'arm_bag') == serialized(folder / 'kinova_2')
+
+
+def serialized(bag: Path) -> list[tuple[int, bytes]]:
+    """Return the log time and the CDR bytes of each message of ``bag``."""
+    from rosbags.highlevel import AnyReader
+    with AnyReader([bag]) as reader:
+        return [(time, bytes(raw)) for _, time, raw in reader.messages()]
 
 
 def test_the_page_states_the_bounds():
@@ -79,5 +94,6 @@ def test_the_page_states_the_bounds():
     assert (f"The time column's values are at most {mapping.MAX_SECONDS:g} s in magnitude, the "
             f'offset at most {mapping.MAX_OFFSET:g} s') in text
     assert f'nonzero, magnitude at most {cli.MAX_EFFORT_SCALE:g}' in text
+    assert f'more than {matfile.MAX_EXPANSION} times the file' in text
     for units in (mapping.TIME_UNITS, mapping.POSITION_UNITS, mapping.VELOCITY_UNITS):
         assert '|'.join(units) in text

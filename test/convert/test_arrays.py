@@ -1,0 +1,195 @@
+"""
+``rnea_convert`` on NumPy ``.npz`` archives: the bag of the same data as CSV, and bad archives.
+
+The data (time in ms, position, velocity and effort of 7 joints, random float64 values to the
+last bit) is written as a Kinova-style CSV (``test_convert.write_csv``) and as archives of
+1-D arrays named as the CSV's columns or of (N, 7) matrices mapped with ``q[{n}]``: the bags
+written from them are the same files, byte for byte. Each bad archive is one line naming it,
+exit status 2 and nothing written.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+from test_convert import assert_refused, JOINTS, MAPPING, messages, write_csv
+
+from rnea_ros.convert.cli import main as rnea_convert
+
+ROWS = 200
+MATRICES = ['--joints', ','.join(JOINTS), '--time', 'Time', '--time-unit', 'ms',
+            '--position', 'q[{n}]', '--velocity', 'dq[{n}]', '--effort', 'tau[{n}]']
+TWO = ['--joints', 'a,b', '--time', 'Time', '--position', 'q[{n}]']
+
+
+def motion(rows: int = ROWS) -> dict[str, np.ndarray]:
+    """Return ``Time`` (int64 ms) and ``q``, ``dq``, ``tau`` (rows, 7) of random float64s."""
+    rng = np.random.default_rng(7)
+    return {'Time': np.arange(rows, dtype=np.int64) * 2, 'q': rng.normal(0.0, 1.0, (rows, 7)),
+            'dq': rng.normal(0.0, 2.0, (rows, 7)), 'tau': rng.normal(0.0, 30.0, (rows, 7))}
+
+
+def csv_columns(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Return the Kinova-style columns (``Time``, ``Position1`` ..) of ``motion()``'s data."""
+    columns = {'Time': data['Time'].astype(np.float64)}
+    for field, name in (('Position', 'q'), ('Velocity', 'dq'), ('TorqueSm', 'tau')):
+        columns.update({f'{field}{k}': data[name][:, k - 1] for k in range(1, 8)})
+    return columns
+
+
+def bag_of(capsys, log: Path, mapping: list[str]) -> dict[str, bytes]:
+    """Convert ``log`` into the bag ``bag`` beside it; return its files' bytes by name."""
+    bag = log.parent / 'bag'
+    code = rnea_convert([str(log), '--output', str(bag), *mapping])
+    assert (code, capsys.readouterr().err) == (0, '')
+    return {path.name: path.read_bytes() for path in sorted(bag.iterdir())}
+
+
+def csv_bag(tmp_path: Path, capsys) -> dict[str, bytes]:
+    """Return the files of the bag written from the CSV of ``motion()`` (and check its data)."""
+    (tmp_path / 'csv').mkdir()
+    log = write_csv(tmp_path / 'csv' / 'log.csv', csv_columns(motion()))
+    files = bag_of(capsys, log, MAPPING)
+    stamps, position, _, effort = messages(tmp_path / 'csv' / 'bag')
+    np.testing.assert_array_equal(stamps, motion()['Time'] * 1_000_000)
+    np.testing.assert_array_equal(position, motion()['q'])
+    np.testing.assert_array_equal(effort, motion()['tau'])
+    return files
+
+
+@pytest.mark.parametrize('save, layout', [
+    (np.savez, 'columns'), (np.savez_compressed, 'matrices'), (np.savez, 'time (N, 1)')])
+def test_an_npz_gives_the_bag_of_the_csv_byte_for_byte(tmp_path, capsys, save, layout):
+    (tmp_path / 'npz').mkdir()
+    log = tmp_path / 'npz' / 'log.npz'
+    data = motion()
+    if layout == 'columns':  # 1-D arrays named as the CSV's columns, the same mapping
+        save(log, **csv_columns(data))
+    else:
+        save(log, **(data | {'Time': data['Time'][:, None]} if layout == 'time (N, 1)'
+                     else data))
+    assert bag_of(capsys, log, MAPPING if layout == 'columns' else MATRICES) == \
+        csv_bag(tmp_path, capsys)
+
+
+class Unpickled:
+    """An object whose unpickling writes the file ``marker``: loading it would run code."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return Path.touch, (self.marker,)
+
+
+def stored(path: Path, members: dict[str, bytes]) -> Path:
+    """Write a zip of ``members`` (names may repeat: a list of pairs) without compression."""
+    with zipfile.ZipFile(path, 'w') as archive:
+        for name, data in (members.items() if isinstance(members, dict) else members):
+            archive.writestr(name, data)
+    return path
+
+
+def npy(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=True)
+    return buffer.getvalue()
+
+
+GOOD = {'Time': np.arange(4.0), 'q': np.arange(8.0).reshape(4, 2)}
+
+
+@pytest.mark.parametrize('arrays, mapping, message', [
+    (GOOD, ['--position', 'Position{n}'],
+     "LOG '{log}' has no column 'Position1'; its columns: Time, q[1]..q[2]"),
+    (GOOD, ['--position', 'q[1],q[3]'],
+     "LOG '{log}' has no column 'q[3]'; its columns: Time, q[1]..q[2]"),
+    ({}, [], "LOG '{log}' has no column 'Time'; its columns: none"),
+    (GOOD, ['--position', 'q,Time'],
+     "LOG '{log}': array 'q' is a matrix of 2 columns; expected one of them: q[1] .. q[2] "
+     '(all: the template q[{{n}}])'),
+    (GOOD | {'names': np.array(['a', 'b'])}, ['--position', 'names,q[1]'],
+     "LOG '{log}': array 'names' holds text (<U1); expected numbers"),
+    (GOOD | {'q': GOOD['q'] > 1}, [],
+     "LOG '{log}': array 'q' holds booleans (bool); expected numbers"),
+    (GOOD | {'q': GOOD['q'] * 1j}, [],
+     "LOG '{log}': array 'q' holds complex numbers (complex128); expected numbers"),
+    (GOOD | {'q': np.zeros((4, 2, 2))}, [],
+     "LOG '{log}': array 'q' has the shape (4, 2, 2); expected a vector, or a matrix of one "
+     'row per sample'),
+    (GOOD | {'Time': np.float64(0.0)}, [],
+     "LOG '{log}': array 'Time' has the shape (); expected a vector, or a matrix of one row "
+     'per sample'),
+    (GOOD | {'q': GOOD['q'][:3]}, [],
+     "LOG '{log}': column 'q[1]' has 3 rows, column 'Time' 4; expected one row per sample in "
+     'every column'),
+    (GOOD | {'q': GOOD['q'].T.copy()}, ['--joints', 'a,b,c,d'],
+     "LOG '{log}': column 'q[1]' has 2 rows, column 'Time' 4; expected one row per sample in "
+     "every column (array 'q' is 2 x 4: one row per sample is expected; save its transpose)"),
+    (GOOD | {'q': np.where(GOOD['q'] == 5.0, np.nan, GOOD['q'])}, [],
+     "LOG '{log}': row 3, column 'q[2]': nan is not a finite number"),
+    (GOOD | {'q[1]': GOOD['Time']}, [],
+     "LOG '{log}': column 'q[1]' is both the array 'q[1]' and a column of the matrix 'q'; "
+     'expected one of them'),
+])
+def test_bad_npz_is_one_line_exit_2_nothing_written(tmp_path, capsys, arrays, mapping, message):
+    log = tmp_path / 'log.npz'
+    np.savez(log, **arrays)
+    assert_refused(capsys, log, [*TWO, *mapping], message.format(log=log))
+
+
+def test_an_object_array_is_refused_by_name_and_never_loaded(tmp_path, capsys):
+    marker = tmp_path / 'code_ran'
+    objects = np.array([Unpickled(marker), None], dtype=object)
+    assert pickle.loads(pickle.dumps(Unpickled(marker))) is None and marker.exists()
+    marker.unlink()  # unpickling it runs code: this test's archive must never be unpickled
+    log = stored(tmp_path / 'log.npz', {'Time.npy': npy(GOOD['Time']), 'q.npy': npy(objects)})
+    code = rnea_convert([str(log), '--output', str(tmp_path / 'bag'), *TWO])
+    assert code == 2
+    assert capsys.readouterr().err == (
+        f"rnea_convert: error: LOG '{log}': array 'q' holds Python objects, which are never "
+        'loaded (a pickle can run code); expected numbers\n')
+    assert not marker.exists() and not (tmp_path / 'bag').exists()
+
+
+def archive_bytes() -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, **GOOD)
+    return buffer.getvalue()
+
+
+def shape_claimed(path: Path) -> Path:
+    """Write an archive whose ``Time`` header claims 10**9 values over 4 (none allocated)."""
+    header = npy(GOOD['Time']).replace(b"'shape': (4,), }" + b' ' * 9,  # its padding
+                                       b"'shape': (1000000000,), }")
+    return stored(path, {'Time.npy': header, 'q.npy': npy(GOOD['q'])})
+
+
+@pytest.mark.parametrize('write, message', [
+    (lambda path: path.write_bytes(archive_bytes()[:len(archive_bytes()) // 2]),
+     "LOG '{log}': not a NumPy .npz archive (File is not a zip file)"),
+    (lambda path: path.write_text('Time,q\n0,1\n1,2\n'),
+     "LOG '{log}': not a NumPy .npz archive (File is not a zip file)"),
+    (lambda path: path.write_bytes(npy(GOOD['Time'])),  # one .npy array named .npz
+     "LOG '{log}': not a NumPy .npz archive (File is not a zip file)"),
+    (lambda path: path.write_bytes(archive_bytes().replace(npy(GOOD['q'])[-8:],
+                                                           b'\x00' * 8)),
+     "LOG '{log}': not a NumPy .npz archive (Bad CRC-32 for file 'q.npy')"),
+    (shape_claimed,
+     "LOG '{log}': not a NumPy .npz archive (array 'Time': its shape (1000000000,) needs more "
+     'than its 160 bytes)'),
+    (lambda path: stored(path, [('Time.npy', npy(GOOD['Time'])), ('q.npy', npy(GOOD['q'])),
+                                ('q.npy', npy(GOOD['q']))]),
+     "LOG '{log}': array 'q' appears 2 times; expected once"),
+])
+def test_a_corrupt_npz_is_one_line(tmp_path, capsys, write, message):
+    log = tmp_path / 'log.npz'
+    with pytest.warns(UserWarning, match='Duplicate name') if 'appears' in message else \
+            contextlib.nullcontext():
+        write(log)
+    assert_refused(capsys, log, TWO, message.format(log=log))
