@@ -6,11 +6,12 @@ Start the simulated robot: ``rnea_sim`` and ``python -m rnea_ros.sim``.
 over ``--ros-args``). ``rnea_sim --mjcf FILE`` runs an MJCF robot as it is instead
 (``rnea_ros.sim.mjcf_robot``): no gap (``gap`` none; an explicit other one, by ``--gap`` or the
 parameter, is refused), a fixed base, ``robot_description`` unused; with ``--urdf`` or
-``--xacro-arg`` it is refused. Bad input (a URDF MuJoCo cannot compile, a gap file with an unknown key,
-a negative mass or a link the robot lacks, a parameter out of range) stops it at start with one
-line and exit code 2; so does a ``--record`` bag that exists or cannot be created and written
-(checked before the first step). SIGINT/SIGTERM, or ``duration`` of sim time, end the run: the
-last split of ``--record`` is written and the exit code is 0; physics that diverge (gains too
+``--xacro-arg`` it is refused. Bad input (a URDF or MJCF MuJoCo cannot compile or the plant
+cannot take, a gap file with an unknown key, a negative mass or a link the robot lacks, a
+parameter out of range) stops it at start with one line and exit code 2; so does a
+``--record`` bag that exists or cannot be created and written (checked before the first
+step). SIGINT/SIGTERM, or ``duration`` of sim time, end the run: the last split of
+``--record`` is written and the exit code is 0; physics that diverge (gains too
 high for the timestep), or a split that cannot be written (a full disk), end it with one line
 and exit code 1, the bag readable with what was written up to there. A fatal signal (a
 crash in MuJoCo or the middleware) first prints every thread's Python stack (``faulthandler``).
@@ -37,9 +38,10 @@ SHUTDOWN_WAIT = 10.0  # s for the executor's thread to end at shutdown, each of 
 
 DESCRIPTION = """\
 The simulated robot (node name 'rnea_sim'): MuJoCo physics of a URDF with a reality gap, or
-of an MJCF robot as it is (--mjcf, e.g. rnea_identify's identified.xml), joint_states out, joint_trajectory and effort_commands in (see the README, "The simulated
-robot"). Exit status: 0 at SIGINT/SIGTERM or after duration, 2 for bad input (one line),
-1 when the physics diverge or the recording cannot be written (one line)."""
+of an MJCF robot as it is (--mjcf, e.g. rnea_identify's identified.xml, no gap), joint_states
+out, joint_trajectory and effort_commands in (see the README, "The simulated robot"). Exit
+status: 0 at SIGINT/SIGTERM or after duration, 2 for bad input (one line), 1 when the physics
+diverge or the recording cannot be written (one line)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,7 +79,7 @@ def _split(argv: list[str]) -> tuple[list[str], list[str]]:
 
 
 def _mjcf_option_error(options) -> str | None:
-    """The one line refusing options that do not go with ``--mjcf``, or None."""
+    """Return the one line refusing options that do not go with ``--mjcf``, or None."""
     if options.mjcf is None:
         return None
     if options.urdf is not None:

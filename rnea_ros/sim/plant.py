@@ -26,8 +26,8 @@ finite (the physics diverged: gains too high for the timestep) raises ``Unstable
 MuJoCo has then reset the state. After ``step`` the state is that of the next instant;
 ``acceleration()``, ``applied_effort`` and ``contact_wrenches()`` describe the step just taken
 (at the state it started from; with substeps, the last physics step). Effort commands are
-clipped to the URDF ``<limit effort>``; a non-finite command raises ``InputError`` and is
-never applied.
+clipped to the URDF ``<limit effort>`` (an MJCF's: ``mjcf_robot``); a non-finite command
+raises ``InputError`` and is never applied.
 
 The sensors (``measured_position``, ``measured_effort``) read through the gap: encoder
 quantisation, and the applied actuator torque plus a constant per-joint offset and white noise,

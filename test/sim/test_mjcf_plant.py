@@ -145,7 +145,7 @@ def test_what_the_plant_cannot_take_is_one_line_naming_the_file(tmp_path, make, 
     '<asset><texture name="t" type="skybox" fileup="../outside.png"/></asset>',
 ])
 def test_a_path_outside_the_files_folder_is_refused_before_mujoco_reads_it(tmp_path, element):
-    """MuJoCo would read ``../`` and absolute paths: the file may not reach out of its folder."""
+    """A relative path up (``../``) or an absolute one: MuJoCo would read it, refused first."""
     outside = tmp_path / 'outside.xml'
     outside.write_text(ARM.format(joint='<joint name="j"/>', extra=''))
     folder = tmp_path / 'robot'
