@@ -10,12 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 import sys
 
+from mjcf_twins import identified_xml
 from oracle import robot_path
 import pytest
 from ros_harness import BEST_EFFORT
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-from test_mjcf_plant import ARM, identified_xml
+from test_mjcf_plant import ARM
 from test_sim_node import run_sim
 
 from rnea_ros import RobotModel
