@@ -150,7 +150,9 @@ class Plant:
             master_q.append(tree.q_index[k])
             master_v.append(tree.v_index[k])
             multiplier.append(tree.multiplier[k])
-            offset.append(tree.offset[k])
+            # qpos is the angle from the pose in the file plus the joint's ref (qpos0): 0 in
+            # a URDF, an MJCF's own otherwise.
+            offset.append(tree.offset[k] + m.qpos0[m.jnt_qposadr[j]])
         self._qadr, self._vadr = np.array(qadr, int), np.array(vadr, int)
         self._master_q, self._master_v = np.array(master_q, int), np.array(master_v, int)
         self._mult, self._offset = np.array(multiplier), np.array(offset)

@@ -99,6 +99,46 @@ def test_a_motor_ctrlrange_alone_bounds_the_effort(tmp_path):
     np.testing.assert_array_equal(plant.effort_limits, [10.0, np.inf])
 
 
+REF_ARM = """<mujoco model="ref">
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="a"><inertial pos="0.1 0 0.1" mass="1" diaginertia="0.01 0.02 0.03"/>
+      <joint name="j1" axis="0 1 0" ref="0.4"/>
+      <body name="b" pos="0.3 0 0.2">
+        <inertial pos="0.1 0 0.05" mass="2" diaginertia="0.01 0.02 0.03"/>
+        <joint name="j2" axis="1 0 0" ref="-0.7"/>
+        <body name="c" pos="0 0.2 0">
+          <inertial pos="0 0.1 0" mass="0.5" diaginertia="0.01 0.01 0.01"/>
+          <joint name="j3" axis="0 0 1" ref="0.2"/></body></body></body>
+  </worldbody>
+  <equality><joint joint1="j3" joint2="j2" polycoef="0.1 -0.5 0 0 0"/></equality>
+</mujoco>
+"""
+
+
+def test_joints_with_a_ref_and_a_mimic_keep_the_nominal_models_layout(tmp_path):
+    """
+    q is MuJoCo's qpos, whatever the joint's ``ref``; the mimic's qpos is its equality's.
+
+    The plant's state (set, read back) and its MuJoCo inverse dynamics are the nominal model's
+    (``RobotModel.from_mjcf``) at the same q, to 1e-9.
+    """
+    path = _write(tmp_path, REF_ARM)
+    plant = Plant.from_mjcf(path)
+    nominal = RobotModel.from_mjcf(path)
+    assert plant.joint_names == ('j1', 'j2')
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        q, v, a = rng.uniform(-1.0, 1.0, (3, 2))
+        plant.reset(q, v)
+        np.testing.assert_allclose(plant.q(), q, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(plant.v(), v, rtol=0, atol=1e-15)
+        mimic = plant.data.qpos[plant.model.joint('j3').qposadr[0]]
+        assert mimic == pytest.approx(0.2 + 0.1 - 0.5 * (q[1] + 0.7), abs=1e-12)
+        np.testing.assert_allclose(plant.inverse_dynamics(q, v, a), nominal.rnea(q, v, a),
+                                   rtol=0, atol=1e-9)
+
+
 def _write(folder: Path, text: str, name: str = 'robot.xml') -> Path:
     path = folder / name
     path.write_text(text)
