@@ -15,8 +15,8 @@ What the plant cannot take is refused by name (``MJCFError``, one line naming th
 - a path (``<include file>``, an asset's ``file``, ``<compiler meshdir texturedir assetdir>``)
   that is absolute or leads outside the file's folder (MuJoCo itself would read it: it takes
   ``../`` and absolute paths);
-- a free joint (fixed-base robots only), and whatever ``load_mjcf`` refuses (ball joints,
-  springs, tendons, ...);
+- a free or a ball joint (fixed-base robots with hinge and slide joints only), and whatever
+  ``load_mjcf`` refuses (springs, tendons, ...);
 - an actuator that is not a motor on a joint (no dynamics, fixed gain, no bias: a servo's bias
   would pull the joint with the plant's ``ctrl`` at 0), and engine plugins.
 
@@ -91,13 +91,14 @@ def check_paths(path: Path) -> None:
 
 
 def _refuse_for_the_plant(mj) -> None:
-    """Raise ``MJCFError`` for a free joint, an actuator that is not a motor, a plugin."""
+    """Raise ``MJCFError`` for a free or ball joint, an actuator that is not a motor, a plugin."""
     import mujoco
+    kinds = {int(mujoco.mjtJoint.mjJNT_FREE): 'free', int(mujoco.mjtJoint.mjJNT_BALL): 'ball'}
     for j in range(mj.njnt):
-        if mj.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+        if int(mj.jnt_type[j]) in kinds:
             raise MJCFError(f'joint {mj.joint(j).name!r} (body {mj.body(mj.jnt_bodyid[j]).name!r}'
-                            ') is a free joint: rnea_sim --mjcf takes fixed-base robots (hinge '
-                            'and slide joints)')
+                            f') is a {kinds[int(mj.jnt_type[j])]} joint: rnea_sim --mjcf takes '
+                            'fixed-base robots (hinge and slide joints)')
     for a in range(mj.nu):
         motor = (mj.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT
                  and mj.actuator_dyntype[a] == mujoco.mjtDyn.mjDYN_NONE

@@ -158,7 +158,8 @@ ARM = """<mujoco>
     (lambda tmp: _write(tmp, '<mujoco><worldbody>'),
      'not XML: no element found: line 1, column 19'),
     (lambda tmp: _write(tmp, ARM.format(joint='<joint name="j" type="ball"/>', extra='')),
-     "joint 'j' (body 'a') is a ball joint: not supported (hinge, slide and free joints only)"),
+     "joint 'j' (body 'a') is a ball joint: rnea_sim --mjcf takes fixed-base robots (hinge and "
+     'slide joints)'),
     (lambda tmp: _write(tmp, ARM.format(joint='<freejoint name="f"/>', extra='')),
      "joint 'f' (body 'a') is a free joint: rnea_sim --mjcf takes fixed-base robots (hinge and "
      'slide joints)'),

@@ -54,8 +54,8 @@ def _robot(tmp: Path) -> str:
      'joints all in the file)'),
     (lambda tmp: ['--mjcf', _file(tmp, 'ball.xml', ARM.format(
         joint='<joint name="wrist" type="ball"/>', extra=''))],
-     "MJCF '{tmp}/ball.xml': joint 'wrist' (body 'a') is a ball joint: not supported (hinge, "
-     'slide and free joints only)'),
+     "MJCF '{tmp}/ball.xml': joint 'wrist' (body 'a') is a ball joint: rnea_sim --mjcf takes "
+     'fixed-base robots (hinge and slide joints)'),
     (lambda tmp: ['--mjcf', _file(tmp, 'free.xml', ARM.format(
         joint='<freejoint name="root"/>', extra=''))],
      "MJCF '{tmp}/free.xml': joint 'root' (body 'a') is a free joint: rnea_sim --mjcf takes "
