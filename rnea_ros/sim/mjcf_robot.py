@@ -48,14 +48,10 @@ def _inside(folder: Path, value: str) -> bool:
     return (folder / value).resolve().is_relative_to(folder)
 
 
-def check_paths(path: Path) -> None:
-    """
-    Raise ``MJCFError`` when the file or one it includes names a path outside its folder.
-
-    Also when the file is not XML, or its root is not ``<mujoco>``.
-    """
-    folder = path.resolve().parent
-    pending, seen, directories = [path.resolve()], set(), []
+def _read_all(path: Path) -> list:
+    """Return the root elements of ``path`` and of every file it includes (in its folder)."""
+    main = path.resolve()
+    folder, pending, roots, seen = main.parent, [main], [], set()
     while pending:
         current = pending.pop()
         if current in seen:
@@ -64,30 +60,47 @@ def check_paths(path: Path) -> None:
         try:
             root = ET.parse(current).getroot()
         except ET.ParseError as error:
-            which = '' if current == path.resolve() else f'included {str(current)!r}: '
+            which = '' if current == main else f'included {str(current)!r}: '
             raise MJCFError(f'{which}not XML: {error}') from None
         except OSError as error:
             raise MJCFError(f'cannot read {str(current)!r}: {error.strerror}') from None
-        if current == path.resolve() and root.tag != 'mujoco':
+        if current == main and root.tag != 'mujoco':
             raise MJCFError(f'the root element is <{root.tag}>: expected <mujoco> (an MJCF '
                             'file; a URDF goes to --urdf)')
-        for element in root.iter('compiler'):
-            directories += [element.get(name) for name in DIRECTORIES
-                            if element.get(name) is not None]
+        roots.append(root)
+        for element in root.iter('include'):
+            value = element.get('file')
+            if value is not None:  # relative to the main file's folder, as MuJoCo reads it
+                _check_inside(folder, element, 'file', value, [])
+                pending.append((folder / value).resolve())
+    return roots
+
+
+def _check_inside(folder: Path, element, attribute: str, value: str, directories) -> None:
+    """Raise ``MJCFError`` unless ``value`` joined to each of ``directories`` stays inside."""
+    if not all(_inside(folder, str(Path(d) / value)) for d in ['', *directories]):
+        raise MJCFError(f'<{element.tag} {attribute}={value!r}> leads outside the '
+                        f"file's folder {str(folder)!r}: expected a relative path within it")
+
+
+def check_paths(path: Path) -> None:
+    """
+    Raise ``MJCFError`` when the file or one it includes names a path outside its folder.
+
+    Also when the file is not XML, or its root is not ``<mujoco>``.
+    """
+    folder = path.resolve().parent
+    roots = _read_all(path)
+    # MuJoCo joins an asset's file to a compiler folder (of any file): every join stays inside.
+    directories = [element.get(name) for root in roots for element in root.iter('compiler')
+                   for name in DIRECTORIES if element.get(name) is not None]
+    for root in roots:
         for element in root.iter():
-            names = [(name, value) for name, value in element.attrib.items()
-                     if name.startswith('file')]  # file, and a cube texture's fileup, ...
-            if element.tag == 'compiler':
-                names += [(name, element.get(name)) for name in DIRECTORIES
-                          if element.get(name) is not None]
-            for attribute, value in names:
-                # MuJoCo joins an asset's file to one of the folders: every join stays inside.
-                if not all(_inside(folder, str(Path(d) / value)) for d in ['', *directories]):
-                    raise MJCFError(f'<{element.tag} {attribute}={value!r}> leads outside the '
-                                    f"file's folder {str(folder)!r}: expected a relative path "
-                                    'within it')
-            if element.tag == 'include' and element.get('file') is not None:
-                pending.append((folder / element.get('file')).resolve())
+            for attribute, value in element.attrib.items():
+                if attribute.startswith('file'):  # file, and a cube texture's fileup, ...
+                    _check_inside(folder, element, attribute, value, directories)
+                elif element.tag == 'compiler' and attribute in DIRECTORIES:
+                    _check_inside(folder, element, attribute, value, [])
 
 
 def _refuse_for_the_plant(mj) -> None:

@@ -187,6 +187,7 @@ def test_what_the_plant_cannot_take_is_one_line_naming_the_file(tmp_path, make, 
     '<include file="{outside}"/>',
     '<compiler meshdir="../"/><asset><mesh name="m" file="outside.stl"/></asset>',
     '<asset><texture name="t" type="skybox" fileup="../outside.png"/></asset>',
+    '<include file="inner.xml"/>',  # inside, and it names a mesh outside
 ])
 def test_a_path_outside_the_files_folder_is_refused_before_mujoco_reads_it(tmp_path, element):
     """A relative path up (``../``) or an absolute one: MuJoCo would read it, refused first."""
@@ -194,6 +195,8 @@ def test_a_path_outside_the_files_folder_is_refused_before_mujoco_reads_it(tmp_p
     outside.write_text(ARM.format(joint='<joint name="j"/>', extra=''))
     folder = tmp_path / 'robot'
     folder.mkdir()
+    _write(folder, '<mujoco><asset><mesh name="m" file="../outside.stl"/></asset></mujoco>',
+           'inner.xml')
     element = element.format(outside=outside)
     path = _write(folder, f'<mujoco>{element}</mujoco>')
     with pytest.raises(MJCFError) as caught:
