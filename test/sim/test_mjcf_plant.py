@@ -118,7 +118,7 @@ REF_ARM = """<mujoco model="ref">
 
 def test_joints_with_a_ref_and_a_mimic_keep_the_nominal_models_layout(tmp_path):
     """
-    q is MuJoCo's qpos, whatever the joint's ``ref``; the mimic's qpos is its equality's.
+    The plant's q is MuJoCo's qpos, whatever the joint's ``ref``; a mimic's is its equality's.
 
     The plant's state (set, read back) and its MuJoCo inverse dynamics are the nominal model's
     (``RobotModel.from_mjcf``) at the same q, to 1e-9.
