@@ -128,9 +128,9 @@ class ClosedLoop:
             self.side.executor
 
     def start_sim(self, params: dict, remaps: dict | None = None, name: str = 'sim',
-                  record: Path | None = None) -> RosProcess:
+                  record: Path | None = None, mjcf: Path | None = None) -> RosProcess:
         """
-        Start ``python -m rnea_ros.sim`` with ``params`` (``--record`` when given).
+        Start ``python -m rnea_ros.sim`` with ``params`` (``--record``, ``--mjcf`` when given).
 
         In lockstep the sim waits up to ``LOCKSTEP_TIMEOUT`` for each answer unless ``params``
         say otherwise: a missed answer is then the node not answering, not a stall of a shared
@@ -142,6 +142,8 @@ class ClosedLoop:
         command = [sys.executable, '-m', 'rnea_ros.sim']
         if record is not None:
             command += ['--record', str(record)]
+        if mjcf is not None:
+            command += ['--mjcf', str(mjcf)]
         command += self._ros_args(name, params, remaps)
         return self._start(name, command)
 

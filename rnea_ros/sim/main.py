@@ -3,11 +3,15 @@ Start the simulated robot: ``rnea_sim`` and ``python -m rnea_ros.sim``.
 
 ``rnea_sim [--urdf FILE] [--xacro-arg NAME:=VALUE ...] [--gap default|none|FILE]
 [--record BAG] [--ros-args ...]``: the options set the parameters of the same names (they win
-over ``--ros-args``). Bad input (a URDF MuJoCo cannot compile, a gap file with an unknown key,
-a negative mass or a link the robot lacks, a parameter out of range) stops it at start with one
-line and exit code 2; so does a ``--record`` bag that exists or cannot be created and written
-(checked before the first step). SIGINT/SIGTERM, or ``duration`` of sim time, end the run: the
-last split of ``--record`` is written and the exit code is 0; physics that diverge (gains too
+over ``--ros-args``). ``rnea_sim --mjcf FILE`` runs an MJCF robot as it is instead
+(``rnea_ros.sim.mjcf_robot``): no gap (``gap`` none; an explicit other one, by ``--gap`` or the
+parameter, is refused), a fixed base, ``robot_description`` unused; with ``--urdf`` or
+``--xacro-arg`` it is refused. Bad input (a URDF or MJCF MuJoCo cannot compile or the plant
+cannot take, a gap file with an unknown key, a negative mass or a link the robot lacks, a
+parameter out of range) stops it at start with one line and exit code 2; so does a
+``--record`` bag that exists or cannot be created and written (checked before the first
+step). SIGINT/SIGTERM, or ``duration`` of sim time, end the run: the last split of
+``--record`` is written and the exit code is 0; physics that diverge (gains too
 high for the timestep), or a split that cannot be written (a full disk), end it with one line
 and exit code 1, the bag readable with what was written up to there. A fatal signal (a
 crash in MuJoCo or the middleware) first prints every thread's Python stack (``faulthandler``).
@@ -33,10 +37,11 @@ from rnea_ros.errors import InputError, RneaError, URDFError, UsageParser
 SHUTDOWN_WAIT = 10.0  # s for the executor's thread to end at shutdown, each of two waits
 
 DESCRIPTION = """\
-The simulated robot (node name 'rnea_sim'): MuJoCo physics of a URDF with a reality gap,
-joint_states out, joint_trajectory and effort_commands in (see the README, "The simulated
-robot"). Exit status: 0 at SIGINT/SIGTERM or after duration, 2 for bad input (one line),
-1 when the physics diverge or the recording cannot be written (one line)."""
+The simulated robot (node name 'rnea_sim'): MuJoCo physics of a URDF with a reality gap, or
+of an MJCF robot as it is (--mjcf, e.g. rnea_identify's identified.xml, no gap), joint_states
+out, joint_trajectory and effort_commands in (see the README, "The simulated robot"). Exit
+status: 0 at SIGINT/SIGTERM or after duration, 2 for bad input (one line), 1 when the physics
+diverge or the recording cannot be written (one line)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,7 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument('--urdf', help='URDF or xacro file (instead of robot_description)')
     parser.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
                         help='xacro argument for --urdf (repeatable)')
-    parser.add_argument('--gap', help='reality gap: default, none, or a YAML file')
+    parser.add_argument('--mjcf', metavar='FILE',
+                        help='MJCF file: the robot as it is, fixed base, no gap (instead of '
+                             '--urdf and robot_description)')
+    parser.add_argument('--gap', help='reality gap: default, none, or a YAML file (none only '
+                                      'with --mjcf)')
     parser.add_argument('--record', metavar='BAG',
                         help='write a rosbag2 here as the run goes (see record_split)')
     return parser
@@ -69,9 +78,42 @@ def _split(argv: list[str]) -> tuple[list[str], list[str]]:
     return ours, ros
 
 
-def plant_factory(urdf_file: str | None, xacro_args: dict):
+def _mjcf_option_error(options) -> str | None:
+    """Return the one line refusing options that do not go with ``--mjcf``, or None."""
+    if options.mjcf is None:
+        return None
+    if options.urdf is not None:
+        return '--urdf and --mjcf: give one robot, not both'
+    if options.xacro_arg:
+        return '--xacro-arg: applies to --urdf, not to --mjcf'
+    if options.gap not in (None, 'none'):
+        return (f'--gap {options.gap}: with --mjcf the file is the robot as it is: only --gap '
+                'none applies (a gap edits URDF text)')
+    return None
+
+
+def mjcf_plant(mjcf_file: str, settings):
+    """Return the ``Plant`` of ``--mjcf`` (``gap``: its default means none; others refused)."""
+    from rnea_ros.sim.plant import Plant
+    if settings.gap not in ('default', 'none'):
+        raise ValueError(f"parameter 'gap' is {settings.gap!r}: expected none with --mjcf (the "
+                         'file is the robot as it is; a gap edits URDF text)')
+    if settings.floating_base:
+        raise ValueError("parameter 'floating_base' is True: expected false with --mjcf (a "
+                         'fixed-base robot, its joints all in the file)')
+    return Plant.from_mjcf(mjcf_file, rate=settings.rate, gravity=settings.gravity,
+                           substeps=settings.substeps)
+
+
+def plant_factory(urdf_file: str | None, xacro_args: dict, mjcf_file: str | None = None):
     """Return the function that builds the ``Plant`` from the checked settings."""
     def build(settings):
+        if mjcf_file is not None:
+            plant = mjcf_plant(mjcf_file, settings)
+            if plant.actuated_q.size == 0:
+                raise InputError(f'MJCF {mjcf_file!r}: the robot has no actuated joint: nothing '
+                                 'to simulate')
+            return plant
         from rnea_ros.dynamics.description import read_robot_description
         from rnea_ros.dynamics.loading import read_file_option
         from rnea_ros.sim.gap import load_gap
@@ -104,6 +146,10 @@ def main(args: list[str] | None = None) -> int:
     argv = list(sys.argv if args is None else args)
     ours, _ = _split(argv)
     options = build_parser().parse_args(ours)
+    refused = _mjcf_option_error(options)
+    if refused is not None:
+        print(f'rnea_sim: {refused}', file=sys.stderr)
+        return 2
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
@@ -129,7 +175,7 @@ def main(args: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     try:
-        node = SimNode(plant_factory(options.urdf, xacro_args), overrides)
+        node = SimNode(plant_factory(options.urdf, xacro_args, options.mjcf), overrides)
     except (ValueError, RneaError, OSError) as error:
         print(f'rnea_sim: {error}', file=sys.stderr)
         rclpy.try_shutdown()

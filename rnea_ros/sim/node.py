@@ -269,8 +269,8 @@ class SimNode(Node):
         self.get_logger().info(
             f'{len(plant.joint_names)} actuated joints, {settings.rate:g} Hz, physics step '
             f'{1e3 * plant.model.opt.timestep:g} ms ({plant.substeps} per timestep), clock '
-            f'{settings.clock}, gap {settings.gap}, command interface '
-            f'{settings.command_interface}'
+            f'{settings.clock}, gap {"none (MJCF)" if plant.true_urdf is None else settings.gap}'
+            f', command interface {settings.command_interface}'
             + (', gravity compensated by the robot' if settings.gravity_compensated_by_robot
                else ''))
         jitter = plant.gap.jitter

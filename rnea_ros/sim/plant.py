@@ -26,8 +26,8 @@ finite (the physics diverged: gains too high for the timestep) raises ``Unstable
 MuJoCo has then reset the state. After ``step`` the state is that of the next instant;
 ``acceleration()``, ``applied_effort`` and ``contact_wrenches()`` describe the step just taken
 (at the state it started from; with substeps, the last physics step). Effort commands are
-clipped to the URDF ``<limit effort>``; a non-finite command raises ``InputError`` and is
-never applied.
+clipped to the URDF ``<limit effort>`` (an MJCF's: ``mjcf_robot``); a non-finite command
+raises ``InputError`` and is never applied.
 
 The sensors (``measured_position``, ``measured_effort``) read through the gap: encoder
 quantisation, and the applied actuator torque plus a constant per-joint offset and white noise,
@@ -74,27 +74,49 @@ class Plant:
         Raises ``URDFError`` (a URDF that neither RobotModel nor MuJoCo can take) or
         ``InputError`` (a gap naming a link or joint the robot does not have).
         """
-        self.gap = Gap.none() if gap is None else gap
+        gap = Gap.none() if gap is None else gap
         with warnings.catch_warnings():  # MuJoCo judges the inertias (it refuses bad ones)
             warnings.simplefilter('ignore', ModelWarning)
-            self.nominal = RobotModel.from_urdf_string(urdf, floating_base=floating_base,
-                                                       gravity=gravity, inertia_check='warn')
-        tree = self.nominal.tree
-        self.joint_names = tuple(j.name for j in self.nominal.joints if j.nv == 1)
-        self.gap.check_names(self.nominal.link_names, self.joint_names)
-        self.true_urdf = apply_gap(urdf, self.gap)
+            nominal = RobotModel.from_urdf_string(urdf, floating_base=floating_base,
+                                                  gravity=gravity, inertia_check='warn')
+        gap.check_names(nominal.link_names, _actuated(nominal))
+        self.true_urdf = apply_gap(urdf, gap)
+        substeps = _checked_substeps(substeps)
+        model = build_model(self.true_urdf, gap, floating_base=floating_base,
+                            timestep=1.0 / rate / substeps, gravity=gravity)
+        limits = np.array([nominal.joint(n).effort_limit for n in _actuated(nominal)])
+        self._start(nominal, model, gap, rate, substeps, limits)
+
+    @classmethod
+    def from_mjcf(cls, path, *, rate: float = 1000.0, gravity=DEFAULT_GRAVITY,
+                  substeps: int = 1) -> Plant:
+        """
+        Build the plant of an MJCF file, the robot as it is (``rnea_ros.sim.mjcf_robot``).
+
+        Fixed base, no gap (``Gap.none()``), no ``true_urdf`` (None). Raises ``MJCFError``
+        naming the file and what the plant cannot take.
+        """
+        from rnea_ros.sim.mjcf_robot import compile_mjcf, effort_limits
+        substeps = _checked_substeps(substeps)
+        model, nominal = compile_mjcf(path, timestep=1.0 / rate / substeps, gravity=gravity)
+        plant = cls.__new__(cls)
+        plant.true_urdf = None
+        plant._start(nominal, model, Gap.none(), rate, substeps,
+                     effort_limits(model, _actuated(nominal)))
+        return plant
+
+    def _start(self, nominal: RobotModel, model: mujoco.MjModel, gap: Gap, rate: float,
+               substeps: int, effort_limits: np.ndarray) -> None:
+        """Set the plant up on its nominal model and compiled MuJoCo model, at rest."""
+        self.gap, self.nominal, self.model = gap, nominal, model
+        self.joint_names = _actuated(nominal)
         self.timestep = 1.0 / rate
-        if isinstance(substeps, bool) or not isinstance(substeps, int) or substeps < 1:
-            raise InputError(f'Plant: substeps must be an integer >= 1, got {substeps!r}')
         self.substeps = substeps
-        self.model = build_model(self.true_urdf, self.gap, floating_base=floating_base,
-                                 timestep=self.timestep / self.substeps, gravity=gravity)
         self.data = mujoco.MjData(self.model)
-        self.floating_base = floating_base
+        self.floating_base = nominal.floating_base
         self.nq, self.nv = self.nominal.nq, self.nominal.nv
-        self._layout(tree)
-        self.effort_limits = np.array([self.nominal.joint(n).effort_limit
-                                       for n in self.joint_names])
+        self._layout(nominal.tree)
+        self.effort_limits = effort_limits
         rng = np.random.default_rng(self.gap.seed + 1)
         self.torque_offset = self.gap.torque_offset * rng.standard_normal(len(self.joint_names))
         # The reading's unit: torque per unit of it (a motor current's torque constant x ratio).
@@ -128,7 +150,9 @@ class Plant:
             master_q.append(tree.q_index[k])
             master_v.append(tree.v_index[k])
             multiplier.append(tree.multiplier[k])
-            offset.append(tree.offset[k])
+            # qpos is the angle from the pose in the file plus the joint's ref (qpos0): 0 in
+            # a URDF, an MJCF's own otherwise.
+            offset.append(tree.offset[k] + m.qpos0[m.jnt_qposadr[j]])
         self._qadr, self._vadr = np.array(qadr, int), np.array(vadr, int)
         self._master_q, self._master_v = np.array(master_q, int), np.array(master_v, int)
         self._mult, self._offset = np.array(multiplier), np.array(offset)
@@ -414,6 +438,17 @@ class Plant:
                 wrench = np.concatenate([rotation.T @ f, rotation.T @ tau])
                 wrenches[name] = wrenches.get(name, 0.0) + wrench
         return wrenches
+
+
+def _actuated(nominal: RobotModel) -> tuple[str, ...]:
+    """Return the actuated joints: the independent one-DoF joints, in the model's order."""
+    return tuple(j.name for j in nominal.joints if j.nv == 1)
+
+
+def _checked_substeps(substeps) -> int:
+    if isinstance(substeps, bool) or not isinstance(substeps, int) or substeps < 1:
+        raise InputError(f'Plant: substeps must be an integer >= 1, got {substeps!r}')
+    return substeps
 
 
 def _rotation(quaternion_xyzw) -> np.ndarray:

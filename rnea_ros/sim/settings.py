@@ -52,7 +52,7 @@ def _plain(name: str, kind: str, default, description: str, **bounds) -> Paramet
 
 PARAMETERS = (
     _plain('robot_description', STRING, '',
-           'URDF text of the robot (or --urdf FILE; xacro is expanded).'),
+           'URDF text of the robot (or --urdf FILE; xacro is expanded); unused with --mjcf.'),
     _plain('floating_base', BOOL, False,
            'A free joint on the URDF root link, a floor plane at z = 0; publish odometry and '
            'base_acceleration.'),
@@ -68,7 +68,8 @@ PARAMETERS = (
             'a missed answer is counted and the previous command used.'),
     _plain('gap', STRING, 'default',
            'Reality gap: default (the shipped arm gap), none, go2 or solo12 (the shipped '
-           "quadrupeds' feet), or a YAML file (or --gap)."),
+           "quadrupeds' feet), or a YAML file (or --gap). With --mjcf: none only (its default "
+           'there).'),
     _choice('command_interface', 'drive_pd',
             'What a joint torque is, as the real interface makes it. drive_pd: a drive with its '
             'own PD, kp (q_d - q) + kd (v_d - v) + trajectory effort + effort command. effort: '

@@ -210,9 +210,12 @@ def detection_start(diagnostics: list) -> float | None:
 def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
              duration: float = 10.0, node_params: dict | None = None,
              sim_params: dict | None = None, during=None, motion=None,
-             to_the_end: bool = True) -> LoopRun:
+             to_the_end: bool = True, mjcf: Path | None = None) -> LoopRun:
     """
     Run the trajectory in closed loop on ``path`` (see ``closed_loop.PATHS``); measure it.
+
+    ``mjcf``: the sim runs this MJCF file (``rnea_sim --mjcf``) instead of ``urdf``, which
+    stays the node's model and the trajectory's.
 
     ``during(loop)``: called once the trajectory is sent (e.g. to stop the node).
     ``motion``: (times, Q, V, A) of ``duration`` s instead of the demo trajectory.
@@ -233,7 +236,7 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
         sim.update(sim_params or {})
         remaps = {'joint_trajectory': 'joint_trajectory_with_effort'} if path == 'trajectory' \
             else {}
-        loop.start_sim(sim, remaps, record=bag)
+        loop.start_sim(sim, remaps, record=bag, mjcf=mjcf)
         desired: list = []
         desired_sub = loop.subscribe(JointTrajectory, 'desired_accelerations', desired.append,
                                      reliable=False)
