@@ -72,6 +72,9 @@ class RatePublishers:
         self._thread.join()
 
 
+WINDOWS = 3  # windows of 600 cycles tried for one the test publisher did not pause in
+
+
 def test_arm_and_slow_gripper_publishers_give_no_fault_output(ros, panda):
     """
     Publish the arm at 250 Hz and the finger at 4 Hz: no fault output at all.
@@ -94,18 +97,29 @@ def test_arm_and_slow_gripper_publishers_give_no_fault_output(ros, panda):
     try:
         good = model.rnea(q, v, np.zeros(model.nv))
         ros.wait_for(streams.command, lambda m: np.allclose(m.data, good, atol=1e-9), 30)
-        start = len(streams.command.messages)
-        report = streams.diagnostic(has_level(OK), timeout=15)  # a report after the first good
-        ros.spin_until(lambda: len(streams.command.messages) - start >= 600, 30,
-                       what='600 cycles')
-        window = streams.command.messages[start:]
-        faults = sum(1 for m in window if not np.any(m.data))
-        assert faults == 0, (f'{faults} fault outputs of {len(window)}; largest arm publish '
-                             f'gap {np.max(np.diff(publishers.arm_times)):.3f} s')
+        streams.diagnostic(has_level(OK), timeout=15)  # a report after the first good
+        # 600 cycles without a fault output. A window in which this process itself paused the
+        # arm's publisher past input_timeout (a loaded machine: 0.7 s seen) is not judged: the
+        # node was right to fault there. Another window is taken, at most WINDOWS in all.
+        seen = []
+        for _ in range(WINDOWS):
+            start, published = len(streams.command.messages), len(publishers.arm_times)
+            began = time.monotonic()
+            ros.spin_until(lambda: len(streams.command.messages) - start >= 600, 30,
+                           what='600 cycles')
+            window = streams.command.messages[start:]
+            faults = sum(1 for m in window if not np.any(m.data))
+            times = [began, *publishers.arm_times[published:], time.monotonic()]
+            gap = float(np.max(np.diff(times)))
+            seen.append(f'{faults} fault outputs of {len(window)}, largest arm publish gap '
+                        f'{gap:.3f} s')
+            if faults == 0 or gap <= 0.15:
+                break
+        assert faults == 0, '; '.join(seen)
         np.testing.assert_allclose(window[-1].data, good, rtol=0, atol=1e-9)
         report = streams.diagnostic(has_level(OK))
         values = status(report)[2]
-        assert values['fault cycles since last report'] == '0'
+        assert values['fault cycles since last report'] == '0', '; '.join(seen)
         slow = values['joint_states timeouts [s] (slow publishers)']
         assert slow.startswith(FINGER) and 0.5 < float(slow.split()[1]) <= 1.0
         # The arm publisher stops: fault output within the arm's own timeout.
