@@ -14,12 +14,10 @@ their own), both well within 1 mrad.
 from __future__ import annotations
 
 from loop_harness import run_loop
-from mjcf_twins import joint_terms, joint_terms_gap
-from oracle import robot_path
+from mjcf_twins import identified_xml, joint_terms, joint_terms_gap, UR5
 import pytest
 
 from rnea_ros import RobotModel
-from rnea_ros.identify import mjcf_out
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -29,11 +27,10 @@ TRACKS = 1e-3  # rad: each run's RMS tracking error at most this
 
 
 def test_the_node_tracks_the_mjcf_sim_as_the_urdf_sim_of_the_same_robot(tmp_path):
-    urdf = robot_path('ur5').read_text()
+    urdf = UR5.read_text()
     model = RobotModel.from_urdf_string(urdf)
     terms = joint_terms(model)
-    xml = tmp_path / mjcf_out.FILE_NAME
-    xml.write_text(mjcf_out.mjcf_text(model, terms))
+    xml = identified_xml(tmp_path)  # the same model and terms, as rnea_identify --mjcf writes
     gap = tmp_path / 'joint_terms.yaml'
     gap.write_text(joint_terms_gap(model, terms))
     node = {**terms.to_parameters(), 'friction_compensation': True}
