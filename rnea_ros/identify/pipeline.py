@@ -19,6 +19,11 @@ The ``rnea_identify`` pipeline: bags -> regressor -> base parameters -> fit -> o
    with the joint terms fitted to it, the identified model; and on the validation rows the fit
    would use (``validation_moving``: without a joint's rows where it is nearly at rest,
    ``rnea_ros.identify.filtering``); outputs (``rnea_ros.identify.report``).
+
+``--effort current``: the gains are fitted after step 3 (``rnea_ros.identify.current``), and
+steps 4-6 run on the efforts times them, and with validation data also with every gain 1 and,
+when the validation demotes a gain, once more with the final gains
+(``rnea_ros.identify.gain_check``).
 """
 from __future__ import annotations
 
