@@ -77,6 +77,15 @@ def judge(folder: Path, sensor_bag: Path, effort_bag: Path, urdf_xml: str) -> di
             'current': np.sqrt(np.mean((sensor.effort - link) ** 2, axis=0))}
 
 
+def _verdict(joint: dict) -> str:
+    """'fitted / gain 1 RMS: verdict' of one joint of identification.json's effort_gain."""
+    rms = joint['validation_rms']
+    said = ' / '.join('–' if x is None else f'{x:.3g}'
+                      for x in (rms['fitted_gain'], rms['gain_1']))
+    reason = joint['reason'] or ''
+    return f"{said}: {'yes' if joint['determined'] else reason.split(':')[0].split()[-1]}"
+
+
 def row(name: str, values) -> str:
     return f'| {name} | ' + ' | '.join(f'{x:.3g}' for x in values) + ' |'
 
@@ -130,6 +139,13 @@ def main(argv=None) -> int:
             print(f'| --anchor-prior {prior:g} | ' + ' | '.join(
                 f"{joints[n]['least_squares']:.3g} ± {joints[n]['std']:.2g}"
                 + ('' if joints[n]['determined'] else ' *') for n in names) + ' |')
+        print("\nThe tool's check: the identified model's validation RMS in the effort's units "
+              '[N m] with the fitted gain / with gain 1; the verdict (yes: the fitted gain is '
+              'written; anchor or validation: not determined by it, gain 1 written):\n\n'
+              + header)
+        for prior, joints in gains.items():
+            print(f'| --anchor-prior {prior:g} | '
+                  + ' | '.join(_verdict(joints[n]) for n in names) + ' |')
         print('\nValidation log, RMS of the torque sensor minus [N m]:\n\n' + header)
         for name, (out, kind) in runs.items():
             judged = judge(out, bags[(validation.stem, 'sensor')],

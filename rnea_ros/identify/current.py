@@ -42,7 +42,8 @@ A gain is not determined (its joint keeps gain 1, the effort as given, with a wa
   joints only turn its link about its origin (a payload on the link of a single joint: its
   mass and first moment give the same torques); its mass shows where they move that origin.
 
-No determined gain at all is an ``InputError`` (exit 2): nothing can be fitted.
+No determined gain at all is an ``InputError`` (exit 2): nothing can be fitted. A determined
+gain is then checked against the validation data (``gain_check``).
 """
 from __future__ import annotations
 
@@ -98,6 +99,10 @@ class GainFit:
     samples: int
     anchor: Anchor
     warnings: list[str] = field(default_factory=list)
+    reasons: list[str | None] = field(default_factory=list)  # why not determined, per joint
+    # ``gain_check``: the validation RMS per joint in the effort's units with the fitted gains
+    # (row 0) and with gain 1 (row 1); None: not checked (no validation data).
+    validation: np.ndarray | None = None
 
 
 def check_options(effort: str, anchor_payload: str | None, anchor_bags,
@@ -249,7 +254,9 @@ def fit_gains(model, lay, base, train, anchor_sets, anchor: Anchor, low_pass,
                 f'{reason}; it keeps gain 1 (the effort as given)'
                 for name, reason in zip(names, reasons) if reason is not None]
     gains = np.where(determined, fitted, 1.0)
-    return GainFit(gains, fitted, std, determined, sigma, n, anchor, warnings)
+    reasons = [None if reason is None else f'not determined by the anchor: {reason}'
+               for reason in reasons]
+    return GainFit(gains, fitted, std, determined, sigma, n, anchor, warnings, reasons)
 
 
 def _urdf_constraints(layout: _Layout, base, anchor: Anchor, prior, uses: np.ndarray):

@@ -19,6 +19,11 @@ The ``rnea_identify`` pipeline: bags -> regressor -> base parameters -> fit -> o
    with the joint terms fitted to it, the identified model; and on the validation rows the fit
    would use (``validation_moving``: without a joint's rows where it is nearly at rest,
    ``rnea_ros.identify.filtering``); outputs (``rnea_ros.identify.report``).
+
+``--effort current``: the gains are fitted after step 3 (``rnea_ros.identify.current``), and
+steps 4-6 run on the efforts times them, and with validation data also with every gain 1 and,
+when the validation demotes a gain, once more with the final gains
+(``rnea_ros.identify.gain_check``).
 """
 from __future__ import annotations
 
@@ -33,8 +38,8 @@ from rnea_ros.dynamics.loading import read_file_option, urdf_model
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.identify import base as base_params
-from rnea_ros.identify import covariance, current, filtering, fit, parameters, physical, \
-    samples, trust
+from rnea_ros.identify import covariance, current, filtering, fit, gain_check, parameters, \
+    physical, samples, trust
 
 CHUNK = 20_000
 MIN_SAMPLES_PER_PARAMETER = 2  # training samples (each one row per joint) per base parameter
@@ -221,13 +226,53 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     if still is not None and still.any():
         held, base = _held_base(model, lay, train, still, base)
         warnings += _still_warnings(lay, low_pass, held)
-    gains = None
+    timings['regressor'] = time.perf_counter() - clock
+    gains, run = None, None
     if anchor is not None:  # the rest is identified from the efforts times the gains
         gains = current.fit_gains(model, lay, base, train, anchor_sets, anchor, low_pass,
                                   threads, (theta_urdf, scale))
+
+        def fit_with(k: np.ndarray) -> _Robot:
+            return _fit_robot(model, lay, base, current.scaled(train, k),
+                              current.scaled(validation, k), low_pass, inertial, theta_urdf,
+                              scale, threads, timings)
+        gains, run = gain_check.check(gains, lay.joint_names, fit_with)
         warnings += gains.warnings
-        train = current.scaled(train, gains.gains)
-        validation = current.scaled(validation, gains.gains)
+    if run is None:
+        run = _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_urdf,
+                         scale, threads, timings)
+    warnings += run.warnings
+    plot_data = validation[0] if validation and len(validation[0]) else None
+    if gains is not None and plot_data is not None:
+        plot_data = current.scaled([plot_data], gains.gains)[0]
+    return Identification(model, urdf_xml, lay, base, theta_urdf, scale, run.theta,
+                          run.theta_friction, run.result, run.betas, run.rms,
+                          {'training': n_train, 'validation': run.validation_count},
+                          dropped, inertial, run.solver, run.eigen, plot_data, warnings,
+                          timings, run.uncertainty, differentiation, gains)
+
+
+@dataclass
+class _Robot:
+    """What ``_fit_robot`` gives: the fit, the models, their RMS and its warnings."""
+
+    result: fit.Fit
+    theta: np.ndarray
+    theta_friction: np.ndarray
+    betas: dict[str, np.ndarray]
+    rms: dict[str, dict[str, np.ndarray]]
+    validation_count: int
+    solver: str | None
+    eigen: np.ndarray | None
+    uncertainty: tuple[np.ndarray, np.ndarray] | None
+    warnings: list[str]
+
+
+def _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_urdf, scale,
+               threads, timings) -> _Robot:
+    """Run steps 4-6 of the module docstring on ``train`` and ``validation`` (torques)."""
+    clock = time.perf_counter()
+    n_train = sum(len(d) for d in train)
     train_eq, filtered_eq = equations(model, lay, base), equations(model, lay, base)
     sweep(model, lay, base, train, [(train_eq, None), (filtered_eq, low_pass)], threads)
     # The validation residual on every row, and on the rows the fit models: without the rows
@@ -235,7 +280,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     validation_eq, moving_eq = (equations(model, lay, base) for _ in range(2))
     moving = filtering.LowPass(None, low_pass.rate, None, low_pass.rest)
     sweep(model, lay, base, validation, [(validation_eq, None), (moving_eq, moving)], threads)
-    timings['regressor'] = time.perf_counter() - clock
+    timings['regressor'] += time.perf_counter() - clock  # summed over the fits
 
     clock = time.perf_counter()
     result = fit.weighted_fit(filtered_eq, train_eq)
@@ -278,20 +323,16 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     betas = {'urdf': beta_urdf, 'urdf+friction': beta_friction, 'identified': beta}
     rms = {name: {'training': train_eq.rms(b), 'validation': validation_eq.rms(b),
                   'validation_moving': moving_eq.rms(b)} for name, b in betas.items()}
-    timings['fit'] = time.perf_counter() - clock
-    warnings += _excitation_warnings(base, result, scale,
-                                     lay.n_inertial if inertial == 'none' else 0)
+    timings['fit'] = timings.get('fit', 0.0) + time.perf_counter() - clock
+    warnings = _excitation_warnings(base, result, scale,
+                                    lay.n_inertial if inertial == 'none' else 0)
     if inertial == 'physical':
         warnings += trust.departure_warnings(base.names, result.beta, result.std, beta)
         warnings += trust.validation_warnings(rms, result.sigma, validation_eq.joint_count)
     uncertainty = trust.link_uncertainty(lay, base, metric, scale, theta) \
         if inertial == 'physical' else None
-    plot_data = validation[0] if validation and len(validation[0]) else None
-    return Identification(model, urdf_xml, lay, base, theta_urdf, scale, theta, theta_friction,
-                          result, betas, rms, {'training': n_train,
-                                               'validation': validation_eq.count},
-                          dropped, inertial, solver, eigen, plot_data, warnings, timings,
-                          uncertainty, differentiation, gains)
+    return _Robot(result, theta, theta_friction, betas, rms, validation_eq.count, solver, eigen,
+                  uncertainty, warnings)
 
 
 def _held_base(model, lay, train: list[samples.Samples], still: np.ndarray, base):

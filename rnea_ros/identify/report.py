@@ -25,9 +25,13 @@ What ``rnea_identify`` writes: identification.json / .md, actuation.yaml, identi
   whether its pseudo-inertia is positive semi-definite, and (``--inertial physical``) the
   standard deviations of its identified mass and centre of mass (``trust.link_uncertainty``);
   ``total_mass`` before and after;
-- ``effort_gain`` (``--effort current`` only): the anchor, and per joint the gain written to
-  actuation.yaml (1 when not determined), the least-squares one, its standard deviation and
-  whether the anchor determines it (``rnea_ros.identify.current``);
+- ``effort_gain`` (``--effort current`` only): the anchor, whether the gains were checked
+  against validation data (``validation_checked``), and per joint the gain written to
+  actuation.yaml (1 when not determined), the least-squares one, its standard deviation,
+  whether it is determined (by the anchor, ``rnea_ros.identify.current``, and by the
+  validation, ``rnea_ros.identify.gain_check``), the identified model's validation RMS in the
+  effort's units with the fitted gain and with gain 1 (``validation_rms``: ``fitted_gain``,
+  ``gain_1``) and, when not determined, why (``reason``);
 - ``warnings`` and ``outputs``.
 """
 from __future__ import annotations
@@ -120,15 +124,21 @@ def summary(result: Identification, settings: dict, outputs: list[str]) -> dict:
 
 
 def effort_gains(result: Identification) -> dict:
-    """Per joint the effort gain written, the fitted one, its std (``--effort current``)."""
+    """Per joint the effort gain written, the fitted one, its std, the validation's verdict."""
     gains = result.gains
+    checked = gains.validation
+    if checked is None:
+        checked = np.full((2, gains.std.size), np.nan)
     return {'anchor': {'link': gains.anchor.link, 'mass': gains.anchor.mass,
                        'bags': list(gains.anchor.bags), 'prior': gains.anchor.prior},
             'samples': gains.samples,
-            'joints': {joint: {'gain': g, 'least_squares': f, 'std': s, 'determined': bool(d)}
-                       for joint, g, f, s, d in zip(result.layout.joint_names, gains.gains,
-                                                    gains.fitted, gains.std,
-                                                    gains.determined)}}
+            'validation_checked': gains.validation is not None,
+            'joints': {joint: {'gain': g, 'least_squares': f, 'std': s, 'determined': bool(d),
+                               'validation_rms': {'fitted_gain': r, 'gain_1': r1},
+                               'reason': why}
+                       for joint, g, f, s, d, r, r1, why in zip(
+                           result.layout.joint_names, gains.gains, gains.fitted, gains.std,
+                           gains.determined, checked[0], checked[1], gains.reasons)}}
 
 
 def _differentiation_lines(per_bag: dict) -> list[str]:
@@ -182,10 +192,17 @@ def markdown(data: dict) -> str:
                                  + ([f"the URDF's inertial parameters within "
                                      f"{fmt(anchor['prior'])} × their prior scale"]
                                     if anchor['prior'] is not None else [])) + '.', '',
-                  '| joint | gain | least squares | std | determined |', '|---|---|---|---|---|']
+                  'Validation RMS: the identified model against the validation effort, in the '
+                  "effort's units, with the fitted gain and with gain 1.", '',
+                  '| joint | gain | least squares | std | validation RMS, fitted gain | '
+                  'validation RMS, gain 1 | determined |', '|---|---|---|---|---|---|---|']
         for joint, entry in gains['joints'].items():
+            rms = entry['validation_rms']
             lines.append(f"| {joint} | {fmt(entry['gain'])} | {fmt(entry['least_squares'])} | "
-                         f"{fmt(entry['std'], 2)} | {'yes' if entry['determined'] else 'no'} |")
+                         f"{fmt(entry['std'], 2)} | {fmt(rms['fitted_gain'])} | "
+                         f"{fmt(rms['gain_1'])} | "
+                         + ('yes' if entry['determined'] else
+                            'no (' + entry['reason'].split(':')[0] + ')') + ' |')
     if settings.get('offset') == 'sensor-bias':
         lines += ['', '`offset`: the bias of the effort sensor (`--offset sensor-bias`), not a '
                   'torque: actuation.yaml has it as `effort_bias.<joint>`.']

@@ -8,7 +8,10 @@ has a payload of known mass on a link: on ``fore_tip`` (0.3 m out on the forearm
 the arm and determines its two gains, while ``other_joint`` shares no parameter with it (not
 determined: a warning, gain 1); on ``arm_link`` (its origin on the axis of ``arm_joint``) it
 loads no joint at all: nothing can be fitted, exit 2. With the URDF's parameters as the
-anchor (``--anchor-prior``; here the URDF is the truth) every gain is determined.
+anchor (``--anchor-prior``; here the URDF is the truth) every gain is fitted, and the arm's
+validate; the pendulum's does not (its own parameters take its gain: the validation predicts
+as well with gain 1). With a tool the URDF misses (``TOOL`` on ``fore_tip``) and gains in truth
+1, the URDF anchor biases the arm's gains, and the validation keeps gain 1 for every joint.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ import pytest
 from rnea_ros import RobotModel
 from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.identify.cli import main as rnea_identify
+from rnea_ros.identify.gain_check import MARGIN
 
 URDF = """<robot name="arm_and_pendulum">
   <link name="base"/>
@@ -53,9 +57,10 @@ MASS = 1.0  # kg on the anchor link
 NOISE = 0.01  # N m
 RATE = 500.0
 DURATION = 6.0
+TOOL = 0.5  # kg on fore_tip, missing from the URDF (a tool the URDF does not know)
 
 
-def _bag(path, model: RobotModel, seed: int):
+def _bag(path, model: RobotModel, seed: int, gains=GAINS):
     """Write ``DURATION`` s of two sines; effort = torque / gain + noise."""
     rng = np.random.default_rng(seed)
     t = np.arange(int(DURATION * RATE)) / RATE
@@ -64,7 +69,7 @@ def _bag(path, model: RobotModel, seed: int):
     q = 1.2 * np.sin(omega * t[:, None] + phase)
     v = 1.2 * omega * np.cos(omega * t[:, None] + phase)
     a = -1.2 * omega ** 2 * np.sin(omega * t[:, None] + phase)
-    gains = np.array([GAINS[name] for name in model.joint_names])
+    gains = np.array([gains[name] for name in model.joint_names])
     effort = model.rnea_batch(q, v, a) / gains + NOISE * rng.standard_normal(q.shape)
     times = bagdata.BAG_START + np.round(t * 1e9).astype(np.int64)
     return bagdata.joint_states_bag(path, times, model.joint_names, q, v, effort)
@@ -108,19 +113,46 @@ def test_a_joint_the_payload_does_not_reach_keeps_gain_1_with_a_warning(robot, c
                                     rel=1e-12)
 
 
-def test_the_urdf_prior_anchors_every_joint(robot, capsys):
-    """--anchor-prior alone: the URDF (here the truth) fixes each gain, the pendulum's too."""
+def _prior(urdf, training, out, *extra):
+    return rnea_identify([str(training), '--urdf', str(urdf), '--output', str(out),
+                          '--no-plots', '--friction', 'none', '--effort', 'current',
+                          '--anchor-prior', '0.05', *extra])
+
+
+def test_the_urdf_prior_anchors_every_joint_and_the_validation_the_arms(robot, capsys):
+    """
+    --anchor-prior alone: the URDF (here the truth) fixes each gain, the pendulum's too.
+
+    The validation favours the arm's two gains (their torques share parameters, so gain 1
+    cannot be made up by them) but not the pendulum's: its own link's parameters, scaled by
+    its gain, predict its effort as well with gain 1. It keeps gain 1, said by a warning.
+    """
     urdf, training, _, folder = robot
     out = folder / 'prior'
-    code = rnea_identify([str(training), '--urdf', str(urdf), '--output', str(out),
-                          '--no-plots', '--friction', 'none', '--effort', 'current',
-                          '--anchor-prior', '0.05'])
-    assert code == 0, capsys.readouterr().err
-    gains = json.loads((out / 'identification.json').read_text())['effort_gain']['joints']
+    code = _prior(urdf, training, out)
+    err = capsys.readouterr().err
+    assert code == 0, err
+    data = json.loads((out / 'identification.json').read_text())['effort_gain']
+    gains = data['joints']
+    assert data['validation_checked']
     for joint, truth in GAINS.items():
-        assert gains[joint]['determined'], gains
-        assert gains[joint]['gain'] == pytest.approx(truth, rel=0.01), gains
-        assert abs(gains[joint]['gain'] - truth) <= 3 * gains[joint]['std'], gains
+        assert gains[joint]['least_squares'] == pytest.approx(truth, rel=0.01), gains
+        assert abs(gains[joint]['least_squares'] - truth) <= 3 * gains[joint]['std'], gains
+    for joint in ('arm_joint', 'elbow_joint'):
+        rms = gains[joint]['validation_rms']
+        assert gains[joint]['determined'] and gains[joint]['reason'] is None, gains
+        assert gains[joint]['gain'] == gains[joint]['least_squares']
+        assert rms['fitted_gain'] <= (1 - MARGIN) * rms['gain_1'], gains
+    other = gains['other_joint']
+    assert not other['determined'] and other['gain'] == 1.0, other
+    rms = other['validation_rms']
+    assert rms['fitted_gain'] == pytest.approx(rms['gain_1'], rel=MARGIN), other
+    assert ('warning: the effort gain of other_joint is not determined by the validation: the '
+            'identified model predicts its validation effort with RMS '
+            f"{rms['fitted_gain']:.4g} with the fitted gain {other['least_squares']:.4g} and "
+            f"{rms['gain_1']:.4g} with gain 1 (in units of the effort; the fitted gain must "
+            'lower it by 2 %); it keeps gain 1 (the effort as given)\n') in err, err
+    assert other['reason'].startswith('not determined by the validation: ')
 
 
 def test_a_payload_that_loads_no_joint_determines_nothing_exit_2(robot, capsys):
@@ -167,3 +199,69 @@ def test_bad_anchor_options_are_one_line_exit_2(robot, capsys, extra, message):
     assert err.count('\n') == 1, err
     assert err.startswith(f'rnea_identify: error: {message}'), err
     assert not out.exists()
+
+
+@pytest.fixture(scope='module')
+def tool_bag(tmp_path_factory):
+    """Record the arm with ``TOOL`` kg on fore_tip, which the URDF misses; gains in truth 1."""
+    model = RobotModel.from_urdf_string(URDF).with_payload(
+        'fore_tip', TOOL, (0.0, 0.0, 0.0), (1e-4, 0, 0, 1e-4, 0, 1e-4))
+    ones = dict.fromkeys(GAINS, 1.0)
+    return _bag(tmp_path_factory.mktemp('tool') / 'training', model, 2, ones)
+
+
+def test_gains_the_validation_does_not_favour_keep_gain_1(robot, tool_bag, capsys):
+    """
+    A tool the URDF misses biases the gains the URDF anchors: the validation keeps gain 1.
+
+    The URDF's lighter forearm fixes the scale, so the arm's gains come out low (the torque
+    of the missing tool taken by them); identified with them, the model predicts the
+    validation effort worse than with gain 1, the truth. Every joint keeps gain 1 (the
+    pendulum's gain, right, validates no better either), and the model written is the one
+    identified with gain 1.
+    """
+    urdf, _, _, folder = robot
+    out = folder / 'tool'
+    code = _prior(urdf, tool_bag, out)
+    err = capsys.readouterr().err
+    assert code == 0, err
+    data = json.loads((out / 'identification.json').read_text())
+    gains = data['effort_gain']['joints']
+    for joint in ('arm_joint', 'elbow_joint'):
+        assert gains[joint]['least_squares'] < 0.95, gains  # biased by the missing tool
+    for joint, entry in gains.items():
+        rms = entry['validation_rms']
+        assert not entry['determined'] and entry['gain'] == 1.0, gains
+        assert rms['fitted_gain'] > (1 - MARGIN) * rms['gain_1'], gains
+        assert (f'warning: the effort gain of {joint} is not determined by the validation: the '
+                'identified model predicts its validation effort with RMS '
+                f"{rms['fitted_gain']:.4g} with the fitted gain {entry['least_squares']:.4g} "
+                f"and {rms['gain_1']:.4g} with gain 1 (in units of the effort; the fitted gain "
+                'must lower it by 2 %); it keeps gain 1 (the effort as given)\n') in err, err
+    assert ('warning: no effort gain validates better than gain 1: every joint keeps gain 1 '
+            "(the effort as given, the driver's constants when it is recorded in the driver's "
+            'torque units)\n') in err, err
+    model = RobotModel.from_urdf_string(URDF)
+    assert Actuation.load_yaml(out / 'actuation.yaml', model).effort_gain == \
+        pytest.approx(np.ones(3), abs=0.0)
+    # The model written is the one identified with gain 1: its validation RMS is that run's.
+    identified = data['rms']['identified']['validation_moving']
+    assert [identified[joint] for joint in GAINS] == pytest.approx(
+        [gains[joint]['validation_rms']['gain_1'] for joint in GAINS], rel=1e-9)
+
+
+def test_without_validation_data_the_gains_are_not_checked(robot, capsys):
+    urdf, training, _, folder = robot
+    out = folder / 'unchecked'
+    assert _prior(urdf, training, out, '--holdout', '0') == 0
+    err = capsys.readouterr().err
+    assert err.count('the effort gains are not checked') == 1, err
+    assert ('warning: the effort gains are not checked against validation data (--holdout 0 '
+            'and no --validate): the identified model may predict worse than with gain 1\n'
+            ) in err, err
+    data = json.loads((out / 'identification.json').read_text())['effort_gain']
+    assert not data['validation_checked']
+    for joint, truth in GAINS.items():
+        entry = data['joints'][joint]
+        assert entry['determined'] and entry['gain'] == pytest.approx(truth, rel=0.01), entry
+        assert entry['validation_rms'] == {'fitted_gain': None, 'gain_1': None}
