@@ -62,10 +62,14 @@ def check(gains, names, fit_with):
     reasons = list(gains.reasons)
     warnings = list(gains.warnings)
     for j in np.flatnonzero(demoted):
-        why = (f'not determined by the validation: the identified model predicts its '
-               f'validation effort with RMS {fitted[j]:.4g} with the fitted gain '
-               f'{gains.gains[j]:.4g} and {unit[j]:.4g} with gain 1 (in units of the '
-               f'effort; the fitted gain must lower it by {100 * MARGIN:g} %)')
+        if not np.isfinite(fitted[j]) or not np.isfinite(unit[j]):
+            why = ('not determined by the validation: the joint does not move in the '
+                   'validation data (no row to compare with gain 1)')
+        else:
+            why = (f'not determined by the validation: the identified model predicts its '
+                   f'validation effort with RMS {fitted[j]:.4g} with the fitted gain '
+                   f'{gains.gains[j]:.4g} and {unit[j]:.4g} with gain 1 (in units of the '
+                   f'effort; the fitted gain must lower it by {100 * MARGIN:g} %)')
         reasons[j] = why
         warnings.append(f'the effort gain of {names[j]} is {why}; it keeps gain 1 (the effort '
                         'as given)')

@@ -73,3 +73,15 @@ def test_after_a_demotion_the_model_is_fitted_again_with_the_final_gains():
     assert gains.reasons[1].startswith('not determined by the validation: the identified model '
                                        'predicts its validation effort with RMS 2 with the '
                                        'fitted gain 1.2 and 2 with gain 1')
+
+
+def test_a_joint_still_in_the_validation_data_is_not_determined_and_says_so_without_nan():
+    """No moving validation row of the wrist: its RMS is NaN; the warning says why instead."""
+    fit_with, _ = _fits({(0.5, 1.0): [np.nan, 2.0], (1.0, 1.0): [np.nan, 2.0]})
+    gains, _ = check(_gains([0.5, 0.9], (True, False)), NAMES, fit_with)
+    assert gains.gains.tolist() == [1.0, 1.0] and not gains.determined.any()
+    assert gains.warnings[0] == (
+        'the effort gain of wrist is not determined by the validation: the joint does not move '
+        'in the validation data (no row to compare with gain 1); it keeps gain 1 (the effort as '
+        'given)')
+    assert not any('nan' in warning for warning in gains.warnings)
