@@ -154,6 +154,19 @@ class RosHarness:
     def publisher(self, msg_type, topic: str, qos: QoSProfile = RELIABLE):
         return self.node.create_publisher(msg_type, topic, qos)
 
+    def latched_publisher(self, msg_type, topic: str, timeout: float = 60.0):
+        """
+        Return a latched publisher of ``topic`` once a subscription (the node's) matched it.
+
+        A latched message published before the match waits in the writer's history, but at
+        load 5 the match of a new endpoint itself once took longer than a test's 15 s wait
+        for the answer: the wait for discovery gets its own, longer, timeout.
+        """
+        publisher = self.node.create_publisher(msg_type, topic, LATCHED)
+        self.spin_until(lambda: publisher.get_subscription_count() > 0, timeout,
+                        what=f'a subscription of {topic}')
+        return publisher
+
     def collect(self, msg_type, topic: str, qos: QoSProfile = RELIABLE) -> Collector:
         return Collector(self.node, msg_type, topic, qos)
 

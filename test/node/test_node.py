@@ -15,7 +15,7 @@ from nav_msgs.msg import Odometry
 import numpy as np
 from oracle import Oracle, robot_path
 import pytest
-from ros_harness import BEST_EFFORT, LATCHED, RosHarness
+from ros_harness import BEST_EFFORT, RosHarness
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from standing import contacts, SOLO_FEET, standing
@@ -291,7 +291,7 @@ def test_late_description_then_bad_then_other_joints(ros, panda):
     q, v, a = random_arm_state(model, 7)
     streams = Streams(ros, model.joint_names, q, v)
     streams.diagnostic(has_level(ERROR))  # running, waiting for a model
-    description = ros.publisher(String, 'robot_description', LATCHED)
+    description = ros.latched_publisher(String, 'robot_description')
     description.publish(String(data=xml))
     expected = model.rnea(q, v, np.zeros(model.nv))
     streams.torque_for(predicate=lambda m: np.allclose(m.effort, expected, atol=1e-12))

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 import pytest
-from ros_harness import BEST_EFFORT, LATCHED
+from ros_harness import BEST_EFFORT
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 import test_node
@@ -304,7 +304,7 @@ def test_a_20_mb_description_replaces_the_model_without_stalling_the_cycles(ros,
     """
     model, xml = panda
     node = ros.start_node({'rate': 500.0})
-    description = ros.publisher(String, 'robot_description', LATCHED)
+    description = ros.latched_publisher(String, 'robot_description')
     description.publish(String(data=xml))
     q, v, _ = random_arm_state(model, 25)
     streams = Streams(ros, model.joint_names, q, v)

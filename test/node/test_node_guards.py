@@ -14,7 +14,7 @@ import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, ListParameters, SetParameters
-from ros_harness import LATCHED, NodeProcess
+from ros_harness import NodeProcess
 from std_msgs.msg import String
 import test_node
 from test_node import ERROR, has_level, joint_state, random_arm_state, status, Streams
@@ -130,7 +130,7 @@ def test_rejected_descriptions_leave_no_parameters_behind(ros, panda):
     model, xml = panda
     ros.start_node({'rate': 100.0})
     streams = Streams(ros, model.joint_names, *random_arm_state(model, 4)[:2])
-    description = ros.publisher(String, 'robot_description', LATCHED)
+    description = ros.latched_publisher(String, 'robot_description')
     description.publish(String(data=xml))
     streams.torque_for((50, 0))
 
