@@ -61,6 +61,11 @@ def check(gains, names, fit_with):
     demoted = gains.determined & ~kept
     reasons = list(gains.reasons)
     warnings = list(gains.warnings)
+
+    def demote(j: int, why: str) -> None:
+        reasons[j] = why
+        warnings.append(f'the effort gain of {names[j]} is {why}; it keeps gain 1 (the effort '
+                        'as given)')
     for j in np.flatnonzero(demoted):
         if not np.isfinite(fitted[j]) or not np.isfinite(unit[j]):
             why = ('not determined by the validation: the joint does not move in the '
@@ -70,9 +75,7 @@ def check(gains, names, fit_with):
                    f'validation effort with RMS {fitted[j]:.4g} with the fitted gain '
                    f'{gains.gains[j]:.4g} and {unit[j]:.4g} with gain 1 (in units of the '
                    f'effort; the fitted gain must lower it by {100 * MARGIN:g} %)')
-        reasons[j] = why
-        warnings.append(f'the effort gain of {names[j]} is {why}; it keeps gain 1 (the effort '
-                        'as given)')
+        demote(j, why)
     final = np.where(demoted, 1.0, gains.gains)
     last = run if not demoted.any() else fit_with(final) if kept.any() else ones
     with np.errstate(invalid='ignore', divide='ignore'):
@@ -85,9 +88,7 @@ def check(gains, names, fit_with):
                f'joints the identified model predicts the validation effort of {said} worse '
                f'by more than {100 * MARGIN:g} %')
         for j in np.flatnonzero(kept):
-            reasons[j] = why
-            warnings.append(f'the effort gain of {names[j]} is {why}; it keeps gain 1 (the '
-                            'effort as given)')
+            demote(j, why)
         demoted, kept, final, last = demoted | kept, np.zeros_like(kept), np.ones_like(final), \
             ones
     if demoted.any() and not kept.any():
