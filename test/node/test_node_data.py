@@ -295,13 +295,16 @@ def _descendants(pid: int) -> list[tuple[int, int]]:
 
 def test_a_20_mb_description_replaces_the_model_without_stalling_the_cycles(ros, panda):
     """
-    Replace the model with a 20 MB robot_description at 500 Hz: at most 10 more missed cycles.
+    Replace the model with a 20 MB robot_description at 500 Hz: no stall, few missed cycles.
 
-    The panda with 20 MB of comments costs at most 10 missed cycles more than a quiet window of
-    the same number of diagnostics periods: it is received and parsed in a worker process, only
-    the finished model is installed under the lock. Parsed on the node's own threads it would
-    stall the cycles for the whole parse (about a second: hundreds of missed cycles); the margin
-    of 10 is the scatter of a loaded machine (6 against a median of 2.5 beside a full test run).
+    The panda with 20 MB of comments is received and parsed in a worker process, only the
+    finished model is installed under the lock. Parsed on the node's own threads it would stall
+    the cycles for the whole parse (a second idle, 8 s at load 6: one run of hundreds to
+    thousands of missed cycles). So the longest run of missed cycles stays under 250 (0.5 s),
+    and the replacement costs at most the scatter of a loaded machine more than a quiet window
+    of the same number of diagnostics periods: 10 cycles, or 2 per period in a longer window
+    (6 against a median of 2.5 over a few periods beside a full test run; 11 over 10 periods at
+    load 6, where the quiet record was too short for windows of that length).
     """
     model, xml = panda
     node = ros.start_node({'rate': 500.0})
@@ -316,8 +319,8 @@ def test_a_20_mb_description_replaces_the_model_without_stalling_the_cycles(ros,
     assert WORKER_NICENESS > 0 and _nice(node.proc.pid) + WORKER_NICENESS in \
         niceness.values(), niceness
 
-    def missed(msg) -> int:
-        return int(status(msg)[2]['missed cycles'])
+    def missed(msg, key='missed cycles') -> int:
+        return int(status(msg)[2][key])
     # The worker is up (the model came through it); let the start-up settle, then 6 quiet
     # reports (5 quiet windows of one period).
     for _ in range(2):
@@ -339,8 +342,10 @@ def test_a_20_mb_description_replaces_the_model_without_stalling_the_cycles(ros,
                for k in range(len(quiet) - periods)]
     if not windows:  # the replacement took longer than the quiet record: scale the whole
         windows = [(missed(quiet[-1]) - missed(quiet[0])) * periods / (len(quiet) - 1)]
+    longest = [missed(msg, 'missed cycles, longest run') for msg in (before, after)]
     print(f'missed cycles: {replacement} over {periods} reports with the 20 MB replacement, '
-          f'{windows} in quiet windows of as many reports')
-    assert replacement <= np.median(windows) + 10, (replacement, windows)
+          f'{windows} in quiet windows of as many reports; longest run {longest}')
+    assert replacement <= np.median(windows) + max(10, 2 * periods), (replacement, windows)
+    assert longest[1] <= max(longest[0], 250), longest
     torques = streams.torque_for((9, 0), predicate=lambda m: np.allclose(m.effort, good))
     np.testing.assert_allclose(torques.effort, good, rtol=0, atol=1e-12)
