@@ -3,9 +3,10 @@ The Dask cluster of a fleet run: an embedded ``LocalCluster`` or an existing one
 
 Local: ``n_workers`` worker processes (default: one per core), one thread each (a bag is a
 task on one core), no dashboard, every port (the scheduler's and its HTTP server's, the
-nannies', the workers') on 127.0.0.1, their scratch space (``local_directory``) in a folder
-created afresh in DIR (``DIR/.dask-*``, also Dask's ``temporary-directory``), removed when the
-run ends: nothing is written outside the output directory.
+nannies', the workers') on 127.0.0.1 and chosen free (two runs on one machine do not
+clash), their scratch space (``local_directory``) in a folder created afresh in DIR
+(``DIR/.dask-*``, also Dask's ``temporary-directory``), removed when the run ends: nothing is
+written outside the output directory.
 Remote (``--scheduler tcp://HOST:PORT``): a ``tcp://`` address off the loopback is refused unless
 ``--allow-remote-scheduler`` (``unprotected``: no encryption, no authentication; ``tls://`` is
 accepted). The client connects and ships the tasks there; the
@@ -67,7 +68,10 @@ def client(output: Path, scheduler: str | None = None, workers: int | None = Non
             cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1,
                                    threads_per_worker=1, processes=True, host=LOOPBACK,
                                    dashboard_address=None, local_directory=str(scratch),
-                                   silence_logs=logging.CRITICAL)
+                                   silence_logs=logging.CRITICAL,
+                                   # Without a dashboard the scheduler still serves HTTP, on
+                                   # 8787 unless told: a second cluster on the machine warned.
+                                   scheduler_kwargs={'dashboard_address': f'{LOOPBACK}:0'})
         try:
             connection = Client(cluster)
             try:

@@ -104,3 +104,25 @@ def test_the_fleet_local_cluster_listens_on_loopback_only(tmp_path):
         sockets = set(listening([os.getpid()])) - before
     assert len(sockets) >= 2 + 2 * 2, sockets  # as above
     assert {address for _, address, _ in sockets} == {LOOPBACK}, sockets
+
+
+def test_the_fleet_local_cluster_takes_a_free_port_for_its_http_server(tmp_path, recwarn):
+    """
+    Dask's default HTTP port 8787 taken (another cluster on the machine): no warning.
+
+    Two fleet runs at once on one machine: the second printed Dask's "Port 8787 is already in
+    use" on stderr (a fleet run beside another test's cluster: its first stderr line).
+    """
+    holder = socket.socket()
+    try:
+        holder.bind((LOOPBACK, 8787))
+        holder.listen()
+    except OSError:
+        pass  # taken already, by another process
+    try:
+        with cluster.client(tmp_path, workers=1) as connection:
+            connection.wait_for_workers(1, timeout=180)
+    finally:
+        holder.close()
+    messages = [str(warning.message) for warning in recwarn]
+    assert not [m for m in messages if 'already in use' in m], messages
