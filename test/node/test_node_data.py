@@ -293,6 +293,8 @@ def _descendants(pid: int) -> list[tuple[int, int]]:
     return [(child, _nice(child)) for child in found if Path(f'/proc/{child}').exists()]
 
 
+@pytest.mark.realtime  # missed cycles are the wall clock's: in the parallel phase the other
+# worker's test made 25 missed over 11 periods against quiet windows of 2.2 (load 6)
 def test_a_20_mb_description_replaces_the_model_without_stalling_the_cycles(ros, panda):
     """
     Replace the model with a 20 MB robot_description at 500 Hz: no stall, few missed cycles.
