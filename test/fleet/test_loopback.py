@@ -113,16 +113,13 @@ def test_the_fleet_local_cluster_takes_a_free_port_for_its_http_server(tmp_path,
     Two fleet runs at once on one machine: the second printed Dask's "Port 8787 is already in
     use" on stderr (a fleet run beside another test's cluster: its first stderr line).
     """
-    holder = socket.socket()
-    try:
-        holder.bind((LOOPBACK, 8787))
-        holder.listen()
-    except OSError:
-        pass  # taken already, by another process
-    try:
+    with closing(socket.socket()) as holder:
+        try:
+            holder.bind((LOOPBACK, 8787))
+            holder.listen()
+        except OSError:
+            pass  # taken already, by another process
         with cluster.client(tmp_path, workers=1) as connection:
             connection.wait_for_workers(1, timeout=180)
-    finally:
-        holder.close()
     messages = [str(warning.message) for warning in recwarn]
     assert not [m for m in messages if 'already in use' in m], messages
