@@ -297,6 +297,27 @@ def _bag_stamps(bag: Path) -> list[int]:
     return series.times_ns.tolist()
 
 
+LISTENER = """
+import os, sys, time
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from rnea_ros.demos.process import RclpySide
+domain, tally = int(sys.argv[1]), sys.argv[2]
+side = RclpySide(domain, 'rnea_listener')
+heard = [0, 0]
+def hear(m):
+    heard[0] += 1
+    heard[1] = max(heard[1], m.header.stamp.sec * 10**9 + m.header.stamp.nanosec)
+side.node.create_subscription(JointState, 'joint_states', hear,
+                              QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT))
+while True:
+    side.executor.spin_once(timeout_sec=0.05)
+    with open(tally + '.new', 'w') as f:
+        f.write(f'{heard[0]} {heard[1]}')
+    os.replace(tally + '.new', tally)
+"""
+
+
 def test_a_killed_recording_keeps_every_split_written(ros):
     """
     SIGKILL mid-run: the bag reads back with every step up to the splits not yet written.
@@ -307,29 +328,49 @@ def test_a_killed_recording_keeps_every_split_written(ros):
     split past its end, the hold) and, on a loaded machine, the one handed to the writer and
     not written yet (at most one waits): never more than 2.1 splits.
 
-    The sim talks to this process over UDP only (``FASTDDS_BUILTIN_TRANSPORTS``): a peer
-    frozen and killed in the middle of a write into this process's Fast DDS shared-memory
-    segments is where that transport has crashed its readers (eProsima/Fast-DDS#6501), and a
-    pytest worker crashed at this test once; over UDP a dead peer is silence.
+    The sim and the process that hears its states talk over UDP only
+    (``FASTDDS_BUILTIN_TRANSPORTS``): a peer frozen and killed in the middle of a write into a
+    reader's Fast DDS shared-memory segments is where that transport has crashed its readers
+    (eProsima/Fast-DDS#6501). The listener is a child process (``LISTENER``, its tally in a
+    file) that is SIGKILLed in turn, never destroying its subscription: a pytest worker
+    crashed in ``destroy_node`` of a subscription matched with the killed sim (rclpy/Fast DDS,
+    not this package), which then took the rest of the worker's tests with it.
     """
     import signal
+
+    from rnea_ros.demos.process import RosProcess
     split = 0.5
     bag = ros.tmp_path / 'run'
-    states = ros.collect(JointState, 'joint_states', BEST_EFFORT)
-    _start(ros, _sim_params(record=str(bag), record_split=split, thread_priority=0),
-           env={'FASTDDS_BUILTIN_TRANSPORTS': 'UDPv4'})
-    # The event awaited: the bag's metadata lists a third complete split.
-    ros.spin_until(lambda: len(_listed(bag)) >= 3, timeout=120, what='a third split')
-    os.kill(ros.process.proc.pid, signal.SIGSTOP)
-    heard = [len(states.messages), time.monotonic()]
+    tally = ros.tmp_path / 'heard.txt'
+    udp = {'FASTDDS_BUILTIN_TRANSPORTS': 'UDPv4'}
+    listener = RosProcess([sys.executable, '-c', LISTENER, str(ros.domain), str(tally)],
+                          ros.domain, ros.tmp_path / 'listener.txt', 'listener', env=udp)
+    try:
+        _start(ros, _sim_params(record=str(bag), record_split=split, thread_priority=0),
+               env=udp)
 
-    def quiet_for(seconds: float) -> bool:  # nothing more can come: the sim is frozen
-        if len(states.messages) != heard[0]:
-            heard[:] = [len(states.messages), time.monotonic()]
-        return time.monotonic() - heard[1] >= seconds
-    ros.spin_until(lambda: quiet_for(0.5), timeout=30, what='the states in flight')
-    last = max(m.header.stamp.sec * 10**9 + m.header.stamp.nanosec for m in states.messages)
-    assert ros.process.stop(signum=signal.SIGKILL) == -signal.SIGKILL
+        def tallied() -> tuple[int, int]:  # states heard, the newest stamp [ns]
+            assert listener.running(), listener.output()
+            try:
+                count, last = tally.read_text().split()
+            except FileNotFoundError:
+                return 0, 0
+            return int(count), int(last)
+        # The event awaited: the bag's metadata lists a third complete split.
+        ros.spin_until(lambda: len(_listed(bag)) >= 3 and tallied()[0] > 0, timeout=120,
+                       what='a third split, and states heard')
+        os.kill(ros.process.proc.pid, signal.SIGSTOP)
+        heard = [tallied()[0], time.monotonic()]
+
+        def quiet_for(seconds: float) -> bool:  # nothing more can come: the sim is frozen
+            if tallied()[0] != heard[0]:
+                heard[:] = [tallied()[0], time.monotonic()]
+            return time.monotonic() - heard[1] >= seconds
+        ros.spin_until(lambda: quiet_for(0.5), timeout=30, what='the states in flight')
+        last = tallied()[1]
+        assert ros.process.stop(signum=signal.SIGKILL) == -signal.SIGKILL
+    finally:
+        assert listener.stop(signum=signal.SIGKILL) == -signal.SIGKILL, listener.output()
     stamps = _bag_stamps(bag)
     step = 1_000_000
     assert stamps == list(range(stamps[0], stamps[-1] + step, step))  # every step, gap none
