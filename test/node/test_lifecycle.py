@@ -181,8 +181,15 @@ def test_slow_stops_20_sigint_20_sigterm_at_1khz_all_clean(ros, panda_xml):
 
 
 def test_a_crash_prints_every_threads_python_stack(ros, panda_xml):
-    """A fatal signal (a native crash) leaves the stacks in the log, not an empty exit -11."""
-    process = ros.start_node({'robot_description': panda_xml, 'rate': 200.0,
+    """
+    A fatal signal (a native crash) leaves the stacks in the log, not an empty exit -11.
+
+    ``rate: 0`` (an answer per joint_states message, no clock cycles): once the test stops
+    publishing, every thread of the node waits in a native call. faulthandler reads the other
+    threads' frames while they run (Python calls that unsafe); a cycling control thread once
+    cut the dump short in its first frame at load 4 (a second fault inside the handler).
+    """
+    process = ros.start_node({'robot_description': panda_xml, 'rate': 0.0,
                               'thread_priority': 0})
     publisher = ros.publisher(JointState, 'joint_states', BEST_EFFORT)
     torques = ros.collect(JointState, 'joint_torques')
