@@ -170,6 +170,16 @@ class RosHarness:
     def collect(self, msg_type, topic: str, qos: QoSProfile = RELIABLE) -> Collector:
         return Collector(self.node, msg_type, topic, qos)
 
+    def matched(self, collector: Collector, timeout: float = 60.0) -> Collector:
+        """
+        Return ``collector`` once a publisher (the node's) matched its subscription.
+
+        For an answer the node sends once (volatile): published before the match, it is lost.
+        """
+        self.spin_until(lambda: collector.subscription.get_publisher_count() > 0, timeout,
+                        what=f'a publisher of {collector.topic}')
+        return collector
+
     def spin_until(self, condition: Callable[[], object], timeout: float = 10.0,
                    tick: Callable[[], None] | None = None, what: str = 'condition'):
         """Spin (calling ``tick`` between spins) until ``condition()`` is truthy; return it."""

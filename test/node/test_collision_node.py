@@ -115,7 +115,7 @@ def test_debounce_and_profile_change_live_and_an_undeclared_profile_is_refused(r
 
 def test_on_path_a_a_latched_collision_holds_the_controller_and_the_planner_back(ros, panda):
     feeder, run, quiet, push = started(ros, panda, collision_reaction='stop')
-    out = ros.collect(JointTrajectory, 'joint_trajectory_with_effort')
+    out = ros.matched(ros.collect(JointTrajectory, 'joint_trajectory_with_effort'))
     planner = ros.publisher(JointTrajectory, 'planned_trajectory')
 
     def plan(tag: str) -> JointTrajectory:

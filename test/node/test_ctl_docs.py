@@ -101,6 +101,7 @@ def test_documented_commands_run_against_the_node(ros, tmp_path):
     assert TRAJECTORY_TOPIC == 'planned_trajectory'  # the node's input, that it answers on
     up = run_ctl(ros, ['--timeout', '180', 'wait'], tmp_path)  # the model loaded (busy machine)
     assert up.code == 0, up
+    ros.matched(trajectories)  # the node's answers, sent once, are heard
     for command in documented_commands():
         words = shlex.split(command)
         kind = _subcommand(words)

@@ -221,7 +221,7 @@ def test_trajectory_republished_with_efforts(ros, panda):
     q_measured[-1] = 0.02  # the finger: not in the trajectory, taken at its measured position
     streams = Streams(ros, model.joint_names, q_measured, np.zeros(model.nv))
     streams.torque_for()  # the node is up and has the measured state
-    out = ros.collect(JointTrajectory, 'joint_trajectory_with_effort')
+    out = ros.matched(ros.collect(JointTrajectory, 'joint_trajectory_with_effort'))
     publisher = ros.publisher(JointTrajectory, 'planned_trajectory')
     rng = np.random.default_rng(5)
     arm = [model.joint_names.index(name) for name in PANDA_ARM]

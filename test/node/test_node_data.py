@@ -245,7 +245,7 @@ def test_trajectory_effort_on_a_standing_floating_base_matches_joint_torques(ros
     """
     model, q, streams, _ = standing_solo(ros, {'fault_output': 'zero'})
     torques = streams.torque_for((7, 0), predicate=lambda m: np.any(m.effort))  # not a fault
-    out = ros.collect(JointTrajectory, 'joint_trajectory_with_effort')
+    out = ros.matched(ros.collect(JointTrajectory, 'joint_trajectory_with_effort'))
     publisher = ros.publisher(JointTrajectory, 'planned_trajectory')
     joints = model.joint_names[1:]
     msg = JointTrajectory(joint_names=list(joints))
