@@ -63,6 +63,8 @@ def library() -> None:
         for frame in ('local', 'local_world_aligned', 'world'):
             model.link_jacobian(q, 'tool', frame)
         model.joint_reaction_wrenches(q, v, a, f_ext=wrench)
+        model.forward_dynamics(q, v, a)
+        model.forward_dynamics(q, v, a, f_ext=wrench, gravity=(0.0, 0.0, -9.8))
         for n, threads in ((8, 1), (THREADED, 2)):
             Q = np.repeat(q[None], n, axis=0)
             V, A = rng.uniform(-1, 1, (2, n, model.nv))
@@ -70,6 +72,7 @@ def library() -> None:
             model.rnea_batch(Q, V, A, f_ext=wrench, threads=threads)
             model.rnea_terms_batch(Q, V, A, threads=threads)
             model.regressor_batch(Q, V, A, threads=threads)
+            model.forward_dynamics_batch(Q, V, A, f_ext=wrench, threads=threads)
 
 
 def observer() -> None:

@@ -175,19 +175,36 @@ class Oracle:
 
     def rnea(self, q, v, a, f_ext=None, gravity=None) -> np.ndarray:
         """pin.rnea on our layout; f_ext: link name -> [f; tau] in the link frame."""
-        pin = self.pin
-        pm, pd = self.pm, self.pd
+        return self.coupling.T @ self._call(self.pin.rnea, q, v, a, f_ext, gravity)
+
+    def _call(self, algorithm, q, v, x, f_ext, gravity) -> np.ndarray:
+        """Return algorithm(model, data, q, v, x[, forces]) in Pinocchio's layout, at gravity."""
+        pm = self.pm
         saved = pm.gravity.linear.copy()
         if gravity is not None:
             pm.gravity.linear = np.asarray(gravity, dtype=float)
         try:
-            args = [pm, pd, self.q_to_pin(q), self.v_to_pin(v), self.v_to_pin(a)]
+            args = [pm, self.pd, self.q_to_pin(q), self.v_to_pin(v), self.v_to_pin(x)]
             if f_ext:
                 args.append(self.pin_forces(q, f_ext))
-            tau = pin.rnea(*args)
+            return np.asarray(algorithm(*args))
         finally:
             pm.gravity.linear = saved
-        return self.coupling.T @ np.asarray(tau)
+
+    def forward_dynamics(self, q, v, tau, f_ext=None, gravity=None) -> np.ndarray:
+        """
+        Return a with rnea(q, v, a, f_ext, gravity) = tau, on our layout.
+
+        ``pin.aba`` where Pinocchio's model is ours up to the joint order; with mimic joints
+        (which ``pin.aba`` refuses, and which the oracle may couple itself) the coupled system
+        solved densely from Pinocchio's own terms: (G^T M G) a = tau - G^T h.
+        """
+        permutation = np.count_nonzero(self.coupling) == self.model.nv == self.pm.nv
+        if not permutation or any('Mimic' in joint.shortname() for joint in self.pm.joints):
+            zero = np.zeros(self.model.nv)
+            bias = self.rnea(q, v, zero, f_ext=f_ext, gravity=gravity)
+            return np.linalg.solve(self.mass_matrix(q), np.asarray(tau, float) - bias)
+        return self._call(self.pin.aba, q, v, tau, f_ext, gravity)[self.v_perm]
 
     def mass_matrix(self, q) -> np.ndarray:
         """pin.crba on our layout (Pinocchio fills the upper triangle only)."""

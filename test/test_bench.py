@@ -188,3 +188,12 @@ def test_bench_control_margin_prints_every_robot_and_law():
     for row in ('panda  pd_feedforward   sim PD', 'panda  pd_feedforward   wrist soft',
                 'ur5    pd_feedforward   test', 'ur5    computed_torque  400/40'):
         assert row in out
+
+
+def test_bench_forward_dynamics_prints_the_ratios_per_robot():
+    out = bench('bench_forward_dynamics.py', '--repeats', '1', '--calls', '20')
+    for robot in ('ur5', 'panda', 'solo12', 'talos_reduced'):
+        row = next(line for line in out.splitlines() if line.startswith(f'{robot} '))
+        cells = row.split('|')
+        assert len(cells) == 4, row
+        assert all(float(ratio) > 0 for ratio in (cells[1].split()[2], cells[2].split()[1])), row

@@ -18,6 +18,8 @@ Helpers, each with one branch per type (the kernels call them and branch on no t
 - ``add_joint_force``: tau += S^T f; ``add_kinetic_gradient``: tau -= S^T (v x* h);
 - ``motion_subspace``, ``world_motion_subspace``: S as a 6 x k matrix, in the body frame or in
   world coordinates; ``add_jacobian_columns``: S's columns of a link Jacobian;
+- ``joint_dofs``: 1, or 6 for a free-flyer (whose S spans every motion);
+  ``world_joint_motion``: S (one column) and S qd in world coordinates, for the ABA;
 - on the Python side (packing): ``has_axis`` and ``subspace_columns``.
 
 A new joint type is a constant, a branch in each helper here, and the parser producing it.
@@ -277,3 +279,40 @@ def add_jacobian_columns(model, b, bodies, o, rx, ry, rz, jac):
         jac[0, vi] += ax
         jac[1, vi] += ay
         jac[2, vi] += az
+
+
+@njit(**JIT_INLINE)
+def joint_dofs(model, b):
+    """Return the degrees of freedom of body record ``b``'s joint: 6 (free-flyer) or 1."""
+    return 6 if int(model[b + B_TYPE]) == FREE_FLYER else 1
+
+
+@njit(**JIT_INLINE)
+def world_joint_motion(model, b, v, r0, r1, r2, r3, r4, r5, r6, r7, r8, px, py, pz):
+    """
+    Return S and vJ = S qd in world coordinates (12 floats), for the body's world placement.
+
+    (R, p) is the body's placement in the world. A 1-DoF joint's S (times the mimic multiplier)
+    is [u; p x u] (revolute) or [0; u] (prismatic), u its axis (the body's z) in world axes; a
+    free-flyer's S is not one column: zeros, and vJ its v = [linear; angular] (body axes).
+    """
+    jtype = int(model[b + B_TYPE])
+    vi = int(model[b + B_V])
+    if jtype == FREE_FLYER:
+        bl0, bl1, bl2, bw0, bw1, bw2 = v[vi], v[vi + 1], v[vi + 2], v[vi + 3], v[vi + 4], \
+            v[vi + 5]
+        jw0 = r0 * bw0 + r1 * bw1 + r2 * bw2
+        jw1 = r3 * bw0 + r4 * bw1 + r5 * bw2
+        jw2 = r6 * bw0 + r7 * bw1 + r8 * bw2
+        return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, jw0, jw1, jw2,
+                r0 * bl0 + r1 * bl1 + r2 * bl2 + py * jw2 - pz * jw1,
+                r3 * bl0 + r4 * bl1 + r5 * bl2 + pz * jw0 - px * jw2,
+                r6 * bl0 + r7 * bl1 + r8 * bl2 + px * jw1 - py * jw0)
+    mult = model[b + B_MULT]
+    ax, ay, az = mult * r2, mult * r5, mult * r8
+    rate = v[vi]
+    if jtype == REVOLUTE:
+        s3, s4, s5 = py * az - pz * ay, pz * ax - px * az, px * ay - py * ax
+        return (ax, ay, az, s3, s4, s5, ax * rate, ay * rate, az * rate, s3 * rate, s4 * rate,
+                s5 * rate)
+    return 0.0, 0.0, 0.0, ax, ay, az, 0.0, 0.0, 0.0, ax * rate, ay * rate, az * rate

@@ -8,8 +8,8 @@ Pinocchio's ``Data``. ``rnea_batch`` is thread-parallel internally and is safe t
 
 This module holds the construction, the description (names, joints, limits), the dynamics
 (RNEA, its terms, batches, mass and Coriolis matrices) and the argument checks; the model
-inherits its kinematics from ``model_kinematics`` and its inertial parameters, payload and
-regressor from ``model_parameters``.
+inherits its kinematics from ``model_kinematics``, its inertial parameters, payload and
+regressor from ``model_parameters`` and its forward dynamics from ``model_forward``.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from rnea_ros.dynamics import checks, coriolis, crba
 from rnea_ros.dynamics import rnea as kernels
 from rnea_ros.dynamics import terms
 from rnea_ros.dynamics.description import read_robot_description
+from rnea_ros.dynamics.model_forward import ForwardDynamicsMethods
 from rnea_ros.dynamics.model_kinematics import KinematicsMethods
 from rnea_ros.dynamics.model_parameters import InertialParameterMethods
 from rnea_ros.dynamics.tree import KinematicTree
@@ -61,7 +62,7 @@ _empty = np.empty
 _rnea_default = kernels.rnea_default
 
 
-class RobotModel(KinematicsMethods, InertialParameterMethods):
+class RobotModel(KinematicsMethods, InertialParameterMethods, ForwardDynamicsMethods):
     """
     Rigid-body dynamics of a URDF robot: inverse dynamics (RNEA), gravity, mass matrix.
 
@@ -366,18 +367,7 @@ class RobotModel(KinematicsMethods, InertialParameterMethods):
         """
         Q, V, A, g, chunks = self._batch_inputs(Q, V, A, gravity, threads)
         n = Q.shape[0]
-        if checks.wrench_mapping(f_ext):
-            wrenches = np.zeros((n, len(self._link_body), 6))
-            for link, value in f_ext.items():
-                row = self._link_row(link)
-                value = checks.real_array(value, f'f_ext[{link!r}]',
-                                          f'real numbers of shape (6,) or ({n}, 6)', copy=False)
-                if value.shape not in ((6,), (n, 6)) or not np.all(np.isfinite(value)):
-                    raise InputError(f'f_ext[{link!r}]: expected finite shape (6,) or ({n}, 6), '
-                                     f'got {value.shape}')
-                wrenches[:, row, :] = value
-        else:
-            wrenches = np.zeros((1, 0, 6))
+        wrenches = self._batch_wrenches(f_ext, n)
         tau = np.zeros((n, self.nv))
         if n == 0:
             return tau
@@ -413,9 +403,11 @@ class RobotModel(KinematicsMethods, InertialParameterMethods):
         return inertial, velocity_product, gravity_term
 
     # ------------------------------------------------------------------ checks
-    def _batch_inputs(self, Q, V, A, gravity, threads):
+    def _batch_inputs(self, Q, V, A, gravity, threads, a_name: str = 'A'):
         """
         Check (Q, V, A, gravity) and count the thread chunks for a batch kernel.
+
+        ``a_name`` names A in the errors (``forward_dynamics_batch`` passes torques there).
 
         The kernels must not raise: numba loses exceptions raised in its worker threads (the
         call returns zeros, the next call fails), so every sample is validated here first.
@@ -424,7 +416,7 @@ class RobotModel(KinematicsMethods, InertialParameterMethods):
         Q = checks.matrix(Q, self.nq, 'Q')
         n = Q.shape[0]
         V = checks.matrix(V, self.nv, 'V', n)
-        A = checks.matrix(A, self.nv, 'A', n)
+        A = checks.matrix(A, self.nv, a_name, n)
         g = self._gravity if gravity is None else checks.vector(gravity, 3, 'gravity')
         checks.samples(self._tree.joints, Q, V, A)
         # Threads pay off only for long batches: waking the pool costs tens of microseconds,
@@ -447,6 +439,21 @@ class RobotModel(KinematicsMethods, InertialParameterMethods):
         wrenches = np.zeros((len(self._link_body), 6))
         for link, value in f_ext.items():
             wrenches[self._link_row(link)] = checks.vector(value, 6, f'f_ext[{link!r}]')
+        return wrenches
+
+    def _batch_wrenches(self, f_ext: Mapping | None, n: int) -> np.ndarray:
+        """Return the batch kernels' wrenches: (n, n_links, 6), or (1, 0, 6) for none."""
+        if not checks.wrench_mapping(f_ext):
+            return np.zeros((1, 0, 6))
+        wrenches = np.zeros((n, len(self._link_body), 6))
+        for link, value in f_ext.items():
+            row = self._link_row(link)
+            value = checks.real_array(value, f'f_ext[{link!r}]',
+                                      f'real numbers of shape (6,) or ({n}, 6)', copy=False)
+            if value.shape not in ((6,), (n, 6)) or not np.all(np.isfinite(value)):
+                raise InputError(f'f_ext[{link!r}]: expected finite shape (6,) or ({n}, 6), '
+                                 f'got {value.shape}')
+            wrenches[:, row, :] = value
         return wrenches
 
     def __repr__(self) -> str:

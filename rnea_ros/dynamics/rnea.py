@@ -221,6 +221,15 @@ def inertia_times(model, b, w0, w1, w2, l0, l1, l2):
             mass * l2 - (hx * w1 - hy * w0))
 
 
+@njit(**JIT_INLINE)
+def wrench_body(link_body, fext, link):
+    """Return the body of ``link`` if its wrench fext[link] is nonzero, else -1 (or no body)."""
+    for k in range(6):
+        if fext[link, k] != 0.0:
+            return link_body[link]
+    return -1
+
+
 @njit(**JIT)
 def rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau):
     """
@@ -233,13 +242,8 @@ def rnea_core(model, work, q, v, a, g, link_body, link_pose, fext, tau):
     """
     forward_pass(model, work, q, v, a, g)
     for link in range(fext.shape[0]):
-        body = link_body[link]
+        body = wrench_body(link_body, fext, link)
         if body < 0:
-            continue
-        zero = True
-        for k in range(6):
-            zero = zero and fext[link, k] == 0.0
-        if zero:
             continue
         # Link wrench [f; n] -> body force [n; f], subtracted (the environment pushes the body).
         w = body * WORK_WIDTH
