@@ -20,6 +20,7 @@ Helpers, each with one branch per type (the kernels call them and branch on no t
   world coordinates; ``add_jacobian_columns``: S's columns of a link Jacobian;
 - ``joint_dofs``: 1, or 6 for a free-flyer (whose S spans every motion);
   ``world_joint_motion``: S (one column) and S qd in world coordinates, for the ABA;
+- ``integrate_joint``: q of one joint moved by its velocity over a time step;
 - on the Python side (packing): ``has_axis`` and ``subspace_columns``.
 
 A new joint type is a constant, a branch in each helper here, and the parser producing it.
@@ -316,3 +317,50 @@ def world_joint_motion(model, b, v, r0, r1, r2, r3, r4, r5, r6, r7, r8, px, py, 
         return (ax, ay, az, s3, s4, s5, ax * rate, ay * rate, az * rate, s3 * rate, s4 * rate,
                 s5 * rate)
     return 0.0, 0.0, 0.0, ax, ay, az, 0.0, 0.0, 0.0, ax * rate, ay * rate, az * rate
+
+
+@njit(**JIT_INLINE)
+def integrate_joint(model, b, q, v, dt, out):
+    """
+    Write body record ``b``'s joint entries of q moved by v over dt into ``out`` (nq).
+
+    A 1-DoF joint: q + v dt (a mimic body's q is its master's: call it for primaries only). A
+    free-flyer: the quaternion turns by exp(w dt) on the right (w in the body frame), the
+    position moves by R v_linear dt with R the orientation halfway through that turn (second
+    order in dt); ``out`` may be q.
+    """
+    qi = int(model[b + B_Q])
+    vi = int(model[b + B_V])
+    if int(model[b + B_TYPE]) != FREE_FLYER:
+        out[qi] = q[qi] + v[vi] * dt
+        return
+    x, y, z, s = q[qi + 3], q[qi + 4], q[qi + 5], q[qi + 6]
+    lx, ly, lz = v[vi] * dt, v[vi + 1] * dt, v[vi + 2] * dt
+    wx, wy, wz = v[vi + 3] * dt, v[vi + 4] * dt, v[vi + 5] * dt
+    # The position moves along the orientation halfway through the turn (second order).
+    hx, hy, hz, hs = _turned(x, y, z, s, 0.5 * wx, 0.5 * wy, 0.5 * wz)
+    px = q[qi] + (1.0 - 2.0 * (hy * hy + hz * hz)) * lx + 2.0 * (hx * hy - hz * hs) * ly \
+        + 2.0 * (hx * hz + hy * hs) * lz
+    py = q[qi + 1] + 2.0 * (hx * hy + hz * hs) * lx + (1.0 - 2.0 * (hx * hx + hz * hz)) * ly \
+        + 2.0 * (hy * hz - hx * hs) * lz
+    pz = q[qi + 2] + 2.0 * (hx * hz - hy * hs) * lx + 2.0 * (hy * hz + hx * hs) * ly \
+        + (1.0 - 2.0 * (hx * hx + hy * hy)) * lz
+    nx, ny, nz, ns = _turned(x, y, z, s, wx, wy, wz)
+    out[qi], out[qi + 1], out[qi + 2] = px, py, pz
+    out[qi + 3], out[qi + 4], out[qi + 5], out[qi + 6] = nx, ny, nz, ns
+
+
+@njit(**JIT_INLINE)
+def _turned(x, y, z, s, wx, wy, wz):
+    """Return the unit quaternion (x, y, z, s) * exp(w / 2): turned by the rotation vector w."""
+    angle = math.sqrt(wx * wx + wy * wy + wz * wz)
+    half = 0.5 * angle
+    # sin(half) / angle, by its series near zero (no 0 / 0).
+    scale = math.sin(half) / angle if angle > 1e-8 else 0.5 - angle * angle / 48.0
+    ex, ey, ez, es = wx * scale, wy * scale, wz * scale, math.cos(half)
+    nx = s * ex + x * es + y * ez - z * ey
+    ny = s * ey - x * ez + y * es + z * ex
+    nz = s * ez + x * ey - y * ex + z * es
+    ns = s * es - x * ex - y * ey - z * ez
+    norm = math.sqrt(nx * nx + ny * ny + nz * nz + ns * ns)
+    return nx / norm, ny / norm, nz / norm, ns / norm

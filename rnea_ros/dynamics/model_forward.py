@@ -102,6 +102,17 @@ class ForwardDynamicsMethods:
                              'large?)')
         return result
 
+    def forward_dynamics_arrays(self, actuation=None) -> tuple[np.ndarray, np.ndarray]:
+        """
+        Return (state, joint_terms) for a kernel that runs ``aba.fd_core`` itself.
+
+        ``state``: a copy of the ABA kernel's array (the packed model, its mimic table and a
+        workspace: one per thread); ``joint_terms``: ``actuation``'s armature and friction as
+        the kernel reads them (``aba.pack_joint_terms``). Used by ``control.prediction``.
+        """
+        terms = self._joint_terms(actuation)
+        return self._forward_state().copy(), terms.copy()
+
     def _forward_state(self) -> np.ndarray:
         if self._fd_state is None:
             self._fd_zero_terms = aba.pack_joint_terms(self.nv)
