@@ -12,7 +12,8 @@ The mapping (everything else that changes MuJoCo's dynamics is refused by name):
 - a body is a link named as the body; the world body is the root link 'world'. A body without
   joint is fixed to its parent (folded into the parent's moving body, as a URDF fixed joint);
 - a hinge joint is revolute, a slide joint prismatic, with the joint's name, axis, range
-  (``limited``) and ``actuatorfrcrange`` (the effort limit, when ``actuatorfrclimited``). q is
+  (``limited``; none when the ``limit`` or ``constraint`` flag is disabled, as MuJoCo then
+  enforces none) and ``actuatorfrcrange`` (the effort limit, when ``actuatorfrclimited``). q is
   MuJoCo's qpos (the angle from the body's pose in the file is qpos - ``ref``). A hinge away
   from its body's origin (``pos`` not zero) turns about an axis through that point: the moving
   body's frame is then the joint's, a link '<body>/joint', and the body's link hangs in it;
@@ -20,14 +21,19 @@ The mapping (everything else that changes MuJoCo's dynamics is refused by name):
   ``floating_base=True``: joint 'root_joint', q[:7] = [x y z qx qy qz qw] (MuJoCo's qpos has
   w first), v[:6] = [linear; angular] in the body frame (MuJoCo's linear velocity is in the
   world frame); no other body may then hang from the world;
-- ``armature`` -> ``Actuation.armature``, ``damping`` -> ``viscous``, ``frictionloss`` ->
+- ``armature`` -> ``Actuation.armature``, plus gear^2 x the ``armature`` of each actuator on
+  the joint (``<motor joint=... gear=... armature=...>``, as MuJoCo's mass matrix holds it),
+  ``damping`` -> ``viscous``, ``frictionloss`` ->
   ``coulomb`` (MuJoCo's is a constraint opposing the motion up to that level, the actuation
   model's a smooth sign tanh(v / velocity_threshold): equal once the joint moves);
 - an active joint equality joint1 = polycoef[0] + polycoef[1] joint2 (MuJoCo's URDF compiler
   makes them of URDF mimic joints) makes joint1 a mimic joint of joint2, whose armature and
   damping (times polycoef[1]^2) and frictionloss (times abs(polycoef[1])) go to joint2's terms;
+  with the ``equality`` or ``constraint`` flag disabled MuJoCo enforces no equality, and every
+  joint is independent;
 - ``option gravity`` is the model's gravity (zero when the gravity flag is disabled); a
-  disabled ``damper`` or ``frictionloss`` flag zeroes the viscous or Coulomb friction.
+  disabled ``damper`` flag zeroes the viscous friction, a disabled ``frictionloss`` or
+  ``constraint`` flag the Coulomb friction.
 
 Refused, by name: ball joints, several joints in one body, a free joint elsewhere, joint
 springs (``stiffness``), nonlinear damping, mocap bodies, gravity compensation, tendons,
@@ -51,6 +57,8 @@ from rnea_ros.errors import MJCFError
 
 WORLD = 'world'
 JOINT_LINK = '{body}/joint'  # the frame of a hinge away from its body's origin
+# The features MuJoCo's constraint flag disables with the constraint solver (mjtDisableBit).
+CONSTRAINTS = ('EQUALITY', 'FRICTIONLOSS', 'LIMIT', 'CONTACT')
 # Model fields whose nonzero values add forces the model has no counterpart for.
 _PASSIVE = (('jnt_stiffness', 'joint', 'a spring (stiffness)'),
             ('jnt_stiffnesspoly', 'joint', 'a nonlinear spring (stiffnesspoly)'),
@@ -162,6 +170,7 @@ def _tree(mj, inertia_check: str):
     floating = None  # the body of the free joint
     qpos0 = {}
     mimics = _mimics(mj)
+    limits = not _disabled(mj, 'LIMIT')
     for b in range(1, mj.nbody):
         body, parent = names[b], names[mj.body_parentid[b]]
         rotation, translation = _quat_matrix(mj.body_quat[b]), np.array(mj.body_pos[b])
@@ -184,7 +193,7 @@ def _tree(mj, inertia_check: str):
             continue
         elif kind in (hinge, slide):
             edge = _joint(mj, adr, joint_name, parent, body, rotation, translation,
-                          'revolute' if kind == hinge else 'prismatic')
+                          'revolute' if kind == hinge else 'prismatic', limits)
             edge.mimic = mimics.get(joint_name)
             if edge.mimic is None:  # a mimic's position is its equality's, from the pose
                 qpos0[joint_name] = float(mj.qpos0[mj.jnt_qposadr[adr]])
@@ -216,8 +225,7 @@ def _tree(mj, inertia_check: str):
     tree = _Builder(_model_name(mj), links, joints, children,
                     root, floating is not None, inertia_check).build()
     offsets = np.array([-qpos0.get(name, 0.0) for name in tree.body_names])
-    gravity = np.zeros(3) if mj.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY \
-        else np.array(mj.opt.gravity)
+    gravity = np.zeros(3) if _disabled(mj, 'GRAVITY') else np.array(mj.opt.gravity)
     return replace(tree, offset=tree.offset + offsets), gravity
 
 
@@ -232,6 +240,8 @@ def _mimics(mj) -> dict[str, tuple[str, float, float]]:
     """
     import mujoco
     mimics = {}
+    if _disabled(mj, 'EQUALITY'):  # MuJoCo enforces no equality: every joint moves freely
+        return mimics
     for k in range(mj.neq):
         name = _name(mj, 'equality', k) or f'#{k}'
         coefficients = np.asarray(mj.eq_data[k][:5])
@@ -265,14 +275,15 @@ def _check_free(mj, adr: int, body: str, b: int, joint_name: str) -> int:
     if np.any(mj.jnt_pos[adr] != 0):
         raise MJCFError(f'{where}: pos {mj.jnt_pos[adr].tolist()}, expected 0 0 0')
     dofs = slice(int(mj.jnt_dofadr[adr]), int(mj.jnt_dofadr[adr]) + 6)
-    for field in ('armature', 'damping', 'frictionloss'):
-        if np.any(getattr(mj, f'dof_{field}')[dofs] != 0):
+    for field, values in (('armature', dof_armature(mj)), ('damping', mj.dof_damping),
+                          ('frictionloss', mj.dof_frictionloss)):
+        if np.any(values[dofs] != 0):
             raise MJCFError(f'{where} has {field}: not supported on a free joint (expected 0)')
     return b
 
 
-def _joint(mj, adr, name, parent, body, rotation, translation, kind) -> UrdfJoint:
-    lower, upper = (float(x) for x in mj.jnt_range[adr]) if mj.jnt_limited[adr] \
+def _joint(mj, adr, name, parent, body, rotation, translation, kind, limits) -> UrdfJoint:
+    lower, upper = (float(x) for x in mj.jnt_range[adr]) if limits and mj.jnt_limited[adr] \
         else (-np.inf, np.inf)
     effort = float(np.abs(mj.jnt_actfrcrange[adr]).max()) if mj.jnt_actfrclimited[adr] \
         else np.inf
@@ -296,19 +307,59 @@ def _quat_matrix(quat) -> np.ndarray:
                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
+def _disabled(mj, feature: str) -> bool:
+    """
+    Whether MuJoCo applies no ``feature`` (a ``mjtDisableBit`` name without ``mjDSBL_``).
+
+    The ``constraint`` flag disables every constraint with the solver: equalities,
+    frictionloss, limits and contacts.
+    """
+    import mujoco
+    flags = int(mj.opt.disableflags)
+    bit = {name: int(getattr(mujoco.mjtDisableBit, f'mjDSBL_{name}'))
+           for name in (feature, 'CONSTRAINT')}
+    return bool(flags & bit[feature]) or (feature in CONSTRAINTS
+                                          and bool(flags & bit['CONSTRAINT']))
+
+
+def dof_armature(mj) -> np.ndarray:
+    """
+    Return each dof's armature as MuJoCo's mass matrix holds it, (nv,).
+
+    The joint's ``armature`` plus, for each actuator on the joint (``<motor joint=...>``,
+    ``jointinparent``), gear^2 times the actuator's ``armature`` (its rotor's inertia, reflected
+    through the gear). MuJoCo allows an actuator's armature on a joint or tendon transmission
+    only, and tendons are refused.
+    """
+    import mujoco
+    armature = np.array(mj.dof_armature, dtype=float)
+    joint_kinds = (int(mujoco.mjtTrn.mjTRN_JOINT), int(mujoco.mjtTrn.mjTRN_JOINTINPARENT))
+    for a in np.flatnonzero(np.asarray(mj.actuator_armature) != 0):
+        if int(mj.actuator_trntype[a]) not in joint_kinds:
+            raise MJCFError(f'actuator {_name(mj, "actuator", a) or f"#{a}"!r} has armature on '
+                            'a transmission other than a joint: not supported (expected 0)')
+        joint = int(mj.actuator_trnid[a, 0])
+        gear = float(mj.actuator_gear[mj.actuator_outadr[a], 0])
+        dofs = int(mj.jnt_dofadr[joint])
+        armature[dofs] += gear * gear * float(mj.actuator_armature[a])
+    return armature
+
+
 def _actuation(mj, model: RobotModel) -> Actuation:
     """
     Return the armature, damping and frictionloss of the hinge and slide joints, in v order.
 
-    Damping and frictionloss are zero where the model's flags disable them (``damper``,
-    ``frictionloss``): MuJoCo then applies none.
+    The armature is ``dof_armature``'s (the actuators' reflected armature included). Damping
+    and frictionloss are zero where the model's flags disable them (``damper``,
+    ``frictionloss`` or ``constraint``): MuJoCo then applies none.
     """
-    import mujoco
     base = Actuation.zeros(model)
     mimics = _mimics(mj)
     terms = {name: np.zeros(model.nv) for name in ('armature', 'damping', 'frictionloss')}
-    disabled = {'damping': mujoco.mjtDisableBit.mjDSBL_DAMPER,
-                'frictionloss': mujoco.mjtDisableBit.mjDSBL_FRICTIONLOSS}
+    per_dof = {'armature': dof_armature(mj), 'damping': np.asarray(mj.dof_damping),
+               'frictionloss': np.asarray(mj.dof_frictionloss)}
+    disabled = {'armature': False, 'damping': _disabled(mj, 'DAMPER'),
+                'frictionloss': _disabled(mj, 'FRICTIONLOSS')}
     for joint in model.joints:
         if joint.nv != 1:
             continue
@@ -317,11 +368,10 @@ def _actuation(mj, model: RobotModel) -> Actuation:
         coupled = [(joint.name, 1.0)] + [(name, factor) for name, (master, factor, _)
                                          in mimics.items() if master == joint.name]
         for name, values in terms.items():
-            if mj.opt.disableflags & disabled.get(name, 0):
+            if disabled[name]:
                 continue
             for member, factor in coupled:
                 gain = abs(factor) if name == 'frictionloss' else factor * factor
-                values[joint.idx_v] += gain * float(
-                    getattr(mj, f'dof_{name}')[mj.joint(member).dofadr[0]])
+                values[joint.idx_v] += gain * float(per_dof[name][mj.joint(member).dofadr[0]])
     return replace(base, coulomb=terms['frictionloss'], viscous=terms['damping'],
                    armature=terms['armature'])
