@@ -54,7 +54,7 @@ ALLOWED = {
 HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow', 'mujoco')
 # Modules that read or write MJCF: they import mujoco inside their functions only (MuJoCo's
 # compiler reads the file), so that importing them, and the library, does not need it.
-MJCF_MODULES = ('dynamics/mjcf.py', 'identify/mjcf_out.py')
+MJCF_MODULES = ('dynamics/mjcf.py', 'dynamics/mjcf_fields.py', 'identify/mjcf_out.py')
 
 
 def _imports(path: Path) -> set[str]:

@@ -35,10 +35,13 @@ The mapping (everything else that changes MuJoCo's dynamics is refused by name):
   disabled ``damper`` flag zeroes the viscous friction, a disabled ``frictionloss`` or
   ``constraint`` flag the Coulomb friction.
 
-Refused, by name: ball joints, several joints in one body, a free joint elsewhere, joint
-springs (``stiffness``), nonlinear damping, mocap bodies, gravity compensation, tendons,
-other equality constraints, flexes, fluid forces (``density``, ``viscosity``), actuator damping,
-armature, damping or friction on a free joint, unnamed bodies and joints.
+Refused, by name: ball joints, several joints in one body, a free joint elsewhere, other
+equality constraints, armature, damping or friction on a free joint, unnamed bodies and
+joints; and every field of ``mjcf_fields.REFUSED`` that is not 0: joint springs
+(``stiffness``, ``stiffnesspoly``, ``springyield``), nonlinear damping, gravity compensation,
+actuator damping, fluid forces (``density``, ``viscosity``), tendons, flexes, engine plugins,
+mocap bodies. ``rnea_ros.dynamics.mjcf_fields`` places every field of MuJoCo's compiled model,
+its options and its flags: used here, refused, or why it does not change the dynamics.
 """
 from __future__ import annotations
 
@@ -50,6 +53,7 @@ import warnings
 import numpy as np
 
 from rnea_ros.dynamics.actuation import Actuation
+from rnea_ros.dynamics.mjcf_fields import REFUSED
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.urdf import _Builder
 from rnea_ros.dynamics.urdf_elements import Inertial, UrdfJoint
@@ -59,13 +63,6 @@ WORLD = 'world'
 JOINT_LINK = '{body}/joint'  # the frame of a hinge away from its body's origin
 # The features MuJoCo's constraint flag disables with the constraint solver (mjtDisableBit).
 CONSTRAINTS = ('EQUALITY', 'FRICTIONLOSS', 'LIMIT', 'CONTACT')
-# Model fields whose nonzero values add forces the model has no counterpart for.
-_PASSIVE = (('jnt_stiffness', 'joint', 'a spring (stiffness)'),
-            ('jnt_stiffnesspoly', 'joint', 'a nonlinear spring (stiffnesspoly)'),
-            ('dof_dampingpoly', 'dof', 'nonlinear damping (dampingpoly)'),
-            ('body_gravcomp', 'body', 'gravity compensation (gravcomp)'),
-            ('actuator_damping', 'actuator', 'actuator damping'),
-            ('actuator_dampingpoly', 'actuator', 'actuator damping (dampingpoly)'))
 
 
 @dataclass(frozen=True)
@@ -130,27 +127,37 @@ def _name(mj, kind: str, index: int) -> str:
 
 
 def _refuse_unsupported(mj) -> None:
-    """Raise ``MJCFError`` for the first feature of the module docstring's refused list."""
-    for kind, count in (('tendon', mj.ntendon), ('flex', mj.nflex)):
-        if count:
-            names = [_name(mj, kind, i) or f'#{i}' for i in range(count)]
-            raise MJCFError(f'{kind} {names[0]!r} ({count} in all): not supported (rigid '
-                            'bodies with hinge, slide and free joints only)')
-    if mj.opt.density or mj.opt.viscosity:
-        raise MJCFError(f'option density={mj.opt.density:g} viscosity={mj.opt.viscosity:g}: '
-                        'fluid forces are not supported (expected 0)')
-    if mj.nmocap:
-        body = int(np.flatnonzero(mj.body_mocapid >= 0)[0])
-        raise MJCFError(f'body {_name(mj, "body", body)!r} is a mocap body: not supported')
-    for field, kind, what in _PASSIVE:
-        values = np.asarray(getattr(mj, field, np.zeros(0)))
+    """
+    Raise ``MJCFError`` for the first field of ``mjcf_fields.REFUSED`` that is not 0.
+
+    A count (tendons, flexes, plugins, mocap bodies) names the element's first; an array the
+    element that holds the value, and the field.
+    """
+    for field, (owner, what) in REFUSED.items():
+        if field.startswith('opt.'):
+            value = float(getattr(mj.opt, field[4:]))
+            if value:
+                raise MJCFError(f'option {field[4:]}={value:g}: {what} are not supported '
+                                '(expected 0)')
+            continue
+        values = np.asarray(getattr(mj, field))
+        if values.ndim == 0:  # a count
+            if not values:
+                continue
+            if field == 'nmocap':
+                body = int(np.flatnonzero(mj.body_mocapid >= 0)[0])
+                raise MJCFError(f'body {_name(mj, "body", body)!r} is a mocap body: not '
+                                'supported')
+            first = _name(mj, owner, 0) if callable(getattr(mj, owner, None)) else ''
+            raise MJCFError(f'{owner} {first or "#0"!r} ({int(values)} in all): {what} are not '
+                            'supported (rigid bodies with hinge, slide and free joints only)')
         rows = np.flatnonzero(np.any(values.reshape(len(values), -1) != 0, axis=1)) \
             if values.size else []
         if len(rows):
-            index = int(rows[0]) if kind != 'dof' else int(mj.dof_jntid[rows[0]])
-            owner = 'joint' if kind in ('joint', 'dof') else kind
-            raise MJCFError(f'{owner} {_name(mj, owner, index)!r} has {what}: not supported '
-                            '(expected 0)')
+            index = int(rows[0]) if owner != 'dof' else int(mj.dof_jntid[rows[0]])
+            kind = 'joint' if owner == 'dof' else owner
+            raise MJCFError(f'{kind} {_name(mj, kind, index) or f"#{index}"!r} has {what}: not '
+                            f'supported ({field} {values[rows[0]].tolist()}, expected 0)')
 
 
 def _tree(mj, inertia_check: str):

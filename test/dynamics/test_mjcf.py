@@ -304,7 +304,7 @@ def _body(joint: str = '', body: str = 'name="b"', extra: str = '') -> str:
     (_body('<joint/>'), "the joint of body 'b' has no name"),
     (_body('<joint name="j"/>', ''), "body #1 (child of 'world') has no name"),
     (_body('<joint name="j"/>', extra='<option density="1.2"/>'),
-     'fluid forces are not supported'),
+     'option density=1.2: fluid forces (density) are not supported (expected 0)'),
     (_body('<freejoint name="f"/><inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'
            '<body name="c"><joint name="j" type="ball"/><geom size=".1"/></body>'),
      "joint 'j' (body 'c') is a ball joint"),
@@ -326,7 +326,7 @@ def _body(joint: str = '', body: str = 'name="b"', extra: str = '') -> str:
     ('<mujoco><worldbody><body name="a"><joint name="j"/><geom size=".1"/>'
      '<site name="s1"/></body><site name="s2" pos="0 0 1"/></worldbody><tendon><spatial '
      'name="t"><site site="s1"/><site site="s2"/></spatial></tendon></mujoco>',
-     "tendon 't' (1 in all): not supported"),
+     "tendon 't' (1 in all): tendons are not supported"),
 ])
 def test_unsupported_features_are_refused_by_name(xml, message, tmp_path):
     path = tmp_path / 'robot.xml'
