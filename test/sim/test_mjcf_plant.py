@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from rnea_ros import RobotModel
+from rnea_ros.dynamics.mjcf import load_mjcf
 from rnea_ros.errors import MJCFError
 from rnea_ros.sim.gap import parse_gap
 from rnea_ros.sim.plant import Plant
@@ -250,3 +251,26 @@ def test_what_mujoco_would_open_through_a_namespace_or_an_attached_model_is_chec
         assert str(caught.value).endswith(
             f"<mesh file='../outside.stl'> leads outside the file's folder {str(folder)!r}: "
             'expected a relative path within it')
+
+
+def test_a_motors_armature_is_in_the_plant_and_in_the_files_model(tmp_path):
+    """
+    ``<motor gear="3" armature="0.05">``: the plant (MuJoCo) and ``load_mjcf`` both have it.
+
+    The plant's inverse dynamics equals the file's model with its joint terms, gear^2 x the
+    motor's armature included. Regression: ``load_mjcf`` dropped it, so the sim simulated a
+    robot other than the model of its file (a 43 % torque error on j1).
+    """
+    path = _write(tmp_path, ARM.format(
+        joint='<joint name="j1" axis="0 1 0" armature="0.1" damping="0.2"/>'
+              '<geom type="capsule" size=".05 .2" pos="0 0 .2" mass="2"/>',
+        extra='<actuator><motor joint="j1" gear="3" armature="0.05"/></actuator>'))
+    plant = Plant.from_mjcf(path)
+    robot = load_mjcf(path)
+    np.testing.assert_allclose(robot.actuation.armature, [0.1 + 9 * 0.05], rtol=1e-15)
+    for q, v, a in (([0.3], [0.5], [2.0]), ([-1.0], [-0.2], [-3.0])):
+        q, v, a = (np.array(x) for x in (q, v, a))
+        expected = robot.model.rnea(q, v, a) + robot.actuation.armature * a \
+            + robot.actuation.viscous * v
+        np.testing.assert_allclose(plant.inverse_dynamics(q, v, a), expected, rtol=1e-12,
+                                   atol=1e-12)
