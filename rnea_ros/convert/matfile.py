@@ -58,7 +58,9 @@ if sys.path and sys.path[0] == '':
     del sys.path[0]
 import os
 import resource
-resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[2]), int(sys.argv[2])))
+_, hard = resource.getrlimit(resource.RLIMIT_AS)  # a lower limit of the caller's stays
+space = int(sys.argv[2]) if hard == resource.RLIM_INFINITY else min(int(sys.argv[2]), hard)
+resource.setrlimit(resource.RLIMIT_AS, (space, hard))
 for variable in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
     os.environ[variable] = '1'
 import json
