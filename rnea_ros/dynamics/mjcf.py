@@ -133,6 +133,7 @@ def _refuse_unsupported(mj) -> None:
     A count (tendons, flexes, plugins, mocap bodies) names the element's first; an array the
     element that holds the value, and the field.
     """
+    import mujoco
     for field, (owner, what) in REFUSED.items():
         if field.startswith('opt.'):
             value = float(getattr(mj.opt, field[4:]))
@@ -148,7 +149,7 @@ def _refuse_unsupported(mj) -> None:
                 body = int(np.flatnonzero(mj.body_mocapid >= 0)[0])
                 raise MJCFError(f'body {_name(mj, "body", body)!r} is a mocap body: not '
                                 'supported')
-            first = _name(mj, owner, 0) if callable(getattr(mj, owner, None)) else ''
+            first = mujoco.mj_id2name(mj, getattr(mujoco.mjtObj, f'mjOBJ_{owner.upper()}'), 0)
             raise MJCFError(f'{owner} {first or "#0"!r} ({int(values)} in all): {what} are not '
                             'supported (rigid bodies with hinge, slide and free joints only)')
         rows = np.flatnonzero(np.any(values.reshape(len(values), -1) != 0, axis=1)) \

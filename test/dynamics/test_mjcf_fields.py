@@ -103,8 +103,9 @@ def test_a_refused_element_is_refused_naming_it(field, tmp_path):
         assert getattr(mujoco.MjModel.from_xml_path(str(path)), field) == 1
         with pytest.raises(MJCFError) as caught:
             load_mjcf(path)
-    owner, what = REFUSED[field]
-    message = "body 'target' is a mocap body" if field == 'nmocap' else f'{owner} '
+    what = REFUSED[field][1]
+    message = {'ntendon': f"tendon 't' (1 in all): {what} are not supported",
+               'nflex': f"flex 'f' (1 in all): {what} are not supported",
+               'nplugin': f"plugin 'pid' (1 in all): {what} are not supported",
+               'nmocap': "body 'target' is a mocap body: not supported"}[field]
     assert str(caught.value).startswith(f'MJCF {str(path)!r}: {message}'), caught.value
-    if field != 'nmocap':
-        assert f'{what} are not supported' in str(caught.value)
