@@ -53,11 +53,11 @@ import warnings
 import numpy as np
 
 from rnea_ros.dynamics.actuation import Actuation
-from rnea_ros.dynamics.mjcf_fields import REFUSED
+from rnea_ros.dynamics.mjcf_fields import REFUSED, unknown_fields
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.urdf import _Builder
 from rnea_ros.dynamics.urdf_elements import Inertial, UrdfJoint
-from rnea_ros.errors import MJCFError
+from rnea_ros.errors import MJCFError, ModelWarning
 
 WORLD = 'world'
 JOINT_LINK = '{body}/joint'  # the frame of a hinge away from its body's origin
@@ -88,6 +88,13 @@ def load_mjcf(source, *, inertia_check: str = 'error') -> MjcfRobot:
     except MJCFError as exc:
         raise MJCFError(f'{where}{exc}') from None
     model = RobotModel(tree, gravity)
+    unknown = unknown_fields(mj)
+    if unknown:  # a MuJoCo other than the one the package was tested with
+        import mujoco
+        warnings.warn(ModelWarning(
+            f'{where}MuJoCo {mujoco.__version__} has fields this package does not know, set '
+            f'in this model: {", ".join(unknown)}; whether they change its dynamics is not '
+            'judged (rnea_ros.dynamics.mjcf_fields places the fields it knows)'), stacklevel=2)
     return MjcfRobot(model, _actuation(mj, model))
 
 

@@ -17,11 +17,15 @@ pattern (``fnmatch``) it matches:
   act only with one that is refused).
 
 ``test/dynamics/test_mjcf_fields.py`` checks that every field of the installed MuJoCo falls in
-one group, so that a release that adds a field fails it until the field is placed here.
+one group, so that a release that adds a field fails it until the field is placed here; where
+the package runs with another MuJoCo than it was tested with, ``unknown_fields`` names the
+fields of a model in no group that are set (not 0), for ``load_mjcf`` to warn of them.
 """
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
+
+import numpy as np
 
 # Read by the loader (the names of bodies, joints, equalities and actuators with them).
 USED = ('qpos0', 'body_parentid', 'body_jntnum', 'body_jntadr', 'body_pos', 'body_quat',
@@ -135,3 +139,23 @@ def model_fields(mj) -> list[str]:
         fields += [f'{kind}.{name[len(prefix):]}' for name in dir(enum)
                    if name.startswith(prefix) and not name.startswith('mjN')]
     return fields
+
+
+def unknown_fields(mj) -> list[str]:
+    """Return the fields of ``mj`` in no group whose value is set (any number not 0)."""
+    return [field for field in model_fields(mj) if not group_of(field) and _is_set(mj, field)]
+
+
+def _is_set(mj, field: str) -> bool:
+    import mujoco
+    kind, _, name = field.rpartition('.')
+    if kind in ('flag', 'enable'):
+        flags = mj.opt.disableflags if kind == 'flag' else mj.opt.enableflags
+        enum, prefix = (mujoco.mjtDisableBit, 'mjDSBL_') if kind == 'flag' \
+            else (mujoco.mjtEnableBit, 'mjENBL_')
+        return bool(int(flags) & int(getattr(enum, f'{prefix}{name}')))
+    value = getattr(mj.opt if kind == 'opt' else mj, name)
+    try:
+        return bool(np.any(np.asarray(value, dtype=float) != 0))
+    except (TypeError, ValueError):  # a structure (vis, stat) or text: judged by its fields
+        return False

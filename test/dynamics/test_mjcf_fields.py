@@ -16,6 +16,8 @@ import mujoco
 import numpy as np
 import pytest
 
+from rnea_ros import ModelWarning
+from rnea_ros.dynamics import mjcf_fields
 from rnea_ros.dynamics.mjcf import load_mjcf, route_mujoco_warnings
 from rnea_ros.dynamics.mjcf_fields import (COUNTED, group_of, INERT, model_fields, REFUSED,
                                            USED)
@@ -109,3 +111,27 @@ def test_a_refused_element_is_refused_naming_it(field, tmp_path):
                'nplugin': f"plugin 'pid' (1 in all): {what} are not supported",
                'nmocap': "body 'target' is a mocap body: not supported"}[field]
     assert str(caught.value).startswith(f'MJCF {str(path)!r}: {message}'), caught.value
+
+
+def test_a_set_field_this_package_does_not_place_is_a_warning_naming_it(monkeypatch):
+    """
+    A field in no group (a MuJoCo other than the one tested) and set: a ``ModelWarning``.
+
+    Played here by taking ``jnt_group`` and the joints' ``opt.sdf_*`` options off the lists
+    (a group 2 joint sets the one; the SDF options are set by default).
+    """
+    mj = mujoco.MjModel.from_xml_string(PLAIN.replace('<joint name="j"',
+                                                      '<joint name="j" group="2"'))
+    inert = {reason: tuple(p for p in patterns if p not in ('jnt_group', 'opt.sdf_*'))
+             for reason, patterns in INERT.items()}
+    monkeypatch.setattr(mjcf_fields, 'INERT', inert)
+    with pytest.warns(ModelWarning) as caught:
+        load_mjcf(mj)
+    message = str(caught[0].message)
+    assert message.startswith(f'MJCF: MuJoCo {mujoco.__version__} has fields this package '
+                              'does not know, set in this model: jnt_group, opt.sdf_initpoints, '
+                              'opt.sdf_iterations; '), message
+    monkeypatch.undo()
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', ModelWarning)
+        load_mjcf(mj)  # every field placed: no warning
