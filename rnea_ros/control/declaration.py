@@ -90,10 +90,10 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter(
         'command_joints', STRING_ARRAY, None,
         'joints and order of `feedforward_effort`',
-        'Joints of the feedforward_effort array, in this order: the `joints` of the '
-        'JointGroupEffortController it is remapped to. Unset: every independent one-DoF joint '
-        'in model order. A joint the model lacks stops the node at start (exit 2; a model from '
-        'the topic is rejected).',
+        'Joints of the feedforward_effort array, in this order: the `joints` of the effort '
+        'controller (forward_command_controller on effort) it is remapped to. Unset: every '
+        'independent one-DoF joint in model order. A joint the model lacks stops the node at '
+        'start (exit 2; a model from the topic is rejected).',
         example="['joint1', 'joint2']", shown_default='all 1-DoF joints', note='2'),
     Parameter(
         'state_source', STRING, 'measured',
