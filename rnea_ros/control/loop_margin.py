@@ -234,6 +234,12 @@ def loop_margin(model: RobotModel, kp: Sequence[float], kd: Sequence[float], per
     if kp.shape != (model.nv,) or kd.shape != (model.nv,):
         raise ValueError(f'kp, kd have {kp.size}, {kd.size} values: expected {model.nv} each '
                          f'(one per entry of v)')
+    for name, gains in (('kp', kp), ('kd', kd)):
+        if not np.all(np.isfinite(gains) & (gains >= 0.0)):
+            k = int(np.argmin(np.isfinite(gains) & (gains >= 0.0)))
+            raise ValueError(f'{name}[{k}] is {float(gains[k])!r}: expected a finite gain >= 0')
+    if armature is not None and not np.all(np.isfinite(armature) & (np.asarray(armature) >= 0)):
+        raise ValueError('armature: expected finite values >= 0 (kg m^2, kg)')
     if not (0 <= delay <= MAX_DELAY_TICKS):
         raise ValueError(f'delay is {delay}: expected 0 to {MAX_DELAY_TICKS} ticks')
     ticks = 0 if prediction else int(delay)

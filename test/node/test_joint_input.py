@@ -303,3 +303,24 @@ def test_under_every_law_an_absurd_velocity_leaves_the_torques_of_the_last_good_
     assert core.cycle(1.001, 0.0)
     np.testing.assert_array_equal(core.effort, good)
     assert np.all(np.abs(good) < 0.5 * panda.effort_limits)
+
+
+def test_a_short_stroke_is_bounded_at_least_a_slack_beyond_its_limits():
+    # A finger of 4 cm: its range stretched 10 times is 0.4 m, the slack (2 pi, m here) wider.
+    from rnea_ros import RobotModel
+    model = RobotModel.from_urdf_string(
+        '<robot name="f"><link name="base"/><link name="finger"><inertial><mass value="0.1"/>'
+        '<inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+        '<joint name="f" type="prismatic"><parent link="base"/><child link="finger"/>'
+        '<axis xyz="1 0 0"/><limit effort="20" velocity="0.2" lower="0" upper="0.04"/></joint>'
+        '</robot>')
+    joints = JointStateInput(('f',))
+    joints.bound_by(model)
+    np.testing.assert_allclose([joints.position_low[0], joints.position_high[0]],
+                               [-2 * math.pi, 0.04 + 2 * math.pi], rtol=0, atol=1e-15)
+    joints.update(['f'], [-0.9], [1.9], [], now=1.0)  # beyond the stroke, within the bound
+    with pytest.raises(Rejected) as error:
+        joints.update(['f'], [6.4], [0.0], [], now=2.0)
+    assert str(error.value) == ("position[0] (joint 'f') is 6.4: beyond its plausibility bound, "
+                                'expected from -6.28319 to 6.32319 (its URDF range [0, 0.04] '
+                                'widened by 6.28319 each side)')

@@ -173,3 +173,16 @@ def test_the_refusal_docs_node_md_shows_is_the_librarys(panda):
     line = loop_margin(panda, kp, kd, PERIOD).message()
     page = (Path(__file__).resolve().parents[2] / 'docs' / 'node.md').read_text()
     assert f'\n```\n{line}\n```\n' in page
+
+
+@pytest.mark.parametrize('kp, kd, period, delay, text', [
+    ([float('nan')] * 8, [1.0] * 8, PERIOD, 1, 'kp[0] is nan: expected a finite gain >= 0'),
+    ([1.0] * 8, [1.0] * 7 + [-1.0], PERIOD, 1, 'kd[7] is -1.0: expected a finite gain >= 0'),
+    ([1.0] * 7, [1.0] * 8, PERIOD, 1, 'kp, kd have 7, 8 values: expected 8 each'),
+    ([1.0] * 8, [1.0] * 8, 0.0, 1, 'period is 0.0: expected a finite number of seconds > 0'),
+    ([1.0] * 8, [1.0] * 8, PERIOD, 101, 'delay is 101: expected 0 to 100 ticks'),
+])
+def test_bad_arguments_are_refused_naming_them(panda, kp, kd, period, delay, text):
+    with pytest.raises(ValueError) as error:
+        loop_margin(panda, kp, kd, period, delay=delay)
+    assert str(error.value).startswith(text)
