@@ -186,3 +186,10 @@ def test_bad_arguments_are_refused_naming_them(panda, kp, kd, period, delay, tex
     with pytest.raises(ValueError) as error:
         loop_margin(panda, kp, kd, period, delay=delay)
     assert str(error.value).startswith(text)
+
+
+@pytest.mark.parametrize('armature, held', [(0.02, False), (0.03, True)])
+def test_frankas_gains_one_tick_late_hold_with_enough_reflected_inertia(panda, armature, held):
+    # docs/robots.md, Franka: refused with 0.02 kg m^2 or less on each joint, held from 0.03.
+    margin = loop_margin(panda, FRANKA_KP, FRANKA_KD, PERIOD, armature=[armature] * 7 + [0.0])
+    assert margin.held is held
