@@ -94,6 +94,8 @@ def test_frankas_example_gains_need_the_prediction(panda):
     with_prediction = loop_margin(panda, FRANKA_KP, FRANKA_KD, PERIOD, delay=1,
                                   prediction=True, armature=ARMATURE)
     assert with_prediction.held and with_prediction.delay == 0
+    # Without armature (the URDF has no rotor inertia): refused with prediction too.
+    assert not loop_margin(panda, FRANKA_KP, FRANKA_KD, PERIOD, prediction=True).held
     # Two ticks late with prediction: still the undelayed loop (the model is the robot's).
     assert loop_margin(panda, FRANKA_KP, FRANKA_KD, PERIOD, delay=2, prediction=True,
                        armature=ARMATURE).radius == with_prediction.radius
@@ -103,6 +105,7 @@ def test_a_soft_set_and_the_documented_sets_hold(panda):
     soft_kp = [100.0, 100.0, 50.0, 100.0, 25.0, 25.0, 10.0, 50.0]  # docs/node.md, Latency
     margin = loop_margin(panda, soft_kp, [k / 10 for k in soft_kp], PERIOD)
     assert margin.held and margin.gain is None
+    assert round(margin.radius_as_set, 3) == 0.999  # docs/node.md, The gain check
     assert margin.radius < 1.0 and margin.radius_as_set < 1.0
     ur5 = RobotModel.from_urdf_file(robot_path('ur5'))
     kp = [400.0, 400.0, 200.0, 50.0, 50.0, 10.0]  # docs/node.md, the damped rest
