@@ -183,7 +183,7 @@ def main(args: list[str] | None = None) -> int:
     if node.settings.record:  # the bag made last: a bad input above leaves none behind
         try:  # a failed write stops the run as a signal does
             node.recorder = Recorder(node.settings.record, node.settings.record_split,
-                                     on_failure=stop.set)
+                                     on_failure=stop.set, resolve=node.resolve_topic_name)
         except RneaError as error:
             print(f'rnea_sim: {error}', file=sys.stderr)
             node.destroy_node()

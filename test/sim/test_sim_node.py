@@ -263,15 +263,16 @@ def test_record_writes_a_bag_the_bag_tools_read(tmp_path):
     from rosbags.highlevel import AnyReader
     bag = tmp_path / 'run'
     result = run_sim('--urdf', PANDA, '--gap', 'default', '--record', str(bag), '--ros-args',
-                     '-p', 'duration:=0.2', '-p', 'clock:=lockstep', '-p',
+                     '-r', '__ns:=/arm_1', '-p', 'duration:=0.2', '-p', 'clock:=lockstep', '-p',
                      'lockstep_timeout:=0.001')
     assert result.returncode == 0, result.stderr
     with AnyReader([bag]) as reader:
         counts = {c.topic: c.msgcount for c in reader.connections}
         states = [reader.deserialize(raw, c.msgtype) for c, _, raw in reader.messages()
-                  if c.topic == 'joint_states']
-    assert counts['desired_accelerations'] == counts['truth/joint_torques'] == 200
-    assert 190 <= counts['joint_states'] <= 200  # the default gap drops one in a thousand
+                  if c.topic == '/arm_1/joint_states']
+    # fully qualified in the node's namespace, as ros2 bag record writes them
+    assert counts['/arm_1/desired_accelerations'] == counts['/arm_1/truth/joint_torques'] == 200
+    assert 190 <= counts['/arm_1/joint_states'] <= 200  # the default gap drops one in a thousand
     assert list(states[0].name) == PANDA_JOINTS
     stamps = [s.header.stamp.sec * 10**9 + s.header.stamp.nanosec for s in states]
     assert all(b > a for a, b in zip(stamps, stamps[1:]))
