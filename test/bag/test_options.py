@@ -33,8 +33,11 @@ def test_the_options_that_never_change_the_numbers_are_declared_on_their_fields(
 
 
 def test_the_fleet_parses_every_per_bag_field_with_the_same_defaults():
+    """But the accelerations' source: estimated by default (--use-desired-accelerations)."""
     parser, names = fleet_cli.build_parser()
-    assert set(names) == {f.name for f in fields(BagOptions)} - RUN_OPTIONS
+    assert set(names) == {f.name for f in fields(BagOptions)} - RUN_OPTIONS \
+        - {'estimate_accelerations'}
+    assert fleet_cli.PER_FLEET == RUN_OPTIONS | {'estimate_accelerations'}
     args = parser.parse_args(['bags', '--output', 'out'])
     defaults = asdict(BagOptions('b'))
     assert {name: getattr(args, name) for name in names} == \
