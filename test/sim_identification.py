@@ -48,6 +48,7 @@ from rnea_ros.dynamics.actuation import Actuation, DEFAULT_VELOCITY_THRESHOLD
 from rnea_ros.identify import base as base_params
 from rnea_ros.identify import parameters
 from rnea_ros.identify.cli import main as rnea_identify
+from rnea_ros.recording.fitness import RunFitness
 from rnea_ros.sim.controller import JointController
 from rnea_ros.sim.gap import Gap, load_gap
 from rnea_ros.sim.loop import rnea_feedforward, run_in_process, START_NS
@@ -155,10 +156,10 @@ def record(path: Path, duration: float, seed: int, urdf: str | None = None,
     q[[model.joint(n).idx_q for n in points]] = Q[0]
     v[[model.joint(n).idx_v for n in points]] = V[0]
     plant.reset(q, v)  # on the trajectory from the first step: no transient
-    recorder = Recorder()
+    recorder, fitness = Recorder(), RunFitness.of_plant(plant)
     run_in_process(plant, controller, duration, rnea_feedforward(model, plant), recorder,
-                   start_ns=start_ns, desired=desired)
-    recorder.write(path)
+                   start_ns=start_ns, desired=desired, fitness=fitness)
+    recorder.write(path, fitness.entry('lockstep'))  # as rnea_sim --record writes it
     return path
 
 

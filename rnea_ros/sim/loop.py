@@ -25,6 +25,7 @@ import numpy as np
 
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
+from rnea_ros.recording.fitness import RunFitness
 from rnea_ros.sim.controller import JointController
 from rnea_ros.sim.plant import Plant
 from rnea_ros.sim.record import Recorder
@@ -74,12 +75,13 @@ def rnea_feedforward(model: RobotModel, plant: Plant) -> Feedforward:
 def run_in_process(plant: Plant, controller: JointController, duration: float,
                    feedforward: Feedforward | None = None, recorder: Recorder | None = None,
                    start_ns: int = START_NS, late_steps: int = 0,
-                   desired: bool = False) -> TrackingRun:
+                   desired: bool = False, fitness: RunFitness | None = None) -> TrackingRun:
     """
     Step ``duration`` seconds of sim time from the plant's current state (see above).
 
     ``recorder``: add the run's ``joint_states`` to it, stamped ``start_ns`` + sim time, and
-    with ``desired`` its ``desired_accelerations``.
+    with ``desired`` its ``desired_accelerations``. ``fitness``: told every step (limit
+    contacts, saturation: ``fitness.entry('lockstep')`` is the recording's metadata).
     ``late_steps``: the command computed from the state of step k is applied from step
     k + ``late_steps`` on (1: a robot whose effort interface takes the answer to a state in
     its next tick, as a ros2_control effort controller fed over a topic does).
@@ -106,5 +108,7 @@ def run_in_process(plant: Plant, controller: JointController, duration: float,
         position[k] = plant.q()[plant.actuated_q]
         effort[k] = controller.effort(t, *measured)
         plant.step(effort[k])
+        if fitness is not None:
+            fitness.step(plant.q()[plant.actuated_q], effort[k], plant.applied_effort)
         effort[k] = plant.applied_effort
     return TrackingRun(times, reference, position, effort)

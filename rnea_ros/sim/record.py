@@ -153,8 +153,13 @@ class Recorder:
                 if self.on_failure is not None:
                     self.on_failure()
 
-    def close(self) -> int:
-        """Write what is left as the last split; the number of messages in the bag."""
+    def close(self, custom_data: dict[str, str] | None = None) -> int:
+        """
+        Write what is left as the last split; the number of messages in the bag.
+
+        ``custom_data``: written into ``metadata.yaml`` (the run's fitness,
+        ``rnea_ros.recording.fitness``) once the splits are.
+        """
         if self.bag is None:
             return 0
         with self.lock:
@@ -163,12 +168,16 @@ class Recorder:
             self.messages, self.size = [], 0
         self.pending.put(None)
         self.writer.join()
+        if custom_data is not None and self.error is None:
+            self.bag.finish(custom_data)
         return self.bag.written
 
-    def write(self, path: str | Path) -> int:
+    def write(self, path: str | Path, custom_data: dict[str, str] | None = None) -> int:
         """Write every kept message (no ``path`` given at start) as the bag ``path``; count."""
         bag = open_bag(Path(path))
         bag.write_split([cut(bag.store, m) for m in self.messages])
+        if custom_data is not None:
+            bag.finish(custom_data)
         return bag.written
 
 

@@ -279,6 +279,35 @@ def test_record_writes_a_bag_the_bag_tools_read(tmp_path):
     assert 'missed answers 200' in result.stderr  # nothing answered in lockstep: all counted
 
 
+def test_a_recording_says_in_its_metadata_and_at_exit_that_the_arm_hit_a_limit(tmp_path):
+    """No gains, no answers: the arm falls onto its limits; the bag and the exit say which."""
+    import json
+    import yaml
+    bag = tmp_path / 'run'
+    result = run_sim('--urdf', PANDA, '--gap', 'default', '--record', str(bag), '--ros-args',
+                     '-p', 'duration:=0.5', '-p', 'clock:=lockstep', '-p',
+                     'lockstep_timeout:=0.001', '-p', 'kp:=[0.0]', '-p', 'kd:=[0.0]')
+    assert result.returncode == 0, result.stderr
+    info = yaml.safe_load((bag / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    report = json.loads(info['custom_data']['rnea_sim'])
+    assert report['clock'] == 'lockstep' and report['steps'] == 500
+    assert report['late_steps'] == 0 and report['saturation'] == {}
+    # falling, joint 6 hits its limit; joint 4 (started at its limit) and the fingers rest on
+    # theirs, sunk by less than the margin
+    contacts = report['limit_contacts']
+    assert 'panda_joint6' in contacts
+    assert 'panda_joint4' not in contacts and 'panda_finger_joint1' not in contacts
+    warning = [line for line in result.stderr.splitlines()
+               if line.startswith(f"rnea_sim: warning: the recording '{bag}': ")]
+    assert len(warning) == 1, result.stderr
+    for joint, contact in contacts.items():
+        assert contact['steps'] > 0 and contact['beyond'] > 1e-3
+        assert (f'{joint} beyond its joint limit by up to {contact["beyond"]:.4g} in '
+                f'{contact["steps"]} steps') in warning[0]
+    assert warning[0].endswith('to identify from, record in lockstep or on a quiet machine, '
+                               'away from the joint limits)')
+
+
 def _listed(bag: Path) -> list[str]:
     """Return the splits ``bag/metadata.yaml`` lists (none before it exists)."""
     import yaml
