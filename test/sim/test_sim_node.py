@@ -308,6 +308,25 @@ def test_a_recording_says_in_its_metadata_and_at_exit_that_the_arm_hit_a_limit(t
                                'away from the joint limits)')
 
 
+def test_a_real_time_recording_writes_its_late_steps_and_says_so_when_there_were(tmp_path):
+    """How many steps come late depends on the machine: the bag and the exit line agree."""
+    import json
+    import yaml
+    bag = tmp_path / 'run'
+    result = run_sim('--urdf', PANDA, '--gap', 'none', '--record', str(bag), '--ros-args',
+                     '-p', 'duration:=0.3')
+    assert result.returncode == 0, result.stderr
+    info = yaml.safe_load((bag / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    report = json.loads(info['custom_data']['rnea_sim'])
+    assert report['clock'] == 'realtime' and report['steps'] == 300
+    assert report['late_share'] == pytest.approx(report['late_steps'] / 300, abs=1e-6)
+    warning = [line for line in result.stderr.splitlines()
+               if line.startswith(f"rnea_sim: warning: the recording '{bag}': ")]
+    late = f'{report["late_steps"]} of 300 steps late'
+    assert [late in line for line in warning] == ([True] if report['late_steps'] else []), \
+        result.stderr
+
+
 def _listed(bag: Path) -> list[str]:
     """Return the splits ``bag/metadata.yaml`` lists (none before it exists)."""
     import yaml
