@@ -76,6 +76,7 @@ class Identification:
     uncertainty: tuple[np.ndarray, np.ndarray] | None = None
     differentiation: dict = field(default_factory=dict)
     gains: current.GainFit | None = None  # ``--effort current``: the effort gains
+    at_limit: int = 0  # samples with a joint at a position or effort limit: rows not fitted
 
 
 def _split(bags: list[samples.Samples], holdout: float):
@@ -190,7 +191,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     timings['model'] = time.perf_counter() - clock
 
     clock = time.perf_counter()
-    reading = dict(reading or {})
+    reading = {**(reading or {}), 'torque_effort': effort == 'torque'}
     loaded = [samples.load(bag, model, urdf_xml, joint_states, **reading) for bag in bags]
     warnings = [f'{data.bag}: {w}' for data in loaded for w in data.warnings]
     if validate is not None:
@@ -201,6 +202,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
         check = None
         train, validation = _split(loaded, holdout)
     dropped = sum(d.dropped_nan_effort for d in loaded + ([check] if check else []))
+    at_limit = sum(d.at_limit for d in loaded + ([check] if check else []))
     differentiation = {d.bag: d.differentiation for d in loaded + ([check] if check else [])}
     del loaded, check  # the split copied the samples: keep one copy of a long log
     if dropped:
@@ -249,7 +251,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
                           run.theta_friction, run.result, run.betas, run.rms,
                           {'training': n_train, 'validation': run.validation_count},
                           dropped, inertial, run.solver, run.eigen, plot_data, warnings,
-                          timings, run.uncertainty, differentiation, gains)
+                          timings, run.uncertainty, differentiation, gains, at_limit)
 
 
 @dataclass
