@@ -303,6 +303,8 @@ def _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_ur
                                  fixed_inertial=True)
     theta_friction = theta_urdf.copy()
     theta_friction[lay.n_inertial:] = joint_terms.theta[lay.n_inertial:]
+    untold = _still_terms(lay, low_pass.still)
+    theta_friction[untold] = theta_urdf[untold]
     beta_friction = base.E @ theta_friction
     solver, eigen = None, None
     if inertial == 'base':
@@ -321,6 +323,11 @@ def _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_ur
         if eigen is not None:
             eigen = np.array([np.linalg.eigvalsh(parameters.pseudo_inertia(body)).min()
                               for body in theta[:lay.n_inertial].reshape(-1, 10)])
+    # A still joint's terms have no row (``filtering``): no data set the solver's value for
+    # them (0.0007 N for the held panda finger's friction); they keep the prior, zero, as the
+    # warning says and as their infinite standard deviation means.
+    theta[untold] = theta_urdf[untold]
+    if inertial != 'base':
         beta = base.E @ theta
     betas = {'urdf': beta_urdf, 'urdf+friction': beta_friction, 'identified': beta}
     rms = {name: {'training': train_eq.rms(b), 'validation': validation_eq.rms(b),
@@ -335,6 +342,14 @@ def _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_ur
         if inertial == 'physical' else None
     return _Robot(result, theta, theta_friction, betas, rms, validation_eq.count, solver, eigen,
                   uncertainty, warnings)
+
+
+def _still_terms(lay, still: np.ndarray | None) -> np.ndarray:
+    """Return the theta indices of the joint terms of the ``still`` joints (none: empty)."""
+    if still is None:
+        return np.zeros(0, dtype=np.int64)
+    return np.array([lay.joint_index(j, term) for j in np.flatnonzero(still)
+                     for term in lay.joint_terms], dtype=np.int64)
 
 
 def _held_base(model, lay, train: list[samples.Samples], still: np.ndarray, base):
