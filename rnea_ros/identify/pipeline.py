@@ -239,7 +239,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
                               current.scaled(validation, k), low_pass, inertial, theta_urdf,
                               scale, threads, timings)
         gains, run = gain_check.check(gains, lay.joint_names, fit_with)
-        warnings += gains.warnings
+        warnings += gains.warnings + current.prior_warnings(gains, lay.joint_names)
     if run is None:
         run = _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_urdf,
                          scale, threads, timings)
