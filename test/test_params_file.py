@@ -200,7 +200,7 @@ HOSTILE = [
     ('/**:\n  ros__parameters:\n    a: !!python/name:os.system\n', 'cannot read {what}: '
      'malformed YAML: could not determine a constructor for the tag '
      "'tag:yaml.org,2002:python/name:os.system' at line 3, column 8"),
-    (None, 'cannot read {what}: [Errno 2] No such file or directory: '),
+    (None, 'cannot read {what}: No such file or directory'),
 ]
 HOSTILE_IDS = ['deep brackets', 'deep names', 'aliases', 'not a mapping', 'empty',
                'not a section', 'not text', 'unhashable key', 'python tag', 'missing']

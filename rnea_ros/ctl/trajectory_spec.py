@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import math
-from pathlib import Path
 
 import yaml
 
-from rnea_ros.errors import InputError, not_utf8
+from rnea_ros.errors import InputError
+from rnea_ros.files import read_text
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # a trajectory file larger than this is refused unread
 FIELDS = ('positions', 'velocities', 'accelerations', 'effort')
@@ -51,15 +51,7 @@ class TrajectorySpec:
 def load_file(path: str) -> TrajectorySpec:
     """Read and check the trajectory YAML file ``path`` (see the module docstring)."""
     where = f'trajectory file {path!r}'
-    try:
-        size = Path(path).stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise InputError(f'{where}: {size} bytes: expected at most {MAX_FILE_BYTES}')
-        text = Path(path).read_text(encoding='utf-8')
-    except OSError as exc:
-        raise InputError(f'cannot read {where}: {exc.strerror or exc}') from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f'cannot read {where}: {not_utf8(exc)}') from None
+    text = read_text(path, 'trajectory file', MAX_FILE_BYTES)  # a FIFO, /dev/zero: refused
     try:
         document = yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -47,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from rnea_ros.errors import InputError
+from rnea_ros.files import FileError, read_text
 
 GAPS_DIR = Path(__file__).resolve().parent / 'gaps'
 JOINT_FIELDS = ('armature', 'coulomb', 'viscous')
@@ -166,9 +167,9 @@ def load_gap(spec: str) -> Gap:
         return Gap.none()
     path = GAPS_DIR / f'{spec}.yaml' if spec in shipped_gaps() else Path(spec)
     try:
-        text = path.read_text()
-    except OSError as error:
-        raise InputError(f'gap {spec!r}: cannot read it ({error.strerror}); expected a YAML '
+        text = read_text(path, 'gap')
+    except FileError as error:
+        raise InputError(f'gap {spec!r}: cannot read it ({error.why}); expected a YAML '
                          f'file, none or one of {", ".join(shipped_gaps())}') from None
     return parse_gap(text, repr(spec))
 

@@ -1,6 +1,8 @@
 """rnea_ctl's trajectory input: rnea_excite's YAML as it writes it, the inline spec, bad files."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import yaml
@@ -95,3 +97,15 @@ def test_a_file_that_is_no_yaml_or_no_text_is_one_line(tmp_path):
         load_file(str(path))
     with pytest.raises(InputError, match=r"cannot read trajectory file '/no/such': No such"):
         load_file('/no/such')
+
+
+def test_a_fifo_or_a_device_is_refused_unread(tmp_path):
+    fifo = tmp_path / 'fifo.yaml'
+    os.mkfifo(fifo)  # no writer: reading it would wait for ever
+    with pytest.raises(InputError) as error:
+        load_file(str(fifo))
+    assert str(error.value) == f"cannot read trajectory file '{fifo}': not a regular file (a FIFO)"
+    with pytest.raises(InputError) as error:
+        load_file('/dev/zero')  # endless: reading it would exhaust memory
+    assert str(error.value) == \
+        "cannot read trajectory file '/dev/zero': not a regular file (a character device)"
