@@ -8,18 +8,34 @@ it, and read at most ``limit`` bytes (a file that grows while it is read is refu
 ``check_regular(path, what)`` refuses the same files for a reader that opens the path itself
 (xacro, NumPy, MuJoCo). Every refusal is one ``FileError``: ``cannot read WHAT 'PATH': REASON``.
 
+``load_yaml(text)`` is the one YAML reader of the package (PyYAML's safe loader, imported by the
+function only): aliases may repeat at most ``MAX_ALIAS_NODES`` nodes beyond the document's own
+(a 300-byte alias bomb expands to billions), and a node holding an alias of itself is refused,
+both before anything is built; nesting too deep for the parser, malformed YAML and a value
+PyYAML cannot build (an integer of more than 4300 digits) raise ``YamlError``, one line.
+``brief(value)`` is the text of a value an error shows: bounded in length and depth, however
+large the value (``reprlib``); ``finite_number(value)`` tells a number a float holds, finite
+(an integer of 400 digits is not one).
+
 Every package may import this module (as ``errors``): the tools, the node's loaders, the sim.
 """
 from __future__ import annotations
 
+import math
 import os
+import reprlib
 import stat
 
 from rnea_ros.errors import InputError, not_utf8
 
-__all__ = ['check_regular', 'FileError', 'MAX_BYTES', 'read_bytes', 'read_text']
+__all__ = ['brief', 'check_regular', 'FileError', 'finite_number', 'load_yaml',
+           'MAX_ALIAS_NODES', 'MAX_BYTES', 'read_bytes', 'read_text', 'YamlError']
 
 MAX_BYTES = 64 * 1024 * 1024  # a robot description, a parameters or trajectory file: far less
+MAX_ALIAS_NODES = 100_000  # nodes YAML aliases may repeat: a few anchors reused, not a bomb
+_BRIEF = reprlib.Repr()  # Python 3.11's takes no keywords
+_BRIEF.maxlevel, _BRIEF.maxdict, _BRIEF.maxlist, _BRIEF.maxtuple, _BRIEF.maxset = 2, 4, 6, 6, 4
+_BRIEF.maxstring, _BRIEF.maxlong, _BRIEF.maxother = 60, 40, 60
 _KINDS = ((stat.S_ISDIR, 'Is a directory'), (stat.S_ISFIFO, 'a FIFO'),
           (stat.S_ISCHR, 'a character device'), (stat.S_ISBLK, 'a block device'),
           (stat.S_ISSOCK, 'a socket'))
@@ -93,3 +109,92 @@ def read_text(path, what: str, limit: int = MAX_BYTES) -> str:
         return read_bytes(path, what, limit).decode('utf-8')
     except UnicodeDecodeError as exc:
         raise FileError(path, what, not_utf8(exc)) from None
+
+
+class YamlError(InputError):
+    """Text that is no YAML document the package reads; the message is one line."""
+
+
+def finite_number(value) -> bool:
+    """Tell whether a value read from a file is a number (no bool) a float holds, finite."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond a float's range (10**400)
+        return False
+
+
+def brief(value) -> str:
+    """Return a bounded repr of ``value`` (a value from a file: any size, any depth)."""
+    return _BRIEF.repr(value)
+
+
+def load_yaml(text: str):
+    """
+    Return the document of YAML ``text``, built by PyYAML's safe loader, bounded.
+
+    Raises ``YamlError`` (one line: the problem and where) for malformed YAML, nesting too
+    deep for the parser, aliases repeating more than ``MAX_ALIAS_NODES`` nodes or a node
+    holding an alias of itself (both refused before anything is built), and a value the loader
+    cannot build (an integer of more than 4300 digits).
+    """
+    import yaml  # PyYAML, for the files only: importing the dynamics needs numpy and numba
+    loader = yaml.SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            return None
+        _check_aliases(root)
+        return loader.construct_document(root)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, 'problem_mark', None)
+        where = f' at line {mark.line + 1}, column {mark.column + 1}' if mark else ''
+        problem = ' '.join(str(getattr(exc, 'problem', None) or exc).split())
+        raise YamlError(f'malformed YAML: {problem}{where}') from None
+    except RecursionError:
+        raise YamlError('nested too deeply for the parser') from None
+    except YamlError:
+        raise
+    except ValueError as exc:  # int('9' * 5000): Python's bound on the digits of an integer
+        why = str(exc).split(':')[0][:80]
+        raise YamlError(f'a value that cannot be built ({why})') from None
+    finally:
+        loader.dispose()
+
+
+def _check_aliases(root) -> None:
+    """Refuse a node graph whose aliases expand it by more than ``MAX_ALIAS_NODES`` nodes."""
+    size: dict[int, int] = {}  # id(node) -> the number of nodes it expands to
+    distinct = 0
+    pending = [(root, False)]
+    open_nodes: set[int] = set()
+    while pending:  # a post-order walk without recursion: nesting is only bounded by memory
+        node, done = pending.pop()
+        key = id(node)
+        children = _children(node)
+        if done:
+            open_nodes.discard(key)
+            size[key] = 1 + sum(size[id(child)] for child in children)
+            if size[key] - distinct > MAX_ALIAS_NODES:
+                raise YamlError(f'YAML aliases repeat more than {MAX_ALIAS_NODES} nodes '
+                                '(expected a document without alias bombs)')
+            continue
+        if key in size:
+            continue
+        if key in open_nodes:
+            mark = node.start_mark
+            raise YamlError(f'a node holding an alias of itself at line {mark.line + 1}, column '
+                            f'{mark.column + 1} (expected a finite document)')
+        open_nodes.add(key)
+        distinct += 1
+        pending.append((node, True))
+        pending.extend((child, False) for child in children if id(child) not in size)
+
+
+def _children(node) -> list:
+    """Return the nodes a YAML node holds (a mapping's keys and values)."""
+    if isinstance(node.value, list):
+        return [item for entry in node.value
+                for item in (entry if isinstance(entry, tuple) else (entry,))]
+    return []

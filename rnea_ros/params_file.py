@@ -27,7 +27,7 @@ import math
 import os
 
 from rnea_ros.errors import InputError
-from rnea_ros.files import FileError, read_text
+from rnea_ros.files import FileError, load_yaml, read_text, YamlError
 
 __all__ = ['MAX_DEPTH', 'MAX_PARAMETERS', 'read', 'write']
 
@@ -46,20 +46,12 @@ def read(path: str | os.PathLike, what: str = 'the parameters') -> dict:
     with '.' as ROS does. Raises ``InputError`` naming the file (and ``what`` it should hold)
     for a malformed one.
     """
-    import yaml  # PyYAML, for the files only: importing the dynamics needs numpy and numba
     try:
-        document = yaml.safe_load(read_text(path, what))
+        document = load_yaml(read_text(path, what))
     except FileError as exc:
         raise InputError(f'{path}: cannot read {what}: {exc.why}') from None
-    except yaml.YAMLError as exc:  # its text spans lines: the problem and where, on one
-        mark = getattr(exc, 'problem_mark', None)
-        where = f' at line {mark.line + 1}, column {mark.column + 1}' if mark else ''
-        problem = ' '.join(str(getattr(exc, 'problem', None) or exc).split())
-        raise InputError(f'{path}: cannot read {what}: malformed YAML: {problem}{where}') \
-            from None
-    except RecursionError:
-        raise InputError(f'{path}: cannot read {what}: nested too deeply (expected a ROS 2 '
-                         f'parameters file: {FILE_FORM})') from None
+    except YamlError as exc:
+        raise InputError(f'{path}: cannot read {what}: {exc}') from None
     sections = [section.get('ros__parameters') for section in document.values()
                 if isinstance(section, dict)] if isinstance(document, dict) else []
     sections = [section for section in sections if isinstance(section, dict)]

@@ -28,6 +28,10 @@ FILES = {
     'nojoints.urdf': b'<robot name="r"><link name="a"/></robot>',
     'malformed.yaml': b'/**:\n  ros__parameters: [1, 2\n',
     'binary.yaml': b'\x80\x81\x82',
+    # 9**9 strings in about 300 bytes: the armature's repr in its error took hours, gigabytes
+    'bomb.yaml': ('/**:\n  ros__parameters:\n    armature.panda_joint1: [&a [x, x, x, x, x, x, '
+                  'x, x, x], ' + ', '.join(f'&{chr(98 + k)} [{", ".join([f"*{chr(97 + k)}"] * 9)}]'
+                                           for k in range(8)) + ']\n').encode(),
 }
 NOT_UTF8 = 'not UTF-8 text (byte 0x80 at offset 1)'
 URDF_CASES = [  # (file, the line after "--urdf 'PATH'" or "cannot read --urdf 'PATH'")
@@ -109,6 +113,11 @@ BAG_CASES = [
      'column 1'),
     (['--actuation', '{inputs}/binary.yaml'], '{inputs}/binary.yaml: cannot read the actuation '
      'model: not UTF-8 text (byte 0x80 at offset 0)'),
+    (['--actuation', '{inputs}/bomb.yaml'], '{inputs}/bomb.yaml: cannot read the actuation '
+     'model: YAML aliases repeat more than 100000 nodes (expected a document without alias '
+     'bombs)'),
+    (['--actuation', '{inputs}/fifo.urdf'], '{inputs}/fifo.urdf: cannot read the actuation '
+     'model: not a regular file (a FIFO)'),
 ]
 
 

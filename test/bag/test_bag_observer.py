@@ -219,14 +219,21 @@ def test_effort_without_information_is_refused(tmp_path, capsys, change, message
 NESTED = '{a: ' * 200 + '1' + '}' * 200
 ALIASES = '/**:\n  ros__parameters:\n    a0: &a0 {x: 1, y: 1}\n' + ''.join(
     f'    a{k}: &a{k} {{x: *a{k - 1}, y: *a{k - 1}}}\n' for k in range(1, 40))
+# 9**9 strings in about 300 bytes: the threshold's repr in its error took hours and gigabytes.
+BOMB = ('/**:\n  ros__parameters:\n    collision_threshold.panda_joint1: [&a [x, x, x, x, x, x, '
+        'x, x, x], ' + ', '.join(f'&{chr(98 + k)} [{", ".join([f"*{chr(97 + k)}"] * 9)}]'
+                                 for k in range(8)) + ']\n')
 
 
 @pytest.mark.parametrize('text, message', [
-    ('[' * 100_000 + ']' * 100_000, 'cannot read collision thresholds: nested too deeply '
-     '(expected a ROS 2 parameters file: /**: ros__parameters: {...})'),
+    ('[' * 100_000 + ']' * 100_000, 'cannot read collision thresholds: nested too deeply for '
+     'the parser'),
     (f'/**:\n  ros__parameters:\n    {NESTED}\n', 'parameter names nested deeper than 100 levels '
      f"under {'a.' * 40!r}..."),
-    (ALIASES, 'more than 100000 parameters (YAML aliases repeating a mapping?)'),
+    (ALIASES, 'cannot read collision thresholds: YAML aliases repeat more than 100000 nodes '
+     '(expected a document without alias bombs)'),
+    (BOMB, 'cannot read collision thresholds: YAML aliases repeat more than 100000 nodes '
+     '(expected a document without alias bombs)'),
     ('- 1\n- 2\n', 'expected a ROS 2 parameters file: /**: ros__parameters: {...}'),
     (b'\xff\xfe\x00\x80', 'cannot read collision thresholds: not UTF-8 text (byte 0xff at '
      'offset 0)'),
@@ -235,8 +242,8 @@ ALIASES = '/**:\n  ros__parameters:\n    a0: &a0 {x: 1, y: 1}\n' + ''.join(
     ('/**:\n  ros__parameters:\n' + ''.join(f'    collision_threshold.{joint}: .nan\n'
                                             for joint in JOINTS),
      'parameter collision_threshold.panda_joint1: expected a finite number > 0 (N m), got nan'),
-], ids=['deep brackets', 'deep names', 'aliases', 'not a mapping', 'not text', 'unhashable key',
-        'nan'])
+], ids=['deep brackets', 'deep names', 'aliases', 'bomb', 'not a mapping', 'not text',
+        'unhashable key', 'nan'])
 def test_a_hostile_thresholds_file_is_one_line(tmp_path, capsys, quiet, text, message):
     path = tmp_path / 'thresholds.yaml'
     if isinstance(text, bytes):
