@@ -108,6 +108,10 @@ BAG_CASES = [
      'of seconds, at most 1e+09 in magnitude'),
     (['--summary-window', 'nan'], '--summary-window nan: expected a positive number of seconds, '
      'at most 1e+09 in magnitude'),
+    (['--order', '1000000'],  # the differentiator's fits: hours
+     "argument --order: '1000000': expected an integer from 2 to 12"),
+    (['--gravity', '0', '0', '1e300'], "argument --gravity: '1e300': expected a number from -100 "
+     'to 100'),
     (['--actuation', '{inputs}/malformed.yaml'], '{inputs}/malformed.yaml: cannot read the '
      "actuation model: malformed YAML: expected ',' or ']', but got '<stream end>' at line 3, "
      'column 1'),
@@ -129,6 +133,25 @@ def test_rnea_bag_a_bad_option_is_one_line_naming_it(inputs, tmp_path, capsys, a
                                  '--no-plots'] + argv, capsys)
     assert (status, err) == (2, f'rnea_bag: error: {line.format(inputs=inputs)}\n')
     assert not out.exists()
+
+
+@pytest.mark.parametrize('argv, line', [
+    (['--acceleration-limit', '1e300'], "argument --acceleration-limit: '1e300': expected a "
+     'number from 0.001 to 10000'),
+    (['--acceleration-limit', 'nan'], "argument --acceleration-limit: 'nan': expected a number "
+     'from 0.001 to 10000'),
+])
+def test_rnea_excite_a_bad_option_is_one_line_naming_it(tmp_path, capsys, argv, line):
+    out = tmp_path / 'out'
+    status, err = run(rnea_excite, ['--urdf', str(PANDA), '--output', str(out)] + argv, capsys)
+    assert (status, err) == (2, f'rnea_excite: error: {line}\n')
+    assert not out.exists()
+
+
+def test_a_bounded_option_states_its_bounds_in_its_help():
+    text = ' '.join(subprocess.run([sys.executable, '-m', 'rnea_ros.bag', '--help'],
+                                   capture_output=True, text=True, check=True).stdout.split())
+    assert 'polynomial degree (default: 3); an integer from 2 to 12' in text
 
 
 def test_the_docs_state_the_bound_of_the_times():

@@ -97,6 +97,7 @@ from rnea_ros.bag.summary import TOOL
 from rnea_ros.errors import InputError
 from rnea_ros.recording import derivatives, differentiate
 from rnea_ros.recording.bagio.storage import open_bag, typestore
+from rnea_ros.tools.options import check_bounds
 from rnea_ros.tools.staging import check as check_output
 
 # The contact solver is slower per sample: its progress bar shows from fewer samples.
@@ -130,9 +131,10 @@ def run(options: BagOptions) -> Result:
     timings = _Timings()
     bag_path = Path(options.bag)
     output = Path(options.output) if options.output else Path.cwd() / f'{bag_path.name}_rnea'
-    if (options.window != differentiate.AUTO and not options.window > 0) or options.order < 2 or (
+    check_bounds(options)  # --order, --gravity, --observer-gain: their declared bounds
+    if (options.window != differentiate.AUTO and not options.window > 0) or (
             options.max_gap is not None and not options.max_gap > 0):
-        raise InputError('--window and --max-gap must be positive and --order at least 2')
+        raise InputError('--window and --max-gap must be positive')
     if options.threads is not None and options.threads < 1:
         raise InputError(f'--threads must be at least 1, got {options.threads}')
     inputs.check_seconds(options)
