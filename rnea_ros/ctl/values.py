@@ -11,7 +11,7 @@ from __future__ import annotations
 import yaml
 
 from rnea_ros.errors import InputError
-from rnea_ros.files import brief, load_yaml, YamlError
+from rnea_ros.files import brief, finite_number, load_yaml, YamlError
 
 # rcl_interfaces/ParameterType: the types a value can have on the command line.
 BOOL, INTEGER, DOUBLE, STRING = 1, 2, 3, 4
@@ -50,11 +50,14 @@ def parse_value(name: str, text: str, declared: int = 0) -> tuple[int, object]:
         value = text  # as ros2 param set: what YAML cannot read is a text
     integers = [item for item in (value if isinstance(value, list) else [value])
                 if isinstance(item, int) and not isinstance(item, bool)]
-    if any(not INT64[0] <= item <= INT64[1] for item in integers):
+    if declared in (DOUBLE, DOUBLE_ARRAY):
+        if not all(finite_number(item) for item in integers):
+            raise InputError(f'parameter {name!r}: {brief(text)}: expected numbers of magnitude '
+                             'below 1.8e308 (a ROS double parameter)')
+        value = _as_doubles(value)
+    elif any(not INT64[0] <= item <= INT64[1] for item in integers):
         raise InputError(f'parameter {name!r}: {brief(text)}: expected integers from -2**63 '
                          'to 2**63-1 (a ROS integer parameter)')
-    if declared in (DOUBLE, DOUBLE_ARRAY):
-        value = _as_doubles(value)
     if type(value) in SCALARS:  # nan and inf too: the node refuses what it cannot use
         return SCALARS[type(value)], value
     if isinstance(value, list) and value and len({type(item) for item in value}) == 1 and (

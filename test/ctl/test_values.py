@@ -56,3 +56,12 @@ def test_a_value_built_to_break_the_reader_is_one_line(text, line):
     with pytest.raises(InputError) as error:
         parse_value('rate', text)
     assert str(error.value) == line
+
+
+def test_an_integer_for_a_double_is_one_a_double_holds():
+    assert parse_value('rate', str(2 ** 63), DOUBLE) == (DOUBLE, 2.0 ** 63)
+    with pytest.raises(InputError) as error:
+        parse_value('rate', '9' * 400, DOUBLE)  # float() of it: OverflowError
+    assert str(error.value) == ("parameter 'rate': '999999999999999999999999999...9999999999999"
+                                "999999999999999': expected numbers of magnitude below 1.8e308 "
+                                '(a ROS double parameter)')
