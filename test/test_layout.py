@@ -22,8 +22,8 @@ import zipfile
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / 'rnea_ros'
-# package -> the rnea_ros packages it may import (besides itself, errors, params_file and the
-# face).
+# package -> the rnea_ros packages it may import (besides itself, errors, files, params_file and
+# the face).
 ALLOWED = {
     'dynamics': set(),
     'timing': set(),  # steady-clock sleeps and schedules: the node's and the sim's clocks
@@ -101,7 +101,8 @@ def test_imports_flow_one_way(package):
     folder = PACKAGE / package
     if not folder.is_dir():
         pytest.skip(f'rnea_ros.{package} does not exist yet')
-    allowed = ALLOWED[package] | {package, 'errors', 'params_file', 'RobotModel', 'InputError',
+    allowed = ALLOWED[package] | {package, 'errors', 'files', 'params_file', 'RobotModel',
+                                  'InputError',
                                   'RneaError', 'URDFError', 'ModelWarning', None}
     wrong = {}
     for path in sorted(folder.rglob('*.py')):
