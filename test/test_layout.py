@@ -1,15 +1,18 @@
 """
 The package layout: imports flow one way, and the library stays free of ROS and bag tools.
 
+dynamics <- description (URDF, MJCF and xacro in, a tree out: the parsers stand above the
+algorithms; dynamics imports them only inside RobotModel's factories, LAZY_UPWARD);
 dynamics <- contacts <- {control, bag, sim}; control <- sim (its Parameter); dynamics <- recording
 <- tools <- {bag, identify, excite, fleet, convert}; dynamics <- observer <- {bag, control};
 control (the node's core, no ROS) <- node (the ROS adapter); no tool imports another but excite
 (identify's parameter layout) and fleet (the bag pipeline it runs); timing (steady-clock sleeps and
 the control threads' schedules) under node and sim; demos above the library. node, bag and sim
 never import each other; only sim imports mujoco (and the MJCF reader and writer, inside their
-functions); recording (the way into a bag) and observer import dynamics only; control imports no
-rclpy. Checked two ways: every import statement of every module (also those inside functions), and
-what importing the library really loads (a fresh interpreter).
+functions); recording (the way into a bag) and observer import dynamics only (recording the URDF's
+joint names from description too); control imports no rclpy. Checked two ways: every import
+statement of every module (also those inside functions), and what importing the library really
+loads (a fresh interpreter).
 """
 import ast
 import json
@@ -25,36 +28,46 @@ PACKAGE = Path(__file__).resolve().parents[1] / 'rnea_ros'
 # package -> the rnea_ros packages it may import (besides itself, errors, params_file and the
 # face).
 ALLOWED = {
-    'dynamics': set(),
+    'dynamics': set(),  # and the parsers, inside the factories only: LAZY_UPWARD
+    # description: URDF, MJCF and xacro in, a tree out; above dynamics.
+    'description': {'dynamics'},
     'timing': set(),  # steady-clock sleeps and schedules: the node's and the sim's clocks
     'contacts': {'dynamics'},
     'control': {'dynamics', 'contacts', 'observer'},
-    'node': {'dynamics', 'contacts', 'observer', 'control', 'timing'},
+    'node': {'dynamics', 'description', 'contacts', 'observer', 'control', 'timing'},
     # demos: the library, node and closed-loop demos; the node and the sim run as processes
     # (control: the node's declared defaults that the node demo's torque check depends on).
-    'demos': {'dynamics', 'control'},
-    'recording': {'dynamics'},
+    'demos': {'dynamics', 'description', 'control'},
+    'recording': {'dynamics', 'description'},
     'observer': {'dynamics'},
     # tools: every command-line tool's options, output directory, exit status, text and plots.
     'tools': {'recording'},
-    'bag': {'dynamics', 'contacts', 'recording', 'observer', 'tools'},
+    'bag': {'dynamics', 'description', 'contacts', 'recording', 'observer', 'tools'},
     # sim never imports node: the simulated robot talks to it over DDS.
     # recording: its bag writer, for --record; control: the Parameter its parameters are.
-    'sim': {'dynamics', 'contacts', 'timing', 'recording', 'control'},
-    'identify': {'dynamics', 'contacts', 'recording', 'tools'},
-    'fleet': {'dynamics', 'contacts', 'recording', 'tools', 'bag'},  # bag: the pipeline it runs
+    'sim': {'dynamics', 'description', 'contacts', 'timing', 'recording', 'control'},
+    'identify': {'dynamics', 'description', 'contacts', 'recording', 'tools'},
+    # fleet: bag, the pipeline it runs.
+    'fleet': {'dynamics', 'description', 'contacts', 'recording', 'tools', 'bag'},
     # excite: identify's parameter layout and base; recording's JOINT=VALUE parser.
-    'excite': {'dynamics', 'recording', 'tools', 'identify'},
+    'excite': {'dynamics', 'description', 'recording', 'tools', 'identify'},
     # convert: a log (CSV, Parquet, .npz, .mat) into a bag with recording's bag writer.
     'convert': {'recording', 'tools'},
     # ctl: a client over DDS (never node); demos' example robot and sim's gap folder for
     # `rnea_ctl paths`.
     'ctl': {'demos', 'sim'},
 }
+# Imports that run against the flow, inside a function only, each with its reason.
+LAZY_UPWARD = {
+    # RobotModel.from_urdf_string, from_urdf_file and from_mjcf are the library's public
+    # factories: they delegate to the parsers, which build the tree that dynamics packs.
+    'dynamics/model.py': {'rnea_ros.description.urdf', 'rnea_ros.description.robot_file',
+                          'rnea_ros.description.mjcf'},
+}
 HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow', 'mujoco')
 # Modules that read or write MJCF: they import mujoco inside their functions only (MuJoCo's
 # compiler reads the file), so that importing them, and the library, does not need it.
-MJCF_MODULES = ('dynamics/mjcf.py', 'identify/mjcf_out.py')
+MJCF_MODULES = ('description/mjcf.py', 'identify/mjcf_out.py')
 
 
 def _imports(path: Path) -> set[str]:
@@ -105,14 +118,16 @@ def test_imports_flow_one_way(package):
                                   'RneaError', 'URDFError', 'ModelWarning', None}
     wrong = {}
     for path in sorted(folder.rglob('*.py')):
-        for module in _imports(path):
+        lazy = LAZY_UPWARD.get(path.relative_to(PACKAGE).as_posix(), set())
+        assert not lazy & _module_level_imports(path), f'{path} imports {lazy} at module level'
+        for module in _imports(path) - lazy:
             if _rnea_package(module) not in allowed and module != 'rnea_ros':
                 wrong.setdefault(path.relative_to(PACKAGE).as_posix(), []).append(module)
     assert not wrong, f'rnea_ros.{package} imports what it may not: {wrong}'
 
 
 def test_library_imports_no_rclpy_and_no_ros_or_bag_libraries():
-    for package in ('dynamics', 'contacts', 'observer', 'control', 'timing'):
+    for package in ('dynamics', 'description', 'contacts', 'observer', 'control', 'timing'):
         for path in sorted((PACKAGE / package).rglob('*.py')):
             heavy = {m for m in _imports(path)
                      if m.split('.')[0] in HEAVY or m.split('.')[0].endswith('_msgs')}
@@ -143,7 +158,7 @@ def _loaded_after(statement: str) -> set[str]:
 @pytest.mark.parametrize('statement', [
     'import rnea_ros',
     'import rnea_ros.dynamics; from rnea_ros import RobotModel',
-    'import rnea_ros.dynamics.mjcf',  # MuJoCo is imported when an MJCF is read
+    'import rnea_ros.description.mjcf',  # MuJoCo is imported when an MJCF is read
     'import rnea_ros.contacts; from rnea_ros.contacts import Contact, ContactSolver',
     'import rnea_ros.observer; from rnea_ros.observer import MomentumObserver',
 ])

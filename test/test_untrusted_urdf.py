@@ -12,7 +12,7 @@ import pytest
 
 from rnea_ros.bag.cli import main as rnea_bag
 from rnea_ros.demos import library as demo
-from rnea_ros.dynamics.description import HOW_TO_EXPAND
+from rnea_ros.description.robot_file import HOW_TO_EXPAND
 
 REFUSAL = f'this is unexpanded xacro, not URDF (element <xacro:property>): {HOW_TO_EXPAND}'
 

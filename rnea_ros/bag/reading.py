@@ -15,8 +15,8 @@ import numpy as np
 from rnea_ros.bag import inputs
 from rnea_ros.bag.decomposition import effort_labels
 from rnea_ros.bag.options import BagOptions
+from rnea_ros.description.loading import urdf_model
 from rnea_ros.dynamics.actuation import Actuation
-from rnea_ros.dynamics.loading import urdf_model
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.recording import differentiate, JointSeries, load_joint_states

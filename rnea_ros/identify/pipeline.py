@@ -34,7 +34,7 @@ import time
 
 import numpy as np
 
-from rnea_ros.dynamics.loading import read_file_option, urdf_model
+from rnea_ros.description.loading import read_file_option, urdf_model
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.identify import base as base_params

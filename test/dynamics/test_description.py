@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from rnea_ros import InputError, RobotModel, URDFError
-from rnea_ros.dynamics.description import parse_xacro_arg
+from rnea_ros.description.robot_file import parse_xacro_arg
 
 ARM_XACRO = """<?xml version="1.0"?>
 <robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="arm">

@@ -19,8 +19,8 @@ import pytest
 from test_identify import identify, synthetic_bag, UR5
 
 from rnea_ros import ModelWarning, RobotModel
+from rnea_ros.description.mjcf import load_mjcf
 from rnea_ros.dynamics.actuation import Actuation
-from rnea_ros.dynamics.mjcf import load_mjcf
 from rnea_ros.errors import MJCFError
 from rnea_ros.identify import mjcf_out
 

@@ -43,10 +43,10 @@ import warnings
 
 import numpy as np
 
+from rnea_ros.description.urdf import _Builder
+from rnea_ros.description.urdf_elements import Inertial, UrdfJoint
 from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.dynamics.urdf import _Builder
-from rnea_ros.dynamics.urdf_elements import Inertial, UrdfJoint
 from rnea_ros.errors import MJCFError
 
 WORLD = 'world'

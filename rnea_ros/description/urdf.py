@@ -30,9 +30,9 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from rnea_ros.dynamics.description import refuse_xacro
+from rnea_ros.description.robot_file import refuse_xacro
+from rnea_ros.description.urdf_elements import Inertial, parse_inertial, parse_joint, UrdfJoint
 from rnea_ros.dynamics.tree import FREE_FLYER, Joint, KinematicTree, LinkFrame, PRISMATIC, REVOLUTE
-from rnea_ros.dynamics.urdf_elements import Inertial, parse_inertial, parse_joint, UrdfJoint
 from rnea_ros.errors import ModelWarning, URDFError
 
 ROOT_JOINT_NAME = 'root_joint'
