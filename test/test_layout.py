@@ -3,7 +3,8 @@ The package layout: imports flow one way, and the library stays free of ROS and 
 
 dynamics <- description (URDF, MJCF and xacro in, a tree out: the parsers stand above the
 algorithms; dynamics imports them only inside RobotModel's factories, LAZY_UPWARD);
-dynamics <- contacts <- {control, bag, sim}; control <- sim (its Parameter); dynamics <- recording
+params (ROS parameters without ROS) <- {control, node, sim, bag, identify};
+dynamics <- contacts <- {control, bag, sim}; dynamics <- recording
 <- tools <- {bag, identify, excite, fleet, convert}; dynamics <- observer <- {bag, control};
 control (the node's core, no ROS) <- node (the ROS adapter); no tool imports another but excite
 (identify's parameter layout) and fleet (the bag pipeline it runs); timing (steady-clock sleeps and
@@ -25,16 +26,17 @@ import zipfile
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / 'rnea_ros'
-# package -> the rnea_ros packages it may import (besides itself, errors, params_file and the
-# face).
+# package -> the rnea_ros packages it may import (besides itself, errors and the face).
 ALLOWED = {
-    'dynamics': set(),  # and the parsers, inside the factories only: LAZY_UPWARD
+    'dynamics': {'params'},  # and the parsers, inside the factories only: LAZY_UPWARD
+    # params: ROS parameters without ROS (what a parameter is, parameter files).
+    'params': set(),
     # description: URDF, MJCF and xacro in, a tree out; above dynamics.
     'description': {'dynamics'},
     'timing': set(),  # steady-clock sleeps and schedules: the node's and the sim's clocks
     'contacts': {'dynamics'},
-    'control': {'dynamics', 'contacts', 'observer'},
-    'node': {'dynamics', 'description', 'contacts', 'observer', 'control', 'timing'},
+    'control': {'dynamics', 'contacts', 'observer', 'params'},
+    'node': {'dynamics', 'description', 'contacts', 'observer', 'control', 'timing', 'params'},
     # demos: the library, node and closed-loop demos; the node and the sim run as processes
     # (control: the node's declared defaults that the node demo's torque check depends on).
     'demos': {'dynamics', 'description', 'control'},
@@ -42,11 +44,11 @@ ALLOWED = {
     'observer': {'dynamics'},
     # tools: every command-line tool's options, output directory, exit status, text and plots.
     'tools': {'recording'},
-    'bag': {'dynamics', 'description', 'contacts', 'recording', 'observer', 'tools'},
+    'bag': {'dynamics', 'description', 'contacts', 'recording', 'observer', 'tools', 'params'},
     # sim never imports node: the simulated robot talks to it over DDS.
-    # recording: its bag writer, for --record; control: the Parameter its parameters are.
-    'sim': {'dynamics', 'description', 'contacts', 'timing', 'recording', 'control'},
-    'identify': {'dynamics', 'description', 'contacts', 'recording', 'tools'},
+    # recording: its bag writer, for --record; params: the Parameter its parameters are.
+    'sim': {'dynamics', 'description', 'contacts', 'timing', 'recording', 'params'},
+    'identify': {'dynamics', 'description', 'contacts', 'recording', 'tools', 'params'},
     # fleet: bag, the pipeline it runs.
     'fleet': {'dynamics', 'description', 'contacts', 'recording', 'tools', 'bag'},
     # excite: identify's parameter layout and base; recording's JOINT=VALUE parser.
@@ -114,8 +116,8 @@ def test_imports_flow_one_way(package):
     folder = PACKAGE / package
     if not folder.is_dir():
         pytest.skip(f'rnea_ros.{package} does not exist yet')
-    allowed = ALLOWED[package] | {package, 'errors', 'params_file', 'RobotModel', 'InputError',
-                                  'RneaError', 'URDFError', 'ModelWarning', None}
+    allowed = ALLOWED[package] | {package, 'errors', 'RobotModel', 'InputError', 'RneaError',
+                                  'URDFError', 'ModelWarning', None}
     wrong = {}
     for path in sorted(folder.rglob('*.py')):
         lazy = LAZY_UPWARD.get(path.relative_to(PACKAGE).as_posix(), set())

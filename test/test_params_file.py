@@ -13,12 +13,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rnea_ros import params_file, RobotModel
+from rnea_ros import RobotModel
 from rnea_ros.bag.observing import read_thresholds, thresholds_yaml
 from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.payload import Payload
 from rnea_ros.errors import InputError
 from rnea_ros.identify.payload import payload_yaml
+from rnea_ros.params import params_file
 
 URDF = """<robot name="two">
   <link name="base"/>

@@ -14,7 +14,7 @@ import textwrap
 
 from rnea_ros.control.declaration import (ACTUATION, COLLISION, COLLISION_PROFILE, CONTACT,
                                           FAMILIES, GAINS, PARAMETERS, WRENCH_POINT)
-from rnea_ros.control.parameter import Parameter
+from rnea_ros.params.parameter import Parameter
 
 
 YAML_HEADER = """\

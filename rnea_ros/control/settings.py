@@ -24,9 +24,9 @@ from collections.abc import Mapping
 from dataclasses import field, make_dataclass, replace
 
 from rnea_ros.control.declaration import BY_NAME, FAMILIES, NODE_ONLY, PARAMETERS
-from rnea_ros.control.parameter import (BOOL, check, DOUBLE, INTEGER, Parameter, STRING)
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
+from rnea_ros.params.parameter import (BOOL, check, DOUBLE, INTEGER, Parameter, STRING)
 
 
 class FrozenMap(Mapping):

@@ -47,7 +47,7 @@ floating and planar joints, which take none of these terms. As ROS parameters (a
 parameters file, see ``to_yaml``): ``friction.<joint>.coulomb``, ``friction.<joint>.viscous``,
 ``friction.<joint>.offset``, ``armature.<joint>``, ``effort_bias.<joint>``,
 ``effort_gain.<joint>``, ``friction_velocity_threshold`` and
-``friction_model``. The files are read and written by ``rnea_ros.params_file`` (PyYAML,
+``friction_model``. The files are read and written by ``rnea_ros.params.params_file`` (PyYAML,
 imported there only: the dynamics need numpy and numba alone).
 """
 from __future__ import annotations
@@ -59,9 +59,9 @@ import os
 
 import numpy as np
 
-from rnea_ros import params_file
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
+from rnea_ros.params import params_file
 
 FRICTION_MODELS = ('coulomb-viscous-offset', 'none')
 DEFAULT_VELOCITY_THRESHOLD = 0.01  # rad/s (m/s for prismatic joints): see the module docstring

@@ -44,13 +44,13 @@ import sys
 
 import numpy as np
 
-from rnea_ros import params_file
 from rnea_ros.dynamics.payload import (check_payload, from_link_parameters, moving_mass, Payload,
                                        payload_block)
 from rnea_ros.errors import InputError
 from rnea_ros.identify import covariance, fit, parameters, samples
 from rnea_ros.identify import physical
 from rnea_ros.identify.pipeline import read_robot
+from rnea_ros.params import params_file
 from rnea_ros.recording.differentiate import AUTO, DEFAULT_WINDOW
 from rnea_ros.tools.staging import Staging, Tool
 

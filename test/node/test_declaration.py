@@ -20,9 +20,9 @@ import pytest
 from rnea_ros.contacts import Contact
 from rnea_ros.control import declaration, parameter_docs
 from rnea_ros.control.declaration import BY_NAME, CONTACT
-from rnea_ros.control.parameter import check
 from rnea_ros.control.parameter_docs import MARKDOWN_BEGIN, MARKDOWN_END, markdown_table, yaml_text
 from rnea_ros.control.settings import Settings
+from rnea_ros.params.parameter import check
 
 ROOT = Path(__file__).resolve().parents[2]
 
