@@ -48,6 +48,7 @@ from rnea_ros.dynamics.actuation import Actuation, DEFAULT_VELOCITY_THRESHOLD
 from rnea_ros.identify import base as base_params
 from rnea_ros.identify import parameters
 from rnea_ros.identify.cli import main as rnea_identify
+from rnea_ros.params.actuation_file import read_actuation
 from rnea_ros.sim.controller import JointController
 from rnea_ros.sim.gap import load_gap
 from rnea_ros.sim.loop import rnea_feedforward, run_in_process
@@ -202,7 +203,7 @@ def true_friction_feedforward(plant: Plant, q, v, a) -> np.ndarray:
 def identified_feedforward(folder: Path):
     """Return the node's feed-forward with identified.urdf and actuation.yaml (friction on)."""
     model = RobotModel.from_urdf_file(folder / 'identified.urdf')
-    joints = Actuation.load_yaml(folder / 'actuation.yaml', model)
+    joints = read_actuation(folder / 'actuation.yaml', model)
 
     def feedforward(plant: Plant, q, v, a) -> np.ndarray:
         tau = model.rnea(q, v, a) + joints.armature_torques(a) + joints.friction_torques(v)
@@ -247,7 +248,7 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
     return Judgement(names, truth, column['least_squares'], column['std'], column['final'],
                      joints, load_gap(gap).torque_noise, residual, residual_moving,
                      residual_urdf, residual_truth, data['warnings'],
-                     Actuation.load_yaml(out / 'actuation.yaml', model),
+                     read_actuation(out / 'actuation.yaml', model),
                      runs['identified'], runs['true'], runs['urdf'], runs['true+friction'])
 
 

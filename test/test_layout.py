@@ -3,7 +3,8 @@ The package layout: imports flow one way, and the library stays free of ROS and 
 
 dynamics <- description (URDF, MJCF and xacro in, a tree out: the parsers stand above the
 algorithms; dynamics imports them only inside RobotModel's factories, LAZY_UPWARD);
-params (ROS parameters without ROS) <- {control, node, sim, bag, identify};
+dynamics <- params (ROS parameters without ROS, YAML files) <- {control, node, sim, bag,
+identify};
 dynamics <- contacts <- {control, bag, sim}; dynamics <- recording
 <- tools <- {bag, identify, excite, fleet, convert}; dynamics <- observer <- {bag, control};
 control (the node's core, no ROS) <- node (the ROS adapter); no tool imports another but excite
@@ -28,9 +29,10 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / 'rnea_ros'
 # package -> the rnea_ros packages it may import (besides itself, errors and the face).
 ALLOWED = {
-    'dynamics': {'params'},  # and the parsers, inside the factories only: LAZY_UPWARD
-    # params: ROS parameters without ROS (what a parameter is, parameter files).
-    'params': set(),
+    'dynamics': set(),  # and the parsers, inside the factories only: LAZY_UPWARD
+    # params: ROS parameters without ROS (what a parameter is, parameter files); dynamics: the
+    # actuation model its file holds.
+    'params': {'dynamics'},
     # description: URDF, MJCF and xacro in, a tree out; above dynamics.
     'description': {'dynamics'},
     'timing': set(),  # steady-clock sleeps and schedules: the node's and the sim's clocks
