@@ -46,7 +46,7 @@ from rnea_ros import RobotModel
 from rnea_ros.demos.closed_loop import KD, KP
 from rnea_ros.dynamics.actuation import Actuation, DEFAULT_VELOCITY_THRESHOLD
 from rnea_ros.identify import base as base_params
-from rnea_ros.identify import parameters
+from rnea_ros.identify import inertial_layout
 from rnea_ros.identify.cli import main as rnea_identify
 from rnea_ros.params.actuation_file import read_actuation
 from rnea_ros.sim.controller import JointController
@@ -161,9 +161,9 @@ def true_parameters(urdf: str, gap: str = GAP) -> dict[str, float]:
     """Every standard parameter of the plant by name: its true URDF, the gap's joint terms."""
     plant = Plant(urdf, gap=load_gap(gap))
     model = plant.nominal
-    lay = parameters.layout(model, parameters.DEFAULT_FRICTION)
+    lay = inertial_layout.layout(model, inertial_layout.DEFAULT_FRICTION)
     true_model = RobotModel.from_urdf_string(plant.true_urdf)
-    theta = parameters.prior(true_model, lay)[0]
+    theta = inertial_layout.prior(true_model, lay)[0]
     terms = plant_joint_terms(plant)
     for j, joint in enumerate(lay.joint_names):
         row = model.joint(joint).idx_v
@@ -257,7 +257,7 @@ def truth_residual(urdf: str, bag: Path, theta: dict[str, float],
     """Return the RMS residual per joint of the plant's parameters ``theta`` on every row."""
     from rnea_ros.identify import pipeline, samples
     model = RobotModel.from_urdf_string(urdf)
-    lay = parameters.layout(model, parameters.DEFAULT_FRICTION)
+    lay = inertial_layout.layout(model, inertial_layout.DEFAULT_FRICTION)
     base = base_params.base_parameters(model, lay)
     truth = base.E @ np.array([theta[name] for name in lay.names])
     data = samples.load(bag, model, urdf, effort_delay=EFFORT_DELAY)

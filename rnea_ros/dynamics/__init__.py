@@ -6,7 +6,7 @@ The dynamics library: kinematic tree -> packed model -> numba kernels.
 model (offsets in ``layout``), ``regressor`` the joint-torque regressor (tau linear in the
 inertial parameters), ``joints`` what depends on a joint's type (the only place the kernels
 branch on it), ``spatial`` the spatial algebra they share, ``model`` the ``RobotModel`` API
-(its kinematics in ``model_kinematics``, its inertial parameters in ``model_parameters``),
+(its kinematics in ``model_kinematics``, its inertial parameters in ``inertial_parameters``),
 ``checks`` its argument and result checks, ``actuation`` the friction and armature the URDF
 has no room for and ``payload`` a payload fixed to a link (``RobotModel.with_payload``).
 Imports numpy, numba and ``rnea_ros.errors`` only (on use: PyYAML for actuation model files;

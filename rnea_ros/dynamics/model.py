@@ -9,7 +9,7 @@ Pinocchio's ``Data``. ``rnea_batch`` is thread-parallel internally and is safe t
 This module holds the construction, the description (names, joints, limits), the dynamics
 (RNEA, its terms, batches, mass and Coriolis matrices) and the argument checks; the model
 inherits its kinematics from ``model_kinematics`` and its inertial parameters, payload and
-regressor from ``model_parameters``.
+regressor from ``inertial_parameters``.
 """
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ import numpy as np
 from rnea_ros.dynamics import checks, coriolis, crba
 from rnea_ros.dynamics import rnea as kernels
 from rnea_ros.dynamics import terms
+from rnea_ros.dynamics.inertial_parameters import InertialParameterMethods
 from rnea_ros.dynamics.model_kinematics import KinematicsMethods
-from rnea_ros.dynamics.model_parameters import InertialParameterMethods
 from rnea_ros.dynamics.tree import KinematicTree
 from rnea_ros.errors import InputError
 

@@ -24,7 +24,7 @@ import xml.parsers.expat as expat
 import numpy as np
 
 from rnea_ros.description.urdf_elements import parse_inertial
-from rnea_ros.identify.parameters import inertia_matrix
+from rnea_ros.identify.inertial_layout import inertia_matrix
 
 CHANGE_TOLERANCE = 1e-12  # relative to the body's prior scale: below it the URDF is kept
 
@@ -59,7 +59,7 @@ def transformed(phi: np.ndarray, rotation: np.ndarray, translation: np.ndarray) 
 
 
 def _physical(phi: np.ndarray) -> bool:
-    from rnea_ros.identify.parameters import pseudo_inertia
+    from rnea_ros.identify.inertial_layout import pseudo_inertia
     if phi[0] <= 0:
         return False
     eigen = np.linalg.eigvalsh(pseudo_inertia(phi))

@@ -24,7 +24,7 @@ import pytest
 from rnea_ros import RobotModel
 from rnea_ros.identify import pipeline
 from rnea_ros.identify.cli import main
-from rnea_ros.identify.parameters import inertia_matrix, INERTIAL, pseudo_inertia
+from rnea_ros.identify.inertial_layout import inertia_matrix, INERTIAL, pseudo_inertia
 from rnea_ros.params.actuation_file import read_actuation
 from rnea_ros.recording import differentiate
 
