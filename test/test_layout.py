@@ -230,6 +230,8 @@ LONG_MODULES = {
     'dynamics/model.py': "RobotModel's API, one class (its kinematics and inertial parameters "
                          'already apart)',
     'node/node.py': 'the node class over its mixins; being rebuilt by composition',
+    'recording/bagio/storage.py': 'bag reading and writing: the regular-file checks, the '
+                                  "mapped MCAP fast path and rosbags' reader in one module",
     'recording/accelerations.py': "each joint's route to its accelerations: the candidates and "
                                   'the choice, not yet apart',
     'sim/node.py': "the simulated robot's ROS node: interfaces and loop in one class",

@@ -76,6 +76,11 @@ class FleetOptions:
     overwrite: bool = option(False, MAIN, action='store_true', help='analyse every bag again '
                              '(default: reuse the results in DIR made from the same bag '
                              'content and settings)')
+    use_desired_accelerations: bool = option(
+        False, MAIN, action='store_true', help='take the accelerations of a bag with a '
+        'desired-accelerations topic from it, as rnea_bag does (default: estimated from the '
+        'positions in every bag: a desired acceleration the robot did not follow, tracking '
+        'error or torque saturation, would count as residual and hide a drift)')
     robot_pattern: str | None = option(
         None, MAIN, metavar='REGEX', help='take the robot name from the bag path: the one '
         r'group of REGEX (e.g. "fleet/(\w+)/")')
@@ -99,6 +104,11 @@ class FleetOptions:
                                  help='bags a joint needs to be judged (default: %(default)s)')
 
 
+# The BagOptions the fleet sets itself: how results are written, and where the accelerations
+# come from (--use-desired-accelerations).
+PER_FLEET = bag_options.RUN_OPTIONS | {'estimate_accelerations'}
+
+
 def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
     """Return the parser, and the names of the per-bag ``BagOptions`` fields it parses."""
     parser = UsageParser(
@@ -109,7 +119,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
         'the workers at the same paths (shared storage), and the workers need this rnea_ros '
         'installed.')
     add_fields(parser, FleetOptions, GROUPS)
-    return parser, bag_options.add_arguments(parser, exclude=bag_options.RUN_OPTIONS,
+    return parser, bag_options.add_arguments(parser, exclude=PER_FLEET,
                                              main_title='per-bag analysis (as rnea_bag)')
 
 
@@ -176,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
 def _start(fleet: FleetOptions, namespace: argparse.Namespace, dests: list[str]) -> int:
     # threads 1: one bag per core, the cluster runs bags side by side.
     per_bag = from_namespace(namespace, bag_options.BagOptions, bag='', output=None,
-                             progress=None, overwrite=False, threads=1)
+                             progress=None, overwrite=False, threads=1,
+                             estimate_accelerations=not fleet.use_desired_accelerations)
     if fleet.scheduler:
         check_address(fleet.scheduler)
         risk = unprotected(fleet.scheduler)
@@ -186,7 +197,7 @@ def _start(fleet: FleetOptions, namespace: argparse.Namespace, dests: list[str])
             print(f'rnea_fleet: warning: --scheduler {fleet.scheduler!r} is reached '
                   f'without TLS ({ALLOW_REMOTE}): the work and the results travel '
                   'unencrypted and unauthenticated', file=sys.stderr)
-    return _run(fleet, per_bag, dests)
+    return _run(fleet, per_bag, [*dests, 'estimate_accelerations'])
 
 
 def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str]) -> int:

@@ -20,6 +20,10 @@ average two readings: a residual below the sensor's noise). A sample whose t - d
 the first sample, inside a hole (samples further apart than ``HOLE`` median intervals) or next
 to a sample without a state estimate is left out. A delay of a whole number of sample intervals
 on a regular clock pairs samples exactly (no interpolation).
+
+A bag that ``rnea_sim --record`` wrote says in its metadata whether the run was late or hit a
+joint limit (``rnea_ros.recording.fitness``): such a bag is used, with a warning that names it
+and what happened (``unfit_for_identification``).
 """
 from __future__ import annotations
 
@@ -29,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from rnea_ros.errors import InputError
-from rnea_ros.recording import accelerations, derivatives, differentiate, load_joint_states, \
-    locks
+from rnea_ros.recording import accelerations, derivatives, differentiate, fitness, \
+    load_joint_states, locks
 from rnea_ros.recording.bagio.storage import BagError, open_bag
 
 HOLE = 1.5  # median sample intervals: a longer one is a hole the effort is not interpolated over
@@ -94,6 +98,7 @@ def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
                          f'{MAX_DELAY:g}, got {effort_delay}')
     reader = open_bag(Path(path))
     try:
+        report = fitness.read(reader)  # what a simulated run said of itself
         series = load_joint_states(reader, model, urdf_xml, topic, clock=clock, lock=lock,
                                    lock_missing=lock_missing, ignore_extra=ignore_extra)
     except (BagError, InputError) as exc:
@@ -125,7 +130,19 @@ def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
     # A fixed-base model's joints are one-DoF and in v order: the series columns are v order.
     return Samples(str(path), seconds, position[keep], velocity[keep],
                    acceleration[keep], effort[keep], int(nan_effort.sum()),
-                   list(series.warnings), _differentiation(estimate, order))
+                   list(series.warnings) + _unfit(report), _differentiation(estimate, order))
+
+
+def _unfit(report: dict | None) -> list[str]:
+    """Return the warning of a simulated recording unfit to identify from (none: fit)."""
+    reasons = fitness.unfit_for_identification(report) if report is not None else []
+    if not reasons:
+        return []
+    return [f'UNFIT RECORDING: the simulated run says {"; ".join(reasons)} (its metadata.yaml, '
+            f'custom_data {fitness.KEY}): late, the controller answered stale states and the '
+            'excitation was not run as designed; at a limit, the limit pushes with a torque the '
+            'effort does not hold; record in lockstep (clock:=lockstep) or on a quiet machine, '
+            'away from the limits']
 
 
 def delayed_state(times_ns: np.ndarray, state: tuple[np.ndarray, ...], known: np.ndarray,
