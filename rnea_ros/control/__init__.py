@@ -10,12 +10,14 @@ outputs, ``safety`` the fault table, ``status`` the cycle's account, ``cycle_ker
 helpers, ``control_law`` the feedback laws and the damped rest, ``observer_outputs`` the momentum
 observer's torques, wrenches and collisions (``observer_queue`` every sample in stamp order,
 ``collision_reaction`` the stop, ``collision_events`` what each detection says), ``payload`` the
-payload parameters, ``diagnostics`` the statistics the node reports. Imports ``rnea_ros.dynamics``,
-``rnea_ros.contacts``, ``rnea_ros.observer`` and ``rnea_ros.params``; never rclpy nor a message
-type: ``rnea_ros.node`` is the ROS adapter around it.
+payload parameters, ``diagnostics`` the statistics the node reports, ``loop_margin`` whether a
+feedback law's gains hold the loop they close one tick late (``gain_check`` the node's use of it).
+Imports ``rnea_ros.dynamics``, ``rnea_ros.contacts``, ``rnea_ros.observer`` and
+``rnea_ros.params``; never rclpy nor a message type: ``rnea_ros.node`` is the ROS adapter around
+it.
 """
 # Submodules, imported by who needs them: the node's --help reads the declaration alone.
 __all__ = ['collision_events', 'collision_reaction', 'control_law', 'cycle_kernels', 'declaration',
-           'diagnostics', 'feedforward', 'joint_input', 'observer_outputs', 'observer_queue',
-           'parameter_docs', 'payload', 'safety', 'settings', 'settings_fields', 'status',
-           'trajectory', 'wrenches']
+           'diagnostics', 'feedforward', 'gain_check', 'joint_input', 'loop_margin',
+           'observer_outputs', 'observer_queue', 'parameter_docs', 'payload', 'safety', 'settings',
+           'settings_fields', 'status', 'trajectory', 'wrenches']

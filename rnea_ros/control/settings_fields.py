@@ -28,6 +28,7 @@ class SettingsFields:
     effort_limit_scale: float = 1.0
     torque_terms: str = 'full'
     control_law: str = 'feedforward'
+    gain_check: str = 'refuse'
     gravity_compensated_by_robot: bool = False
     thread_priority: int = 50
     inertia_check: str = 'error'
