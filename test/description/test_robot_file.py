@@ -1,5 +1,5 @@
 """
-Robot description files (``description.py``): xacro files expanded, unexpanded xacro refused.
+Robot description files (``robot_file.py``): xacro files expanded, unexpanded xacro refused.
 
 The xacro files are written here in ``tmp_path``: a macro, properties and an argument, compared
 with the URDF written out by hand.
