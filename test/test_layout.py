@@ -243,6 +243,7 @@ LONG_FUNCTIONS = {
     'control/feedforward.py:__init__': "the core's 49 attributes; goes with the core's split",
     'control/status.py:core_status': "reads the core's private state; goes with the core's split",
     'dynamics/regressor.py:regressor_sample': 'one numba kernel: forward and backward passes',
+    'fleet/cli.py:_run': "rnea_fleet's run in order: inputs, cluster, bags, table, report",
     'identify/pipeline.py:identify': "the pipeline's steps in order",
     'identify/report.py:markdown': "the report's sections written in order",
     'observer/wrench.py:wrench_kernel': 'one numba kernel: Jacobian and damped least squares',

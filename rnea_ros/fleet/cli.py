@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, replace
 import math
 import os
 from pathlib import Path
+import shutil
 import sys
 import xml.etree.ElementTree as ET
 
@@ -228,6 +229,7 @@ def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str])
                      fleet_bags.Bag(bag.path, name, bag.name, bag.robot_error) for bag in found]
         work = run.jobs(found, output, options, digest.settings_digest(settings),
                         fleet.overwrite)
+    created = not output.exists()
     output.mkdir(parents=True, exist_ok=True)
     run.clean_partial(output)
     show = fleet.progress if fleet.progress is not None else sys.stderr.isatty()
@@ -237,7 +239,7 @@ def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str])
     def done(outcome):
         count[0] += 1
         progress(count[0])
-        if outcome.status != 'ok':
+        if outcome.status != 'ok' and not outcome.refused:
             if show:
                 sys.stderr.write('\n')
             print(f'rnea_fleet: error: {outcome.bag}: {outcome.error}', file=sys.stderr)
@@ -254,6 +256,11 @@ def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str])
         raise
     progress.close()
     run.clean_partial(output)
+    refused = [outcome for outcome in outcomes if outcome.refused]
+    if refused:  # a log in a wrong unit: stop with its one line, write nothing
+        if created:
+            shutil.rmtree(output, ignore_errors=True)
+        raise InputError(f'{refused[0].path}: {refused[0].error}')
     thresholds = drift.Thresholds(fleet.drift_factor, fleet.drift_floor,
                                   fleet.drift_baseline_bags, fleet.drift_recent_bags,
                                   fleet.drift_alpha, fleet.drift_min_bags)
