@@ -29,7 +29,7 @@ import zipfile
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / 'rnea_ros'
-# package -> the rnea_ros packages it may import (besides itself, errors and the face).
+# package -> the rnea_ros packages it may import (besides itself, errors, files and the face).
 ALLOWED = {
     'dynamics': set(),  # and the parsers, inside the factories only: LAZY_UPWARD
     # params: ROS parameters without ROS (what a parameter is, parameter files); dynamics: the
@@ -120,8 +120,8 @@ def test_imports_flow_one_way(package):
     folder = PACKAGE / package
     if not folder.is_dir():
         pytest.skip(f'rnea_ros.{package} does not exist yet')
-    allowed = ALLOWED[package] | {package, 'errors', 'RobotModel', 'InputError', 'RneaError',
-                                  'URDFError', 'ModelWarning', None}
+    allowed = ALLOWED[package] | {package, 'errors', 'files', 'RobotModel', 'InputError',
+                                  'RneaError', 'URDFError', 'ModelWarning', None}
     wrong = {}
     for path in sorted(folder.rglob('*.py')):
         lazy = LAZY_UPWARD.get(path.relative_to(PACKAGE).as_posix(), set())
@@ -227,6 +227,8 @@ LONG_MODULES = {
     'control/joint_input.py': "the cycle's input merges; they go to CycleState with the core",
     'control/observer_outputs.py': "the observer's torques, wrenches and collisions in one "
                                    'class; collision handling to be split out with the core',
+    'demos/node_demo.py': "rnea_node_demo: the node's inputs played, its torques checked, "
+                          'its options, in one script',
     'dynamics/model.py': "RobotModel's API, one class (its kinematics and inertial parameters "
                          'already apart)',
     'node/node.py': 'the node class over its mixins; being rebuilt by composition',

@@ -186,12 +186,19 @@ def test_every_section_is_read_in_file_order_nested_names_joined(tmp_path):
 NESTED = '{a: ' * 200 + '1' + '}' * 200
 ALIASES = '/**:\n  ros__parameters:\n    a0: &a0 {x: 1, y: 1}\n' + ''.join(
     f'    a{k}: &a{k} {{x: *a{k - 1}, y: *a{k - 1}}}\n' for k in range(1, 40))
+# A value of 9**9 strings in about 300 bytes: the repr of it in an error took hours, gigabytes.
+LIST_BOMB = '/**:\n  ros__parameters:\n    a: [&a [x, x, x, x, x, x, x, x, x], ' + ', '.join(
+    f'&{chr(98 + k)} [{", ".join([f"*{chr(97 + k)}"] * 9)}]' for k in range(8)) + ']\n'
 HOSTILE = [
-    ('[' * 100_000 + ']' * 100_000, 'cannot read {what}: nested too deeply (expected a ROS 2 '
-     'parameters file: /**: ros__parameters: {{...}})'),
+    ('[' * 100_000 + ']' * 100_000, 'cannot read {what}: nested too deeply for the parser'),
     (f'/**:\n  ros__parameters:\n    {NESTED}\n', 'parameter names nested deeper than 100 '
      f"levels under {'a.' * 40!r}..."),
-    (ALIASES, 'more than 100000 parameters (YAML aliases repeating a mapping?)'),
+    (ALIASES, 'cannot read {what}: YAML aliases repeat more than 100000 nodes (expected a '
+     'document without alias bombs)'),
+    (LIST_BOMB, 'cannot read {what}: YAML aliases repeat more than 100000 nodes (expected a '
+     'document without alias bombs)'),
+    ('/**:\n  ros__parameters:\n    a: ' + '9' * 5000 + '\n', 'cannot read {what}: a value '
+     'that cannot be built (Exceeds the limit (4300 digits) for integer string conversion)'),
     ('- 1\n- 2\n', 'expected a ROS 2 parameters file: /**: ros__parameters: {{...}}'),
     ('', 'expected a ROS 2 parameters file: /**: ros__parameters: {{...}}'),
     ('/**:\n  ros__parameters: 3\n', 'expected a ROS 2 parameters file: /**: '
@@ -202,10 +209,11 @@ HOSTILE = [
     ('/**:\n  ros__parameters:\n    a: !!python/name:os.system\n', 'cannot read {what}: '
      'malformed YAML: could not determine a constructor for the tag '
      "'tag:yaml.org,2002:python/name:os.system' at line 3, column 8"),
-    (None, 'cannot read {what}: [Errno 2] No such file or directory: '),
+    (None, 'cannot read {what}: No such file or directory'),
 ]
-HOSTILE_IDS = ['deep brackets', 'deep names', 'aliases', 'not a mapping', 'empty',
-               'not a section', 'not text', 'unhashable key', 'python tag', 'missing']
+HOSTILE_IDS = ['deep brackets', 'deep names', 'aliases', 'list bomb', 'huge integer',
+               'not a mapping', 'empty', 'not a section', 'not text', 'unhashable key',
+               'python tag', 'missing']
 
 
 @pytest.mark.parametrize('text, message', HOSTILE, ids=HOSTILE_IDS)

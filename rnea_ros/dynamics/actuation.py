@@ -60,16 +60,22 @@ import numpy as np
 
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
+from rnea_ros.files import brief, finite_number
 
 FRICTION_MODELS = ('coulomb-viscous-offset', 'none')
 DEFAULT_VELOCITY_THRESHOLD = 0.01  # rad/s (m/s for prismatic joints): see the module docstring
 FRICTION_FIELDS = ('coulomb', 'viscous', 'offset')
-# Terms that must not be negative: they would push the joint along its motion, or make the
-# mass matrix indefinite.
-NON_NEGATIVE = ('coulomb', 'viscous', 'armature')
 SCALAR_PARAMETERS = ('friction_velocity_threshold', 'friction_model')
 # effort_gain: a zero or negative gain would hide every collision from the observer.
 MIN_EFFORT_GAIN, MAX_EFFORT_GAIN = 1e-6, 1e6
+# The bounds of each term of a parameters file (SI: N m or N, N m s/rad or N s/m, kg m^2 or kg):
+# beyond any drive, and far from a float's range (1e300 times an acceleration is inf in the
+# torques). Coulomb, viscous and armature are not negative: they would push the joint along
+# its motion, or make the mass matrix indefinite.
+MAX_TERM = 1e6
+BOUNDS = {'coulomb': (0.0, MAX_TERM), 'viscous': (0.0, MAX_TERM), 'offset': (-MAX_TERM, MAX_TERM),
+          'armature': (0.0, MAX_TERM), 'effort_bias': (-MAX_TERM, MAX_TERM),
+          'effort_gain': (MIN_EFFORT_GAIN, MAX_EFFORT_GAIN)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,13 +169,10 @@ class Actuation:
             else:
                 continue
             row = base._joint_row(model, joint, key)
-            values[term][row] = _number(key, value, non_negative=term in NON_NEGATIVE)
-            if term == 'effort_gain' and not MIN_EFFORT_GAIN <= value <= MAX_EFFORT_GAIN:
-                raise InputError(f'parameter {key!r}: expected a number from '
-                                 f'{MIN_EFFORT_GAIN:g} to {MAX_EFFORT_GAIN:g}, got {value!r}')
+            values[term][row] = _number(key, value, *BOUNDS[term])
         return cls(base.joint_names, values['coulomb'], values['viscous'], values['offset'],
                    values['armature'],
-                   _number('friction_velocity_threshold', threshold, non_negative=True),
+                   _number('friction_velocity_threshold', threshold, 0.0, MAX_TERM),
                    friction_model, values['effort_bias'], values['effort_gain'])
 
     def _joint_row(self, model: RobotModel, joint: str, key: str) -> int:
@@ -279,10 +282,11 @@ class Actuation:
         return array
 
 
-def _number(key: str, value, non_negative: bool) -> float:
+def _number(key: str, value, low: float, high: float) -> float:
+    """Return ``value`` as a float, refused naming ``key`` unless a number from low to high."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f'parameter {key!r}: expected a number, got {value!r}')
-    if not math.isfinite(value) or (non_negative and value < 0):
-        expected = 'a finite number >= 0' if non_negative else 'a finite number'
-        raise InputError(f'parameter {key!r}: expected {expected}, got {value!r}')
+        raise InputError(f'parameter {key!r}: expected a number, got {brief(value)}')
+    if not finite_number(value) or not low <= value <= high:
+        raise InputError(f'parameter {key!r}: expected a number from {low:g} to {high:g}, got '
+                         f'{brief(value)}')
     return float(value)

@@ -15,6 +15,7 @@ import pytest
 
 from rnea_ros import InputError, RobotModel, URDFError
 from rnea_ros.description.robot_file import parse_xacro_arg
+from rnea_ros.files import FileError
 
 ARM_XACRO = """<?xml version="1.0"?>
 <robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="arm">
@@ -144,7 +145,8 @@ def test_xacro_failures_are_urdf_errors_naming_the_file(tmp_path):
     broken.write_text(ARM_XACRO.replace('</robot>', ''))
     with refused(broken, 'ExpatError: '):
         RobotModel.from_urdf_file(broken)
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileError, match=r"^cannot read the robot description '.*absent.urdf."
+                                        r"xacro': No such file or directory$"):
         RobotModel.from_urdf_file(tmp_path / 'absent.urdf.xacro')
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 import re
 
 import numpy as np
@@ -11,7 +12,7 @@ import yaml
 
 from rnea_ros import InputError, RobotModel
 from rnea_ros.dynamics.actuation import (
-    Actuation, DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS)
+    Actuation, BOUNDS, DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS)
 from rnea_ros.params.actuation_file import actuation_yaml, read_actuation
 
 PANDA_PARAMS = {
@@ -145,17 +146,28 @@ def test_bad_parameters(panda, solo, tmp_path):
         (panda, {'effort_bias.panda_hand': 1.0},
          r"^parameter 'effort_bias.panda_hand': unknown joint 'panda_hand'"),
         (panda, {'effort_bias.panda_joint1': math.inf},
-         r"^parameter 'effort_bias.panda_joint1': expected a finite number, got inf$"),
+         r"^parameter 'effort_bias.panda_joint1': expected a number from -1e\+06 to 1e\+06, "
+         r'got inf$'),
+        (panda, {'effort_bias.panda_joint1': 1e300},  # the observer's torques: inf
+         r"^parameter 'effort_bias.panda_joint1': expected a number from -1e\+06 to 1e\+06, "
+         r'got 1e\+300$'),
+        (panda, {'armature.panda_joint1': 1e300},  # the inertial torques: inf
+         r"^parameter 'armature.panda_joint1': expected a number from 0 to 1e\+06, got "
+         r'1e\+300$'),
+        (panda, {'armature.panda_joint1': 10 ** 400},  # no float holds it
+         r"^parameter 'armature.panda_joint1': expected a number from 0 to 1e\+06, got "
+         r'100000000000000000...0000000000000000000$'),
         (panda, {'friction.panda_joint1.stiction': 1.0},
          r"^parameter 'friction.panda_joint1.stiction': expected "
          r'friction.<joint>.\{coulomb,viscous,offset\}$'),
         (panda, {'friction.panda_joint1.viscous': -1.0},
-         r"^parameter 'friction.panda_joint1.viscous': expected a finite number >= 0, got "
+         r"^parameter 'friction.panda_joint1.viscous': expected a number from 0 to 1e\+06, got "
          r'-1.0$'),
         (panda, {'armature.panda_joint1': 'heavy'},
          r"^parameter 'armature.panda_joint1': expected a number, got 'heavy'$"),
         (panda, {'friction.panda_joint1.offset': math.nan},
-         r"^parameter 'friction.panda_joint1.offset': expected a finite number, got nan$"),
+         r"^parameter 'friction.panda_joint1.offset': expected a number from -1e\+06 to 1e\+06, "
+         r'got nan$'),
         (panda, {'friction_velocity_threshold': 0.0},
          r'^friction_velocity_threshold: expected a positive number \(rad/s\), got 0.0$'),
         (panda, {'friction_model': 'lugre'},
@@ -209,3 +221,15 @@ def test_the_effort_bias_is_taken_out_of_the_measured_effort_and_never_a_torque(
     np.testing.assert_array_equal(biased.armature_torques(v), plain.armature_torques(v))
     with pytest.raises(InputError, match=r'^Actuation.effort_bias: expected 8 finite numbers'):
         Actuation(biased.joint_names, *(np.zeros(8),) * 4, effort_bias=np.full(8, np.nan))
+
+
+def test_the_node_docs_state_the_bounds_of_the_terms():
+    text = ' '.join((Path(__file__).parents[2] / 'docs' / 'node.md').read_text().split())
+    low, high = BOUNDS['armature']
+    assert BOUNDS['coulomb'] == BOUNDS['viscous'] == (low, high)
+    assert f'Coulomb, viscous and armature are from {low:g} to {high:g}' in text
+    low, high = BOUNDS['offset']
+    assert BOUNDS['effort_bias'] == (low, high)
+    assert f'the offset and the bias from {low:g} to {high:g}' in text
+    low, high = BOUNDS['effort_gain']
+    assert f'default 1, from {low:g} to {high:g}' in text

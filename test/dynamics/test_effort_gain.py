@@ -56,7 +56,8 @@ def test_the_gain_scales_the_effort_and_round_trips(panda, tmp_path):
            '-1.0'),
     (2 * MAX_EFFORT_GAIN, "parameter 'effort_gain.panda_joint1': expected a number from 1e-06 "
                           'to 1e+06, got 2000000.0'),
-    (float('nan'), "parameter 'effort_gain.panda_joint1': expected a finite number, got nan"),
+    (float('nan'), "parameter 'effort_gain.panda_joint1': expected a number from 1e-06 to 1e+06, "
+                   'got nan'),
     ('2', "parameter 'effort_gain.panda_joint1': expected a number, got '2'"),
 ])
 def test_a_bad_gain_names_the_parameter(panda, value, message):

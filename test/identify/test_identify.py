@@ -395,6 +395,18 @@ def test_bag_without_effort_is_refused(tmp_path, capsys, ur5):
                    'torques\n')
 
 
+def test_bag_with_an_all_zero_effort_is_refused_naming_it(tmp_path, capsys, ur5):
+    times = bagdata.sample_times(500, rate=RATE)
+    q = np.sin(np.outer(times * 1e-9, np.arange(1, 7)))
+    bag = bagdata.joint_states_bag(tmp_path / 'bag', times, ur5.joint_names, q, q,
+                                   np.zeros_like(q))
+    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out')
+    assert code == 2 and not (tmp_path / 'out').exists()
+    assert err == (f'rnea_identify: error: {bag}: joint_states carries an effort of 0 in every '
+                   f'sample for every joint {list(ur5.joint_names)}: identification needs the '
+                   'measured joint torques\n')
+
+
 def test_unknown_joints_are_refused(tmp_path, capsys, ur5):
     times = bagdata.sample_times(500, rate=RATE)
     names = list(ur5.joint_names) + ['gripper_joint']
