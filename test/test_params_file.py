@@ -13,12 +13,14 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rnea_ros import params_file, RobotModel
+from rnea_ros import RobotModel
 from rnea_ros.bag.observing import read_thresholds, thresholds_yaml
 from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.payload import Payload
 from rnea_ros.errors import InputError
 from rnea_ros.identify.payload import payload_yaml
+from rnea_ros.params import params_file
+from rnea_ros.params.actuation_file import actuation_yaml, read_actuation
 
 URDF = """<robot name="two">
   <link name="base"/>
@@ -97,9 +99,9 @@ def _read_back(tmp_path, text: str, what: str = 'the parameters') -> dict:
 def test_the_actuation_file_is_unchanged_and_reads_back_exactly(tmp_path, model):
     written = Actuation.from_parameters(model, ACTUATION)
     gained = Actuation.from_parameters(model, {**ACTUATION, 'effort_gain.slide': 12.5})
-    assert written.to_yaml() == ACTUATION_TEXT
+    assert actuation_yaml(written) == ACTUATION_TEXT
     for actuation in (written, gained):
-        params = _read_back(tmp_path, actuation.to_yaml())
+        params = _read_back(tmp_path, actuation_yaml(actuation))
         expected = actuation.to_parameters()
         if actuation is written:  # a gain of 1 everywhere is not written
             expected = {k: v for k, v in expected.items() if not k.startswith('effort_gain.')}
@@ -216,7 +218,7 @@ HOSTILE_IDS = ['deep brackets', 'deep names', 'aliases', 'list bomb', 'huge inte
 
 @pytest.mark.parametrize('text, message', HOSTILE, ids=HOSTILE_IDS)
 @pytest.mark.parametrize('reader, what', [
-    (lambda path, model: Actuation.load_yaml(path, model), 'the actuation model'),
+    (lambda path, model: read_actuation(path, model), 'the actuation model'),
     (lambda path, model: read_thresholds(path, ['shoulder', 'slide']), 'collision thresholds'),
 ], ids=['actuation model', 'thresholds'])
 def test_every_reader_refuses_a_hostile_file_in_one_line(tmp_path, model, reader, what, text,

@@ -30,13 +30,13 @@ from pathlib import Path
 
 import numpy as np
 
-from rnea_ros import params_file
 from rnea_ros.bag import detectable
 from rnea_ros.bag.report import write_table
 from rnea_ros.errors import InputError
 from rnea_ros.files import brief, finite_number
 from rnea_ros.observer import calibrate_thresholds, detect_events, MomentumObserver
 from rnea_ros.observer.collision import MAX_THRESHOLD, MIN_THRESHOLD, RULE, THRESHOLD_PARAMETER
+from rnea_ros.params import params_file
 
 THRESHOLD = THRESHOLD_PARAMETER  # node parameter family: collision_threshold.<joint>
 # The effort that informs the observer (``check_effort``): on a joint whose predicted torque

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, fields
 
-from rnea_ros.dynamics.description import parse_xacro_arg
+from rnea_ros.description.robot_file import parse_xacro_arg
 from rnea_ros.observer.momentum import DEFAULT_GAIN, MAX_GAIN, MEASURED_EFFORTS, MIN_GAIN
 from rnea_ros.recording import differentiate
 from rnea_ros.tools import reading

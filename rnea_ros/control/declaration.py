@@ -19,12 +19,12 @@ from rnea_ros.control.control_law import CONTROL_LAWS
 from rnea_ros.control.families import (ACTUATION, COLLISION, COLLISION_PROFILE,  # noqa: F401
                                        CONTACT, FAMILIES, GAINS, WRENCH_POINT)
 from rnea_ros.control.joint_input import MAX_NAMES
-from rnea_ros.control.parameter import (BOOL, DOUBLE, DOUBLE_ARRAY, INTEGER, Parameter, STRING,
-                                        STRING_ARRAY)
 from rnea_ros.dynamics.actuation import DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS
 from rnea_ros.dynamics.payload import MAX_MASS_RATIO, MAX_RADIUS
 from rnea_ros.observer.collision import DEFAULT_MIN_DURATION
 from rnea_ros.observer.momentum import MAX_GAIN, MIN_GAIN
+from rnea_ros.params.parameter import (BOOL, DOUBLE, DOUBLE_ARRAY, INTEGER, Parameter, STRING,
+                                       STRING_ARRAY)
 
 FAULT_OUTPUTS = ('zero', 'hold_gravity', 'none')
 TORQUE_TERMS = ('full', 'gravity', 'gravity_coriolis')

@@ -15,9 +15,9 @@ from dataclasses import fields, replace
 
 from rnea_ros.contacts import Contact, KINDS
 from rnea_ros.control.control_law import MAX_KD, MAX_KP
-from rnea_ros.control.parameter import DOUBLE, DOUBLE_ARRAY, Family, Parameter, STRING
 from rnea_ros.dynamics.actuation import BOUNDS
 from rnea_ros.observer.collision import MAX_THRESHOLD, MIN_THRESHOLD, THRESHOLD_PARAMETER
+from rnea_ros.params.parameter import DOUBLE, DOUBLE_ARRAY, Family, Parameter, STRING
 
 __all__ = ['COLLISION', 'COLLISION_PROFILE', 'CONTACT', 'FAMILIES', 'GAINS', 'ACTUATION',
            'WRENCH_POINT']

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from rnea_ros.convert.table import row_name
+from rnea_ros.convert.log_faults import row_name
 from rnea_ros.errors import InputError
 
 TIME_UNITS = {'s': 1.0, 'ms': 1e-3, 'us': 1e-6, 'ns': 1e-9}

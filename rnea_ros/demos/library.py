@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from rnea_ros.demos.motions import robot_urdf, sinusoidal_trajectory
-from rnea_ros.dynamics.description import parse_xacro_arg
+from rnea_ros.description.robot_file import parse_xacro_arg
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError, UsageParser
 from rnea_ros.files import FileError

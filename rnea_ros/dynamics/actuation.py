@@ -44,22 +44,20 @@ a computed torque.
 
 An ``Actuation`` holds one value per entry of v (the model's order), zero for the rows of
 floating and planar joints, which take none of these terms. As ROS parameters (a node
-parameters file, see ``to_yaml``): ``friction.<joint>.coulomb``, ``friction.<joint>.viscous``,
-``friction.<joint>.offset``, ``armature.<joint>``, ``effort_bias.<joint>``,
-``effort_gain.<joint>``, ``friction_velocity_threshold`` and
-``friction_model``. The files are read and written by ``rnea_ros.params_file`` (PyYAML,
-imported there only: the dynamics need numpy and numba alone).
+parameters file, read and written by ``rnea_ros.params.actuation_file``; PyYAML is imported
+there only: the dynamics need numpy and numba alone): ``friction.<joint>.coulomb``,
+``friction.<joint>.viscous``, ``friction.<joint>.offset``, ``armature.<joint>``,
+``effort_bias.<joint>``, ``effort_gain.<joint>``, ``friction_velocity_threshold`` and
+``friction_model``.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 import math
-import os
 
 import numpy as np
 
-from rnea_ros import params_file
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.files import brief, finite_number
@@ -188,20 +186,6 @@ class Actuation:
         raise InputError(f'parameter {key!r}: unknown joint {joint!r}; expected one of '
                          f'{list(self._rows)}')
 
-    @classmethod
-    def load_yaml(cls, path: str | os.PathLike, model: RobotModel) -> Actuation:
-        """
-        Read a node parameters file (``/**:`` -> ``ros__parameters:``, see ``to_yaml``).
-
-        Every node section's ``ros__parameters`` is read, in file order; nested keys are joined
-        with '.' as ROS does. Raises ``InputError`` naming the file for a malformed one.
-        """
-        params = params_file.read(path, 'the actuation model')
-        try:
-            return cls.from_parameters(model, params)
-        except InputError as exc:
-            raise InputError(f'{path}: {exc}') from None
-
     # ------------------------------------------------------------------ export
     def to_parameters(self) -> dict:
         """Return the ROS parameters of this model: flat names -> values, every 1-DoF joint."""
@@ -217,31 +201,6 @@ class Actuation:
         for joint, row in self._rows.items():
             params[f'effort_gain.{joint}'] = float(self.effort_gain[row])
         return params
-
-    def to_yaml(self) -> str:
-        """Write the model as a node parameters file (``/**:`` -> ``ros__parameters:``)."""
-        params = {'friction_model': self.friction_model,
-                  'friction_velocity_threshold': self.velocity_threshold,
-                  'friction': {joint: {term: float(getattr(self, term)[row])
-                                       for term in FRICTION_FIELDS}
-                               for joint, row in self._rows.items()},
-                  'armature': {joint: float(self.armature[row])
-                               for joint, row in self._rows.items()},
-                  'effort_bias': {joint: float(self.effort_bias[row])
-                                  for joint, row in self._rows.items()}}
-        if np.any(self.effort_gain != 1.0):  # a torque sensor's model stays as it was
-            params['effort_gain'] = {joint: float(self.effort_gain[row])
-                                     for joint, row in self._rows.items()}
-        header = ('# Actuation model of rnea_ros (rnea_ros/dynamics/actuation.py): per joint\n'
-                  '# tau += armature*a + coulomb*tanh(v/friction_velocity_threshold)'
-                  ' + viscous*v + offset\n'
-                  '# (N m, N m s/rad, N m, kg m^2; N, N s/m, N, kg for prismatic joints);\n'
-                  "# effort_bias (N m; N): the effort sensor's bias, taken out of the measured "
-                  'effort, never applied\n')
-        if 'effort_gain' in params:
-            header += ('# effort_gain (N m or N per unit of the effort, e.g. per A): measured '
-                       'torque = effort_gain * effort - effort_bias\n')
-        return params_file.write(params, header)
 
     # ------------------------------------------------------------------ measured effort
     def corrected_effort(self, effort, out=None) -> np.ndarray:
@@ -331,6 +290,3 @@ def _number(key: str, value, low: float, high: float) -> float:
         raise InputError(f'parameter {key!r}: expected a number from {low:g} to {high:g}, got '
                          f'{brief(value)}')
     return float(value)
-
-
-load_yaml = Actuation.load_yaml

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rnea_ros.dynamics.description import read_robot_description
-from rnea_ros.dynamics.loading import read_file_option, urdf_model
+from rnea_ros.description.loading import read_file_option, urdf_model
+from rnea_ros.description.robot_file import read_robot_description
 from rnea_ros.excite import design, limits as limits_module, outputs, worker
 from rnea_ros.excite.fourier import FourierBasis
 from rnea_ros.excite.limits import ExciteError

@@ -36,8 +36,8 @@ import xml.etree.ElementTree as ET
 
 import yaml
 
-from rnea_ros.dynamics.description import read_robot_description
-from rnea_ros.dynamics.loading import read_file_option
+from rnea_ros.description.loading import read_file_option
+from rnea_ros.description.robot_file import read_robot_description
 from rnea_ros.errors import InputError
 from rnea_ros.files import load_yaml, YamlError
 from rnea_ros.fleet import bags as fleet_bags

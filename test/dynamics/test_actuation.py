@@ -12,7 +12,8 @@ import yaml
 
 from rnea_ros import InputError, RobotModel
 from rnea_ros.dynamics.actuation import (
-    Actuation, BOUNDS, DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS, load_yaml)
+    Actuation, BOUNDS, DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS)
+from rnea_ros.params.actuation_file import actuation_yaml, read_actuation
 
 PANDA_PARAMS = {
     'friction.panda_joint1.coulomb': 0.8, 'friction.panda_joint1.viscous': 0.5,
@@ -105,7 +106,7 @@ def test_parameters_and_yaml_round_trip(panda, tmp_path):
     assert params['friction_model'] == 'coulomb-viscous-offset'
     assert params['effort_bias.panda_joint2'] == -0.4 and params['effort_bias.panda_joint1'] == 0
     again = Actuation.from_parameters(panda, params)
-    text = actuation.to_yaml()
+    text = actuation_yaml(actuation)
     document = yaml.safe_load(text)
     section = document['/**']['ros__parameters']
     assert section['friction']['panda_joint1']['coulomb'] == 0.8
@@ -114,7 +115,7 @@ def test_parameters_and_yaml_round_trip(panda, tmp_path):
     assert section['effort_bias']['panda_finger_joint1'] == 1.5
     path = tmp_path / 'actuation.yaml'
     path.write_text(text)
-    loaded = load_yaml(path, panda)
+    loaded = read_actuation(path, panda)
     for model in (again, loaded):
         for name in ('coulomb', 'viscous', 'offset', 'armature', 'effort_bias'):
             np.testing.assert_array_equal(getattr(model, name), getattr(actuation, name))
@@ -126,7 +127,7 @@ def test_yaml_with_flat_names_and_several_sections(panda, tmp_path):
     path.write_text('/**:\n  ros__parameters:\n    friction.panda_joint2.viscous: 1.5\n'
                     '    publish_rate: 100.0\n'
                     'rnea:\n  ros__parameters:\n    armature:\n      panda_joint3: 0.25\n')
-    actuation = Actuation.load_yaml(path, panda)
+    actuation = read_actuation(path, panda)
     assert actuation.viscous[1] == 1.5
     assert actuation.armature[2] == 0.25
 
@@ -194,7 +195,7 @@ def test_bad_parameters(panda, solo, tmp_path):
                            "parameter 'armature.wrist': unknown joint 'wrist'")]:
         bad.write_text(text)
         with pytest.raises(InputError, match=f'^{re.escape(str(bad))}: .*{re.escape(message)}'):
-            load_yaml(bad, panda)
+            read_actuation(bad, panda)
 
 
 def test_the_effort_bias_is_taken_out_of_the_measured_effort_and_never_a_torque(panda):

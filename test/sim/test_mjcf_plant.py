@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from rnea_ros import RobotModel
-from rnea_ros.dynamics.mjcf import load_mjcf
+from rnea_ros.description.mjcf import load_mjcf
 from rnea_ros.errors import MJCFError
 from rnea_ros.sim.gap import parse_gap
 from rnea_ros.sim.plant import Plant

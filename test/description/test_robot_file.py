@@ -1,5 +1,5 @@
 """
-Robot description files (``description.py``): xacro files expanded, unexpanded xacro refused.
+Robot description files (``robot_file.py``): xacro files expanded, unexpanded xacro refused.
 
 The xacro files are written here in ``tmp_path``: a macro, properties and an argument, compared
 with the URDF written out by hand.
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from rnea_ros import InputError, RobotModel, URDFError
-from rnea_ros.dynamics.description import parse_xacro_arg
+from rnea_ros.description.robot_file import parse_xacro_arg
 from rnea_ros.files import FileError
 
 ARM_XACRO = """<?xml version="1.0"?>

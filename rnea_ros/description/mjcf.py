@@ -2,8 +2,8 @@
 MJCF (MuJoCo's robot format) -> ``KinematicTree`` and ``Actuation``, through MuJoCo's compiler.
 
 MuJoCo compiles the file (includes, defaults, inertias from geoms, meshes, angle units: all its
-own rules); the compiled ``mujoco.MjModel`` is turned into the links and joints the URDF builder
-of ``urdf`` folds and numbers, so that an MJCF robot is the same model as the URDF robot it
+own rules); the compiled ``mujoco.MjModel`` is turned into the links and joints the tree builder
+of ``tree_builder`` folds and numbers, so that an MJCF robot is the same model as the URDF robot it
 describes. ``mujoco`` is imported here only, inside the functions: ``import rnea_ros`` does not
 need it.
 
@@ -40,7 +40,7 @@ equality constraints, armature, damping or friction on a free joint, unnamed bod
 joints; and every field of ``mjcf_fields.REFUSED`` that is not 0: joint springs
 (``stiffness``, ``stiffnesspoly``, ``springyield``), nonlinear damping, gravity compensation,
 actuator damping, fluid forces (``density``, ``viscosity``), tendons, flexes, engine plugins,
-mocap bodies. ``rnea_ros.dynamics.mjcf_fields`` places every field of MuJoCo's compiled model,
+mocap bodies. ``rnea_ros.description.mjcf_fields`` places every field of MuJoCo's compiled model,
 its options and its flags: used here, refused, or why it does not change the dynamics.
 """
 from __future__ import annotations
@@ -52,11 +52,11 @@ import warnings
 
 import numpy as np
 
+from rnea_ros.description.mjcf_fields import REFUSED, unknown_fields
+from rnea_ros.description.tree_builder import TreeBuilder
+from rnea_ros.description.urdf_elements import Inertial, UrdfJoint
 from rnea_ros.dynamics.actuation import Actuation
-from rnea_ros.dynamics.mjcf_fields import REFUSED, unknown_fields
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.dynamics.urdf import _Builder
-from rnea_ros.dynamics.urdf_elements import Inertial, UrdfJoint
 from rnea_ros.errors import MJCFError, ModelWarning
 
 WORLD = 'world'
@@ -94,7 +94,7 @@ def load_mjcf(source, *, inertia_check: str = 'error') -> MjcfRobot:
         warnings.warn(ModelWarning(
             f'{where}MuJoCo {mujoco.__version__} has fields this package does not know, set '
             f'in this model: {", ".join(unknown)}; whether they change its dynamics is not '
-            'judged (rnea_ros.dynamics.mjcf_fields places the fields it knows)'), stacklevel=2)
+            'judged (rnea_ros.description.mjcf_fields places the fields it knows)'), stacklevel=2)
     return MjcfRobot(model, _actuation(mj, model))
 
 
@@ -237,8 +237,8 @@ def _tree(mj, inertia_check: str):
     else:
         root = WORLD
     joints = {edge.name: edge for edges in children.values() for edge in edges}
-    tree = _Builder(_model_name(mj), links, joints, children,
-                    root, floating is not None, inertia_check).build()
+    tree = TreeBuilder(_model_name(mj), links, joints, children,
+                       root, floating is not None, inertia_check).build()
     offsets = np.array([-qpos0.get(name, 0.0) for name in tree.body_names])
     gravity = np.zeros(3) if _disabled(mj, 'GRAVITY') else np.array(mj.opt.gravity)
     return replace(tree, offset=tree.offset + offsets), gravity

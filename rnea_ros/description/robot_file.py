@@ -23,7 +23,7 @@ from pathlib import Path
 import re
 import xml.etree.ElementTree as ET
 
-from rnea_ros.dynamics.xacro_process import expand_in_process, LIMITS, XacroLimits
+from rnea_ros.description.xacro_process import expand_in_process, LIMITS, XacroLimits
 from rnea_ros.errors import InputError, URDFError
 from rnea_ros.files import check_regular, read_text
 

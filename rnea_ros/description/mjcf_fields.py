@@ -5,7 +5,7 @@ Every field of ``mujoco.MjModel`` (its arrays, sizes and flags), of ``MjModel.op
 bit of ``opt.disableflags`` and ``opt.enableflags`` is in one group here, the first whose
 pattern (``fnmatch``) it matches:
 
-- ``USED``: read to build the model and its joint terms (``rnea_ros.dynamics.mjcf``);
+- ``USED``: read to build the model and its joint terms (``rnea_ros.description.mjcf``);
 - ``REFUSED``: a force or an inertia the model has no room for: a value other than MuJoCo's
   default (0 for each of them) is refused, naming the element and the field;
 - ``COUNTED``: a part of an element refused as a whole by its count in ``REFUSED`` (a tendon,
@@ -16,7 +16,7 @@ pattern (``fnmatch``) it matches:
   appearance and data, what the compiler derives from the fields judged here, and fields that
   act only with one that is refused).
 
-``test/dynamics/test_mjcf_fields.py`` checks that every field of the installed MuJoCo falls in
+``test/description/test_mjcf_fields.py`` checks that every field of the installed MuJoCo falls in
 one group, so that a release that adds a field fails it until the field is placed here; where
 the package runs with another MuJoCo than it was tested with, ``unknown_fields`` names the
 fields of a model in no group that are set (not 0), for ``load_mjcf`` to warn of them.

@@ -1,5 +1,5 @@
 """
-Every field of MuJoCo's compiled model is placed (``rnea_ros.dynamics.mjcf_fields``).
+Every field of MuJoCo's compiled model is placed (``rnea_ros.description.mjcf_fields``).
 
 The fields are the installed MuJoCo's own list: ``mujoco.MjModel``'s attributes, ``MjOption``'s
 and the bits of its disable and enable flags (``mjcf_fields.model_fields``). Each is used by
@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from rnea_ros import ModelWarning
-from rnea_ros.dynamics import mjcf_fields
-from rnea_ros.dynamics.mjcf import load_mjcf, route_mujoco_warnings
-from rnea_ros.dynamics.mjcf_fields import (COUNTED, group_of, INERT, model_fields, REFUSED,
-                                           USED)
+from rnea_ros.description import mjcf_fields
+from rnea_ros.description.mjcf import load_mjcf, route_mujoco_warnings
+from rnea_ros.description.mjcf_fields import (COUNTED, group_of, INERT, model_fields,
+                                              REFUSED, USED)
 from rnea_ros.errors import MJCFError
 
 ROBOT = """<mujoco model="robot">
