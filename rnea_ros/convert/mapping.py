@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from rnea_ros.convert.table import row_name
+from rnea_ros.convert.log_faults import row_name
 from rnea_ros.errors import InputError
 
 TIME_UNITS = {'s': 1.0, 'ms': 1e-3, 'us': 1e-6, 'ns': 1e-9}
@@ -52,7 +52,8 @@ def offset_ns(text: str) -> int:
         seconds = Decimal(text.strip())
     except InvalidOperation:
         seconds = Decimal('nan')
-    if not seconds.is_finite() or abs(seconds) > Decimal(MAX_OFFSET):
+    # copy_abs, not abs(): abs rounds in the context, and 1e9999999999 overflows its exponent
+    if not seconds.is_finite() or seconds.copy_abs() > Decimal(MAX_OFFSET):
         raise InputError(f'--time-offset {text!r}: expected a number of seconds of magnitude '
                          f'at most {MAX_OFFSET:g}')
     return int(seconds.scaleb(9).to_integral_value())
@@ -94,9 +95,11 @@ class ColumnMapping:
                     for k, name in enumerate(self.joints, start=1)]
         names = [name.strip() for name in text.split(',')]
         if len(names) != len(self.joints) or not all(names):
+            matrix = (f'; a matrix {names[0]!r} of an .npz or .mat file gives its columns as '
+                      f"--{field} '{names[0]}[{{n}}]'") if len(names) == 1 and names[0] else ''
             raise InputError(f'--{field} {text!r}: names {len(names)} columns for '
                              f'{len(self.joints)} joints; expected one column per joint '
-                             '(separated by commas) or a template with {n} or {joint}')
+                             '(separated by commas) or a template with {n} or {joint}' + matrix)
         return names
 
     def all_columns(self) -> list[str]:

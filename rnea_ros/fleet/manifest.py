@@ -23,7 +23,8 @@ A manifest that cannot be used is refused before anything is written, with one
 ``InputError`` line naming the file and the field (``robots.arm_a.bags[1]``) and what was
 expected: not UTF-8, not YAML, not ``robots:`` with a mapping of names, an unknown field, a
 field of the wrong type, a URDF or actuation model that cannot be read (or a URDF that is not
-XML), a pattern that matches nothing, a bag listed under two robots.
+XML), a pattern that matches nothing, a bag listed under two robots, a robot (or any field)
+given twice.
 """
 from __future__ import annotations
 
@@ -35,9 +36,10 @@ import xml.etree.ElementTree as ET
 
 import yaml
 
-from rnea_ros.dynamics.description import read_robot_description
-from rnea_ros.dynamics.loading import read_file_option
+from rnea_ros.description.loading import read_file_option
+from rnea_ros.description.robot_file import read_robot_description
 from rnea_ros.errors import InputError
+from rnea_ros.files import load_yaml, YamlError
 from rnea_ros.fleet import bags as fleet_bags
 
 FIELDS = ('urdf', 'actuation', 'bags')
@@ -65,12 +67,11 @@ def load(path: str, xacro_args: dict | None = None, exclude: Path | None = None)
     text = read_file_option('--manifest', path)
     where = f'--manifest {str(path)!r}'
     try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, 'problem_mark', None)
-        line = f' (line {mark.line + 1})' if mark is not None else ''
-        problem = getattr(exc, 'problem', None) or type(exc).__name__
-        raise InputError(f'{where}: not YAML: {problem}{line}') from None
+        document = load_yaml(text)
+    except YamlError as exc:
+        raise InputError(f'{where}: {exc}') from None
+    # Read above within the YAML reader's bounds; composed again for its keys, not expanded.
+    _refuse_duplicates(where, yaml.compose(text, Loader=yaml.SafeLoader))
     if not isinstance(document, dict) or set(document) != {'robots'} \
             or not isinstance(document['robots'], dict) or not document['robots']:
         raise InputError(f'{where}: expected {EXAMPLE}')
@@ -88,6 +89,38 @@ def load(path: str, xacro_args: dict | None = None, exclude: Path | None = None)
                                  f'of robots.{owner[bag]} (a bag belongs to one robot)')
         robots.append(robot)
     return robots
+
+
+def _refuse_duplicates(where: str, root) -> None:
+    """
+    Refuse a name given twice in one mapping of the composed document ``root``.
+
+    YAML keeps the last of two equal keys without a word: a robot named twice would lose the
+    bags of its first entry. Each node is visited once (aliases are not expanded).
+    """
+    seen: set[int] = set()
+    stack = [(root, '')]
+    while stack:
+        node, path = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack += [(item, f'{path}[{k}]') for k, item in enumerate(node.value)]
+        if not isinstance(node, yaml.MappingNode):
+            continue
+        lines: dict[str, int] = {}
+        for key, value in node.value:
+            name = key.value if isinstance(key, yaml.ScalarNode) else None
+            field = f'{path}.{name}' if path else str(name)
+            if name is not None and name in lines:
+                what = 'the robot' if path == 'robots' else 'the field'
+                raise InputError(f'{where}: {what} {field} is given twice (lines {lines[name]} '
+                                 f'and {key.start_mark.line + 1}): expected each once (YAML '
+                                 'would keep the last entry only)')
+            if name is not None:
+                lines[name] = key.start_mark.line + 1
+            stack.append((value, field))
 
 
 def _robot(where: str, folder: Path, name: str, entry, xacro_args: dict,

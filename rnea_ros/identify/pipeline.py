@@ -2,7 +2,7 @@
 The ``rnea_identify`` pipeline: bags -> regressor -> base parameters -> fit -> outputs.
 
 1. The model from ``--urdf`` (fixed base only) and the layout of theta
-   (``rnea_ros.identify.parameters``: inertial parameters, friction, armature).
+   (``rnea_ros.identify.inertial_layout``: inertial parameters, friction, armature).
 2. The base parameters from random states (``rnea_ros.identify.base``).
 3. Each bag's samples (``rnea_ros.identify.samples``); training and validation: the last
    ``--holdout`` fraction of each bag's time is held out, or ``--validate BAG`` is the
@@ -34,11 +34,11 @@ import time
 
 import numpy as np
 
-from rnea_ros.dynamics.loading import read_file_option, urdf_model
+from rnea_ros.description.loading import read_file_option, urdf_model
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.identify import base as base_params
-from rnea_ros.identify import covariance, current, filtering, fit, gain_check, parameters, \
+from rnea_ros.identify import covariance, current, filtering, fit, gain_check, inertial_layout, \
     physical, samples, trust
 
 CHUNK = 20_000
@@ -55,7 +55,7 @@ class Identification:
 
     model: RobotModel
     urdf_xml: str
-    layout: parameters.Layout
+    layout: inertial_layout.Layout
     base: base_params.BaseParameters
     theta_urdf: np.ndarray
     scale: np.ndarray
@@ -76,6 +76,7 @@ class Identification:
     uncertainty: tuple[np.ndarray, np.ndarray] | None = None
     differentiation: dict = field(default_factory=dict)
     gains: current.GainFit | None = None  # ``--effort current``: the effort gains
+    at_limit: int = 0  # samples with a joint at a position or effort limit: rows not fitted
 
 
 def _split(bags: list[samples.Samples], holdout: float):
@@ -150,8 +151,8 @@ def predict(model, lay, base, betas: dict[str, np.ndarray], data: samples.Sample
 
 def read_robot(urdf: str | Path, friction: str) -> tuple[str, RobotModel]:
     """Check ``--friction``, read ``--urdf``: (its text, its fixed-base model); or InputError."""
-    if friction not in parameters.FRICTION_MODELS:
-        raise InputError(f'--friction must be one of {tuple(parameters.FRICTION_MODELS)}, '
+    if friction not in inertial_layout.FRICTION_MODELS:
+        raise InputError(f'--friction must be one of {tuple(inertial_layout.FRICTION_MODELS)}, '
                          f'got {friction!r}')
     urdf_xml = read_file_option('--urdf', urdf)
     model = urdf_model(urdf_xml, f'--urdf {str(urdf)!r}')
@@ -161,7 +162,7 @@ def read_robot(urdf: str | Path, friction: str) -> tuple[str, RobotModel]:
 
 def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
              holdout: float = 0.3, validate: str | None = None,
-             friction: str = parameters.DEFAULT_FRICTION,
+             friction: str = inertial_layout.DEFAULT_FRICTION,
              inertial: str = 'physical', threads: int | None = None,
              reading: dict | None = None, effort: str = 'torque',
              anchor_payload: str | None = None, anchor_bags=(),
@@ -184,13 +185,13 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     urdf_xml, model = read_robot(urdf, friction)
     anchor = None if effort == 'torque' else \
         current.parse_anchor(anchor_payload, anchor_bags, model, anchor_prior)
-    lay = parameters.layout(model, friction)
-    theta_urdf, scale = parameters.prior(model, lay)
+    lay = inertial_layout.layout(model, friction)
+    theta_urdf, scale = inertial_layout.prior(model, lay)
     base = base_params.base_parameters(model, lay)
     timings['model'] = time.perf_counter() - clock
 
     clock = time.perf_counter()
-    reading = dict(reading or {})
+    reading = {**(reading or {}), 'torque_effort': effort == 'torque'}
     loaded = [samples.load(bag, model, urdf_xml, joint_states, **reading) for bag in bags]
     warnings = [f'{data.bag}: {w}' for data in loaded for w in data.warnings]
     if validate is not None:
@@ -201,6 +202,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
         check = None
         train, validation = _split(loaded, holdout)
     dropped = sum(d.dropped_nan_effort for d in loaded + ([check] if check else []))
+    at_limit = sum(d.at_limit for d in loaded + ([check] if check else []))
     differentiation = {d.bag: d.differentiation for d in loaded + ([check] if check else [])}
     del loaded, check  # the split copied the samples: keep one copy of a long log
     if dropped:
@@ -237,7 +239,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
                               current.scaled(validation, k), low_pass, inertial, theta_urdf,
                               scale, threads, timings)
         gains, run = gain_check.check(gains, lay.joint_names, fit_with)
-        warnings += gains.warnings
+        warnings += gains.warnings + current.prior_warnings(gains, lay.joint_names)
     if run is None:
         run = _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_urdf,
                          scale, threads, timings)
@@ -249,7 +251,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
                           run.theta_friction, run.result, run.betas, run.rms,
                           {'training': n_train, 'validation': run.validation_count},
                           dropped, inertial, run.solver, run.eigen, plot_data, warnings,
-                          timings, run.uncertainty, differentiation, gains)
+                          timings, run.uncertainty, differentiation, gains, at_limit)
 
 
 @dataclass
@@ -301,6 +303,8 @@ def _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_ur
                                  fixed_inertial=True)
     theta_friction = theta_urdf.copy()
     theta_friction[lay.n_inertial:] = joint_terms.theta[lay.n_inertial:]
+    untold = _still_terms(lay, low_pass.still)
+    theta_friction[untold] = theta_urdf[untold]
     beta_friction = base.E @ theta_friction
     solver, eigen = None, None
     if inertial == 'base':
@@ -317,8 +321,13 @@ def _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_ur
         unchanged[lay.n_inertial:] = False
         theta[unchanged] = theta_urdf[unchanged]
         if eigen is not None:
-            eigen = np.array([np.linalg.eigvalsh(parameters.pseudo_inertia(body)).min()
+            eigen = np.array([np.linalg.eigvalsh(inertial_layout.pseudo_inertia(body)).min()
                               for body in theta[:lay.n_inertial].reshape(-1, 10)])
+    # A still joint's terms have no row (``filtering``): no data set the solver's value for
+    # them (0.0007 N for the held panda finger's friction); they keep the prior, zero, as the
+    # warning says and as their infinite standard deviation means.
+    theta[untold] = theta_urdf[untold]
+    if inertial != 'base':
         beta = base.E @ theta
     betas = {'urdf': beta_urdf, 'urdf+friction': beta_friction, 'identified': beta}
     rms = {name: {'training': train_eq.rms(b), 'validation': validation_eq.rms(b),
@@ -333,6 +342,14 @@ def _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_ur
         if inertial == 'physical' else None
     return _Robot(result, theta, theta_friction, betas, rms, validation_eq.count, solver, eigen,
                   uncertainty, warnings)
+
+
+def _still_terms(lay, still: np.ndarray | None) -> np.ndarray:
+    """Return the theta indices of the joint terms of the ``still`` joints (none: empty)."""
+    if still is None:
+        return np.zeros(0, dtype=np.int64)
+    return np.array([lay.joint_index(j, term) for j in np.flatnonzero(still)
+                     for term in lay.joint_terms], dtype=np.int64)
 
 
 def _held_base(model, lay, train: list[samples.Samples], still: np.ndarray, base):

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 
-from bagdata import BAG_START, PANDA, panda_bag, sample_times, trajectory
+from bagdata import (BAG_START, PANDA, panda_bag, realistic_bag, realistic_log, RECEIVE_DELAY,
+                     sample_times, trajectory)
 import numpy as np
 import pytest
 import yaml
@@ -19,6 +20,7 @@ from rnea_ros import RobotModel
 from rnea_ros.bag.cli import main
 from rnea_ros.bag.report import read_table
 from rnea_ros.observer import calibrate_thresholds, MomentumObserver
+from rnea_ros.observer.collision import DEFAULT_FLOOR
 
 NOISE = 0.05  # N m
 PUSH = (1.0, 1.3, 5.0)  # start [s], end [s], torque on panda_joint2 [N m]
@@ -107,9 +109,11 @@ def test_a_run_without_observer_has_no_observer_output(tmp_path, capsys, quiet):
 
 @pytest.mark.parametrize('extra, message', [
     (['--observer', '--observer-gain', '0'],
-     'rnea_bag: error: --observer-gain: expected a finite number > 0 (1/s), got 0.0'),
+     "rnea_bag: error: argument --observer-gain: '0': expected a number from 0.1 to 1000"),
     (['--observer', '--observer-gain', 'nan'],
-     'rnea_bag: error: --observer-gain: expected a finite number > 0 (1/s), got nan'),
+     "rnea_bag: error: argument --observer-gain: 'nan': expected a number from 0.1 to 1000"),
+    (['--observer', '--observer-gain', '1e300'],  # the observer's state overflowed to inf
+     "rnea_bag: error: argument --observer-gain: '1e300': expected a number from 0.1 to 1000"),
     (['--collision-thresholds', 'x.yaml'],
      'rnea_bag: error: --collision-thresholds needs --observer'),
     (['--observer', '--floating-base'],
@@ -117,14 +121,19 @@ def test_a_run_without_observer_has_no_observer_output(tmp_path, capsys, quiet):
      'the momentum balance; fixed-base robots only'),
 ])
 def test_bad_observer_options_are_refused(tmp_path, capsys, quiet, extra, message):
-    code = main([str(quiet[1]), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
-                 *extra])
+    try:
+        code = main([str(quiet[1]), '--output', str(tmp_path / 'out'), '--urdf', str(PANDA),
+                     *extra])
+    except SystemExit as exc:  # the parser's refusal of a bound
+        code = exc.code
     assert code == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == message
     assert not (tmp_path / 'out').exists()
 
 
 JOINTS = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1']
+HELD_WAY_OUT = ('(a joint the bag does not publish, a gripper, held by --lock or --lock-missing '
+                'is out of the observer)')
 
 
 @pytest.mark.parametrize('values, message', [
@@ -133,10 +142,14 @@ JOINTS = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1']
     ({**dict.fromkeys(JOINTS, 1.0), 'elbow': 1.0},
      f"unknown joints ['elbow']; expected {JOINTS}"),
     ({**dict.fromkeys(JOINTS, 1.0), 'panda_joint3': -0.5},
-     'parameter collision_threshold.panda_joint3: expected a finite number > 0 (N m), got -0.5'),
+     'parameter collision_threshold.panda_joint3: expected a number from 1e-06 to 1e+06 (N m), '
+     'got -0.5'),
+    ({**dict.fromkeys(JOINTS, 1.0), 'panda_joint3': 10 ** 400},  # was a traceback
+     'parameter collision_threshold.panda_joint3: expected a number from 1e-06 to 1e+06 (N m), '
+     'got 100000000000000000...0000000000000000000'),
     ({**dict.fromkeys(JOINTS, 1.0), 'panda_joint3': 'high'},
-     'parameter collision_threshold.panda_joint3: expected a finite number > 0 (N m), got '
-     "'high'"),
+     'parameter collision_threshold.panda_joint3: expected a number from 1e-06 to 1e+06 (N m), '
+     "got 'high'"),
 ])
 def test_a_bad_thresholds_file_is_refused(tmp_path, capsys, quiet, values, message):
     path = tmp_path / 'thresholds.yaml'
@@ -157,7 +170,40 @@ def test_a_bag_without_effort_is_refused(tmp_path, capsys):
     assert code == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         'rnea_bag: error: --observer needs the measured effort of every joint in every '
-        f'sample; missing or not finite for {JOINTS}')
+        f'sample; missing or not finite for {JOINTS} {HELD_WAY_OUT}')
+
+
+def test_a_gripper_held_without_effort_is_out_of_the_observer(tmp_path, capsys):
+    # An arm log without its gripper (the arm's driver does not publish it), the gripper held
+    # by --lock-missing: the arm's external torques are the observer's on the whole model.
+    model = RobotModel.from_urdf_file(PANDA)
+    log = realistic_log(model, duration=2.0, rate=500.0, seed=9, holes=None,
+                        hold={'panda_finger_joint1': 0.0})
+    bag = realistic_bag(tmp_path / 'arm', log, omit=('panda_finger_joint1',))
+    out = tmp_path / 'out'
+    code = main([str(bag), '--output', str(out), '--urdf', str(PANDA), '--no-plots',
+                 '--format', 'csv', '--observer', '--lock-missing'])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    summary = json.loads((out / 'summary.json').read_text())
+    assert "--observer: ['panda_finger_joint1'] held fixed without a measured effort: out of " \
+        'the observer (external torque 0, threshold the floor)' in summary['warnings']
+    table = read_table(out / 'external_torques.csv')
+    t = table['time']
+    # The analysed samples: their stamps, from the bag's start (its first receive time).
+    stamps = log.times_ns[0] + RECEIVE_DELAY + np.round(t * 1e9).astype(np.int64)
+    keep = np.searchsorted(log.times_ns, stamps - 1000)
+    assert np.abs(log.times_ns[keep] - stamps).max() <= 1000 and t.size > 800
+    # The arm's residual: the observer's on the whole model with any finger effort (its row
+    # is its own); the finger's: zero.
+    effort = np.hstack([log.effort[keep, :7], np.zeros((t.size, 1))])
+    expected = MomentumObserver(model, 50.0).run(t, log.q[keep], log.v_reported[keep], effort)
+    for k in range(7):
+        np.testing.assert_allclose(table[JOINTS[k]], expected[:, k], atol=1e-9)
+    np.testing.assert_array_equal(table['panda_finger_joint1'], 0.0)
+    params = yaml.safe_load((out / 'collision_thresholds.yaml').read_text())['/**'][
+        'ros__parameters']
+    assert params['collision_threshold.panda_finger_joint1'] == DEFAULT_FLOOR
 
 
 def effort_bag(directory, change):
@@ -197,7 +243,7 @@ def far(correlation: int, ratio: int) -> str:
      f'sample for panda_joint2 (12.5): {UNREAD}'),
     (lambda e: with_column(e, 3, np.nan),
      '--observer needs the measured effort of every joint in every sample; missing or not '
-     "finite for ['panda_joint4']"),
+     f"finite for ['panda_joint4'] {HELD_WAY_OUT}"),
     (lambda e: -e, '--observer: ' + far(-1, 2)),
     (lambda e: 10.0 * e, '--observer: ' + far(1, 9)),
 ], ids=['all zero', 'constant', 'missing', 'wrong sign', 'wrong scale'])
@@ -219,14 +265,21 @@ def test_effort_without_information_is_refused(tmp_path, capsys, change, message
 NESTED = '{a: ' * 200 + '1' + '}' * 200
 ALIASES = '/**:\n  ros__parameters:\n    a0: &a0 {x: 1, y: 1}\n' + ''.join(
     f'    a{k}: &a{k} {{x: *a{k - 1}, y: *a{k - 1}}}\n' for k in range(1, 40))
+# 9**9 strings in about 300 bytes: the threshold's repr in its error took hours and gigabytes.
+BOMB = ('/**:\n  ros__parameters:\n    collision_threshold.panda_joint1: [&a [x, x, x, x, x, x, '
+        'x, x, x], ' + ', '.join(f'&{chr(98 + k)} [{", ".join([f"*{chr(97 + k)}"] * 9)}]'
+                                 for k in range(8)) + ']\n')
 
 
 @pytest.mark.parametrize('text, message', [
-    ('[' * 100_000 + ']' * 100_000, 'cannot read collision thresholds: nested too deeply '
-     '(expected a ROS 2 parameters file: /**: ros__parameters: {...})'),
+    ('[' * 100_000 + ']' * 100_000, 'cannot read collision thresholds: nested too deeply for '
+     'the parser'),
     (f'/**:\n  ros__parameters:\n    {NESTED}\n', 'parameter names nested deeper than 100 levels '
      f"under {'a.' * 40!r}..."),
-    (ALIASES, 'more than 100000 parameters (YAML aliases repeating a mapping?)'),
+    (ALIASES, 'cannot read collision thresholds: YAML aliases repeat more than 100000 nodes '
+     '(expected a document without alias bombs)'),
+    (BOMB, 'cannot read collision thresholds: YAML aliases repeat more than 100000 nodes '
+     '(expected a document without alias bombs)'),
     ('- 1\n- 2\n', 'expected a ROS 2 parameters file: /**: ros__parameters: {...}'),
     (b'\xff\xfe\x00\x80', 'cannot read collision thresholds: not UTF-8 text (byte 0xff at '
      'offset 0)'),
@@ -234,9 +287,10 @@ ALIASES = '/**:\n  ros__parameters:\n    a0: &a0 {x: 1, y: 1}\n' + ''.join(
      'malformed YAML: found unhashable key at line 3, column 7'),
     ('/**:\n  ros__parameters:\n' + ''.join(f'    collision_threshold.{joint}: .nan\n'
                                             for joint in JOINTS),
-     'parameter collision_threshold.panda_joint1: expected a finite number > 0 (N m), got nan'),
-], ids=['deep brackets', 'deep names', 'aliases', 'not a mapping', 'not text', 'unhashable key',
-        'nan'])
+     'parameter collision_threshold.panda_joint1: expected a number from 1e-06 to 1e+06 (N m), '
+     'got nan'),
+], ids=['deep brackets', 'deep names', 'aliases', 'bomb', 'not a mapping', 'not text',
+        'unhashable key', 'nan'])
 def test_a_hostile_thresholds_file_is_one_line(tmp_path, capsys, quiet, text, message):
     path = tmp_path / 'thresholds.yaml'
     if isinstance(text, bytes):

@@ -15,7 +15,8 @@ from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from ros_harness import NodeProcess
 import test_node
-from test_node import accel_point, has_level, random_arm_state, status, Streams, WARN
+from test_node import (accel_point, ERROR, has_level, OK, random_arm_state, status, Streams,
+                       WARN)
 
 pytestmark = pytest.mark.timeout(120)
 panda = test_node.panda  # the fixture of test_node: the panda (model, URDF)
@@ -32,8 +33,10 @@ def _set(ros, name: str, value: float):
 def test_pd_feedforward_gains_at_start_and_live_and_the_damped_rest(ros, panda):
     model, xml = panda
     names = model.joint_names
-    kp = np.linspace(10.0, 80.0, model.nv)
-    kd = np.linspace(1.0, 8.0, model.nv)
+    # Gains the panda's loop one tick late at 200 Hz holds (rnea_ros.control.gain_check):
+    # softer towards the wrist, whose inertia is small.
+    kp = np.linspace(40.0, 5.0, model.nv)
+    kd = np.linspace(2.0, 0.25, model.nv)
     params = {f'kp.{n}': k for n, k in zip(names, kp)}
     params.update({f'kd.{n}': k for n, k in zip(names, kd)})
     ros.start_node({'robot_description': xml, 'rate': 200.0, 'control_law': 'pd_feedforward',
@@ -91,6 +94,9 @@ def test_gravity_compensated_by_robot_leaves_g_out_of_the_command(ros, panda):
      "parameter 'kd.panda_joint1' is 1000000000.0: expected a number from 0 to 10000"),
     ({'control_law': 'pid'}, "parameter 'control_law' is 'pid': expected one of: feedforward, "
                              'pd_feedforward, computed_torque'),
+    ({'control_law': 'pd_feedforward', 'kd.panda_joint7': 10.0},
+     'configure failed: kd.panda_joint7 = 10 is more than the loop can hold on panda_joint7: '
+     'the largest kd.panda_joint7 it holds is '),
 ])
 def test_bad_gains_and_laws_exit_2_naming_the_parameter(ros, panda, params, text):
     _, xml = panda
@@ -98,6 +104,33 @@ def test_bad_gains_and_laws_exit_2_naming_the_parameter(ros, panda, params, text
     assert process.proc.wait(60) == 2
     lines = [line for line in process.output().splitlines() if text in line]
     assert len(lines) == 1, process.output()
+
+
+def test_a_gain_the_loop_cannot_hold_is_refused_live_or_reported_as_an_error(ros, panda):
+    # The panda's kd.panda_joint7 at 10 N m s/rad (M^-1 up to 202 1/(kg m^2)): its loop one
+    # tick late is unstable (rnea_ros.control.loop_margin); gain_check: error accepts it, ERROR.
+    model, xml = panda
+    names = model.joint_names
+    ros.start_node({'robot_description': xml, 'rate': 200.0, 'control_law': 'pd_feedforward',
+                    **{f'kd.{n}': 0.5 for n in names}, **{f'kp.{n}': 5.0 for n in names}})
+    streams = Streams(ros, names, *random_arm_state(model, 5)[:2])
+    streams.diagnostic(has_level(OK, 'loop margin', 'held with gains x1.25'), timeout=90.0)
+    result = _set(ros, 'kd.panda_joint7', 10.0)
+    assert not result.successful
+    assert result.reason.startswith('kd.panda_joint7 = 10 is more than the loop can hold on '
+                                    'panda_joint7: the largest kd.panda_joint7 it holds is ')
+    assert result.reason.endswith('gain_check: error accepts it as an ERROR')
+    assert '\n' not in result.reason
+    held = float(result.reason.split('it holds is ')[1].split(' ')[0])
+    assert 0.0 < held < 10.0
+    assert _set(ros, 'kd.panda_joint7', held).successful  # the largest it holds is held
+    response = ros.call(SetParameters, '/rnea/set_parameters', SetParameters.Request(
+        parameters=[ParameterMsg(name='gain_check', value=ParameterValue(
+            type=ParameterType.PARAMETER_STRING, string_value='error'))]))
+    assert response.results[0].successful
+    assert _set(ros, 'kd.panda_joint7', 10.0).successful
+    report = streams.diagnostic(has_level(ERROR, 'loop margin', 'NOT HELD'))
+    assert status(report)[1].startswith('kd.panda_joint7 = 10 is more than the loop can hold')
 
 
 def test_the_path_a_input_is_planned_trajectory_not_the_controllers_topic(ros, panda):
