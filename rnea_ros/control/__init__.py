@@ -4,7 +4,8 @@ The node's core without ROS: what the ``rnea`` node computes each cycle, and its
 ``declaration`` declares every node parameter once (``parameter`` says what one is and checks a
 value; ``parameter_docs`` generates ``config/rnea.yaml`` and the docs' table from it: ``python -m
 rnea_ros.control.parameter_docs``), ``settings`` holds their checked values and checks a model
-against them, ``feedforward`` is the cycle (state in, torques and wrenches out),
+against them, ``core`` is the cycle's wiring (state in, torques and wrenches out: ``cycle_state``
+the inputs merged, ``reference`` the desired motion followed, ``cycle_torques`` the torques),
 ``joint_input``/``trajectory``/``wrenches`` its inputs and outputs, ``safety`` the fault table,
 ``status`` the cycle's account, ``cycle_kernels`` its jitted helpers, ``control_law`` the feedback
 laws and the damped rest, ``observer_outputs`` the momentum observer's torques, wrenches and
@@ -15,7 +16,8 @@ the statistics the node reports. Imports ``rnea_ros.dynamics``, ``rnea_ros.conta
 it.
 """
 # Submodules, imported by who needs them: the node's --help reads the declaration alone.
-__all__ = ['collision_events', 'collision_reaction', 'control_law', 'cycle_kernels', 'declaration',
-           'diagnostics', 'feedforward', 'joint_input', 'observer_outputs', 'observer_queue',
-           'parameter', 'parameter_docs', 'payload', 'safety', 'settings', 'status', 'trajectory',
-           'wrenches']
+__all__ = ['collision_events', 'collision_reaction', 'control_law', 'core', 'cycle_kernels',
+           'cycle_state', 'cycle_torques', 'declaration', 'desired', 'diagnostics',
+           'joint_input', 'observer_outputs', 'observer_queue', 'parameter', 'parameter_docs',
+           'payload', 'reference', 'safety', 'settings', 'status', 'trajectory',
+           'trajectory_efforts', 'wrenches']

@@ -110,7 +110,7 @@ class InputCallbacks:
             self.get_logger().warning('planned_trajectory dropped: no robot model yet')
             return
         with self._lock:
-            measured = core.q.copy()
+            measured = core.state.q.copy()
         try:  # outside the lock: a long trajectory must not hold up the cycles
             msg = decode_trajectory(data, self.settings.max_trajectory_points)
             efforts = core.trajectory_efforts(to_trajectory(msg), measured)

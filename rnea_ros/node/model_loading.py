@@ -1,5 +1,5 @@
 """
-From a robot_description to a ready ``Feedforward``, away from the control path.
+From a robot_description to a ready ``ControlCore``, away from the control path.
 
 Parsing and checking a URDF holds the GIL: a 20 MB description (long comments, meshes inlined)
 took 100-200 ms, during which the control thread could not run a cycle. Merely receiving it holds
@@ -13,7 +13,7 @@ than the node, ``WORKER_NICENESS``) and sends it back through a
 pipe, pickled as its tree and packed arrays (tens of kB; unpickling is a few array copies, 1
 ms). A thread of the node waits on that pipe (without the GIL) and wakes the executor through
 a guard condition, which declares the model's actuation parameters (``armature.<joint>``,
-``friction.<joint>.*``), builds the ``Feedforward`` and installs it under the lock. The first
+``friction.<joint>.*``), builds the ``ControlCore`` and installs it under the lock. The first
 model is rebuilt in the node (``RobotModel.copy``), which warms the kernels up there before any
 cycle; a description given as the parameter is parsed in the node at start.
 """
@@ -26,7 +26,7 @@ import os
 import threading
 import warnings
 
-from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.core import ControlCore
 from rnea_ros.control.observer_outputs import check_profile_names
 from rnea_ros.control.settings import (actuated_joints, check_model, FrozenMap, ModelRejected,
                                        ParameterRejected, Settings)
@@ -70,9 +70,9 @@ def load_model(xml: str, settings: Settings) -> RobotModel:
     return model
 
 
-def build_core(node, model: RobotModel, settings: Settings) -> Feedforward:
+def build_core(node, model: RobotModel, settings: Settings) -> ControlCore:
     """
-    Build the ``Feedforward`` of ``model``, its actuation parameters declared on ``node``.
+    Build the ``ControlCore`` of ``model``, its actuation parameters declared on ``node``.
 
     Its settings are ``settings`` with the per-joint families of this model's joints (those set).
     Raises ``ModelRejected`` (``ParameterRejected`` for a parameter that does not fit the
@@ -86,7 +86,7 @@ def build_core(node, model: RobotModel, settings: Settings) -> Feedforward:
         raise ParameterRejected(str(exc)) from None
     check_profile_names(joints, settings.collision_profiles)
     settings = replace(settings, **{family.attribute: FrozenMap() for family in PER_MODEL})
-    return Feedforward(model, settings.updated(values, joints))
+    return ControlCore(model, settings.updated(values, joints))
 
 
 def _worker_main(topic: str, name: str, namespace: str, settings: Settings, node_pid: int,

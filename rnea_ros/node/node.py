@@ -78,9 +78,9 @@ from std_srvs.srv import Trigger
 
 from rnea_ros.control import payload as node_payload
 from rnea_ros.control import trajectory as trajectory_module
+from rnea_ros.control.core import ControlCore
 from rnea_ros.control.declaration import LIVE, PAYLOAD
 from rnea_ros.control.diagnostics import ArrivalGaps, CycleStats, Rejections
-from rnea_ros.control.feedforward import Feedforward
 from rnea_ros.control.safety import ERROR, OK, WARN
 from rnea_ros.control.settings import actuated_joints, ModelRejected, ParameterRejected
 from rnea_ros.node.collision_handling import CollisionHandling
@@ -121,14 +121,14 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         self._namesakes_said = False
         check_topic_names(self, self.settings)
         self.status_name = self.get_fully_qualified_name() + STATUS_SUFFIX
-        # Guards the control state (Feedforward, output messages) between the threads.
+        # Guards the control state (ControlCore, output messages) between the threads.
         self._lock = threading.Lock()
         # Held while a cycle publishes, and to deactivate: nothing is published once
         # on_deactivate returned.
         self._publish_lock = threading.Lock()
         self._active = False
         self._configured = False
-        self._core: Feedforward | None = None
+        self._core: ControlCore | None = None
         self._description_error: str | None = None
         self._worker: DescriptionWorker | None = None
         self._parsed: tuple | None = None  # the worker's latest result, for the executor
@@ -188,7 +188,7 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         Refuse a live value that does not fit; build the model of a new payload.
 
         The payload parameters of a set are merged with the current ones and checked as one
-        payload; the model carrying it (and its ``Feedforward``) is built here, off the control
+        payload; the model carrying it (and its ``ControlCore``) is built here, off the control
         path, and installed by ``_apply_parameters`` once the set is accepted.
         """
         result = check_parameters(parameters, self.actuation_declaring,
@@ -213,7 +213,7 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
 
         The new snapshot (``Settings.updated``) is built here, off the lock (the executor alone
         changes ``_core`` and ``settings``), then handed to the core under the lock
-        (``Feedforward.use``): a cycle runs wholly with the old one or wholly with the new one,
+        (``ControlCore.use``): a cycle runs wholly with the old one or wholly with the new one,
         never with half of an atomic set.
         """
         if self._pending_payload is not None and any(p.name in PAYLOAD for p in parameters):
@@ -307,7 +307,7 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
                     f'joints, nq={core.model.nq}, nv={core.model.nv}, commanding '
                     f'{len(core.command_joints)} joints')
 
-    def _install(self, core: Feedforward) -> None:
+    def _install(self, core: ControlCore) -> None:
         """
         Preallocate the output messages for ``core``, then switch to it (between cycles).
 
@@ -318,12 +318,13 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         publications = [(self._torque_pub, messages.torques),
                         (self._command_pub, messages.command)]
         publications += zip(self._contact_pubs, messages.contacts)
-        if core.reactions is not None:
-            for joint in core.reactions.joints:
+        reactions = core.torques.reactions
+        if reactions is not None:
+            for joint in reactions.joints:
                 if joint not in self._reaction_pubs:
                     self._reaction_pubs[joint] = self._wrench_publisher(
                         'joint_reaction_wrenches/', joint)
-            publications += zip((self._reaction_pubs[j] for j in core.reactions.joints),
+            publications += zip((self._reaction_pubs[j] for j in reactions.joints),
                                 messages.reactions)
         observer = (None if core.observer is None else
                     ObserverMessages(core.observer, self._observer_pubs))
@@ -390,7 +391,7 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
             self._next_collection = now + GC_PERIOD
             self.gc_monitor.collect()
 
-    def _cycle_locked(self, core: Feedforward, now: float):
+    def _cycle_locked(self, core: ControlCore, now: float):
         """
         Do the cycle's work under the lock.
 
@@ -399,13 +400,13 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         installed right after), or None.
         """
         self._last_cycle = now
-        desired = core.desired
+        desired = core.state.desired
         # ROS time only matters to sample a multi-point trajectory (and costs ~4 us).
         ros_time = self._ros_time() if desired is not None and not desired.constant else 0.0
         observer = self._observer_messages
         if not core.cycle(now, ros_time):  # fault_output none: a collision change still goes
             return None if observer is None else observer.collision_change(core.observer)
-        stamp = core.joints.stamp
+        stamp = core.state.joints.stamp
         if stamp is None:
             stamp = self.get_clock().now().to_msg()
         self._messages.stamp(core, stamp)
