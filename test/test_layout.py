@@ -5,7 +5,8 @@ dynamics <- contacts <- {control, bag, sim}; control <- sim (its Parameter); dyn
 <- tools <- {bag, identify, excite, fleet, convert}; dynamics <- observer <- {bag, control};
 control (the node's core, no ROS) <- node (the ROS adapter); no tool imports another but excite
 (identify's parameter layout) and fleet (the bag pipeline it runs); timing (steady-clock sleeps and
-the control threads' schedules) under node and sim; demos above the library. node, bag and sim
+the control threads' schedules) and polling (rclpy subscriptions served outside the executor)
+under node and sim; demos above the library. node, bag and sim
 never import each other; only sim imports mujoco (and the MJCF reader and writer, inside their
 functions); recording (the way into a bag) and observer import dynamics only; control imports no
 rclpy. Checked two ways: every import statement of every module (also those inside functions), and
@@ -27,9 +28,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / 'rnea_ros'
 ALLOWED = {
     'dynamics': set(),
     'timing': set(),  # steady-clock sleeps and schedules: the node's and the sim's clocks
+    # polling: rclpy subscriptions served outside the executor, for the node and the sim.
+    'polling': set(),
     'contacts': {'dynamics'},
     'control': {'dynamics', 'contacts', 'observer'},
-    'node': {'dynamics', 'contacts', 'observer', 'control', 'timing'},
+    'node': {'dynamics', 'contacts', 'observer', 'control', 'timing', 'polling'},
     # demos: the library, node and closed-loop demos; the node and the sim run as processes
     # (control: the node's declared defaults that the node demo's torque check depends on).
     'demos': {'dynamics', 'control'},
@@ -40,7 +43,7 @@ ALLOWED = {
     'bag': {'dynamics', 'contacts', 'recording', 'observer', 'tools'},
     # sim never imports node: the simulated robot talks to it over DDS.
     # recording: its bag writer, for --record; control: the Parameter its parameters are.
-    'sim': {'dynamics', 'contacts', 'timing', 'recording', 'control'},
+    'sim': {'dynamics', 'contacts', 'timing', 'polling', 'recording', 'control'},
     'identify': {'dynamics', 'contacts', 'recording', 'tools'},
     'fleet': {'dynamics', 'contacts', 'recording', 'tools', 'bag'},  # bag: the pipeline it runs
     # excite: identify's parameter layout and base; recording's JOINT=VALUE parser.
