@@ -130,8 +130,6 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         self._configured = False
         self._core: ControlCore | None = None
         self._description_error: str | None = None
-        self._worker: DescriptionWorker | None = None
-        self._parsed: tuple | None = None  # the worker's latest result, for the executor
         self._robot_name = ''
         self.stats = CycleStats(self.settings.rate)
         self.rejections = Rejections()
