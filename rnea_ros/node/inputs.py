@@ -6,8 +6,8 @@ call: joint_states (answered at once with ``cycle_trigger: joint_states`` or rat
 observer, the batch taken in one go integrated first), the desired accelerations, the planned
 trajectory, odometry, the measured wrenches and the base acceleration. A message the core
 refuses is counted by topic and reason (``Rejected``) and warned about at most once a second.
-The mixin uses the node's state (``_lock``, ``_core``, ``settings``, ...), set up by
-``RneaNode.__init__``.
+The mixin reaches the control state through the node's ``cycles`` (``cycles.Cycles``: its lock,
+core and cycles) and reads its ``settings``.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class InputCallbacks:
     """The subscriptions' callbacks of ``RneaNode``: merge each input, or refuse it."""
 
     def _reject(self, topic: str, exc: Rejected, now: float) -> None:
-        with self._lock:
+        with self.cycles.lock:
             warning = self.rejections.record(topic, exc.reason, str(exc), now)
         if warning:
             self.get_logger().warning(warning)
@@ -42,9 +42,9 @@ class InputCallbacks:
         """
         now = time.monotonic()
         batched = self.settings.observer
-        with self._lock:
+        with self.cycles.lock:
             self.input_gaps.arrival(now)
-            core = self._core
+            core = self.cycles.core
             if core is None:
                 return
             answer = False
@@ -58,12 +58,12 @@ class InputCallbacks:
                     self._arrival_clock.arrived(time.monotonic_ns())
                 self._batch_accepted = True
                 rejected = None
-                answer = not batched and self._answer_each and self._active
-                messages = self._cycle_locked(core, now) if answer else None
+                answer = not batched and self._answer_each and self.cycles.active
+                messages = self.cycles.run_locked(core, now) if answer else None
         if rejected is not None:
             self._reject('joint_states', rejected, now)
         elif answer:
-            self._publish(messages, now)
+            self.cycles.publish(messages, now)
 
     def _on_joint_states_batch(self) -> None:
         """
@@ -72,24 +72,24 @@ class InputCallbacks:
         Answered at once with cycle_trigger joint_states or rate 0, if a message was accepted.
         """
         now = time.monotonic()
-        with self._lock:
-            core, accepted, self._batch_accepted = self._core, self._batch_accepted, False
+        with self.cycles.lock:
+            core, accepted, self._batch_accepted = self.cycles.core, self._batch_accepted, False
             if core is None:
                 return
             core.observe_queued()
             notice = None if core.observer is None else core.observer.notice(now)
             collided = self.collisions.take(core)
-            answer = accepted and self._answer_each and self._active
-            messages = self._cycle_locked(core, now) if answer else None
+            answer = accepted and self._answer_each and self.cycles.active
+            messages = self.cycles.run_locked(core, now) if answer else None
         if notice:  # a clock step of the stamps (the observer restarted)
             self.get_logger().error(notice)
         self.collisions.send(collided)
         if answer:
-            self._publish(messages, now)
+            self.cycles.publish(messages, now)
 
     def _on_desired(self, data: bytes) -> None:
         """From the inputs thread: a serialized desired motion, decoded unless too large."""
-        if self._core is None:
+        if self.cycles.core is None:
             return
         now = time.monotonic()
         try:
@@ -97,19 +97,19 @@ class InputCallbacks:
                 data, self.settings.max_trajectory_points)
             if start == 0:  # joint_trajectory_controller's convention: start on receipt
                 start = self._ros_time()
-            with self._lock:
-                self._core.on_desired(trajectory, start, now)
+            with self.cycles.lock:
+                self.cycles.core.on_desired(trajectory, start, now)
         except Rejected as exc:
             self._reject('desired_accelerations', exc, now)
 
     def _on_trajectory(self, data: bytes) -> None:
-        core = self._core
-        if not self._active:  # the executor's thread, which also runs the transitions
+        core = self.cycles.core
+        if not self.cycles.active:  # the executor's thread, which also runs the transitions
             return
         if core is None:
             self.get_logger().warning('planned_trajectory dropped: no robot model yet')
             return
-        with self._lock:
+        with self.cycles.lock:
             measured = core.state.q.copy()
         try:  # outside the lock: a long trajectory must not hold up the cycles
             msg = decode_trajectory(data, self.settings.max_trajectory_points)
@@ -128,41 +128,41 @@ class InputCallbacks:
             self._trajectory_pub.publish(msg)
 
     def _on_odometry(self, msg: Odometry) -> None:
-        if self._core is None:
+        if self.cycles.core is None:
             return
         now = time.monotonic()
         pose, twist = msg.pose.pose, msg.twist.twist
         p, o, lin, ang = pose.position, pose.orientation, twist.linear, twist.angular
         try:
-            with self._lock:
-                self._core.on_odometry((p.x, p.y, p.z), (o.x, o.y, o.z, o.w),
-                                       (lin.x, lin.y, lin.z), (ang.x, ang.y, ang.z), now,
-                                       msg.header.stamp)
+            with self.cycles.lock:
+                self.cycles.core.on_odometry((p.x, p.y, p.z), (o.x, o.y, o.z, o.w),
+                                             (lin.x, lin.y, lin.z), (ang.x, ang.y, ang.z), now,
+                                             msg.header.stamp)
         except Rejected as exc:
             self._reject('odometry', exc, now)
 
     def _on_wrench(self, index: int, topic: str, msg: WrenchStamped) -> None:
-        if self._core is None:
+        if self.cycles.core is None:
             return
         now = time.monotonic()
         force, torque = msg.wrench.force, msg.wrench.torque
         try:
-            with self._lock:
-                self._core.on_wrench(index, msg.header.frame_id, (
+            with self.cycles.lock:
+                self.cycles.core.on_wrench(index, msg.header.frame_id, (
                     force.x, force.y, force.z, torque.x, torque.y, torque.z), now)
         except Rejected as exc:
             self._reject(topic, exc, now)
 
     def _on_base_acceleration(self, msg: AccelStamped) -> None:
-        if self._core is None:
+        if self.cycles.core is None:
             return
         now = time.monotonic()
         lin, ang = msg.accel.linear, msg.accel.angular
         try:
-            with self._lock:
+            with self.cycles.lock:
                 stamp = msg.header.stamp
                 seconds = stamp.sec + 1e-9 * stamp.nanosec if stamp.sec or stamp.nanosec else None
-                self._core.on_base_acceleration((lin.x, lin.y, lin.z), (ang.x, ang.y, ang.z),
-                                                now, seconds)
+                self.cycles.core.on_base_acceleration((lin.x, lin.y, lin.z),
+                                                      (ang.x, ang.y, ang.z), now, seconds)
         except Rejected as exc:
             self._reject('base_acceleration', exc, now)

@@ -2,14 +2,14 @@
 The rnea node's lifecycle transitions: what each creates, gates and releases.
 
 ``ManagedOutputs`` is the part of ``RneaNode`` (``rnea_ros.node.node``) that the lifecycle
-transitions run, kept apart so that the node module holds the data path (inputs, cycles,
-diagnostics). ``configure`` creates the publishers, subscriptions and threads and loads the model
+transitions run, kept apart so that the node module holds the parameters, the model and the
+diagnostics. ``configure`` creates the publishers, subscriptions and threads and loads the model
 from the ``robot_description`` parameter (or subscribes to its topic); ``activate`` starts
 publishing; ``deactivate`` stops it: once it returns, nothing at all is published (a cycle's
-publishing holds ``_publish_lock``, which deactivation takes), while the threads keep merging the
-inputs; ``cleanup``, ``shutdown`` and ``on_error`` stop the threads and release the model, the
-publishers and the subscriptions. The mixin uses the node's callbacks and state (``_lock``,
-``settings``, ``_on_joint_states``, ...), set up by ``RneaNode.__init__``.
+publishing holds the publish lock, which deactivation takes: ``cycles.Cycles``), while the
+threads keep merging the inputs; ``cleanup``, ``shutdown`` and ``on_error`` stop the threads and
+release the model, the publishers and the subscriptions. The mixin uses the node's callbacks and
+state (``cycles``, ``settings``, ``_on_joint_states``, ...), set up by ``RneaNode.__init__``.
 """
 from __future__ import annotations
 
@@ -58,13 +58,12 @@ class ManagedOutputs:
         return SUCCESS
 
     def on_activate(self, state) -> TransitionCallbackReturn:
-        with self._publish_lock, self._lock:
-            self._active = True
+        self.cycles.activate()
         self.get_logger().info('active: publishing')
         return SUCCESS
 
     def on_deactivate(self, state) -> TransitionCallbackReturn:
-        self._deactivate()
+        self.cycles.deactivate()
         self.get_logger().info('inactive: publishing nothing')
         return SUCCESS
 
@@ -84,13 +83,9 @@ class ManagedOutputs:
         """Return the lifecycle state's label: unconfigured, inactive, active, finalized, ..."""
         return self._state_machine.current_state[1]
 
-    def _deactivate(self) -> None:
-        with self._publish_lock, self._lock:  # waits for a publish under way
-            self._active = False
-
     def _release(self) -> None:
         """Stop publishing and the threads, destroy the publishers and subscriptions."""
-        self._deactivate()
+        self.cycles.deactivate()
         for thread in (self._control, self._inputs):
             if thread is not None:
                 thread.stop()
@@ -102,10 +97,8 @@ class ManagedOutputs:
                 self.destroy_subscription(entity)
         self._entities = []
         self._stop_description_worker()
-        with self._lock:
-            self._core, self._publications, self._reaction_pubs = None, [], {}
-            self._observer_messages = None
-            self._robot_name = ''
+        self.cycles.clear()
+        self._reaction_pubs, self._robot_name = {}, ''
         self._description_error = None
         self._configured = False
         self._scheduling = 'not started'
@@ -145,7 +138,7 @@ class ManagedOutputs:
         else:
             self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
                                     on_failure=self._thread_failed)
-            self._control = realtime.PeriodicThread(rate, self._cycle, 'rnea_control',
+            self._control = realtime.PeriodicThread(rate, self.cycles.run, 'rnea_control',
                                                     priority, self._thread_failed)
         # desired_accelerations serialized: its size is checked before decoding (trajectories).
         inputs = [(JointTrajectory, 'desired_accelerations', self._on_desired)]
