@@ -80,14 +80,13 @@ from rnea_ros.control import payload as node_payload
 from rnea_ros.control import trajectory as trajectory_module
 from rnea_ros.control.core import ControlCore
 from rnea_ros.control.declaration import LIVE, PAYLOAD
-from rnea_ros.control.diagnostics import ArrivalGaps, Rejections
 from rnea_ros.control.safety import ERROR, OK, WARN
 from rnea_ros.control.settings import actuated_joints, ModelRejected, ParameterRejected
 from rnea_ros.node.collision_handling import CollisionHandling
 from rnea_ros.node.cycles import Cycles
-from rnea_ros.node.inputs import InputCallbacks
+from rnea_ros.node.inputs import NodeInputs
 from rnea_ros.node.lifecycle import ManagedOutputs
-from rnea_ros.node.messages import COMMAND_QOS, DesiredDecoder, diagnostic_array, OutputMessages
+from rnea_ros.node.messages import COMMAND_QOS, diagnostic_array, OutputMessages
 from rnea_ros.node.model_loading import build_core, DescriptionWorker, parse_description
 from rnea_ros.node.observer_messages import ObserverMessages
 from rnea_ros.node.parameters import (actuation_parameter_names, before_set, check_parameters,
@@ -100,7 +99,7 @@ NODE_NAME = 'rnea'
 STATUS_SUFFIX = ': feed-forward torques'  # after the node's fully qualified name
 
 
-class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
+class RneaNode(ManagedOutputs, LifecycleNode):
     """
     Publishes inverse-dynamics torques; see the module docstring for the interface.
 
@@ -122,21 +121,16 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         check_topic_names(self, self.settings)
         self.status_name = self.get_fully_qualified_name() + STATUS_SUFFIX
         # The control state the threads share (the core, the output messages) and its cycles.
-        self.cycles = Cycles(self.settings.rate, self._ros_time,
+        self.cycles = Cycles(self.settings.rate, self.ros_time,
                              lambda: self.get_clock().now().to_msg())
         self._configured = False
         self._description_error: str | None = None
         self._robot_name = ''
-        self.rejections = Rejections()
         self.failure: BaseException | None = None
         self._steady_clock = Clock(clock_type=ClockType.STEADY_TIME)
-        self._inputs: TakeLoop | None = None
+        self._take_loop: TakeLoop | None = None
         self._control: realtime.PeriodicThread | None = None
-        self._arrival_clock: realtime.ArrivalClock | None = None  # cycle_trigger joint_states
-        self._batch_accepted = False  # a joint_states message of this batch was accepted
-        self._desired_decoder = DesiredDecoder()  # the inputs thread's alone
         self.clock_cycles = 0  # cycles the ArrivalClock ran (no joint_states for 1.5 periods)
-        self.input_gaps = ArrivalGaps()  # between joint_states messages
         self._entities: list = []  # publishers and subscriptions of the configured node
         self._reaction_pubs: dict[str, object] = {}
         self._scheduling = 'not started'
@@ -150,6 +144,7 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         self.add_on_set_parameters_callback(self._check_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
         self.collisions = CollisionHandling(self)
+        self.inputs = NodeInputs(self, self.cycles)  # the subscriptions' callbacks
         self.create_service(Trigger, '~/reset_collision', self._reset_collision)
 
     def _thread_failed(self, exc: BaseException) -> None:
@@ -272,8 +267,8 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
                 raise ValueError(str(exc)) from None  # a bad parameter: exit 2 at start
             self._description_error = str(exc)
             with self.cycles.lock:
-                self.rejections.record('robot_description', 'invalid', str(exc),
-                                       time.monotonic())
+                self.inputs.rejections.record('robot_description', 'invalid', str(exc),
+                                              time.monotonic())
             kept = 'keeping the current model' if self.cycles.core else 'no model yet'
             logger.error(f'robot_description ({source}) rejected, {kept}: {exc}')
             return
@@ -321,12 +316,17 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         self.cycles.install(core, messages, publications, observer)
 
     # ------------------------------------------------------------------ control cycle
-    def _ros_time(self) -> float:
+    def ros_time(self) -> float:
+        """Return the node's ROS time in seconds (``/clock`` with ``use_sim_time``)."""
         return self.get_clock().now().nanoseconds * 1e-9
+
+    def publish_trajectory(self, msg) -> None:
+        """Publish a relayed trajectory on ``joint_trajectory_with_effort``."""
+        self._trajectory_pub.publish(msg)
 
     def _fallback(self) -> None:
         """Run the clock's cycle when no joint_states came for 1.5 periods (inputs thread)."""
-        if self._arrival_clock.due(time.monotonic_ns()):
+        if self.inputs.arrival_clock.due(time.monotonic_ns()):
             self.clock_cycles += 1
             self.cycles.run()
 
@@ -368,7 +368,7 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
                 self.get_logger().info('waiting for robot_description on topic '
                                        f'{self.resolve_topic_name("robot_description")}')
         else:
-            level, message, values = core.status(now, self._ros_time())
+            level, message, values = core.status(now, self.ros_time())
             if self._description_error:
                 values['last robot_description rejected'] = self._description_error
                 if level == OK:
@@ -396,22 +396,23 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
                 values[f'compute time {key} [us]'] = f'{summary[key]:.1f}'
         values['cycles'] = str(self.cycles.stats.cycles)
         deadlines = (self._control.deadlines if self._control is not None
-                     else self._arrival_clock)
+                     else self.inputs.arrival_clock)
         if deadlines is not None:  # deadlines skipped (see rnea_ros.timing.realtime)
             values['missed cycles'] = str(deadlines.missed)
             values['missed cycles, longest run'] = str(deadlines.longest_missed_run)
             values['max lateness [us]'] = f'{deadlines.max_lateness_ns / 1e3:.0f}'
         elif self.settings.rate == 0:
             values['missed cycles'] = '0 (rate 0: one cycle per joint_states message)'
-        if self._arrival_clock is not None:
+        if self.inputs.arrival_clock is not None:
             values['cycles by the clock (no joint_states for 1.5 periods)'] = str(
                 self.clock_cycles)
         values['scheduling'] = self._scheduling
         values['payload'] = node_payload.describe(self.payload)
         values['dds threads'] = realtime.middleware_threads()  # config/fastdds_realtime.xml
         with self.cycles.lock:
-            rejections = sorted(self.rejections.counts.items())
-            gaps = self.input_gaps.longest_at(now), self.input_gaps.since_report(now)
+            rejections = sorted(self.inputs.rejections.counts.items())
+            gaps = self.inputs.input_gaps
+            gaps = gaps.longest_at(now), gaps.since_report(now)
         values['joint_states longest gap [ms]'] = f'{gaps[0] * 1e3:.1f}'
         values['joint_states longest gap since last report [ms]'] = f'{gaps[1] * 1e3:.1f}'
         for (topic, reason), count in rejections:
