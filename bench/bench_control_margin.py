@@ -3,18 +3,28 @@ Stability margin of the node's feedback laws closed over a delayed loop (docs/be
 
 The loop of ``pd_feedforward`` / ``computed_torque`` runs through the robot: joint_states at
 tick k, the node's answer applied from tick k + d (d = 1: the node answers within the tick, over
-DDS, and the robot applies it at its next tick, as ``rnea_sim``'s lockstep does). With an exact
-model the feed-forward cancels the dynamics and the error obeys, linearised at a configuration
-q (M = M(q)):
+DDS, and the robot applies it at its next tick, as ``rnea_sim``'s lockstep does). The model of
+the loop is the library's (``rnea_ros.control.loop_margin``, which the node's ``gain_check``
+runs too): with an exact model the feed-forward cancels the dynamics and the error obeys,
+linearised at a configuration q (M = M(q), armature on its diagonal),
 
 - ``pd_feedforward``: M e'' = -Kp e(t - d T) - Kd e'(t - d T);
 - ``computed_torque``: e'' = -Kp e(t - d T) - Kd e'(t - d T).
 
-Discretised exactly over a tick T (a zero-order hold of the torque), the state holds the errors
-and the d torques under way; the loop is stable when every eigenvalue of its matrix is inside the
-unit circle. Printed per robot and law: the spectral radius at d = 1, the largest delay (ticks)
-that stays stable, and the gain margin at d = 1 (the factor on Kp and Kd at which it loses
-stability), the worst over ``--configurations`` random configurations within the joint limits.
+Your gains, before a real arm sees them (``--urdf``): the node's verdict on them, the one line
+the node would refuse them with or ``held: ...``; exit status 0 held, 1 not held, 2 bad input.
+The gains, the law, the rate and the armature come from a node parameters file (``--params``:
+``kp.<joint>``, ``kd.<joint>``, ``control_law``, ``rate``, ``armature.<joint>``), an actuation
+file (``--actuation``, as rnea_identify writes it) or the options; the delay in ticks
+(``--delay``) or seconds (``--delay-seconds``, rounded up to ticks); ``--prediction``: the law
+acts on the state predicted at application (the undelayed loop).
+
+    python bench/bench_control_margin.py --urdf panda.urdf --params my_gains.yaml --delay 1
+
+Without ``--urdf``, the table of docs/benchmarks.md: per robot and law of ``GAINS``, the
+spectral radius at d = 1, the largest delay (ticks) that stays stable, and the gain margin at
+d = 1 (the factor on Kp and Kd at which it loses stability), the worst over
+``--configurations`` random configurations within the joint limits.
 
     python bench/bench_control_margin.py [--rate 1000] [--configurations 50]
 """
@@ -31,7 +41,12 @@ sys.path.insert(0, str(ROOT / 'test'))
 
 from oracle import robot_path  # noqa: E402
 
+from rnea_ros import params_file  # noqa: E402
 from rnea_ros import RobotModel  # noqa: E402
+from rnea_ros.control.loop_margin import (delay_ticks, gains_of, LAWS,  # noqa: E402
+                                          loop_margin, loop_matrix)
+from rnea_ros.dynamics.actuation import Actuation  # noqa: E402
+from rnea_ros.errors import RneaError  # noqa: E402
 
 # The documented gains (docs/node.md, Control laws), per (robot, law, label): the simulated
 # robot's former PD for the panda (100 N m/rad, 10 N m s/rad on every joint,
@@ -49,34 +64,6 @@ GAINS = {
     ('ur5', 'computed_torque', '400/40'): ([400.0] * 6, [40.0] * 6),
 }
 MAX_DELAY = 50  # ticks: the search's end
-
-
-def loop_matrix(inverse_mass: np.ndarray, kp: np.ndarray, kd: np.ndarray, period: float,
-                delay: int) -> np.ndarray:
-    """
-    Return the matrix of the delayed loop, state [e, e', u_(k-d) ... u_(k-1)].
-
-    ``inverse_mass``: M^-1 (pd_feedforward) or the identity (computed_torque); u: the
-    acceleration the torque gives, held over a tick.
-    """
-    n = len(kp)
-    size = 2 * n + delay * n
-    matrix = np.zeros((size, size))
-    eye = np.eye(n)
-    matrix[:n, :n], matrix[:n, n:2 * n] = eye, period * eye
-    matrix[n:2 * n, n:2 * n] = eye
-    law = -inverse_mass @ np.hstack([np.diag(kp), np.diag(kd)])  # u from [e, e']
-    if delay == 0:
-        matrix[:n, :2 * n] += 0.5 * period ** 2 * law
-        matrix[n:2 * n, :2 * n] += period * law
-        return matrix
-    oldest = slice(2 * n, 3 * n)  # u_(k-d): applied over this tick
-    matrix[:n, oldest] = 0.5 * period ** 2 * eye
-    matrix[n:2 * n, oldest] = period * eye
-    for slot in range(delay - 1):  # the queue moves up by one
-        matrix[2 * n + slot * n:3 * n + slot * n, 3 * n + slot * n:4 * n + slot * n] = eye
-    matrix[size - n:, :2 * n] = law  # u_k, from the state measured now
-    return matrix
 
 
 def radius(matrix: np.ndarray) -> float:
@@ -131,14 +118,68 @@ def worst_margins(period: float, configurations: int) -> dict:
     return table
 
 
+def check(args: argparse.Namespace) -> int:
+    """Print the verdict on the user's gains (``--urdf``); 0 held, 1 not held, 2 bad input."""
+    try:
+        model = RobotModel.from_urdf_file(args.urdf)
+        params = params_file.read(args.params, 'the gains') if args.params else {}
+        armature = Actuation.from_parameters(model, {
+            key: value for key, value in params.items() if key.startswith('armature.')
+        }).armature
+        if args.actuation:
+            armature = Actuation.load_yaml(args.actuation, model).armature
+        kp, kd = gains_of(model, params)
+        joints = [joint for joint in model.joints if joint.nv == 1]
+        for name, given, gains in (('--kp', args.kp, kp), ('--kd', args.kd, kd)):
+            if given is None:
+                continue
+            if len(given) not in (1, len(joints)):
+                raise ValueError(f'{name} has {len(given)} values: expected 1 or '
+                                 f'{len(joints)} (one per one-DoF joint, in model order)')
+            for joint, value in zip(joints, given * len(joints) if len(given) == 1
+                                    else given):
+                gains[joint.idx_v] = value
+        law = args.law or params.get('control_law', 'pd_feedforward')
+        rate = args.rate or float(params.get('rate') or 0.0) or 1000.0
+        period = 1.0 / rate
+        delay = (delay_ticks(args.delay_seconds, period) if args.delay_seconds is not None
+                 else args.delay)
+        margin = loop_margin(model, kp, kd, period, delay=delay, prediction=args.prediction,
+                             law=law, armature=armature)
+    except (RneaError, ValueError, OSError) as exc:
+        print(f'bench_control_margin: {exc}', file=sys.stderr)
+        return 2
+    print(margin.message())
+    return 0 if margin.held else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--rate', type=float, default=1000.0, help='loop rate [Hz]')
+    parser.add_argument('--rate', type=float, default=None,
+                        help="loop rate [Hz] (default: the parameters file's rate, else 1000)")
     parser.add_argument('--configurations', type=int, default=50,
-                        help='random configurations per robot (and the zero one)')
+                        help='the table: random configurations per robot (and the zero one)')
+    parser.add_argument('--urdf', help="check your gains on this robot (the node's verdict)")
+    parser.add_argument('--params', help='a node parameters file: kp.<joint>, kd.<joint>, '
+                        'control_law, rate, armature.<joint>')
+    parser.add_argument('--actuation', help='an actuation file (armature.<joint>, as '
+                        'rnea_identify writes it)')
+    parser.add_argument('--kp', type=float, nargs='+', help='Kp per one-DoF joint in model '
+                        'order, or one for all')
+    parser.add_argument('--kd', type=float, nargs='+', help='Kd, as --kp')
+    parser.add_argument('--law', choices=LAWS, help="default: the parameters file's "
+                        'control_law, else pd_feedforward')
+    parser.add_argument('--delay', type=int, default=1, help='ticks from a joint_states '
+                        'sample to the application of its answer (default 1)')
+    parser.add_argument('--delay-seconds', type=float, help='the delay in seconds instead '
+                        '(rounded up to ticks)')
+    parser.add_argument('--prediction', action='store_true', help='the law acts on the '
+                        'state predicted at application (the undelayed loop)')
     args = parser.parse_args(argv)
-    period = 1.0 / args.rate
-    print(f'rate {args.rate:g} Hz, delay 1 tick = {period * 1e3:g} ms; worst over '
+    if args.urdf:
+        return check(args)
+    period = 1.0 / (args.rate or 1000.0)
+    print(f'rate {1 / period:g} Hz, delay 1 tick = {period * 1e3:g} ms; worst over '
           f'{args.configurations + 1} configurations')
     print(f'{"robot":<6} {"law":<16} {"gains":<11} {"radius at d=1":>14} '
           f'{"max stable delay":>17} {"gain margin at d=1":>19}')

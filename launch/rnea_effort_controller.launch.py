@@ -5,7 +5,9 @@ Start the rnea node wired to a ros2_control effort controller.
         params_file:=my_params.yaml [namespace:=left] [use_sim_time:=true]
 
 Next to a running ros2_control system (controller_manager, robot_state_publisher,
-joint_state_broadcaster and a ``JointGroupEffortController`` named ``controller``), all in
+joint_state_broadcaster and an effort controller named ``controller``: ros2_controllers'
+``forward_command_controller/ForwardCommandController`` with ``interface_name: effort``, whose
+controller manager YAML docs/robots.md shows), all in
 ``namespace`` (default: none) as the node:
 
 - ``feedforward_effort`` -> ``<controller>/commands`` (std_msgs/Float64MultiArray, in
@@ -20,7 +22,7 @@ joint_state_broadcaster and a ``JointGroupEffortController`` named ``controller`
 Relative names resolve in ``namespace`` (none: ``/effort_controller/commands``,
 ``/joint_states``, ``/robot_description``). ``use_sim_time`` sets the parameter of that name.
 The node keeps its other topics relative (``desired_accelerations``, ``joint_torques``, ...).
-A ``JointGroupEffortController``'s command is the whole joint torque: give the node, in
+That controller's command is the whole joint torque: give the node, in
 ``params_file``, ``control_law: pd_feedforward`` (or ``computed_torque``) with ``kp.<joint>``
 and ``kd.<joint>``, and ``gravity_compensated_by_robot: true`` for a robot that adds gravity
 itself (docs/robots.md); the default ``feedforward`` is for a controller with its own feedback.

@@ -13,7 +13,7 @@ so the bag tool's decoder is checked against an independent encoding.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -384,6 +384,25 @@ def realistic_bag(path: Path, log: RealisticLog, *, storage: str = 'sqlite3',
         first = int(log.times_ns[0]) - 1000
         topics['/robot_description'] = (STRING, [(first, string(description))])
     return write_bag(path, topics, storage)
+
+
+def at_a_stop(log: RealisticLog, model, joint: str, rows: slice, torque: float,
+              band: float) -> tuple[RealisticLog, RealisticLog]:
+    """
+    Return ``log`` with ``joint`` resting on its lower limit for ``rows``, twice.
+
+    There its position is ``band`` of its range above the limit and its velocity 0: first
+    with the effort of the free motion, then with an end stop's ``torque`` added to it.
+    """
+    k = log.names.index(joint)
+    limits = model.joint(joint)
+    q, v = log.q.copy(), log.v_reported.copy()
+    q[rows, k] = limits.lower + band * (limits.upper - limits.lower)
+    v[rows, k] = 0.0
+    free = replace(log, q=q, v_reported=v)
+    effort = log.effort.copy()
+    effort[rows, k] += torque
+    return free, replace(free, effort=effort)
 
 
 # ---------------------------------------------------------------- identification data

@@ -48,9 +48,10 @@ from rnea_ros.dynamics.actuation import Actuation, DEFAULT_VELOCITY_THRESHOLD
 from rnea_ros.identify import base as base_params
 from rnea_ros.identify import parameters
 from rnea_ros.identify.cli import main as rnea_identify
+from rnea_ros.recording.fitness import RunFitness
 from rnea_ros.sim.controller import JointController
-from rnea_ros.sim.gap import load_gap
-from rnea_ros.sim.loop import rnea_feedforward, run_in_process
+from rnea_ros.sim.gap import Gap, load_gap
+from rnea_ros.sim.loop import rnea_feedforward, run_in_process, START_NS
 from rnea_ros.sim.plant import Plant
 from rnea_ros.sim.record import Recorder
 
@@ -123,14 +124,19 @@ def read_trajectory(path: Path):
 
 
 def record(path: Path, duration: float, seed: int, urdf: str | None = None,
-           gap: str = GAP, trajectory: Path | None = None) -> Path:
+           gap: str | Gap = GAP, trajectory: Path | None = None, *, substeps: int = SUBSTEPS,
+           phase: float = 0.0, base_frequency: float = BASE_FREQUENCY, fill: float = FILL,
+           desired: bool = False, start_ns: int = START_NS) -> Path:
     """
     Record ``duration`` s of the seed's excitation on the plant (see the module docstring).
 
-    ``trajectory``: play this JointTrajectory YAML instead, for its whole length.
+    ``trajectory``: play this JointTrajectory YAML instead, for its whole length. ``gap``: a
+    gap's name or file, or a ``Gap``; ``phase``: start the excitation ``phase`` s into it, of
+    ``base_frequency`` (Hz) spanning ``fill`` of each joint's range;
+    ``desired``: record ``desired_accelerations`` too; ``start_ns``: the stamp of its start.
     """
     urdf = robot_path(ROBOT).read_text() if urdf is None else urdf
-    plant = Plant(urdf, gap=load_gap(gap), substeps=SUBSTEPS)
+    plant = Plant(urdf, gap=gap if isinstance(gap, Gap) else load_gap(gap), substeps=substeps)
     model = plant.nominal
     names = plant.joint_names
     lower = np.array([model.joint(n).lower for n in names])
@@ -138,8 +144,8 @@ def record(path: Path, duration: float, seed: int, urdf: str | None = None,
     if trajectory is None:
         points = list(names)
         times = np.arange(int(round(duration / POINT_PERIOD)) + 1) * POINT_PERIOD
-        Q, V, A = fourier_excitation(lower, upper, times, base_frequency=BASE_FREQUENCY,
-                                     harmonics=HARMONICS, seed=seed, fill=FILL)
+        Q, V, A = fourier_excitation(lower, upper, times + phase, base_frequency=base_frequency,
+                                     harmonics=HARMONICS, seed=seed, fill=fill)
     else:
         points, times, Q, V, A = read_trajectory(trajectory)
         duration = float(times[-1])
@@ -150,9 +156,10 @@ def record(path: Path, duration: float, seed: int, urdf: str | None = None,
     q[[model.joint(n).idx_q for n in points]] = Q[0]
     v[[model.joint(n).idx_v for n in points]] = V[0]
     plant.reset(q, v)  # on the trajectory from the first step: no transient
-    recorder = Recorder()
-    run_in_process(plant, controller, duration, rnea_feedforward(model, plant), recorder)
-    recorder.write(path)
+    recorder, fitness = Recorder(), RunFitness.of_plant(plant)
+    run_in_process(plant, controller, duration, rnea_feedforward(model, plant), recorder,
+                   start_ns=start_ns, desired=desired, fitness=fitness)
+    recorder.write(path, fitness.entry('lockstep'))  # as rnea_sim --record writes it
     return path
 
 

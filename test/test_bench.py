@@ -188,3 +188,33 @@ def test_bench_control_margin_prints_every_robot_and_law():
     for row in ('panda  pd_feedforward   sim PD', 'panda  pd_feedforward   wrist soft',
                 'ur5    pd_feedforward   test', 'ur5    computed_torque  400/40'):
         assert row in out
+
+
+def test_bench_control_margin_checks_the_users_gains_as_the_docs_show(tmp_path):
+    # docs/node.md (The gain check) shows the command; here on the package's panda, Franka's
+    # example gains in a parameters file and 0.01 kg m^2 of armature per arm joint.
+    command = ('python bench/bench_control_margin.py --urdf panda.urdf --params my_gains.yaml '
+               '--actuation actuation.yaml --delay 1')
+    assert f'\n{command}\n' in (ROOT / 'docs' / 'node.md').read_text()
+    from oracle import robot_path
+    (tmp_path / 'panda.urdf').write_text(robot_path('panda').read_text())
+    joints = [f'panda_joint{k}' for k in range(1, 8)]
+    kp, kd = [600, 600, 600, 600, 250, 150, 50], [30, 30, 30, 30, 10, 10, 5]
+    gains = ''.join(f'    kp.{j}: {p}.0\n    kd.{j}: {d}.0\n' for j, p, d in zip(joints, kp, kd))
+    (tmp_path / 'my_gains.yaml').write_text(
+        '/**:\n  ros__parameters:\n    control_law: pd_feedforward\n    rate: 1000.0\n' + gains)
+    (tmp_path / 'actuation.yaml').write_text('/**:\n  ros__parameters:\n' + ''.join(
+        f'    armature.{j}: 0.01\n' for j in joints))
+    argv = [sys.executable, str(ROOT / 'bench' / 'bench_control_margin.py'),
+            *command.split()[2:]]
+    refused = run_grouped(argv, cwd=tmp_path)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert refused.stdout.startswith('kd.panda_joint3 = 30 is more than the loop can hold on '
+                                     'panda_joint3: the largest kd.panda_joint3 it holds is ')
+    held = run_grouped(argv + ['--prediction'], cwd=tmp_path)
+    assert held.returncode == 0, held.stdout + held.stderr
+    assert held.stdout.startswith('gains held: pd_feedforward with prediction (undelayed)')
+    bad = run_grouped(argv + ['--kp', '1', '2'], cwd=tmp_path)
+    assert bad.returncode == 2
+    assert bad.stderr == ('bench_control_margin: --kp has 2 values: expected 1 or 8 (one per '
+                          'one-DoF joint, in model order)\n')

@@ -7,7 +7,11 @@ node's ``external_torques``, from the same samples. Its inputs are the samples' 
 velocities (the messages', or the differentiator's where they have none) and measured effort
 (``--measured-effort``: link-side torque, or motor torque from which ``--actuation``'s friction
 and armature are taken out; either less ``--actuation``'s effort bias, which the observer
-takes out). No accelerations: the estimated ones are not used.
+takes out). No accelerations: the estimated ones are not used. A joint held fixed by
+``--lock`` or ``--lock-missing`` that the bag gives no effort for (a gripper the arm's driver
+does not publish) is out of the observer: each joint's residual depends on its own effort
+only, so the others' are those of the observer on the whole model; the held joint's residual
+is zero, its threshold the calibration's floor, and a warning names it.
 
 Outputs: ``external_torques.csv`` (``time`` and r per joint, like torques.csv); without
 ``--collision-thresholds``, ``collision_thresholds.yaml``: thresholds calibrated on this
@@ -70,23 +74,34 @@ def check_options(options) -> None:
 
 
 def observe(options, model, actuation, seconds: np.ndarray, q: np.ndarray, v: np.ndarray,
-            effort: np.ndarray, measured: np.ndarray, predicted: np.ndarray) -> Observed:
+            effort: np.ndarray, measured: np.ndarray, predicted: np.ndarray,
+            locked=()) -> Observed:
     """
     Run the observer over the samples; calibrate thresholds, or detect with the given ones.
 
     ``effort``: the bag's (the observer's input); ``measured``: less the actuation model's bias;
-    ``predicted``: the model's torque of the samples, (N, nv) each: ``check_effort``.
+    ``predicted``: the model's torque of the samples, (N, nv) each: ``check_effort``;
+    ``locked``: the names of the joints held fixed (module docstring).
     """
     names = list(model.joint_names)
     warnings = []
+    out = [k for k, name in enumerate(names)
+           if name in locked and not np.isfinite(measured[:, k]).any()]
+    if out:
+        effort, measured, predicted = effort.copy(), measured.copy(), predicted.copy()
+        effort[:, out] = measured[:, out] = predicted[:, out] = 0.0
+        warnings.append(f'--observer: {[names[k] for k in out]} held fixed without a measured '
+                        'effort: out of the observer (external torque 0, threshold the '
+                        'floor)')
     if options.collision_thresholds:
         thresholds = read_thresholds(options.collision_thresholds, names)
     else:
         warnings.append(detectable.check_motion(names, v))  # refuses a bag where none moves
-    check_effort(names, measured, predicted)
+    check_effort(names, measured, predicted, out)
     observer = MomentumObserver(model, options.observer_gain,
                                 measured_effort=options.measured_effort, actuation=actuation)
     residual = observer.run(seconds, q, v, effort)
+    residual[:, out] = 0.0
     if options.collision_thresholds:
         events = detect_events(seconds, residual, thresholds, names)
         observed = Observed(names, residual, thresholds, str(options.collision_thresholds),
@@ -99,7 +114,8 @@ def observe(options, model, actuation, seconds: np.ndarray, q: np.ndarray, v: np
     return observed
 
 
-def check_effort(names: list[str], measured: np.ndarray, predicted: np.ndarray) -> None:
+def check_effort(names: list[str], measured: np.ndarray, predicted: np.ndarray,
+                 out=()) -> None:
     """
     Refuse measured effort (N, nv) that carries no information on the model's torque.
 
@@ -110,14 +126,17 @@ def check_effort(names: list[str], measured: np.ndarray, predicted: np.ndarray) 
     predicted, its mean taken out) of a standard deviation over ``MAX_RESIDUAL`` times the
     predicted torque's (a wrong sign, a wrong scale, another joint's signal). Ratios only: the
     same rule for any robot; an honest model error (a payload, friction, a sensor offset)
-    passes.
+    passes. ``out``: the columns of joints out of the observer (held, zero), not judged.
     """
     missing = [name for k, name in enumerate(names) if not np.isfinite(measured[:, k]).all()]
     if missing:
         raise InputError(f'--observer needs the measured effort of every joint in every sample;'
-                         f' missing or not finite for {missing}')
+                         f' missing or not finite for {missing} (a joint the bag does not '
+                         'publish, a gripper, held by --lock or --lock-missing is out of the '
+                         'observer)')
     low, high = measured.min(axis=0), measured.max(axis=0)
-    constant = [f'{name} ({low[k]:g})' for k, name in enumerate(names) if low[k] == high[k]]
+    constant = [f'{name} ({low[k]:g})' for k, name in enumerate(names)
+                if low[k] == high[k] and k not in out]
     if constant:
         raise InputError(f'--observer: the measured effort is the same in every sample for '
                          f'{", ".join(constant)}: a sensor that is not read carries nothing '

@@ -11,6 +11,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+
 from rnea_ros.bag import motion, observing
 from rnea_ros.bag.options import BagOptions
 from rnea_ros.bag.reading import Inputs, progress_bar, Samples
@@ -26,11 +28,12 @@ WRENCH_AXES = ('fx', 'fy', 'fz', 'tx', 'ty', 'tz')
 
 def write_outputs(options: BagOptions, reader, output: Path, read: Inputs, estimate,
                   samples: Samples, solved, parts, show: bool, warnings: list,
-                  observed: observing.Observed | None = None) -> list[Path]:
+                  observed: observing.Observed | None = None, judged=None) -> list[Path]:
     """
     Stage 5: every output, staged, then moved into ``output`` at once; their paths.
 
-    ``observed``: the observer's residual, thresholds and detections (``--observer``).
+    ``observed``: the observer's residual, thresholds and detections (``--observer``);
+    ``judged``: the samples against the URDF limits (``plausibility.Plausibility``).
     """
     seconds, labels, columns = samples.seconds, read.labels, read.columns
     with Staging(output, options.overwrite, TOOL) as staging, \
@@ -42,8 +45,9 @@ def write_outputs(options: BagOptions, reader, output: Path, read: Inputs, estim
                                     samples.measured, options.format, options.threads)]
         statistics = background.submit(
             run_summary, options, read.model, read.series, estimate, read.desired,
-            seconds, labels, read.units, columns, parts, samples.measured, list(warnings),
-            read.source, samples.edges_left_out)
+            seconds, labels, read.units, columns, parts,
+            within_limits(samples.measured, read.joints, judged), list(warnings), read.source,
+            samples.edges_left_out)
         if solved is not None:
             tables.append(background.submit(_write_contact_table, stage, options.format,
                                             seconds, solved))
@@ -52,7 +56,7 @@ def write_outputs(options: BagOptions, reader, output: Path, read: Inputs, estim
                                             columns, observed))
         reduced, shown, pictures = _pictures(options, stage, read, samples, parts)
         summary = add_run_parts(statistics.result(), options, read.actuation, solved,
-                                int(samples.times_ns.size), observed)
+                                int(samples.times_ns.size), observed, judged)
         motion.add_motion(summary, samples.v[:, columns])
         from rnea_ros.bag import htmlreport
         report = htmlreport.write_bag_report(stage / 'report.html', reduced, *shown, summary)
@@ -64,6 +68,21 @@ def write_outputs(options: BagOptions, reader, output: Path, read: Inputs, estim
         files += pictures + [report] + bag
         files += list(write_summary(stage, add_outputs(summary, files)))
         return staging.commit([f.name for f in files])
+
+
+def within_limits(measured: np.ndarray, joints, judged) -> np.ndarray:
+    """
+    Return ``measured`` (N, nv) with NaN where a joint is at a limit (``judged.flagged``).
+
+    The summary's residual statistics (and rnea_fleet's drift baselines, made of them) leave
+    out what the model does not hold: an end stop's torque, a clamped drive.
+    """
+    if judged is None or not judged.flagged.any():
+        return measured
+    columns = [j.idx_v for j in joints]
+    out = measured.copy()
+    out[:, columns] = np.where(judged.flagged, np.nan, out[:, columns])
+    return out
 
 
 def _paths(result) -> list[Path]:

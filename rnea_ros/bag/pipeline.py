@@ -95,8 +95,10 @@ from rnea_ros.bag.reading import (Inputs, load_inputs, progress_bar, PROGRESS_MI
                                   Samples, select_samples)
 from rnea_ros.bag.summary import TOOL
 from rnea_ros.errors import InputError
-from rnea_ros.recording import derivatives, differentiate
+from rnea_ros.recording import derivatives, differentiate, plausibility
 from rnea_ros.recording.bagio.storage import open_bag, typestore
+from rnea_ros.recording.plausibility import UnitError
+from rnea_ros.tools.reading import reconvert
 from rnea_ros.tools.staging import check as check_output
 
 # The contact solver is slower per sample: its progress bar shows from fewer samples.
@@ -144,6 +146,8 @@ def run(options: BagOptions) -> Result:
     try:
         with thread_limit(options.threads):
             return _run(options, reader, output, timings)
+    except UnitError as exc:
+        raise reconvert(exc) from None
     finally:
         reader.close()
 
@@ -189,17 +193,29 @@ def _run(options: BagOptions, reader, output: Path, timings: _Timings) -> Result
             solved = solve_contacts(options, read, samples, show, warnings)
     with timings('dynamics'):
         parts = decompose_samples(options, read, samples, solved, show)
+    judged = judge(read, samples, parts)
+    warnings += judged.warnings()
     observed = None
     if options.observer:
         with timings('observer'):
             observed = observing.observe(options, read.model, read.actuation,
                                          samples.seconds, samples.q, samples.v, samples.effort,
-                                         samples.measured, parts.total)
+                                         samples.measured, parts.total,
+                                         locked=read.series.locked)
         warnings += observed.warnings
     with timings('writing'):
         files = write_outputs(options, reader, output, read, estimate, samples, solved, parts,
-                              show, warnings, observed)
+                              show, warnings, observed, judged)
     return Result(output, files, int(samples.times_ns.size), dict(timings), warnings)
+
+
+def judge(read: Inputs, samples: Samples, parts) -> plausibility.Plausibility:
+    """Judge the analysed samples against the URDF limits (``recording.plausibility``)."""
+    series, joints = read.series, read.joints
+    v_columns = [j.idx_v for j in joints]
+    return plausibility.check(joints, series.position[samples.keep],
+                              series.velocity[samples.keep], samples.measured[:, v_columns],
+                              parts.total[:, v_columns], locked=series.locked)
 
 
 def _differentiate(window, order, max_gap, times, values):

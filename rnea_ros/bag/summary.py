@@ -80,9 +80,12 @@ def json_safe(value):
 
 
 def add_run_parts(summary: dict, options, actuation, solved, samples: int,
-                  observed=None) -> dict:
+                  observed=None, judged=None) -> dict:
     """
     Add the actuation model (--actuation), the contacts (--contacts) used to ``summary``.
+
+    With ``judged`` (``plausibility.Plausibility``) also ``plausibility``: the samples at a
+    joint's position or effort limit and the joints beyond the URDF limits.
 
     With ``observed`` (--observer, ``observing.Observed``) also ``observer`` (settings, per
     joint RMS and peak external torque, thresholds) and, given thresholds, ``collisions``.
@@ -98,6 +101,8 @@ def add_run_parts(summary: dict, options, actuation, solved, samples: int,
         })
     if observed is not None:
         summary.update(json_safe(observing.summary_part(options, observed)))
+    if judged is not None:
+        summary['plausibility'] = json_safe(judged.summary())
     return summary
 
 

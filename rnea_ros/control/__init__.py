@@ -11,13 +11,14 @@ the inputs merged, ``reference`` the desired motion followed, ``cycle_torques`` 
 laws and the damped rest, ``observer_outputs`` the momentum observer's torques, wrenches and
 collisions (``observer_queue`` every sample in stamp order, ``collision_reaction`` the stop,
 ``collision_events`` what each detection says), ``payload`` the payload parameters, ``diagnostics``
-the statistics the node reports. Imports ``rnea_ros.dynamics``, ``rnea_ros.contacts`` and
-``rnea_ros.observer``; never rclpy nor a message type: ``rnea_ros.node`` is the ROS adapter around
-it.
+the statistics the node reports, ``loop_margin`` whether a feedback law's gains hold the loop
+they close one tick late (``gain_check`` the node's use of it). Imports ``rnea_ros.dynamics``,
+``rnea_ros.contacts`` and ``rnea_ros.observer``; never rclpy nor a message type:
+``rnea_ros.node`` is the ROS adapter around it.
 """
 # Submodules, imported by who needs them: the node's --help reads the declaration alone.
 __all__ = ['collision_events', 'collision_reaction', 'control_law', 'core', 'cycle_kernels',
-           'cycle_state', 'cycle_torques', 'declaration', 'desired', 'diagnostics',
-           'joint_input', 'observer_outputs', 'observer_queue', 'parameter', 'parameter_docs',
-           'payload', 'reference', 'safety', 'settings', 'status', 'trajectory',
-           'trajectory_efforts', 'wrenches']
+           'cycle_state', 'cycle_torques', 'declaration', 'desired', 'diagnostics', 'gain_check',
+           'joint_input', 'loop_margin', 'observer_outputs', 'observer_queue', 'parameter',
+           'parameter_docs', 'payload', 'reference', 'safety', 'settings', 'status',
+           'trajectory', 'trajectory_efforts', 'wrenches']

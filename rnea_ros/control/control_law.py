@@ -6,7 +6,7 @@ The control law of the published torque, and the damped rest of a robot the node
 - ``feedforward``: tau = ID(q, v, a_d), the inverse dynamics at the measured state and the
   desired acceleration: a term a controller adds to its own feedback (its PD);
 - ``pd_feedforward``: tau = ID(q, v, a_d) + Kp (q_d - q) + Kd (v_d - v), the whole torque of a
-  joint (a ``JointGroupEffortController``, whose command is the torque);
+  joint (a ``forward_command_controller`` on ``effort``, whose command is the torque);
 - ``computed_torque``: tau = M(q) (a_d + Kp e + Kd e_dot) + C(q, v) v + g(q), e = q_d - q,
   e_dot = v_d - v: the inverse dynamics at the corrected acceleration (one RNEA call).
 

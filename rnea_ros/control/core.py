@@ -63,6 +63,7 @@ class ControlCore:
         self.model_mismatch: str | None = None
         self.clipped_cycles = 0
         self.non_finite_outputs = 0
+        self.loop_margin = None  # the verdict on the feedback gains (gain_check), the node's
         # Contact solution of trajectory points: its own solver on its own model copy (it runs
         # on the executor thread, beside the cycles).
         self.trajectory_contacts = (ContactSolver(model.copy(), settings.contacts)

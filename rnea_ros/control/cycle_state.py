@@ -47,6 +47,7 @@ class CycleState:
         self.joints = JointStateInput(self.joint_names, self.q[self.q_offset:],
                                       self.v[self.v_offset:])
         self.joints.lock(dict(zip(settings.locked_joints, settings.locked_positions)))
+        self.joints.bound_by(model)  # a sample beyond the URDF limits' multiple is refused
         self.base = BaseStateInput(self.q[:7], self.v[:6]) if floating else None
         self.base_acceleration = np.zeros(6)  # low-passed, [linear; angular], base frame
         self.base_acceleration_time = NEVER  # steady time of the last message

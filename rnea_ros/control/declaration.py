@@ -29,6 +29,7 @@ FAULT_OUTPUTS = ('zero', 'hold_gravity', 'none')
 TORQUE_TERMS = ('full', 'gravity', 'gravity_coriolis')
 STATE_SOURCES = ('measured', 'desired')
 INERTIA_CHECKS = ('error', 'warn')
+GAIN_CHECKS = ('refuse', 'error')
 # What starts a cycle when rate > 0: a joint_states arrival (the clock only when none comes
 # within 1.5 periods), or the clock alone (see rnea_ros.timing.realtime).
 CYCLE_TRIGGERS = ('joint_states', 'clock')
@@ -89,10 +90,10 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter(
         'command_joints', STRING_ARRAY, None,
         'joints and order of `feedforward_effort`',
-        'Joints of the feedforward_effort array, in this order: the `joints` of the '
-        'JointGroupEffortController it is remapped to. Unset: every independent one-DoF joint '
-        'in model order. A joint the model lacks stops the node at start (exit 2; a model from '
-        'the topic is rejected).',
+        'Joints of the feedforward_effort array, in this order: the `joints` of the effort '
+        'controller (forward_command_controller on effort) it is remapped to. Unset: every '
+        'independent one-DoF joint in model order. A joint the model lacks stops the node at '
+        'start (exit 2; a model from the topic is rejected).',
         example="['joint1', 'joint2']", shown_default='all 1-DoF joints', note='2'),
     Parameter(
         'state_source', STRING, 'measured',
@@ -163,6 +164,17 @@ PARAMETERS: tuple[Parameter, ...] = (
         '(fault_output and collision_reaction then apply to feedforward only). Fixed base, '
         'state_source measured.',
         choices=CONTROL_LAWS, note='7'),
+    Parameter(
+        'gain_check', STRING, GAIN_CHECKS[0],
+        '`refuse` gains the loop one tick late cannot hold, or accept them as an `error`',
+        'Under a feedback law, at configure and at every set of a gain, the node checks the '
+        'linearised loop its torque closes one tick late (rnea_ros.control.loop_margin: the '
+        "model's M(q) with armature.<joint>, at the current configuration and a fixed set, "
+        'the period 1 / rate, or 1 ms with rate 0) with the gains 25 % larger. refuse: a set '
+        'it cannot hold fails the configure or the set, with one line naming the joint, the '
+        'gain and the largest value that holds. error: the set is accepted and the '
+        "diagnostics are ERROR (a robot whose reflected inertia is larger than the model's).",
+        choices=GAIN_CHECKS, live=True, note='7'),
     Parameter(
         'gravity_compensated_by_robot', BOOL, False,
         'the robot adds g(q) itself: leave it out of the published torques',

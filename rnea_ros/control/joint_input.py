@@ -10,8 +10,15 @@ model does not know are ignored.
 A message is rejected whole, leaving the previous values in place (they keep ageing toward the
 timeout), when it has more than ``MAX_NAMES`` names (``TOO_LARGE``, before any is mapped), when
 its arrays disagree in length with ``name`` (``velocity`` and ``effort`` may also be empty, as
-``sensor_msgs/JointState`` allows), when it repeats a name, or when a position or
-velocity of a joint the model uses is not finite. Effort is read only when tracked
+``sensor_msgs/JointState`` allows), when it repeats a name, when a position or velocity of a
+joint the model uses is not finite (``NON_FINITE``), or when one is beyond its plausibility
+bound (``IMPLAUSIBLE``; ``bound_by``): a velocity beyond ``STATE_PLAUSIBILITY`` times the
+joint's URDF velocity limit (``MAX_VELOCITY`` for a joint without one), a position outside the
+joint's URDF range stretched ``STATE_PLAUSIBILITY`` times about its middle, and at least
+``POSITION_SLACK`` beyond each limit (``MAX_POSITION`` in magnitude for a joint without
+limits). Such a sample (1e6 rad/s on a joint of 2 rad/s, a
+position of 1e300 rad) is no measurement: taken, it would put the torques at the effort limits
+and the observer's residual at 1e10. Effort is read only when tracked
 (``track_effort``: the momentum observer's measured torque), merged by name like the positions,
 and its values are not checked here: drivers commonly publish NaN there when they have no torque
 sensing (the observer reports a non-finite residual).
@@ -55,6 +62,15 @@ DUPLICATE_NAME = 'duplicate_name'
 NON_FINITE = 'non_finite'
 BAD_QUATERNION = 'bad_quaternion'
 TOO_LARGE = 'too_large'
+IMPLAUSIBLE = 'implausible'
+
+# The plausibility bound of a measured state (module docstring): a multiple of the URDF limits,
+# as the observer's of the effort (``observer_outputs.EFFORT_PLAUSIBILITY``), and for joints
+# without limits a magnitude [rad or m, rad/s or m/s] no robot reaches.
+STATE_PLAUSIBILITY = 10.0
+POSITION_SLACK = 2 * math.pi  # rad (m for a prismatic joint): a short stroke's bound at least
+MAX_POSITION = 1e6
+MAX_VELOCITY = 1e4
 
 # Most joint names a joint_states or trajectory message may carry: a larger one is dropped
 # before its names are mapped (a robot, or several merged, has far fewer joints).
@@ -99,23 +115,27 @@ def _as_array(values):
 
 
 @njit(cache=True, nogil=True)
-def merge(position, velocity, source, target, q, v, q_time, v_time, period, now) -> int:
+def merge(position, velocity, source, target, q, v, q_time, v_time, period, now, q_low, q_high,
+          v_bound) -> int:
     """
-    Merge a message's positions (and velocities) into the state if they are finite.
+    Merge a message's positions (and velocities) into the state if they are plausible.
 
     Write ``position[source]`` into ``q[target]`` (and velocity, unless empty) with their
-    times, if all those entries are finite; else write nothing and return the message index of
-    the first non-finite position, or ``len(position)`` + that of the first non-finite velocity.
-    Returns -1 when merged, after updating each merged joint's ``period`` estimate (see the
-    module docstring). ``position``/``velocity``: message arrays (buffers, no copy).
+    times, if all those entries are finite and within their bounds (``q_low[target]`` to
+    ``q_high[target]``, ``|v|`` at most ``v_bound[target]``); else write nothing and return the
+    message index of the first bad position, or ``len(position)`` + that of the first bad
+    velocity. Returns -1 when merged, after updating each merged joint's ``period`` estimate
+    (see the module docstring). ``position``/``velocity``: message arrays (buffers, no copy).
     """
     for i in range(source.shape[0]):
-        if not np.isfinite(position[source[i]]):
+        value, j = position[source[i]], target[i]
+        if not (np.isfinite(value) and q_low[j] <= value <= q_high[j]):
             return source[i]
     with_velocity = len(velocity) > 0
     if with_velocity:
         for i in range(source.shape[0]):
-            if not np.isfinite(velocity[source[i]]):
+            value = velocity[source[i]]
+            if not (np.isfinite(value) and abs(value) <= v_bound[target[i]]):
                 return len(position) + source[i]
     for i in range(source.shape[0]):
         j = target[i]
@@ -211,6 +231,10 @@ class JointStateInput:
         self.position_time = np.full(n, NEVER)
         self.velocity_time = np.full(n, NEVER)
         self.period = np.full(n, math.inf)  # estimated interval between messages, per joint
+        # Plausibility bounds (``bound_by``; until then, finite is plausible).
+        self.position_low, self.position_high = np.full(n, -math.inf), np.full(n, math.inf)
+        self.velocity_bound = np.full(n, math.inf)
+        self._bounds: dict[tuple[str, int], str] = {}  # (field, joint) -> the bound, in words
         self.locked: dict[str, float] = {}
         self.stamp = None  # header stamp of the latest accepted message (opaque to this class)
         self.accepted = 0
@@ -222,10 +246,34 @@ class JointStateInput:
         # Compile (or load from the cache) the merge for both kinds of message arrays now.
         for kind in (np.zeros, lambda size: array.array('d', bytes(8 * size))):
             merge(kind(1), kind(0), np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1),
-                  np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1), 0.0)
+                  np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1), 0.0, np.zeros(1),
+                  np.zeros(1), np.zeros(1))
         freshness(0.0, self.position_time, self.velocity_time, self.period,
                   np.zeros(0, np.int64), 1.0, 1.0, True)
         joint_timeouts(self.period, 1.0, 1.0, np.zeros(n))
+
+    def bound_by(self, model) -> None:
+        """Take each joint's plausibility bounds from ``model``'s URDF limits (module doc)."""
+        for k, name in enumerate(self.joint_names):
+            joint = model.joint(name)
+            lower, upper, limit = joint.lower, joint.upper, joint.velocity_limit
+            if math.isfinite(lower) and math.isfinite(upper) and lower < upper:
+                margin = max(0.5 * (STATE_PLAUSIBILITY - 1.0) * (upper - lower), POSITION_SLACK)
+                self.position_low[k], self.position_high[k] = lower - margin, upper + margin
+                why = f'its URDF range [{lower:g}, {upper:g}] widened by {margin:.6g} each side'
+            else:
+                self.position_low[k], self.position_high[k] = -MAX_POSITION, MAX_POSITION
+                why = 'it has no URDF limits'
+            self._bounds['position', k] = (f'from {self.position_low[k]:.6g} to '
+                                           f'{self.position_high[k]:.6g} ({why})')
+            if math.isfinite(limit) and limit > 0.0:
+                self.velocity_bound[k] = STATE_PLAUSIBILITY * limit
+                why = f'{STATE_PLAUSIBILITY:g} times its URDF velocity limit {limit:g}'
+            else:
+                self.velocity_bound[k] = MAX_VELOCITY
+                why = 'it has no URDF velocity limit'
+            self._bounds['velocity', k] = (f'of magnitude at most {self.velocity_bound[k]:.6g} '
+                                           f'({why})')
 
     def track_effort(self, effort: np.ndarray | None = None) -> np.ndarray:
         """
@@ -278,11 +326,16 @@ class JointStateInput:
             self._last_map = mapping
         bad = merge(_as_array(position), _as_array(velocity), mapping.source, mapping.target,
                     self.position, self.velocity, self.position_time, self.velocity_time,
-                    self.period, now)
+                    self.period, now, self.position_low, self.position_high,
+                    self.velocity_bound)
         if bad >= 0:
             field, values, k = (('position', position, bad) if bad < n else
                                 ('velocity', velocity, bad - n))
-            raise Rejected(NON_FINITE, f'{field}[{k}] (joint {names[k]!r}) is {values[k]}')
+            if not math.isfinite(values[k]):
+                raise Rejected(NON_FINITE, f'{field}[{k}] (joint {names[k]!r}) is {values[k]}')
+            bound = self._bounds[field, self._index[names[k]]]
+            raise Rejected(IMPLAUSIBLE, f'{field}[{k}] (joint {names[k]!r}) is {values[k]:.6g}: '
+                                        f'beyond its plausibility bound, expected {bound}')
         if self.effort is not None:
             self.with_effort = len(effort) == n and n > 0
             if self.with_effort:

@@ -39,10 +39,12 @@ counted.
 A sample the observer cannot integrate (a NaN effort, say) or a non-finite residual is a fault:
 the sample is counted, the observer restarts from the next sample (which returns r = 0), and
 ``valid`` is False until then, so that neither external_torques nor the wrenches are published
-(never NaN); collision keeps its value. An effort beyond its plausibility bound
-(``EFFORT_PLAUSIBILITY`` times the joint's URDF effort limit; ``MAX_EFFORT`` for a joint without
-one) is a bad sample too: counted, not integrated (the observer goes on from the last good
-sample, not restarted), ``valid`` False until the next good sample, the detector not fed.
+(never NaN); collision keeps its value. A measured torque (``effort_gain`` times the effort
+minus ``effort_bias``: what the observer integrates, not the raw effort, which an arm may give
+in mN m or A) beyond its plausibility bound (``EFFORT_PLAUSIBILITY`` times the joint's URDF
+effort limit; ``MAX_EFFORT`` for a joint without one) is a bad sample too: counted, not
+integrated (the observer goes on from the last good sample, not restarted), ``valid`` False
+until the next good sample, the detector not fed.
 Diagnostics: the thresholds, the collision state, the number of detections and the latest one
 (joint, start stamp, end, peak |r|), the samples skipped and why, the clock steps.
 """
@@ -123,6 +125,11 @@ class ObserverOutput:
         limits = model.effort_limits[[self._index[name] for name in self.joint_names]]
         self.effort_bound = np.where(np.isfinite(limits) & (limits > 0.0),
                                      EFFORT_PLAUSIBILITY * limits, MAX_EFFORT)
+        rows = [self._index[name] for name in self.joint_names]
+        self._effort_gain = (np.ones(len(rows)) if actuation is None else
+                             np.array(actuation.effort_gain)[rows])
+        self._effort_bias = (np.zeros(len(rows)) if actuation is None else
+                             np.array(actuation.effort_bias)[rows])
         self._abs_effort = np.zeros(len(self.joint_names))
         self._beyond = np.zeros(len(self.joint_names), dtype=bool)
         self.implausible = 0  # samples with an effort beyond its bound (not integrated)
@@ -248,14 +255,18 @@ class ObserverOutput:
         self._last_stamp = None
 
     def _implausible_effort(self, effort: np.ndarray) -> bool:
-        """Count and describe a sample whose effort is beyond its bound (module docstring)."""
-        np.greater(np.abs(effort, out=self._abs_effort), self.effort_bound, out=self._beyond)
+        """Count and describe a sample whose measured torque is beyond its bound (module doc)."""
+        torque = self._abs_effort  # effort_gain * effort - effort_bias, then its magnitude
+        np.multiply(effort, self._effort_gain, out=torque)
+        np.subtract(torque, self._effort_bias, out=torque)
+        np.greater(np.abs(torque, out=torque), self.effort_bound, out=self._beyond)
         if not self._beyond.any():
             return False
         k = int(np.argmax(self._beyond))
         self.implausible += 1
-        self.last_implausible = (f'joint {self.joint_names[k]} effort {effort[k]:.6g}, '
-                                 f'beyond {self.effort_bound[k]:g}')
+        self.last_implausible = (f'joint {self.joint_names[k]} effort {effort[k]:.6g} '
+                                 f'(measured torque {torque[k]:.6g}), beyond '
+                                 f'{self.effort_bound[k]:g}')
         self.valid = False
         return True
 

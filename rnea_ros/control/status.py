@@ -93,19 +93,24 @@ def core_status(core, now: float, ros_time: float) -> tuple[int, str, dict[str, 
         messages = ['fault output published in ' + ', '.join(
             f'{count} cycles ({code})' for code, count in recent.items())
             + ' since the last report']
+    values.update(joint_terms_status(core))
+    return level, '; '.join(messages), values
+
+
+def joint_terms_status(core) -> dict[str, str]:
+    """Return the keys of the joint terms: the armature per joint, the friction compensation."""
     armature, friction_joints = core.torques.actuation.armature, core.torques.friction_joints
-    values['armature'] = (', '.join(f'{joint.name} {armature[joint.idx_v]:g}'
+    values = {'armature': ', '.join(f'{joint.name} {armature[joint.idx_v]:g}'
                                     for joint in core.model.joints if joint.nv == 1
-                                    and armature[joint.idx_v])
-                          or 'none')
+                                    and armature[joint.idx_v]) or 'none'}
     if not friction_joints:
         values['friction compensation'] = 'off (no friction parameters)'
-    elif settings.friction_compensation:
+    elif core.settings.friction_compensation:
         values['friction compensation'] = 'on: ' + ', '.join(friction_joints)
     else:
         values['friction compensation'] = ('off (friction_compensation false; friction '
                                            'set for ' + ', '.join(friction_joints) + ')')
-    return level, '; '.join(messages), values
+    return values
 
 
 def _desired_status(core, now: float, ros_time: float, values: dict[str, str], level: int,

@@ -6,7 +6,7 @@ Usage::
     rnea_convert LOG --output BAG --joints J1,J2,... --time COLUMN [--time-unit ms]
                  [--time-offset S] --position COLUMNS [--velocity COLUMNS] [--effort COLUMNS]
                  [--position-unit deg] [--velocity-unit deg/s] [--effort-scale F]
-                 [--topic joint_states]
+                 [--topic joint_states] [--urdf FILE]
 
 One ``sensor_msgs/JointState`` message per row of LOG on ``/joint_states`` (header stamp and
 log time: the time column), in the new MCAP bag BAG (``rnea_ros.convert.mapping`` says how the
@@ -14,9 +14,10 @@ columns and units are given, ``rnea_ros.convert.arrays`` how the arrays of an ``
 ``.mat`` file are columns: ``q[{n}]`` for the columns of the matrix ``q``). Every column and
 row is read and checked before BAG is created: a bad input (a missing column, a value that is
 empty or not a finite number, times that do not increase, an option out of range, an existing
-BAG) prints one ``rnea_convert: error: ...`` line naming the column and row, exits with status
-2 and writes nothing; a failing machine (a full disk) exits with status 1 and removes what it
-wrote of BAG.
+BAG; with ``--urdf``, positions in another unit than ``--position-unit``, judged against the
+joint limits: ``rnea_ros.recording.plausibility``) prints one ``rnea_convert: error: ...`` line
+naming the column and row (or the joint), exits with status 2 and writes nothing; a failing
+machine (a full disk) exits with status 1 and removes what it wrote of BAG.
 """
 from __future__ import annotations
 
@@ -71,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
                         f'magnitude at most {MAX_EFFORT_SCALE:g})')
     parser.add_argument('--topic', default='/joint_states',
                         help='the topic of the messages (default: %(default)s)')
+    parser.add_argument('--urdf', metavar='FILE', help="the robot's URDF: the converted "
+                        'positions checked against its joint limits before the bag is written '
+                        '(a log in another unit than --position-unit refused, joints beyond '
+                        'the limits warned about)')
     return parser
 
 
@@ -111,6 +116,32 @@ def write_bag(path: Path, samples: JointSamples, topic: str) -> int:
     return bag.written
 
 
+def check_limits(urdf: str, samples: JointSamples, unit: str) -> list[str]:
+    """
+    Judge the converted positions against the joint limits of ``urdf``; return the warnings.
+
+    ``rnea_ros.recording.plausibility``: positions that fit the limits only in another unit
+    than ``unit`` (--position-unit) are refused naming it; joints of the log the URDF does not
+    have as one-DoF joints are left to the tools that read the bag.
+    """
+    from rnea_ros import RobotModel
+    from rnea_ros.errors import RneaError
+    from rnea_ros.recording import plausibility
+    try:
+        model = RobotModel.from_urdf_file(urdf)
+    except (RneaError, OSError) as exc:
+        raise InputError(f'--urdf {urdf!r}: {exc}') from None
+    known = {j.name: j for j in model.joints if j.nv == 1}
+    columns = [k for k, name in enumerate(samples.names) if name in known]
+    joints = [known[samples.names[k]] for k in columns]
+    velocity = samples.velocity[:, columns] if samples.velocity.shape[1] else None
+    try:
+        judged = plausibility.check(joints, samples.position[:, columns], velocity)
+    except plausibility.UnitError as exc:
+        raise exc.worded(f'convert it with --position-unit {exc.unit}, not {unit}') from None
+    return judged.warnings()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``rnea_convert``; return the exit status (``rnea_ros.tools.run``)."""
     args = build_parser().parse_args(argv)
@@ -122,6 +153,9 @@ def _convert(args: argparse.Namespace) -> int:
     mapping = mapping_of(args)
     check_output(output)
     samples = mapping.samples(read_columns(args.log, mapping.all_columns()), args.log)
+    if args.urdf is not None:
+        for warning in check_limits(args.urdf, samples, args.position_unit):
+            print(f'rnea_convert: warning: {warning}', file=sys.stderr)
     try:
         count = write_bag(output, samples, '/' + args.topic.lstrip('/'))
     except OSError as exc:

@@ -94,9 +94,11 @@ class ColumnMapping:
                     for k, name in enumerate(self.joints, start=1)]
         names = [name.strip() for name in text.split(',')]
         if len(names) != len(self.joints) or not all(names):
+            matrix = (f'; a matrix {names[0]!r} of an .npz or .mat file gives its columns as '
+                      f"--{field} '{names[0]}[{{n}}]'") if len(names) == 1 and names[0] else ''
             raise InputError(f'--{field} {text!r}: names {len(names)} columns for '
                              f'{len(self.joints)} joints; expected one column per joint '
-                             '(separated by commas) or a template with {n} or {joint}')
+                             '(separated by commas) or a template with {n} or {joint}' + matrix)
         return names
 
     def all_columns(self) -> list[str]:

@@ -10,7 +10,7 @@ machine (``rnea_ros.demos.process``), wired the two ways a ros2_control user wir
   each point's effort (joint_trajectory_controller with an effort interface);
 - ``effort`` (path b): the trajectory goes to the sim's ``joint_trajectory``; the sim publishes
   the desired accelerations of what it tracks; the node's ``feedforward_effort`` goes to the
-  sim's ``effort_commands``, added to its PD (a JointGroupEffortController's ``~/commands``);
+  sim's ``effort_commands``, added to its PD (an effort controller's ``~/commands``);
 - ``pd`` (no node): the PD alone.
 
 It never imports the sim: it talks to it over DDS like any ROS user, so ``rnea_ros.node`` keeps

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, replace
 import math
 import os
 from pathlib import Path
+import shutil
 import sys
 import xml.etree.ElementTree as ET
 
@@ -76,6 +77,11 @@ class FleetOptions:
     overwrite: bool = option(False, MAIN, action='store_true', help='analyse every bag again '
                              '(default: reuse the results in DIR made from the same bag '
                              'content and settings)')
+    use_desired_accelerations: bool = option(
+        False, MAIN, action='store_true', help='take the accelerations of a bag with a '
+        'desired-accelerations topic from it, as rnea_bag does (default: estimated from the '
+        'positions in every bag: a desired acceleration the robot did not follow, tracking '
+        'error or torque saturation, would count as residual and hide a drift)')
     robot_pattern: str | None = option(
         None, MAIN, metavar='REGEX', help='take the robot name from the bag path: the one '
         r'group of REGEX (e.g. "fleet/(\w+)/")')
@@ -99,6 +105,11 @@ class FleetOptions:
                                  help='bags a joint needs to be judged (default: %(default)s)')
 
 
+# The BagOptions the fleet sets itself: how results are written, and where the accelerations
+# come from (--use-desired-accelerations).
+PER_FLEET = bag_options.RUN_OPTIONS | {'estimate_accelerations'}
+
+
 def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
     """Return the parser, and the names of the per-bag ``BagOptions`` fields it parses."""
     parser = UsageParser(
@@ -109,7 +120,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, list[str]]:
         'the workers at the same paths (shared storage), and the workers need this rnea_ros '
         'installed.')
     add_fields(parser, FleetOptions, GROUPS)
-    return parser, bag_options.add_arguments(parser, exclude=bag_options.RUN_OPTIONS,
+    return parser, bag_options.add_arguments(parser, exclude=PER_FLEET,
                                              main_title='per-bag analysis (as rnea_bag)')
 
 
@@ -176,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
 def _start(fleet: FleetOptions, namespace: argparse.Namespace, dests: list[str]) -> int:
     # threads 1: one bag per core, the cluster runs bags side by side.
     per_bag = from_namespace(namespace, bag_options.BagOptions, bag='', output=None,
-                             progress=None, overwrite=False, threads=1)
+                             progress=None, overwrite=False, threads=1,
+                             estimate_accelerations=not fleet.use_desired_accelerations)
     if fleet.scheduler:
         check_address(fleet.scheduler)
         risk = unprotected(fleet.scheduler)
@@ -186,7 +198,7 @@ def _start(fleet: FleetOptions, namespace: argparse.Namespace, dests: list[str])
             print(f'rnea_fleet: warning: --scheduler {fleet.scheduler!r} is reached '
                   f'without TLS ({ALLOW_REMOTE}): the work and the results travel '
                   'unencrypted and unauthenticated', file=sys.stderr)
-    return _run(fleet, per_bag, dests)
+    return _run(fleet, per_bag, [*dests, 'estimate_accelerations'])
 
 
 def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str]) -> int:
@@ -217,6 +229,7 @@ def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str])
                      fleet_bags.Bag(bag.path, name, bag.name, bag.robot_error) for bag in found]
         work = run.jobs(found, output, options, digest.settings_digest(settings),
                         fleet.overwrite)
+    created = not output.exists()
     output.mkdir(parents=True, exist_ok=True)
     run.clean_partial(output)
     show = fleet.progress if fleet.progress is not None else sys.stderr.isatty()
@@ -226,7 +239,7 @@ def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str])
     def done(outcome):
         count[0] += 1
         progress(count[0])
-        if outcome.status != 'ok':
+        if outcome.status != 'ok' and not outcome.refused:
             if show:
                 sys.stderr.write('\n')
             print(f'rnea_fleet: error: {outcome.bag}: {outcome.error}', file=sys.stderr)
@@ -243,6 +256,11 @@ def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str])
         raise
     progress.close()
     run.clean_partial(output)
+    refused = [outcome for outcome in outcomes if outcome.refused]
+    if refused:  # a log in a wrong unit: stop with its one line, write nothing
+        if created:
+            shutil.rmtree(output, ignore_errors=True)
+        raise InputError(f'{refused[0].path}: {refused[0].error}')
     thresholds = drift.Thresholds(fleet.drift_factor, fleet.drift_floor,
                                   fleet.drift_baseline_bags, fleet.drift_recent_bags,
                                   fleet.drift_alpha, fleet.drift_min_bags)

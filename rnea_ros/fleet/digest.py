@@ -4,8 +4,9 @@ Fingerprints that decide whether a bag's stored result is still valid.
 A result is reused when both digests stored in its ``summary.json`` (key ``fleet``) equal
 those of the current run:
 
-- the **bag digest**: SHA-256 over the bag's files - for a bag directory every regular file in
-  it (``metadata.yaml`` and the storage files), for a single-file bag that file - each as its
+- the **bag digest**: SHA-256 over the bag's files - for a bag directory every file in it
+  (``metadata.yaml`` and the storage files; anything but a regular file, such as a FIFO, fails
+  the bag), for a single-file bag that file - each as its
   name, size and full content. The content, not the modification time: a bag copied, restored
   or touched keeps its digest, a bag rewritten in place does not. Hashing reads the bag once
   (a few hundred MB/s to GB/s per core), a small fraction of the analysis itself.
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from rnea_ros.bag.options import RUN_OPTIONS
 from rnea_ros.errors import InputError
+from rnea_ros.recording.bagio.storage import regular_files
 
 HASH = 'sha256'
 CHUNK = 1 << 20
@@ -33,8 +35,7 @@ CHUNK = 1 << 20
 def bag_digest(path: Path) -> str:
     """Return the SHA-256 hex digest of the bag's files: names, sizes, contents, by name."""
     digest = hashlib.new(HASH)
-    files = sorted(f for f in path.iterdir() if f.is_file()) if path.is_dir() else [path]
-    for file in files:
+    for file in regular_files(path):  # a FIFO or a device is refused, not read forever
         with file.open('rb') as src:
             size = src.seek(0, 2)
             src.seek(0)

@@ -23,7 +23,8 @@ A manifest that cannot be used is refused before anything is written, with one
 ``InputError`` line naming the file and the field (``robots.arm_a.bags[1]``) and what was
 expected: not UTF-8, not YAML, not ``robots:`` with a mapping of names, an unknown field, a
 field of the wrong type, a URDF or actuation model that cannot be read (or a URDF that is not
-XML), a pattern that matches nothing, a bag listed under two robots.
+XML), a pattern that matches nothing, a bag listed under two robots, a robot (or any field)
+given twice.
 """
 from __future__ import annotations
 
@@ -65,6 +66,7 @@ def load(path: str, xacro_args: dict | None = None, exclude: Path | None = None)
     text = read_file_option('--manifest', path)
     where = f'--manifest {str(path)!r}'
     try:
+        _refuse_duplicates(where, yaml.compose(text, Loader=yaml.SafeLoader))
         document = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, 'problem_mark', None)
@@ -88,6 +90,38 @@ def load(path: str, xacro_args: dict | None = None, exclude: Path | None = None)
                                  f'of robots.{owner[bag]} (a bag belongs to one robot)')
         robots.append(robot)
     return robots
+
+
+def _refuse_duplicates(where: str, root) -> None:
+    """
+    Refuse a name given twice in one mapping of the composed document ``root``.
+
+    YAML keeps the last of two equal keys without a word: a robot named twice would lose the
+    bags of its first entry. Each node is visited once (aliases are not expanded).
+    """
+    seen: set[int] = set()
+    stack = [(root, '')]
+    while stack:
+        node, path = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack += [(item, f'{path}[{k}]') for k, item in enumerate(node.value)]
+        if not isinstance(node, yaml.MappingNode):
+            continue
+        lines: dict[str, int] = {}
+        for key, value in node.value:
+            name = key.value if isinstance(key, yaml.ScalarNode) else None
+            field = f'{path}.{name}' if path else str(name)
+            if name is not None and name in lines:
+                what = 'the robot' if path == 'robots' else 'the field'
+                raise InputError(f'{where}: {what} {field} is given twice (lines {lines[name]} '
+                                 f'and {key.start_mark.line + 1}): expected each once (YAML '
+                                 'would keep the last entry only)')
+            if name is not None:
+                lines[name] = key.start_mark.line + 1
+            stack.append((value, field))
 
 
 def _robot(where: str, folder: Path, name: str, entry, xacro_args: dict,

@@ -167,14 +167,14 @@ def markdown(outcomes: Sequence[Outcome], checks: Sequence[drift.Check],
                      f'{_fmt(c.statistic, 3)} | '
                      f'{_fmt(c.p_adjusted, 2)} |')
     lines += ['', '## Bags', '',
-              '| bag | robot | start | duration [s] | samples | worst RMS residual |',
-              '|---|---|---|---|---|---|']
+              '| bag | robot | start | duration [s] | samples | at a limit | worst RMS residual |',
+              '|---|---|---|---|---|---|---|']
     for o in ordered(ok):
         residuals = [(j.rms_residual, j.joint) for j in o.joints
                      if not math.isnan(j.rms_residual)]
         worst = f'{_fmt(max(residuals)[0])} (`{max(residuals)[1]}`)' if residuals else '–'
         lines.append(f'| `{o.bag}` | `{o.robot}` | {_utc(o.start_ns)} | {_fmt(o.duration)} | '
-                     f'{o.samples} | {worst} |')
+                     f'{o.samples} | {o.at_limit} | {worst} |')
     if not_judged:
         lines += ['', '## Bags not judged', '', '| bag | robot | why |', '|---|---|---|']
         for o in ordered(ok):

@@ -14,7 +14,9 @@ Only rnea_fleet's own results are ever replaced or removed: a ``DIR/bags/<name>`
 one (no summary.json stamped by rnea_fleet, or a symlink) fails its bag and stays as it is.
 A bag the pipeline refuses (corrupt, empty, foreign: ``RneaError``, ``ValueError``,
 ``OSError``) gives an ``Outcome`` with status 'error' and the message; its stale result, if
-any, is removed. Any other exception propagates, so that Dask retries the task.
+any, is removed. A bag whose positions are in a wrong unit (degrees read as radians:
+``rnea_ros.recording.plausibility.UnitError``) is also ``refused``: the fleet's run stops on
+it. Any other exception propagates, so that Dask retries the task.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ import uuid
 
 from rnea_ros.errors import InputError, RneaError
 from rnea_ros.fleet.digest import bag_digest
+from rnea_ros.recording.plausibility import UnitError
 
 PARTIAL_PREFIX = '.partial-'  # output names never start with a dot (``bags.safe_name``)
 EVENT_TOPIC = 'rnea_fleet'
@@ -76,7 +79,9 @@ class Outcome:
 
     ``start_ns``: the bag start (ns since the epoch, UTC); ``duration``: the analysed time span
     [s]; ``skipped``: the stored result was reused; ``model``: the URDF's robot name;
-    ``robot``: the job's robot, or the model when the job had none.
+    ``robot``: the job's robot, or the model when the job had none; ``refused``: the bag's
+    positions are in a wrong unit (an error the whole run stops on); ``at_limit``: its samples
+    with a joint at a position or effort limit, left out of its residual's numbers.
     """
 
     bag: str
@@ -88,13 +93,15 @@ class Outcome:
     skipped: bool = False
     start_ns: int | None = None
     duration: float = float('nan')
+    refused: bool = False
+    at_limit: int = 0
     samples: int = 0
     joints: tuple[JointStats, ...] = field(default_factory=tuple)
 
 
-def failed(job: Job, message: str) -> Outcome:
-    """Return the outcome of a bag that could not be analysed."""
-    return Outcome(job.name, job.bag, job.robot, 'error', error=message)
+def failed(job: Job, message: str, refused: bool = False) -> Outcome:
+    """Return the outcome of a bag that could not be analysed (``refused``: a wrong unit)."""
+    return Outcome(job.name, job.bag, job.robot, 'error', error=message, refused=refused)
 
 
 def analyse(job: Job) -> Outcome:
@@ -113,7 +120,7 @@ def analyse(job: Job) -> Outcome:
     except (RneaError, ValueError, OSError) as exc:
         if is_result(output):
             shutil.rmtree(output, ignore_errors=True)  # stale: no longer this bag's result
-        return failed(job, _message(exc))
+        return failed(job, _message(exc), isinstance(exc, UnitError))
     return _outcome(job, summary, skipped=False)
 
 
@@ -209,6 +216,7 @@ def _outcome(job: Job, summary: dict, skipped: bool) -> Outcome:
                    skipped=skipped,
                    start_ns=int(summary['fleet']['bag_start_ns']),
                    duration=_number(run['duration']), samples=int(run['samples']),
+                   at_limit=int(summary.get('plausibility', {}).get('flagged', 0)),
                    joints=joints)
 
 

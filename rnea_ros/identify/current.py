@@ -259,6 +259,26 @@ def fit_gains(model, lay, base, train, anchor_sets, anchor: Anchor, low_pass,
     return GainFit(gains, fitted, std, determined, sigma, n, anchor, warnings, reasons)
 
 
+def prior_warnings(gains: GainFit, names) -> list[str]:
+    """
+    Say what the gains anchored by the URDF (``--anchor-prior``) rest on; [] for a payload.
+
+    Their scale is the URDF's masses: a mass it misses (a tool, a cable) or a light link it
+    has wrong (a wrist's, whose torques are small) goes into the gains beyond their standard
+    deviations, and the validation cannot tell (the same URDF predicts it). Each determined
+    gain is named (``names``: the joints) with its standard deviation.
+    """
+    if gains.anchor.prior is None or not gains.determined.any():
+        return []
+    named = ', '.join(f'{name} {gain:.4g} +- {std:.2g}' for name, gain, std, determined in zip(
+        names, gains.gains, gains.std, gains.determined) if determined)
+    return [f'the effort gains anchored by the URDF (--anchor-prior {gains.anchor.prior:g}) are '
+            f'as right as its masses: {named}; a mass the URDF misses (a tool, a cable) or has '
+            'wrong on a light link (the wrist, where the torques are small) biases them beyond '
+            'these standard deviations, unseen by the validation: a payload of known mass '
+            '(--anchor-payload) measures them']
+
+
 def _urdf_constraints(layout: _Layout, base, anchor: Anchor, prior, uses: np.ndarray):
     """
     Return (C, d, relative std) of the prior anchor, or (None, None, 0).

@@ -76,6 +76,7 @@ class Identification:
     uncertainty: tuple[np.ndarray, np.ndarray] | None = None
     differentiation: dict = field(default_factory=dict)
     gains: current.GainFit | None = None  # ``--effort current``: the effort gains
+    at_limit: int = 0  # samples with a joint at a position or effort limit: rows not fitted
 
 
 def _split(bags: list[samples.Samples], holdout: float):
@@ -190,7 +191,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     timings['model'] = time.perf_counter() - clock
 
     clock = time.perf_counter()
-    reading = dict(reading or {})
+    reading = {**(reading or {}), 'torque_effort': effort == 'torque'}
     loaded = [samples.load(bag, model, urdf_xml, joint_states, **reading) for bag in bags]
     warnings = [f'{data.bag}: {w}' for data in loaded for w in data.warnings]
     if validate is not None:
@@ -201,6 +202,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
         check = None
         train, validation = _split(loaded, holdout)
     dropped = sum(d.dropped_nan_effort for d in loaded + ([check] if check else []))
+    at_limit = sum(d.at_limit for d in loaded + ([check] if check else []))
     differentiation = {d.bag: d.differentiation for d in loaded + ([check] if check else [])}
     del loaded, check  # the split copied the samples: keep one copy of a long log
     if dropped:
@@ -237,7 +239,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
                               current.scaled(validation, k), low_pass, inertial, theta_urdf,
                               scale, threads, timings)
         gains, run = gain_check.check(gains, lay.joint_names, fit_with)
-        warnings += gains.warnings
+        warnings += gains.warnings + current.prior_warnings(gains, lay.joint_names)
     if run is None:
         run = _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_urdf,
                          scale, threads, timings)
@@ -249,7 +251,7 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
                           run.theta_friction, run.result, run.betas, run.rms,
                           {'training': n_train, 'validation': run.validation_count},
                           dropped, inertial, run.solver, run.eigen, plot_data, warnings,
-                          timings, run.uncertainty, differentiation, gains)
+                          timings, run.uncertainty, differentiation, gains, at_limit)
 
 
 @dataclass
@@ -301,6 +303,8 @@ def _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_ur
                                  fixed_inertial=True)
     theta_friction = theta_urdf.copy()
     theta_friction[lay.n_inertial:] = joint_terms.theta[lay.n_inertial:]
+    untold = _still_terms(lay, low_pass.still)
+    theta_friction[untold] = theta_urdf[untold]
     beta_friction = base.E @ theta_friction
     solver, eigen = None, None
     if inertial == 'base':
@@ -319,6 +323,11 @@ def _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_ur
         if eigen is not None:
             eigen = np.array([np.linalg.eigvalsh(parameters.pseudo_inertia(body)).min()
                               for body in theta[:lay.n_inertial].reshape(-1, 10)])
+    # A still joint's terms have no row (``filtering``): no data set the solver's value for
+    # them (0.0007 N for the held panda finger's friction); they keep the prior, zero, as the
+    # warning says and as their infinite standard deviation means.
+    theta[untold] = theta_urdf[untold]
+    if inertial != 'base':
         beta = base.E @ theta
     betas = {'urdf': beta_urdf, 'urdf+friction': beta_friction, 'identified': beta}
     rms = {name: {'training': train_eq.rms(b), 'validation': validation_eq.rms(b),
@@ -333,6 +342,14 @@ def _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_ur
         if inertial == 'physical' else None
     return _Robot(result, theta, theta_friction, betas, rms, validation_eq.count, solver, eigen,
                   uncertainty, warnings)
+
+
+def _still_terms(lay, still: np.ndarray | None) -> np.ndarray:
+    """Return the theta indices of the joint terms of the ``still`` joints (none: empty)."""
+    if still is None:
+        return np.zeros(0, dtype=np.int64)
+    return np.array([lay.joint_index(j, term) for j in np.flatnonzero(still)
+                     for term in lay.joint_terms], dtype=np.int64)
 
 
 def _held_base(model, lay, train: list[samples.Samples], still: np.ndarray, base):

@@ -94,7 +94,8 @@ def summary(result: Identification, settings: dict, outputs: list[str]) -> dict:
         'differentiation': result.differentiation,
         'samples': {'training': result.counts['training'],
                     'validation': result.counts['validation'],
-                    'dropped_nan_effort': result.dropped_nan_effort},
+                    'dropped_nan_effort': result.dropped_nan_effort,
+                    'at_limit': result.at_limit},
         'inertial': result.inertial, 'solver': result.solver,
         'noise': dict(zip(joints, fit.sigma)),
         'excitation': {
@@ -161,7 +162,9 @@ def markdown(data: dict) -> str:
              f"{settings['validation']}.", '',
              f"Samples: {data['samples']['training']} training, "
              f"{data['samples']['validation']} validation, "
-             f"{data['samples']['dropped_nan_effort']} dropped (NaN effort).", '']
+             f"{data['samples']['dropped_nan_effort']} dropped (NaN effort), "
+             f"{data['samples']['at_limit']} with a joint at a position or effort limit "
+             '(its rows not fitted).', '']
     lines += _differentiation_lines(data.get('differentiation') or {})
     if data['warnings']:
         lines += ['## Warnings', ''] + [f'- {w}' for w in data['warnings']] + ['']

@@ -8,7 +8,11 @@ velocities from the messages where finite, accelerations per joint from the posi
 velocities (``rnea_ros.recording.accelerations.estimate``, the Savitzky-Golay differentiator,
 gap-aware). The same samples are left out as by ``rnea_bag``: those without a finite estimate
 (runs too short to differentiate) and those within half a window of a gap or of the ends (a
-one-sided fit); then samples with a NaN effort on any joint are dropped and counted.
+one-sided fit); then samples with a NaN effort on any joint are dropped and counted. A joint's
+row where it is at a position limit or its measured torque at the effort limit
+(``rnea_ros.recording.plausibility``: the end stop or the drive's clamp acts there) has its
+effort set to NaN: no equation of the fit, the sample kept for the filter's time line; such
+samples are counted, and the joints beyond the URDF limits are warned about.
 
 ``effort_delay`` d [s]: the effort stamped t is the torque that balanced the state of
 instant t - d (a sensor or a logger that reports the torque d late; the simulated robot's effort
@@ -20,6 +24,10 @@ average two readings: a residual below the sensor's noise). A sample whose t - d
 the first sample, inside a hole (samples further apart than ``HOLE`` median intervals) or next
 to a sample without a state estimate is left out. A delay of a whole number of sample intervals
 on a regular clock pairs samples exactly (no interpolation).
+
+A bag that ``rnea_sim --record`` wrote says in its metadata whether the run was late or hit a
+joint limit (``rnea_ros.recording.fitness``): such a bag is used, with a warning that names it
+and what happened (``unfit_for_identification``).
 """
 from __future__ import annotations
 
@@ -29,9 +37,12 @@ from pathlib import Path
 import numpy as np
 
 from rnea_ros.errors import InputError
-from rnea_ros.recording import accelerations, derivatives, differentiate, load_joint_states, \
-    locks
+from rnea_ros.recording import accelerations, derivatives, differentiate, fitness, \
+    load_joint_states, locks, plausibility
 from rnea_ros.recording.bagio.storage import BagError, open_bag
+from rnea_ros.recording.joint_states import one_dof_joints
+from rnea_ros.recording.plausibility import UnitError
+from rnea_ros.tools.reading import reconvert
 
 HOLE = 1.5  # median sample intervals: a longer one is a hole the effort is not interpolated over
 MAX_DELAY = 1.0  # s: --effort-delay beyond it is refused
@@ -43,7 +54,8 @@ class Samples:
     The samples of one bag, (N, nv) arrays in ``RobotModel`` v order (SI units).
 
     ``seconds``: sample times from the first kept sample; ``dropped_nan_effort``: samples left
-    out because a joint's effort was NaN; ``warnings``: what the reader merged or filled;
+    out because a joint's effort was NaN; ``at_limit``: samples where a joint's row is left out
+    of the fit at a position or an effort limit; ``warnings``: what the reader merged or filled;
     ``differentiation``: the window rule, each joint's window [s] and the time base
     (``accelerations.settings``).
     """
@@ -57,6 +69,7 @@ class Samples:
     dropped_nan_effort: int = 0
     warnings: list[str] = field(default_factory=list)
     differentiation: dict = field(default_factory=dict)
+    at_limit: int = 0
 
     def __len__(self) -> int:
         return int(self.seconds.size)
@@ -65,7 +78,7 @@ class Samples:
         """Return the samples where ``mask`` is true (same bag, same warnings)."""
         return Samples(self.bag, self.seconds[mask], self.q[mask], self.v[mask], self.a[mask],
                        self.effort[mask], self.dropped_nan_effort, self.warnings,
-                       self.differentiation)
+                       self.differentiation, int(self.at_limit))
 
 
 def check_fixed_base(model) -> None:
@@ -79,14 +92,16 @@ def check_fixed_base(model) -> None:
 def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
          window: float | str | None = None, order: int = differentiate.DEFAULT_ORDER,
          clock: str = 'header', lock: str | None = None, lock_missing: bool = False,
-         ignore_extra: bool = False, effort_delay: float = 0.0) -> Samples:
+         ignore_extra: bool = False, effort_delay: float = 0.0,
+         torque_effort: bool = True) -> Samples:
     """
     Read one bag into ``Samples`` (``BagError``/``InputError`` name the bag and what is wrong).
 
     ``window`` seconds, or None / 'auto': per joint from the data; ``lock``: the ``--lock`` text;
     ``lock_missing``: hold the joints the bag never publishes (``rnea_ros.recording.locks``);
     ``ignore_extra``: skip joint names the URDF does not have; ``effort_delay``: seconds (module
-    docstring).
+    docstring); ``torque_effort``: the effort is a torque (False: a motor current, never
+    judged against the effort limits).
     """
     locks.parse(lock, model.joints)  # an option's error, not the bag's: not prefixed
     if not (np.isfinite(effort_delay) and abs(effort_delay) <= MAX_DELAY):
@@ -94,8 +109,11 @@ def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
                          f'{MAX_DELAY:g}, got {effort_delay}')
     reader = open_bag(Path(path))
     try:
+        report = fitness.read(reader)  # what a simulated run said of itself
         series = load_joint_states(reader, model, urdf_xml, topic, clock=clock, lock=lock,
                                    lock_missing=lock_missing, ignore_extra=ignore_extra)
+    except UnitError as exc:
+        raise reconvert(exc, str(path)) from None
     except (BagError, InputError) as exc:
         raise type(exc)(f'{path}: {exc}') from None
     finally:
@@ -120,12 +138,29 @@ def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
     # effort drops the sample.
     nan_effort = ~np.isfinite(effort[:, measured]).all(axis=1) & keep
     keep &= ~nan_effort
+    judged = plausibility.check(one_dof_joints(model), series.position, series.velocity,
+                                effort if torque_effort else None, locked=series.locked)
+    flagged = judged.flagged & keep[:, None]
+    effort = np.where(flagged, np.nan, effort)  # the row out of the fit, the sample kept
     times = series.times_ns[keep]
     seconds = (times - times[0]) * 1e-9 if times.size else np.zeros(0)
     # A fixed-base model's joints are one-DoF and in v order: the series columns are v order.
     return Samples(str(path), seconds, position[keep], velocity[keep],
                    acceleration[keep], effort[keep], int(nan_effort.sum()),
-                   list(series.warnings), _differentiation(estimate, order))
+                   list(series.warnings) + judged.warnings() + _unfit(report),
+                   _differentiation(estimate, order), int(flagged.any(axis=1).sum()))
+
+
+def _unfit(report: dict | None) -> list[str]:
+    """Return the warning of a simulated recording unfit to identify from (none: fit)."""
+    reasons = fitness.unfit_for_identification(report) if report is not None else []
+    if not reasons:
+        return []
+    return [f'UNFIT RECORDING: the simulated run says {"; ".join(reasons)} (its metadata.yaml, '
+            f'custom_data {fitness.KEY}): late, the controller answered stale states and the '
+            'excitation was not run as designed; at a limit, the limit pushes with a torque the '
+            'effort does not hold; record in lockstep (clock:=lockstep) or on a quiet machine, '
+            'away from the limits']
 
 
 def delayed_state(times_ns: np.ndarray, state: tuple[np.ndarray, ...], known: np.ndarray,

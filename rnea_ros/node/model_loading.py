@@ -26,6 +26,7 @@ import os
 import threading
 import warnings
 
+from rnea_ros.control import gain_check
 from rnea_ros.control.core import ControlCore
 from rnea_ros.control.observer_outputs import check_profile_names
 from rnea_ros.control.settings import (actuated_joints, check_model, FrozenMap, ModelRejected,
@@ -74,9 +75,10 @@ def build_core(node, model: RobotModel, settings: Settings) -> ControlCore:
     """
     Build the ``ControlCore`` of ``model``, its actuation parameters declared on ``node``.
 
-    Its settings are ``settings`` with the per-joint families of this model's joints (those set).
-    Raises ``ModelRejected`` (``ParameterRejected`` for a parameter that does not fit the
-    model) with the reason.
+    Its settings are ``settings`` with the per-joint families of this model's joints (those set);
+    ``core.loop_margin`` the verdict on its feedback gains (``gain_check``). Raises
+    ``ModelRejected`` (``ParameterRejected`` for a parameter that does not fit the model, gains
+    its loop cannot hold under ``gain_check: refuse``) with the reason.
     """
     check_model(model, settings)
     joints = actuated_joints(model)
@@ -86,7 +88,14 @@ def build_core(node, model: RobotModel, settings: Settings) -> ControlCore:
         raise ParameterRejected(str(exc)) from None
     check_profile_names(joints, settings.collision_profiles)
     settings = replace(settings, **{family.attribute: FrozenMap() for family in PER_MODEL})
-    return ControlCore(model, settings.updated(values, joints))
+    core = ControlCore(model, settings.updated(values, joints))
+    core.loop_margin = gain_check.verdict(model, core.settings, core.torques.actuation.armature)
+    refused = gain_check.refusal(core.loop_margin, core.settings)
+    if refused:
+        raise ParameterRejected(refused)
+    if core.loop_margin is not None and not core.loop_margin.held:
+        node.get_logger().error(core.loop_margin.message())
+    return core
 
 
 def _worker_main(topic: str, name: str, namespace: str, settings: Settings, node_pid: int,

@@ -76,6 +76,7 @@ from rclpy.clock import Clock, ClockType
 from rclpy.lifecycle import LifecycleNode
 from std_srvs.srv import Trigger
 
+from rnea_ros.control import gain_check
 from rnea_ros.control import payload as node_payload
 from rnea_ros.control import trajectory as trajectory_module
 from rnea_ros.control.core import ControlCore
@@ -115,6 +116,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self.payload = node_payload.from_parameters(lambda n: self.get_parameter(n).value)
         self._bare_model = None  # the installed model without the payload
         self._pending_payload: tuple | None = None  # (payload, core) of a set being made
+        self._pending_margin: tuple | None = None  # (the verdict on the gains of a set,)
         self.autostart = self.get_parameter('autostart').value
         self.refuse_duplicate_name = self.get_parameter('refuse_duplicate_name').value
         self._namesakes_said = False
@@ -176,6 +178,17 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         """
         result = check_parameters(parameters, self.actuation_declaring,
                                   self.settings.collision_profiles)
+        core, self._pending_margin = self.cycles.core, None
+        if result.successful and core is not None and gain_check.concerns(
+                p.name for p in parameters):
+            settings = self.settings.updated({p.name: p.value for p in parameters},
+                                             core.joint_names)
+            margin = gain_check.verdict(core.model, settings, core.torques.actuation.armature,
+                                        core.state.q.copy())
+            refused = gain_check.refusal(margin, settings)
+            if refused:
+                return SetParametersResult(successful=False, reason=refused)
+            self._pending_margin = (margin,)
         changes = {p.name: p.value for p in parameters if p.name in PAYLOAD}
         if not result.successful or not changes:
             return result
@@ -212,6 +225,8 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             self.settings = settings
             if core is not None:
                 core.use(settings)
+        if core is not None and self._pending_margin is not None:
+            (core.loop_margin,), self._pending_margin = self._pending_margin, None
         for parameter in parameters:
             if parameter.name in LIVE and parameter.name not in PAYLOAD:
                 self.get_logger().info(f'{parameter.name} = {parameter.value!r}')
@@ -369,6 +384,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
                                        f'{self.resolve_topic_name("robot_description")}')
         else:
             level, message, values = core.status(now, self.ros_time())
+            level, message = gain_check.report(core.loop_margin, level, message, values)
             if self._description_error:
                 values['last robot_description rejected'] = self._description_error
                 if level == OK:

@@ -10,8 +10,9 @@ layout; ``cdr`` decodes and encodes messages in bulk; ``mcapwrite`` writes MCAP 
 accelerations), ``ordering`` (clock steps, stamps out of order, two stretches of a recording
 sharing their stamps), ``locks`` (joints held fixed), ``differentiate`` and ``savgol`` (the
 Savitzky-Golay differentiator), ``clock`` (the regular clock of jittered stamps) and
-``accelerations`` (the route and window per joint). Imports ``rnea_ros.dynamics`` only; no
-argparse, no rclpy.
+``accelerations`` (the route and window per joint), ``fitness`` (what a simulated run writes
+into its bag's metadata about its own fitness: late steps, limit contacts, saturation).
+Imports ``rnea_ros.dynamics`` only; no argparse, no rclpy.
 """
 from rnea_ros.recording.accelerations import Estimate
 from rnea_ros.recording.joint_states import derivatives, load_joint_states

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from rnea_ros.dynamics.urdf import urdf_joint_names
-from rnea_ros.recording import accelerations, differentiate, locks
+from rnea_ros.recording import accelerations, differentiate, locks, plausibility
 from rnea_ros.recording.bagio import cdr
 from rnea_ros.recording.bagio.storage import (BagError, JOINT_STATE, open_bag, read_raw,
                                               topic_connections, typestore)
@@ -53,7 +53,8 @@ def load_joint_states(source, model, urdf: str, topic: str = 'joint_states', *,
     URDF does not have. ``window``: [start, stop) log times [ns] to analyse, read with
     ``margin`` [ns] around them; ``progress(k)``: as ``read_raw``; ``ways_out``: the options
     that avoid a clock step, ``one_side`` those that analyse one side of interleaved motions,
-    for their errors. ``BagError``/``InputError`` name what is wrong.
+    for their errors. ``BagError``/``InputError`` name what is wrong; positions in a wrong
+    unit (degrees read as radians) are refused (``plausibility.UnitError``).
     """
     joints = one_dof_joints(model)
     options = {'clock': clock, 'ignore_extra': ignore_extra, 'locked': locks.parse(lock, joints),
@@ -81,9 +82,11 @@ def _read(reader, topic, joints, urdf, window, margin, progress, ways_out,
     # Decoded while the bag is open: the records may be a view of the mapped file.
     decoded = decode_records(raw, cdr.joint_state_layout, typestore(), JOINT_STATE,
                              cdr.joint_state_fields, conns[0].topic)
-    return joint_series(decoded, raw.times, [j.name for j in joints], urdf_joint_names(urdf),
-                        topic=conns[0].topic, window=window, ways_out=ways_out[0],
-                        origin_ns=int(reader.start_time), one_side=ways_out[1], **options)
+    series = joint_series(decoded, raw.times, [j.name for j in joints], urdf_joint_names(urdf),
+                          topic=conns[0].topic, window=window, ways_out=ways_out[0],
+                          origin_ns=int(reader.start_time), one_side=ways_out[1], **options)
+    plausibility.check_unit(joints, series.position)
+    return series
 
 
 def derivatives(series: JointSeries, model, desired: np.ndarray | None = None, *,

@@ -12,8 +12,8 @@ The simulated robot's joint controller: what the effort on each joint is, per co
   command adds to them. A command older than ``command_timeout`` (sim time) is **stale**: the
   robot stops adding it, leaving the PD alone (a drive's watchdog on its feed-forward); each
   stale tick is counted. ``command_timeout`` 0 holds the last command forever.
-- ``effort`` (ros2_controllers' forward_command_controller with the ``effort`` interface, the
-  JointGroupEffortController): the command *is* the joint torque; no PD. Until a command comes
+- ``effort`` (ros2_controllers' forward_command_controller with ``interface_name: effort``):
+  the command *is* the joint torque; no PD. Until a command comes
   the torque is zero; the last command is held however old it is, as that controller's
   ``update()`` writes its last command at every cycle (it has no timeout: ros2_controllers
   94e74de, ``forward_command_controller/src/forward_controllers_base.cpp``, lines

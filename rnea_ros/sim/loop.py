@@ -11,7 +11,9 @@ model gives.
 With a ``Recorder`` the run is also what ``rnea_sim --record`` keeps of it: each step's
 ``joint_states`` as the sim publishes them in lockstep (stamp of step k; the encoders' positions,
 the velocities and the torque sensor's reading of the step before, through the gap; one message
-in ``gap.drop`` left out), so that a run can be identified (``rnea_identify``) like a real log.
+in ``gap.drop`` left out), so that a run can be identified (``rnea_identify``) like a real log;
+with ``desired=True`` also each step's ``desired_accelerations`` (the reference sampled at that
+step, stamped as its state), as the sim publishes them for the node.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import numpy as np
 
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
+from rnea_ros.recording.fitness import RunFitness
 from rnea_ros.sim.controller import JointController
 from rnea_ros.sim.plant import Plant
 from rnea_ros.sim.record import Recorder
@@ -71,11 +74,14 @@ def rnea_feedforward(model: RobotModel, plant: Plant) -> Feedforward:
 
 def run_in_process(plant: Plant, controller: JointController, duration: float,
                    feedforward: Feedforward | None = None, recorder: Recorder | None = None,
-                   start_ns: int = START_NS, late_steps: int = 0) -> TrackingRun:
+                   start_ns: int = START_NS, late_steps: int = 0,
+                   desired: bool = False, fitness: RunFitness | None = None) -> TrackingRun:
     """
     Step ``duration`` seconds of sim time from the plant's current state (see above).
 
-    ``recorder``: add the run's ``joint_states`` to it, stamped ``start_ns`` + sim time.
+    ``recorder``: add the run's ``joint_states`` to it, stamped ``start_ns`` + sim time, and
+    with ``desired`` its ``desired_accelerations``. ``fitness``: told every step (limit
+    contacts, saturation: ``fitness.entry('lockstep')`` is the recording's metadata).
     ``late_steps``: the command computed from the state of step k is applied from step
     k + ``late_steps`` on (1: a robot whose effort interface takes the answer to a state in
     its next tick, as a ros2_control effort controller fed over a topic does).
@@ -92,6 +98,8 @@ def run_in_process(plant: Plant, controller: JointController, duration: float,
             recorder.add_joint_states(start_ns + round(t * 1e9), plant.joint_names, *measured,
                                       plant.measured_effort())
         sample = controller.sample(t)
+        if recorder is not None and desired:
+            recorder.add_desired(start_ns + round(t * 1e9), plant.joint_names, sample)
         if feedforward is not None:
             pending.append(feedforward(*measured, sample)[controller.command_columns])
             if len(pending) > late_steps:
@@ -100,5 +108,7 @@ def run_in_process(plant: Plant, controller: JointController, duration: float,
         position[k] = plant.q()[plant.actuated_q]
         effort[k] = controller.effort(t, *measured)
         plant.step(effort[k])
+        if fitness is not None:
+            fitness.step(plant.q()[plant.actuated_q], effort[k], plant.applied_effort)
         effort[k] = plant.applied_effort
     return TrackingRun(times, reference, position, effort)

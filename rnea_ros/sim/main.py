@@ -158,6 +158,7 @@ def main(args: list[str] | None = None) -> int:
     from rnea_ros.dynamics.description import parse_xacro_arg
     from rnea_ros.sim.node import SimNode
     from rnea_ros.sim.plant import UnstableError
+    from rnea_ros.recording import fitness
     from rnea_ros.sim.record import Recorder
     from rnea_ros.timing import set_fifo_priority
     from rnea_ros.timing.scheduling import SWITCH_INTERVAL
@@ -183,7 +184,7 @@ def main(args: list[str] | None = None) -> int:
     if node.settings.record:  # the bag made last: a bad input above leaves none behind
         try:  # a failed write stops the run as a signal does
             node.recorder = Recorder(node.settings.record, node.settings.record_split,
-                                     on_failure=stop.set)
+                                     on_failure=stop.set, resolve=node.resolve_topic_name)
         except RneaError as error:
             print(f'rnea_sim: {error}', file=sys.stderr)
             node.destroy_node()
@@ -212,8 +213,15 @@ def main(args: list[str] | None = None) -> int:
         counters = node.status()
         node.get_logger().info('done: ' + ', '.join(f'{k} {v}' for k, v in counters.items()))
         if node.recorder is not None:
-            count = node.recorder.close()
+            entry = node.fitness_entry()
+            count = node.recorder.close(entry)
             node.get_logger().info(f'recorded {count} messages in {node.settings.record}')
+            problems = fitness.problems(fitness.parse(entry))
+            if problems and node.recorder.error is None:  # its metadata.yaml says so too
+                print(f'rnea_sim: warning: the recording {node.settings.record!r}: '
+                      f'{"; ".join(problems)} (see its metadata.yaml; to identify from, record '
+                      'in lockstep or on a quiet machine, away from the joint limits)',
+                      file=sys.stderr)
             if node.recorder.error is not None:  # a full disk: the run stopped there
                 print(f'rnea_sim: {node.recorder.error}', file=sys.stderr)
                 exit_code = 1

@@ -41,6 +41,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
+from rnea_ros.recording.fitness import RunFitness
 from rnea_ros.sim.controller import CommandError, JointController
 from rnea_ros.sim.inbox import MSGTYPE, TrajectoryInbox
 from rnea_ros.sim.messages import nanoseconds, stamp_of, wrench_msg
@@ -96,6 +97,7 @@ class SimNode(Node):
         # Tracking error (reference - true position, actuated joints): [sum of mean squares,
         # steps, max |error|] since start and since the last diagnostics report.
         self.tracking = ([0.0, 0, 0.0], [0.0, 0, 0.0])
+        self.fitness = RunFitness.of_plant(plant)  # limit contacts, saturation: for --record
         self.answer_stamp = -1
         self.answer_effort: np.ndarray | None = None
         self.command_joints = settings.joints or names
@@ -402,6 +404,7 @@ class SimNode(Node):
             window[1] += 1
             window[2] = max(window[2], float(np.max(np.abs(error))))
         plant.step(effort)  # finite: checked inputs only, and Plant.step refuses NaN
+        self.fitness.step(plant.q()[plant.actuated_q], effort, plant.applied_effort)
         self.counters['steps'] += 1
         time_msg = stamp_of(stamp)
         truth = self.msg_truth
@@ -464,6 +467,11 @@ class SimNode(Node):
             if window:
                 self.tracking[1][:] = [0.0, 0, 0.0]
         return values
+
+    def fitness_entry(self) -> dict[str, str]:
+        """Return the run's fitness as its recording's ``custom_data`` entry (late steps too)."""
+        return self.fitness.entry(self.settings.clock, self.schedule.late_steps,
+                                  self.schedule.max_lateness_ns)
 
     def _publish_diagnostics(self) -> None:
         values = self.status(window=True)

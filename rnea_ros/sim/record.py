@@ -46,7 +46,11 @@ class Recorder:
     """
 
     def __init__(self, path: str | Path | None = None, split: float = 5.0,
-                 split_bytes: int = SPLIT_BYTES, on_failure: Callable[[], None] | None = None):
+                 split_bytes: int = SPLIT_BYTES, on_failure: Callable[[], None] | None = None,
+                 resolve: Callable[[str], str] | None = None):
+        """``resolve``: a topic's fully qualified name (the node's ``resolve_topic_name``)."""
+        self.resolve = resolve or qualified
+        self.names: dict[str, str] = {}  # topic as the sim names it -> as recorded
         self.messages: list[Message] = []
         self.size = 0  # bytes in ``messages``
         self.split_bytes = split_bytes
@@ -74,6 +78,17 @@ class Recorder:
         """Keep an already serialized message (``msgtype`` e.g. ``std_msgs/msg/String``)."""
         self._keep((stamp_ns, topic, msgtype, bytes(data)))
 
+    def add_desired(self, stamp_ns: int, names, reference) -> None:
+        """Keep a ``desired_accelerations`` message: one point, the ``Reference`` sampled."""
+        from builtin_interfaces.msg import Time
+        from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+        point = JointTrajectoryPoint(positions=reference.position.tolist(),
+                                     velocities=reference.velocity.tolist(),
+                                     accelerations=reference.acceleration.tolist())
+        msg = JointTrajectory(joint_names=list(names), points=[point])
+        msg.header.stamp = Time(sec=stamp_ns // 1_000_000_000, nanosec=stamp_ns % 1_000_000_000)
+        self.add('desired_accelerations', msg, stamp_ns)
+
     def add_joint_states(self, stamp_ns: int, names, position, velocity, effort) -> None:
         """Keep a ``joint_states`` message stamped (header and log time) ``stamp_ns``."""
         from builtin_interfaces.msg import Time
@@ -86,6 +101,10 @@ class Recorder:
         self.add('joint_states', msg, stamp_ns)
 
     def _keep(self, message: Message) -> None:
+        topic = message[1]
+        if topic not in self.names:
+            self.names[topic] = self.resolve(topic)
+        message = (message[0], self.names[topic], *message[2:])
         with self.lock:
             if self.error is not None:  # the recording stopped at a write failure
                 self.messages, self.size = [], 0  # nothing more is kept
@@ -134,8 +153,13 @@ class Recorder:
                 if self.on_failure is not None:
                     self.on_failure()
 
-    def close(self) -> int:
-        """Write what is left as the last split; the number of messages in the bag."""
+    def close(self, custom_data: dict[str, str] | None = None) -> int:
+        """
+        Write what is left as the last split; the number of messages in the bag.
+
+        ``custom_data``: written into ``metadata.yaml`` (the run's fitness,
+        ``rnea_ros.recording.fitness``) once the splits are.
+        """
         if self.bag is None:
             return 0
         with self.lock:
@@ -144,13 +168,22 @@ class Recorder:
             self.messages, self.size = [], 0
         self.pending.put(None)
         self.writer.join()
+        if custom_data is not None and self.error is None:
+            self.bag.finish(custom_data)
         return self.bag.written
 
-    def write(self, path: str | Path) -> int:
+    def write(self, path: str | Path, custom_data: dict[str, str] | None = None) -> int:
         """Write every kept message (no ``path`` given at start) as the bag ``path``; count."""
         bag = open_bag(Path(path))
         bag.write_split([cut(bag.store, m) for m in self.messages])
+        if custom_data is not None:
+            bag.finish(custom_data)
         return bag.written
+
+
+def qualified(topic: str) -> str:
+    """Return ``topic`` fully qualified in the root namespace: ``/joint_states``."""
+    return topic if topic.startswith('/') else '/' + topic
 
 
 def msgtype_of(msg_type: type) -> str:

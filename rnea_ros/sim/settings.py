@@ -73,8 +73,9 @@ PARAMETERS = (
     _choice('command_interface', 'drive_pd',
             'What a joint torque is, as the real interface makes it. drive_pd: a drive with its '
             'own PD, kp (q_d - q) + kd (v_d - v) + trajectory effort + effort command. effort: '
-            'a JointGroupEffortController, the effort command is the whole torque (held until '
-            'the next; zero before the first), no PD. trajectory_effort: a '
+            'a forward_command_controller on the effort interface, the effort command is the '
+            'whole torque (held until the next; zero before the first), no PD. '
+            'trajectory_effort: a '
             'joint_trajectory_controller with the effort interface, a PID (kp, ki, kd) on the '
             "sampled trajectory + the point's effort; effort_commands refused.",
             COMMAND_INTERFACES),

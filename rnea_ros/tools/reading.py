@@ -9,9 +9,11 @@ from __future__ import annotations
 import argparse
 
 from rnea_ros.recording import differentiate
+from rnea_ros.recording.plausibility import UnitError
 from rnea_ros.tools.options import option
 
-__all__ = ['clock', 'ignore_extra_joints', 'lock', 'lock_missing', 'window', 'window_value']
+__all__ = ['clock', 'ignore_extra_joints', 'lock', 'lock_missing', 'reconvert', 'window',
+           'window_value']
 
 
 def window_value(text: str) -> float | str:
@@ -58,3 +60,14 @@ def window(group: str):
         differentiate.AUTO, group, type=window_value, metavar='S',
         help='fit window in seconds, or auto (default): per joint the candidate of the '
         'smallest predicted RMS acceleration error (noise + bias), reported in summary.json')
+
+
+def reconvert(error: UnitError, prefix: str = '') -> UnitError:
+    """
+    Word a recording in a wrong unit for the tools that read bags: the log reconverted.
+
+    ``rnea_convert --position-unit`` converts the positions of a log when it writes the bag;
+    no tool that reads the bag rescales them. ``prefix``: a path the message begins with.
+    """
+    return error.worded(f'reconvert the log with rnea_convert --position-unit {error.unit}',
+                        prefix)

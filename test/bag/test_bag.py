@@ -9,7 +9,10 @@ bag carries the accelerations, and within the differentiator's error bound (see
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+import subprocess
+import sys
 
 import bagdata
 from bagdata import BAG_START, PANDA, panda_bag, PANDA_JOINTS, sample_times, trajectory
@@ -358,6 +361,25 @@ def test_corrupt_bag(tmp_path, capsys, storage):
     else:  # the MCAP layout is checked before rosbags reads the file
         assert err == (f"rnea_bag: error: invalid MCAP file '{data}': no MCAP magic at its "
                        'start and end (not an MCAP file, or not completely written)\n')
+
+
+def test_a_fifo_as_the_bag_or_in_it_is_refused_not_waited_on(tmp_path):
+    """A FIFO blocks its reader forever: refused in one line (a child: today's code hung)."""
+    fifo = tmp_path / 'stuck.mcap'
+    os.mkfifo(fifo)
+    bag = panda_bag(tmp_path / 'bag', sample_times(50))
+    storage = next(bag.glob('*.db3'))
+    storage.unlink()
+    os.mkfifo(storage)
+    for path, message in ((fifo, f"bag '{fifo}' is a FIFO"),
+                          (bag, f"bag '{bag}': its file '{storage.name}' is a FIFO")):
+        result = subprocess.run([sys.executable, '-m', 'rnea_ros.bag', str(path), '--urdf',
+                                 str(PANDA), '--output', str(tmp_path / 'out')],
+                                capture_output=True, text=True, timeout=300)
+        assert (result.returncode, result.stderr) == (2, (
+            f'rnea_bag: error: {message}: expected a regular file (a bag is read from regular '
+            'files only)\n'))
+    assert not (tmp_path / 'out').exists()
 
 
 def test_corrupt_message(tmp_path, capsys):

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 
-from bagdata import BAG_START, PANDA, panda_bag, sample_times, trajectory
+from bagdata import (BAG_START, PANDA, panda_bag, realistic_bag, realistic_log, RECEIVE_DELAY,
+                     sample_times, trajectory)
 import numpy as np
 import pytest
 import yaml
@@ -19,6 +20,7 @@ from rnea_ros import RobotModel
 from rnea_ros.bag.cli import main
 from rnea_ros.bag.report import read_table
 from rnea_ros.observer import calibrate_thresholds, MomentumObserver
+from rnea_ros.observer.collision import DEFAULT_FLOOR
 
 NOISE = 0.05  # N m
 PUSH = (1.0, 1.3, 5.0)  # start [s], end [s], torque on panda_joint2 [N m]
@@ -125,6 +127,8 @@ def test_bad_observer_options_are_refused(tmp_path, capsys, quiet, extra, messag
 
 
 JOINTS = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1']
+HELD_WAY_OUT = ('(a joint the bag does not publish, a gripper, held by --lock or --lock-missing '
+                'is out of the observer)')
 
 
 @pytest.mark.parametrize('values, message', [
@@ -157,7 +161,40 @@ def test_a_bag_without_effort_is_refused(tmp_path, capsys):
     assert code == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         'rnea_bag: error: --observer needs the measured effort of every joint in every '
-        f'sample; missing or not finite for {JOINTS}')
+        f'sample; missing or not finite for {JOINTS} {HELD_WAY_OUT}')
+
+
+def test_a_gripper_held_without_effort_is_out_of_the_observer(tmp_path, capsys):
+    # An arm log without its gripper (the arm's driver does not publish it), the gripper held
+    # by --lock-missing: the arm's external torques are the observer's on the whole model.
+    model = RobotModel.from_urdf_file(PANDA)
+    log = realistic_log(model, duration=2.0, rate=500.0, seed=9, holes=None,
+                        hold={'panda_finger_joint1': 0.0})
+    bag = realistic_bag(tmp_path / 'arm', log, omit=('panda_finger_joint1',))
+    out = tmp_path / 'out'
+    code = main([str(bag), '--output', str(out), '--urdf', str(PANDA), '--no-plots',
+                 '--format', 'csv', '--observer', '--lock-missing'])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    summary = json.loads((out / 'summary.json').read_text())
+    assert "--observer: ['panda_finger_joint1'] held fixed without a measured effort: out of " \
+        'the observer (external torque 0, threshold the floor)' in summary['warnings']
+    table = read_table(out / 'external_torques.csv')
+    t = table['time']
+    # The analysed samples: their stamps, from the bag's start (its first receive time).
+    stamps = log.times_ns[0] + RECEIVE_DELAY + np.round(t * 1e9).astype(np.int64)
+    keep = np.searchsorted(log.times_ns, stamps - 1000)
+    assert np.abs(log.times_ns[keep] - stamps).max() <= 1000 and t.size > 800
+    # The arm's residual: the observer's on the whole model with any finger effort (its row
+    # is its own); the finger's: zero.
+    effort = np.hstack([log.effort[keep, :7], np.zeros((t.size, 1))])
+    expected = MomentumObserver(model, 50.0).run(t, log.q[keep], log.v_reported[keep], effort)
+    for k in range(7):
+        np.testing.assert_allclose(table[JOINTS[k]], expected[:, k], atol=1e-9)
+    np.testing.assert_array_equal(table['panda_finger_joint1'], 0.0)
+    params = yaml.safe_load((out / 'collision_thresholds.yaml').read_text())['/**'][
+        'ros__parameters']
+    assert params['collision_threshold.panda_finger_joint1'] == DEFAULT_FLOOR
 
 
 def effort_bag(directory, change):
@@ -197,7 +234,7 @@ def far(correlation: int, ratio: int) -> str:
      f'sample for panda_joint2 (12.5): {UNREAD}'),
     (lambda e: with_column(e, 3, np.nan),
      '--observer needs the measured effort of every joint in every sample; missing or not '
-     "finite for ['panda_joint4']"),
+     f"finite for ['panda_joint4'] {HELD_WAY_OUT}"),
     (lambda e: -e, '--observer: ' + far(-1, 2)),
     (lambda e: 10.0 * e, '--observer: ' + far(1, 9)),
 ], ids=['all zero', 'constant', 'missing', 'wrong sign', 'wrong scale'])

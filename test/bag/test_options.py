@@ -33,8 +33,11 @@ def test_the_options_that_never_change_the_numbers_are_declared_on_their_fields(
 
 
 def test_the_fleet_parses_every_per_bag_field_with_the_same_defaults():
+    """But the accelerations' source: estimated by default (--use-desired-accelerations)."""
     parser, names = fleet_cli.build_parser()
-    assert set(names) == {f.name for f in fields(BagOptions)} - RUN_OPTIONS
+    assert set(names) == {f.name for f in fields(BagOptions)} - RUN_OPTIONS \
+        - {'estimate_accelerations'}
+    assert fleet_cli.PER_FLEET == RUN_OPTIONS | {'estimate_accelerations'}
     args = parser.parse_args(['bags', '--output', 'out'])
     defaults = asdict(BagOptions('b'))
     assert {name: getattr(args, name) for name in names} == \
@@ -78,3 +81,17 @@ def test_fleet_options_are_declared_the_same_way():
     assert not fleet & set(names) - {'overwrite', 'progress'}
     assert {name: getattr(args, name) for name in fleet} == asdict(
         replace(fleet_cli.FleetOptions(['a', 'b'], 'out'), drift_floor=0.5))
+
+
+def test_the_fleet_takes_the_desired_accelerations_only_when_asked(monkeypatch):
+    """Estimated by default, passed to each bag's task; --use-desired-accelerations: rnea_bag's."""
+    seen = {}
+
+    def run(fleet, per_bag, dests):
+        seen.update(per_bag=per_bag, dests=dests)
+        return 0
+    monkeypatch.setattr(fleet_cli, '_run', run)
+    assert fleet_cli.main(['bags', '--output', 'out']) == 0
+    assert seen['per_bag'].estimate_accelerations and 'estimate_accelerations' in seen['dests']
+    assert fleet_cli.main(['bags', '--output', 'out', '--use-desired-accelerations']) == 0
+    assert not seen['per_bag'].estimate_accelerations

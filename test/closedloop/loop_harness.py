@@ -47,11 +47,16 @@ class LoopRun:
 
 
 def read_bag(path: Path) -> dict[str, list]:
-    """Return topic -> [(log time ns, message)] of every message of the bag at ``path``."""
+    """
+    Return topic -> [(log time ns, message)] of every message of the bag at ``path``.
+
+    The bag's names are fully qualified (``/joint_states``); the keys are as the sim names its
+    topics, relative to the root namespace (``joint_states``).
+    """
     topics: dict[str, list] = {}
     with AnyReader([path]) as reader:
         for connection, stamp, raw in reader.messages():
-            topics.setdefault(connection.topic, []).append(
+            topics.setdefault(connection.topic.removeprefix('/'), []).append(
                 (stamp, reader.deserialize(raw, connection.msgtype)))
     return topics
 

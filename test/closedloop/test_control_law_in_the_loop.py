@@ -1,8 +1,8 @@
 """
 The node's ``pd_feedforward`` is the whole torque of the simulated robot, over real DDS.
 
-``rnea_sim`` with ``command_interface: effort`` (a JointGroupEffortController: the command is
-the joint torque, no PD of its own), lockstep, the demo trajectory; the node (path b,
+``rnea_sim`` with ``command_interface: effort`` (a forward_command_controller on effort: the
+command is the joint torque, no PD of its own), lockstep, the demo trajectory; the node (path b,
 ``feedforward_effort`` on the sim's ``effort_commands``) with ``control_law: pd_feedforward``.
 The panda without a gap (the latency alone against the law in-process) at the sim's former PD
 gains (``KP``, ``KD``) with the distal joints softer (Kd a tenth: a gain margin of 2.2 one tick

@@ -1,16 +1,16 @@
 """
 The node killed (SIGKILL) mid-motion while it is the whole torque of the simulated robot.
 
-``rnea_sim`` with ``command_interface: effort`` (a JointGroupEffortController: the command is
-the joint torque; it holds the last one however old, as ros2_controllers'
-forward_command_controller does), the panda without a gap, lockstep with a short
-``lockstep_timeout`` (after the kill nobody answers: each step waits that long, then uses the
-previous command); the node on path b with ``control_law: pd_feedforward`` (``law_gains``)
-along the demo trajectory, killed ``KILL_AFTER`` s into it. Measured on what the sim recorded,
-from the state the node's last answer answered: every later step applied that answer's torque
-exactly (the sim's documented hold), and the arm, its torque frozen while gravity and its
-motion change, does not come to rest: it keeps moving (docs/node.md, Faults, gives the
-numbers and what a real robot needs: a command timeout of its own).
+``rnea_sim`` with ``command_interface: effort`` (ros2_controllers' forward_command_controller
+on effort: the command is the joint torque, the last one held however old), the panda without
+a gap, lockstep with a short ``lockstep_timeout`` (after the kill nobody answers: each step
+waits that long, then uses the previous command); the node on path b with ``control_law:
+pd_feedforward`` (``law_gains``) along the demo trajectory, killed ``KILL_AFTER`` s into it.
+Measured on what the sim recorded, from the state the node's last answer answered: every later
+step applied that answer's torque exactly (the sim's documented hold), and the arm, its torque
+frozen while gravity and its motion change, does not come to rest: it keeps moving
+(docs/node.md, Faults, gives the numbers and what a real robot needs: a command timeout of its
+own).
 """
 from __future__ import annotations
 

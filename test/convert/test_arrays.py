@@ -136,6 +136,10 @@ GOOD = {'Time': np.arange(4.0), 'q': np.arange(8.0).reshape(4, 2)}
     (GOOD | {'q[1]': GOOD['Time']}, [],
      "LOG '{log}': column 'q[1]' is both the array 'q[1]' and a column of the matrix 'q'; "
      'expected one of them'),
+    (GOOD, ['--position', 'q'],
+     "--position 'q': names 1 columns for 2 joints; expected one column per joint (separated "
+     "by commas) or a template with {{n}} or {{joint}}; a matrix 'q' of an .npz or .mat file "
+     "gives its columns as --position 'q[{{n}}]'"),
 ])
 def test_bad_npz_is_one_line_exit_2_nothing_written(tmp_path, capsys, arrays, mapping, message):
     log = tmp_path / 'log.npz'

@@ -184,7 +184,8 @@ TWO = ['--joints', 'a,b', '--time', 'Time', '--time-unit', 'ms', '--position', '
      "LOG '{log}': column 'Position1' appears 2 times in its header; expected once"),
     (GOOD, ['--position', 'Position1'],
      "--position 'Position1': names 1 columns for 2 joints; expected one column per joint "
-     '(separated by commas) or a template with {{n}} or {{joint}}'),
+     "(separated by commas) or a template with {{n}} or {{joint}}; a matrix 'Position1' of an "
+     ".npz or .mat file gives its columns as --position 'Position1[{{n}}]'"),
     (GOOD, ['--joints', 'a,a'], "--joints: 'a' is given twice"),
     (GOOD, ['--joints', 'a,,b'], "--joints 'a,,b': expected joint names separated by commas"),
     (GOOD, ['--time-offset', '1e10'],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+import shutil
 import subprocess
 import sys
 
@@ -44,6 +45,36 @@ def test_console_script_on_a_local_cluster_writes_only_into_its_output(tmp_path,
     rows = pq.read_table(output / 'fleet.parquet').to_pylist()
     assert {r['robot'] for r in rows} == {'arm_c'}
     assert [r['status'] for r in rows].count('error') == 3
+
+
+def test_a_fifo_or_a_device_among_the_bags_fails_alone_in_one_line(tmp_path, fleet_dir):
+    """A FIFO or ``/dev/zero`` named like a bag, or in a bag: refused, never read forever."""
+    folder = tmp_path / 'arm_x'
+    folder.mkdir()
+    shutil.copytree(fleet_dir / 'arm_c' / 'run_00', folder / 'run_00')
+    os.mkfifo(folder / 'stuck.mcap')
+    (folder / 'zeros.mcap').symlink_to('/dev/zero')
+    inside = folder / 'run_fifo'
+    shutil.copytree(fleet_dir / 'arm_c' / 'run_01', inside)
+    storage = next(inside.glob('*.db3'))
+    storage.unlink()
+    os.mkfifo(storage)
+    output = tmp_path / 'out'
+    run = subprocess.run([str(BIN / 'rnea_fleet'), str(folder), '--output', str(output),
+                          '--urdf', str(bagdata.PANDA), '--no-plots', '--workers', '1'],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 1, run.stderr
+    assert run.stdout.endswith('4 bags: 1 analysed, 0 reused (unchanged), 3 failed -> '
+                               f'{output}\n')
+    expected = {'stuck': f"bag '{folder / 'stuck.mcap'}' is a FIFO",
+                'zeros': f"bag '{folder / 'zeros.mcap'}' is a character device",
+                'run_fifo': f"bag '{inside}': its file '{storage.name}' is a FIFO"}
+    rows = {r['bag']: r for r in pq.read_table(output / 'fleet.parquet').to_pylist()}
+    for bag, start in expected.items():
+        message = f'{start}: expected a regular file (a bag is read from regular files only)'
+        assert rows[bag]['error'] == message
+        assert f'rnea_fleet: error: {bag}: {message}\n' in run.stderr
+    assert rows['run_00']['status'] == 'ok'
 
 
 def test_a_bag_given_directly_takes_the_robot_name_of_its_urdf(tmp_path, fleet_dir):

@@ -108,6 +108,12 @@ GOOD_ROBOT = '  a:\n    urdf: {urdf}\n    bags: [bags/*]\n'
      'there (a directory with metadata.yaml, or .mcap/.db3 files)'),
     ('robots:\n  a:\n    bags: [bags/*]\n  b:\n    bags: [bags/run]\n',
      "robots.b.bags: '{dir}/bags/run' is also a bag of robots.a (a bag belongs to one robot)"),
+    ('robots:\n  a:\n    bags: [bags/*]\n  a:\n    bags: [bags/run]\n',
+     'the robot robots.a is given twice (lines 2 and 4): expected each once (YAML would keep '
+     'the last entry only)'),
+    ('robots:\n  a:\n    bags: [bags/*]\n    bags: [bags/run]\n',
+     'the field robots.a.bags is given twice (lines 3 and 4): expected each once (YAML would '
+     'keep the last entry only)'),
 ])
 def test_a_hostile_manifest_is_one_line_exit_2_nothing_written(tmp_path, text, message):
     (tmp_path / 'bad.urdf').write_text('<robot')

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from rnea_ros.control.joint_input import (BAD_QUATERNION, base_spatial_acceleration,
-                                          BaseStateInput, DUPLICATE_NAME, FRESH, JointStateInput,
-                                          LENGTH_MISMATCH, NEVER, NEVER_RECEIVED, NON_FINITE,
-                                          Rejected, STALE)
+                                          BaseStateInput, DUPLICATE_NAME, FRESH, IMPLAUSIBLE,
+                                          JointStateInput, LENGTH_MISMATCH, NEVER,
+                                          NEVER_RECEIVED, NON_FINITE, Rejected, STALE)
 
 NAMES = ('a', 'b', 'c')
 
@@ -225,3 +225,102 @@ def test_locked_joints_are_held_never_stale_and_ignored_in_messages():
     assert joints.names_never_received() == []
     with pytest.raises(KeyError):
         joints.lock({'nope': 0.0})
+
+
+# A revolute joint (limits [-1, 3] rad, 2 rad/s) and a continuous one without a velocity limit.
+BOUNDED_URDF = (
+    '<robot name="r"><link name="base"/>'
+    '<link name="l1"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" '
+    'ixz="0" iyz="0"/></inertial></link>'
+    '<link name="l2"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" '
+    'ixz="0" iyz="0"/></inertial></link>'
+    '<joint name="a" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>'
+    '<limit effort="10" velocity="2" lower="-1" upper="3"/></joint>'
+    '<joint name="b" type="continuous"><parent link="l1"/><child link="l2"/><axis xyz="1 0 0"/>'
+    '</joint></robot>')
+
+
+@pytest.fixture(scope='module')
+def bounded():
+    from rnea_ros import RobotModel
+    model = RobotModel.from_urdf_string(BOUNDED_URDF)
+    joints = JointStateInput(('a', 'b'))
+    joints.bound_by(model)
+    return joints
+
+
+@pytest.mark.parametrize('field, values, detail', [
+    ('velocity', [1e6, 0.0], "velocity[0] (joint 'a') is 1e+06: beyond its plausibility bound, "
+                             'expected of magnitude at most 20 (10 times its URDF velocity '
+                             'limit 2)'),
+    ('velocity', [0.0, -1e5], "velocity[1] (joint 'b') is -100000: beyond its plausibility "
+                              'bound, expected of magnitude at most 10000 (it has no URDF '
+                              'velocity limit)'),
+    ('position', [1e300, 0.0], "position[0] (joint 'a') is 1e+300: beyond its plausibility "
+                               'bound, expected from -19 to 21 (its URDF range [-1, 3] widened '
+                               'by 18 each side)'),
+    ('position', [0.0, 2e6], "position[1] (joint 'b') is 2e+06: beyond its plausibility bound, "
+                             'expected from -1e+06 to 1e+06 (it has no URDF limits)'),
+])
+def test_a_sample_beyond_the_plausibility_bound_is_rejected_whole(bounded, field, values, detail):
+    # One sample with a finite absurd velocity or position: no measurement of the arm.
+    bounded.update(['a', 'b'], [0.5, 0.25], [0.1, 0.2], [], now=1.0)
+    message = {'position': [0.5, 0.25], 'velocity': [0.1, 0.2], field: values}
+    with pytest.raises(Rejected) as error:
+        bounded.update(['a', 'b'], message['position'], message['velocity'], [], now=2.0)
+    assert (error.value.reason, str(error.value)) == (IMPLAUSIBLE, detail)
+    np.testing.assert_array_equal(bounded.position, [0.5, 0.25])  # the previous sample stays
+    np.testing.assert_array_equal(bounded.velocity, [0.1, 0.2])
+    assert list(bounded.position_time) == [1.0, 1.0]
+
+
+def test_values_at_the_plausibility_bound_are_taken(bounded):
+    bounded.update(['a', 'b'], [21.0, -1e6], [-20.0, 1e4], [], now=3.0)
+    np.testing.assert_array_equal(bounded.position, [21.0, -1e6])
+    np.testing.assert_array_equal(bounded.velocity, [-20.0, 1e4])
+
+
+@pytest.mark.parametrize('law', ['feedforward', 'pd_feedforward', 'computed_torque'])
+def test_under_every_law_an_absurd_velocity_leaves_the_torques_of_the_last_good_sample(law):
+    # Taken, 1e6 rad/s on panda_joint1 (URDF 2.175 rad/s) put the torques at the effort limits.
+    from oracle import robot_path
+
+    from rnea_ros import RobotModel
+    from rnea_ros.control.core import ControlCore
+    from rnea_ros.control.settings import Settings
+    panda = RobotModel.from_urdf_file(robot_path('panda'))
+    gains = {f'{kind}.{name}': 1.0 for name in panda.joint_names for kind in ('kp', 'kd')}
+    core = ControlCore(panda, Settings(control_law=law, gains=gains, rate=0.0).validate())
+    q, v = np.full(panda.nv, 0.1), np.full(panda.nv, 0.2)
+    core.on_joint_states(panda.joint_names, q, v, [], now=1.0)
+    assert core.cycle(1.0, 0.0)
+    good = core.effort.copy()
+    absurd = v.copy()
+    absurd[0] = 1e6
+    with pytest.raises(Rejected) as error:
+        core.on_joint_states(panda.joint_names, q, absurd, [], now=1.001)
+    assert error.value.reason == IMPLAUSIBLE
+    assert core.cycle(1.001, 0.0)
+    np.testing.assert_array_equal(core.effort, good)
+    assert np.all(np.abs(good) < 0.5 * panda.effort_limits)
+
+
+def test_a_short_stroke_is_bounded_at_least_a_slack_beyond_its_limits():
+    # A finger of 4 cm: its range stretched 10 times is 0.4 m, the slack (2 pi, m here) wider.
+    from rnea_ros import RobotModel
+    model = RobotModel.from_urdf_string(
+        '<robot name="f"><link name="base"/><link name="finger"><inertial><mass value="0.1"/>'
+        '<inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+        '<joint name="f" type="prismatic"><parent link="base"/><child link="finger"/>'
+        '<axis xyz="1 0 0"/><limit effort="20" velocity="0.2" lower="0" upper="0.04"/></joint>'
+        '</robot>')
+    joints = JointStateInput(('f',))
+    joints.bound_by(model)
+    np.testing.assert_allclose([joints.position_low[0], joints.position_high[0]],
+                               [-2 * math.pi, 0.04 + 2 * math.pi], rtol=0, atol=1e-15)
+    joints.update(['f'], [-0.9], [1.9], [], now=1.0)  # beyond the stroke, within the bound
+    with pytest.raises(Rejected) as error:
+        joints.update(['f'], [6.4], [0.0], [], now=2.0)
+    assert str(error.value) == ("position[0] (joint 'f') is 6.4: beyond its plausibility bound, "
+                                'expected from -6.28319 to 6.32319 (its URDF range [0, 0.04] '
+                                'widened by 6.28319 each side)')

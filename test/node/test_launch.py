@@ -292,6 +292,22 @@ def docs_node_text() -> str:
     return (ROOT / 'docs' / 'node.md').read_text()
 
 
+def test_the_controllers_yaml_of_robots_md_is_the_effort_controller_the_launch_file_expects():
+    # ros2_controllers' ForwardCommandController on the effort interface (its parameters:
+    # forward_command_controller/src/forward_command_controller_parameters.yaml: joints,
+    # interface_name), named as the launch file's `controller` default, on the panda's arm.
+    page = (ROOT / 'docs' / 'robots.md').read_text()
+    (block,) = [text.split('```')[0] for text in page.split('```yaml\n')[1:]
+                if 'ForwardCommandController' in text.split('```')[0]]
+    config = yaml.safe_load(block)
+    name = Launched(EFFORT_LAUNCH).default('controller')
+    manager = config['controller_manager']['ros__parameters']
+    assert manager[name] == {'type': 'forward_command_controller/ForwardCommandController'}
+    assert config[name]['ros__parameters'] == {
+        'joints': [f'panda_joint{k}' for k in range(1, 8)], 'interface_name': 'effort'}
+    assert 'JointGroupEffortController' not in EFFORT_LAUNCH.read_text()
+
+
 def test_effort_controller_launch_file_wires_the_node_to_ros2_control():
     launched = Launched(EFFORT_LAUNCH)
     assert set(launched.arguments) == {'controller', 'params_file', 'namespace', 'use_sim_time',

@@ -269,7 +269,7 @@ def test_an_absurd_effort_is_counted_not_integrated_and_a_reset_clears_as_usual(
                            feeder.tick)
     np.testing.assert_allclose(torques.effort, model.rnea(q, v, np.zeros(model.nv)),
                                rtol=0, atol=1e-9)  # the torques go on, no reaction
-    line = 'joint panda_joint2 effort 1e+300, beyond 870'
+    line = 'joint panda_joint2 effort 1e+300 (measured torque 1e+300), beyond 870'
     report = feeder.diagnostic(has_level(WARN, 'last implausible effort', line))
     assert status(report)[1] == ('measured effort beyond its plausibility bound: samples not '
                                  f'integrated ({line})')
@@ -501,3 +501,47 @@ def test_live_observer_parameters_are_checked_and_the_node_keeps_running(ros, pa
             'collision thresholds [N m or N]', ''), timeout=15.0)
     assert status(report)[2]['collision thresholds [N m or N]'] == 'panda_joint1 3, panda_joint2 2'
     assert status(report)[2]['observer'].startswith('on, gain 20 1/s')
+
+
+def test_an_absurd_velocity_or_position_is_a_bad_sample_and_mn_m_efforts_count(ros, panda):
+    # An arm reporting its torques in mN m (effort_gain 0.001): each sample is integrated (the
+    # bound is on the measured torque, not on the raw effort). One sample at 1e6 rad/s on
+    # panda_joint1 (URDF 2.175 rad/s), one at 1e300 rad: rejected whole, counted, neither
+    # answered nor integrated (no residual of 1e10, no collision): the next good sample's
+    # residual is the library observer's that never saw them.
+    model, xml = panda
+    ros.start_node({'robot_description': xml, 'rate': 0.0, 'observer': True,
+                    'collision_threshold.panda_joint2': 5.0,
+                    **{f'effort_gain.{name}': 0.001 for name in model.joint_names}})
+    feeder = Feeder(ros, model)
+    reference = MomentumObserver(model, 50.0)
+    q, v = np.full(model.nv, 0.1), np.full(model.nv, 0.05)
+    torque = model.gravity_torques(q)
+    stamp = 10**9
+    for _ in range(3):
+        stamp += 10**6
+        torques, external = feeder.send(q, v, 1000.0 * torque, stamp)
+        np.testing.assert_allclose(external.effort, reference.update(stamp * 1e-9, q, v, torque),
+                                   rtol=0, atol=1e-9)
+    absurd_v, absurd_q = v.copy(), q.copy()
+    absurd_v[0], absurd_q[1] = 1e6, 1e300
+    lines = ("velocity[0] (joint 'panda_joint1') is 1e+06: beyond its plausibility bound",
+             "position[1] (joint 'panda_joint2') is 1e+300: beyond its plausibility bound")
+    for (bad_q, bad_v), line in zip(((q, absurd_v), (absurd_q, v)), lines):
+        stamp += 10**6
+        feeder.message = sample(model.joint_names, bad_q, bad_v, 1000.0 * torque, stamp)
+        # Sent again every 10 ms: each copy one more rejection, warned at most once a second.
+        ros.spin_until(lambda line=line: line in ros.process.output(), 15.0, feeder.tick,
+                       what=line)
+    report = feeder.diagnostic(lambda m: int((status(m) or (0, '', {}))[2].get(
+        'rejected joint_states (implausible)', '0')) >= 2)
+    assert 'observer samples with an implausible effort (not integrated)' not in status(report)[2]
+    assert not [m for m in feeder.streams.torques.messages if stamp_of(m) > stamp - 2 * 10**6]
+    stamp += 10**6
+    torques, external = feeder.send(q, v, 1000.0 * torque, stamp)
+    np.testing.assert_allclose(torques.effort, model.rnea(q, v, np.zeros(model.nv)), rtol=0,
+                               atol=1e-9)
+    np.testing.assert_allclose(external.effort, reference.update(stamp * 1e-9, q, v, torque),
+                               rtol=0, atol=1e-9)
+    assert np.max(np.abs(external.effort)) < 1.0
+    assert [m.data for m in feeder.collision.messages] == [False]

@@ -270,10 +270,37 @@ def test_an_implausible_effort_is_counted_not_integrated_and_latches_nothing(pan
     assert observer.samples == 19
     values = observer.status()
     assert values['observer samples with an implausible effort (not integrated)'] == '1'
-    assert values['last implausible effort'] == 'joint panda_joint2 effort 1e+300, beyond 870'
+    line = 'joint panda_joint2 effort 1e+300 (measured torque 1e+300), beyond 870'
+    assert values['last implausible effort'] == line
     assert observer.alarm() == (WARN, 'measured effort beyond its plausibility bound: samples '
-                                'not integrated (joint panda_joint2 effort 1e+300, beyond 870)')
+                                f'not integrated ({line})')
     assert observer.alarm() is None
+
+
+def test_the_effort_bound_is_on_the_measured_torque_effort_gain_times_effort(panda):
+    # An arm reporting mN m, effort_gain 0.001: every effort is 1000 x its torque, beyond 10 x
+    # the effort limits, yet each sample is plausible and integrated; the bound still holds
+    # for the torque (effort_gain x effort - effort_bias), here 10 x 87 N m on panda_joint1.
+    gains = {f'effort_gain.{name}': 0.001 for name in panda.joint_names}
+    core = core_of(panda, {'panda_joint2': 5.0}, actuation=gains)
+    reference = MomentumObserver(panda, 50.0)
+    q, v = np.full(panda.nv, 0.1), np.zeros(panda.nv)
+    torque = panda.gravity_torques(q) + 0.5
+    assert np.max(np.abs(1000.0 * torque)) > 10 * 87.0  # the raw effort: beyond the bound
+    for k in range(10):
+        core.on_joint_states(core.joint_names, q, v, 1000.0 * torque, 1e-3 * k,
+                             SimpleNamespace(sec=1, nanosec=k * 10**6))
+        r = reference.update(1 + 1e-3 * k, q, v, torque)
+        assert core.observer.valid
+        np.testing.assert_allclose(core.observer.residual, r, rtol=0, atol=1e-9)
+    assert core.observer.implausible == 0 and core.observer.samples == 10
+    beyond = 1000.0 * torque
+    beyond[0] = 1000.0 * 871.0  # 871 N m: beyond 870
+    core.on_joint_states(core.joint_names, q, v, beyond, 0.01,
+                         SimpleNamespace(sec=1, nanosec=10 * 10**6))
+    assert core.observer.implausible == 1 and not core.observer.valid
+    assert core.observer.last_implausible == ('joint panda_joint1 effort 871000 (measured '
+                                              'torque 871), beyond 870')
 
 
 def test_a_joint_without_an_effort_limit_is_bounded_by_the_absolute_cap():

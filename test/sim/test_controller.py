@@ -10,10 +10,10 @@ from rnea_ros.sim.trajectory import TrajectoryError
 NAMES = ('a', 'b')
 
 
-def _controller(timeout: float = 0.1) -> JointController:
+def _controller(timeout: float = 0.1, interface: str = 'drive_pd') -> JointController:
     return JointController(NAMES, kp=10.0, kd=[1.0, 2.0], lower=[-1.0, -2.0], upper=[1.0, 2.0],
                            initial_position=[0.1, -0.2], command_joints=('b', 'a'),
-                           command_timeout=timeout)
+                           command_timeout=timeout, command_interface=interface)
 
 
 def test_pd_holds_the_initial_position_and_commands_add_in_joints_order():
@@ -32,16 +32,19 @@ def test_a_stale_command_goes_to_zero_and_is_counted():
     np.testing.assert_allclose(controller.effort(1.09, *at_rest), [7.0, 5.0])  # still fresh
     np.testing.assert_allclose(controller.effort(1.11, *at_rest), [0.0, 0.0])
     assert controller.stale_ticks == 1
-    held = _controller(timeout=0.0)  # 0: held forever, as JointGroupEffortController
+    held = _controller(timeout=0.0)  # 0: held forever, as forward_command_controller
     held.set_command([5.0, 7.0], 1.0)
     np.testing.assert_allclose(held.effort(100.0, *at_rest), [7.0, 5.0])
 
 
+@pytest.mark.parametrize('interface', ['drive_pd', 'effort'])
 @pytest.mark.parametrize('values, reason', [([1.0], 'wrong_length'),
                                             ([1.0, np.nan], 'non_finite'),
                                             ([np.inf, 0.0], 'non_finite')])
-def test_a_bad_command_is_refused_and_the_previous_one_stays(values, reason):
-    controller = _controller(timeout=0.0)
+def test_a_bad_command_is_refused_and_the_previous_one_stays(values, reason, interface):
+    # effort: as ros2_controllers' ForwardCommandController, which drops a message with a
+    # non-finite value and keeps writing the last one (forward_controllers_base.cpp).
+    controller = _controller(timeout=0.0, interface=interface)
     controller.set_command([5.0, 7.0], 0.0)
     with pytest.raises(CommandError) as error:
         controller.set_command(values, 0.5)

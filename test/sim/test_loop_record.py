@@ -47,7 +47,7 @@ def _record(tmp_path, gap: Gap):
 def test_each_step_keeps_the_state_and_the_torque_sensors_reading_of_the_step_before(tmp_path):
     """Gap none (exact sensors): message k = state of step k, effort applied in step k - 1."""
     plant, run, messages = _record(tmp_path, Gap.none())
-    assert [topic for topic, _, _ in messages] == ['joint_states'] * STEPS
+    assert [topic for topic, _, _ in messages] == ['/joint_states'] * STEPS  # as rnea_convert
     stamps = np.array([stamp for _, stamp, _ in messages])
     np.testing.assert_array_equal(stamps, START_NS + np.arange(STEPS) * 1_000_000)
     headers = [m.header.stamp.sec * 10**9 + m.header.stamp.nanosec for _, _, m in messages]
@@ -88,6 +88,28 @@ def _read_back(bag: Path) -> np.ndarray:
 def _listed(bag: Path) -> list[str]:
     info = yaml.safe_load((bag / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
     return info['relative_file_paths']
+
+
+def test_topic_names_are_fully_qualified_as_rnea_convert_writes_them(tmp_path):
+    """``/joint_states`` as ``rnea_convert`` and ``ros2 bag record``; a node's own resolution."""
+    from rnea_ros.convert.cli import build_parser
+    plant = Plant(robot_path('panda').read_text(), gap=Gap.none())
+    controller = JointController(plant.joint_names, 100.0, 10.0, plant.q()[plant.actuated_q] - 1,
+                                 plant.q()[plant.actuated_q] + 1, plant.q()[plant.actuated_q])
+    for resolve, prefix in ((None, '/'), (lambda topic: '/arm_2/' + topic, '/arm_2/')):
+        recorder = Recorder(resolve=resolve)
+        run_in_process(plant, controller, 3 * plant.timestep, recorder=recorder, desired=True)
+        topics = [message[1] for message in recorder.messages]
+        assert topics == [f'{prefix}joint_states', f'{prefix}desired_accelerations'] * 3
+    assert build_parser().get_default('topic') == '/joint_states'
+    recorder = Recorder()
+    run = run_in_process(plant, controller, 3 * plant.timestep, recorder=recorder, desired=True)
+    recorder.write(tmp_path / 'bag')
+    with AnyReader([tmp_path / 'bag']) as reader:
+        desired = [reader.deserialize(raw, c.msgtype) for c, _, raw in reader.messages()
+                   if c.topic == '/desired_accelerations']
+    assert [list(m.joint_names) for m in desired] == [list(plant.joint_names)] * 3
+    np.testing.assert_array_equal([m.points[0].positions for m in desired], run.reference)
 
 
 def test_the_recording_is_written_split_by_split_in_bounded_memory(tmp_path):

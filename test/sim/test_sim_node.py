@@ -263,19 +263,68 @@ def test_record_writes_a_bag_the_bag_tools_read(tmp_path):
     from rosbags.highlevel import AnyReader
     bag = tmp_path / 'run'
     result = run_sim('--urdf', PANDA, '--gap', 'default', '--record', str(bag), '--ros-args',
-                     '-p', 'duration:=0.2', '-p', 'clock:=lockstep', '-p',
+                     '-r', '__ns:=/arm_1', '-p', 'duration:=0.2', '-p', 'clock:=lockstep', '-p',
                      'lockstep_timeout:=0.001')
     assert result.returncode == 0, result.stderr
     with AnyReader([bag]) as reader:
         counts = {c.topic: c.msgcount for c in reader.connections}
         states = [reader.deserialize(raw, c.msgtype) for c, _, raw in reader.messages()
-                  if c.topic == 'joint_states']
-    assert counts['desired_accelerations'] == counts['truth/joint_torques'] == 200
-    assert 190 <= counts['joint_states'] <= 200  # the default gap drops one in a thousand
+                  if c.topic == '/arm_1/joint_states']
+    # fully qualified in the node's namespace, as ros2 bag record writes them
+    assert counts['/arm_1/desired_accelerations'] == counts['/arm_1/truth/joint_torques'] == 200
+    assert 190 <= counts['/arm_1/joint_states'] <= 200  # the default gap drops one in a thousand
     assert list(states[0].name) == PANDA_JOINTS
     stamps = [s.header.stamp.sec * 10**9 + s.header.stamp.nanosec for s in states]
     assert all(b > a for a, b in zip(stamps, stamps[1:]))
     assert 'missed answers 200' in result.stderr  # nothing answered in lockstep: all counted
+
+
+def test_a_recording_says_in_its_metadata_and_at_exit_that_the_arm_hit_a_limit(tmp_path):
+    """No gains, no answers: the arm falls onto its limits; the bag and the exit say which."""
+    import json
+    import yaml
+    bag = tmp_path / 'run'
+    result = run_sim('--urdf', PANDA, '--gap', 'default', '--record', str(bag), '--ros-args',
+                     '-p', 'duration:=0.5', '-p', 'clock:=lockstep', '-p',
+                     'lockstep_timeout:=0.001', '-p', 'kp:=[0.0]', '-p', 'kd:=[0.0]')
+    assert result.returncode == 0, result.stderr
+    info = yaml.safe_load((bag / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    report = json.loads(info['custom_data']['rnea_sim'])
+    assert report['clock'] == 'lockstep' and report['steps'] == 500
+    assert report['late_steps'] == 0 and report['saturation'] == {}
+    # falling, joint 6 hits its limit; joint 4 (started at its limit) and the fingers rest on
+    # theirs, sunk by less than the margin
+    contacts = report['limit_contacts']
+    assert 'panda_joint6' in contacts
+    assert 'panda_joint4' not in contacts and 'panda_finger_joint1' not in contacts
+    warning = [line for line in result.stderr.splitlines()
+               if line.startswith(f"rnea_sim: warning: the recording '{bag}': ")]
+    assert len(warning) == 1, result.stderr
+    for joint, contact in contacts.items():
+        assert contact['steps'] > 0 and contact['beyond'] > 1e-3
+        assert (f'{joint} beyond its joint limit by up to {contact["beyond"]:.4g} in '
+                f'{contact["steps"]} steps') in warning[0]
+    assert warning[0].endswith('to identify from, record in lockstep or on a quiet machine, '
+                               'away from the joint limits)')
+
+
+def test_a_real_time_recording_writes_its_late_steps_and_says_so_when_there_were(tmp_path):
+    """How many steps come late depends on the machine: the bag and the exit line agree."""
+    import json
+    import yaml
+    bag = tmp_path / 'run'
+    result = run_sim('--urdf', PANDA, '--gap', 'none', '--record', str(bag), '--ros-args',
+                     '-p', 'duration:=0.3')
+    assert result.returncode == 0, result.stderr
+    info = yaml.safe_load((bag / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    report = json.loads(info['custom_data']['rnea_sim'])
+    assert report['clock'] == 'realtime' and report['steps'] == 300
+    assert report['late_share'] == pytest.approx(report['late_steps'] / 300, abs=1e-6)
+    warning = [line for line in result.stderr.splitlines()
+               if line.startswith(f"rnea_sim: warning: the recording '{bag}': ")]
+    late = f'{report["late_steps"]} of 300 steps late'
+    assert [late in line for line in warning] == ([True] if report['late_steps'] else []), \
+        result.stderr
 
 
 def _listed(bag: Path) -> list[str]:

@@ -40,6 +40,7 @@ class SplitBagWriter:
         self.topics: dict[tuple[str, str], dict] = {}  # (topic, type) -> topics_with_message_count
         self.start, self.end = 2**63 - 1, 0
         self.written = 0
+        self.custom_data: dict[str, str] | None = None  # rosbag2's custom_data: see finish
         self._write_metadata()
 
     def split_name(self) -> str:
@@ -95,6 +96,11 @@ class SplitBagWriter:
         self._write_metadata()
         return split
 
+    def finish(self, custom_data: dict[str, str]) -> None:
+        """Write ``custom_data`` (strings by name) into ``metadata.yaml``, e.g. at the end."""
+        self.custom_data = dict(custom_data)
+        self._write_metadata()
+
     def _write_metadata(self) -> None:
         """Replace ``metadata.yaml`` with the bag of the splits written (never half written)."""
         count = self.written
@@ -109,7 +115,7 @@ class SplitBagWriter:
             'compression_format': '',
             'compression_mode': '',
             'files': self.files,
-            'custom_data': None,
+            'custom_data': self.custom_data,
             'ros_distro': 'rosbags',
         }}
         aside = self.path / f'{METADATA}.tmp'

@@ -10,7 +10,9 @@ map of the file (no copy of the bag); every other bag goes through
 ties in file order); ``read_raw(..., fast=False)`` forces the generic path.
 
 Errors: every problem with the bag itself (missing, unreadable, corrupt, unknown topic, wrong
-type) raises ``BagError`` with a message that names the path or topic.
+type) raises ``BagError`` with a message that names the path or topic. A bag is regular files
+only (``regular_files``): a FIFO would block its reader and a device (``/dev/zero``) never end,
+so either, as the bag or in a bag directory (symlinks followed), is refused before any read.
 """
 from __future__ import annotations
 
@@ -19,7 +21,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 import heapq
 import mmap
+import os
 from pathlib import Path
+import stat
 
 from numba import njit
 import numpy as np
@@ -69,6 +73,39 @@ def typestore():
     return get_typestore(Stores.LATEST)
 
 
+KINDS = ((stat.S_ISFIFO, 'a FIFO'), (stat.S_ISCHR, 'a character device'),
+         (stat.S_ISBLK, 'a block device'), (stat.S_ISSOCK, 'a socket'))
+
+
+def regular_files(path: str | Path) -> list[Path]:
+    """
+    Return the files of the bag ``path`` (itself, or the files of its directory), by name.
+
+    Symlinks are followed; subdirectories are not part of a bag. Raises ``BagError`` naming
+    the first that is not a regular file (a FIFO, a device, a socket) or cannot be read.
+    """
+    path = Path(path)
+    try:
+        if not path.is_dir():
+            files = [path]
+        else:
+            files = sorted(entry for entry in path.iterdir() if not entry.is_dir())
+        for file in files:
+            mode = os.stat(file).st_mode
+            if not stat.S_ISREG(mode):
+                kind = next((name for test, name in KINDS if test(mode)), 'not a file')
+                what = f'bag {str(path)!r}'
+                if file != path:
+                    what += f': its file {file.name!r}'
+
+                raise BagError(f'{what} is {kind}: expected a regular file (a bag is read '
+                               'from regular files only)')
+    except OSError as exc:
+        raise BagError(f'cannot read bag {str(path)!r}: {exc.strerror or exc}'
+                       + (f': {exc.filename!r}' if exc.filename else '')) from None
+    return files
+
+
 def open_bag(path: str | Path):
     """Open a bag as a ``rosbags.rosbag2.Reader`` (close it, or use it in a ``with``)."""
     from rosbags.rosbag2 import Reader
@@ -76,6 +113,7 @@ def open_bag(path: str | Path):
     path = Path(path)
     if not path.exists():
         raise BagError(f'bag {str(path)!r} does not exist')
+    regular_files(path)
     try:
         for data in mcap_files(path):
             check_file(data)
