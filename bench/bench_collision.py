@@ -82,11 +82,13 @@ from loop_harness import (detection_start, NS, run_loop, set_thresholds, SimStep
 import numpy as np  # noqa: E402
 from oracle import robot_path  # noqa: E402
 
-from rnea_ros import params_file, RobotModel  # noqa: E402
+from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.bag.observing import read_thresholds  # noqa: E402
 from rnea_ros.control.declaration import REST_SPEED  # noqa: E402
 from rnea_ros.demos.closed_loop import KD, KP, trajectory_points  # noqa: E402
 from rnea_ros.dynamics.actuation import Actuation  # noqa: E402
+from rnea_ros.params import params_file  # noqa: E402
+from rnea_ros.params.actuation_file import actuation_yaml  # noqa: E402
 from rnea_ros.sim.gap import load_gap  # noqa: E402
 from rnea_ros.sim.plant import Plant  # noqa: E402
 
@@ -148,7 +150,7 @@ def true_model(robot: str, urdf: str, law: str, folder: Path) -> tuple[dict, Pat
                      effort_bias=bias)
     description, actuation_file = folder / 'true.urdf', folder / 'actuation.yaml'
     description.write_text(plant.true_urdf)
-    actuation_file.write_text(file.to_yaml())
+    actuation_file.write_text(actuation_yaml(file))
     return node_params(robot, plant.true_urdf, law, terms), description, actuation_file
 
 

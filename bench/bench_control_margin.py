@@ -41,12 +41,13 @@ sys.path.insert(0, str(ROOT / 'test'))
 
 from oracle import robot_path  # noqa: E402
 
-from rnea_ros import params_file  # noqa: E402
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.control.loop_margin import (delay_ticks, gains_of, LAWS,  # noqa: E402
                                           loop_margin, loop_matrix)
 from rnea_ros.dynamics.actuation import Actuation  # noqa: E402
 from rnea_ros.errors import RneaError  # noqa: E402
+from rnea_ros.params import params_file  # noqa: E402
+from rnea_ros.params.actuation_file import read_actuation  # noqa: E402
 
 # The documented gains (docs/node.md, Control laws), per (robot, law, label): the simulated
 # robot's former PD for the panda (100 N m/rad, 10 N m s/rad on every joint,
@@ -127,7 +128,7 @@ def check(args: argparse.Namespace) -> int:
             key: value for key, value in params.items() if key.startswith('armature.')
         }).armature
         if args.actuation:
-            armature = Actuation.load_yaml(args.actuation, model).armature
+            armature = read_actuation(args.actuation, model).armature
         kp, kd = gains_of(model, params)
         joints = [joint for joint in model.joints if joint.nv == 1]
         for name, given, gains in (('--kp', args.kp, kp), ('--kd', args.kd, kd)):

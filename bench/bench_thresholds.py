@@ -33,9 +33,9 @@ import numpy as np  # noqa: E402
 from oracle import robot_path  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
-from rnea_ros.dynamics.actuation import Actuation  # noqa: E402
 from rnea_ros.identify.cli import main as identify  # noqa: E402
 from rnea_ros.observer import calibrate_thresholds, detect_events, MomentumObserver  # noqa
+from rnea_ros.params.actuation_file import read_actuation  # noqa: E402
 
 FILES = ('opti_traj_testing1.csv', 'opti_traj_testing2.csv')
 GAIN = 50.0
@@ -102,7 +102,7 @@ def event_table(urdf, names, logs) -> dict:
             assert code == 0, f'rnea_identify exited with {code}'
             urdf_model = RobotModel.from_urdf_file(urdf)
             identified = RobotModel.from_urdf_file(out / 'identified.urdf')
-            actuation = Actuation.load_yaml(out / 'actuation.yaml', identified)
+            actuation = read_actuation(out / 'actuation.yaml', identified)
             for label, model, act, effort in (
                     ('URDF, link_side', urdf_model, None, 'link_side'),
                     ('identified, link_side', identified, None, 'link_side'),

@@ -37,9 +37,9 @@ from real_log_windows import LOGS, MAPPING, URDF
 
 from rnea_ros import RobotModel
 from rnea_ros.convert.cli import main as rnea_convert
-from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.identify import samples
 from rnea_ros.identify.cli import main as rnea_identify
+from rnea_ros.params.actuation_file import read_actuation
 
 EFFORTS = {'current': 'TorqueCur{n}', 'sensor': 'TorqueSm{n}'}
 
@@ -66,7 +66,7 @@ def identify(argv: list[str]) -> tuple[int, str]:
 def judge(folder: Path, sensor_bag: Path, effort_bag: Path, urdf_xml: str) -> dict:
     """RMS per joint of the sensor minus the identified model's and the current's torques."""
     model = RobotModel.from_urdf_file(folder / 'identified.urdf')
-    joints = Actuation.load_yaml(folder / 'actuation.yaml', model)
+    joints = read_actuation(folder / 'actuation.yaml', model)
     sensor = samples.load(sensor_bag, model, urdf_xml)
     effort = samples.load(effort_bag, model, urdf_xml)
     rigid = model.rnea_batch(sensor.q, sensor.v, sensor.a)

@@ -31,6 +31,7 @@ import sim_identification
 import yaml
 
 from rnea_ros.dynamics.actuation import Actuation
+from rnea_ros.params.actuation_file import actuation_yaml
 from rnea_ros.sim.gap import load_gap
 from rnea_ros.sim.loop import START_NS
 from rnea_ros.sim.plant import Plant
@@ -70,7 +71,7 @@ def identified_model(robot: str, folder: Path) -> tuple[Path, Path]:
     urdf = folder / f'{robot}.urdf'
     urdf.write_text(plant.true_urdf)
     actuation = folder / f'{robot}_actuation.yaml'
-    actuation.write_text(Actuation.from_parameters(plant.nominal, params).to_yaml())
+    actuation.write_text(actuation_yaml(Actuation.from_parameters(plant.nominal, params)))
     return urdf, actuation
 
 

@@ -46,8 +46,9 @@ from rnea_ros import RobotModel
 from rnea_ros.demos.closed_loop import KD, KP
 from rnea_ros.dynamics.actuation import Actuation, DEFAULT_VELOCITY_THRESHOLD
 from rnea_ros.identify import base as base_params
-from rnea_ros.identify import parameters
+from rnea_ros.identify import inertial_layout
 from rnea_ros.identify.cli import main as rnea_identify
+from rnea_ros.params.actuation_file import read_actuation
 from rnea_ros.recording.fitness import RunFitness
 from rnea_ros.sim.controller import JointController
 from rnea_ros.sim.gap import Gap, load_gap
@@ -167,9 +168,9 @@ def true_parameters(urdf: str, gap: str = GAP) -> dict[str, float]:
     """Every standard parameter of the plant by name: its true URDF, the gap's joint terms."""
     plant = Plant(urdf, gap=load_gap(gap))
     model = plant.nominal
-    lay = parameters.layout(model, parameters.DEFAULT_FRICTION)
+    lay = inertial_layout.layout(model, inertial_layout.DEFAULT_FRICTION)
     true_model = RobotModel.from_urdf_string(plant.true_urdf)
-    theta = parameters.prior(true_model, lay)[0]
+    theta = inertial_layout.prior(true_model, lay)[0]
     terms = plant_joint_terms(plant)
     for j, joint in enumerate(lay.joint_names):
         row = model.joint(joint).idx_v
@@ -209,7 +210,7 @@ def true_friction_feedforward(plant: Plant, q, v, a) -> np.ndarray:
 def identified_feedforward(folder: Path):
     """Return the node's feed-forward with identified.urdf and actuation.yaml (friction on)."""
     model = RobotModel.from_urdf_file(folder / 'identified.urdf')
-    joints = Actuation.load_yaml(folder / 'actuation.yaml', model)
+    joints = read_actuation(folder / 'actuation.yaml', model)
 
     def feedforward(plant: Plant, q, v, a) -> np.ndarray:
         tau = model.rnea(q, v, a) + joints.armature_torques(a) + joints.friction_torques(v)
@@ -254,7 +255,7 @@ def judge(folder: Path, training: float, validation: float, tracking: float = 5.
     return Judgement(names, truth, column['least_squares'], column['std'], column['final'],
                      joints, load_gap(gap).torque_noise, residual, residual_moving,
                      residual_urdf, residual_truth, data['warnings'],
-                     Actuation.load_yaml(out / 'actuation.yaml', model),
+                     read_actuation(out / 'actuation.yaml', model),
                      runs['identified'], runs['true'], runs['urdf'], runs['true+friction'])
 
 
@@ -263,7 +264,7 @@ def truth_residual(urdf: str, bag: Path, theta: dict[str, float],
     """Return the RMS residual per joint of the plant's parameters ``theta`` on every row."""
     from rnea_ros.identify import pipeline, samples
     model = RobotModel.from_urdf_string(urdf)
-    lay = parameters.layout(model, parameters.DEFAULT_FRICTION)
+    lay = inertial_layout.layout(model, inertial_layout.DEFAULT_FRICTION)
     base = base_params.base_parameters(model, lay)
     truth = base.E @ np.array([theta[name] for name in lay.names])
     data = samples.load(bag, model, urdf, effort_delay=EFFORT_DELAY)

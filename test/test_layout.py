@@ -1,16 +1,23 @@
 """
 The package layout: imports flow one way, and the library stays free of ROS and bag tools.
 
-dynamics <- contacts <- {control, bag, sim}; control <- sim (its Parameter); dynamics <- recording
+dynamics <- description (URDF, MJCF and xacro in, a tree out: the parsers stand above the
+algorithms; dynamics imports them only inside RobotModel's factories, LAZY_UPWARD);
+dynamics <- params (ROS parameters without ROS, YAML files) <- {control, node, sim, bag,
+identify};
+dynamics <- contacts <- {control, bag, sim}; dynamics <- recording
 <- tools <- {bag, identify, excite, fleet, convert}; dynamics <- observer <- {bag, control};
 control (the node's core, no ROS) <- node (the ROS adapter); no tool imports another but excite
-(identify's parameter layout) and fleet (the bag pipeline it runs); timing (steady-clock sleeps and
+(identify's inertial layout) and fleet (the bag pipeline it runs); timing (steady-clock sleeps and
 the control threads' schedules) and polling (rclpy subscriptions served outside the executor)
 under node and sim; demos above the library. node, bag and sim
 never import each other; only sim imports mujoco (and the MJCF reader and writer, inside their
-functions); recording (the way into a bag) and observer import dynamics only; control imports no
-rclpy. Checked two ways: every import statement of every module (also those inside functions), and
-what importing the library really loads (a fresh interpreter).
+functions); recording (the way into a bag) and observer import dynamics only (recording the URDF's
+joint names from description too); control imports no rclpy. Checked two ways: every import
+statement of every module (also those inside functions), and what importing the library really
+loads (a fresh interpreter). Module by module, no two import each other, even through others
+(the import graph from the sources); and no module or function is longer than its limit, but
+the listed ones.
 """
 import ast
 import json
@@ -23,41 +30,54 @@ import zipfile
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / 'rnea_ros'
-# package -> the rnea_ros packages it may import (besides itself, errors, params_file and the
-# face).
+# package -> the rnea_ros packages it may import (besides itself, errors, files and the face).
 ALLOWED = {
-    'dynamics': set(),
+    'dynamics': set(),  # and the parsers, inside the factories only: LAZY_UPWARD
+    # params: ROS parameters without ROS (what a parameter is, parameter files); dynamics: the
+    # actuation model its file holds.
+    'params': {'dynamics'},
+    # description: URDF, MJCF and xacro in, a tree out; above dynamics.
+    'description': {'dynamics'},
     'timing': set(),  # steady-clock sleeps and schedules: the node's and the sim's clocks
     # polling: rclpy subscriptions served outside the executor, for the node and the sim.
     'polling': set(),
     'contacts': {'dynamics'},
-    'control': {'dynamics', 'contacts', 'observer'},
-    'node': {'dynamics', 'contacts', 'observer', 'control', 'timing', 'polling'},
+    'control': {'dynamics', 'contacts', 'observer', 'params'},
+    'node': {'dynamics', 'description', 'contacts', 'observer', 'control', 'timing', 'polling',
+             'params'},
     # demos: the library, node and closed-loop demos; the node and the sim run as processes
     # (control: the node's declared defaults that the node demo's torque check depends on).
-    'demos': {'dynamics', 'control'},
-    'recording': {'dynamics'},
+    'demos': {'dynamics', 'description', 'control'},
+    'recording': {'dynamics', 'description'},
     'observer': {'dynamics'},
     # tools: every command-line tool's options, output directory, exit status, text and plots.
     'tools': {'recording'},
-    'bag': {'dynamics', 'contacts', 'recording', 'observer', 'tools'},
+    'bag': {'dynamics', 'description', 'contacts', 'recording', 'observer', 'tools', 'params'},
     # sim never imports node: the simulated robot talks to it over DDS.
-    # recording: its bag writer, for --record; control: the Parameter its parameters are.
-    'sim': {'dynamics', 'contacts', 'timing', 'polling', 'recording', 'control'},
-    'identify': {'dynamics', 'contacts', 'recording', 'tools'},
-    'fleet': {'dynamics', 'contacts', 'recording', 'tools', 'bag'},  # bag: the pipeline it runs
-    # excite: identify's parameter layout and base; recording's JOINT=VALUE parser.
-    'excite': {'dynamics', 'recording', 'tools', 'identify'},
+    # recording: its bag writer, for --record; params: the Parameter its parameters are.
+    'sim': {'dynamics', 'description', 'contacts', 'timing', 'polling', 'recording', 'params'},
+    'identify': {'dynamics', 'description', 'contacts', 'recording', 'tools', 'params'},
+    # fleet: bag, the pipeline it runs.
+    'fleet': {'dynamics', 'description', 'contacts', 'recording', 'tools', 'bag'},
+    # excite: identify's inertial layout and base; recording's JOINT=VALUE parser.
+    'excite': {'dynamics', 'description', 'recording', 'tools', 'identify'},
     # convert: a log (CSV, Parquet, .npz, .mat) into a bag with recording's bag writer.
     'convert': {'recording', 'tools'},
     # ctl: a client over DDS (never node); demos' example robot and sim's gap folder for
     # `rnea_ctl paths`.
     'ctl': {'demos', 'sim'},
 }
+# Imports that run against the flow, inside a function only, each with its reason.
+LAZY_UPWARD = {
+    # RobotModel.from_urdf_string, from_urdf_file and from_mjcf are the library's public
+    # factories: they delegate to the parsers, which build the tree that dynamics packs.
+    'dynamics/model.py': {'rnea_ros.description.urdf', 'rnea_ros.description.robot_file',
+                          'rnea_ros.description.mjcf'},
+}
 HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow', 'mujoco')
 # Modules that read or write MJCF: they import mujoco inside their functions only (MuJoCo's
 # compiler reads the file), so that importing them, and the library, does not need it.
-MJCF_MODULES = ('dynamics/mjcf.py', 'identify/mjcf_out.py')
+MJCF_MODULES = ('description/mjcf.py', 'identify/mjcf_out.py')
 
 
 def _imports(path: Path) -> set[str]:
@@ -104,18 +124,169 @@ def test_imports_flow_one_way(package):
     folder = PACKAGE / package
     if not folder.is_dir():
         pytest.skip(f'rnea_ros.{package} does not exist yet')
-    allowed = ALLOWED[package] | {package, 'errors', 'params_file', 'RobotModel', 'InputError',
+    allowed = ALLOWED[package] | {package, 'errors', 'files', 'RobotModel', 'InputError',
                                   'RneaError', 'URDFError', 'ModelWarning', None}
     wrong = {}
     for path in sorted(folder.rglob('*.py')):
-        for module in _imports(path):
+        lazy = LAZY_UPWARD.get(path.relative_to(PACKAGE).as_posix(), set())
+        assert not lazy & _module_level_imports(path), f'{path} imports {lazy} at module level'
+        for module in _imports(path) - lazy:
             if _rnea_package(module) not in allowed and module != 'rnea_ros':
                 wrong.setdefault(path.relative_to(PACKAGE).as_posix(), []).append(module)
     assert not wrong, f'rnea_ros.{package} imports what it may not: {wrong}'
 
 
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix('').parts
+    return '.'.join(parts[:-1] if parts[-1] == '__init__' else parts)
+
+
+def _runs_on_import(tree: ast.Module):
+    """
+    Yield each import statement and whether it is lazy (inside a function).
+
+    Those of an ``if TYPE_CHECKING:`` block never run and are left out.
+    """
+    pending = [(node, False) for node in tree.body]
+    while pending:
+        node, lazy = pending.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node, lazy
+        elif isinstance(node, ast.If) and getattr(node.test, 'id', '') == 'TYPE_CHECKING':
+            pending.extend((child, lazy) for child in node.orelse)
+        else:
+            inner = lazy or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            pending.extend((child, inner) for child in ast.iter_child_nodes(node))
+
+
+def _import_graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Return the package's modules -> the package modules they import: at import, lazily."""
+    paths = {_module_name(path): path for path in PACKAGE.rglob('*.py')}
+    eager, lazy = {name: set() for name in paths}, {name: set() for name in paths}
+    for name, path in paths.items():
+        for node, inside in _runs_on_import(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif node.level or not node.module:
+                continue
+            else:  # from a.b import c: the module a.b.c if there is one, else a.b
+                targets = [f'{node.module}.{alias.name}' if f'{node.module}.{alias.name}'
+                           in paths else node.module for alias in node.names]
+            (lazy if inside else eager)[name].update(t for t in targets if t in paths)
+    return eager, lazy
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Return the strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+                on_stack.discard(component[-1])
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circle_between_modules():
+    """
+    No module imports, even through others, one that imports it back.
+
+    The lazy imports of LAZY_UPWARD aside: inside a function, they run after both modules are
+    loaded.
+    """
+    eager, lazy = _import_graph()
+    assert not _cycles(eager), f'modules import each other at import: {_cycles(eager)}'
+    allowed = {(f'rnea_ros.{path[:-3].replace("/", ".")}', target)
+               for path, targets in LAZY_UPWARD.items() for target in targets}
+    graph = {name: eager[name] | {t for t in lazy[name] if (name, t) not in allowed}
+             for name in eager}
+    assert not _cycles(graph), f'modules import each other (inside functions): {_cycles(graph)}'
+
+
+# A module of more lines than MAX_MODULE_LINES, or a function (def to its last line, docstring
+# included) of more than MAX_FUNCTION_LINES, is asking to be split. The ones that are today,
+# each with its reason: split one, then take it off its list.
+MAX_MODULE_LINES = 450
+MAX_FUNCTION_LINES = 80
+LONG_MODULES = {
+    'control/joint_input.py': "the cycle's input merges; they go to CycleState with the core",
+    'control/observer_outputs.py': "the observer's torques, wrenches and collisions in one "
+                                   'class; collision handling to be split out with the core',
+    'demos/node_demo.py': "rnea_node_demo: the node's inputs played, its torques checked, "
+                          'its options, in one script',
+    'dynamics/model.py': "RobotModel's API, one class (its kinematics and inertial parameters "
+                         'already apart)',
+    'recording/bagio/storage.py': 'bag reading and writing: the regular-file checks, the '
+                                  "mapped MCAP fast path and rosbags' reader in one module",
+    'recording/accelerations.py': "each joint's route to its accelerations: the candidates and "
+                                  'the choice, not yet apart',
+    'sim/node.py': "the simulated robot's ROS node: interfaces and loop in one class",
+    'sim/plant.py': 'MuJoCo stepping, sensors, pushes and truth in one class',
+}
+LONG_FUNCTIONS = {
+    'bag/floattext.py:_shortest': "Ryu's d2d, one numba kernel inlined into the formatter",
+    'bag/report.py:markdown': "the report's sections written in order",
+    'dynamics/regressor.py:regressor_sample': 'one numba kernel: forward and backward passes',
+    'fleet/cli.py:_run': "rnea_fleet's run in order: inputs, cluster, bags, table, report",
+    'identify/pipeline.py:identify': "the pipeline's steps in order",
+    'identify/report.py:markdown': "the report's sections written in order",
+    'observer/wrench.py:wrench_kernel': 'one numba kernel: Jacobian and damped least squares',
+    'recording/accelerations.py:choose': "each joint's candidate routes and the choice",
+    'recording/bagio/storage.py:_read_mcap_chunks': "the fast path's one pass over the chunks",
+    'recording/savgol.py:_weights': 'one numba kernel: the fit and its error gains',
+    'recording/series.py:joint_series': 'nine steps and twelve parameters; to be split',
+    'sim/main.py:main': "rnea_sim's start-up: options, model, plant, node, recording",
+}
+
+
+def _sizes():
+    modules, functions = {}, {}
+    for path in sorted(PACKAGE.rglob('*.py')):
+        name = path.relative_to(PACKAGE).as_posix()
+        text = path.read_text()
+        modules[name] = len(text.splitlines())
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                key = f'{name}:{node.name}'
+                functions[key] = max(functions.get(key, 0), node.end_lineno - node.lineno + 1)
+    return modules, functions
+
+
+def test_no_module_or_function_too_long_but_the_listed():
+    modules, functions = _sizes()
+    long_modules = {name for name, lines in modules.items() if lines > MAX_MODULE_LINES}
+    long_functions = {name for name, lines in functions.items() if lines > MAX_FUNCTION_LINES}
+    assert long_modules <= set(LONG_MODULES), \
+        f'modules over {MAX_MODULE_LINES} lines: {sorted(long_modules - set(LONG_MODULES))}'
+    assert long_functions <= set(LONG_FUNCTIONS), f'functions over {MAX_FUNCTION_LINES} ' \
+        f'lines: {sorted(long_functions - set(LONG_FUNCTIONS))}'
+    # A split module or function leaves its list: the lists only shrink.
+    assert set(LONG_MODULES) <= long_modules, \
+        f'no longer long: take them off LONG_MODULES: {sorted(set(LONG_MODULES) - long_modules)}'
+    assert set(LONG_FUNCTIONS) <= long_functions, \
+        f'no longer long: take them off LONG_FUNCTIONS: ' \
+        f'{sorted(set(LONG_FUNCTIONS) - long_functions)}'
+
+
 def test_library_imports_no_rclpy_and_no_ros_or_bag_libraries():
-    for package in ('dynamics', 'contacts', 'observer', 'control', 'timing'):
+    for package in ('dynamics', 'description', 'contacts', 'observer', 'control', 'timing'):
         for path in sorted((PACKAGE / package).rglob('*.py')):
             heavy = {m for m in _imports(path)
                      if m.split('.')[0] in HEAVY or m.split('.')[0].endswith('_msgs')}
@@ -146,7 +317,7 @@ def _loaded_after(statement: str) -> set[str]:
 @pytest.mark.parametrize('statement', [
     'import rnea_ros',
     'import rnea_ros.dynamics; from rnea_ros import RobotModel',
-    'import rnea_ros.dynamics.mjcf',  # MuJoCo is imported when an MJCF is read
+    'import rnea_ros.description.mjcf',  # MuJoCo is imported when an MJCF is read
     'import rnea_ros.contacts; from rnea_ros.contacts import Contact, ContactSolver',
     'import rnea_ros.observer; from rnea_ros.observer import MomentumObserver',
 ])

@@ -126,9 +126,9 @@ def test_node_missing_module_message_gives_the_readme_pip_command():
     assert set(PIP_ONLY.values()) <= pip_runtime
     # The MJCF reader imports mujoco when an MJCF is read (RobotModel.from_mjcf): the node reads
     # a URDF only.
-    node_sources = [path for sub in ('node', 'contacts', 'dynamics')
+    node_sources = [path for sub in ('node', 'contacts', 'dynamics', 'description')
                     for path in (ROOT / 'rnea_ros' / sub).rglob('*.py')
-                    if path != ROOT / 'rnea_ros' / 'dynamics' / 'mjcf.py']
+                    if path != ROOT / 'rnea_ros' / 'description' / 'mjcf.py']
     node_sources += (ROOT / 'rnea_ros').glob('*.py')
     node_imports = imported_modules(node_sources)
     assert set(PIP_ONLY) == {name for name in PIP_PACKAGES if name in node_imports}

@@ -7,6 +7,7 @@ range), each for the tools that take it, run in-process through each tool's ``ma
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 import subprocess
 import sys
@@ -27,11 +28,17 @@ FILES = {
     'nojoints.urdf': b'<robot name="r"><link name="a"/></robot>',
     'malformed.yaml': b'/**:\n  ros__parameters: [1, 2\n',
     'binary.yaml': b'\x80\x81\x82',
+    # 9**9 strings in about 300 bytes: the armature's repr in its error took hours, gigabytes
+    'bomb.yaml': ('/**:\n  ros__parameters:\n    armature.panda_joint1: [&a [x, x, x, x, x, x, '
+                  'x, x, x], ' + ', '.join(f'&{chr(98 + k)} [{", ".join([f"*{chr(97 + k)}"] * 9)}]'
+                                           for k in range(8)) + ']\n').encode(),
 }
 NOT_UTF8 = 'not UTF-8 text (byte 0x80 at offset 1)'
 URDF_CASES = [  # (file, the line after "--urdf 'PATH'" or "cannot read --urdf 'PATH'")
     ('missing.urdf', "cannot read --urdf '{path}': No such file or directory"),
     ('folder', "cannot read --urdf '{path}': Is a directory"),
+    ('fifo.urdf', "cannot read --urdf '{path}': not a regular file (a FIFO)"),
+    ('zero.urdf', "cannot read --urdf '{path}': not a regular file (a character device)"),
     ('binary.urdf', f"cannot read --urdf '{{path}}': {NOT_UTF8}"),
     ('empty.urdf', "--urdf '{path}': malformed XML: no element found: line 1, column 0"),
     ('malformed.urdf', "--urdf '{path}': malformed XML: unclosed token: line 1, column 16"),
@@ -46,6 +53,8 @@ def inputs(tmp_path_factory) -> Path:
     for name, data in FILES.items():
         (folder / name).write_bytes(data)
     (folder / 'folder').mkdir()
+    os.mkfifo(folder / 'fifo.urdf')  # no writer: reading it would wait for ever
+    (folder / 'zero.urdf').symlink_to('/dev/zero')  # endless: reading it would exhaust memory
     panda_bag(folder / 'bag', sample_times(50))
     return folder
 
@@ -76,13 +85,14 @@ def test_a_bad_urdf_is_one_line_naming_it(inputs, tmp_path, capsys, tool, name, 
 
 
 @pytest.mark.parametrize('name, line', [
-    ('missing.urdf', '[Errno 2] No such file or directory: {path!r}'),
-    ('binary.urdf', "'utf-8' codec can't decode byte 0x80 in position 1: invalid start byte"),
+    ('missing.urdf', "cannot read --urdf '{path}': No such file or directory"),
+    ('binary.urdf', f"cannot read --urdf '{{path}}': {NOT_UTF8}"),
+    ('zero.urdf', "cannot read --urdf '{path}': not a regular file (a character device)"),
 ])
 def test_rnea_demo_a_bad_urdf_is_one_line_naming_it(inputs, capsys, name, line):
     path = str(inputs / name)
     assert run(demo.main, ['--urdf', path], capsys) == \
-        (2, f'rnea_demo: cannot load {path}: {line.format(path=path)}\n')
+        (2, f'rnea_demo: {line.format(path=path)}\n')
 
 
 BAG_CASES = [
@@ -98,11 +108,20 @@ BAG_CASES = [
      'of seconds, at most 1e+09 in magnitude'),
     (['--summary-window', 'nan'], '--summary-window nan: expected a positive number of seconds, '
      'at most 1e+09 in magnitude'),
+    (['--order', '1000000'],  # the differentiator's fits: hours
+     "argument --order: '1000000': expected an integer from 2 to 12"),
+    (['--gravity', '0', '0', '1e300'], "argument --gravity: '1e300': expected a number from -100 "
+     'to 100'),
     (['--actuation', '{inputs}/malformed.yaml'], '{inputs}/malformed.yaml: cannot read the '
      "actuation model: malformed YAML: expected ',' or ']', but got '<stream end>' at line 3, "
      'column 1'),
     (['--actuation', '{inputs}/binary.yaml'], '{inputs}/binary.yaml: cannot read the actuation '
      'model: not UTF-8 text (byte 0x80 at offset 0)'),
+    (['--actuation', '{inputs}/bomb.yaml'], '{inputs}/bomb.yaml: cannot read the actuation '
+     'model: YAML aliases repeat more than 100000 nodes (expected a document without alias '
+     'bombs)'),
+    (['--actuation', '{inputs}/fifo.urdf'], '{inputs}/fifo.urdf: cannot read the actuation '
+     'model: not a regular file (a FIFO)'),
 ]
 
 
@@ -114,6 +133,25 @@ def test_rnea_bag_a_bad_option_is_one_line_naming_it(inputs, tmp_path, capsys, a
                                  '--no-plots'] + argv, capsys)
     assert (status, err) == (2, f'rnea_bag: error: {line.format(inputs=inputs)}\n')
     assert not out.exists()
+
+
+@pytest.mark.parametrize('argv, line', [
+    (['--acceleration-limit', '1e300'], "argument --acceleration-limit: '1e300': expected a "
+     'number from 0.001 to 10000'),
+    (['--acceleration-limit', 'nan'], "argument --acceleration-limit: 'nan': expected a number "
+     'from 0.001 to 10000'),
+])
+def test_rnea_excite_a_bad_option_is_one_line_naming_it(tmp_path, capsys, argv, line):
+    out = tmp_path / 'out'
+    status, err = run(rnea_excite, ['--urdf', str(PANDA), '--output', str(out)] + argv, capsys)
+    assert (status, err) == (2, f'rnea_excite: error: {line}\n')
+    assert not out.exists()
+
+
+def test_a_bounded_option_states_its_bounds_in_its_help():
+    text = ' '.join(subprocess.run([sys.executable, '-m', 'rnea_ros.bag', '--help'],
+                                   capture_output=True, text=True, check=True).stdout.split())
+    assert 'polynomial degree (default: 3); an integer from 2 to 12' in text
 
 
 def test_the_docs_state_the_bound_of_the_times():

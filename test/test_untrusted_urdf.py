@@ -3,7 +3,7 @@ A downloaded ``.urdf`` that is xacro with a sandbox escape, given to every tool 
 
 ``rnea_bag --urdf``, ``rnea_fleet --urdf`` and ``rnea_demo --urdf`` refuse it as unexpanded
 xacro: the escape's ``touch`` does not run. (The library path and every escape are in
-``test/dynamics/test_xacro_guard.py``.)
+``test/description/test_xacro_guard.py``.)
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from rnea_ros.bag.cli import main as rnea_bag
 from rnea_ros.demos import library as demo
-from rnea_ros.dynamics.description import HOW_TO_EXPAND
+from rnea_ros.description.robot_file import HOW_TO_EXPAND
 
 REFUSAL = f'this is unexpanded xacro, not URDF (element <xacro:property>): {HOW_TO_EXPAND}'
 

@@ -3,7 +3,7 @@ What a ``rnea_bag`` run reads, and the options checked on the model.
 
 The joint states are read by ``rnea_ros.recording.load_joint_states`` (as ``rnea_identify``
 reads them); here the URDF (``--urdf`` or the bag's
-robot_description topic, read and built by ``rnea_ros.dynamics.loading``, as every tool does),
+robot_description topic, read and built by ``rnea_ros.description.loading``, as every tool does),
 the time options' range, the desired accelerations, the floating base's odometry, the
 ``--contacts`` links and the ``--joints`` selection.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rnea_ros.dynamics.description import read_robot_description
-from rnea_ros.dynamics.loading import read_file_option
+from rnea_ros.description.loading import read_file_option
+from rnea_ros.description.robot_file import read_robot_description
 from rnea_ros.errors import InputError
 from rnea_ros.recording import differentiate
 from rnea_ros.recording.bagio import cdr

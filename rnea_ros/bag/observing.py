@@ -26,17 +26,17 @@ bag where no joint moves is refused, one where some do not is warned about.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-import math
 from pathlib import Path
 
 import numpy as np
 
-from rnea_ros import params_file
 from rnea_ros.bag import detectable
 from rnea_ros.bag.report import write_table
 from rnea_ros.errors import InputError
+from rnea_ros.files import brief, finite_number
 from rnea_ros.observer import calibrate_thresholds, detect_events, MomentumObserver
-from rnea_ros.observer.collision import RULE, THRESHOLD_PARAMETER
+from rnea_ros.observer.collision import MAX_THRESHOLD, MIN_THRESHOLD, RULE, THRESHOLD_PARAMETER
+from rnea_ros.params import params_file
 
 THRESHOLD = THRESHOLD_PARAMETER  # node parameter family: collision_threshold.<joint>
 # The effort that informs the observer (``check_effort``): on a joint whose predicted torque
@@ -64,9 +64,6 @@ class Observed:
 
 def check_options(options) -> None:
     """Refuse observer options that cannot work, before any work."""
-    gain = options.observer_gain
-    if not (isinstance(gain, (int, float)) and math.isfinite(gain) and gain > 0):
-        raise InputError(f'--observer-gain: expected a finite number > 0 (1/s), got {gain!r}')
     if options.collision_thresholds and not options.observer:
         raise InputError('--collision-thresholds needs --observer')
     if options.observer and options.floating_base:
@@ -172,10 +169,9 @@ def read_thresholds(path, names: list[str]) -> np.ndarray:
     thresholds = []
     for name in names:
         value = given[name]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not math.isfinite(value) or value <= 0:
-            raise InputError(f'{path}: parameter {THRESHOLD}{name!s}: expected a finite number '
-                             f'> 0 (N m), got {value!r}')
+        if not finite_number(value) or not MIN_THRESHOLD <= value <= MAX_THRESHOLD:
+            raise InputError(f'{path}: parameter {THRESHOLD}{name!s}: expected a number from '
+                             f'{MIN_THRESHOLD:g} to {MAX_THRESHOLD:g} (N m), got {brief(value)}')
         thresholds.append(float(value))
     return np.array(thresholds)
 

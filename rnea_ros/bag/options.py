@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, fields
 
-from rnea_ros.dynamics.description import parse_xacro_arg
-from rnea_ros.observer.momentum import DEFAULT_GAIN, MEASURED_EFFORTS
+from rnea_ros.description.robot_file import parse_xacro_arg
+from rnea_ros.observer.momentum import DEFAULT_GAIN, MAX_GAIN, MEASURED_EFFORTS, MIN_GAIN
 from rnea_ros.recording import differentiate
 from rnea_ros.tools import reading
 from rnea_ros.tools.options import add_fields, MAIN, option, positional
@@ -79,8 +79,8 @@ class BagOptions:
         'auto', ACCELERATIONS, choices=('auto', 'positions', 'velocities'),
         help='route of the estimated accelerations: per joint the better one (default), or '
         'the one given (velocities only where the messages carry them)')
-    order: int = option(differentiate.DEFAULT_ORDER, ACCELERATIONS, type=int,
-                        help='polynomial degree, >= 2 (default: %(default)s)')
+    order: int = option(differentiate.DEFAULT_ORDER, ACCELERATIONS, type=int, bounds=(2, 12),
+                        help='polynomial degree (default: %(default)s)')
     max_gap: float | None = option(
         None, ACCELERATIONS, type=float, metavar='S',
         help='longer sample intervals split the fit (default: half the window)')
@@ -107,9 +107,9 @@ class BagOptions:
     odometry: str = option('odometry', MODEL, metavar='TOPIC',
                            help='nav_msgs/Odometry topic of the floating base (default: '
                            '%(default)s)')
-    gravity: list | None = option(None, MODEL, type=float, nargs=3,
+    gravity: list | None = option(None, MODEL, type=float, nargs=3, bounds=(-100.0, 100.0),
                                   metavar=('GX', 'GY', 'GZ'),
-                                  help='world gravity [m/s^2] (default: 0 0 -9.81)')
+                                  help='world gravity [m/s^2] (default: 0 0 -9.81), each')
     inertia_check: str = option('error', MODEL, choices=('error', 'warn'),
                                 help='physically inconsistent URDF inertias: refuse or warn')
     actuation: str | None = option(
@@ -119,7 +119,7 @@ class BagOptions:
     observer: bool = option(False, OBSERVER, action='store_true',
                             help='run the momentum observer: external joint torques')
     observer_gain: float = option(
-        DEFAULT_GAIN, OBSERVER, type=float, metavar='K',
+        DEFAULT_GAIN, OBSERVER, type=float, metavar='K', bounds=(MIN_GAIN, MAX_GAIN),
         help='observer gain [1/s]: the residual follows the external torque with time '
         'constant 1/K (default: %(default)s)')
     measured_effort: str = option(

@@ -98,6 +98,7 @@ from rnea_ros.errors import InputError
 from rnea_ros.recording import derivatives, differentiate, plausibility
 from rnea_ros.recording.bagio.storage import open_bag, typestore
 from rnea_ros.recording.plausibility import UnitError
+from rnea_ros.tools.options import check_bounds
 from rnea_ros.tools.reading import reconvert
 from rnea_ros.tools.staging import check as check_output
 
@@ -132,9 +133,10 @@ def run(options: BagOptions) -> Result:
     timings = _Timings()
     bag_path = Path(options.bag)
     output = Path(options.output) if options.output else Path.cwd() / f'{bag_path.name}_rnea'
-    if (options.window != differentiate.AUTO and not options.window > 0) or options.order < 2 or (
+    check_bounds(options)  # --order, --gravity, --observer-gain: their declared bounds
+    if (options.window != differentiate.AUTO and not options.window > 0) or (
             options.max_gap is not None and not options.max_gap > 0):
-        raise InputError('--window and --max-gap must be positive and --order at least 2')
+        raise InputError('--window and --max-gap must be positive')
     if options.threads is not None and options.threads < 1:
         raise InputError(f'--threads must be at least 1, got {options.threads}')
     inputs.check_seconds(options)

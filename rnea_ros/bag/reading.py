@@ -15,10 +15,11 @@ import numpy as np
 from rnea_ros.bag import inputs
 from rnea_ros.bag.decomposition import effort_labels
 from rnea_ros.bag.options import BagOptions
+from rnea_ros.description.loading import urdf_model
 from rnea_ros.dynamics.actuation import Actuation
-from rnea_ros.dynamics.loading import urdf_model
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
+from rnea_ros.params.actuation_file import read_actuation
 from rnea_ros.recording import differentiate, JointSeries, load_joint_states
 from rnea_ros.recording.bagio.storage import BagError, JOINT_STATE, topic_connections
 
@@ -85,7 +86,7 @@ def load_inputs(options: BagOptions, reader, store, show: bool, warnings: list) 
         odd = [j.name for j in model.multi_dof_joints]
         raise InputError(f'URDF joints {odd} are floating/planar: joint_states cannot give '
                          'their state')
-    actuation = Actuation.load_yaml(options.actuation, model) if options.actuation \
+    actuation = read_actuation(options.actuation, model) if options.actuation \
         else None
     labels, units = effort_labels(model)
     columns = inputs.selected_columns(options.joints, model, labels)

@@ -19,11 +19,12 @@ from rnea_ros.control.control_law import CONTROL_LAWS
 from rnea_ros.control.families import (ACTUATION, COLLISION, COLLISION_PROFILE,  # noqa: F401
                                        CONTACT, FAMILIES, GAINS, WRENCH_POINT)
 from rnea_ros.control.joint_input import MAX_NAMES
-from rnea_ros.control.parameter import (BOOL, DOUBLE, DOUBLE_ARRAY, INTEGER, Parameter, STRING,
-                                        STRING_ARRAY)
 from rnea_ros.dynamics.actuation import DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS
 from rnea_ros.dynamics.payload import MAX_MASS_RATIO, MAX_RADIUS
 from rnea_ros.observer.collision import DEFAULT_MIN_DURATION
+from rnea_ros.observer.momentum import MAX_GAIN, MIN_GAIN
+from rnea_ros.params.parameter import (BOOL, DOUBLE, DOUBLE_ARRAY, INTEGER, Parameter, STRING,
+                                       STRING_ARRAY)
 
 FAULT_OUTPUTS = ('zero', 'hold_gravity', 'none')
 TORQUE_TERMS = ('full', 'gravity', 'gravity_coriolis')
@@ -318,7 +319,7 @@ OBSERVER_PARAMETERS: tuple[Parameter, ...] = (
         'observer gain K: r follows the external torque with time constant 1/K',
         'Gain K of the momentum observer: each residual follows its external torque as a first '
         'order lag of time constant 1/K (50: 20 ms). Larger: faster detection, more noise.',
-        unit='1/s', low=0.1, high=1000.0, live=True),
+        unit='1/s', low=MIN_GAIN, high=MAX_GAIN, live=True),
     Parameter(
         'observer_queue', INTEGER, 256,
         'joint_states samples the observer queues between two drains (all are integrated)',

@@ -15,12 +15,17 @@ from dataclasses import fields, replace
 
 from rnea_ros.contacts import Contact, KINDS
 from rnea_ros.control.control_law import MAX_KD, MAX_KP
-from rnea_ros.control.parameter import DOUBLE, DOUBLE_ARRAY, Family, Parameter, STRING
-from rnea_ros.dynamics.actuation import MAX_EFFORT_GAIN, MIN_EFFORT_GAIN
-from rnea_ros.observer.collision import THRESHOLD_PARAMETER
+from rnea_ros.dynamics.actuation import BOUNDS
+from rnea_ros.observer.collision import MAX_THRESHOLD, MIN_THRESHOLD, THRESHOLD_PARAMETER
+from rnea_ros.params.parameter import DOUBLE, DOUBLE_ARRAY, Family, Parameter, STRING
 
 __all__ = ['COLLISION', 'COLLISION_PROFILE', 'CONTACT', 'FAMILIES', 'GAINS', 'ACTUATION',
            'WRENCH_POINT']
+
+
+def _within(term: str) -> dict:
+    """Return the bounds of an actuation term, as the library checks them (``low``, ``high``)."""
+    return dict(zip(('low', 'high'), BOUNDS[term]))
 
 
 def _contact_default(field: str):
@@ -59,24 +64,25 @@ ACTUATION = Family(
         Parameter('armature.{joint}', DOUBLE, 0.0,
                   'reflected rotor inertia: τ += armature·a',
                   'reflected rotor inertia: tau += armature * a (always applied).',
-                  unit='kg m² or kg', note='3'),
+                  unit='kg m² or kg', note='3', **_within('armature')),
         Parameter('friction.{joint}.coulomb', DOUBLE, 0.0, 'Coulomb friction',
                   'Coulomb friction: coulomb * tanh(v / friction_velocity_threshold).',
-                  unit='N m or N', note='3'),
+                  unit='N m or N', note='3', **_within('coulomb')),
         Parameter('friction.{joint}.viscous', DOUBLE, 0.0, 'viscous friction',
-                  'viscous friction: viscous * v.', unit='N m s/rad or N s/m', note='3'),
+                  'viscous friction: viscous * v.', unit='N m s/rad or N s/m', note='3',
+                  **_within('viscous')),
         Parameter('friction.{joint}.offset', DOUBLE, 0.0, 'constant torque offset',
-                  'constant torque offset.', unit='N m or N', note='3'),
+                  'constant torque offset.', unit='N m or N', note='3', **_within('offset')),
         Parameter('effort_bias.{joint}', DOUBLE, 0.0,
                   "effort sensor's bias: the observer takes it out of the measured effort",
                   'bias of the effort sensor: the observer integrates the measured effort '
-                  'minus it (never applied as a torque).', unit='N m or N', note='3'),
+                  'minus it (never applied as a torque).', unit='N m or N', note='3',
+                  **_within('effort_bias')),
         Parameter('effort_gain.{joint}', DOUBLE, 1.0,
                   "effort sensor's gain: measured torque = effort_gain·effort − effort_bias",
                   'gain of the effort sensor (e.g. N m per A of a motor current): the observer '
                   'integrates effort_gain * effort - effort_bias (never applied as a torque).',
-                  unit='N m or N per unit of effort', low=MIN_EFFORT_GAIN, high=MAX_EFFORT_GAIN,
-                  note='3'),
+                  unit='N m or N per unit of effort', note='3', **_within('effort_gain')),
     ),
     when='for each one-DoF joint when a model loads',
     checked_by='rnea_ros.dynamics.actuation.Actuation', attribute='actuation')
@@ -87,9 +93,10 @@ COLLISION = Family(
                   'Collision threshold on the absolute external torque (the residual) of the '
                   'joint; a joint without one is not watched. Unset live (ros2 param delete), '
                   'the joint is not watched until a threshold is set again.',
-                  unit='N m or N', low=1e-6, high=1e6, live=True,
+                  unit='N m or N', low=MIN_THRESHOLD, high=MAX_THRESHOLD, live=True,
                   shown_default='unset (not watched)',
-                  expected='a number from 1e-06 to 1e+06 (N m or N; unset: not watched)'),
+                  expected=f'a number from {MIN_THRESHOLD:g} to {MAX_THRESHOLD:g} (N m or N; '
+                  'unset: not watched)'),
     ),
     when='for each one-DoF joint when a model loads',
     checked_by='rnea_ros.control.declaration.check', attribute='collision_thresholds')

@@ -3,8 +3,9 @@ The documents generated from the node's parameter declaration (``declaration``).
 
 ``yaml_text()`` is ``config/rnea.yaml`` (every parameter with its default and meaning, the
 families as commented examples) and ``markdown_table()`` the parameter table of
-``docs/node.md`` between its marker lines. ``python -m rnea_ros.control.parameter_docs --yaml`` /
-``--markdown`` prints them (``main``); a test fails when the checked-in files differ.
+``docs/node.md`` between its marker lines, ``settings_text()`` the fields of ``Settings``
+(``settings_fields.py``). ``python -m rnea_ros.control.parameter_docs --yaml`` / ``--markdown``
+/ ``--settings`` prints them (``main``); a test fails when the checked-in files differ.
 """
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import argparse
 import sys
 import textwrap
 
-from rnea_ros.control.declaration import (ACTUATION, COLLISION, COLLISION_PROFILE, CONTACT,
-                                          FAMILIES, GAINS, PARAMETERS, WRENCH_POINT)
-from rnea_ros.control.parameter import Parameter
+from rnea_ros.control.declaration import (ACTUATION, BY_NAME, COLLISION, COLLISION_PROFILE,
+                                          CONTACT, FAMILIES, GAINS, PARAMETERS, WRENCH_POINT)
+from rnea_ros.control.settings import FIELDS, MAPPINGS
+from rnea_ros.params.parameter import BOOL, DOUBLE, INTEGER, Parameter, STRING
 
 
 YAML_HEADER = """\
@@ -135,16 +137,54 @@ def markdown_table() -> str:
     return '\n'.join(rows + ['', MARKDOWN_END])
 
 
+SETTINGS_HEADER = '''"""
+The fields of ``Settings``: one per declared parameter the core reads, one mapping per family.
+
+Generated from rnea_ros/control/declaration.py by
+python -m rnea_ros.control.parameter_docs --settings: edit the declaration, not this file.
+``settings.Settings`` holds them with its behaviour (``updated``, ``validate``); its mappings
+are frozen when a snapshot is made.
+"""
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class SettingsFields:
+    """The snapshot's fields, with the declared defaults (arrays: tuples, unset: ())."""
+
+'''
+_TYPES = {BOOL: 'bool', INTEGER: 'int', DOUBLE: 'float', STRING: 'str'}
+
+
+def _default(parameter: Parameter):
+    """Return the declared default as a snapshot holds it (arrays: tuples, unset: ())."""
+    default = parameter.default
+    return () if default is None else tuple(default) if isinstance(default, (list, tuple)) \
+        else default
+
+
+def settings_text() -> str:
+    """Return rnea_ros/control/settings_fields.py: ``SettingsFields``, a field per parameter."""
+    lines = [f'    {name}: {_TYPES.get(BY_NAME[name].kind, "tuple")} = '
+             f'{_default(BY_NAME[name])!r}' for name in FIELDS]
+    lines += [f'    {name}: Mapping = field(default_factory=dict)' for name in MAPPINGS]
+    return SETTINGS_HEADER + '\n'.join(lines) + '\n'
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Print config/rnea.yaml (``--yaml``) or the docs' parameter table (``--markdown``)."""
+    """Print config/rnea.yaml, the docs' parameter table or the settings' fields."""
     parser = argparse.ArgumentParser(prog='python -m rnea_ros.control.parameter_docs',
                                      description='Print a document generated from the '
                                      "node's parameter declaration.")
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument('--yaml', action='store_true', help='config/rnea.yaml')
     which.add_argument('--markdown', action='store_true', help="docs/node.md's table")
+    which.add_argument('--settings', action='store_true',
+                       help='rnea_ros/control/settings_fields.py')
     args = parser.parse_args(argv)
-    sys.stdout.write(yaml_text() if args.yaml else markdown_table() + '\n')
+    sys.stdout.write(yaml_text() if args.yaml else settings_text() if args.settings
+                     else markdown_table() + '\n')
     return 0
 
 

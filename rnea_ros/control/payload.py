@@ -15,11 +15,11 @@ parameter callbacks, off the control path, and installs the model between two cy
 from __future__ import annotations
 
 from rnea_ros.control.declaration import BY_NAME, PAYLOAD
-from rnea_ros.control.parameter import check
 from rnea_ros.control.settings import ParameterRejected
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.payload import check_payload, NO_PAYLOAD, Payload
 from rnea_ros.errors import InputError
+from rnea_ros.params.parameter import check
 
 FIELDS = {name: name.split('.', 1)[1] for name in PAYLOAD}  # payload.mass -> mass
 

@@ -1,9 +1,10 @@
 """
 The node's settings (its parameters, ROS-free) and the checks a model must pass to be driven.
 
-``Settings`` is an immutable snapshot of the node's parameters, generated from ``declaration``:
-one field per declared parameter (but the node's own, ``NODE_ONLY``), with its declared default,
-and one read-only mapping per family (``Family.attribute``: ``gains``,
+``Settings`` is an immutable snapshot of the node's parameters, its fields generated from
+``declaration`` into ``settings_fields`` (``python -m rnea_ros.control.parameter_docs
+--settings``): one field per declared parameter (but the node's own, ``NODE_ONLY``), with its
+declared default, and one read-only mapping per family (``Family.attribute``: ``gains``,
 ``collision_thresholds``...). No field is written by hand: a parameter declared is a field.
 ``validate`` checks every value (``parameter.check``) and how they relate; ``updated`` builds
 the snapshot a live set makes (the values already checked by the node's set callback). The
@@ -21,12 +22,13 @@ node hands it over under the control lock.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field, make_dataclass, replace
+from dataclasses import dataclass, replace
 
 from rnea_ros.control.declaration import BY_NAME, FAMILIES, NODE_ONLY, PARAMETERS
-from rnea_ros.control.parameter import (BOOL, check, DOUBLE, INTEGER, Parameter, STRING)
+from rnea_ros.control.settings_fields import SettingsFields
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
+from rnea_ros.params.parameter import check
 
 
 class FrozenMap(Mapping):
@@ -60,14 +62,6 @@ class FrozenMap(Mapping):
                 for key, value in self._items.items()}
 
 
-def _default(parameter: Parameter):
-    """Return the declared default as a snapshot holds it (arrays: tuples, unset: ())."""
-    default = parameter.default
-    return () if default is None else tuple(default) if isinstance(default, (list, tuple)) \
-        else default
-
-
-_TYPES = {BOOL: bool, INTEGER: int, DOUBLE: float, STRING: str}
 # The snapshot's fields: the declared parameters the core reads, then one mapping per family.
 FIELDS = tuple(parameter.name for parameter in PARAMETERS if parameter.name not in NODE_ONLY)
 MAPPINGS = tuple(family.attribute for family in FAMILIES if family.attribute)
@@ -172,19 +166,15 @@ def _checked(settings, name: str):
     return () if value is None else value
 
 
-Settings = make_dataclass(
-    'Settings',
-    [(name, _TYPES.get(BY_NAME[name].kind, tuple), field(default=_default(BY_NAME[name])))
-     for name in FIELDS] + [(name, Mapping, field(default_factory=FrozenMap))
-                            for name in MAPPINGS],
-    bases=(_Snapshot,), frozen=True)
-Settings.__module__ = __name__  # pickled by name (to the description worker)
-Settings.__doc__ = """
+@dataclass(frozen=True)
+class Settings(_Snapshot, SettingsFields):
+    """
     The node's parameters, an immutable snapshot: a field per parameter of ``declaration``.
 
-    Generated from the declaration (module docstring): ``dataclasses.replace`` or ``updated``
-    make a changed copy. Unset arrays are empty tuples; ``contacts`` holds
-    ``rnea_ros.contacts.Contact`` records; each family's values are a read-only mapping.
+    Its fields are ``SettingsFields``, generated from the declaration (module docstring):
+    ``dataclasses.replace`` or ``updated`` make a changed copy. Unset arrays are empty tuples;
+    ``contacts`` holds ``rnea_ros.contacts.Contact`` records; each family's values are a
+    read-only mapping.
     """
 
 

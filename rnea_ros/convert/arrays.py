@@ -26,7 +26,7 @@ import zlib
 
 import numpy as np
 
-from rnea_ros.convert.table import no_column
+from rnea_ros.convert.log_faults import no_column
 from rnea_ros.errors import InputError
 
 INDEXED = re.compile(r'(.+)\[([1-9][0-9]*)\]')  # NAME[k]: the column k of the matrix NAME

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from rnea_ros.convert.table import row_name
+from rnea_ros.convert.log_faults import row_name
 from rnea_ros.errors import InputError
 
 TIME_UNITS = {'s': 1.0, 'ms': 1e-3, 'us': 1e-6, 'ns': 1e-9}
@@ -52,7 +52,8 @@ def offset_ns(text: str) -> int:
         seconds = Decimal(text.strip())
     except InvalidOperation:
         seconds = Decimal('nan')
-    if not seconds.is_finite() or abs(seconds) > Decimal(MAX_OFFSET):
+    # copy_abs, not abs(): abs rounds in the context, and 1e9999999999 overflows its exponent
+    if not seconds.is_finite() or seconds.copy_abs() > Decimal(MAX_OFFSET):
         raise InputError(f'--time-offset {text!r}: expected a number of seconds of magnitude '
                          f'at most {MAX_OFFSET:g}')
     return int(seconds.scaleb(9).to_integral_value())

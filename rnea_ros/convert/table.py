@@ -17,11 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
+from rnea_ros.convert import arrays, matfile
+from rnea_ros.convert.log_faults import no_column, row_name, SUFFIXES
 from rnea_ros.errors import InputError, not_utf8
-
-SUFFIXES = {'.csv': 'csv', '.parquet': 'parquet', '.pq': 'parquet', '.npz': 'npz',
-            '.mat': 'mat'}
-SHOWN_COLUMNS = 12  # the columns an error lists before '...'
 
 
 def read_columns(path: str | Path, columns: list[str]) -> dict[str, np.ndarray]:
@@ -32,7 +30,6 @@ def read_columns(path: str | Path, columns: list[str]) -> dict[str, np.ndarray]:
         raise InputError(f'LOG {str(path)!r}: expected a .csv, .parquet, .npz or .mat file')
     if not path.is_file():
         raise InputError(f'LOG {str(path)!r}: no such file')
-    from rnea_ros.convert import arrays, matfile
     read = {'csv': _read_csv, 'parquet': _read_parquet, 'npz': arrays.read_npz,
             'mat': matfile.read_mat}[kind]
     values = read(path, list(dict.fromkeys(columns)))
@@ -42,12 +39,6 @@ def read_columns(path: str | Path, columns: list[str]) -> dict[str, np.ndarray]:
             raise InputError(f'LOG {str(path)!r}: {row_name(kind, int(bad[0]))}, column {name!r}: '
                              f'{float(values[name][bad[0]])!r} is not a finite number')
     return values
-
-
-def row_name(kind: str, index: int) -> str:
-    """Say where the data row ``index`` (from 0) is: 'row N' (and its line for CSV)."""
-    kind = SUFFIXES.get(Path(kind).suffix.lower(), kind)  # a kind, or the log's path
-    return f'row {index + 1} (line {index + 2})' if kind == 'csv' else f'row {index + 1}'
 
 
 def _missing(path: Path, header: list[str], columns: list[str]) -> None:
@@ -60,13 +51,6 @@ def _missing(path: Path, header: list[str], columns: list[str]) -> None:
             raise InputError(f'LOG {str(path)!r}: column {name!r} appears {count} times in its '
                              'header; expected once')
         raise no_column(path, name, header)
-
-
-def no_column(path: Path, name: str, shown: list[str]) -> InputError:
-    """Return the error of a log without the column ``name``: it lists the first ``shown``."""
-    listed = ', '.join(shown[:SHOWN_COLUMNS]) + (', ...' if len(shown) > SHOWN_COLUMNS else '')
-    return InputError(f'LOG {str(path)!r} has no column {name!r}; its columns: '
-                      f'{listed or "none"}')
 
 
 def _header(path: Path) -> list[str]:

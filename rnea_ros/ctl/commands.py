@@ -37,7 +37,9 @@ def state(session: Session, node: str) -> int:
 
 def transition(session: Session, node: str, label: str) -> int:
     """Trigger ``label`` on ``node`` when its state offers it; print the state reached."""
-    from lifecycle_msgs.srv import ChangeState, GetAvailableTransitions
+    from lifecycle_msgs.srv import ChangeState, GetAvailableTransitions, GetState
+    session.expect((GetAvailableTransitions, f'{node}/get_available_transitions'),
+                   (ChangeState, f'{node}/change_state'), (GetState, f'{node}/get_state'))
     available = session.call(GetAvailableTransitions, f'{node}/get_available_transitions',
                              GetAvailableTransitions.Request(), node)
     labels = sorted({t.transition.label for t in available.available_transitions})
@@ -109,8 +111,10 @@ def param_list(session: Session, node: str) -> int:
 
 def param_get(session: Session, node: str, asked: list[str]) -> int:
     """Print ``NAME: VALUE`` per parameter (``not set`` for a declared one without value)."""
-    from rcl_interfaces.srv import GetParameters
+    from rcl_interfaces.srv import GetParameters, ListParameters
     from rclpy.parameter import parameter_value_to_python
+    session.expect((GetParameters, f'{node}/get_parameters'),
+                   (ListParameters, f'{node}/list_parameters'))
     got = []
     for name in asked:  # one call each: rclpy answers none at all for one unset name
         response = session.call(GetParameters, f'{node}/get_parameters',
@@ -144,7 +148,11 @@ def param_describe(session: Session, node: str, asked: list[str]) -> int:
 
 def param_set(session: Session, node: str, assignments: list[str], atomic: bool) -> int:
     """Set ``NAME:=VALUE`` parameters, one by one or (``atomic``) all or none."""
+    from rcl_interfaces.srv import DescribeParameters, SetParameters, SetParametersAtomically
     pairs = [values.assignment(text) for text in assignments]
+    session.expect((DescribeParameters, f'{node}/describe_parameters'),
+                   (SetParametersAtomically, f'{node}/set_parameters_atomically') if atomic
+                   else (SetParameters, f'{node}/set_parameters'))
     declared = _descriptors(session, node, [name for name, _ in pairs])
     parameters = []
     for (name, text), descriptor in zip(pairs, declared):

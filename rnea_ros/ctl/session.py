@@ -4,6 +4,9 @@ The rclpy side of ``rnea_ctl``: one context and node; services and topics with d
 A node that does not answer is ``Unreachable`` (exit 1), naming the node or topic and how long
 was waited. Waiting is on events: the executor spins until a future is done, a service or a
 subscriber is there, or a message came. SIGINT stays Python's (KeyboardInterrupt: exit 130).
+Where a node is up, a call costs the start of Python and rclpy and the discovery of the
+endpoints: a client is made once per service and kept for the session, and ``expect`` makes
+the clients of a command together, so that their discovery overlaps instead of adding up.
 """
 from __future__ import annotations
 
@@ -41,12 +44,23 @@ class Session:
                          enable_rosout=False)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
+        self._clients: dict[str, object] = {}  # service -> its client, discovered once
+
+    def expect(self, *services) -> None:
+        """Make the clients of ``(srv_type, service)`` pairs now: discovered side by side."""
+        for srv_type, service in services:
+            self._client(srv_type, service)
+
+    def _client(self, srv_type, service: str):
+        if service not in self._clients:
+            self._clients[service] = self.node.create_client(srv_type, service)
+        return self._clients[service]
 
     def close(self) -> None:
         """Destroy the node and shut the context down."""
         import rclpy
         self.executor.shutdown()
-        self.node.destroy_node()
+        self.node.destroy_node()  # and its clients
         rclpy.try_shutdown(context=self.context)
 
     def spin_until(self, condition: Callable[[], object], what: str,
@@ -64,15 +78,11 @@ class Session:
 
     def call(self, srv_type, service: str, request, node: str):
         """Call ``service`` of ``node`` once it is there; the response."""
-        client = self.node.create_client(srv_type, service)
-        try:
-            self.spin_until(client.service_is_ready,
-                            f'node {node} not found: no service {service}')
-            future = client.call_async(request)
-            self.spin_until(future.done, f'node {node} did not answer on {service}')
-            return future.result()
-        finally:
-            self.node.destroy_client(client)
+        client = self._client(srv_type, service)
+        self.spin_until(client.service_is_ready, f'node {node} not found: no service {service}')
+        future = client.call_async(request)
+        self.spin_until(future.done, f'node {node} did not answer on {service}')
+        return future.result()
 
     def publisher(self, msg_type, topic: str, depth: int = 10):
         """Return a reliable publisher on ``topic`` once a subscriber matched it."""

@@ -13,18 +13,18 @@ was expected. No ROS here: ``session`` builds the message.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 import math
-from pathlib import Path
 
-import yaml
-
-from rnea_ros.errors import InputError, not_utf8
+from rnea_ros.errors import InputError
+from rnea_ros.files import brief, finite_number, load_yaml, read_text, YamlError
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # a trajectory file larger than this is refused unread
 FIELDS = ('positions', 'velocities', 'accelerations', 'effort')
 NANOSECONDS = 1_000_000_000
 MAX_SECONDS = 2 ** 31 - 1  # builtin_interfaces/Duration's sec is an int32
+MAX_JOINTS = 10_000  # joint names of one trajectory: far more than any robot has
 
 
 @dataclass(frozen=True)
@@ -51,20 +51,11 @@ class TrajectorySpec:
 def load_file(path: str) -> TrajectorySpec:
     """Read and check the trajectory YAML file ``path`` (see the module docstring)."""
     where = f'trajectory file {path!r}'
+    text = read_text(path, 'trajectory file', MAX_FILE_BYTES)  # a FIFO, /dev/zero: refused
     try:
-        size = Path(path).stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise InputError(f'{where}: {size} bytes: expected at most {MAX_FILE_BYTES}')
-        text = Path(path).read_text(encoding='utf-8')
-    except OSError as exc:
-        raise InputError(f'cannot read {where}: {exc.strerror or exc}') from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f'cannot read {where}: {not_utf8(exc)}') from None
-    try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        reason = ' '.join(str(exc).split())
-        raise InputError(f'{where}: not valid YAML: {reason}') from None
+        document = load_yaml(text)
+    except YamlError as exc:
+        raise InputError(f'{where}: {exc}') from None
     return from_fields(document, where)
 
 
@@ -76,9 +67,12 @@ def from_fields(document, where: str) -> TrajectorySpec:
             or not all(isinstance(name, str) and name for name in names)):
         raise InputError(f'{where}: joint_names: expected a list of joint names (non-empty '
                          'texts)')
-    repeated = sorted({name for name in names if names.count(name) > 1})
+    if len(names) > MAX_JOINTS:
+        raise InputError(f'{where}: joint_names: {len(names)} names: expected at most '
+                         f'{MAX_JOINTS}')
+    repeated = sorted(name for name, count in Counter(names).items() if count > 1)
     if repeated:
-        raise InputError(f'{where}: joint_names: {repeated[0]!r} is named twice: expected '
+        raise InputError(f'{where}: joint_names: {brief(repeated[0])} is named twice: expected '
                          'each joint once')
     points = mapping.get('points')
     if not isinstance(points, list) or not points:
@@ -127,9 +121,9 @@ def from_inline(points: list[list[str]]) -> TrajectorySpec:
 def _mapping(value, where: str, field: str, keys: set[str]) -> dict:
     if not isinstance(value, dict):
         raise InputError(f'{where}: {field}: expected a mapping with {", ".join(sorted(keys))}')
-    unknown = sorted(str(key) for key in value if key not in keys)
+    unknown = sorted(brief(key) for key in value if key not in keys)
     if unknown:
-        raise InputError(f'{where}: {field}: unknown field {unknown[0]!r}: expected '
+        raise InputError(f'{where}: {field}: unknown field {unknown[0]}: expected '
                          f'{", ".join(sorted(keys))}')
     return value
 
@@ -140,7 +134,7 @@ def _point(point, where: str, field: str, joints: int) -> Point:
     for name in FIELDS:
         numbers = mapping.get(name, [])
         if not isinstance(numbers, list) or len(numbers) not in (0, joints) or not all(
-                _finite(number) for number in numbers):
+                finite_number(number) for number in numbers):
             raise InputError(f'{where}: {field}.{name}: expected {joints} finite numbers (one '
                              f'per joint_names) or none')
         values[name] = tuple(float(number) for number in numbers)
@@ -153,7 +147,7 @@ def _point(point, where: str, field: str, joints: int) -> Point:
 
 def _duration(value, where: str, field: str) -> int:
     """Return nanoseconds of ``{sec, nanosec}`` or of a number of seconds >= 0."""
-    if _finite(value) and 0 <= value <= MAX_SECONDS:
+    if finite_number(value) and 0 <= value <= MAX_SECONDS:
         return round(value * NANOSECONDS)
     if isinstance(value, dict) and set(value) <= {'sec', 'nanosec'} and all(
             isinstance(part, int) and not isinstance(part, bool) for part in value.values()):
@@ -179,11 +173,6 @@ def _header(header, where: str) -> tuple[tuple[int, int], str]:
     if not isinstance(frame_id, str):
         raise InputError(f'{where}: header.frame_id: expected a text')
     return divmod(total, NANOSECONDS), frame_id
-
-
-def _finite(value) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value))
 
 
 def _number(text: str, field: str) -> float:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import yaml
 
 from rnea_ros.errors import InputError
+from rnea_ros.files import brief, finite_number, load_yaml, YamlError
 
 # rcl_interfaces/ParameterType: the types a value can have on the command line.
 BOOL, INTEGER, DOUBLE, STRING = 1, 2, 3, 4
@@ -20,6 +21,8 @@ TYPE_NAMES = {0: 'not set', BOOL: 'bool', INTEGER: 'integer', DOUBLE: 'double',
               INTEGER_ARRAY: 'integer array', DOUBLE_ARRAY: 'double array',
               STRING_ARRAY: 'string array'}
 SCALARS = {bool: BOOL, int: INTEGER, float: DOUBLE, str: STRING}
+INT64 = (-2 ** 63, 2 ** 63 - 1)  # rcl_interfaces/ParameterValue's integer_value
+EXPECTED = 'expected true/false, a number, a text or a list of one kind of them (YAML)'
 ARRAYS = {BOOL: BOOL_ARRAY, INTEGER: INTEGER_ARRAY, DOUBLE: DOUBLE_ARRAY, STRING: STRING_ARRAY}
 
 
@@ -40,11 +43,21 @@ def parse_value(name: str, text: str, declared: int = 0) -> tuple[int, object]:
     raises ``InputError`` naming the parameter.
     """
     try:
-        value = yaml.safe_load(text) if text.strip() else ''
-    except yaml.YAMLError:
+        value = load_yaml(text) if text.strip() else ''
+    except YamlError as exc:
+        if 'malformed YAML' not in str(exc):  # an alias bomb, deep nesting, a huge integer
+            raise InputError(f'parameter {name!r}: {brief(text)}: {exc}') from None
         value = text  # as ros2 param set: what YAML cannot read is a text
+    integers = [item for item in (value if isinstance(value, list) else [value])
+                if isinstance(item, int) and not isinstance(item, bool)]
     if declared in (DOUBLE, DOUBLE_ARRAY):
+        if not all(finite_number(item) for item in integers):
+            raise InputError(f'parameter {name!r}: {brief(text)}: expected numbers of magnitude '
+                             'below 1.8e308 (a ROS double parameter)')
         value = _as_doubles(value)
+    elif any(not INT64[0] <= item <= INT64[1] for item in integers):
+        raise InputError(f'parameter {name!r}: {brief(text)}: expected integers from -2**63 '
+                         'to 2**63-1 (a ROS integer parameter)')
     if type(value) in SCALARS:  # nan and inf too: the node refuses what it cannot use
         return SCALARS[type(value)], value
     if isinstance(value, list) and value and len({type(item) for item in value}) == 1 and (
@@ -52,8 +65,7 @@ def parse_value(name: str, text: str, declared: int = 0) -> tuple[int, object]:
         return ARRAYS[SCALARS[type(value[0])]], value
     if isinstance(value, list) and not value and declared in ARRAYS.values():
         return declared, value
-    raise InputError(f'parameter {name!r}: {text!r}: expected true/false, a number, a text or '
-                     'a list of one kind of them (YAML)')
+    raise InputError(f'parameter {name!r}: {brief(text)}: {EXPECTED}')
 
 
 def _as_doubles(value):

@@ -19,9 +19,10 @@ import time
 import numpy as np
 
 from rnea_ros.demos.motions import robot_urdf, sinusoidal_trajectory
-from rnea_ros.dynamics.description import parse_xacro_arg
+from rnea_ros.description.robot_file import parse_xacro_arg
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError, UsageParser
+from rnea_ros.files import FileError
 
 BATCH_REPEATS = 5
 WRENCH_LABELS = ('fx', 'fy', 'fz', 'tx', 'ty', 'tz')
@@ -98,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
         model = RobotModel.from_urdf_file(urdf, xacro_args=dict(args.xacro_arg or ()),
                                           floating_base=args.floating_base,
                                           inertia_check=args.inertia_check)
+    except FileError as exc:  # named by its option
+        print(f'rnea_demo: cannot read --urdf {str(urdf)!r}: {exc.why}', file=sys.stderr)
+        return 2
     except (OSError, ValueError, RneaError) as exc:  # ValueError: not UTF-8 text
         print(f'rnea_demo: cannot load {urdf}: {exc}', file=sys.stderr)
         return 2  # the input, as every tool's

@@ -51,6 +51,7 @@ from rnea_ros.demos.motions import robot_urdf, sinusoidal_trajectory
 from rnea_ros.demos.process import RclpySide, RosProcess
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import RneaError
+from rnea_ros.files import read_text
 
 STATUS_NAME = '/rnea: feed-forward torques'  # the node's full name first
 START_TIMEOUT = 180.0  # s: the first start on a machine compiles the kernels
@@ -401,7 +402,7 @@ def load_robot(parser: argparse.ArgumentParser, urdf: Path | None):
     """
     urdf = robot_urdf(parser, urdf)
     try:
-        xml = Path(urdf).read_text()
+        xml = read_text(urdf, '--urdf')  # a FIFO or /dev/zero: refused, never read
         model = RobotModel.from_urdf_string(xml)
     except (OSError, RneaError) as exc:
         print(f'{parser.prog}: cannot load {urdf}: {exc}', file=sys.stderr)

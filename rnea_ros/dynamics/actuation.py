@@ -44,34 +44,38 @@ a computed torque.
 
 An ``Actuation`` holds one value per entry of v (the model's order), zero for the rows of
 floating and planar joints, which take none of these terms. As ROS parameters (a node
-parameters file, see ``to_yaml``): ``friction.<joint>.coulomb``, ``friction.<joint>.viscous``,
-``friction.<joint>.offset``, ``armature.<joint>``, ``effort_bias.<joint>``,
-``effort_gain.<joint>``, ``friction_velocity_threshold`` and
-``friction_model``. The files are read and written by ``rnea_ros.params_file`` (PyYAML,
-imported there only: the dynamics need numpy and numba alone).
+parameters file, read and written by ``rnea_ros.params.actuation_file``; PyYAML is imported
+there only: the dynamics need numpy and numba alone): ``friction.<joint>.coulomb``,
+``friction.<joint>.viscous``, ``friction.<joint>.offset``, ``armature.<joint>``,
+``effort_bias.<joint>``, ``effort_gain.<joint>``, ``friction_velocity_threshold`` and
+``friction_model``.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 import math
-import os
 
 import numpy as np
 
-from rnea_ros import params_file
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
+from rnea_ros.files import brief, finite_number
 
 FRICTION_MODELS = ('coulomb-viscous-offset', 'none')
 DEFAULT_VELOCITY_THRESHOLD = 0.01  # rad/s (m/s for prismatic joints): see the module docstring
 FRICTION_FIELDS = ('coulomb', 'viscous', 'offset')
-# Terms that must not be negative: they would push the joint along its motion, or make the
-# mass matrix indefinite.
-NON_NEGATIVE = ('coulomb', 'viscous', 'armature')
 SCALAR_PARAMETERS = ('friction_velocity_threshold', 'friction_model')
 # effort_gain: a zero or negative gain would hide every collision from the observer.
 MIN_EFFORT_GAIN, MAX_EFFORT_GAIN = 1e-6, 1e6
+# The bounds of each term of a parameters file (SI: N m or N, N m s/rad or N s/m, kg m^2 or kg):
+# beyond any drive, and far from a float's range (1e300 times an acceleration is inf in the
+# torques). Coulomb, viscous and armature are not negative: they would push the joint along
+# its motion, or make the mass matrix indefinite.
+MAX_TERM = 1e6
+BOUNDS = {'coulomb': (0.0, MAX_TERM), 'viscous': (0.0, MAX_TERM), 'offset': (-MAX_TERM, MAX_TERM),
+          'armature': (0.0, MAX_TERM), 'effort_bias': (-MAX_TERM, MAX_TERM),
+          'effort_gain': (MIN_EFFORT_GAIN, MAX_EFFORT_GAIN)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,13 +169,10 @@ class Actuation:
             else:
                 continue
             row = base._joint_row(model, joint, key)
-            values[term][row] = _number(key, value, non_negative=term in NON_NEGATIVE)
-            if term == 'effort_gain' and not MIN_EFFORT_GAIN <= value <= MAX_EFFORT_GAIN:
-                raise InputError(f'parameter {key!r}: expected a number from '
-                                 f'{MIN_EFFORT_GAIN:g} to {MAX_EFFORT_GAIN:g}, got {value!r}')
+            values[term][row] = _number(key, value, *BOUNDS[term])
         return cls(base.joint_names, values['coulomb'], values['viscous'], values['offset'],
                    values['armature'],
-                   _number('friction_velocity_threshold', threshold, non_negative=True),
+                   _number('friction_velocity_threshold', threshold, 0.0, MAX_TERM),
                    friction_model, values['effort_bias'], values['effort_gain'])
 
     def _joint_row(self, model: RobotModel, joint: str, key: str) -> int:
@@ -184,20 +185,6 @@ class Actuation:
                              'continuous and prismatic joints')
         raise InputError(f'parameter {key!r}: unknown joint {joint!r}; expected one of '
                          f'{list(self._rows)}')
-
-    @classmethod
-    def load_yaml(cls, path: str | os.PathLike, model: RobotModel) -> Actuation:
-        """
-        Read a node parameters file (``/**:`` -> ``ros__parameters:``, see ``to_yaml``).
-
-        Every node section's ``ros__parameters`` is read, in file order; nested keys are joined
-        with '.' as ROS does. Raises ``InputError`` naming the file for a malformed one.
-        """
-        params = params_file.read(path, 'the actuation model')
-        try:
-            return cls.from_parameters(model, params)
-        except InputError as exc:
-            raise InputError(f'{path}: {exc}') from None
 
     # ------------------------------------------------------------------ export
     def to_parameters(self) -> dict:
@@ -214,31 +201,6 @@ class Actuation:
         for joint, row in self._rows.items():
             params[f'effort_gain.{joint}'] = float(self.effort_gain[row])
         return params
-
-    def to_yaml(self) -> str:
-        """Write the model as a node parameters file (``/**:`` -> ``ros__parameters:``)."""
-        params = {'friction_model': self.friction_model,
-                  'friction_velocity_threshold': self.velocity_threshold,
-                  'friction': {joint: {term: float(getattr(self, term)[row])
-                                       for term in FRICTION_FIELDS}
-                               for joint, row in self._rows.items()},
-                  'armature': {joint: float(self.armature[row])
-                               for joint, row in self._rows.items()},
-                  'effort_bias': {joint: float(self.effort_bias[row])
-                                  for joint, row in self._rows.items()}}
-        if np.any(self.effort_gain != 1.0):  # a torque sensor's model stays as it was
-            params['effort_gain'] = {joint: float(self.effort_gain[row])
-                                     for joint, row in self._rows.items()}
-        header = ('# Actuation model of rnea_ros (rnea_ros/dynamics/actuation.py): per joint\n'
-                  '# tau += armature*a + coulomb*tanh(v/friction_velocity_threshold)'
-                  ' + viscous*v + offset\n'
-                  '# (N m, N m s/rad, N m, kg m^2; N, N s/m, N, kg for prismatic joints);\n'
-                  "# effort_bias (N m; N): the effort sensor's bias, taken out of the measured "
-                  'effort, never applied\n')
-        if 'effort_gain' in params:
-            header += ('# effort_gain (N m or N per unit of the effort, e.g. per A): measured '
-                       'torque = effort_gain * effort - effort_bias\n')
-        return params_file.write(params, header)
 
     # ------------------------------------------------------------------ measured effort
     def corrected_effort(self, effort, out=None) -> np.ndarray:
@@ -320,13 +282,11 @@ class Actuation:
         return array
 
 
-def _number(key: str, value, non_negative: bool) -> float:
+def _number(key: str, value, low: float, high: float) -> float:
+    """Return ``value`` as a float, refused naming ``key`` unless a number from low to high."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f'parameter {key!r}: expected a number, got {value!r}')
-    if not math.isfinite(value) or (non_negative and value < 0):
-        expected = 'a finite number >= 0' if non_negative else 'a finite number'
-        raise InputError(f'parameter {key!r}: expected {expected}, got {value!r}')
+        raise InputError(f'parameter {key!r}: expected a number, got {brief(value)}')
+    if not finite_number(value) or not low <= value <= high:
+        raise InputError(f'parameter {key!r}: expected a number from {low:g} to {high:g}, got '
+                         f'{brief(value)}')
     return float(value)
-
-
-load_yaml = Actuation.load_yaml

@@ -9,7 +9,7 @@ Pinocchio's ``Data``. ``rnea_batch`` is thread-parallel internally and is safe t
 This module holds the construction, the description (names, joints, limits), the dynamics
 (RNEA, its terms, batches, mass and Coriolis matrices) and the argument checks; the model
 inherits its kinematics from ``model_kinematics`` and its inertial parameters, payload and
-regressor from ``model_parameters``.
+regressor from ``inertial_parameters``.
 """
 from __future__ import annotations
 
@@ -22,11 +22,9 @@ import numpy as np
 from rnea_ros.dynamics import checks, coriolis, crba
 from rnea_ros.dynamics import rnea as kernels
 from rnea_ros.dynamics import terms
-from rnea_ros.dynamics.description import read_robot_description
+from rnea_ros.dynamics.inertial_parameters import InertialParameterMethods
 from rnea_ros.dynamics.model_kinematics import KinematicsMethods
-from rnea_ros.dynamics.model_parameters import InertialParameterMethods
 from rnea_ros.dynamics.tree import KinematicTree
-from rnea_ros.dynamics.urdf import parse_urdf
 from rnea_ros.errors import InputError
 
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
@@ -113,6 +111,7 @@ class RobotModel(KinematicsMethods, InertialParameterMethods):
         positive semi-definite, or breaking the triangle inequality) with a ``ModelWarning``
         instead of an error; some published URDFs need it. See ``urdf.parse_urdf``.
         """
+        from rnea_ros.description.urdf import parse_urdf  # the parsers stand above dynamics
         return cls(parse_urdf(xml, floating_base=floating_base, inertia_check=inertia_check),
                    gravity)
 
@@ -130,6 +129,7 @@ class RobotModel(KinematicsMethods, InertialParameterMethods):
         xacro failure (missing include, undefined argument, refused expression) raises
         ``URDFError`` naming the file.
         """
+        from rnea_ros.description.robot_file import read_robot_description  # above dynamics
         xml = read_robot_description(path, xacro_args)
         return cls.from_urdf_string(xml, floating_base=floating_base, gravity=gravity,
                                     inertia_check=inertia_check)
@@ -140,9 +140,9 @@ class RobotModel(KinematicsMethods, InertialParameterMethods):
         Build a model from an MJCF file (or a ``mujoco.MjModel``) with MuJoCo's compiler.
 
         ``mjcf.load_mjcf`` gives the joints' armature, damping and friction too; what is
-        mapped and what is refused (``MJCFError``, naming it): ``rnea_ros.dynamics.mjcf``.
+        mapped and what is refused (``MJCFError``, naming it): ``rnea_ros.description.mjcf``.
         """
-        from rnea_ros.dynamics.mjcf import load_mjcf  # needs mujoco, the sim's dependency
+        from rnea_ros.description.mjcf import load_mjcf  # needs mujoco, the sim's dependency
         return load_mjcf(source, inertia_check=inertia_check).model
 
     def __getstate__(self) -> dict:

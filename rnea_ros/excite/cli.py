@@ -77,7 +77,7 @@ class ExciteOptions:
     limits_scale: float = option(0.8, LIMITS, type=float, metavar='F',
                                  help='safety factor of the URDF limits, in (0, 1] '
                                  '(default: %(default)s)')
-    acceleration_limit: float = option(5.0, LIMITS, type=float, metavar='A',
+    acceleration_limit: float = option(5.0, LIMITS, type=float, metavar='A', bounds=(1e-3, 1e4),
                                        help='acceleration limit of every joint [rad/s^2, or '
                                        'm/s^2] (default: %(default)s)')
     keep_above: list | None = option(None, LIMITS, action='append', metavar='LINK:Z',

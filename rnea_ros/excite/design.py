@@ -30,7 +30,7 @@ import scipy.optimize
 
 from rnea_ros.excite.fourier import FourierBasis
 from rnea_ros.excite.limits import Limits, Plane
-from rnea_ros.identify import base, fit, parameters
+from rnea_ros.identify import base, fit, inertial_layout
 
 DENSE = 20
 STEP = 1e-6  # finite-difference step of the coefficients [rad/s]
@@ -50,7 +50,7 @@ class Problem:
     limits: Limits
     basis: FourierBasis
     planes: list[Plane]
-    layout: parameters.Layout
+    layout: inertial_layout.Layout
     base: base.BaseParameters
     rows: np.ndarray  # joints whose torques are weighted rows (a finite effort limit)
     times: np.ndarray
@@ -103,7 +103,7 @@ class Problem:
 
 def problem(model, limits: Limits, basis: FourierBasis, planes: list[Plane]) -> Problem:
     """Set up the design problem: the base parameters of motions within the limits."""
-    lay = parameters.layout(model)
+    lay = inertial_layout.layout(model)
     rng = np.random.default_rng(base.SEED)
     count = base.SAMPLES
     q = np.tile(limits.rest, (count, 1))

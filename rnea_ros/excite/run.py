@@ -15,11 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from rnea_ros.dynamics.description import read_robot_description
-from rnea_ros.dynamics.loading import read_file_option, urdf_model
+from rnea_ros.description.loading import read_file_option, urdf_model
+from rnea_ros.description.robot_file import read_robot_description
 from rnea_ros.excite import design, limits as limits_module, outputs, worker
 from rnea_ros.excite.fourier import FourierBasis
 from rnea_ros.excite.limits import ExciteError
+from rnea_ros.tools.options import check_bounds
 
 OBJECTIVE = 'log det(W^T W) / p of the weighted base regressor W with unit columns'
 
@@ -92,6 +93,7 @@ def run(options, say=None) -> Excitation:
     ``say``: called with a line when the optimiser starts and after each of its iterations
     (the command line prints them; the optimiser runs in a forked process, ``worker``).
     """
+    check_bounds(options)  # --acceleration-limit: its declared bounds
     basis = check_timing(options)
     planes = [limits_module.parse_plane(text) for text in options.keep_above or []]
     model = urdf_model(read_file_option('--urdf', options.urdf, read_robot_description),

@@ -32,8 +32,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 from rnea_ros.bag import options as bag_options
-from rnea_ros.dynamics.description import read_robot_description
-from rnea_ros.dynamics.loading import read_file_option
+from rnea_ros.description.loading import read_file_option
+from rnea_ros.description.robot_file import read_robot_description
 from rnea_ros.errors import InputError, RneaError, UsageParser
 from rnea_ros.fleet import drift
 from rnea_ros.fleet.cluster import ALLOW_REMOTE, check_address, CONNECT_TIMEOUT, unprotected
@@ -203,9 +203,9 @@ def _start(fleet: FleetOptions, namespace: argparse.Namespace, dests: list[str])
 
 def _run(fleet: FleetOptions, per_bag: bag_options.BagOptions, dests: list[str]) -> int:
     """Analyse every bag with ``per_bag`` (the ``BagOptions`` template) on the cluster."""
-    from rnea_ros.tools.progress import Progress
     from rnea_ros.fleet import bags as fleet_bags
     from rnea_ros.fleet import cluster, digest, run
+    from rnea_ros.tools.progress import Progress
     output = Path(os.path.abspath(fleet.output))
     if output.exists() and not output.is_dir():
         raise RneaError(f'--output {fleet.output!r} exists and is not a directory')

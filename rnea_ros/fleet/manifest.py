@@ -36,9 +36,10 @@ import xml.etree.ElementTree as ET
 
 import yaml
 
-from rnea_ros.dynamics.description import read_robot_description
-from rnea_ros.dynamics.loading import read_file_option
+from rnea_ros.description.loading import read_file_option
+from rnea_ros.description.robot_file import read_robot_description
 from rnea_ros.errors import InputError
+from rnea_ros.files import load_yaml, YamlError
 from rnea_ros.fleet import bags as fleet_bags
 
 FIELDS = ('urdf', 'actuation', 'bags')
@@ -66,13 +67,11 @@ def load(path: str, xacro_args: dict | None = None, exclude: Path | None = None)
     text = read_file_option('--manifest', path)
     where = f'--manifest {str(path)!r}'
     try:
-        _refuse_duplicates(where, yaml.compose(text, Loader=yaml.SafeLoader))
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, 'problem_mark', None)
-        line = f' (line {mark.line + 1})' if mark is not None else ''
-        problem = getattr(exc, 'problem', None) or type(exc).__name__
-        raise InputError(f'{where}: not YAML: {problem}{line}') from None
+        document = load_yaml(text)
+    except YamlError as exc:
+        raise InputError(f'{where}: {exc}') from None
+    # Read above within the YAML reader's bounds; composed again for its keys, not expanded.
+    _refuse_duplicates(where, yaml.compose(text, Loader=yaml.SafeLoader))
     if not isinstance(document, dict) or set(document) != {'robots'} \
             or not isinstance(document['robots'], dict) or not document['robots']:
         raise InputError(f'{where}: expected {EXAMPLE}')

@@ -34,7 +34,7 @@ import time
 import numpy as np
 
 from rnea_ros.errors import InputError, UsageParser
-from rnea_ros.identify import current, outputs, parameters, payload, pipeline
+from rnea_ros.identify import current, inertial_layout, outputs, payload, pipeline
 from rnea_ros.tools import reading
 from rnea_ros.tools.options import add_fields, from_namespace, MAIN, option, positional
 from rnea_ros.tools.run import run_tool
@@ -77,10 +77,10 @@ class IdentifyOptions:
                             'train on the rest (default: %(default)s)')
     validate: str | None = option(None, MAIN, exclusive='validation', metavar='BAG',
                                   help='validate on this bag, train on all of the BAGs')
-    friction: str = option(parameters.DEFAULT_FRICTION, MAIN,
-                           choices=tuple(parameters.FRICTION_MODELS),
+    friction: str = option(inertial_layout.DEFAULT_FRICTION, MAIN,
+                           choices=tuple(inertial_layout.FRICTION_MODELS),
                            help='friction per joint: fc tanh(v / %g) + fv v + offset, or none '
-                           '(default: %%(default)s)' % parameters.DEFAULT_VELOCITY_THRESHOLD)
+                           '(default: %%(default)s)' % inertial_layout.DEFAULT_VELOCITY_THRESHOLD)
     offset: str = option(outputs.OFFSETS[0], MAIN, choices=outputs.OFFSETS,
                          help='what the fitted constant per joint is: torque, a torque the '
                          'joint feels (actuation.yaml friction.<joint>.offset, the node '

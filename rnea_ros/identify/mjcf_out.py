@@ -33,12 +33,12 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from rnea_ros.description.mjcf import route_mujoco_warnings, WORLD
 from rnea_ros.dynamics.actuation import Actuation
-from rnea_ros.dynamics.mjcf import route_mujoco_warnings, WORLD
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.dynamics.tree import PRISMATIC
 from rnea_ros.errors import MJCFError
-from rnea_ros.identify.parameters import inertia_matrix
+from rnea_ros.identify.inertial_layout import inertia_matrix
 
 FILE_NAME = 'identified.xml'
 # actuation model term -> MuJoCo joint attribute (the mapping of the module docstring)

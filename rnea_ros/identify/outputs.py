@@ -23,6 +23,7 @@ import numpy as np
 
 from rnea_ros.errors import MJCFError
 from rnea_ros.identify import mjcf_out, pipeline, report, urdf_out
+from rnea_ros.params import actuation_file
 from rnea_ros.tools.staging import Staging, Tool
 
 TOOL = Tool('rnea_identify', 'identification.json', re.compile(
@@ -51,8 +52,8 @@ def actuation_yaml(result: pipeline.Identification, offset: str = OFFSETS[0]) ->
     if offset == 'sensor-bias' and 'offset' in lay.joint_terms:
         actuation = dataclasses.replace(actuation, offset=np.zeros(len(lay.joint_names)),
                                         effort_bias=actuation.offset)
-        return SENSOR_BIAS + actuation.to_yaml()
-    return actuation.to_yaml()
+        return SENSOR_BIAS + actuation_file.actuation_yaml(actuation)
+    return actuation_file.actuation_yaml(actuation)
 
 
 def identified_actuation(result: pipeline.Identification):

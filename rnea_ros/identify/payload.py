@@ -44,13 +44,13 @@ import sys
 
 import numpy as np
 
-from rnea_ros import params_file
 from rnea_ros.dynamics.payload import (check_payload, from_link_parameters, moving_mass, Payload,
                                        payload_block)
 from rnea_ros.errors import InputError
-from rnea_ros.identify import covariance, fit, parameters, samples
+from rnea_ros.identify import covariance, fit, inertial_layout, samples
 from rnea_ros.identify import physical
 from rnea_ros.identify.pipeline import read_robot
+from rnea_ros.params import params_file
 from rnea_ros.recording.differentiate import AUTO, DEFAULT_WINDOW
 from rnea_ros.tools.staging import Staging, Tool
 
@@ -174,7 +174,7 @@ def _one_window(reading: dict | None) -> dict:
 
 
 def identify_payload(bags, urdf: str | Path, link: str, *, joint_states: str = 'joint_states',
-                     friction: str = parameters.DEFAULT_FRICTION, threads: int | None = None,
+                     friction: str = inertial_layout.DEFAULT_FRICTION, threads: int | None = None,
                      reading: dict | None = None) -> PayloadFit:
     """Fit the payload on ``link`` from ``bags`` (module docstring); ``RneaError`` on bad input."""
     urdf_xml, model = read_robot(urdf, friction)
@@ -182,7 +182,7 @@ def identify_payload(bags, urdf: str | Path, link: str, *, joint_states: str = '
         block, transform = payload_block(model.tree, link)
     except InputError as exc:
         raise InputError(str(exc).replace('payload.link', '--payload', 1)) from None
-    lay = parameters.layout(model, friction)
+    lay = inertial_layout.layout(model, friction)
     loaded = [samples.load(bag, model, urdf_xml, joint_states, **_one_window(reading))
               for bag in bags]
     warnings = [f'{data.bag}: {w}' for data in loaded for w in data.warnings]

@@ -30,7 +30,7 @@ import warnings
 import numpy as np
 
 from rnea_ros.errors import RneaError
-from rnea_ros.identify.parameters import MASS_PRIOR
+from rnea_ros.identify.inertial_layout import MASS_PRIOR
 
 MARGIN = 1e-7
 SOLVERS = ('CLARABEL', 'SCS')
@@ -93,7 +93,7 @@ def solve(lay, base, H: np.ndarray, beta: np.ndarray, theta_prior: np.ndarray,
     problem = cp.Problem(cp.Minimize(objective), constraints)
     value, solver = solve_sdp(problem, theta, 'the physical-consistency SDP',
                               '; try --inertial base')
-    from rnea_ros.identify.parameters import pseudo_inertia
+    from rnea_ros.identify.inertial_layout import pseudo_inertia
     eigen = np.array([np.linalg.eigvalsh(pseudo_inertia(value[10 * i:10 * i + 10])).min()
                       for i in range(len(lay.body_links))])
     return PhysicalSolution(value, solver, problem.status, eigen)

@@ -2,7 +2,7 @@
 The ``rnea_identify`` pipeline: bags -> regressor -> base parameters -> fit -> outputs.
 
 1. The model from ``--urdf`` (fixed base only) and the layout of theta
-   (``rnea_ros.identify.parameters``: inertial parameters, friction, armature).
+   (``rnea_ros.identify.inertial_layout``: inertial parameters, friction, armature).
 2. The base parameters from random states (``rnea_ros.identify.base``).
 3. Each bag's samples (``rnea_ros.identify.samples``); training and validation: the last
    ``--holdout`` fraction of each bag's time is held out, or ``--validate BAG`` is the
@@ -34,11 +34,11 @@ import time
 
 import numpy as np
 
-from rnea_ros.dynamics.loading import read_file_option, urdf_model
+from rnea_ros.description.loading import read_file_option, urdf_model
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError
 from rnea_ros.identify import base as base_params
-from rnea_ros.identify import covariance, current, filtering, fit, gain_check, parameters, \
+from rnea_ros.identify import covariance, current, filtering, fit, gain_check, inertial_layout, \
     physical, samples, trust
 
 CHUNK = 20_000
@@ -55,7 +55,7 @@ class Identification:
 
     model: RobotModel
     urdf_xml: str
-    layout: parameters.Layout
+    layout: inertial_layout.Layout
     base: base_params.BaseParameters
     theta_urdf: np.ndarray
     scale: np.ndarray
@@ -151,8 +151,8 @@ def predict(model, lay, base, betas: dict[str, np.ndarray], data: samples.Sample
 
 def read_robot(urdf: str | Path, friction: str) -> tuple[str, RobotModel]:
     """Check ``--friction``, read ``--urdf``: (its text, its fixed-base model); or InputError."""
-    if friction not in parameters.FRICTION_MODELS:
-        raise InputError(f'--friction must be one of {tuple(parameters.FRICTION_MODELS)}, '
+    if friction not in inertial_layout.FRICTION_MODELS:
+        raise InputError(f'--friction must be one of {tuple(inertial_layout.FRICTION_MODELS)}, '
                          f'got {friction!r}')
     urdf_xml = read_file_option('--urdf', urdf)
     model = urdf_model(urdf_xml, f'--urdf {str(urdf)!r}')
@@ -162,7 +162,7 @@ def read_robot(urdf: str | Path, friction: str) -> tuple[str, RobotModel]:
 
 def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
              holdout: float = 0.3, validate: str | None = None,
-             friction: str = parameters.DEFAULT_FRICTION,
+             friction: str = inertial_layout.DEFAULT_FRICTION,
              inertial: str = 'physical', threads: int | None = None,
              reading: dict | None = None, effort: str = 'torque',
              anchor_payload: str | None = None, anchor_bags=(),
@@ -185,8 +185,8 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     urdf_xml, model = read_robot(urdf, friction)
     anchor = None if effort == 'torque' else \
         current.parse_anchor(anchor_payload, anchor_bags, model, anchor_prior)
-    lay = parameters.layout(model, friction)
-    theta_urdf, scale = parameters.prior(model, lay)
+    lay = inertial_layout.layout(model, friction)
+    theta_urdf, scale = inertial_layout.prior(model, lay)
     base = base_params.base_parameters(model, lay)
     timings['model'] = time.perf_counter() - clock
 
@@ -321,7 +321,7 @@ def _fit_robot(model, lay, base, train, validation, low_pass, inertial, theta_ur
         unchanged[lay.n_inertial:] = False
         theta[unchanged] = theta_urdf[unchanged]
         if eigen is not None:
-            eigen = np.array([np.linalg.eigvalsh(parameters.pseudo_inertia(body)).min()
+            eigen = np.array([np.linalg.eigvalsh(inertial_layout.pseudo_inertia(body)).min()
                               for body in theta[:lay.n_inertial].reshape(-1, 10)])
     # A still joint's terms have no row (``filtering``): no data set the solver's value for
     # them (0.0007 N for the held panda finger's friction); they keep the prior, zero, as the

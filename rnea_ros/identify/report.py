@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rnea_ros.identify.parameters import INERTIAL
+from rnea_ros.identify.inertial_layout import INERTIAL
 from rnea_ros.identify.pipeline import Identification, MODELS
 from rnea_ros.tools.text import fmt
 

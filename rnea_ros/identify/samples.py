@@ -127,6 +127,14 @@ def load(path: str | Path, model, urdf_xml: str, topic: str = 'joint_states', *,
     if not measured.any():
         raise InputError(f'{path}: joint_states carries no effort: identification needs the '
                          'measured joint torques')
+    silent = [name for k, name in enumerate(series.names)
+              if measured[k] and name not in series.locked]
+    if silent and not np.any(series.effort[:, [series.names.index(n) for n in silent]]):
+        # Every torque 0: a logger that fills the field without a sensor. The fit would find
+        # a robot of no mass and fail in its physical-consistency step, naming neither.
+        raise InputError(f'{path}: joint_states carries an effort of 0 in every sample for '
+                         f'every joint {silent}: identification needs the measured joint '
+                         'torques')
     estimate = derivatives(series, model, window=window, order=order)
     keep = np.isfinite(estimate.velocity).all(axis=1) \
         & np.isfinite(estimate.acceleration).all(axis=1) & ~estimate.edge

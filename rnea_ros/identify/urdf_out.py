@@ -23,8 +23,8 @@ import xml.parsers.expat as expat
 
 import numpy as np
 
-from rnea_ros.dynamics.urdf_elements import parse_inertial
-from rnea_ros.identify.parameters import inertia_matrix
+from rnea_ros.description.urdf_elements import parse_inertial
+from rnea_ros.identify.inertial_layout import inertia_matrix
 
 CHANGE_TOLERANCE = 1e-12  # relative to the body's prior scale: below it the URDF is kept
 
@@ -45,7 +45,7 @@ def transformed(phi: np.ndarray, rotation: np.ndarray, translation: np.ndarray) 
     Express a link's parameters (given in its frame) in its body's frame.
 
     The link sits at (rotation, translation) in the body: the fold of
-    ``rnea_ros.dynamics.urdf``.
+    ``rnea_ros.description.urdf``.
     """
     mass = phi[0]
     if mass > 0:
@@ -59,7 +59,7 @@ def transformed(phi: np.ndarray, rotation: np.ndarray, translation: np.ndarray) 
 
 
 def _physical(phi: np.ndarray) -> bool:
-    from rnea_ros.identify.parameters import pseudo_inertia
+    from rnea_ros.identify.inertial_layout import pseudo_inertia
     if phi[0] <= 0:
         return False
     eigen = np.linalg.eigvalsh(pseudo_inertia(phi))

@@ -94,8 +94,8 @@ def read_urdf_option(urdf: str | None, xacro_arg: list[str]) -> str | None:
     A missing or unreadable file, a xacro file that cannot be expanded or a ``--xacro-arg``
     without ``:=`` (or without ``--urdf``) raise ``InputError`` naming the option.
     """
-    from rnea_ros.dynamics.description import parse_xacro_arg, read_robot_description
-    from rnea_ros.dynamics.loading import read_file_option
+    from rnea_ros.description.robot_file import parse_xacro_arg, read_robot_description
+    from rnea_ros.description.loading import read_file_option
     try:
         xacro_args = dict(parse_xacro_arg(text) for text in xacro_arg)
     except argparse.ArgumentTypeError as exc:

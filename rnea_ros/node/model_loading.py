@@ -31,8 +31,8 @@ from rnea_ros.control.core import ControlCore
 from rnea_ros.control.observer_outputs import check_profile_names
 from rnea_ros.control.settings import (actuated_joints, check_model, FrozenMap, ModelRejected,
                                        ParameterRejected, Settings)
+from rnea_ros.description.urdf import parse_urdf
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.dynamics.urdf import parse_urdf
 from rnea_ros.errors import RneaError
 from rnea_ros.node.parameters import actuation_parameters, PER_MODEL
 

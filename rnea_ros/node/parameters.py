@@ -26,11 +26,11 @@ from rclpy.validate_full_topic_name import validate_full_topic_name
 
 from rnea_ros.control.declaration import (ACTUATION, BY_NAME, COLLISION, COLLISION_PROFILE,
                                           CONTACT, GAINS, NODE_ONLY, PARAMETERS, WRENCH_POINT)
-from rnea_ros.control.parameter import (check, descriptor_fields, DOUBLE, DOUBLE_ARRAY,
-                                        Parameter)
 from rnea_ros.control.payload import removal
 from rnea_ros.control.settings import check_profiles, Settings
 from rnea_ros.control.wrenches import contact_from_parameters
+from rnea_ros.params.parameter import (check, descriptor_fields, DOUBLE, DOUBLE_ARRAY,
+                                       Parameter)
 
 # Declared by rclpy itself, or for the QoS overrides of publishers and subscriptions.
 ROS_OWN = ('use_sim_time', 'start_type_description_service')

@@ -42,6 +42,7 @@ DEFAULT_MIN_DURATION = 0.01  # s over a threshold before a collision is on
 # The node parameters of the thresholds: THRESHOLD_PARAMETER + '<joint>' (the default set) and
 # THRESHOLD_PARAMETER + '<profile>.<joint>' (a named set); the one place that spells the prefix.
 THRESHOLD_PARAMETER = 'collision_threshold.'
+MIN_THRESHOLD, MAX_THRESHOLD = 1e-6, 1e6  # N m or N: the bounds of a collision threshold
 MAD_TO_SIGMA = 1.4826
 RULE = (f'{DEFAULT_MARGIN:g} * max |r| + {DEFAULT_SPREAD:g} * 1.4826 MAD(r) + {DEFAULT_FLOOR:g}, '
         f'over for {1e3 * DEFAULT_MIN_DURATION:g} ms')

@@ -50,6 +50,7 @@ from rnea_ros.errors import InputError
 
 MEASURED_EFFORTS = ('link_side', 'motor')
 DEFAULT_GAIN = 50.0  # 1/s: a 20 ms time constant, within a 1 kHz cycle's noise budget
+MIN_GAIN, MAX_GAIN = 0.1, 1000.0  # 1/s: a 10 s lag at most; a 1 ms one, a 1 kHz cycle's, at least
 
 
 @njit(cache=True, error_model='numpy', inline='always')

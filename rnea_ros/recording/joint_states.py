@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rnea_ros.dynamics.urdf import urdf_joint_names
+from rnea_ros.description.urdf import urdf_joint_names
 from rnea_ros.recording import accelerations, differentiate, locks, plausibility
 from rnea_ros.recording.bagio import cdr
 from rnea_ros.recording.bagio.storage import (BagError, JOINT_STATE, open_bag, read_raw,

@@ -10,7 +10,7 @@ model), ``controller`` and ``trajectory`` (the torque each
 command interface makes, and the references), ``loop`` (the closed loop in one process)
 need no ROS; the rclpy node (``node``, ``main``, ``parameters``, ``messages``, ``record``)
 builds on them; ``settings`` declares the parameters with the node's ``Parameter`` (ROS-free).
-Imports mujoco and rclpy, ``rnea_ros.dynamics``, ``rnea_ros.control.parameter``; never
+Imports mujoco and rclpy, ``rnea_ros.dynamics``, ``rnea_ros.params.parameter``; never
 ``rnea_ros.node``. Nothing else in the package imports mujoco: ``import rnea_ros`` does not
 load it.
 """

@@ -44,9 +44,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from rnea_ros.errors import InputError
+from rnea_ros.files import brief, FileError, finite_number, load_yaml, read_text, YamlError
 
 GAPS_DIR = Path(__file__).resolve().parent / 'gaps'
 JOINT_FIELDS = ('armature', 'coulomb', 'viscous')
@@ -166,9 +165,9 @@ def load_gap(spec: str) -> Gap:
         return Gap.none()
     path = GAPS_DIR / f'{spec}.yaml' if spec in shipped_gaps() else Path(spec)
     try:
-        text = path.read_text()
-    except OSError as error:
-        raise InputError(f'gap {spec!r}: cannot read it ({error.strerror}); expected a YAML '
+        text = read_text(path, 'gap')
+    except FileError as error:
+        raise InputError(f'gap {spec!r}: cannot read it ({error.why}); expected a YAML '
                          f'file, none or one of {", ".join(shipped_gaps())}') from None
     return parse_gap(text, repr(spec))
 
@@ -181,11 +180,10 @@ def shipped_gaps() -> list[str]:
 
 def parse_gap(text: str, source: str = 'text') -> Gap:
     """Parse gap YAML; ``InputError`` names ``source``, the key and what was expected."""
-    import yaml
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise InputError(f'gap {source}: not YAML: {str(error).splitlines()[0]}') from None
+        data = load_yaml(text)
+    except YamlError as error:
+        raise InputError(f'gap {source}: {error}') from None
     data = {} if data is None else data
     reader = _Reader(source)
     reader.mapping(data, 'the file', TOP_KEYS)
@@ -198,11 +196,11 @@ def parse_gap(text: str, source: str = 'text') -> Gap:
     states = reader.mapping(data.get('joint_states', {}), 'joint_states', ('jitter', 'drop'))
     drop = states.get('drop', 0.0)
     if isinstance(drop, bool) or not isinstance(drop, (int, float)) or not 0 <= drop < 1:
-        raise InputError(f'gap {source}: joint_states.drop is {drop!r}: expected a probability '
-                         'from 0 to below 1')
+        raise InputError(f'gap {source}: joint_states.drop is {brief(drop)}: expected a '
+                         'probability from 0 to below 1')
     seed = data.get('seed', 0)
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= SEED_MAX:
-        raise InputError(f'gap {source}: seed is {seed!r}: expected an integer from 0 to '
+        raise InputError(f'gap {source}: seed is {brief(seed)}: expected an integer from 0 to '
                          f'{SEED_MAX}')
     return Gap(
         source=source, seed=seed,
@@ -237,47 +235,45 @@ class _Reader:
 
     def mapping(self, value, key: str, allowed=None) -> dict:
         if not isinstance(value, dict):
-            self.fail(f'{key} is {value!r}: expected a mapping')
+            self.fail(f'{key} is {brief(value)}: expected a mapping')
         if allowed is not None:
             for name in value:
                 if name not in allowed:
-                    self.fail(f'unknown key {name!r} in {key}; expected one of '
+                    self.fail(f'unknown key {brief(name)} in {key}; expected one of '
                               f'{", ".join(allowed)}')
         return value
 
     def number(self, value, key: str, positive: bool = False, field: str | None = None) -> float:
         """Read the number of ``key``, within its ``LIMITS`` (of ``field``, default ``key``)."""
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not np.isfinite(value):
-            self.fail(f'{key} is {value!r}: expected a finite number')
+        if not finite_number(value):
+            self.fail(f'{key} is {brief(value)}: expected a finite number')
         if value < 0 or (positive and value == 0):
-            self.fail(f'{key} is {value!r}: expected a number {">" if positive else ">="} 0')
+            self.fail(f'{key} is {brief(value)}: expected a number {">" if positive else ">="} 0')
         high, unit = LIMITS[field or key]
         if value > high:
             low = '> 0' if positive else '>= 0'
-            self.fail(f'{key} is {value!r}: expected a number {low} and <= {high:g}'
+            self.fail(f'{key} is {brief(value)}: expected a number {low} and <= {high:g}'
                       + (f' [{unit}]' if unit else ''))
         return float(value)
 
     def vector(self, value, key: str, field: str | None = None) -> tuple[float, float, float]:
         """Read three numbers of ``key``, each within +-``LIMITS`` (``field``, default ``key``)."""
         if not isinstance(value, (list, tuple)) or len(value) != 3:
-            self.fail(f'{key} is {value!r}: expected 3 numbers')
+            self.fail(f'{key} is {brief(value)}: expected 3 numbers')
         high, unit = LIMITS[field or key]
         out = []
         for k, item in enumerate(value):
-            if isinstance(item, bool) or not isinstance(item, (int, float)) \
-                    or not np.isfinite(item):
-                self.fail(f'{key}[{k}] is {item!r}: expected a finite number')
+            if not finite_number(item):
+                self.fail(f'{key}[{k}] is {brief(item)}: expected a finite number')
             if abs(item) > high:
-                self.fail(f'{key}[{k}] is {item!r}: expected a number from {-high:g} to '
+                self.fail(f'{key}[{k}] is {brief(item)}: expected a number from {-high:g} to '
                           f'{high:g} [{unit}]')
             out.append(float(item))
         return tuple(out)
 
     def name(self, value, key: str) -> str:
         if not isinstance(value, str) or not value:
-            self.fail(f'{key} is {value!r}: expected a name')
+            self.fail(f'{key} is {brief(value)}: expected a name')
         return value
 
     def links(self, value) -> dict:
@@ -304,7 +300,7 @@ class _Reader:
         inertia = self.vector(fields.get('inertia', (0, 0, 0)), 'payload.inertia')  # >= 0 below
         for k, moment in enumerate(inertia):
             if moment < 0:
-                self.fail(f'payload.inertia[{k}] is {moment!r}: expected a number >= 0')
+                self.fail(f'payload.inertia[{k}] is {brief(moment)}: expected a number >= 0')
         return Payload(link=self.name(fields['link'], 'payload.link'),
                        mass=self.number(fields['mass'], 'payload.mass', positive=True),
                        com=self.vector(fields.get('com', (0, 0, 0)), 'payload.com'),
@@ -322,7 +318,7 @@ class _Reader:
                 continue
             key = f'joints.{joint}'
             if not isinstance(fields, dict):  # a misspelt field rather than a joint
-                self.fail(f'unknown key {joint!r} in joints; expected one of '
+                self.fail(f'unknown key {brief(joint)} in joints; expected one of '
                           f'{", ".join(JOINT_FIELDS)}, or a joint name with a mapping of them')
             fields = self.mapping(fields, key, JOINT_FIELDS)
             overrides[self.name(joint, 'joints')] = {

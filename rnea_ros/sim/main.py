@@ -114,8 +114,8 @@ def plant_factory(urdf_file: str | None, xacro_args: dict, mjcf_file: str | None
                 raise InputError(f'MJCF {mjcf_file!r}: the robot has no actuated joint: nothing '
                                  'to simulate')
             return plant
-        from rnea_ros.dynamics.description import read_robot_description
-        from rnea_ros.dynamics.loading import read_file_option
+        from rnea_ros.description.robot_file import read_robot_description
+        from rnea_ros.description.loading import read_file_option
         from rnea_ros.sim.gap import load_gap
         from rnea_ros.sim.plant import Plant
         if urdf_file:
@@ -155,7 +155,7 @@ def main(args: list[str] | None = None) -> int:
         signal.signal(signum, lambda *_: stop.set())
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
-    from rnea_ros.dynamics.description import parse_xacro_arg
+    from rnea_ros.description.robot_file import parse_xacro_arg
     from rnea_ros.sim.node import SimNode
     from rnea_ros.sim.plant import UnstableError
     from rnea_ros.recording import fitness

@@ -33,7 +33,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from rnea_ros.dynamics.mjcf import load_mjcf, route_mujoco_warnings
+from rnea_ros.description.mjcf import load_mjcf, route_mujoco_warnings
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import MJCFError, ModelWarning
 

@@ -2,7 +2,7 @@
 The simulated robot's parameters on ROS: declared from ``settings.PARAMETERS``, then checked.
 
 Every ``ParameterDescriptor`` is made from the declaration as the node's are
-(``rnea_ros.control.parameter.descriptor_fields``): the description, ``additional_constraints``
+(``rnea_ros.params.parameter.descriptor_fields``): the description, ``additional_constraints``
 (what the parameter takes, the end of every message about it), read-only. Dynamically typed, so
 that an integer given for a number reaches the check, which takes it for that number; an array
 whose default is empty is declared with its type instead (an empty list has none of its own).
@@ -13,7 +13,7 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter as RosParameter
 
-from rnea_ros.control.parameter import descriptor_fields, DOUBLE_ARRAY, STRING_ARRAY
+from rnea_ros.params.parameter import descriptor_fields, DOUBLE_ARRAY, STRING_ARRAY
 from rnea_ros.sim.settings import PARAMETERS, read_settings, SimSettings
 
 ARRAY_TYPES = {STRING_ARRAY: RosParameter.Type.STRING_ARRAY,

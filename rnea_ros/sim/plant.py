@@ -42,7 +42,7 @@ import warnings
 import mujoco
 import numpy as np
 
-from rnea_ros.dynamics.mjcf import route_mujoco_warnings
+from rnea_ros.description.mjcf import route_mujoco_warnings
 from rnea_ros.dynamics.model import DEFAULT_GRAVITY, RobotModel
 from rnea_ros.errors import InputError, ModelWarning, RneaError
 from rnea_ros.sim.gap import Gap

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 import math
 
-from rnea_ros.control.parameter import (BOOL, DOUBLE, DOUBLE_ARRAY, INTEGER, Parameter, STRING,
-                                        STRING_ARRAY)
+from rnea_ros.params.parameter import (BOOL, DOUBLE, DOUBLE_ARRAY, INTEGER, Parameter, STRING,
+                                       STRING_ARRAY)
 from rnea_ros.sim.controller import COMMAND_INTERFACES
 
 CLOCKS = ('realtime', 'lockstep')

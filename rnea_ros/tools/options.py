@@ -3,7 +3,10 @@ Every tool's options declared once, as the fields of a frozen dataclass.
 
 ``option`` and ``positional`` declare a field: its default, its argparse group and keywords
 (``help``, ``metavar``, ``type``, ``choices``...; the flag comes from the field's name), and
-``file`` for an option naming a file (``rnea_fleet`` digests it by content). ``add_fields`` builds
+``file`` for an option naming a file (``rnea_fleet`` digests it by content). A number's
+``bounds=(LOW, HIGH)`` are declared there once: the parser refuses a value beyond them (one
+line naming the option and its bounds: ``Bounded``), ``--help`` states them, and
+``check_bounds`` refuses them in options built without the parser. ``add_fields`` builds
 the command line from the fields, ``from_namespace`` parses it back into the dataclass.
 ``rnea_bag``'s ``BagOptions``, ``rnea_identify``'s, ``rnea_excite``'s and ``rnea_fleet``'s
 options are all declared this way.
@@ -13,23 +16,80 @@ from __future__ import annotations
 import argparse
 from dataclasses import field, fields
 
-__all__ = ['add_fields', 'from_namespace', 'MAIN', 'option', 'positional']
+from rnea_ros.errors import InputError
+
+__all__ = ['add_fields', 'Bounded', 'check_bounds', 'from_namespace', 'MAIN', 'option',
+           'positional']
 
 MAIN = ''  # the group title of the main options: the parser itself
 
 
+class Bounded:
+    """An argparse ``type``: a number of ``kind`` (int or float) from ``low`` to ``high``."""
+
+    def __init__(self, kind: type, low: float, high: float):
+        self.kind, self.low, self.high = kind, low, high
+        self.__name__ = kind.__name__  # argparse's name of the type
+
+    @property
+    def expected(self) -> str:
+        """Say what the option takes: ``an integer from 2 to 12``."""
+        what = 'an integer' if self.kind is int else 'a number'
+        return f'{what} from {self.low:g} to {self.high:g}'
+
+    def within(self, value) -> bool:
+        """Tell whether ``value`` is a number of the kind within the bounds (NaN is not)."""
+        kinds = int if self.kind is int else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            return False
+        try:
+            return self.low <= float(value) <= self.high
+        except OverflowError:  # an integer beyond a float's range
+            return False
+
+    def __call__(self, text: str):
+        """Return the number of ``text``; ``ArgumentTypeError`` naming it when out of bounds."""
+        try:
+            value = self.kind(text)
+        except (ValueError, OverflowError):
+            value = None
+        if not self.within(value):
+            shown = text if len(text) <= 40 else text[:37] + '...'
+            raise argparse.ArgumentTypeError(f'{shown!r}: expected {self.expected}')
+        return value
+
+
 def option(default, group: str, *, file: bool = False, exclusive: str | None = None,
-           numbers: bool = True, **argparse_keywords):
+           numbers: bool = True, bounds: tuple | None = None, **argparse_keywords):
     """
     Declare a field: its default, argparse group and keywords (the flag from its name).
 
     ``file``: the option names a file; ``exclusive``: the name of its mutually exclusive set;
     ``numbers``: False for an option that changes where or how the results are written, never
-    the results (left out of the fleet's settings digest and its per-bag options).
+    the results (left out of the fleet's settings digest and its per-bag options);
+    ``bounds``: (LOW, HIGH) of a number (its ``type``, int or float, checked by ``Bounded``),
+    stated at the end of its help.
     """
+    if bounds is not None:
+        bounded = Bounded(argparse_keywords['type'], *bounds)
+        argparse_keywords['type'] = bounded
+        argparse_keywords['help'] = f'{argparse_keywords["help"]}; {bounded.expected}'
     return field(default=default, metadata={'group': group, 'file': file,
                                             'exclusive': exclusive, 'numbers': numbers,
                                             'argparse': argparse_keywords})
+
+
+def check_bounds(options) -> None:
+    """Refuse a bounded field of ``options`` beyond its bounds (options built by code)."""
+    for item in fields(options):
+        bounded = item.metadata.get('argparse', {}).get('type')
+        value = getattr(options, item.name)
+        if not isinstance(bounded, Bounded) or value is None:
+            continue
+        for number in value if isinstance(value, (list, tuple)) else [value]:
+            if not bounded.within(number):
+                flag = '--' + item.name.replace('_', '-')
+                raise InputError(f'{flag} {number!r}: expected {bounded.expected}')
 
 
 def positional(group: str, *, numbers: bool = True, **argparse_keywords):

@@ -19,6 +19,7 @@ from rnea_ros import RobotModel
 from rnea_ros.bag.cli import main
 from rnea_ros.bag.report import read_table
 from rnea_ros.dynamics.actuation import Actuation
+from rnea_ros.params.actuation_file import actuation_yaml
 
 NOISE = 0.05  # N·m
 PARAMETERS = {
@@ -38,7 +39,7 @@ def recording(tmp_path_factory):
     actuation = Actuation.from_parameters(model, PARAMETERS)
     directory = tmp_path_factory.mktemp('actuation')
     path = directory / 'actuation.yaml'
-    path.write_text(actuation.to_yaml())
+    path.write_text(actuation_yaml(actuation))
     times = sample_times(1500, jitter=0.2, seed=3)
     t = (times - BAG_START) * 1e-9
     q, v, a = trajectory(t), trajectory(t, 1), trajectory(t, 2)

@@ -21,6 +21,7 @@ from rnea_ros.control.core import ControlCore
 from rnea_ros.control.settings import Settings
 from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.observer import MomentumObserver
+from rnea_ros.params.actuation_file import actuation_yaml
 
 
 @pytest.fixture(scope='module')
@@ -36,7 +37,7 @@ def test_rnea_bag_residuals_of_a_current_based_effort(panda, tmp_path, capsys):
     effort = as_current(panda, panda.rnea_batch(q, v, a) + noise)
     bag = panda_bag(tmp_path / 'bag', times, desired=True, effort=effort)
     path = tmp_path / 'actuation.yaml'
-    path.write_text(Actuation.from_parameters(panda, PARAMETERS).to_yaml())
+    path.write_text(actuation_yaml(Actuation.from_parameters(panda, PARAMETERS)))
     rms = {}
     for name, extra in (('with', ['--actuation', str(path)]), ('without', [])):
         out = tmp_path / name

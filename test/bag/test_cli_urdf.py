@@ -71,7 +71,7 @@ def test_xacro_error_names_the_file(tmp_path, capsys):
 
 
 def test_a_xacro_past_its_memory_limit_is_one_line_and_writes_nothing(tmp_path, capsys):
-    from rnea_ros.dynamics.xacro_process import LIMITS
+    from rnea_ros.description.xacro_process import LIMITS
     bomb = tmp_path / 'bomb.urdf.xacro'
     bomb.write_text(PANDA_XACRO.replace('$(arg robot_name)', "${'x' * 10**12}"))
     bag = panda_bag(tmp_path / 'bag', sample_times(50))

@@ -190,6 +190,8 @@ TWO = ['--joints', 'a,b', '--time', 'Time', '--time-unit', 'ms', '--position', '
     (GOOD, ['--joints', 'a,,b'], "--joints 'a,,b': expected joint names separated by commas"),
     (GOOD, ['--time-offset', '1e10'],
      "--time-offset '1e10': expected a number of seconds of magnitude at most 4e+09"),
+    (GOOD, ['--time-offset', '1e9999999999'],  # beyond Decimal's exponent: was a traceback
+     "--time-offset '1e9999999999': expected a number of seconds of magnitude at most 4e+09"),
     (GOOD, ['--time-offset', 'now'],
      "--time-offset 'now': expected a number of seconds of magnitude at most 4e+09"),
     (GOOD, ['--time-offset', '-1'],

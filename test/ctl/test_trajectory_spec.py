@@ -1,6 +1,8 @@
 """rnea_ctl's trajectory input: rnea_excite's YAML as it writes it, the inline spec, bad files."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import yaml
@@ -85,13 +87,52 @@ def test_bad_file_names_the_file_and_the_field(tmp_path, change, line):
 def test_a_file_that_is_no_yaml_or_no_text_is_one_line(tmp_path):
     path = tmp_path / 'bad.yaml'
     path.write_text('points: [1, 2\n')
-    with pytest.raises(InputError, match=r"^trajectory file '.*bad.yaml': not valid YAML: "):
+    with pytest.raises(InputError, match=r"^trajectory file '.*bad.yaml': malformed YAML: "):
         load_file(str(path))
     path.write_text('!!python/object/apply:os.system ["true"]\n')  # never run
-    with pytest.raises(InputError, match='not valid YAML: could not determine a constructor'):
+    with pytest.raises(InputError, match="': malformed YAML: could not determine a constructor"):
         load_file(str(path))
     path.write_bytes(b'\xff\xfe')
     with pytest.raises(InputError, match=r'cannot read .*: not UTF-8 text \(byte 0xff'):
         load_file(str(path))
     with pytest.raises(InputError, match=r"cannot read trajectory file '/no/such': No such"):
         load_file('/no/such')
+
+
+def test_a_fifo_or_a_device_is_refused_unread(tmp_path):
+    fifo = tmp_path / 'fifo.yaml'
+    os.mkfifo(fifo)  # no writer: reading it would wait for ever
+    with pytest.raises(InputError) as error:
+        load_file(str(fifo))
+    assert str(error.value) == f"cannot read trajectory file '{fifo}': not a regular file (a FIFO)"
+    with pytest.raises(InputError) as error:
+        load_file('/dev/zero')  # endless: reading it would exhaust memory
+    assert str(error.value) == \
+        "cannot read trajectory file '/dev/zero': not a regular file (a character device)"
+
+
+def test_a_file_built_to_break_the_reader_is_one_line(tmp_path):
+    path = tmp_path / 'hostile.yaml'
+    where = f"trajectory file '{path}'"
+    names = [f'j{k}' for k in range(100_000)]  # counted twice each (quadratic): hours
+    path.write_text(yaml.safe_dump({'joint_names': names, 'points': []}))
+    with pytest.raises(InputError) as error:
+        load_file(str(path))
+    assert str(error.value) == f'{where}: joint_names: 100000 names: expected at most 10000'
+    path.write_text(yaml.safe_dump({'joint_names': [f'j{k}' for k in range(10_000)],
+                                    'points': []}))
+    with pytest.raises(InputError, match=r'points: expected a list of at least one point$'):
+        load_file(str(path))  # 10 000 names: checked in linear time
+    path.write_text('joint_names: [a]\npoints:\n- {positions: [' + '9' * 400 + '], '
+                    'time_from_start: 1}\n')
+    with pytest.raises(InputError) as error:
+        load_file(str(path))
+    assert str(error.value) == (f'{where}: points[0].positions: expected 1 finite numbers (one '
+                                'per joint_names) or none')
+    path.write_text('joint_names: [a]\npoints:\n- {positions: [0], time_from_start: {sec: '
+                    + '9' * 400 + '}}\n')
+    with pytest.raises(InputError) as error:
+        load_file(str(path))
+    assert str(error.value) == (f'{where}: points[0].time_from_start: expected {{sec: S, '
+                                'nanosec: N} (integers, S from 0 to 2147483647, N below 1e9) or '
+                                'a number of seconds in that range')

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 import re
 
 import numpy as np
@@ -11,7 +12,8 @@ import yaml
 
 from rnea_ros import InputError, RobotModel
 from rnea_ros.dynamics.actuation import (
-    Actuation, DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS, load_yaml)
+    Actuation, BOUNDS, DEFAULT_VELOCITY_THRESHOLD, FRICTION_MODELS)
+from rnea_ros.params.actuation_file import actuation_yaml, read_actuation
 
 PANDA_PARAMS = {
     'friction.panda_joint1.coulomb': 0.8, 'friction.panda_joint1.viscous': 0.5,
@@ -104,7 +106,7 @@ def test_parameters_and_yaml_round_trip(panda, tmp_path):
     assert params['friction_model'] == 'coulomb-viscous-offset'
     assert params['effort_bias.panda_joint2'] == -0.4 and params['effort_bias.panda_joint1'] == 0
     again = Actuation.from_parameters(panda, params)
-    text = actuation.to_yaml()
+    text = actuation_yaml(actuation)
     document = yaml.safe_load(text)
     section = document['/**']['ros__parameters']
     assert section['friction']['panda_joint1']['coulomb'] == 0.8
@@ -113,7 +115,7 @@ def test_parameters_and_yaml_round_trip(panda, tmp_path):
     assert section['effort_bias']['panda_finger_joint1'] == 1.5
     path = tmp_path / 'actuation.yaml'
     path.write_text(text)
-    loaded = load_yaml(path, panda)
+    loaded = read_actuation(path, panda)
     for model in (again, loaded):
         for name in ('coulomb', 'viscous', 'offset', 'armature', 'effort_bias'):
             np.testing.assert_array_equal(getattr(model, name), getattr(actuation, name))
@@ -125,7 +127,7 @@ def test_yaml_with_flat_names_and_several_sections(panda, tmp_path):
     path.write_text('/**:\n  ros__parameters:\n    friction.panda_joint2.viscous: 1.5\n'
                     '    publish_rate: 100.0\n'
                     'rnea:\n  ros__parameters:\n    armature:\n      panda_joint3: 0.25\n')
-    actuation = Actuation.load_yaml(path, panda)
+    actuation = read_actuation(path, panda)
     assert actuation.viscous[1] == 1.5
     assert actuation.armature[2] == 0.25
 
@@ -144,17 +146,28 @@ def test_bad_parameters(panda, solo, tmp_path):
         (panda, {'effort_bias.panda_hand': 1.0},
          r"^parameter 'effort_bias.panda_hand': unknown joint 'panda_hand'"),
         (panda, {'effort_bias.panda_joint1': math.inf},
-         r"^parameter 'effort_bias.panda_joint1': expected a finite number, got inf$"),
+         r"^parameter 'effort_bias.panda_joint1': expected a number from -1e\+06 to 1e\+06, "
+         r'got inf$'),
+        (panda, {'effort_bias.panda_joint1': 1e300},  # the observer's torques: inf
+         r"^parameter 'effort_bias.panda_joint1': expected a number from -1e\+06 to 1e\+06, "
+         r'got 1e\+300$'),
+        (panda, {'armature.panda_joint1': 1e300},  # the inertial torques: inf
+         r"^parameter 'armature.panda_joint1': expected a number from 0 to 1e\+06, got "
+         r'1e\+300$'),
+        (panda, {'armature.panda_joint1': 10 ** 400},  # no float holds it
+         r"^parameter 'armature.panda_joint1': expected a number from 0 to 1e\+06, got "
+         r'100000000000000000...0000000000000000000$'),
         (panda, {'friction.panda_joint1.stiction': 1.0},
          r"^parameter 'friction.panda_joint1.stiction': expected "
          r'friction.<joint>.\{coulomb,viscous,offset\}$'),
         (panda, {'friction.panda_joint1.viscous': -1.0},
-         r"^parameter 'friction.panda_joint1.viscous': expected a finite number >= 0, got "
+         r"^parameter 'friction.panda_joint1.viscous': expected a number from 0 to 1e\+06, got "
          r'-1.0$'),
         (panda, {'armature.panda_joint1': 'heavy'},
          r"^parameter 'armature.panda_joint1': expected a number, got 'heavy'$"),
         (panda, {'friction.panda_joint1.offset': math.nan},
-         r"^parameter 'friction.panda_joint1.offset': expected a finite number, got nan$"),
+         r"^parameter 'friction.panda_joint1.offset': expected a number from -1e\+06 to 1e\+06, "
+         r'got nan$'),
         (panda, {'friction_velocity_threshold': 0.0},
          r'^friction_velocity_threshold: expected a positive number \(rad/s\), got 0.0$'),
         (panda, {'friction_model': 'lugre'},
@@ -182,7 +195,7 @@ def test_bad_parameters(panda, solo, tmp_path):
                            "parameter 'armature.wrist': unknown joint 'wrist'")]:
         bad.write_text(text)
         with pytest.raises(InputError, match=f'^{re.escape(str(bad))}: .*{re.escape(message)}'):
-            load_yaml(bad, panda)
+            read_actuation(bad, panda)
 
 
 def test_the_effort_bias_is_taken_out_of_the_measured_effort_and_never_a_torque(panda):
@@ -208,3 +221,15 @@ def test_the_effort_bias_is_taken_out_of_the_measured_effort_and_never_a_torque(
     np.testing.assert_array_equal(biased.armature_torques(v), plain.armature_torques(v))
     with pytest.raises(InputError, match=r'^Actuation.effort_bias: expected 8 finite numbers'):
         Actuation(biased.joint_names, *(np.zeros(8),) * 4, effort_bias=np.full(8, np.nan))
+
+
+def test_the_node_docs_state_the_bounds_of_the_terms():
+    text = ' '.join((Path(__file__).parents[2] / 'docs' / 'node.md').read_text().split())
+    low, high = BOUNDS['armature']
+    assert BOUNDS['coulomb'] == BOUNDS['viscous'] == (low, high)
+    assert f'Coulomb, viscous and armature are from {low:g} to {high:g}' in text
+    low, high = BOUNDS['offset']
+    assert BOUNDS['effort_bias'] == (low, high)
+    assert f'the offset and the bias from {low:g} to {high:g}' in text
+    low, high = BOUNDS['effort_gain']
+    assert f'default 1, from {low:g} to {high:g}' in text

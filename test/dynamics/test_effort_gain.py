@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from rnea_ros import InputError, RobotModel
-from rnea_ros.dynamics.actuation import Actuation, load_yaml, MAX_EFFORT_GAIN
+from rnea_ros.dynamics.actuation import Actuation, MAX_EFFORT_GAIN
+from rnea_ros.params.actuation_file import actuation_yaml, read_actuation
 
 
 @pytest.fixture(scope='module')
@@ -42,11 +43,11 @@ def test_the_gain_scales_the_effort_and_round_trips(panda, tmp_path):
     assert actuation.to_parameters()['effort_gain.panda_joint1'] == 12.5
     assert actuation.to_parameters()['effort_gain.panda_joint3'] == 1.0
     path = tmp_path / 'actuation.yaml'
-    path.write_text(actuation.to_yaml())
-    np.testing.assert_array_equal(load_yaml(path, panda).effort_gain, gain)
+    path.write_text(actuation_yaml(actuation))
+    np.testing.assert_array_equal(read_actuation(path, panda).effort_gain, gain)
     section = yaml.safe_load(path.read_text())['/**']['ros__parameters']
     assert section['effort_gain']['panda_joint2'] == 0.8
-    assert 'effort_gain' not in yaml.safe_load(plain.to_yaml())['/**']['ros__parameters']
+    assert 'effort_gain' not in yaml.safe_load(actuation_yaml(plain))['/**']['ros__parameters']
 
 
 @pytest.mark.parametrize('value, message', [
@@ -55,7 +56,8 @@ def test_the_gain_scales_the_effort_and_round_trips(panda, tmp_path):
            '-1.0'),
     (2 * MAX_EFFORT_GAIN, "parameter 'effort_gain.panda_joint1': expected a number from 1e-06 "
                           'to 1e+06, got 2000000.0'),
-    (float('nan'), "parameter 'effort_gain.panda_joint1': expected a finite number, got nan"),
+    (float('nan'), "parameter 'effort_gain.panda_joint1': expected a number from 1e-06 to 1e+06, "
+                   'got nan'),
     ('2', "parameter 'effort_gain.panda_joint1': expected a number, got '2'"),
 ])
 def test_a_bad_gain_names_the_parameter(panda, value, message):

@@ -86,7 +86,7 @@ GOOD_ROBOT = '  a:\n    urdf: {urdf}\n    bags: [bags/*]\n'
     ('robots: [a, b]\n', 'expected robots: {NAME: {urdf: FILE, actuation: FILE, bags: '
      '[PATTERN, ...]}}'),
     ('robots:\n  a: {urdf: x.urdf, bags: [b]\n',
-     "not YAML: expected ',' or '}', but got '<stream end>' (line 3)"),
+     "malformed YAML: expected ',' or '}', but got '<stream end>' at line 3, column 1"),
     ('robots:\n  a:\n    urfd: x.urdf\n', "robots.a: unknown field 'urfd' (expected urdf, "
      'actuation, bags)'),
     ('robots:\n  7:\n    bags: [b]\n', 'robots: the robot name 7 must be a non-empty string'),

@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 
 from rnea_ros import RobotModel
-from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.identify.cli import main as rnea_identify
 from rnea_ros.identify.gain_check import MARGIN
+from rnea_ros.params.actuation_file import read_actuation
 
 URDF = """<robot name="arm_and_pendulum">
   <link name="base"/>
@@ -108,7 +108,7 @@ def test_a_joint_the_payload_does_not_reach_keeps_gain_1_with_a_warning(robot, c
             'fore_tip in the anchor bags): the anchor loads no joint whose torque shares a '
             'parameter') in err
     model = RobotModel.from_urdf_string(URDF)
-    written = Actuation.load_yaml(out / 'actuation.yaml', model).effort_gain
+    written = read_actuation(out / 'actuation.yaml', model).effort_gain
     assert written == pytest.approx([gains[joint]['gain'] for joint in model.joint_names],
                                     rel=1e-12)
 
@@ -250,7 +250,7 @@ def test_gains_the_validation_does_not_favour_keep_gain_1(robot, tool_bag, capsy
             "(the effort as given, the driver's constants when it is recorded in the driver's "
             'torque units)\n') in err, err
     model = RobotModel.from_urdf_string(URDF)
-    assert Actuation.load_yaml(out / 'actuation.yaml', model).effort_gain == \
+    assert read_actuation(out / 'actuation.yaml', model).effort_gain == \
         pytest.approx(np.ones(3), abs=0.0)
     # The model written is the one identified with gain 1: its validation RMS is that run's.
     identified = data['rms']['identified']['validation_moving']

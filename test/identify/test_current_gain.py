@@ -22,9 +22,9 @@ from sim_sines import follow_sines
 import sine_log
 
 from rnea_ros import RobotModel
-from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.identify.cli import main as rnea_identify
 from rnea_ros.identify.gain_check import MARGIN
+from rnea_ros.params.actuation_file import read_actuation
 from rnea_ros.sim.gap import parse_gap
 from rnea_ros.sim.plant import Plant
 
@@ -91,5 +91,5 @@ def test_the_effort_gains_are_recovered_within_3_percent_and_3_sigma(bags):
         assert rms['fitted_gain'] <= (1 - MARGIN) * rms['gain_1'], (joint, rms)
         assert data[joint]['reason'] is None, data[joint]
     model = RobotModel.from_urdf_file(sine_log.UR5)
-    written = Actuation.load_yaml(out / 'actuation.yaml', model)
+    written = read_actuation(out / 'actuation.yaml', model)
     assert written.effort_gain == pytest.approx(gain, rel=1e-12)

@@ -13,14 +13,14 @@ import pytest
 
 from rnea_ros import RobotModel
 from rnea_ros.identify import base as base_params
-from rnea_ros.identify import covariance, filtering, fit, parameters, pipeline
+from rnea_ros.identify import covariance, filtering, fit, inertial_layout, pipeline
 from rnea_ros.identify.samples import Samples
 
 
 @pytest.fixture(scope='module', params=['ur5', 'panda'])
 def setup(request):
     model = RobotModel.from_urdf_file(robot_path(request.param))
-    lay = parameters.layout(model)
+    lay = inertial_layout.layout(model)
     return model, lay, base_params.base_parameters(model, lay)
 
 
@@ -178,7 +178,7 @@ def test_the_condition_number_is_that_of_what_the_fit_resolves():
 def test_the_base_of_a_robot_with_a_still_joint_is_that_of_the_robot_holding_it():
     """UR5 with its last wrist held: its body one with the one before, its terms kept, zero."""
     model = RobotModel.from_urdf_file(robot_path('ur5'))
-    lay = parameters.layout(model)
+    lay = inertial_layout.layout(model)
     free = base_params.base_parameters(model, lay)
     still = np.zeros(model.nv, dtype=bool)
     still[-1] = True
@@ -192,7 +192,7 @@ def test_the_base_of_a_robot_with_a_still_joint_is_that_of_the_robot_holding_it(
     assert held.size < free.size
     # Any torque of the other joints, with the wrist held there, is W beta of the held base.
     q, v, a = base_params.held_states(model, still, np.array([0.3]), count=20, seed=7)
-    theta = parameters.prior(model, lay)[0]
+    theta = inertial_layout.prior(model, lay)[0]
     W = model.regressor_batch(q, v, a)[:, :-1, :]
     tau = W @ theta[:lay.n_inertial]
     inertial = held.columns[held.columns < lay.n_inertial]
@@ -215,7 +215,7 @@ def test_the_base_of_a_robot_with_a_still_joint_is_that_of_the_robot_holding_it(
 def test_a_still_joint_is_held_in_the_base_only_where_it_stays():
     """Slow all the time: rows left out; held in the base only within HELD of its median."""
     model = RobotModel.from_urdf_file(robot_path('ur5'))
-    lay = parameters.layout(model)
+    lay = inertial_layout.layout(model)
     free = base_params.base_parameters(model, lay)
     t = np.arange(20000) / 1000.0
     q = np.zeros((t.size, 6))

@@ -22,10 +22,10 @@ from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel
-from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.identify import pipeline
 from rnea_ros.identify.cli import main
-from rnea_ros.identify.parameters import inertia_matrix, INERTIAL, pseudo_inertia
+from rnea_ros.identify.inertial_layout import inertia_matrix, INERTIAL, pseudo_inertia
+from rnea_ros.params.actuation_file import read_actuation
 from rnea_ros.recording import differentiate
 
 UR5 = robot_path('ur5')
@@ -148,7 +148,7 @@ def test_identified_model_predicts_held_out_torques_to_the_noise(identified):
 
 
 def test_friction_and_armature_recovered_within_10_percent(identified, ur5):
-    actuation = Actuation.load_yaml(identified / 'actuation.yaml', ur5)
+    actuation = read_actuation(identified / 'actuation.yaml', ur5)
     report = json.loads((identified / 'identification.json').read_text())
     base = {p['name']: p for p in report['excitation']['base_parameters']}
     np.testing.assert_allclose(actuation.coulomb, COULOMB, rtol=0.1)
@@ -191,7 +191,7 @@ def test_identified_urdf_round_trips_and_is_physical(identified, ur5):
     assert len(after) == len(before) + sum('<inertial>' in line for line in after) \
         - sum('<inertial>' in line for line in before)
     # Identified friction is also in each joint's <dynamics>.
-    actuation = Actuation.load_yaml(identified / 'actuation.yaml', ur5)
+    actuation = read_actuation(identified / 'actuation.yaml', ur5)
     text = (identified / 'identified.urdf').read_text()
     for k, joint in enumerate(ur5.joint_names):
         viscous, coulomb = float(actuation.viscous[k]), float(actuation.coulomb[k])
@@ -244,7 +244,7 @@ def test_inertial_none_keeps_the_urdf_inertias(tmp_path, capsys, bag, short_bag)
     np.testing.assert_array_equal(loaded.inertial_parameters(),
                                   RobotModel.from_urdf_file(UR5).inertial_parameters())
     # The joint terms of the URDF's model: the urdf+friction model, with friction >= 0.
-    actuation = Actuation.load_yaml(tmp_path / 'actuation.yaml', loaded)
+    actuation = read_actuation(tmp_path / 'actuation.yaml', loaded)
     assert np.all(actuation.coulomb >= 0) and np.all(actuation.viscous >= 0)
     report = json.loads((tmp_path / 'identification.json').read_text())
     for data in ('training', 'validation'):
@@ -346,7 +346,7 @@ def test_a_late_effort_is_paired_with_its_state_by_effort_delay(tmp_path, capsys
         assert report['settings']['effort_delay'] == delay
         rms[delay] = np.array([report['rms']['identified']['validation'][j]
                                for j in ur5.joint_names])
-        viscous[delay] = Actuation.load_yaml(out / 'actuation.yaml', ur5).viscous
+        viscous[delay] = read_actuation(out / 'actuation.yaml', ur5).viscous
     assert np.any(rms[0.0] > 1.3 * NOISE), rms[0.0]  # unpaired: visibly more than the noise
     assert np.all(rms[late / RATE] <= 1.1 * NOISE), rms[late / RATE]
     np.testing.assert_allclose(viscous[late / RATE], VISCOUS, rtol=0.1)
@@ -393,6 +393,18 @@ def test_bag_without_effort_is_refused(tmp_path, capsys, ur5):
     assert err == (f'rnea_identify: error: {bag}: joint_states carries no effort for '
                    f'{list(ur5.joint_names)}: identification needs the measured joint '
                    'torques\n')
+
+
+def test_bag_with_an_all_zero_effort_is_refused_naming_it(tmp_path, capsys, ur5):
+    times = bagdata.sample_times(500, rate=RATE)
+    q = np.sin(np.outer(times * 1e-9, np.arange(1, 7)))
+    bag = bagdata.joint_states_bag(tmp_path / 'bag', times, ur5.joint_names, q, q,
+                                   np.zeros_like(q))
+    code, out, err = identify(capsys, bag, '--urdf', UR5, '--output', tmp_path / 'out')
+    assert code == 2 and not (tmp_path / 'out').exists()
+    assert err == (f'rnea_identify: error: {bag}: joint_states carries an effort of 0 in every '
+                   f'sample for every joint {list(ur5.joint_names)}: identification needs the '
+                   'measured joint torques\n')
 
 
 def test_unknown_joints_are_refused(tmp_path, capsys, ur5):

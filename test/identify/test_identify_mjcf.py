@@ -19,10 +19,11 @@ import pytest
 from test_identify import identify, synthetic_bag, UR5
 
 from rnea_ros import ModelWarning, RobotModel
+from rnea_ros.description.mjcf import load_mjcf
 from rnea_ros.dynamics.actuation import Actuation
-from rnea_ros.dynamics.mjcf import load_mjcf
 from rnea_ros.errors import MJCFError
 from rnea_ros.identify import mjcf_out
+from rnea_ros.params.actuation_file import read_actuation
 
 TOLERANCE = 1e-9
 
@@ -47,7 +48,7 @@ def test_the_mjcf_export_round_trips_to_the_identified_model(exported):
     assert report['outputs'] == ['identified.urdf', 'actuation.yaml', 'identified.xml',
                                  'identification.json', 'identification.md']
     identified = RobotModel.from_urdf_file(exported / 'identified.urdf')
-    terms = Actuation.load_yaml(exported / 'actuation.yaml', identified)
+    terms = read_actuation(exported / 'actuation.yaml', identified)
     robot = load_mjcf(exported / 'identified.xml')
     assert robot.model.joint_names == identified.joint_names
     assert robot.model.body_names == identified.body_names
@@ -86,7 +87,7 @@ def test_mujoco_running_the_export_is_tracked_by_the_identified_model(exported):
     the PD alone: MuJoCo runs the robot that was identified.
     """
     identified = RobotModel.from_urdf_file(exported / 'identified.urdf')
-    terms = Actuation.load_yaml(exported / 'actuation.yaml', identified)
+    terms = read_actuation(exported / 'actuation.yaml', identified)
     mj = mujoco.MjModel.from_xml_path(str(exported / 'identified.xml'))
     assert mj.nu == identified.nv
     rate, seconds = 1000.0, 2.0

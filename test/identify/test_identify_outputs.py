@@ -17,8 +17,8 @@ from test_identify import identify, synthetic_bag, UR5
 from writes import disk_full, interrupt, snapshot
 
 from rnea_ros import RobotModel
-from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.identify.cli import main
+from rnea_ros.params.actuation_file import read_actuation
 
 USER_FILES = {'notes.txt': b'mine\n', 'validation_mine.png': b'my own plot\n'}
 
@@ -86,7 +86,7 @@ def test_a_sensor_bias_is_written_as_the_effort_bias_not_a_torque(tmp_path, caps
         assert report['settings']['offset'] == offset
         model = RobotModel.from_urdf_file(UR5)
         runs[offset] = (report['actuation'],
-                        Actuation.load_yaml(out / 'actuation.yaml', model), model)
+                        read_actuation(out / 'actuation.yaml', model), model)
     (fitted, torque, model), (reported, bias, _) = runs['torque'], runs['sensor-bias']
     assert reported == fitted  # the same fit, only what is written differs
     offsets = np.array([fitted[name]['offset'] for name in model.joint_names])

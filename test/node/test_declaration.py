@@ -20,9 +20,10 @@ import pytest
 from rnea_ros.contacts import Contact
 from rnea_ros.control import declaration, parameter_docs
 from rnea_ros.control.declaration import BY_NAME, CONTACT
-from rnea_ros.control.parameter import check
-from rnea_ros.control.parameter_docs import MARKDOWN_BEGIN, MARKDOWN_END, markdown_table, yaml_text
+from rnea_ros.control.parameter_docs import (MARKDOWN_BEGIN, MARKDOWN_END, markdown_table,
+                                             settings_text, yaml_text)
 from rnea_ros.control.settings import Settings
+from rnea_ros.params.parameter import check
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,6 +31,12 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_config_rnea_yaml_is_what_the_declaration_generates():
     assert (ROOT / 'config' / 'rnea.yaml').read_text() == yaml_text(), \
         'regenerate: python -m rnea_ros.control.parameter_docs --yaml > config/rnea.yaml'
+
+
+def test_the_settings_fields_are_what_the_declaration_generates():
+    assert (ROOT / 'rnea_ros' / 'control' / 'settings_fields.py').read_text() == settings_text(), \
+        ('regenerate: python -m rnea_ros.control.parameter_docs --settings '
+         '> rnea_ros/control/settings_fields.py')
 
 
 def test_the_docs_table_is_what_the_declaration_generates():
@@ -143,6 +150,8 @@ def test_the_generator_prints_the_files(capsys):
     assert capsys.readouterr().out == yaml_text()
     assert parameter_docs.main(['--markdown']) == 0
     assert capsys.readouterr().out == markdown_table() + '\n'
+    assert parameter_docs.main(['--settings']) == 0
+    assert capsys.readouterr().out == settings_text()
 
 
 def test_the_documented_command_prints_them():

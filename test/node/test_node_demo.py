@@ -1,6 +1,8 @@
 """The node demo behind scripts/demo.sh: the real node over DDS, its summary, its exit code."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from ros_harness import next_domain_id
 
@@ -47,6 +49,14 @@ def test_node_demo_refuses_bad_arguments(argv, text, capsys):
     with pytest.raises(SystemExit) as exit_info:
         node_demo.main(argv)
     assert exit_info.value.code == 2 and text in capsys.readouterr().err
+
+
+def test_node_demo_refuses_a_urdf_that_is_no_regular_file(capsys):
+    parser = node_demo.build_parser()
+    assert node_demo.load_robot(parser, Path('/dev/zero')) is None  # read whole: memory
+    assert capsys.readouterr().err == (f'{parser.prog}: cannot load /dev/zero: cannot read '
+                                       "--urdf '/dev/zero': not a regular file (a character "
+                                       'device)\n')
 
 
 def test_node_demo_without_example_robot_data_says_what_to_do(monkeypatch, tmp_path, capsys):

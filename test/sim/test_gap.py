@@ -57,6 +57,12 @@ def test_the_payload_tip_is_the_flange_not_a_finger():
     assert tip_link(parse(robot_path('ur5').read_text())) in ('ee_link', 'tool0')  # a tie
 
 
+# About 300 bytes that expand to 9**9 strings (a billion laughs): the repr of the seed in its
+# error took them (hours, gigabytes).
+BOMB = 'seed: [&a [x, x, x, x, x, x, x, x, x], ' + ', '.join(
+    f'&{chr(98 + k)} [{", ".join([f"*{chr(97 + k)}"] * 9)}]' for k in range(8)) + ']\n'
+
+
 @pytest.mark.parametrize('text, line', [
     ('inertia_errors: {mass: 0.1, masss: 0.2}',
      "gap 'g.yaml': unknown key 'masss' in inertia_errors; expected one of mass, com, inertia"),
@@ -92,7 +98,19 @@ def test_the_payload_tip_is_the_flange_not_a_finger():
     ('joint_states: {drop: .nan}',
      "gap 'g.yaml': joint_states.drop is nan: expected a probability from 0 to below 1"),
     ('[1, 2]', "gap 'g.yaml': the file is [1, 2]: expected a mapping"),
-    ('a: [', "gap 'g.yaml': not YAML: while parsing a flow node"),
+    ('a: [', "gap 'g.yaml': malformed YAML: expected the node content, but found "
+     "'<stream end>' at line 1, column 5"),
+    (BOMB, "gap 'g.yaml': YAML aliases repeat more than 100000 nodes (expected a document "
+     'without alias bombs)'),
+    ('seed: ' + '9' * 400, "gap 'g.yaml': seed is 999999999999999999...9999999999999999999: "
+     'expected an integer from 0 to 4294967295'),
+    ('seed: ' + '9' * 5000, "gap 'g.yaml': a value that cannot be built (Exceeds the limit "
+     '(4300 digits) for integer string conversion)'),
+    ('inertia_errors: {mass: ' + '9' * 400 + '}', "gap 'g.yaml': inertia_errors.mass is "
+     '999999999999999999...9999999999999999999: expected a finite number'),
+    ('joints: {armature: 9223372036854775808}', "gap 'g.yaml': joints.armature is "
+     '9223372036854775808: expected a number >= 0 and <= 100 [kg m^2 or kg]'),
+    ('[' * 100_000, "gap 'g.yaml': nested too deeply for the parser"),
 ])
 def test_a_bad_gap_file_is_one_line_naming_the_key(text, line):
     with pytest.raises(InputError) as error:

@@ -14,7 +14,7 @@ import pytest
 from rclpy.node import Node
 from rclpy.parameter import Parameter as RosParameter
 
-from rnea_ros.control.parameter import DOUBLE, INTEGER, Parameter
+from rnea_ros.params.parameter import DOUBLE, INTEGER, Parameter
 from rnea_ros.sim.parameter_docs import MARKDOWN_BEGIN, MARKDOWN_END, markdown_table
 from rnea_ros.sim.parameters import declare_settings
 from rnea_ros.sim.settings import BY_NAME, DEFAULTS, PARAMETERS, read_settings

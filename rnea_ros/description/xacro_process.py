@@ -40,19 +40,19 @@ from rnea_ros.errors import URDFError
 WARNING_CHARS = 65536
 XACRO_MISSING = ('is a xacro file and the xacro package is not installed: pip install xacro '
                  '(or install ROS xacro)')
-_DYNAMICS = Path(__file__).resolve().parent
-# The child runs `python -c _BOOTSTRAP ROOT DYNAMICS`. _PACKAGES_AS_FOLDERS makes the two
+_DESCRIPTION = Path(__file__).resolve().parent
+# The child runs `python -c _BOOTSTRAP ROOT DESCRIPTION`. _PACKAGES_AS_FOLDERS makes the two
 # packages empty modules searched in their folders, so that importing this module runs neither
-# rnea_ros/__init__ (numpy, numba) nor dynamics/__init__; the working directory ('' first on
+# rnea_ros/__init__ (numpy, numba) nor description/__init__; the working directory ('' first on
 # sys.path) is dropped at once.
 _PACKAGES_AS_FOLDERS = '\n'.join((
     'import sys, types',
     "if sys.path and sys.path[0] == '':",
     '    del sys.path[0]',
-    "for name, folder in zip(('rnea_ros', 'rnea_ros.dynamics'), sys.argv[1:3]):",
+    "for name, folder in zip(('rnea_ros', 'rnea_ros.description'), sys.argv[1:3]):",
     '    sys.modules[name] = types.ModuleType(name)',
     '    sys.modules[name].__path__ = [folder]', ''))
-_BOOTSTRAP = (_PACKAGES_AS_FOLDERS + 'from rnea_ros.dynamics.xacro_process import child_main\n'
+_BOOTSTRAP = (_PACKAGES_AS_FOLDERS + 'from rnea_ros.description.xacro_process import child_main\n'
               'sys.exit(child_main())\n')
 
 
@@ -124,7 +124,7 @@ def expand_in_process(path: str, mappings: Mapping[str, str],
     """
     request = json.dumps({'path': path, 'mappings': dict(mappings), 'sys_path': sys.path,
                           'limits': asdict(limits)})
-    command = [sys.executable, '-c', _BOOTSTRAP, str(_DYNAMICS.parent), str(_DYNAMICS)]
+    command = [sys.executable, '-c', _BOOTSTRAP, str(_DESCRIPTION.parent), str(_DESCRIPTION)]
     try:
         done = subprocess.run(command, input=request.encode(), capture_output=True,
                               timeout=limits.wall_seconds, check=False)
@@ -225,7 +225,7 @@ def _expand(path: str, mappings: dict[str, str], limits: XacroLimits) -> dict[st
         import xacro
     except ImportError:
         return {'error': f'{path!r} {XACRO_MISSING}'}
-    from rnea_ros.dynamics.xacro_guard import check_guardable, guarded, XacroRefused
+    from rnea_ros.description.xacro_guard import check_guardable, guarded, XacroRefused
     try:
         check_guardable(xacro)
     except XacroRefused as exc:

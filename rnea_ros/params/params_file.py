@@ -4,8 +4,9 @@ Node parameter files (``/**:`` -> ``ros__parameters:``): every tool reads and wr
 ``read(path, what)`` returns the parameters of a file, flat names -> values: every node
 section's ``ros__parameters``, in file order, nested keys joined with '.' as ROS does. A file
 that is no parameters file, or one built to exhaust the reader, is refused with one line
-naming the file (``InputError``): not readable, not UTF-8, malformed YAML (the problem and
-where, on one line), nested too deeply for the parser, names nested deeper than ``MAX_DEPTH``
+naming the file (``InputError``): not readable, not a regular file (a FIFO, a device),
+larger than ``files.MAX_BYTES``, not UTF-8, malformed YAML (the problem and where, on one
+line), nested too deeply for the parser, names nested deeper than ``MAX_DEPTH``
 levels, more than ``MAX_PARAMETERS`` parameters (YAML aliases repeating a mapping).
 
 ``write(params, header)`` returns the text of a file of ``params`` (flat names or nested
@@ -24,9 +25,9 @@ from collections.abc import Mapping
 import functools
 import math
 import os
-from pathlib import Path
 
-from rnea_ros.errors import InputError, not_utf8
+from rnea_ros.errors import InputError
+from rnea_ros.files import FileError, load_yaml, read_text, YamlError
 
 __all__ = ['MAX_DEPTH', 'MAX_PARAMETERS', 'read', 'write']
 
@@ -45,22 +46,12 @@ def read(path: str | os.PathLike, what: str = 'the parameters') -> dict:
     with '.' as ROS does. Raises ``InputError`` naming the file (and ``what`` it should hold)
     for a malformed one.
     """
-    import yaml  # PyYAML, for the files only: importing the dynamics needs numpy and numba
     try:
-        document = yaml.safe_load(Path(path).read_text(encoding='utf-8'))
-    except OSError as exc:
+        document = load_yaml(read_text(path, what))
+    except FileError as exc:
+        raise InputError(f'{path}: cannot read {what}: {exc.why}') from None
+    except YamlError as exc:
         raise InputError(f'{path}: cannot read {what}: {exc}') from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f'{path}: cannot read {what}: {not_utf8(exc)}') from None
-    except yaml.YAMLError as exc:  # its text spans lines: the problem and where, on one
-        mark = getattr(exc, 'problem_mark', None)
-        where = f' at line {mark.line + 1}, column {mark.column + 1}' if mark else ''
-        problem = ' '.join(str(getattr(exc, 'problem', None) or exc).split())
-        raise InputError(f'{path}: cannot read {what}: malformed YAML: {problem}{where}') \
-            from None
-    except RecursionError:
-        raise InputError(f'{path}: cannot read {what}: nested too deeply (expected a ROS 2 '
-                         f'parameters file: {FILE_FORM})') from None
     sections = [section.get('ros__parameters') for section in document.values()
                 if isinstance(section, dict)] if isinstance(document, dict) else []
     sections = [section for section in sections if isinstance(section, dict)]

@@ -2,32 +2,34 @@
 What every tool does with a file option and with a URDF: each failure one line naming the file.
 
 ``read_file_option`` reads the file of an option (``--urdf``, ``--actuation``...): a missing
-or unreadable file, a directory or bytes that are not UTF-8 text raise ``InputError``
+or unreadable file, anything but a regular file (a directory, a FIFO, ``/dev/zero``), one over
+``files.MAX_BYTES`` or bytes that are not UTF-8 text raise ``FileError``
 ``cannot read FLAG 'PATH': REASON``. ``urdf_model`` builds the model of URDF text, its errors
 prefixed with where the text came from, and refuses a robot without a moving joint.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import InputError, not_utf8, URDFError
+from rnea_ros.files import FileError, read_text
 
 
 def read_file_option(flag: str, path, read=None):
     """
     Return ``read(path)`` (default: the file's UTF-8 text), the file of the option ``flag``.
 
-    A missing or unreadable file, a directory, or bytes that are not UTF-8 text raise
-    ``InputError``: ``cannot read FLAG 'PATH': REASON``.
+    A missing or unreadable file, anything but a regular file, or bytes that are not UTF-8 text
+    raise ``FileError``: ``cannot read FLAG 'PATH': REASON``.
     """
     try:
-        return read(path) if read else Path(path).read_text(encoding='utf-8')
+        return read(path) if read else read_text(path, flag)
+    except FileError as exc:  # a reader's own name for the file: the option's instead
+        why = exc.why
     except OSError as exc:
         why = exc.strerror or str(exc)
     except UnicodeDecodeError as exc:
         why = not_utf8(exc)
-    raise InputError(f'cannot read {flag} {str(path)!r}: {why}')
+    raise FileError(path, flag, why)
 
 
 def urdf_model(xml: str, source: str, **keywords) -> RobotModel:

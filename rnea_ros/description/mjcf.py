@@ -2,8 +2,8 @@
 MJCF (MuJoCo's robot format) -> ``KinematicTree`` and ``Actuation``, through MuJoCo's compiler.
 
 MuJoCo compiles the file (includes, defaults, inertias from geoms, meshes, angle units: all its
-own rules); the compiled ``mujoco.MjModel`` is turned into the links and joints the URDF builder
-of ``urdf`` folds and numbers, so that an MJCF robot is the same model as the URDF robot it
+own rules); the compiled ``mujoco.MjModel`` is turned into the links and joints the tree builder
+of ``tree_builder`` folds and numbers, so that an MJCF robot is the same model as the URDF robot it
 describes. ``mujoco`` is imported here only, inside the functions: ``import rnea_ros`` does not
 need it.
 
@@ -43,10 +43,10 @@ import warnings
 
 import numpy as np
 
+from rnea_ros.description.tree_builder import TreeBuilder
+from rnea_ros.description.urdf_elements import Inertial, UrdfJoint
 from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.dynamics.urdf import _Builder
-from rnea_ros.dynamics.urdf_elements import Inertial, UrdfJoint
 from rnea_ros.errors import MJCFError
 
 WORLD = 'world'
@@ -213,8 +213,8 @@ def _tree(mj, inertia_check: str):
     else:
         root = WORLD
     joints = {edge.name: edge for edges in children.values() for edge in edges}
-    tree = _Builder(_model_name(mj), links, joints, children,
-                    root, floating is not None, inertia_check).build()
+    tree = TreeBuilder(_model_name(mj), links, joints, children,
+                       root, floating is not None, inertia_check).build()
     offsets = np.array([-qpos0.get(name, 0.0) for name in tree.body_names])
     gravity = np.zeros(3) if mj.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY \
         else np.array(mj.opt.gravity)

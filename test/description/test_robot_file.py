@@ -1,5 +1,5 @@
 """
-Robot description files (``description.py``): xacro files expanded, unexpanded xacro refused.
+Robot description files (``robot_file.py``): xacro files expanded, unexpanded xacro refused.
 
 The xacro files are written here in ``tmp_path``: a macro, properties and an argument, compared
 with the URDF written out by hand.
@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from rnea_ros import InputError, RobotModel, URDFError
-from rnea_ros.dynamics.description import parse_xacro_arg
+from rnea_ros.description.robot_file import parse_xacro_arg
+from rnea_ros.files import FileError
 
 ARM_XACRO = """<?xml version="1.0"?>
 <robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="arm">
@@ -144,7 +145,8 @@ def test_xacro_failures_are_urdf_errors_naming_the_file(tmp_path):
     broken.write_text(ARM_XACRO.replace('</robot>', ''))
     with refused(broken, 'ExpatError: '):
         RobotModel.from_urdf_file(broken)
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileError, match=r"^cannot read the robot description '.*absent.urdf."
+                                        r"xacro': No such file or directory$"):
         RobotModel.from_urdf_file(tmp_path / 'absent.urdf.xacro')
 
 

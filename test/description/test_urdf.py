@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from rnea_ros import ModelWarning, RobotModel, URDFError
-from rnea_ros.dynamics.urdf import parse_urdf
+from rnea_ros.description.urdf import parse_urdf
 
 BAD_DIR = Path(__file__).parent / 'urdf' / 'bad'
 

@@ -23,8 +23,9 @@ from pathlib import Path
 import re
 import xml.etree.ElementTree as ET
 
-from rnea_ros.dynamics.xacro_process import expand_in_process, LIMITS, XacroLimits
+from rnea_ros.description.xacro_process import expand_in_process, LIMITS, XacroLimits
 from rnea_ros.errors import InputError, URDFError
+from rnea_ros.files import check_regular, read_text
 
 XACRO_SUFFIX = '.xacro'
 # xacro substitutions: ${expression} (properties, math) and $(arg x), $(find pkg), ...
@@ -62,14 +63,14 @@ def expand_xacro(path: str | os.PathLike, xacro_args: Mapping[str, str] | None =
     command line (values are text; numbers are turned into text). Any xacro failure (missing
     include, undefined argument or property, bad XML), any expression or substitution that
     ``xacro_guard`` refuses, and an expansion past ``limits`` (CPU time, memory, wall time; see
-    ``xacro_process``) raise ``URDFError`` naming the file and the reason; a missing file raises
-    ``OSError``. Nothing an expansion does outlives it: the next one starts afresh.
+    ``xacro_process``) raise ``URDFError`` naming the file and the reason; a missing file, or
+    anything but a regular file, raises ``FileError``. Nothing an expansion does outlives it:
+    the next one starts afresh.
     """
     if xacro_args is not None and not isinstance(xacro_args, Mapping):
         raise InputError('xacro_args: expected a mapping name -> value, got '
                          f'{type(xacro_args).__name__}')
-    with open(path, 'rb'):  # a missing file is an OSError, as for a URDF file
-        pass
+    check_regular(path, 'the robot description')  # a FIFO would hold the child until killed
     # xacro takes text, as from its command line: 0.5 and True become '0.5' and 'True'.
     mappings = {str(name): str(value) for name, value in (xacro_args or {}).items()}
     return expand_in_process(str(path), mappings, limits)
@@ -82,12 +83,13 @@ def read_robot_description(path: str | os.PathLike,
 
     A file is expanded when its name ends in ``.xacro`` or when ``xacro_args`` is given; any
     other file is returned as it is, whatever its text: the URDF parser refuses unexpanded xacro
-    (``refuse_xacro``), so a downloaded "URDF" never runs xacro. Unreadable files raise
-    ``OSError``.
+    (``refuse_xacro``), so a downloaded "URDF" never runs xacro. A missing or unreadable file,
+    anything but a regular file (a FIFO, ``/dev/zero``) and one of more than
+    ``files.MAX_BYTES`` raise ``FileError``.
     """
     if is_xacro_file(path) or xacro_args:
         return expand_xacro(path, xacro_args)
-    return Path(path).read_text()
+    return read_text(path, 'the robot description')
 
 
 def unexpanded_xacro(xml: str, robot: ET.Element | None = None) -> str | None:

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from rnea_ros import RobotModel, URDFError
-from rnea_ros.dynamics.description import read_robot_description
-from rnea_ros.dynamics.xacro_process import (failure_reason, LIMITS, WARNING_CHARS,
-                                             XacroLimits)
+from rnea_ros.description.robot_file import read_robot_description
+from rnea_ros.description.xacro_process import (failure_reason, LIMITS, WARNING_CHARS,
+                                                XacroLimits)
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = ('<?xml version="1.0"?>\n<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="r">\n'
@@ -98,7 +98,7 @@ def test_an_expansion_leaves_xacro_unimported_in_the_caller(tmp_path):
     trusted = tmp_path / 'arm.urdf.xacro'
     trusted.write_text(TRUSTED)
     script = ('import sys\n'
-              'from rnea_ros.dynamics.description import expand_xacro\n'
+              'from rnea_ros.description.robot_file import expand_xacro\n'
               f'urdf = expand_xacro({str(trusted)!r}, {{"prefix": "left_"}})\n'
               'assert "left_upper_joint" in urdf\n'
               'print(sorted(name for name in ("xacro", "numpy") if name in sys.modules))\n')
@@ -110,13 +110,14 @@ def test_an_expansion_leaves_xacro_unimported_in_the_caller(tmp_path):
 
 def test_the_child_imports_xacro_only():
     """The child's start-up: this module and xacro, not numpy or numba (0.2 s, not 1-2 s)."""
-    from rnea_ros.dynamics import xacro_process
+    from rnea_ros.description import xacro_process
     script = (xacro_process._PACKAGES_AS_FOLDERS
-              + 'import rnea_ros.dynamics.xacro_process, rnea_ros.dynamics.xacro_guard, xacro\n'
+              + 'import rnea_ros.description.xacro_process, rnea_ros.description.xacro_guard\n'
+              'import xacro\n'
               'print(sorted(name for name in ("numpy", "numba", "rnea_ros.dynamics.model") '
               'if name in sys.modules))\n')
     done = subprocess.run([sys.executable, '-c', script, str(ROOT / 'rnea_ros'),
-                           str(ROOT / 'rnea_ros' / 'dynamics')],
+                           str(ROOT / 'rnea_ros' / 'description')],
                           capture_output=True, text=True, check=False, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == '[]\n'
@@ -192,7 +193,7 @@ def write_bomb(name: str, tmp_path: Path, bomb: str) -> Path:
 @pytest.mark.parametrize('name', BOMBS)
 def test_an_expansion_past_its_limits_is_refused_naming_the_limit(name, tmp_path):
     """Each runs for ever (or fills memory) in plain xacro: refused by CPU time or memory."""
-    from rnea_ros.dynamics.description import expand_xacro
+    from rnea_ros.description.robot_file import expand_xacro
     path = write_bomb(name, tmp_path, BOMBS[name])
     with pytest.raises(URDFError) as raised:
         expand_xacro(path, limits=SMALL)
@@ -210,7 +211,7 @@ def test_an_expansion_past_its_limits_is_refused_naming_the_limit(name, tmp_path
      '${factorial(10**7)}', 'wall-time limit of 0.5 s'),
 ], ids=['cpu', 'memory', 'wall'])
 def test_each_limit_is_named(limits, bomb, limit, tmp_path):
-    from rnea_ros.dynamics.description import expand_xacro
+    from rnea_ros.description.robot_file import expand_xacro
     path = write_bomb('bomb', tmp_path, bomb)
     with pytest.raises(URDFError, match=f'^xacro cannot expand {re.escape(repr(str(path)))}: '
                                         f'the expansion went past its {limit}$'):

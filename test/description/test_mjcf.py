@@ -26,7 +26,7 @@ from oracle import robot_path
 import pytest
 
 from rnea_ros import ModelWarning, RobotModel, URDFError
-from rnea_ros.dynamics.mjcf import load_mjcf, route_mujoco_warnings
+from rnea_ros.description.mjcf import load_mjcf, route_mujoco_warnings
 from rnea_ros.errors import MJCFError
 from rnea_ros.sim.mjmodel import mujoco_urdf
 

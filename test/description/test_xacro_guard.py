@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from rnea_ros import RobotModel, URDFError
-from rnea_ros.dynamics.description import HOW_TO_EXPAND
-from rnea_ros.dynamics.xacro_guard import check_expression, check_guardable, XacroRefused
+from rnea_ros.description.robot_file import HOW_TO_EXPAND
+from rnea_ros.description.xacro_guard import check_expression, check_guardable, XacroRefused
 
 MARKER = 'SECRET-MARKER-7f3a'
 HEAD = ('<?xml version="1.0"?>\n<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="r">\n'
