@@ -77,7 +77,7 @@ LAZY_UPWARD = {
 HEAVY = ('rclpy', 'rosbags', 'matplotlib', 'pyarrow', 'mujoco')
 # Modules that read or write MJCF: they import mujoco inside their functions only (MuJoCo's
 # compiler reads the file), so that importing them, and the library, does not need it.
-MJCF_MODULES = ('description/mjcf.py', 'identify/mjcf_out.py')
+MJCF_MODULES = ('description/mjcf.py', 'description/mjcf_fields.py', 'identify/mjcf_out.py')
 
 
 def _imports(path: Path) -> set[str]:

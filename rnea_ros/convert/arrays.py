@@ -9,7 +9,10 @@ per sample) and k > 1 columns is k columns, ``NAME[1]`` .. ``NAME[k]``, counted 
 An array asked for that is not that is refused by its name (text, booleans, complex numbers,
 records, objects, a matrix asked for whole, another shape), as are columns of different lengths
 (both named, with a hint when a matrix holds one column per sample) and an array that appears
-twice. Only the arrays asked for are read. A ``.npy`` member is read with ``allow_pickle=False``:
+twice. Only the arrays asked for are read, and together they decompress to at most
+``MAX_ARRAY_BYTES`` (the sizes their members declare, which bound what is decompressed: a
+compressed member cannot expand past them), or the first to pass it is refused by its name
+before any is read. A ``.npy`` member is read with ``allow_pickle=False``:
 an object array is refused from its header and never loaded, so the file runs no code; a header
 whose shape needs more bytes than its member holds is refused before memory is taken. Errors
 are ``InputError`` with one line naming the file.
@@ -31,6 +34,10 @@ from rnea_ros.errors import InputError
 
 INDEXED = re.compile(r'(.+)\[([1-9][0-9]*)\]')  # NAME[k]: the column k of the matrix NAME
 NUMBERS = 'iuf'  # numpy kinds of a column: integers and floats
+# What the arrays (MAT-file variables) a log's mapping reads may take together, decompressed:
+# 134 million float64 values, 5 hours of 7 joints' three columns at 1 kHz. A compressed member
+# (bzip2 in an .npz: a 744-byte one held 930 MB) past it is refused before it is read.
+MAX_ARRAY_BYTES = 1 << 30
 NUMPY_HOLDS = {'b': 'booleans', 'c': 'complex numbers', 'U': 'text', 'S': 'bytes',
                'V': 'records', 'M': 'dates', 'm': 'time spans'}
 
@@ -65,8 +72,9 @@ def read_npz(path: Path, columns: list[str]) -> dict[str, np.ndarray]:
             entries = [(info.filename[:-4], _npy_entry(info, archive))
                        for info in archive.infolist() if info.filename.endswith('.npy')]
             wanted = resolve(path, 'array', entries, columns)
-            arrays = {name: _npy_array(archive, members[name])
-                      for name in dict.fromkeys(name for name, _ in wanted.values())}
+            names = list(dict.fromkeys(name for name, _ in wanted.values()))
+            check_sizes(path, 'array', [(name, members[name].file_size) for name in names])
+            arrays = {name: _npy_array(archive, members[name]) for name in names}
     except InputError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError,
@@ -104,6 +112,18 @@ def _npy_entry(info: zipfile.ZipInfo, archive: zipfile.ZipFile) -> Entry:
 def _npy_array(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
     with archive.open(info) as member:
         return np.lib.format.read_array(member, allow_pickle=False)
+
+
+def check_sizes(path: Path, noun: str, sizes: list[tuple[str, int]]) -> None:
+    """Refuse the first of the arrays (name, bytes) to read past ``MAX_ARRAY_BYTES`` in all."""
+    total = 0
+    for name, size in sizes:
+        total += size
+        if total > MAX_ARRAY_BYTES:
+            before = f' ({total} with the {noun}s before it)' if total > size else ''
+            raise InputError(f'LOG {str(path)!r}: {noun} {name!r} decompresses to {size} '
+                             f'bytes{before}; the {noun}s read may take at most '
+                             f'{MAX_ARRAY_BYTES} bytes (1 GiB) in all')
 
 
 def check_numbers(path: Path, noun: str, name: str, dtype: np.dtype) -> None:

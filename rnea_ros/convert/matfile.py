@@ -13,7 +13,11 @@ single-byte changes of a v5 file). So the file is listed and read by a child Pyt
 that imports numpy and scipy only: whatever the file does to the reader stays in the child,
 whose crash or error is one ``InputError`` line here. The child prints the variables' names,
 shapes and classes (JSON, one line), then the variables asked for as ``.npy`` arrays, read here
-with ``allow_pickle=False``.
+with ``allow_pickle=False``. What it loads is bounded before it loads it: the variables asked
+for take at most ``arrays.MAX_ARRAY_BYTES`` together (their headers' shapes), each at most
+``MAX_EXPANSION`` times the file's size; and it runs within ``CHILD_ADDRESS_SPACE`` of address
+space (``RLIMIT_AS``, set before it imports numpy), so a reader that takes more fails with a
+``MemoryError``, one line here, instead of taking the machine's memory.
 """
 from __future__ import annotations
 
@@ -26,7 +30,8 @@ import sys
 
 import numpy as np
 
-from rnea_ros.convert.arrays import check_numbers, columns_of, Entry, INDEXED, resolve
+from rnea_ros.convert.arrays import (check_numbers, check_sizes, columns_of, Entry, INDEXED,
+                                     MAX_ARRAY_BYTES, resolve)
 from rnea_ros.errors import InputError
 
 # whosmat's classes of a column, and the bytes of one of their values.
@@ -39,33 +44,53 @@ MAX_EXPANSION = 1100
 HOLDS = {'char': 'text (char)', 'logical': 'logical values', 'cell': 'a cell array',
          'struct': 'a struct', 'sparse': 'a sparse matrix', 'object': 'a MATLAB object',
          'opaque': 'a MATLAB object', 'function': 'a function handle'}
-NOT_A_MAT_FILE, V73, SYSTEM = 3, 4, 5  # the child's exit statuses (its stderr: the reason)
-# The child: argv = [path, variable, ...]. The folder it runs in is taken off sys.path first,
-# so that a module of the log's folder (numpy.py, json.py) is never imported in its place.
+# The reader's address space: the values (loadmat holds them, and copies some) and Python,
+# numpy and scipy (about 0.2 GB).
+CHILD_ADDRESS_SPACE = 3 * MAX_ARRAY_BYTES + (1 << 30)
+# The child's exit statuses (its stderr: the reason; for TOO_LARGE the sizes, JSON).
+NOT_A_MAT_FILE, V73, SYSTEM, TOO_LARGE, NO_MEMORY = 3, 4, 5, 6, 7
+# The child: argv = [path, address space, variable, ...]. The folder it runs in is taken off
+# sys.path first, so that a module of the log's folder (numpy.py, json.py) is never imported
+# in its place; one BLAS thread, whose buffers the address space need not hold.
 CHILD = f"""
 import sys
 if sys.path and sys.path[0] == '':
     del sys.path[0]
+import os
+import resource
+_, hard = resource.getrlimit(resource.RLIMIT_AS)  # a lower limit of the caller's stays
+space = int(sys.argv[2]) if hard == resource.RLIM_INFINITY else min(int(sys.argv[2]), hard)
+resource.setrlimit(resource.RLIMIT_AS, (space, hard))
+for variable in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
+    os.environ[variable] = '1'
 import json
 import math
-import os
 import warnings
 warnings.simplefilter('ignore')  # stderr holds the one reason of a failure
-from scipy.io.matlab import loadmat, matfile_version, whosmat
-import numpy as np
-path, asked = sys.argv[1], sys.argv[2:]
+try:
+    from scipy.io.matlab import loadmat, matfile_version, whosmat
+    import numpy as np
+except MemoryError:
+    sys.exit({NO_MEMORY})
+path, asked = sys.argv[1], sys.argv[3:]
 try:
     if matfile_version(path)[0] == 2:
         sys.exit({V73})
     listed = whosmat(path)
     numeric = {{name: (shape, kind) for name, shape, kind in listed if kind in {NUMBERS!r}}}
     names = [name for name in dict.fromkeys(asked) if name in numeric]
-    for name in names:
-        shape, kind = numeric[name]
-        if math.prod(shape) * {NUMBERS!r}[kind] > {MAX_EXPANSION} * os.path.getsize(path):
-            raise ValueError(f'variable {{name!r}} claims the shape {{shape}}, more than '
-                             'the file can hold')
+    sizes = [(name, math.prod(numeric[name][0]) * {NUMBERS!r}[numeric[name][1]])
+             for name in names]
+    for name, size in sizes:
+        if size > {MAX_EXPANSION} * os.path.getsize(path):
+            raise ValueError(f'variable {{name!r}} claims the shape {{numeric[name][0]}}, more '
+                             'than the file can hold')
+    if sum(size for _, size in sizes) > {MAX_ARRAY_BYTES}:
+        sys.stderr.write(json.dumps(sizes))
+        sys.exit({TOO_LARGE})
     loaded = loadmat(path, variable_names=names) if names else {{}}
+except MemoryError:
+    sys.exit({NO_MEMORY})
 except Exception as exc:
     system = isinstance(exc, OSError) and exc.strerror  # the machine's, not the file's
     sys.stderr.write((exc.strerror if system else str(exc).strip() or type(exc).__name__)
@@ -84,9 +109,14 @@ def read_mat(path: Path, columns: list[str]) -> dict[str, np.ndarray]:
     """Return ``{column: float64 array}`` of the MAT-file ``path`` (``InputError``: a fault)."""
     asked = [name for column in columns for name in
              (column, *(match[1] for match in [INDEXED.fullmatch(column)] if match))]
-    done = subprocess.run([sys.executable, '-c', CHILD, str(path), *asked],
-                          capture_output=True, check=False)
+    done = subprocess.run([sys.executable, '-c', CHILD, str(path), str(CHILD_ADDRESS_SPACE),
+                           *asked], capture_output=True, check=False)
     reason = done.stderr.decode('utf-8', 'replace').strip().splitlines()
+    if done.returncode == TOO_LARGE:
+        check_sizes(path, 'variable', [tuple(pair) for pair in json.loads(reason[-1])])
+    if done.returncode == NO_MEMORY:
+        raise InputError(f'LOG {str(path)!r}: its reader, scipy.io.loadmat, needs more than '
+                         f'its {CHILD_ADDRESS_SPACE} bytes of address space')
     if done.returncode == V73:
         raise InputError(f'LOG {str(path)!r} is a MATLAB v7.3 MAT-file (HDF5), which is not '
                          "read; expected version 7 or older: in MATLAB, save(FILE, '-v7')")

@@ -54,8 +54,8 @@ def _missing(path: Path, header: list[str], columns: list[str]) -> None:
 
 
 def _header(path: Path) -> list[str]:
-    try:
-        with open(path, newline='', encoding='utf-8') as file:
+    try:  # utf-8-sig: a byte-order mark is no part of the first name (pyarrow drops it too)
+        with open(path, newline='', encoding='utf-8-sig') as file:
             return next(csv.reader(file), [])
     except UnicodeDecodeError as exc:
         raise InputError(f'LOG {str(path)!r}: {not_utf8(exc)}') from None
@@ -94,7 +94,7 @@ def _locate(path: Path, header: list[str], columns: list[str]) -> None:
     """Raise ``InputError`` at the first row pyarrow could not read (line by line)."""
     where = [header.index(name) for name in columns]
     try:
-        with open(path, newline='', encoding='utf-8') as file:
+        with open(path, newline='', encoding='utf-8-sig') as file:
             reader = csv.reader(file)
             next(reader)
             for index, fields in enumerate(reader):

@@ -5,7 +5,8 @@ The robot descriptions: URDF, MJCF and xacro files in, a ``KinematicTree`` (and 
 expansion in a child process within limits, with ``xacro_guard`` (what an expansion may
 evaluate) inside it; ``urdf`` reads URDF text with ``urdf_elements`` reading each element (where
 each joint type is handled); ``mjcf`` reads MJCF through MuJoCo's compiler (imported inside its
-functions); both end in ``tree_builder`` (fixed joints folded, mimic joints coupled);
+functions), ``mjcf_fields`` placing every field of MuJoCo's model; both end in
+``tree_builder`` (fixed joints folded, mimic joints coupled);
 ``loading`` is what every tool does with a file option and a URDF.
 Stands above ``rnea_ros.dynamics`` and imports it and ``rnea_ros.errors`` only; dynamics imports
 this package only inside the ``RobotModel`` factories that delegate to it.

@@ -12,7 +12,8 @@ The mapping (everything else that changes MuJoCo's dynamics is refused by name):
 - a body is a link named as the body; the world body is the root link 'world'. A body without
   joint is fixed to its parent (folded into the parent's moving body, as a URDF fixed joint);
 - a hinge joint is revolute, a slide joint prismatic, with the joint's name, axis, range
-  (``limited``) and ``actuatorfrcrange`` (the effort limit, when ``actuatorfrclimited``). q is
+  (``limited``; none when the ``limit`` or ``constraint`` flag is disabled, as MuJoCo then
+  enforces none) and ``actuatorfrcrange`` (the effort limit, when ``actuatorfrclimited``). q is
   MuJoCo's qpos (the angle from the body's pose in the file is qpos - ``ref``). A hinge away
   from its body's origin (``pos`` not zero) turns about an axis through that point: the moving
   body's frame is then the joint's, a link '<body>/joint', and the body's link hangs in it;
@@ -20,19 +21,27 @@ The mapping (everything else that changes MuJoCo's dynamics is refused by name):
   ``floating_base=True``: joint 'root_joint', q[:7] = [x y z qx qy qz qw] (MuJoCo's qpos has
   w first), v[:6] = [linear; angular] in the body frame (MuJoCo's linear velocity is in the
   world frame); no other body may then hang from the world;
-- ``armature`` -> ``Actuation.armature``, ``damping`` -> ``viscous``, ``frictionloss`` ->
+- ``armature`` -> ``Actuation.armature``, plus gear^2 x the ``armature`` of each actuator on
+  the joint (``<motor joint=... gear=... armature=...>``, as MuJoCo's mass matrix holds it),
+  ``damping`` -> ``viscous``, ``frictionloss`` ->
   ``coulomb`` (MuJoCo's is a constraint opposing the motion up to that level, the actuation
   model's a smooth sign tanh(v / velocity_threshold): equal once the joint moves);
 - an active joint equality joint1 = polycoef[0] + polycoef[1] joint2 (MuJoCo's URDF compiler
   makes them of URDF mimic joints) makes joint1 a mimic joint of joint2, whose armature and
   damping (times polycoef[1]^2) and frictionloss (times abs(polycoef[1])) go to joint2's terms;
+  with the ``equality`` or ``constraint`` flag disabled MuJoCo enforces no equality, and every
+  joint is independent;
 - ``option gravity`` is the model's gravity (zero when the gravity flag is disabled); a
-  disabled ``damper`` or ``frictionloss`` flag zeroes the viscous or Coulomb friction.
+  disabled ``damper`` flag zeroes the viscous friction, a disabled ``frictionloss`` or
+  ``constraint`` flag the Coulomb friction.
 
-Refused, by name: ball joints, several joints in one body, a free joint elsewhere, joint
-springs (``stiffness``), nonlinear damping, mocap bodies, gravity compensation, tendons,
-other equality constraints, flexes, fluid forces (``density``, ``viscosity``), actuator damping,
-armature, damping or friction on a free joint, unnamed bodies and joints.
+Refused, by name: ball joints, several joints in one body, a free joint elsewhere, other
+equality constraints, armature, damping or friction on a free joint, unnamed bodies and
+joints; and every field of ``mjcf_fields.REFUSED`` that is not 0: joint springs
+(``stiffness``, ``stiffnesspoly``, ``springyield``), nonlinear damping, gravity compensation,
+actuator damping, fluid forces (``density``, ``viscosity``), tendons, flexes, engine plugins,
+mocap bodies. ``rnea_ros.description.mjcf_fields`` places every field of MuJoCo's compiled model,
+its options and its flags: used here, refused, or why it does not change the dynamics.
 """
 from __future__ import annotations
 
@@ -43,21 +52,17 @@ import warnings
 
 import numpy as np
 
+from rnea_ros.description.mjcf_fields import REFUSED, unknown_fields
 from rnea_ros.description.tree_builder import TreeBuilder
 from rnea_ros.description.urdf_elements import Inertial, UrdfJoint
 from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.errors import MJCFError
+from rnea_ros.errors import MJCFError, ModelWarning
 
 WORLD = 'world'
 JOINT_LINK = '{body}/joint'  # the frame of a hinge away from its body's origin
-# Model fields whose nonzero values add forces the model has no counterpart for.
-_PASSIVE = (('jnt_stiffness', 'joint', 'a spring (stiffness)'),
-            ('jnt_stiffnesspoly', 'joint', 'a nonlinear spring (stiffnesspoly)'),
-            ('dof_dampingpoly', 'dof', 'nonlinear damping (dampingpoly)'),
-            ('body_gravcomp', 'body', 'gravity compensation (gravcomp)'),
-            ('actuator_damping', 'actuator', 'actuator damping'),
-            ('actuator_dampingpoly', 'actuator', 'actuator damping (dampingpoly)'))
+# The features MuJoCo's constraint flag disables with the constraint solver (mjtDisableBit).
+CONSTRAINTS = ('EQUALITY', 'FRICTIONLOSS', 'LIMIT', 'CONTACT')
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,13 @@ def load_mjcf(source, *, inertia_check: str = 'error') -> MjcfRobot:
     except MJCFError as exc:
         raise MJCFError(f'{where}{exc}') from None
     model = RobotModel(tree, gravity)
+    unknown = unknown_fields(mj)
+    if unknown:  # a MuJoCo other than the one the package was tested with
+        import mujoco
+        warnings.warn(ModelWarning(
+            f'{where}MuJoCo {mujoco.__version__} has fields this package does not know, set '
+            f'in this model: {", ".join(unknown)}; whether they change its dynamics is not '
+            'judged (rnea_ros.description.mjcf_fields places the fields it knows)'), stacklevel=2)
     return MjcfRobot(model, _actuation(mj, model))
 
 
@@ -122,27 +134,38 @@ def _name(mj, kind: str, index: int) -> str:
 
 
 def _refuse_unsupported(mj) -> None:
-    """Raise ``MJCFError`` for the first feature of the module docstring's refused list."""
-    for kind, count in (('tendon', mj.ntendon), ('flex', mj.nflex)):
-        if count:
-            names = [_name(mj, kind, i) or f'#{i}' for i in range(count)]
-            raise MJCFError(f'{kind} {names[0]!r} ({count} in all): not supported (rigid '
-                            'bodies with hinge, slide and free joints only)')
-    if mj.opt.density or mj.opt.viscosity:
-        raise MJCFError(f'option density={mj.opt.density:g} viscosity={mj.opt.viscosity:g}: '
-                        'fluid forces are not supported (expected 0)')
-    if mj.nmocap:
-        body = int(np.flatnonzero(mj.body_mocapid >= 0)[0])
-        raise MJCFError(f'body {_name(mj, "body", body)!r} is a mocap body: not supported')
-    for field, kind, what in _PASSIVE:
-        values = np.asarray(getattr(mj, field, np.zeros(0)))
+    """
+    Raise ``MJCFError`` for the first field of ``mjcf_fields.REFUSED`` that is not 0.
+
+    A count (tendons, flexes, plugins, mocap bodies) names the element's first; an array the
+    element that holds the value, and the field.
+    """
+    import mujoco
+    for field, (owner, what) in REFUSED.items():
+        if field.startswith('opt.'):
+            value = float(getattr(mj.opt, field[4:]))
+            if value:
+                raise MJCFError(f'option {field[4:]}={value:g}: {what} are not supported '
+                                '(expected 0)')
+            continue
+        values = np.asarray(getattr(mj, field))
+        if values.ndim == 0:  # a count
+            if not values:
+                continue
+            if field == 'nmocap':
+                body = int(np.flatnonzero(mj.body_mocapid >= 0)[0])
+                raise MJCFError(f'body {_name(mj, "body", body)!r} is a mocap body: not '
+                                'supported')
+            first = mujoco.mj_id2name(mj, getattr(mujoco.mjtObj, f'mjOBJ_{owner.upper()}'), 0)
+            raise MJCFError(f'{owner} {first or "#0"!r} ({int(values)} in all): {what} are not '
+                            'supported (rigid bodies with hinge, slide and free joints only)')
         rows = np.flatnonzero(np.any(values.reshape(len(values), -1) != 0, axis=1)) \
             if values.size else []
         if len(rows):
-            index = int(rows[0]) if kind != 'dof' else int(mj.dof_jntid[rows[0]])
-            owner = 'joint' if kind in ('joint', 'dof') else kind
-            raise MJCFError(f'{owner} {_name(mj, owner, index)!r} has {what}: not supported '
-                            '(expected 0)')
+            index = int(rows[0]) if owner != 'dof' else int(mj.dof_jntid[rows[0]])
+            kind = 'joint' if owner == 'dof' else owner
+            raise MJCFError(f'{kind} {_name(mj, kind, index) or f"#{index}"!r} has {what}: not '
+                            f'supported ({field} {values[rows[0]].tolist()}, expected 0)')
 
 
 def _tree(mj, inertia_check: str):
@@ -162,6 +185,7 @@ def _tree(mj, inertia_check: str):
     floating = None  # the body of the free joint
     qpos0 = {}
     mimics = _mimics(mj)
+    limits = not _disabled(mj, 'LIMIT')
     for b in range(1, mj.nbody):
         body, parent = names[b], names[mj.body_parentid[b]]
         rotation, translation = _quat_matrix(mj.body_quat[b]), np.array(mj.body_pos[b])
@@ -184,7 +208,7 @@ def _tree(mj, inertia_check: str):
             continue
         elif kind in (hinge, slide):
             edge = _joint(mj, adr, joint_name, parent, body, rotation, translation,
-                          'revolute' if kind == hinge else 'prismatic')
+                          'revolute' if kind == hinge else 'prismatic', limits)
             edge.mimic = mimics.get(joint_name)
             if edge.mimic is None:  # a mimic's position is its equality's, from the pose
                 qpos0[joint_name] = float(mj.qpos0[mj.jnt_qposadr[adr]])
@@ -216,8 +240,7 @@ def _tree(mj, inertia_check: str):
     tree = TreeBuilder(_model_name(mj), links, joints, children,
                        root, floating is not None, inertia_check).build()
     offsets = np.array([-qpos0.get(name, 0.0) for name in tree.body_names])
-    gravity = np.zeros(3) if mj.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY \
-        else np.array(mj.opt.gravity)
+    gravity = np.zeros(3) if _disabled(mj, 'GRAVITY') else np.array(mj.opt.gravity)
     return replace(tree, offset=tree.offset + offsets), gravity
 
 
@@ -232,6 +255,8 @@ def _mimics(mj) -> dict[str, tuple[str, float, float]]:
     """
     import mujoco
     mimics = {}
+    if _disabled(mj, 'EQUALITY'):  # MuJoCo enforces no equality: every joint moves freely
+        return mimics
     for k in range(mj.neq):
         name = _name(mj, 'equality', k) or f'#{k}'
         coefficients = np.asarray(mj.eq_data[k][:5])
@@ -265,14 +290,15 @@ def _check_free(mj, adr: int, body: str, b: int, joint_name: str) -> int:
     if np.any(mj.jnt_pos[adr] != 0):
         raise MJCFError(f'{where}: pos {mj.jnt_pos[adr].tolist()}, expected 0 0 0')
     dofs = slice(int(mj.jnt_dofadr[adr]), int(mj.jnt_dofadr[adr]) + 6)
-    for field in ('armature', 'damping', 'frictionloss'):
-        if np.any(getattr(mj, f'dof_{field}')[dofs] != 0):
+    for field, values in (('armature', dof_armature(mj)), ('damping', mj.dof_damping),
+                          ('frictionloss', mj.dof_frictionloss)):
+        if np.any(values[dofs] != 0):
             raise MJCFError(f'{where} has {field}: not supported on a free joint (expected 0)')
     return b
 
 
-def _joint(mj, adr, name, parent, body, rotation, translation, kind) -> UrdfJoint:
-    lower, upper = (float(x) for x in mj.jnt_range[adr]) if mj.jnt_limited[adr] \
+def _joint(mj, adr, name, parent, body, rotation, translation, kind, limits) -> UrdfJoint:
+    lower, upper = (float(x) for x in mj.jnt_range[adr]) if limits and mj.jnt_limited[adr] \
         else (-np.inf, np.inf)
     effort = float(np.abs(mj.jnt_actfrcrange[adr]).max()) if mj.jnt_actfrclimited[adr] \
         else np.inf
@@ -296,19 +322,59 @@ def _quat_matrix(quat) -> np.ndarray:
                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
+def _disabled(mj, feature: str) -> bool:
+    """
+    Whether MuJoCo applies no ``feature`` (a ``mjtDisableBit`` name without ``mjDSBL_``).
+
+    The ``constraint`` flag disables every constraint with the solver: equalities,
+    frictionloss, limits and contacts.
+    """
+    import mujoco
+    flags = int(mj.opt.disableflags)
+    bit = {name: int(getattr(mujoco.mjtDisableBit, f'mjDSBL_{name}'))
+           for name in (feature, 'CONSTRAINT')}
+    return bool(flags & bit[feature]) or (feature in CONSTRAINTS
+                                          and bool(flags & bit['CONSTRAINT']))
+
+
+def dof_armature(mj) -> np.ndarray:
+    """
+    Return each dof's armature as MuJoCo's mass matrix holds it, (nv,).
+
+    The joint's ``armature`` plus, for each actuator on the joint (``<motor joint=...>``,
+    ``jointinparent``), gear^2 times the actuator's ``armature`` (its rotor's inertia, reflected
+    through the gear). MuJoCo allows an actuator's armature on a joint or tendon transmission
+    only, and tendons are refused.
+    """
+    import mujoco
+    armature = np.array(mj.dof_armature, dtype=float)
+    joint_kinds = (int(mujoco.mjtTrn.mjTRN_JOINT), int(mujoco.mjtTrn.mjTRN_JOINTINPARENT))
+    for a in np.flatnonzero(np.asarray(mj.actuator_armature) != 0):
+        if int(mj.actuator_trntype[a]) not in joint_kinds:
+            raise MJCFError(f'actuator {_name(mj, "actuator", a) or f"#{a}"!r} has armature on '
+                            'a transmission other than a joint: not supported (expected 0)')
+        joint = int(mj.actuator_trnid[a, 0])
+        gear = float(mj.actuator_gear[mj.actuator_outadr[a], 0])
+        dofs = int(mj.jnt_dofadr[joint])
+        armature[dofs] += gear * gear * float(mj.actuator_armature[a])
+    return armature
+
+
 def _actuation(mj, model: RobotModel) -> Actuation:
     """
     Return the armature, damping and frictionloss of the hinge and slide joints, in v order.
 
-    Damping and frictionloss are zero where the model's flags disable them (``damper``,
-    ``frictionloss``): MuJoCo then applies none.
+    The armature is ``dof_armature``'s (the actuators' reflected armature included). Damping
+    and frictionloss are zero where the model's flags disable them (``damper``,
+    ``frictionloss`` or ``constraint``): MuJoCo then applies none.
     """
-    import mujoco
     base = Actuation.zeros(model)
     mimics = _mimics(mj)
     terms = {name: np.zeros(model.nv) for name in ('armature', 'damping', 'frictionloss')}
-    disabled = {'damping': mujoco.mjtDisableBit.mjDSBL_DAMPER,
-                'frictionloss': mujoco.mjtDisableBit.mjDSBL_FRICTIONLOSS}
+    per_dof = {'armature': dof_armature(mj), 'damping': np.asarray(mj.dof_damping),
+               'frictionloss': np.asarray(mj.dof_frictionloss)}
+    disabled = {'armature': False, 'damping': _disabled(mj, 'DAMPER'),
+                'frictionloss': _disabled(mj, 'FRICTIONLOSS')}
     for joint in model.joints:
         if joint.nv != 1:
             continue
@@ -317,11 +383,10 @@ def _actuation(mj, model: RobotModel) -> Actuation:
         coupled = [(joint.name, 1.0)] + [(name, factor) for name, (master, factor, _)
                                          in mimics.items() if master == joint.name]
         for name, values in terms.items():
-            if mj.opt.disableflags & disabled.get(name, 0):
+            if disabled[name]:
                 continue
             for member, factor in coupled:
                 gain = abs(factor) if name == 'frictionloss' else factor * factor
-                values[joint.idx_v] += gain * float(
-                    getattr(mj, f'dof_{name}')[mj.joint(member).dofadr[0]])
+                values[joint.idx_v] += gain * float(per_dof[name][mj.joint(member).dofadr[0]])
     return replace(base, coulomb=terms['frictionloss'], viscous=terms['damping'],
                    armature=terms['armature'])

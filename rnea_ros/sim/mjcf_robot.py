@@ -12,9 +12,11 @@ The nominal model, in ``RobotModel``'s layout, is ``load_mjcf`` of that compiled
 
 What the plant cannot take is refused by name (``MJCFError``, one line naming the file):
 
-- a path (``<include file>``, an asset's ``file``, ``<compiler meshdir texturedir assetdir>``)
-  that is absolute or leads outside the file's folder (MuJoCo itself would read it: it takes
-  ``../`` and absolute paths);
+- a path (``<include file>``, ``<asset><model file>`` (for ``<attach>``), an asset's ``file``,
+  ``<compiler meshdir texturedir assetdir>``) that is absolute or leads outside the file's
+  folder (MuJoCo itself would read it: it takes ``../`` and absolute paths), in the file or in
+  a file it includes or attaches, whatever the element's XML namespace (MuJoCo ignores them);
+  an engine plugin's element (its configuration can name a file);
 - a free or a ball joint (fixed-base robots with hinge and slide joints only), and whatever
   ``load_mjcf`` refuses (springs, tendons, ...);
 - an actuator that is not a motor on a joint (no dynamics, fixed gain, no bias: a servo's bias
@@ -39,21 +41,42 @@ from rnea_ros.errors import MJCFError, ModelWarning
 
 # <compiler> attributes naming folders that MuJoCo joins to the file's folder.
 DIRECTORIES = ('meshdir', 'texturedir', 'assetdir')
+# Elements whose file MuJoCo reads as MJCF: an include (its paths relative to the file that
+# includes it, as the main file's), an <asset><model> for <attach> (a model of its own: its
+# paths relative to its folder).
+FOLLOWED = ('include', 'model')
+# Elements refused before MuJoCo reads the file: an engine plugin's configuration can name a
+# file the plugin opens (and the plant refuses plugins, once compiled, anyway).
+PLUGINS = ('extension', 'plugin', 'instance')
 
 
-def _inside(folder: Path, value: str) -> bool:
-    """Whether ``value`` (a path from the file) names a place within ``folder``."""
+def _local(name) -> str:
+    """
+    Return a tag's or attribute's name without its XML namespace ('{urn:x}include': 'include').
+
+    MuJoCo's parser ignores namespaces: ``<include xmlns="urn:x" file=...>`` is an include to
+    it, so every element is judged by its local name.
+    """
+    return name.rsplit('}', 1)[-1] if isinstance(name, str) else ''
+
+
+def _inside(folder: Path, base: Path, value: str) -> bool:
+    """Whether ``value`` (a path from the file), joined to ``base``, is within ``folder``."""
     if Path(value).is_absolute():
         return False
-    return (folder / value).resolve().is_relative_to(folder)
+    return (base / value).resolve().is_relative_to(folder)
 
 
 def _read_all(path: Path) -> list:
-    """Return the root elements of ``path`` and of every file it includes (in its folder)."""
+    """
+    Return (root element, base folder) of ``path`` and of every file it includes or attaches.
+
+    Only files within the main file's folder are read (a path outside is refused first).
+    """
     main = path.resolve()
-    folder, pending, roots, seen = main.parent, [main], [], set()
+    folder, pending, documents, seen = main.parent, [(main, main.parent)], [], set()
     while pending:
-        current = pending.pop()
+        current, base = pending.pop()
         if current in seen:
             continue
         seen.add(current)
@@ -64,43 +87,55 @@ def _read_all(path: Path) -> list:
             raise MJCFError(f'{which}not XML: {error}') from None
         except OSError as error:
             raise MJCFError(f'cannot read {str(current)!r}: {error.strerror}') from None
-        if current == main and root.tag != 'mujoco':
-            raise MJCFError(f'the root element is <{root.tag}>: expected <mujoco> (an MJCF '
-                            'file; a URDF goes to --urdf)')
-        roots.append(root)
-        for element in root.iter('include'):
-            value = element.get('file')
-            if value is not None:  # relative to the main file's folder, as MuJoCo reads it
-                _check_inside(folder, element, 'file', value, [])
-                pending.append((folder / value).resolve())
-    return roots
+        if current == main and _local(root.tag) != 'mujoco':
+            raise MJCFError(f'the root element is <{_local(root.tag)}>: expected <mujoco> (an '
+                            'MJCF file; a URDF goes to --urdf)')
+        documents.append((root, base))
+        for element in root.iter():
+            kind, value = _local(element.tag), element.get('file')
+            if kind in PLUGINS:
+                raise MJCFError(f'<{kind}>: engine plugins are not supported (they add forces '
+                                'the model has no counterpart for)')
+            if kind in FOLLOWED and value is not None:
+                _check_inside(folder, [base], element, 'file', value, [])
+                target = (base / value).resolve()
+                pending.append((target, target.parent if kind == 'model' else base))
+    return documents
 
 
-def _check_inside(folder: Path, element, attribute: str, value: str, directories) -> None:
-    """Raise ``MJCFError`` unless ``value`` joined to each of ``directories`` stays inside."""
-    if not all(_inside(folder, str(Path(d) / value)) for d in ['', *directories]):
-        raise MJCFError(f'<{element.tag} {attribute}={value!r}> leads outside the '
-                        f"file's folder {str(folder)!r}: expected a relative path within it")
+def _check_inside(folder: Path, bases, element, attribute: str, value: str,
+                  directories) -> None:
+    """Raise ``MJCFError`` unless ``value`` joined to each base and directory stays inside."""
+    if not all(_inside(folder, base, str(Path(d) / value))
+               for base in bases for d in ['', *directories]):
+        raise MJCFError(f'<{_local(element.tag)} {_local(attribute)}={value!r}> leads outside '
+                        f"the file's folder {str(folder)!r}: expected a relative path within it")
 
 
 def check_paths(path: Path) -> None:
     """
-    Raise ``MJCFError`` when the file or one it includes names a path outside its folder.
+    Raise ``MJCFError`` when the file or one it reads names a path outside its folder.
 
-    Also when the file is not XML, or its root is not ``<mujoco>``.
+    Every attribute named ``file*`` (an include's, a model's, a mesh's, a texture's
+    ``fileup``, a flexcomp's, ...) of every element, whatever its XML namespace, of the file
+    and of the files it includes or attaches; also a plugin, a file that is not XML, or a root
+    that is not ``<mujoco>``.
     """
     folder = path.resolve().parent
-    roots = _read_all(path)
-    # MuJoCo joins an asset's file to a compiler folder (of any file): every join stays inside.
-    directories = [element.get(name) for root in roots for element in root.iter('compiler')
-                   for name in DIRECTORIES if element.get(name) is not None]
-    for root in roots:
+    documents = _read_all(path)
+    # MuJoCo joins an asset's file to a compiler folder (of any file) and to the folder of the
+    # file it reads it from (a model's own, or the main file's): every join stays inside.
+    directories = [value for root, _ in documents for element in root.iter()
+                   if _local(element.tag) == 'compiler'
+                   for name, value in element.attrib.items() if _local(name) in DIRECTORIES]
+    bases = list(dict.fromkeys(base for _, base in documents))
+    for root, _ in documents:
         for element in root.iter():
             for attribute, value in element.attrib.items():
-                if attribute.startswith('file'):  # file, and a cube texture's fileup, ...
-                    _check_inside(folder, element, attribute, value, directories)
-                elif element.tag == 'compiler' and attribute in DIRECTORIES:
-                    _check_inside(folder, element, attribute, value, [])
+                if _local(attribute).startswith('file'):  # file, a cube texture's fileup, ...
+                    _check_inside(folder, bases, element, attribute, value, directories)
+                elif _local(element.tag) == 'compiler' and _local(attribute) in DIRECTORIES:
+                    _check_inside(folder, bases, element, attribute, value, [])
 
 
 def _refuse_for_the_plant(mj) -> None:

@@ -13,12 +13,16 @@ import contextlib
 import io
 from pathlib import Path
 import pickle
+import struct
+import tracemalloc
 import zipfile
+import zlib
 
 import numpy as np
 import pytest
 from test_convert import assert_refused, JOINTS, MAPPING, messages, write_csv
 
+from rnea_ros.convert.arrays import MAX_ARRAY_BYTES
 from rnea_ros.convert.cli import main as rnea_convert
 
 ROWS = 200
@@ -197,3 +201,82 @@ def test_a_corrupt_npz_is_one_line(tmp_path, capsys, write, message):
             contextlib.nullcontext():
         write(log)
     assert_refused(capsys, log, TWO, message.format(log=log))
+
+
+MIB = 1 << 20
+
+
+def deflated_zeros(head: bytes, mebibytes: int) -> tuple[bytes, int, int]:
+    """
+    Return (raw deflate of ``head`` + ``mebibytes`` MiB of zeros, its CRC-32, its Adler-32).
+
+    The stream is built from one compressed MiB (a block after a full flush: the same bytes
+    each time), repeated: a bomb of any size costs a MiB of compression, none of memory.
+    """
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    start = compressor.compress(head) + compressor.flush(zlib.Z_FULL_FLUSH)
+    block = compressor.compress(bytes(MIB)) + compressor.flush(zlib.Z_FULL_FLUSH)
+    assert compressor.compress(bytes(MIB)) + compressor.flush(zlib.Z_FULL_FLUSH) == block
+    crc, adler = zlib.crc32(head), zlib.adler32(head)
+    zeros = bytes(MIB)
+    for _ in range(mebibytes):
+        crc, adler = zlib.crc32(zeros, crc), zlib.adler32(zeros, adler)
+    return start + block * mebibytes + compressor.flush(), crc, adler
+
+
+def zeros_npz(path: Path, members: dict[str, tuple[tuple[int, ...], int]]) -> Path:
+    """
+    Write a deflated ``.npz`` of float64 zeros: name -> (shape, MiB of data) per member.
+
+    A valid archive, as ``zipfile`` would write it: each member's header says its shape, its
+    size and CRC are those of the data it decompresses to.
+    """
+    entries, offset, out = [], 0, io.BytesIO()
+    for name, (shape, mebibytes) in members.items():
+        assert np.prod(shape) * 8 == mebibytes * MIB
+        header = np.lib.format.header_data_from_array_1_0(np.zeros(0)) | {'shape': shape}
+        text = io.BytesIO()
+        np.lib.format.write_array_header_1_0(text, header)
+        head = text.getvalue()
+        data, crc, _ = deflated_zeros(head, mebibytes)
+        size = len(head) + mebibytes * MIB
+        filename = f'{name}.npy'.encode()
+        fields = struct.pack('<HHHHHIII', 20, 0, 8, 0, 0x21, crc, len(data), size)
+        out.write(b'PK\x03\x04' + fields + struct.pack('<HH', len(filename), 0) + filename)
+        out.write(data)
+        entries.append((filename, fields, offset))
+        offset = out.tell()
+    directory = out.tell()
+    for filename, fields, start in entries:
+        out.write(b'PK\x01\x02' + struct.pack('<H', 20) + fields
+                  + struct.pack('<HHHHHII', len(filename), 0, 0, 0, 0, 0, start) + filename)
+    out.write(b'PK\x05\x06' + struct.pack('<HHHHIIH', 0, 0, len(entries), len(entries),
+                                          out.tell() - directory, directory, 0))
+    path.write_bytes(out.getvalue())
+    return path
+
+
+def test_an_npz_bomb_is_refused_by_its_member_before_it_is_read(tmp_path, capsys):
+    """
+    A 1 MB deflated ``.npz`` whose member ``q`` is 1 GiB of zeros: refused, no memory taken.
+
+    Regression: the members were read whatever they decompress to (a 744-byte bzip2 archive
+    to 930 MB, a 6 KB one past 4 GB).
+    """
+    rows = (MAX_ARRAY_BYTES // MIB + 1) * MIB // 16
+    log = zeros_npz(tmp_path / 'log.npz', {'Time': ((MIB // 8,), 1),
+                                           'q': ((rows, 2), rows // 2 ** 16)})
+    assert log.stat().st_size < 2 * MIB
+    with zipfile.ZipFile(log) as archive:  # valid: a member reads back (its CRC checked)
+        with archive.open('Time.npy') as member:
+            np.testing.assert_array_equal(np.lib.format.read_array(member), np.zeros(MIB // 8))
+    tracemalloc.start()
+    try:
+        assert_refused(capsys, log, TWO, f"LOG '{log}': array 'q' decompresses to "
+                       f'{MAX_ARRAY_BYTES + MIB + 128} bytes ({MAX_ARRAY_BYTES + 2 * MIB + 256} '
+                       'with the arrays before it); the arrays read may take at most 1073741824 '
+                       'bytes (1 GiB) in all')
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * MIB

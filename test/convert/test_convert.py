@@ -182,6 +182,9 @@ TWO = ['--joints', 'a,b', '--time', 'Time', '--time-unit', 'ms', '--position', '
      'expected increasing times (one row per sample, at least 1 ns apart)'),
     ('Time,Position1,Position1\n0,1,2\n1,1,2\n', [],
      "LOG '{log}': column 'Position1' appears 2 times in its header; expected once"),
+    # A UTF-8 byte-order mark before the first name (pyarrow drops it): still a duplicate.
+    ('\ufeffPosition1,Time,Position2,Position1\n0.1,0,0.2,0.3\n0.1,1,0.2,0.3\n', [],
+     "LOG '{log}': column 'Position1' appears 2 times in its header; expected once"),
     (GOOD, ['--position', 'Position1'],
      "--position 'Position1': names 1 columns for 2 joints; expected one column per joint "
      "(separated by commas) or a template with {{n}} or {{joint}}; a matrix 'Position1' of an "

@@ -18,9 +18,11 @@ import numpy as np
 import pytest
 import scipy.io
 from scipy.sparse import eye_array
-from test_arrays import bag_of, csv_bag, GOOD, MATRICES, motion, TWO
+from test_arrays import bag_of, csv_bag, deflated_zeros, GOOD, MATRICES, MIB, motion, TWO
 from test_convert import assert_refused
 
+from rnea_ros.convert import matfile
+from rnea_ros.convert.arrays import MAX_ARRAY_BYTES
 from rnea_ros.convert.cli import main as rnea_convert
 
 
@@ -134,3 +136,68 @@ def test_a_module_of_the_working_folder_is_not_imported_by_the_reader(tmp_path, 
     code = rnea_convert(['log.mat', '--output', 'bag', *TWO])
     assert (code, capsys.readouterr().err) == (0, '')
     assert not (tmp_path / 'code_ran').exists() and (tmp_path / 'bag').is_dir()
+
+
+def zeros_mat(path: Path, variables: dict[str, tuple[int, int]]) -> Path:
+    """
+    Write a v5 MAT-file of compressed double zeros: name -> (rows, columns), whole MiBs each.
+
+    As MATLAB's ``save`` writes it (a miCOMPRESSED element holding a miMATRIX), built from one
+    compressed MiB repeated (``deflated_zeros``): a file of about 1 kB per MiB of values.
+    """
+    out = [b'MATLAB 5.0 MAT-file, written by rnea_ros tests'.ljust(116) + bytes(8)
+           + struct.pack('<H', 0x0100) + b'IM']
+    for name, (rows, columns) in variables.items():
+        size = rows * columns * 8
+        assert size % MIB == 0
+        label = name.encode()
+        parts = (struct.pack('<IIII', 6, 8, 6, 0)  # array flags: mxDOUBLE_CLASS
+                 + struct.pack('<IIii', 5, 8, rows, columns)  # dimensions
+                 + struct.pack('<II', 1, len(label)) + label.ljust(-(-len(label) // 8) * 8, b'\0')
+                 + struct.pack('<II', 9, size))  # miDOUBLE: the values follow
+        head = struct.pack('<II', 14, len(parts) + size) + parts
+        deflated, _, adler = deflated_zeros(head, size // MIB)
+        stream = b'\x78\xda' + deflated + struct.pack('>I', adler)  # zlib's wrapper
+        out.append(struct.pack('<II', 15, len(stream)) + stream)
+    path.write_bytes(b''.join(out))
+    return path
+
+
+def test_a_mat_bomb_is_refused_by_its_variable_before_it_is_loaded(tmp_path, capsys, monkeypatch):
+    """
+    A 1 MB MAT-file whose variable ``q`` is 1 GiB of zeros: refused before loadmat reads it.
+
+    Each variable is within ``MAX_EXPANSION`` times the file; together they pass
+    ``MAX_ARRAY_BYTES``. The reader runs in 768 MiB of address space here (scipy decompresses
+    up to about 130 MB to read a header): loading ``q`` would fail there, so the refusal is
+    the sizes', before any is loaded. Regression: only each
+    variable was bounded (by the file's size), so a 0.47 MB file expanded to 2 GB.
+    """
+    rows = (MAX_ARRAY_BYTES // MIB + 1) * MIB // 16
+    log = zeros_mat(tmp_path / 'log.mat', {'Time': (MIB // 8, 1), 'q': (rows, 2)})
+    assert log.stat().st_size < 2 * MIB
+    monkeypatch.setattr(matfile, 'CHILD_ADDRESS_SPACE', 768 * MIB)
+    assert_refused(capsys, log, TWO, f"LOG '{log}': variable 'q' decompresses to "
+                   f'{MAX_ARRAY_BYTES + MIB} bytes ({MAX_ARRAY_BYTES + 2 * MIB} with the '
+                   'variables before it); the variables read may take at most 1073741824 bytes '
+                   '(1 GiB) in all')
+
+
+def test_the_mat_reader_runs_within_its_address_space(tmp_path, capsys, monkeypatch):
+    """
+    A variable the reader cannot hold in its address space (``RLIMIT_AS``): one line.
+
+    768 MiB of zeros (a 0.8 MB file), read within 768 MiB. Regression: the reader had no
+    limit, and took whatever the file expanded to.
+    """
+    log = zeros_mat(tmp_path / 'log.mat', {'Time': (MIB // 8, 1), 'q': (768 * MIB // 16, 2)})
+    monkeypatch.setattr(matfile, 'CHILD_ADDRESS_SPACE', 768 * MIB)
+    assert_refused(capsys, log, TWO, f"LOG '{log}': its reader, scipy.io.loadmat, needs more "
+                   f'than its {768 * MIB} bytes of address space')
+
+
+def test_a_small_mat_file_of_these_zeros_is_read(tmp_path, capsys):
+    """The bombs' writer makes a MAT-file scipy reads as it says (the refusals are theirs)."""
+    log = zeros_mat(tmp_path / 'log.mat', {'Time': (MIB // 8, 1), 'q': (2 ** 16, 2)})
+    values = scipy.io.loadmat(log)
+    assert values['q'].shape == (2 ** 16, 2) and not values['q'].any()

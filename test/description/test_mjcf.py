@@ -39,10 +39,16 @@ CORPUS = (('ur5', False), ('xarm7', False), ('kinova', False), ('double_pendulum
           ('g1', True))
 
 
-def _couplings(mj) -> dict[int, tuple[int, float, float]]:
-    """Return MuJoCo's joint equalities: joint1 id -> (joint2 id, polycoef[1], polycoef[0])."""
+def _couplings(mj, model=None) -> dict[int, tuple[int, float, float]]:
+    """
+    Return MuJoCo's joint equalities: joint1 id -> (joint2 id, polycoef[1], polycoef[0]).
+
+    With ``model``, only those whose joint1 is a mimic joint of it (an equality the file's
+    flags disable leaves joint1 independent).
+    """
     return {int(mj.eq_obj1id[k]): (int(mj.eq_obj2id[k]), float(mj.eq_data[k][1]),
-                                   float(mj.eq_data[k][0])) for k in range(mj.neq)}
+                                   float(mj.eq_data[k][0])) for k in range(mj.neq)
+            if model is None or mj.joint(int(mj.eq_obj1id[k])).name not in model.joint_names}
 
 
 def _mj_state(mj, model, q, v, a):
@@ -64,7 +70,8 @@ def _mj_state(mj, model, q, v, a):
         qpos[target.qposadr[0]] = q[joint.idx_q]
         qvel[target.dofadr[0]] = v[joint.idx_v]
         qacc[target.dofadr[0]] = a[joint.idx_v]
-    for joint, (master, factor, shift) in _couplings(mj).items():  # y - y0 = c0 + c1 (x - x0)
+    # y - y0 = c0 + c1 (x - x0)
+    for joint, (master, factor, shift) in _couplings(mj, model).items():
         jq, mq = mj.jnt_qposadr[joint], mj.jnt_qposadr[master]
         jv, mv = mj.jnt_dofadr[joint], mj.jnt_dofadr[master]
         qpos[jq] = mj.qpos0[jq] + shift + factor * (qpos[mq] - mj.qpos0[mq])
@@ -80,7 +87,7 @@ def _mj_torque(mj, model, qfrc, rotation):
             tau[:6] = [*(rotation.T @ qfrc[:3]), *qfrc[3:6]]
         else:
             tau[joint.idx_v] = qfrc[mj.joint(joint.name).dofadr[0]]
-    for joint, (master, factor, _) in _couplings(mj).items():  # the coupled torque's share
+    for joint, (master, factor, _) in _couplings(mj, model).items():  # the coupled torque's share
         tau[model.joint(mj.joint(master).name).idx_v] += factor * qfrc[mj.jnt_dofadr[joint]]
     return tau
 
@@ -297,7 +304,7 @@ def _body(joint: str = '', body: str = 'name="b"', extra: str = '') -> str:
     (_body('<joint/>'), "the joint of body 'b' has no name"),
     (_body('<joint name="j"/>', ''), "body #1 (child of 'world') has no name"),
     (_body('<joint name="j"/>', extra='<option density="1.2"/>'),
-     'fluid forces are not supported'),
+     'option density=1.2: fluid forces (density) are not supported (expected 0)'),
     (_body('<freejoint name="f"/><inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'
            '<body name="c"><joint name="j" type="ball"/><geom size=".1"/></body>'),
      "joint 'j' (body 'c') is a ball joint"),
@@ -319,7 +326,7 @@ def _body(joint: str = '', body: str = 'name="b"', extra: str = '') -> str:
     ('<mujoco><worldbody><body name="a"><joint name="j"/><geom size=".1"/>'
      '<site name="s1"/></body><site name="s2" pos="0 0 1"/></worldbody><tendon><spatial '
      'name="t"><site site="s1"/><site site="s2"/></spatial></tendon></mujoco>',
-     "tendon 't' (1 in all): not supported"),
+     "tendon 't' (1 in all): tendons are not supported"),
 ])
 def test_unsupported_features_are_refused_by_name(xml, message, tmp_path):
     path = tmp_path / 'robot.xml'
@@ -365,3 +372,100 @@ def test_a_file_mujoco_cannot_compile_is_one_line_naming_it(tmp_path):
     assert '\n' not in str(caught.value)
     with pytest.raises(MJCFError, match='no such file'):
         load_mjcf(tmp_path / 'missing.xml')
+
+
+ACTUATED = HAND_WRITTEN.replace('</mujoco>', """  <actuator>
+    <motor joint="shoulder" gear="3" armature="0.05"/>
+    <motor joint="shoulder" gear="-2" armature="0.01"/>
+    <general jointinparent="slide" gear="5" armature="0.002"/>
+  </actuator>
+</mujoco>""")
+
+
+def test_actuator_armature_is_on_its_joint_times_gear_squared(tmp_path):
+    """
+    An actuator adds gear^2 x its armature to its joint's (MuJoCo): M as mj_fullM, to 1e-12.
+
+    Regression: the actuators' armature was dropped (a 43 % torque error on such a robot).
+    """
+    path = _written(tmp_path, ACTUATED)
+    robot = load_mjcf(path)
+    np.testing.assert_allclose(robot.actuation.armature,
+                               [0.2 + 9 * 0.05 + 4 * 0.01, 0.05 + 25 * 0.002], rtol=1e-15)
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(mj)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        q = rng.uniform(-1.5, 1.5, 2)
+        data.qpos[:] = q
+        mujoco.mj_forward(mj, data)
+        expected = np.zeros((2, 2))
+        mujoco.mj_fullM(mj, data, expected)
+        mass = robot.model.mass_matrix(q) + np.diag(robot.actuation.armature)
+        np.testing.assert_allclose(mass, expected, rtol=0, atol=1e-12)
+    assert_matches_mj_inverse(mj, robot, samples=10)
+
+
+def test_a_disabled_constraint_flag_drops_frictionloss_and_limits_as_mujoco_does(tmp_path):
+    """
+    With `<flag constraint="disable"/>` MuJoCo applies no frictionloss and no limit.
+
+    The torques with the Coulomb term equal mj_inverse of the file as it is (its own flags).
+    Regression: the frictionloss was kept as Coulomb friction, and the range as limits.
+    """
+    path = _written(tmp_path, HAND_WRITTEN.replace(
+        '<option gravity="0.7 -1.9 -3.1"/>',
+        '<option gravity="0.7 -1.9 -3.1"><flag constraint="disable"/></option>'))
+    robot = load_mjcf(path)
+    np.testing.assert_array_equal(robot.actuation.coulomb, [0.0, 0.0])
+    shoulder = robot.model.joint('shoulder')
+    assert (shoulder.lower, shoulder.upper) == (-np.inf, np.inf)
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    mj.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4  # no discrete-time damping
+    data = mujoco.MjData(mj)
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        q = rng.uniform(-3.0, 3.0, 2)  # beyond the shoulder's range too
+        v, a = rng.normal(size=(2, 2))
+        data.qpos[:], data.qvel[:], data.qacc[:] = q, v, a
+        mujoco.mj_inverse(mj, data)
+        tau = robot.model.rnea(q, v, a) + robot.actuation.armature_torques(a) \
+            + robot.actuation.friction_torques(v)
+        np.testing.assert_allclose(tau, data.qfrc_inverse, rtol=0,
+                                   atol=TOLERANCE * max(1.0, np.abs(tau).max()))
+
+
+def test_a_disabled_limit_flag_leaves_the_joints_unlimited(tmp_path):
+    path = _written(tmp_path, HAND_WRITTEN.replace(
+        '<option gravity="0.7 -1.9 -3.1"/>',
+        '<option gravity="0.7 -1.9 -3.1"><flag limit="disable"/></option>'))
+    robot = load_mjcf(path)
+    shoulder = robot.model.joint('shoulder')
+    assert (shoulder.lower, shoulder.upper) == (-np.inf, np.inf)
+    np.testing.assert_array_equal(robot.actuation.coulomb, [0.3, 0.0])
+
+
+@pytest.mark.parametrize('flag', ['equality', 'constraint'])
+def test_a_disabled_equality_leaves_its_joints_independent_as_mujoco_does(flag, tmp_path):
+    """
+    With `<flag equality="disable"/>` (or `constraint`) MuJoCo couples no joint.
+
+    Both joints are independent, each with its own terms; M equals mj_fullM to 1e-12.
+    Regression: the follower was made a mimic joint of the master.
+    """
+    path = _written(tmp_path, COUPLED.replace(
+        '<worldbody>', f'<option><flag {flag}="disable"/></option><worldbody>', 1))
+    robot = load_mjcf(path)
+    assert robot.model.joint_names == ('master', 'follower')
+    np.testing.assert_array_equal(robot.actuation.armature, [0.3, 0.1])
+    np.testing.assert_array_equal(robot.actuation.viscous, [0.2, 0.4])
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(mj)
+    for q in ([0.3, -0.8], [1.1, 0.4]):
+        data.qpos[:] = q
+        mujoco.mj_forward(mj, data)
+        expected = np.zeros((2, 2))
+        mujoco.mj_fullM(mj, data, expected)
+        mass = robot.model.mass_matrix(np.array(q)) + np.diag(robot.actuation.armature)
+        np.testing.assert_allclose(mass, expected, rtol=0, atol=1e-12)
+    assert_matches_mj_inverse(mj, robot, samples=5)

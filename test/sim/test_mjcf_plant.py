@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from rnea_ros import RobotModel
+from rnea_ros.description.mjcf import load_mjcf
 from rnea_ros.errors import MJCFError
 from rnea_ros.sim.gap import parse_gap
 from rnea_ros.sim.plant import Plant
@@ -210,3 +211,66 @@ def test_an_include_within_the_folder_is_the_robot(tmp_path):
     _write(tmp_path, ARM.format(joint='<joint name="j"/>', extra=''), 'arm.xml')
     path = _write(tmp_path, '<mujoco><include file="arm.xml"/></mujoco>')
     assert Plant.from_mjcf(path).joint_names == ('j',)
+
+
+# A file within the folder whose mesh is outside it (MuJoCo reads it relative to this file's
+# folder or the main file's: '../outside.stl' is outside either way).
+MESH_OUTSIDE = """<mujoco><asset><mesh name="m" file="../outside.stl"/></asset>
+  <worldbody><body name="b"><joint name="k"/><geom type="mesh" mesh="m"/></body></worldbody>
+</mujoco>"""
+
+
+@pytest.mark.parametrize('element, tag', [
+    ('<include xmlns="urn:x" file="inner.xml"/>', 'mesh'),
+    ('<asset><model name="m" file="inner.xml"/></asset><worldbody><attach model="m" body="b" '
+     'prefix="p_"/></worldbody>', 'mesh'),
+    ('<extension><plugin plugin="mujoco.pid"><instance name="i"><config key="file" '
+     'value="../outside.stl"/></instance></plugin></extension>', 'extension'),
+])
+def test_what_mujoco_would_open_through_a_namespace_or_an_attached_model_is_checked(
+        tmp_path, element, tag):
+    """
+    A namespaced include and an attached model (``<asset><model file>``) are followed.
+
+    MuJoCo reads both (it ignores XML namespaces), and so the mesh outside the folder that the
+    file within it names: shown here by MuJoCo's own error naming it. The check reads them too
+    and refuses, naming the element, before MuJoCo reads the file. Regression: the check
+    followed only ``<include>`` elements without a namespace, so MuJoCo opened the mesh.
+    """
+    folder = tmp_path / 'robot'
+    folder.mkdir()
+    _write(folder, MESH_OUTSIDE, 'inner.xml')
+    path = _write(folder, f'<mujoco>{element}</mujoco>')
+    if tag == 'mesh':
+        with pytest.raises(ValueError, match='outside.stl'):  # MuJoCo tries to open it
+            mujoco.MjModel.from_xml_path(str(path))
+    with pytest.raises(MJCFError) as caught:
+        Plant.from_mjcf(path)
+    assert str(caught.value).startswith(f'MJCF {str(path)!r}: <{tag}'), caught.value
+    if tag == 'mesh':
+        assert str(caught.value).endswith(
+            f"<mesh file='../outside.stl'> leads outside the file's folder {str(folder)!r}: "
+            'expected a relative path within it')
+
+
+def test_a_motors_armature_is_in_the_plant_and_in_the_files_model(tmp_path):
+    """
+    ``<motor gear="3" armature="0.05">``: the plant (MuJoCo) and ``load_mjcf`` both have it.
+
+    The plant's inverse dynamics equals the file's model with its joint terms, gear^2 x the
+    motor's armature included. Regression: ``load_mjcf`` dropped it, so the sim simulated a
+    robot other than the model of its file (a 43 % torque error on j1).
+    """
+    path = _write(tmp_path, ARM.format(
+        joint='<joint name="j1" axis="0 1 0" armature="0.1" damping="0.2"/>'
+              '<geom type="capsule" size=".05 .2" pos="0 0 .2" mass="2"/>',
+        extra='<actuator><motor joint="j1" gear="3" armature="0.05"/></actuator>'))
+    plant = Plant.from_mjcf(path)
+    robot = load_mjcf(path)
+    np.testing.assert_allclose(robot.actuation.armature, [0.1 + 9 * 0.05], rtol=1e-15)
+    for q, v, a in (([0.3], [0.5], [2.0]), ([-1.0], [-0.2], [-3.0])):
+        q, v, a = (np.array(x) for x in (q, v, a))
+        expected = robot.model.rnea(q, v, a) + robot.actuation.armature * a \
+            + robot.actuation.viscous * v
+        np.testing.assert_allclose(plant.inverse_dynamics(q, v, a), expected, rtol=1e-12,
+                                   atol=1e-12)
