@@ -197,7 +197,7 @@ class Pinger:
         from rclpy.qos import QoSProfile, ReliabilityPolicy
         from sensor_msgs.msg import JointState
 
-        from rnea_ros.node.take_loop import NotByExecutor
+        from rnea_ros.polling import NotByExecutor
         self.target = target
         node = target.node
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)

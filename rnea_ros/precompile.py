@@ -99,13 +99,13 @@ def contacts() -> None:
 
 def node_core() -> None:
     """Run control cycles of the node's core (no ROS): joint states, a trajectory, friction."""
-    from rnea_ros.control.feedforward import Feedforward
+    from rnea_ros.control.core import ControlCore
     from rnea_ros.control.settings import Settings
     from rnea_ros.control.trajectory import Trajectory, warm_up
     warm_up()
     model = RobotModel.from_urdf_string(ROBOT)
     names = model.joint_names
-    core = Feedforward(model, Settings(friction_compensation=True).validate())
+    core = ControlCore(model, Settings(friction_compensation=True).validate())
     core.on_joint_states(names, [0.1, 0.0], [0.2, 0.1], [], now=1.0)
     core.on_desired(Trajectory.from_points(names, [(0.0, [0.1, 0.0], [], []),
                                                    (1.0, [0.3, 0.1], [], [])]), 0.0, now=1.0)

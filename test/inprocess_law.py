@@ -4,7 +4,7 @@ A feedback control law closed in-process around the simulated robot, one tick la
 The reference of the closed-loop test of ``control_law``: the same plant (``rnea_ros.sim.Plant``,
 same URDF and gap), the same effort interface (``JointController`` with ``command_interface:
 effort``: the command is the whole torque), the same trajectory (``closed_loop
-.trajectory_points``), and the node's own core (``Feedforward`` with the law and the gains)
+.trajectory_points``), and the node's own core (``ControlCore`` with the law and the gains)
 computing each command from the measured state and the sampled reference, applied from the next
 tick as over a topic (lockstep). ``stall_at``: from then on the core gets no desired motion (the
 node's inputs stalled), so it publishes the damped rest.
@@ -17,7 +17,7 @@ from inprocess_loop import start_tracking
 import numpy as np
 
 from rnea_ros import RobotModel
-from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.core import ControlCore
 from rnea_ros.control.settings import Settings
 from rnea_ros.control.trajectory import Trajectory
 from rnea_ros.demos.closed_loop import KD, KP, Tracking
@@ -55,7 +55,7 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
                                                 robot_gravity=robot_gravity,
                                                 command_interface='effort')
     model, names = plant.nominal, plant.joint_names
-    core = Feedforward(model, Settings(rate=0.0, control_law=law, gains=gains,
+    core = ControlCore(model, Settings(rate=0.0, control_law=law, gains=gains,
                                        gravity_compensated_by_robot=node_gravity).validate())
     steps = int(round(duration / plant.timestep))
     tracking_steps = steps if stall_at is None else int(round(stall_at / plant.timestep))

@@ -124,11 +124,13 @@ def test_node_missing_module_message_gives_the_readme_pip_command():
     from rnea_ros.node.main import PIP_ONLY
     pip_runtime = set(readme_pip_lines()[0].split())
     assert set(PIP_ONLY.values()) <= pip_runtime
-    # The MJCF reader imports mujoco when an MJCF is read (RobotModel.from_mjcf): the node reads
-    # a URDF only.
+    # The MJCF reader and its table of MuJoCo's fields import mujoco when an MJCF is read
+    # (RobotModel.from_mjcf): the node reads a URDF only.
+    mjcf_only = {ROOT / 'rnea_ros' / 'description' / name
+                 for name in ('mjcf.py', 'mjcf_fields.py')}
     node_sources = [path for sub in ('node', 'contacts', 'dynamics', 'description')
                     for path in (ROOT / 'rnea_ros' / sub).rglob('*.py')
-                    if path != ROOT / 'rnea_ros' / 'description' / 'mjcf.py']
+                    if path not in mjcf_only]
     node_sources += (ROOT / 'rnea_ros').glob('*.py')
     node_imports = imported_modules(node_sources)
     assert set(PIP_ONLY) == {name for name in PIP_PACKAGES if name in node_imports}

@@ -17,7 +17,8 @@ point or its trajectory sampled at the ROS time: a joint it does not name has e 
 v_d = 0 (damped), a message without velocities v_d = 0.
 
 The two feedback laws command a robot whose only torque is the node's, so every case without a
-usable desired motion (none received, older than ``acceleration_timeout``, no positions) and
+usable desired motion (none received, older than ``acceleration_timeout``, no positions, held
+back after a rest or a step back of the ROS clock: ``reference``) and
 every fault but a collision under ``collision_reaction: stop`` (which brakes with its own,
 stronger damping) brings the arm to rest, damped: tau = g(q) - D v, D per joint the law's
 derivative gain as a torque: D = Kd (``pd_feedforward``), D = Kd M_jj(q) (``computed_torque``,

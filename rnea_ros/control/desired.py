@@ -3,7 +3,9 @@ The desired motion the cycle follows: the latest desired_accelerations message o
 
 ``Desired`` maps a ``trajectory.Trajectory`` (one point: constant accelerations; several: a
 trajectory sampled at the ROS time) onto the model's joints, with the arrays a cycle samples
-into, allocated once. ``feedforward.Feedforward.on_desired`` makes one per message. ROS-free.
+into, allocated once. ``cycle_state.CycleState.on_desired`` makes one per message and numbers
+it (``number``: the desired motions taken so far, this one included; ``reference`` follows under
+a feedback law only one numbered above the last rest). ROS-free.
 """
 from __future__ import annotations
 
@@ -41,8 +43,10 @@ class Desired:
         self.start = start
         self.received = now
         self.a_full: np.ndarray | None = None  # constant: the joint-space a, set by the owner
+        self.number = 0  # set by the owner: the desired motions it took, this one included
 
     def active(self, now: float, ros_time: float, timeout: float) -> bool:
+        """Tell whether it applies: a point within ``timeout`` of receipt, a trajectory's end."""
         if self.constant:
             return now - self.received <= timeout
         return ros_time - self.start <= self.sampler.end_time + timeout

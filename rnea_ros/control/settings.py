@@ -8,7 +8,7 @@ declared default, and one read-only mapping per family (``Family.attribute``: ``
 ``collision_thresholds``...). No field is written by hand: a parameter declared is a field.
 ``validate`` checks every value (``parameter.check``) and how they relate; ``updated`` builds
 the snapshot a live set makes (the values already checked by the node's set callback). The
-consumers read the snapshot they were given (``Feedforward.use``), so that a set is swapped in
+consumers read the snapshot they were given (``ControlCore.use``), so that a set is swapped in
 whole, between two cycles. ``check_model`` refuses, with the reason, a model the node cannot use
 (``model_loading`` builds it from a robot_description).
 

@@ -1,8 +1,8 @@
 """
-The diagnostics summary of a ``Feedforward``: inputs, fault state, joint terms.
+The diagnostics summary of a ``core.ControlCore``: inputs, fault state, joint terms.
 
-ROS-free: ``Feedforward.status`` calls ``core_status``; the node adds the cycle timing and
-publishes the result as a ``diagnostic_msgs/DiagnosticStatus``. Keys are in the README.
+ROS-free, from the core's public fields: ``ControlCore.status`` calls ``core_status``; the node
+adds the cycle timing and publishes the result as a ``diagnostic_msgs/DiagnosticStatus``.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from rnea_ros.control.safety import ERROR, MODEL_MISMATCH, OK, WARN
 
 def oldest_of(core, times) -> float:
     """Return the oldest of ``times`` over the commanded joints of ``core``."""
-    return oldest(times, core._command_joint)
+    return oldest(times, core.state.command_joint)
 
 
 def _age(now: float, time: float) -> str:
@@ -22,67 +22,54 @@ def _age(now: float, time: float) -> str:
 
 def core_status(core, now: float, ros_time: float) -> tuple[int, str, dict[str, str]]:
     """Describe the inputs and the fault state: (level, message, key -> value)."""
-    settings = core.settings
+    settings, state = core.settings, core.state
     values: dict[str, str] = {}
     level, messages = core.fault.level, [core.fault.text]
     if core.fault.code == MODEL_MISMATCH and core.model_mismatch:
         messages.append(core.model_mismatch)
-    command_index = list(core._command_joint)
-    values['joint_states age [s]'] = _age(now, oldest_of(core, core.joints.position_time))
-    missing = core.joints.names_never_received(command_index)
+    command_index = list(state.command_joint)
+    values['joint_states age [s]'] = _age(now, oldest_of(core, state.joints.position_time))
+    missing = state.joints.names_never_received(command_index)
     if missing:
         values['commanded joints never received'] = ', '.join(missing)
-    timeouts = core.joints.timeouts(settings.input_timeout, settings.max_input_timeout)
-    stale = core.joints.names_older_than(now, timeouts, command_index)
+    timeouts = state.joints.timeouts(settings.input_timeout, settings.max_input_timeout)
+    stale = state.joints.names_older_than(now, timeouts, command_index)
     if stale and not missing:
         values['commanded joints stale'] = ', '.join(stale)
     # Joints whose own publisher is slower than input_timeout allows: their timeout.
     slow = [f'{name} {timeouts[k]:.3g}' for k, name in enumerate(core.joint_names)
-            if timeouts[k] > settings.input_timeout and name not in core.joints.locked]
+            if timeouts[k] > settings.input_timeout and name not in state.joints.locked]
     if slow:
         values['joint_states timeouts [s] (slow publishers)'] = ', '.join(slow)
-    if core.joints.locked:
+    if state.joints.locked:
         values['locked joints'] = ', '.join(f'{name} {value:g}' for name, value
-                                            in core.joints.locked.items())
+                                            in state.joints.locked.items())
     others = [k for k in range(len(core.joint_names)) if k not in set(command_index)]
-    assumed = core.joints.names_never_received(others)
+    assumed = state.joints.names_never_received(others)
     if assumed:
         values['joints never received (assumed at 0)'] = ', '.join(assumed)
-    values['joint velocity age [s]'] = _age(now, oldest_of(core, core.joints.velocity_time))
-    if core.base is not None:
-        values['odometry age [s]'] = _age(now, core.base.time)
-        values['base_acceleration age [s]'] = _age(now, core.base_acceleration_time)
-    desired = core.desired
-    if desired is None:
-        values['desired motion'] = 'none received: zero desired acceleration'
-    elif desired.active(now, ros_time, settings.acceleration_timeout):
-        trajectory = desired.trajectory
-        values['desired motion'] = (f'active: {trajectory.n_points} point(s), '
-                                    f'{trajectory.interpolation}')
-    else:
-        values['desired motion'] = 'timed out: zero desired acceleration'
-        if level == OK:
-            level = WARN
-            messages = ['desired accelerations timed out: ' + (
-                'damped rest g(q) - D v' if core.law.feedback
-                else 'gravity + velocity-product only')]
-    values['desired age [s]'] = _age(now, desired.received if desired else NEVER)
-    if core.measured.topics:
-        values.update(core.measured.status(now))
-        stale = core.measured.stale(now, settings.input_timeout)
+    values['joint velocity age [s]'] = _age(now, oldest_of(core, state.joints.velocity_time))
+    if state.base is not None:
+        values['odometry age [s]'] = _age(now, state.base.time)
+        values['base_acceleration age [s]'] = _age(now, state.base_acceleration_time)
+    level, messages = _desired_status(core, now, ros_time, values, level, messages)
+    if state.measured.topics:
+        values.update(state.measured.status(now))
+        stale = state.measured.stale(now, settings.input_timeout)
         if stale:
             values['wrench topics stale (taken as zero)'] = ', '.join(stale)
             if level == OK:
                 level = WARN
                 messages = [f'measured wrenches older than input_timeout, taken as zero: '
                             f'{", ".join(stale)}']
-    if core.contacts is not None:
-        values.update(core.contacts.diagnostics())
-        if level == OK and core.fault.code is None and not core.contacts.feasible:
+    contacts = core.torques.contacts
+    if contacts is not None:
+        values.update(contacts.diagnostics())
+        if level == OK and core.fault.code is None and not contacts.feasible:
             level = WARN
-            messages = [f'contact solve {core.contacts.status}: the motion is not feasible '
+            messages = [f'contact solve {contacts.status}: the motion is not feasible '
                         f'within the friction cones (base residual '
-                        f'{core.contacts.residual_norm:.3g})']
+                        f'{contacts.residual_norm:.3g})']
     if core.observer is not None:
         values.update(core.observer.status())
         values.update(core.observer_queue.status())
@@ -106,24 +93,60 @@ def core_status(core, now: float, ros_time: float) -> tuple[int, str, dict[str, 
         messages = ['fault output published in ' + ', '.join(
             f'{count} cycles ({code})' for code, count in recent.items())
             + ' since the last report']
-    values['armature'] = (', '.join(f'{joint.name} {core.actuation.armature[joint.idx_v]:g}'
+    values.update(joint_terms_status(core))
+    return level, '; '.join(messages), values
+
+
+def joint_terms_status(core) -> dict[str, str]:
+    """Return the keys of the joint terms: the armature per joint, the friction compensation."""
+    armature, friction_joints = core.torques.actuation.armature, core.torques.friction_joints
+    values = {'armature': ', '.join(f'{joint.name} {armature[joint.idx_v]:g}'
                                     for joint in core.model.joints if joint.nv == 1
-                                    and core.actuation.armature[joint.idx_v])
-                          or 'none')
-    if not core.friction_joints:
+                                    and armature[joint.idx_v]) or 'none'}
+    if not friction_joints:
         values['friction compensation'] = 'off (no friction parameters)'
-    elif settings.friction_compensation:
-        values['friction compensation'] = 'on: ' + ', '.join(core.friction_joints)
+    elif core.settings.friction_compensation:
+        values['friction compensation'] = 'on: ' + ', '.join(friction_joints)
     else:
         values['friction compensation'] = ('off (friction_compensation false; friction '
-                                           'set for ' + ', '.join(core.friction_joints)
-                                           + ')')
-    return level, '; '.join(messages), values
+                                           'set for ' + ', '.join(friction_joints) + ')')
+    return values
+
+
+def _desired_status(core, now: float, ros_time: float, values: dict[str, str], level: int,
+                    messages: list[str]) -> tuple[int, list[str]]:
+    """Add the desired motion's keys to ``values``; return the level and messages after it."""
+    desired, reference = core.state.desired, core.reference
+    feedback = core.torques.law.feedback
+    if desired is None:
+        values['desired motion'] = 'none received: zero desired acceleration'
+    elif not desired.active(now, ros_time, core.settings.acceleration_timeout):
+        values['desired motion'] = 'timed out: zero desired acceleration'
+        if level == OK:
+            level = WARN
+            messages = ['desired accelerations timed out: ' + (
+                'damped rest g(q) - D v' if feedback else 'gravity + velocity-product only')]
+    elif feedback and reference.held_back:
+        values['desired motion'] = ('held back: taken before the last rest or ROS clock step '
+                                    'back; damped rest until a newer one')
+        if level == OK:
+            level = WARN
+            messages = ['desired motion taken before the last rest or ROS clock step back: '
+                        'damped rest g(q) - D v until a newer one arrives']
+    else:
+        trajectory = desired.trajectory
+        values['desired motion'] = (f'active: {trajectory.n_points} point(s), '
+                                    f'{trajectory.interpolation}')
+    values['desired age [s]'] = _age(now, desired.received if desired else NEVER)
+    if reference.clock_steps:
+        values['ROS clock steps back under a trajectory'] = str(reference.clock_steps)
+        values['last ROS clock step back'] = reference.last_clock_step
+    return level, messages
 
 
 def law_status(core) -> dict[str, str]:
     """Return the keys of the control law and of gravity (control_law, kp/kd, the robot's g)."""
-    law = core.law
+    law = core.torques.law
     gains = ', '.join(f'{name} {kp:g}/{kd:g}' for name, (kp, kd) in law.gains().items())
     values = {'control law': law.law + (f' (kp/kd: {gains or "none set"})' if law.feedback
                                         else '')}

@@ -1,5 +1,5 @@
 """
-Efforts at every point of a trajectory, as the cycle of a ``feedforward.Feedforward`` would.
+Efforts at every point of a trajectory, as the cycle of a ``core.ControlCore`` would.
 
 With the same contact solution, armature, friction, ``torque_terms`` and effort limits as the
 cycle (the ``planned_trajectory`` input's answer, ``joint_trajectory_with_effort``). ROS-free.
@@ -27,11 +27,11 @@ def trajectory_efforts(core, trajectory: Trajectory,
     latest measured position at rest; a floating base at its latest odometry pose, at rest.
     ``torque_terms`` and the effort limits apply. ``measured_q``: the measured q to use
     (a snapshot taken by a caller running beside the cycles), default the current one.
-    Raises ``Rejected``. ``core``: the ``Feedforward`` whose model, state and settings apply
-    (one snapshot for all the points).
+    Raises ``Rejected``. ``core``: the ``ControlCore`` whose model, state and settings apply
+    (one snapshot for all the points; its public fields only).
     """
-    settings = core.settings
-    index = [core._joint_index.get(name) for name in trajectory.joint_names]
+    settings, state, torques = core.settings, core.state, core.torques
+    index = [state.joint_index.get(name) for name in trajectory.joint_names]
     known = [k for k, j in enumerate(index) if j is not None]
     if not known:
         raise Rejected(UNKNOWN_JOINTS, f'none of the joints {list(trajectory.joint_names)} '
@@ -40,29 +40,29 @@ def trajectory_efforts(core, trajectory: Trajectory,
         raise Rejected(MISSING_FIELD, 'the points carry no positions')
     q_points, v_points, a_points = point_derivatives(trajectory)
     n_points = trajectory.n_points
-    q = np.repeat((core.q if measured_q is None else measured_q)[None], n_points, axis=0)
+    q = np.repeat((state.q if measured_q is None else measured_q)[None], n_points, axis=0)
     v = np.zeros((n_points, core.model.nv))
     a = np.zeros((n_points, core.model.nv))
     columns = [index[k] for k in known]
-    q[:, [core.q_offset + j for j in columns]] = q_points[:, known]
+    q[:, [state.q_offset + j for j in columns]] = q_points[:, known]
     if settings.torque_terms != 'gravity':
-        v[:, [core.v_offset + j for j in columns]] = v_points[:, known]
+        v[:, [state.v_offset + j for j in columns]] = v_points[:, known]
     if settings.torque_terms == 'full':
-        a[:, [core.v_offset + j for j in columns]] = a_points[:, known]
+        a[:, [state.v_offset + j for j in columns]] = a_points[:, known]
     try:
-        if core._trajectory_contacts is not None:  # balanced by the contacts, as the cycle
-            tau = np.array([core._trajectory_contacts.solve(q[k], v[k], a[k]).tau
+        if core.trajectory_contacts is not None:  # balanced by the contacts, as the cycle
+            tau = np.array([core.trajectory_contacts.solve(q[k], v[k], a[k]).tau
                             for k in range(n_points)])
         else:
             tau = core.model.rnea_batch(q, v, a)
     except InputError as exc:
         raise Rejected(NON_FINITE, f'inverse dynamics failed: {exc}') from None
     # The joint terms as in the cycle: friction at the points' (desired) velocities.
-    tau += core.actuation.armature * a
-    if settings.friction_compensation and core.friction_joints:
+    tau += torques.actuation.armature * a
+    if settings.friction_compensation and torques.friction_joints:
         v_friction = np.zeros((n_points, core.model.nv))
-        v_friction[:, [core.v_offset + j for j in columns]] = v_points[:, known]
-        tau += core.actuation.friction_torques_batch(v_friction)
+        v_friction[:, [state.v_offset + j for j in columns]] = v_points[:, known]
+        tau += torques.actuation.friction_torques_batch(v_friction)
     for row in tau:
         if not all_finite(row):
             raise Rejected(NON_FINITE, 'the efforts are not finite')
@@ -70,5 +70,5 @@ def trajectory_efforts(core, trajectory: Trajectory,
     if settings.gravity_compensated_by_robot:  # the robot adds g(q) to each point
         tau -= core.model.rnea_batch(q, np.zeros_like(v), np.zeros_like(a))
     efforts = np.zeros((n_points, len(trajectory.joint_names)))
-    efforts[:, known] = tau[:, [core.v_offset + j for j in columns]]
+    efforts[:, known] = tau[:, [state.v_offset + j for j in columns]]
     return efforts

@@ -4,7 +4,7 @@ The node's wrenches without ROS.
 The node's wrenches without ROS: contact settings, measured wrenches, contact and joint
 reaction wrench outputs.
 
-Used by ``feedforward.Feedforward`` (the cycle) and ``node`` (parameters, messages). Frames and
+Used by ``core.ControlCore`` (the cycle) and ``node`` (parameters, messages). Frames and
 units follow ``RobotModel``: a wrench is [fx fy fz tx ty tz] (N, N m) on a link, in the link
 frame about the link origin - the frame of a ``geometry_msgs/WrenchStamped`` whose ``frame_id``
 is that link.

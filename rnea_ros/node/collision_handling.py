@@ -48,11 +48,11 @@ class CollisionHandling:
         index = {name: core.model.joint(name).idx_v for name in joints
                  if name in core.joint_names}
         try:
-            gravity = core.model.gravity_torques(core.q)
+            gravity = core.model.gravity_torques(core.state.q)
         except InputError:
-            gravity = core.q * 0.0  # no finite hold torque: the controller's PID alone
+            gravity = core.state.q * 0.0  # no finite hold torque: the controller's PID alone
         names = [name for name in joints if name in index]
-        return stop_trajectory(names, [core.q[index[name]] for name in names],
+        return stop_trajectory(names, [core.state.q[index[name]] for name in names],
                                [gravity[index[name]] for name in names])
 
     def send(self, taken) -> None:

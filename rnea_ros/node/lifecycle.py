@@ -2,14 +2,14 @@
 The rnea node's lifecycle transitions: what each creates, gates and releases.
 
 ``ManagedOutputs`` is the part of ``RneaNode`` (``rnea_ros.node.node``) that the lifecycle
-transitions run, kept apart so that the node module holds the data path (inputs, cycles,
-diagnostics). ``configure`` creates the publishers, subscriptions and threads and loads the model
+transitions run, kept apart so that the node module holds the parameters, the model and the
+diagnostics. ``configure`` creates the publishers, subscriptions and threads and loads the model
 from the ``robot_description`` parameter (or subscribes to its topic); ``activate`` starts
 publishing; ``deactivate`` stops it: once it returns, nothing at all is published (a cycle's
-publishing holds ``_publish_lock``, which deactivation takes), while the threads keep merging the
-inputs; ``cleanup``, ``shutdown`` and ``on_error`` stop the threads and release the model, the
-publishers and the subscriptions. The mixin uses the node's callbacks and state (``_lock``,
-``settings``, ``_on_joint_states``, ...), set up by ``RneaNode.__init__``.
+publishing holds the publish lock, which deactivation takes: ``cycles.Cycles``), while the
+threads keep merging the inputs; ``cleanup``, ``shutdown`` and ``on_error`` stop the threads and
+release the model, the publishers and the subscriptions. The mixin uses the node's callbacks and
+state (``cycles``, ``inputs``, ``settings``, ...), set up by ``RneaNode.__init__``.
 """
 from __future__ import annotations
 
@@ -24,7 +24,6 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
-from rnea_ros.control.diagnostics import ArrivalGaps
 from rnea_ros.node.messages import COMMAND_QOS, SENSOR_QOS, TRAJECTORY_QOS
 from rnea_ros.node.observer_messages import ObserverPublishers
 from rnea_ros.node.take_loop import TakeLoop
@@ -58,13 +57,12 @@ class ManagedOutputs:
         return SUCCESS
 
     def on_activate(self, state) -> TransitionCallbackReturn:
-        with self._publish_lock, self._lock:
-            self._active = True
+        self.cycles.activate()
         self.get_logger().info('active: publishing')
         return SUCCESS
 
     def on_deactivate(self, state) -> TransitionCallbackReturn:
-        self._deactivate()
+        self.cycles.deactivate()
         self.get_logger().info('inactive: publishing nothing')
         return SUCCESS
 
@@ -84,17 +82,13 @@ class ManagedOutputs:
         """Return the lifecycle state's label: unconfigured, inactive, active, finalized, ..."""
         return self._state_machine.current_state[1]
 
-    def _deactivate(self) -> None:
-        with self._publish_lock, self._lock:  # waits for a publish under way
-            self._active = False
-
     def _release(self) -> None:
         """Stop publishing and the threads, destroy the publishers and subscriptions."""
-        self._deactivate()
-        for thread in (self._control, self._inputs):
+        self.cycles.deactivate()
+        for thread in (self._control, self._take_loop):
             if thread is not None:
                 thread.stop()
-        self._control = self._inputs = self._arrival_clock = None
+        self._control = self._take_loop = self.inputs.arrival_clock = None
         for entity in self._entities:
             if hasattr(entity, 'publish'):
                 self.destroy_publisher(entity)
@@ -102,10 +96,8 @@ class ManagedOutputs:
                 self.destroy_subscription(entity)
         self._entities = []
         self._stop_description_worker()
-        with self._lock:
-            self._core, self._publications, self._reaction_pubs = None, [], {}
-            self._observer_messages = None
-            self._robot_name = ''
+        self.cycles.clear()
+        self._reaction_pubs, self._robot_name = {}, ''
         self._description_error = None
         self._configured = False
         self._scheduling = 'not started'
@@ -127,52 +119,53 @@ class ManagedOutputs:
         # the cycle, which then sees a desired message that came with it); the rest on the
         # executor.
         rate, priority = self.settings.rate, self.settings.thread_priority
-        self.input_gaps = ArrivalGaps()  # gaps while configured
-        self._answer_each = rate == 0 or self.settings.cycle_trigger == 'joint_states'
-        self._control = self._arrival_clock = None
+        answer_each = rate == 0 or self.settings.cycle_trigger == 'joint_states'
+        self._control = clock = None
         if rate == 0:  # answer each message; after input_timeout without, the fault
-            self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
-                                    idle=self._watchdog,
-                                    idle_timeout=lambda: self.settings.input_timeout / 2,
-                                    on_failure=self._thread_failed)
-        elif self._answer_each:  # each message; the clock's cycles when none comes
-            clock = self._arrival_clock = realtime.ArrivalClock(round(1e9 / rate),
-                                                                time.monotonic_ns())
-            self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
-                                    idle=self._fallback,
-                                    idle_timeout=lambda: clock.wait_s(time.monotonic_ns()),
-                                    on_failure=self._thread_failed)
+            self._take_loop = TakeLoop(self, name='rnea_inputs', priority=priority,
+                                       idle=self._watchdog,
+                                       idle_timeout=lambda: self.settings.input_timeout / 2,
+                                       on_failure=self._thread_failed)
+        elif answer_each:  # each message; the clock's cycles when none comes
+            clock = realtime.ArrivalClock(round(1e9 / rate), time.monotonic_ns())
+            self._take_loop = TakeLoop(self, name='rnea_inputs', priority=priority,
+                                       idle=self._fallback,
+                                       idle_timeout=lambda: clock.wait_s(time.monotonic_ns()),
+                                       on_failure=self._thread_failed)
         else:
-            self._inputs = TakeLoop(self, name='rnea_inputs', priority=priority,
-                                    on_failure=self._thread_failed)
-            self._control = realtime.PeriodicThread(rate, self._cycle, 'rnea_control',
+            self._take_loop = TakeLoop(self, name='rnea_inputs', priority=priority,
+                                       on_failure=self._thread_failed)
+            self._control = realtime.PeriodicThread(rate, self.cycles.run, 'rnea_control',
                                                     priority, self._thread_failed)
+        callbacks = self.inputs
+        callbacks.configure(answer_each, clock)
         # desired_accelerations serialized: its size is checked before decoding (trajectories).
-        inputs = [(JointTrajectory, 'desired_accelerations', self._on_desired)]
-        inputs += [(WrenchStamped, topic, partial(self._on_wrench, index, topic))
+        inputs = [(JointTrajectory, 'desired_accelerations', callbacks.on_desired)]
+        inputs += [(WrenchStamped, topic, partial(callbacks.on_wrench, index, topic))
                    for index, topic in enumerate(self.settings.wrench_topics)]
         if self.settings.floating_base:
-            inputs += [(Odometry, 'odometry', self._on_odometry),
-                       (AccelStamped, 'base_acceleration', self._on_base_acceleration)]
-        self._entities += [self._inputs.add(msg_type, topic, SENSOR_QOS, callback,
-                                            raw=msg_type is JointTrajectory)
+            inputs += [(Odometry, 'odometry', callbacks.on_odometry),
+                       (AccelStamped, 'base_acceleration', callbacks.on_base_acceleration)]
+        self._entities += [self._take_loop.add(msg_type, topic, SENSOR_QOS, callback,
+                                               raw=msg_type is JointTrajectory)
                            for msg_type, topic, callback in inputs]
         # joint_states: with the observer, the samples that came while the thread was busy are
         # kept (observer_queue deep) for it to integrate; the batch's newest is answered.
         qos = QoSProfile(depth=self.settings.observer_queue if self.settings.observer else 1,
                          history=SENSOR_QOS.history, reliability=SENSOR_QOS.reliability,
                          durability=SENSOR_QOS.durability)
-        self._entities.append(self._inputs.add(
-            JointState, 'joint_states', qos, self._on_joint_states,
-            batch_end=self._on_joint_states_batch if self.settings.observer else None))
+        self._entities.append(self._take_loop.add(
+            JointState, 'joint_states', qos, callbacks.on_joint_states,
+            batch_end=callbacks.on_joint_states_batch if self.settings.observer else None))
         self._entities.append(self.create_subscription(
-            JointTrajectory, 'planned_trajectory', self._on_trajectory, TRAJECTORY_QOS, raw=True))
+            JointTrajectory, 'planned_trajectory', callbacks.on_trajectory, TRAJECTORY_QOS,
+            raw=True))
         if self._description_from_topic:  # by a process of its own: see model_loading
             self._start_description_worker()
 
     def _start_threads(self) -> None:
         """Start the inputs thread and, with ``rate`` > 0, the control thread."""
-        threads = [self._inputs] + ([self._control] if self._control else [])
+        threads = [self._take_loop] + ([self._control] if self._control else [])
         for thread in threads:
             thread.start()
         problems = sorted({p for thread in threads for p in thread.setup_problems})

@@ -231,7 +231,7 @@ def spin(node, stop: threading.Event) -> int:
             print('rnea_node: configure failed (the reason is logged above)', file=sys.stderr)
             code = getattr(node, 'exit_code', 1)  # 2: a parameter that does not fit the model
         else:
-            node.gc_monitor.freeze()  # start-up is over: collect once, then keep gc off cycles
+            node.cycles.gc_monitor.freeze()  # start-up over: collect once, then keep gc off cycles
             if node.autostart and not stop.is_set():
                 node.trigger_activate()
             while not stop.is_set() and node.context.ok():

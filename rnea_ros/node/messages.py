@@ -41,7 +41,7 @@ def _zeros(size: int) -> array.array:
 
 class OutputMessages:
     """
-    The preallocated output messages of one model (``core``: a ``Feedforward``).
+    The preallocated output messages of one model (``core``: a ``ControlCore``).
 
     Binds numpy views of the JointState and Float64MultiArray arrays to ``core`` (the cycles
     write through them; assigning an array to a message field may copy, so the views are taken
@@ -62,16 +62,18 @@ class OutputMessages:
         core.bind_outputs(*(np.frombuffer(values, dtype=np.float64) for values in (
             self.torques.position, self.torques.velocity, self.torques.effort,
             self.command.data)))
-        self.contacts = wrench_messages(core.contacts.links if core.contacts else ())
-        self.reactions = wrench_messages(core.reactions.frames if core.reactions else ())
+        contacts, reactions = core.torques.contacts, core.torques.reactions
+        self.contacts = wrench_messages(contacts.links if contacts else ())
+        self.reactions = wrench_messages(reactions.frames if reactions else ())
 
     def stamp(self, core, stamp) -> None:
         """Stamp the cycle's outputs and write its wrenches (``stamp``: builtin Time)."""
         self.torques.header.stamp = stamp
-        if core.contacts is not None:
-            write_wrenches(self.contacts, core.contacts.wrenches, stamp)
-        if core.reactions is not None:
-            write_wrenches(self.reactions, core.reactions.wrenches, stamp)
+        contacts, reactions = core.torques.contacts, core.torques.reactions
+        if contacts is not None:
+            write_wrenches(self.contacts, contacts.wrenches, stamp)
+        if reactions is not None:
+            write_wrenches(self.reactions, reactions.wrenches, stamp)
 
 
 def wrench_messages(frames) -> list[WrenchStamped]:

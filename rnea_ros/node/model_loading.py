@@ -1,5 +1,5 @@
 """
-From a robot_description to a ready ``Feedforward``, away from the control path.
+From a robot_description to a ready ``ControlCore``, away from the control path.
 
 Parsing and checking a URDF holds the GIL: a 20 MB description (long comments, meshes inlined)
 took 100-200 ms, during which the control thread could not run a cycle. Merely receiving it holds
@@ -13,7 +13,7 @@ than the node, ``WORKER_NICENESS``) and sends it back through a
 pipe, pickled as its tree and packed arrays (tens of kB; unpickling is a few array copies, 1
 ms). A thread of the node waits on that pipe (without the GIL) and wakes the executor through
 a guard condition, which declares the model's actuation parameters (``armature.<joint>``,
-``friction.<joint>.*``), builds the ``Feedforward`` and installs it under the lock. The first
+``friction.<joint>.*``), builds the ``ControlCore`` and installs it under the lock. The first
 model is rebuilt in the node (``RobotModel.copy``), which warms the kernels up there before any
 cycle; a description given as the parameter is parsed in the node at start.
 """
@@ -27,7 +27,7 @@ import threading
 import warnings
 
 from rnea_ros.control import gain_check
-from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.core import ControlCore
 from rnea_ros.control.observer_outputs import check_profile_names
 from rnea_ros.control.settings import (actuated_joints, check_model, FrozenMap, ModelRejected,
                                        ParameterRejected, Settings)
@@ -71,9 +71,9 @@ def load_model(xml: str, settings: Settings) -> RobotModel:
     return model
 
 
-def build_core(node, model: RobotModel, settings: Settings) -> Feedforward:
+def build_core(node, model: RobotModel, settings: Settings) -> ControlCore:
     """
-    Build the ``Feedforward`` of ``model``, its actuation parameters declared on ``node``.
+    Build the ``ControlCore`` of ``model``, its actuation parameters declared on ``node``.
 
     Its settings are ``settings`` with the per-joint families of this model's joints (those set);
     ``core.loop_margin`` the verdict on its feedback gains (``gain_check``). Raises
@@ -88,8 +88,8 @@ def build_core(node, model: RobotModel, settings: Settings) -> Feedforward:
         raise ParameterRejected(str(exc)) from None
     check_profile_names(joints, settings.collision_profiles)
     settings = replace(settings, **{family.attribute: FrozenMap() for family in PER_MODEL})
-    core = Feedforward(model, settings.updated(values, joints))
-    core.loop_margin = gain_check.verdict(model, core.settings, core.actuation.armature)
+    core = ControlCore(model, settings.updated(values, joints))
+    core.loop_margin = gain_check.verdict(model, core.settings, core.torques.actuation.armature)
     refused = gain_check.refusal(core.loop_margin, core.settings)
     if refused:
         raise ParameterRejected(refused)

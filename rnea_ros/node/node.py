@@ -59,13 +59,13 @@ deadline from the latest inputs; a deadline woken more than one period late for 
 counted as a missed cycle (``realtime`` has the definitions). Both threads ask for SCHED_FIFO at
 ``thread_priority`` and a 1 µs timer slack, and run without them when not permitted (said once in
 the log and in the diagnostics). The executor thread handles the rest: planned_trajectory,
-robot_description, parameters, diagnostics. One lock guards the control state, so a cycle never
-sees a half-merged message or a half-installed model. Watchdogs use the steady clock, never ROS
+robot_description, parameters, diagnostics. One lock (``cycles.Cycles``, the data path the
+threads share) guards the control state, so a cycle never sees a half-merged message or a
+half-installed model. Watchdogs use the steady clock, never ROS
 time, so ``use_sim_time`` clock jumps cannot stall or trip them.
 """
 from __future__ import annotations
 
-import threading
 import time
 import traceback
 
@@ -79,29 +79,28 @@ from std_srvs.srv import Trigger
 from rnea_ros.control import gain_check
 from rnea_ros.control import payload as node_payload
 from rnea_ros.control import trajectory as trajectory_module
+from rnea_ros.control.core import ControlCore
 from rnea_ros.control.declaration import LIVE, PAYLOAD
-from rnea_ros.control.diagnostics import ArrivalGaps, CycleStats, Rejections
-from rnea_ros.control.feedforward import Feedforward
 from rnea_ros.control.safety import ERROR, OK, WARN
 from rnea_ros.control.settings import actuated_joints, ModelRejected, ParameterRejected
 from rnea_ros.node.collision_handling import CollisionHandling
-from rnea_ros.node.inputs import InputCallbacks
+from rnea_ros.node.cycles import Cycles
+from rnea_ros.node.inputs import NodeInputs
 from rnea_ros.node.lifecycle import ManagedOutputs
-from rnea_ros.node.messages import COMMAND_QOS, DesiredDecoder, diagnostic_array, OutputMessages
+from rnea_ros.node.messages import COMMAND_QOS, diagnostic_array, OutputMessages
 from rnea_ros.node.model_loading import build_core, DescriptionWorker, parse_description
 from rnea_ros.node.observer_messages import ObserverMessages
 from rnea_ros.node.parameters import (actuation_parameter_names, before_set, check_parameters,
                                       check_topic_names, declare_parameters, declare_unset_again,
                                       undeclare_parameters)
 from rnea_ros.node.take_loop import TakeLoop
-from rnea_ros.timing import GcMonitor, realtime
+from rnea_ros.timing import realtime
 
 NODE_NAME = 'rnea'
-GC_PERIOD = 1.0  # s between two young-generation garbage collections (see GcMonitor)
 STATUS_SUFFIX = ': feed-forward torques'  # after the node's fully qualified name
 
 
-class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
+class RneaNode(ManagedOutputs, LifecycleNode):
     """
     Publishes inverse-dynamics torques; see the module docstring for the interface.
 
@@ -123,35 +122,19 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         self._namesakes_said = False
         check_topic_names(self, self.settings)
         self.status_name = self.get_fully_qualified_name() + STATUS_SUFFIX
-        # Guards the control state (Feedforward, output messages) between the threads.
-        self._lock = threading.Lock()
-        # Held while a cycle publishes, and to deactivate: nothing is published once
-        # on_deactivate returned.
-        self._publish_lock = threading.Lock()
-        self._active = False
+        # The control state the threads share (the core, the output messages) and its cycles.
+        self.cycles = Cycles(self.settings.rate, self.ros_time,
+                             lambda: self.get_clock().now().to_msg())
         self._configured = False
-        self._core: Feedforward | None = None
         self._description_error: str | None = None
-        self._worker: DescriptionWorker | None = None
-        self._parsed: tuple | None = None  # the worker's latest result, for the executor
         self._robot_name = ''
-        self.stats = CycleStats(self.settings.rate)
-        self.rejections = Rejections()
-        self.gc_monitor = GcMonitor()
-        self._next_collection = time.monotonic() + GC_PERIOD
         self.failure: BaseException | None = None
-        self._last_cycle = time.monotonic()
         self._steady_clock = Clock(clock_type=ClockType.STEADY_TIME)
-        self._inputs: TakeLoop | None = None
+        self._take_loop: TakeLoop | None = None
         self._control: realtime.PeriodicThread | None = None
-        self._arrival_clock: realtime.ArrivalClock | None = None  # cycle_trigger joint_states
-        self._batch_accepted = False  # a joint_states message of this batch was accepted
-        self._desired_decoder = DesiredDecoder()  # the inputs thread's alone
         self.clock_cycles = 0  # cycles the ArrivalClock ran (no joint_states for 1.5 periods)
-        self.input_gaps = ArrivalGaps()  # between joint_states messages
         self._entities: list = []  # publishers and subscriptions of the configured node
         self._reaction_pubs: dict[str, object] = {}
-        self._publications: list[tuple] = []
         self._scheduling = 'not started'
         self._worker: DescriptionWorker | None = None  # robot_description from the topic
         self._parsed: tuple | None = None  # the worker's latest result, for the executor
@@ -162,8 +145,8 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         self.add_pre_set_parameters_callback(before_set)
         self.add_on_set_parameters_callback(self._check_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
-        self._observer_messages: ObserverMessages | None = None
         self.collisions = CollisionHandling(self)
+        self.inputs = NodeInputs(self, self.cycles)  # the subscriptions' callbacks
         self.create_service(Trigger, '~/reset_collision', self._reset_collision)
 
     def _thread_failed(self, exc: BaseException) -> None:
@@ -190,18 +173,18 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         Refuse a live value that does not fit; build the model of a new payload.
 
         The payload parameters of a set are merged with the current ones and checked as one
-        payload; the model carrying it (and its ``Feedforward``) is built here, off the control
+        payload; the model carrying it (and its ``ControlCore``) is built here, off the control
         path, and installed by ``_apply_parameters`` once the set is accepted.
         """
         result = check_parameters(parameters, self.actuation_declaring,
                                   self.settings.collision_profiles)
-        core, self._pending_margin = self._core, None
+        core, self._pending_margin = self.cycles.core, None
         if result.successful and core is not None and gain_check.concerns(
                 p.name for p in parameters):
             settings = self.settings.updated({p.name: p.value for p in parameters},
                                              core.joint_names)
-            margin = gain_check.verdict(core.model, settings, core.actuation.armature,
-                                        core.q.copy())
+            margin = gain_check.verdict(core.model, settings, core.torques.actuation.armature,
+                                        core.state.q.copy())
             refused = gain_check.refusal(margin, settings)
             if refused:
                 return SetParametersResult(successful=False, reason=refused)
@@ -212,7 +195,7 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         try:
             payload = node_payload.merged(self.payload, changes)
             core = None
-            if self._core is not None and self._bare_model is not None:
+            if self.cycles.core is not None and self._bare_model is not None:
                 core = build_core(self, node_payload.model_with(self._bare_model, payload),
                                   self.settings)
         except (ValueError, ModelRejected) as exc:
@@ -225,20 +208,20 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         Swap in the settings snapshot a live set makes, between two cycles (the post-set callback).
 
         The new snapshot (``Settings.updated``) is built here, off the lock (the executor alone
-        changes ``_core`` and ``settings``), then handed to the core under the lock
-        (``Feedforward.use``): a cycle runs wholly with the old one or wholly with the new one,
+        changes the core and ``settings``), then handed to the core under the lock
+        (``ControlCore.use``): a cycle runs wholly with the old one or wholly with the new one,
         never with half of an atomic set.
         """
         if self._pending_payload is not None and any(p.name in PAYLOAD for p in parameters):
             (self.payload, core), self._pending_payload = self._pending_payload, None
-            if core is not None and self._core is not None:
+            if core is not None and self.cycles.core is not None:
                 self._install(core)
             self.get_logger().info(f'payload: {node_payload.describe(self.payload)}')
-        core = self._core
+        core = self.cycles.core
         settings = self.settings.updated({p.name: p.value for p in parameters
                                           if p.name not in PAYLOAD},
                                          () if core is None else core.joint_names)
-        with self._lock:  # between two cycles
+        with self.cycles.lock:  # between two cycles
             self.settings = settings
             if core is not None:
                 core.use(settings)
@@ -272,7 +255,7 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         parsed, self._parsed = self._parsed, None
         if parsed is not None and self._configured:
             model, reason, notes = parsed
-            if model is not None and self._core is None:  # no cycles yet: warm up here
+            if model is not None and self.cycles.core is None:  # no cycles yet: warm up here
                 model = model.copy()
             self._install_description(model, reason, notes, 'topic')
 
@@ -298,13 +281,13 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
             if source == 'parameter' and isinstance(exc, ParameterRejected):
                 raise ValueError(str(exc)) from None  # a bad parameter: exit 2 at start
             self._description_error = str(exc)
-            with self._lock:
-                self.rejections.record('robot_description', 'invalid', str(exc),
-                                       time.monotonic())
-            kept = 'keeping the current model' if self._core else 'no model yet'
+            with self.cycles.lock:
+                self.inputs.rejections.record('robot_description', 'invalid', str(exc),
+                                              time.monotonic())
+            kept = 'keeping the current model' if self.cycles.core else 'no model yet'
             logger.error(f'robot_description ({source}) rejected, {kept}: {exc}')
             return
-        old = self._core
+        old = self.cycles.core
         if old is not None:
             added = sorted(set(core.joint_names) - set(old.joint_names))
             removed = sorted(set(old.joint_names) - set(core.joint_names))
@@ -322,7 +305,7 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
                     f'joints, nq={core.model.nq}, nv={core.model.nv}, commanding '
                     f'{len(core.command_joints)} joints')
 
-    def _install(self, core: Feedforward) -> None:
+    def _install(self, core: ControlCore) -> None:
         """
         Preallocate the output messages for ``core``, then switch to it (between cycles).
 
@@ -333,119 +316,47 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
         publications = [(self._torque_pub, messages.torques),
                         (self._command_pub, messages.command)]
         publications += zip(self._contact_pubs, messages.contacts)
-        if core.reactions is not None:
-            for joint in core.reactions.joints:
+        reactions = core.torques.reactions
+        if reactions is not None:
+            for joint in reactions.joints:
                 if joint not in self._reaction_pubs:
                     self._reaction_pubs[joint] = self._wrench_publisher(
                         'joint_reaction_wrenches/', joint)
-            publications += zip((self._reaction_pubs[j] for j in core.reactions.joints),
+            publications += zip((self._reaction_pubs[j] for j in reactions.joints),
                                 messages.reactions)
         observer = (None if core.observer is None else
                     ObserverMessages(core.observer, self._observer_pubs))
-        with self._lock:  # between two cycles: the latest inputs carry over
-            if self._core is not None:
-                core.take_state_from(self._core)
-            self._messages = messages
-            self._observer_messages = observer
-            self._publications = publications
-            self._robot_name = core.model.name
-            self.settings = core.settings  # with the per-joint families of its model
-            self._core = core
-        # The model and messages live as long as the node: out of the collector's sight (no
-        # full collection here: a model can arrive between two cycles).
-        self.gc_monitor.freeze(collect=False)
+        self._robot_name = core.model.name
+        self.settings = core.settings  # with the per-joint families of its model
+        self.cycles.install(core, messages, publications, observer)
 
     # ------------------------------------------------------------------ control cycle
-    def _ros_time(self) -> float:
+    def ros_time(self) -> float:
+        """Return the node's ROS time in seconds (``/clock`` with ``use_sim_time``)."""
         return self.get_clock().now().nanoseconds * 1e-9
 
-    def _cycle(self) -> None:
-        """
-        Run one cycle from the latest inputs.
-
-        One cycle from the latest inputs (control thread; the joint_states one at rate 0):
-        compute into the preallocated messages under the lock, then publish joint_torques
-        first (the latency path), then feedforward_effort, then the wrenches. Nothing while
-        the node is not active.
-        """
-        start = time.monotonic()
-        with self._lock:
-            core = self._core
-            if core is None or not self._active:
-                return
-            messages = self._cycle_locked(core, start)
-        self._publish(messages, start)
-
-    def _publish(self, messages, start: float) -> None:
-        """
-        Publish a cycle's messages in order and record the cycle time.
-
-        Publish a cycle's messages in order (joint_torques first: the latency path), record
-        the cycle time since ``start`` and collect garbage when due. The messages are published
-        under ``_publish_lock`` and only while active: once ``on_deactivate`` returned, none is.
-        """
-        if messages is not None:
-            with self._publish_lock:  # uncontended but at a deactivation
-                if self._active:
-                    for publisher, msg in messages:
-                        publisher.publish(msg)
-        end = time.monotonic()
-        self.stats.record(end - start)
-        self._collect_garbage(end)
-
-    def _collect_garbage(self, now: float) -> None:
-        """
-        Collect the young generation once per ``GC_PERIOD``, on the cycle's thread.
-
-        Once per ``GC_PERIOD``, right after a cycle's publishing and on the cycle's own
-        (real-time) thread: a young-generation collection there cannot be preempted halfway by
-        other processes while holding the GIL, as it could on the executor thread.
-        """
-        if now >= self._next_collection:
-            self._next_collection = now + GC_PERIOD
-            self.gc_monitor.collect()
-
-    def _cycle_locked(self, core: Feedforward, now: float):
-        """
-        Do the cycle's work under the lock.
-
-        The cycle's work under the lock: the (publisher, message) pairs to publish in order
-        (joint_torques, feedforward_effort, wrenches: the ones of this model, even if another is
-        installed right after), or None.
-        """
-        self._last_cycle = now
-        desired = core.desired
-        # ROS time only matters to sample a multi-point trajectory (and costs ~4 us).
-        ros_time = self._ros_time() if desired is not None and not desired.constant else 0.0
-        observer = self._observer_messages
-        if not core.cycle(now, ros_time):  # fault_output none: a collision change still goes
-            return None if observer is None else observer.collision_change(core.observer)
-        stamp = core.joints.stamp
-        if stamp is None:
-            stamp = self.get_clock().now().to_msg()
-        self._messages.stamp(core, stamp)
-        if observer is not None:
-            return self._publications + observer.publications(core.observer, stamp)
-        return self._publications
+    def publish_trajectory(self, msg) -> None:
+        """Publish a relayed trajectory on ``joint_trajectory_with_effort``."""
+        self._trajectory_pub.publish(msg)
 
     def _fallback(self) -> None:
         """Run the clock's cycle when no joint_states came for 1.5 periods (inputs thread)."""
-        if self._arrival_clock.due(time.monotonic_ns()):
+        if self.inputs.arrival_clock.due(time.monotonic_ns()):
             self.clock_cycles += 1
-            self._cycle()
+            self.cycles.run()
 
     def _watchdog(self) -> None:
         """Run a cycle when none ran for input_timeout (rate 0: it sees the stale input)."""
         now = time.monotonic()
-        if now - self._last_cycle > self.settings.input_timeout:
-            self._cycle()
+        if now - self.cycles.last_cycle > self.settings.input_timeout:
+            self.cycles.run()
         else:
-            self._collect_garbage(now)
+            self.cycles.collect_garbage(now)
 
     def _reset_collision(self, request, response):
         """Clear a collision (``~/reset_collision``, std_srvs/Trigger)."""
-        with self._lock:
-            core = self._core
+        with self.cycles.lock:
+            core = self.cycles.core
             observer = None if core is None else core.observer
             active = observer is not None and observer.reset()
         response.success = observer is not None
@@ -457,10 +368,9 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
 
     # ------------------------------------------------------------------ diagnostics
     def _publish_diagnostics(self) -> None:
-        if time.monotonic() > self._next_collection + GC_PERIOD:  # no cycles (no model yet)
-            self._collect_garbage(time.monotonic())
         now = time.monotonic()
-        core = self._core
+        self.cycles.collect_if_idle(now)  # no cycles (no model yet)
+        core = self.cycles.core
         lifecycle = self.lifecycle_state()
         if not self._configured:
             level, message, values = WARN, f'{lifecycle}: no model, publishing nothing', {}
@@ -473,16 +383,15 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
                 self.get_logger().info('waiting for robot_description on topic '
                                        f'{self.resolve_topic_name("robot_description")}')
         else:
-            level, message, values = core.status(now, self._ros_time())
-            level, message = gain_check.report(getattr(core, 'loop_margin', None), level,
-                                               message, values)
+            level, message, values = core.status(now, self.ros_time())
+            level, message = gain_check.report(core.loop_margin, level, message, values)
             if self._description_error:
                 values['last robot_description rejected'] = self._description_error
                 if level == OK:
                     level, message = 1, 'last robot_description rejected; model kept'
                 elif level == 1:  # e.g. fault cycles since the last report: say both
                     message = f'last robot_description rejected; model kept; {message}'
-        if self._configured and not self._active:
+        if self._configured and not self.cycles.active:
             level, message = max(level, WARN), f'{lifecycle}: publishing nothing; {message}'
         namesakes = self.namesakes()
         if namesakes:  # two nodes of one name interleave their feedforward_effort
@@ -496,43 +405,44 @@ class RneaNode(InputCallbacks, ManagedOutputs, LifecycleNode):
             self._namesakes_said = True
         values['lifecycle'] = lifecycle
         values['state'] = ('no_model' if core is None else core.fault.code or 'ok')
-        summary = self.stats.summary(now)
+        summary = self.cycles.stats.summary(now)
         values['rate [Hz]'] = f'{summary["rate"]:.1f}'
         for key in ('p50', 'p99', 'max'):
             if key in summary:
                 values[f'compute time {key} [us]'] = f'{summary[key]:.1f}'
-        values['cycles'] = str(self.stats.cycles)
+        values['cycles'] = str(self.cycles.stats.cycles)
         deadlines = (self._control.deadlines if self._control is not None
-                     else self._arrival_clock)
+                     else self.inputs.arrival_clock)
         if deadlines is not None:  # deadlines skipped (see rnea_ros.timing.realtime)
             values['missed cycles'] = str(deadlines.missed)
             values['missed cycles, longest run'] = str(deadlines.longest_missed_run)
             values['max lateness [us]'] = f'{deadlines.max_lateness_ns / 1e3:.0f}'
         elif self.settings.rate == 0:
             values['missed cycles'] = '0 (rate 0: one cycle per joint_states message)'
-        if self._arrival_clock is not None:
+        if self.inputs.arrival_clock is not None:
             values['cycles by the clock (no joint_states for 1.5 periods)'] = str(
                 self.clock_cycles)
         values['scheduling'] = self._scheduling
         values['payload'] = node_payload.describe(self.payload)
         values['dds threads'] = realtime.middleware_threads()  # config/fastdds_realtime.xml
-        with self._lock:
-            rejections = sorted(self.rejections.counts.items())
-            gaps = self.input_gaps.longest_at(now), self.input_gaps.since_report(now)
+        with self.cycles.lock:
+            rejections = sorted(self.inputs.rejections.counts.items())
+            gaps = self.inputs.input_gaps
+            gaps = gaps.longest_at(now), gaps.since_report(now)
         values['joint_states longest gap [ms]'] = f'{gaps[0] * 1e3:.1f}'
         values['joint_states longest gap since last report [ms]'] = f'{gaps[1] * 1e3:.1f}'
         for (topic, reason), count in rejections:
             values[f'rejected {topic} ({reason})'] = str(count)
-        values['gc collections'] = str(self.gc_monitor.collections)
-        values['gc max pause [us]'] = f'{self.gc_monitor.max_pause * 1e6:.0f}'
+        gc_monitor = self.cycles.gc_monitor
+        values['gc collections'] = str(gc_monitor.collections)
+        values['gc max pause [us]'] = f'{gc_monitor.max_pause * 1e6:.0f}'
         self._diagnostics_pub.publish(diagnostic_array(
             level, self.status_name, message, self._robot_name, values,
             self.get_clock().now().to_msg()))
 
     def destroy_node(self) -> None:
-        if hasattr(self, '_publish_lock'):  # absent if __init__ failed early
+        cycles = getattr(self, 'cycles', None)  # absent if __init__ failed early
+        if cycles is not None:
             self._release()
-        monitor = getattr(self, 'gc_monitor', None)
-        if monitor is not None:
-            monitor.close()
+            cycles.gc_monitor.close()
         super().destroy_node()

@@ -17,7 +17,7 @@ import pytest
 
 from rnea_ros import RobotModel
 from rnea_ros.bag.cli import main as rnea_bag
-from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.core import ControlCore
 from rnea_ros.control.settings import Settings
 from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.observer import MomentumObserver
@@ -77,7 +77,7 @@ def test_the_observers_take_the_gain(panda, measured_effort):
     for parameters, expected in ((PARAMETERS, 0.0), ({}, panda.gravity_torques(q0) - current)):
         settings = Settings(observer=True, measured_effort=measured_effort,
                             actuation=parameters).validate()
-        core = Feedforward(panda, settings)
+        core = ControlCore(panda, settings)
         for k in range(400):  # 20 time constants of the gain 50 1/s
             core.on_joint_states(core.joint_names, q0, v0, current, k * 1e-3,
                                  SimpleNamespace(sec=0, nanosec=1_000_000 * k))

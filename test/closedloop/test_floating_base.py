@@ -7,7 +7,7 @@ legs sway the body fore and aft. The node (four point contacts at the feet) solv
 wrenches from the sim's odometry, base acceleration, joint states and desired accelerations;
 summed in the world frame, the forces equal the sim's total contact force (MuJoCo's contact
 solution) within 2 % of the weight: over DDS in lockstep, and in-process with the node's core
-(``Feedforward``) and the ``Plant``, where the base acceleration the node is given is shown to
+(``ControlCore``) and the ``Plant``, where the base acceleration the node is given is shown to
 need its low-pass (``base_acceleration_time_constant``): unfiltered, the feed-forward feeds the
 acceleration it causes back into itself and the standing robot shakes.
 """
@@ -27,7 +27,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros import RobotModel
 from rnea_ros.contacts import Contact
-from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.core import ControlCore
 from rnea_ros.control.settings import Settings
 from rnea_ros.control.trajectory import Trajectory
 from rnea_ros.demos.closed_loop import ClosedLoop, EFFORT_PATH_REMAPS, START_TIMEOUT
@@ -181,7 +181,7 @@ def in_process_loop(tmp_path, time_constant: float | None, steps: int) -> tuple[
     plant.reset(q0)
     settings = {} if time_constant is None else {'base_acceleration_time_constant':
                                                  time_constant}
-    core = Feedforward(model, Settings(floating_base=True, contacts=tuple(
+    core = ControlCore(model, Settings(floating_base=True, contacts=tuple(
         Contact(foot) for foot in SOLO_FEET), **settings).validate())
     names = plant.joint_names
     assert core.joint_names == names
@@ -197,7 +197,7 @@ def in_process_loop(tmp_path, time_constant: float | None, steps: int) -> tuple[
         core.on_desired(Trajectory.from_points(names, [(0.0, [], [], a_d * (k >= SETTLE_STEPS))]),
                         t, now=t)
         assert core.cycle(t, t)
-        node = dict(zip(SOLO_FEET, core.contacts.wrenches))
+        node = dict(zip(SOLO_FEET, core.torques.contacts.wrenches))
         plant.step(KP * (q_d - q[7:]) + KD * (v_d - v[6:]) + core.effort)
         acceleration = plant.base_acceleration()
         truth = plant.contact_wrenches()

@@ -1,7 +1,7 @@
 """
 The collision reactions without ROS: the stop torque, debounce, auto reset, threshold profiles.
 
-A ``Feedforward`` with the observer on, fed samples 1 ms apart at rest at q = 0.1 with joint 2's
+A ``ControlCore`` with the observer on, fed samples 1 ms apart at rest at q = 0.1 with joint 2's
 measured torque short by a push: the residual of joint 2 follows the push as a first-order lag
 of gain 50 1/s, r(t) = push (1 - exp(-50 t)), so a 2 N m push crosses 0.5 N m after
 ln(4/3) / 50 = 5.75 ms. Expected values are computed by hand from that and from the documented
@@ -17,11 +17,12 @@ import pytest
 
 from rnea_ros import RobotModel
 from rnea_ros.control import collision_events
+from rnea_ros.control.core import ControlCore
 from rnea_ros.control.declaration import REST_SPEED
-from rnea_ros.control.feedforward import Feedforward
 from rnea_ros.control.observer_outputs import check_profile_names
 from rnea_ros.control.safety import COLLISION
 from rnea_ros.control.settings import ParameterRejected, Settings
+from rnea_ros.control.trajectory import Trajectory
 
 MS = 1e-3
 
@@ -31,8 +32,8 @@ def panda() -> RobotModel:
     return RobotModel.from_urdf_string(robot_path('panda').read_text())
 
 
-def core_of(model, thresholds=None, profiles=None, **settings) -> Feedforward:
-    return Feedforward(model, Settings(
+def core_of(model, thresholds=None, profiles=None, **settings) -> ControlCore:
+    return ControlCore(model, Settings(
         observer=True, wrench_estimation_links=('panda_hand',),
         collision_thresholds=thresholds or {}, collision_profile_thresholds=profiles or {},
         **settings).validate())
@@ -71,7 +72,7 @@ def test_stop_brakes_with_the_damping_then_holds_the_pose_at_rest(panda):
     feed = Feeder(core, panda)
     feed(2.0, 30, v=0.3)
     assert core.observer.reacting
-    q_detect = core.q.copy()
+    q_detect = core.state.q.copy()
     inertia = panda.mass_matrix(q_detect)  # no armature declared
     damping = 2.0 * inertia / 0.2
     assert core.cycle(feed.now, 0.0) and core.fault.code == COLLISION
@@ -87,8 +88,8 @@ def test_stop_brakes_with_the_damping_then_holds_the_pose_at_rest(panda):
     # At rest (every |v| below REST_SPEED): the pose of that cycle is held.
     q_rest = feed.q.copy()
     feed(0.0, 1, v=0.5 * REST_SPEED)
-    assert core.cycle(feed.now, 0.0) and core.stop.resting
-    np.testing.assert_array_equal(core.stop.q_rest, q_rest)
+    assert core.cycle(feed.now, 0.0) and core.torques.stop.resting
+    np.testing.assert_array_equal(core.torques.stop.q_rest, q_rest)
     pushed = q_rest + 0.02
     feed.q = pushed
     feed(0.0, 1, v=0.0)
@@ -118,10 +119,43 @@ def test_under_a_feedback_law_stop_brakes_with_its_own_damping(panda, reaction):
     assert core.observer.reacting
     assert core.cycle(feed.now, 0.0) and core.fault.code == COLLISION
     v = np.full(panda.nv, 0.3)
-    gravity = panda.gravity_torques(core.q)
-    damping = 2.0 * panda.mass_matrix(core.q) / 0.2 if reaction == 'stop' else \
+    gravity = panda.gravity_torques(core.state.q)
+    damping = 2.0 * panda.mass_matrix(core.state.q) / 0.2 if reaction == 'stop' else \
         10.0 * np.eye(panda.nv)
     np.testing.assert_allclose(core.effort, gravity - damping @ v, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize('reaction', ['stop', 'hold_gravity'])
+def test_after_a_reset_a_feedback_law_rests_until_a_newer_desired_motion(panda, reaction):
+    # After reset_collision the law tracked the reference again, which had moved on meanwhile:
+    # on the simulated panda the arm jumped towards it at 3.1 rad/s and was detected as a new
+    # collision. The damped rest holds until a desired motion taken after the reset.
+    gains = {f'{kind}.{joint}': value for joint in panda.joint_names
+             for kind, value in (('kp', 100.0), ('kd', 10.0))}
+    core = core_of(panda, {'panda_joint2': 0.5}, collision_reaction=reaction,
+                   effort_limit_scale=0.0, control_law='pd_feedforward', gains=gains,
+                   acceleration_timeout=10.0)
+    feed = Feeder(core, panda)
+    names = core.joint_names
+    moved_on = Trajectory.from_points(names, [(0, np.full(panda.nv, 0.6), [], [])])
+    core.on_desired(moved_on, 0.0, now=0.0)
+    feed(0.0, 5)
+    assert core.cycle(feed.now, 0.0) and not core.torques.law.resting  # tracking
+    feed(2.0, 30)
+    assert core.cycle(feed.now, 0.0) and core.fault.code == COLLISION
+    feed(0.0, 60)  # the push gone, the residual back under the threshold
+    assert core.cycle(feed.now, 0.0) and core.fault.code == COLLISION  # latched
+    assert core.observer.reset()
+    rest = panda.gravity_torques(feed.q)  # at rest: g(q) - D 0
+    for _ in range(3):
+        feed(0.0, 1)
+        assert core.cycle(feed.now, 0.0) and core.fault.code is None
+        np.testing.assert_allclose(core.effort, rest, rtol=0, atol=1e-9)
+        assert core.torques.law.resting and core.reference.held_back
+    core.on_desired(moved_on, 0.0, now=feed.now)  # the same reference, sent again: newer
+    feed(0.0, 1)
+    assert core.cycle(feed.now, 0.0) and not core.torques.law.resting
+    np.testing.assert_allclose(core.effort, rest + 100.0 * (0.6 - feed.q), rtol=0, atol=1e-9)
 
 
 def test_the_debounce_is_how_long_the_residual_stays_beyond_and_it_is_live(panda):

@@ -9,7 +9,7 @@ from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel
-from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.core import ControlCore
 from rnea_ros.control.safety import JOINT_STATES_STALE
 from rnea_ros.control.settings import Settings
 from rnea_ros.control.trajectory import Trajectory
@@ -38,8 +38,8 @@ def pendulum() -> RobotModel:
     return RobotModel.from_urdf_string(PENDULUM)
 
 
-def make(model, **settings) -> Feedforward:
-    return Feedforward(model, Settings(**settings).validate())
+def make(model, **settings) -> ControlCore:
+    return ControlCore(model, Settings(**settings).validate())
 
 
 def point(names, q=None, v=None, a=None) -> Trajectory:
@@ -67,7 +67,7 @@ def test_feedback_laws_match_the_hand_computed_torque(pendulum, law, expected):
     core = make(pendulum, control_law=law, gains={'kp.hinge': kp, 'kd.hinge': kd})
     tau = run(core, q, v, desired=point(['hinge'], [qd], [vd], [ad]))
     assert tau == pytest.approx(expected(q, v, qd, vd, ad, kp, kd), abs=TOL)
-    assert not core.law.resting
+    assert not core.torques.law.resting
     # Without velocities in the point, v_d = 0.
     tau = run(core, q, v, now=2.0, desired=point(['hinge'], [qd], None, [ad]))
     assert tau == pytest.approx(expected(q, v, qd, 0.0, ad, kp, kd), abs=TOL)
@@ -98,7 +98,7 @@ def test_a_stall_of_the_desired_motion_or_a_fault_publishes_the_damped_rest(
                 acceleration_timeout=0.05, input_timeout=0.1)
     rest = gravity(q) - damping * v  # tau = g(q) - D v
     # No desired motion ever received: at rest, damped.
-    assert run(core, q, v) == pytest.approx(rest, abs=TOL) and core.law.resting
+    assert run(core, q, v) == pytest.approx(rest, abs=TOL) and core.torques.law.resting
     # A desired motion, then silent beyond acceleration_timeout: the damped rest again.
     core.on_desired(point(['hinge'], [0.5], [0.0], [0.0]), 0.0, now=1.0)
     core.on_joint_states(['hinge'], [q], [v], [], now=1.2)
@@ -199,4 +199,77 @@ def test_a_stalled_arm_comes_to_rest_damped():
             rested = t - stall
     assert rested is not None and rested < rest_time, (rested, v)
     assert np.max(np.abs(q - at_stall)) < max_drift, q - at_stall
-    assert core.law.resting and np.max(np.abs(v)) < 0.01
+    assert core.torques.law.resting and np.max(np.abs(v)) < 0.01
+
+
+def trajectory(positions, duration=1.0) -> Trajectory:
+    """Return a two-point trajectory of the hinge from ``positions[0]`` to ``positions[1]``."""
+    return Trajectory.from_points(['hinge'], [(0.0, [positions[0]], [0.0], [0.0]),
+                                              (duration, [positions[1]], [0.0], [0.0])])
+
+
+@pytest.mark.parametrize('law', ['pd_feedforward', 'computed_torque'])
+def test_a_step_back_of_the_ros_clock_rests_until_a_newer_desired_motion(pendulum, law):
+    # A finished trajectory's age went negative at a step back of the ROS clock (a sim reset):
+    # the trajectory was active again and its first point the reference, so pd_feedforward
+    # published the effort limit for the whole step instead of the damped rest.
+    q, v, kp, kd = 0.3, -0.4, 30.0, 4.0
+    core = make(pendulum, control_law=law, gains={'kp.hinge': kp, 'kd.hinge': kd},
+                acceleration_timeout=0.05)
+    damping = kd if law == 'pd_feedforward' else kd * M
+    rest = gravity(q) - damping * v
+    core.on_desired(trajectory([-2.5, -2.0]), 100.0, now=1.0)  # far from q: a large torque
+    assert run(core, q, v, now=1.0, ros_time=100.5) != pytest.approx(rest, abs=1.0)
+    assert not core.torques.law.resting
+    assert run(core, q, v, now=2.0, ros_time=102.0) == pytest.approx(rest, abs=TOL)  # finished
+    for now, ros_time in ((3.0, 40.0), (4.0, 40.5), (5.0, 100.0)):  # stepped back, then on
+        assert run(core, q, v, now=now, ros_time=ros_time) == pytest.approx(rest, abs=TOL)
+        assert core.torques.law.resting and core.reference.held_back
+    assert core.reference.clock_steps == 1
+    level, message, values = core.status(5.001, 100.0)
+    assert values['desired motion'].startswith('held back')
+    assert values['ROS clock steps back under a trajectory'] == '1'
+    assert message.startswith('desired motion taken before the last rest or ROS clock step')
+    # A desired motion taken after the step is followed.
+    assert run(core, q, v, now=6.0, desired=point(['hinge'], [0.5], [0.0], [0.0])) != \
+        pytest.approx(rest, abs=1.0)
+    assert not core.torques.law.resting and not core.reference.held_back
+
+
+def test_a_step_back_of_the_ros_clock_mid_trajectory_rests_too(pendulum):
+    q, v = 0.3, 0.0
+    core = make(pendulum, control_law='pd_feedforward', gains={'kp.hinge': 30.0})
+    core.on_desired(trajectory([0.3, 0.8], duration=10.0), 100.0, now=1.0)
+    assert run(core, q, v, now=1.0, ros_time=105.0) == pytest.approx(
+        gravity(q) + 30.0 * (0.55 - q), abs=1e-6)  # halfway: 0.55 (a quintic at rest)
+    assert run(core, q, v, now=1.1, ros_time=99.0) == pytest.approx(gravity(q), abs=TOL)
+    assert core.reference.clock_steps == 1 and core.torques.law.resting
+
+
+@pytest.mark.parametrize('law', ['pd_feedforward', 'computed_torque'])
+def test_after_a_fault_rest_only_a_newer_desired_motion_is_followed(pendulum, law):
+    # A trajectory sent once moves on while the inputs stall: when they come back, tracking it
+    # again would throw the arm towards where it went meanwhile.
+    q, v, kd = 0.3, -0.4, 4.0
+    core = make(pendulum, control_law=law, gains={'kp.hinge': 30.0, 'kd.hinge': kd},
+                input_timeout=0.1)
+    rest = gravity(q) - (kd if law == 'pd_feedforward' else kd * M) * v
+    core.on_desired(trajectory([0.3, 2.0], duration=60.0), 0.0, now=1.0)
+    assert run(core, q, v, now=1.0, ros_time=1.0) != pytest.approx(rest, abs=1e-3)
+    assert core.cycle(3.0, 3.0) and core.fault.code == JOINT_STATES_STALE  # a stall
+    for now in (4.0, 4.5):  # the inputs back, the trajectory still on: held back
+        assert run(core, q, v, now=now, ros_time=now) == pytest.approx(rest, abs=TOL)
+        assert core.fault.code is None and core.reference.held_back
+    assert core.reference.clock_steps == 0
+    tau = run(core, q, v, now=5.0, ros_time=5.0, desired=trajectory([0.3, 2.0], duration=60.0))
+    assert tau != pytest.approx(rest, abs=1e-3) and not core.torques.law.resting
+
+
+def test_no_desired_motion_is_held_back_under_the_feedforward_law(pendulum):
+    # Only the feedback laws rest: after a fault the feed-forward term follows the desired
+    # motion it had (the robot's own controller holds the arm meanwhile).
+    core = make(pendulum, input_timeout=0.1, acceleration_timeout=10.0)
+    assert run(core, 0.3, 0.0, desired=point(['hinge'], None, None, [1.5])) == pytest.approx(
+        M * 1.5 + gravity(0.3), abs=TOL)
+    assert core.cycle(3.0, 0.0) and core.fault.code == JOINT_STATES_STALE
+    assert run(core, 0.3, 0.0, now=4.0) == pytest.approx(M * 1.5 + gravity(0.3), abs=TOL)

@@ -10,7 +10,7 @@ from standing import contacts, standing
 
 from rnea_ros import RobotModel
 from rnea_ros.contacts import ContactSolver
-from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.core import ControlCore
 from rnea_ros.control.safety import (JOINT_STATES_MISSING, JOINT_STATES_STALE, ODOMETRY_STALE,
                                      VELOCITY_MISSING)
 from rnea_ros.control.settings import ModelRejected, ParameterRejected, Settings
@@ -24,8 +24,8 @@ def ur5() -> RobotModel:
     return RobotModel.from_urdf_file(robot_path('ur5'))
 
 
-def make(model, **settings) -> Feedforward:
-    return Feedforward(model, Settings(**settings).validate())
+def make(model, **settings) -> ControlCore:
+    return ControlCore(model, Settings(**settings).validate())
 
 
 def state(model, seed=0):
@@ -99,14 +99,14 @@ def test_a_held_desired_point_given_again_is_fresh_with_the_same_torques(ur5):
     held = Trajectory.from_points(ur5.joint_names, [(0, [], [], a)])
     core.on_joint_states(ur5.joint_names, q, v, [], now=2.0)
     core.on_desired(held, 0.0, now=2.0)
-    taken = core.desired
+    taken = core.state.desired
     core.on_joint_states(ur5.joint_names, q, v, [], now=2.07)
     core.on_desired(held, 0.07, now=2.07)
-    assert core.desired is taken and (taken.start, taken.received) == (0.07, 2.07)
+    assert core.state.desired is taken and (taken.start, taken.received) == (0.07, 2.07)
     assert core.cycle(2.08, 0.0)  # 0.08 s after the first: fresh from the second
     np.testing.assert_allclose(core.effort, ur5.rnea(q, v, a), atol=1e-12)
     core.on_desired(Trajectory.from_points(ur5.joint_names, [(0, [], [], -a)]), 0.08, now=2.08)
-    assert core.desired is not taken and core.cycle(2.09, 0.0)
+    assert core.state.desired is not taken and core.cycle(2.09, 0.0)
     np.testing.assert_allclose(core.effort, ur5.rnea(q, v, -a), atol=1e-12)
 
 
@@ -180,7 +180,7 @@ def test_settings_validation(bad):
 def test_library_and_logic_modules_do_not_import_ros():
     import subprocess
     import sys
-    code = ('import sys, rnea_ros, rnea_ros.control.feedforward, rnea_ros.control.joint_input, '
+    code = ('import sys, rnea_ros, rnea_ros.control.core, rnea_ros.control.joint_input, '
             'rnea_ros.control.trajectory, rnea_ros.control.safety, rnea_ros.control.diagnostics\n'
             'bad = [m for m in sys.modules if m.split(".")[0] in '
             '("rclpy", "sensor_msgs", "std_msgs", "trajectory_msgs")]\n'
@@ -327,7 +327,7 @@ def test_bad_locked_joints_are_refused_naming_the_parameter(panda, settings, err
 def test_trajectory_efforts_on_a_floating_base_use_the_contact_solution():
     """Standing solo12: a trajectory point at the standing state gets the cycle's torques."""
     model, q = standing('solo12')
-    core = Feedforward(model, Settings(floating_base=True, contacts=tuple(contacts('solo12')),
+    core = ControlCore(model, Settings(floating_base=True, contacts=tuple(contacts('solo12')),
                                        actuation={'armature.FL_KFE': 0.2}).validate())
     joints = model.joint_names[1:]
     core.on_joint_states(joints, q[7:], np.zeros(12), [], now=1.0)
@@ -347,7 +347,7 @@ def test_trajectory_efforts_on_a_floating_base_use_the_contact_solution():
 def test_hold_gravity_on_a_standing_floating_base_is_the_contact_solution_at_rest():
     """Stale joint_states: the legs keep carrying the weight (g(q) alone lets the body sag)."""
     model, q = standing('solo12')
-    core = Feedforward(model, Settings(floating_base=True, contacts=tuple(contacts('solo12')),
+    core = ControlCore(model, Settings(floating_base=True, contacts=tuple(contacts('solo12')),
                                        input_timeout=0.1, fault_output='hold_gravity'
                                        ).validate())
     core.on_joint_states(model.joint_names[1:], q[7:], np.full(12, 0.3), [], now=1.0)
@@ -365,22 +365,22 @@ def test_the_base_acceleration_is_low_passed_over_its_stamps():
                 acceleration_timeout=0.1)
     ones = np.ones(3)
     core.on_base_acceleration(ones, 2 * ones, now=5.0, stamp=100.0)  # the first: as it is
-    np.testing.assert_array_equal(core.base_acceleration, [1, 1, 1, 2, 2, 2])
+    np.testing.assert_array_equal(core.state.base_acceleration, [1, 1, 1, 2, 2, 2])
     # 1 ms of stamps later (whatever the arrival time): a weight of 1 - exp(-0.1).
     core.on_base_acceleration(3 * ones, 0 * ones, now=5.05, stamp=100.001)
     weight = -np.expm1(-0.1)
-    np.testing.assert_allclose(core.base_acceleration,
+    np.testing.assert_allclose(core.state.base_acceleration,
                                [1 + 2 * weight] * 3 + [2 - 2 * weight] * 3, rtol=1e-12)
     for now, stamp in ((5.06, 100.001),  # a time that does not advance
                        (5.07, 99.0),  # nor one that goes back (a restarted publisher)
                        (5.5, 99.1)):  # after the previous one went stale (0.43 s > 0.1 s)
         core.on_base_acceleration(ones * now, ones, now=now, stamp=stamp)
-        np.testing.assert_array_equal(core.base_acceleration, [now] * 3 + [1] * 3)
+        np.testing.assert_array_equal(core.state.base_acceleration, [now] * 3 + [1] * 3)
     core.use(replace(core.settings, base_acceleration_time_constant=0.0))  # live: each as it is
     core.on_base_acceleration(-ones, ones, now=5.501, stamp=99.101)
-    np.testing.assert_array_equal(core.base_acceleration, [-1, -1, -1, 1, 1, 1])
+    np.testing.assert_array_equal(core.state.base_acceleration, [-1, -1, -1, 1, 1, 1])
     # Unstamped messages: their arrival times are their times (10 ms apart: 1 - exp(-1)).
     core = make(model, floating_base=True, base_acceleration_time_constant=0.01)
     core.on_base_acceleration(ones, ones, now=1.0)
     core.on_base_acceleration(0 * ones, 0 * ones, now=1.01)
-    np.testing.assert_allclose(core.base_acceleration, np.full(6, np.exp(-1.0)), rtol=1e-12)
+    np.testing.assert_allclose(core.state.base_acceleration, np.full(6, np.exp(-1.0)), rtol=1e-12)

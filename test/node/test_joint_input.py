@@ -286,11 +286,11 @@ def test_under_every_law_an_absurd_velocity_leaves_the_torques_of_the_last_good_
     from oracle import robot_path
 
     from rnea_ros import RobotModel
-    from rnea_ros.control.feedforward import Feedforward
+    from rnea_ros.control.core import ControlCore
     from rnea_ros.control.settings import Settings
     panda = RobotModel.from_urdf_file(robot_path('panda'))
     gains = {f'{kind}.{name}': 1.0 for name in panda.joint_names for kind in ('kp', 'kd')}
-    core = Feedforward(panda, Settings(control_law=law, gains=gains, rate=0.0).validate())
+    core = ControlCore(panda, Settings(control_law=law, gains=gains, rate=0.0).validate())
     q, v = np.full(panda.nv, 0.1), np.full(panda.nv, 0.2)
     core.on_joint_states(panda.joint_names, q, v, [], now=1.0)
     assert core.cycle(1.0, 0.0)

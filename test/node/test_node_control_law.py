@@ -3,20 +3,23 @@ The control laws on the node, over real DDS: gains as parameters, the damped res
 
 Same harness as ``test_node`` (the real node as a subprocess, one domain per test): kp/kd given
 at start and set live (checked with the start's words), the torques of ``pd_feedforward``, the
-damped rest when the desired motion stops, g(q) left out for a robot that adds it, the renamed
-path-a input.
+damped rest when the desired motion stops and after a step back of the ROS clock, g(q) left out
+for a robot that adds it, the renamed path-a input.
 """
 from __future__ import annotations
 
+from builtin_interfaces.msg import Time
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from ros_harness import NodeProcess
+from rosgraph_msgs.msg import Clock
 import test_node
 from test_node import (accel_point, ERROR, has_level, OK, random_arm_state, status, Streams,
                        WARN)
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 pytestmark = pytest.mark.timeout(120)
 panda = test_node.panda  # the fixture of test_node: the panda (model, URDF)
@@ -65,6 +68,64 @@ def test_pd_feedforward_gains_at_start_and_live_and_the_damped_rest(ros, panda):
     report = streams.diagnostic(has_level(WARN, 'damped rest', 'yes'))
     assert 'damped rest g(q) - D v' in status(report)[1]
     assert status(report)[2]['control law'].startswith('pd_feedforward (kp/kd: ')
+
+
+def test_a_step_back_of_the_sim_clock_rests_until_a_newer_desired_motion(ros, panda):
+    # use_sim_time, a trajectory finished, then /clock stepped back 63 s (a simulation reset):
+    # the trajectory's age was negative, so it was active again and its first point the
+    # reference: pd_feedforward published the law's torque towards it for the whole step.
+    model, xml = panda
+    names = model.joint_names
+    kp, kd = np.linspace(40.0, 5.0, model.nv), np.linspace(2.0, 0.25, model.nv)  # as above
+    gains = {f'kp.{n}': k for n, k in zip(names, kp)}
+    gains.update({f'kd.{n}': k for n, k in zip(names, kd)})
+    ros.start_node({'robot_description': xml, 'rate': 200.0, 'control_law': 'pd_feedforward',
+                    'use_sim_time': True, 'acceleration_timeout': 0.05, **gains})
+    q, v, _ = random_arm_state(model, 5)
+    streams = Streams(ros, names, q, v)
+    clock_pub, clock = ros.publisher(Clock, '/clock'), [100.5]
+    send_joint_states = streams.tick
+
+    def tick():
+        clock_pub.publish(Clock(clock=Time(sec=int(clock[0]), nanosec=int(clock[0] % 1 * 1e9))))
+        send_joint_states()
+    streams.tick = tick
+    rest = model.gravity_torques(q) - kd * v
+
+    def is_rest(msg) -> bool:
+        return np.allclose(msg.effort, rest, atol=TOL, rtol=0)
+    streams.torque_for((60, 0), timeout=90.0, predicate=is_rest)  # no desired motion yet
+    # A 1 s trajectory from ROS time 100 s to a pose far from q: followed (sent until it is).
+    far = JointTrajectory(joint_names=list(names))
+    far.header.stamp.sec = 100
+    for t, offset in ((0, -1.0), (1, -0.5)):
+        far.points.append(JointTrajectoryPoint(positions=(q + offset).tolist()))
+        far.points[-1].time_from_start.sec = t
+    streams.extra = [(streams.desired_pub, far)]
+    streams.torque_for((61, 0), predicate=lambda m: not np.allclose(m.effort, rest, atol=1.0))
+    streams.extra = []
+    clock[0] = 103.0  # the trajectory finished: the damped rest
+    start = len(streams.torques.messages)
+    streams.torque_for((62, 0), predicate=is_rest)
+    rested = next(k for k in range(start, len(streams.torques.messages))
+                  if is_rest(streams.torques.messages[k]))
+    clock[0] = 40.0  # stepped back
+    report = streams.diagnostic(lambda msg: status(msg)[2].get(
+        'desired motion', '').startswith(('held back', 'active')))
+    values = status(report)[2]
+    assert values['desired motion'].startswith('held back'), values
+    assert values['ROS clock steps back under a trajectory'] == '1'
+    assert values['last ROS clock step back'] == 'from 103.000000 s to 40.000000 s'
+    streams.torque_for((63, 0), predicate=is_rest)
+    after = streams.torques.messages[rested:]
+    wrong = [m.effort for m in after if not is_rest(m)]
+    assert not wrong, f'{len(wrong)} of {len(after)} torques were not the damped rest'
+    # A desired motion newer than the step is followed.
+    q_d = q + 0.05
+    streams.desired = accel_point(names, np.zeros(model.nv), positions=q_d)
+    expected = model.rnea(q, v, np.zeros(model.nv)) + kp * (q_d - q) - kd * v
+    streams.torque_for((64, 0), predicate=lambda m: np.allclose(m.effort, expected, atol=TOL,
+                                                                rtol=0))
 
 
 def test_gravity_compensated_by_robot_leaves_g_out_of_the_command(ros, panda):

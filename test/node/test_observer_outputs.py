@@ -1,5 +1,5 @@
 """
-The node's observer outputs without ROS: ``Feedforward`` with ``observer`` on.
+The node's observer outputs without ROS: ``ControlCore`` with ``observer`` on.
 
 The residual equals the library's observer fed the same samples, for motor torques too (the
 actuation model's friction subtracted); the collision state follows the thresholds or latches with
@@ -17,7 +17,7 @@ from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel
-from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.core import ControlCore
 from rnea_ros.control.observer_outputs import CLOCK_STEP, MAX_EFFORT
 from rnea_ros.control.safety import COLLISION, ERROR, WARN
 from rnea_ros.control.settings import Settings
@@ -30,8 +30,8 @@ def panda() -> RobotModel:
     return RobotModel.from_urdf_string(robot_path('panda').read_text())
 
 
-def core_of(model, thresholds=None, **settings) -> Feedforward:
-    return Feedforward(model, Settings(observer=True, collision_thresholds=thresholds or {},
+def core_of(model, thresholds=None, **settings) -> ControlCore:
+    return ControlCore(model, Settings(observer=True, collision_thresholds=thresholds or {},
                                        **settings).validate())
 
 
@@ -43,7 +43,7 @@ def live_set(core, changes) -> None:
 def test_motor_torques_give_the_library_residual_with_the_friction_subtracted(panda):
     friction = {'friction.panda_joint2.coulomb': 1.5, 'friction.panda_joint4.viscous': 0.8}
     settings = Settings(observer=True, measured_effort='motor', actuation=friction).validate()
-    core = Feedforward(panda, settings)
+    core = ControlCore(panda, settings)
     actuation = Actuation.from_parameters(panda, {
         **friction, 'friction_velocity_threshold': settings.friction_velocity_threshold})
     reference = MomentumObserver(panda, 50.0, measured_effort='motor', actuation=actuation)
@@ -82,7 +82,7 @@ def test_a_declared_effort_bias_leaves_the_residual(panda, measured_effort):
         settings = Settings(observer=True, measured_effort=measured_effort, actuation={
             f'effort_bias.{joint}': value for joint, value in bias.items()} if declared else {}
                             ).validate()
-        core = Feedforward(panda, settings)
+        core = ControlCore(panda, settings)
         for k in range(400):  # 0.4 s at 1 kHz: 20 time constants of the gain 50 1/s
             core.on_joint_states(core.joint_names, q, v, effort, k * 1e-3,
                                  SimpleNamespace(sec=0, nanosec=1_000_000 * k))
@@ -122,7 +122,8 @@ def test_a_reaction_latches_until_reset_and_a_new_model_keeps_it(panda):
     feed(core, panda, 0.0, 60, stamp)
     assert core.observer.collision and core.observer.reacting
     assert core.cycle(stamp[0] * 1e-3, 0.0) and core.fault.code == COLLISION
-    np.testing.assert_allclose(core.effort, panda.gravity_torques(core.q), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(core.effort, panda.gravity_torques(core.state.q), rtol=0,
+                               atol=1e-12)
     replaced = core_of(panda, {'panda_joint2': 0.5}, collision_reaction='hold_gravity')
     replaced.take_state_from(core)
     assert replaced.observer.reacting and replaced.observer.detections == 1

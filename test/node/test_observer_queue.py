@@ -1,7 +1,7 @@
 """
 The node's observer integrates every received joint_states sample, in stamp order, without ROS.
 
-``Feedforward.on_joint_states(..., observe=False)`` queues a sample (a message of a batch the
+``ControlCore.on_joint_states(..., observe=False)`` queues a sample (a message of a batch the
 node took from the middleware while its cycle was busy: cycles skipped) and
 ``observe_queued`` integrates the batch: the residual equals the library observer fed every
 sample, whichever were answered. Out-of-order samples within a batch are sorted; duplicates,
@@ -17,7 +17,7 @@ from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel
-from rnea_ros.control.feedforward import Feedforward
+from rnea_ros.control.core import ControlCore
 from rnea_ros.control.observer_queue import SampleQueue
 from rnea_ros.control.settings import Settings
 from rnea_ros.observer.momentum import MomentumObserver
@@ -40,8 +40,8 @@ def samples(model, n: int, seed: int = 4):
     return stamps, [s.sec + 1e-9 * s.nanosec for s in stamps], Q, V, E
 
 
-def core_of(model, **settings) -> Feedforward:
-    return Feedforward(model, Settings(observer=True, **settings).validate())
+def core_of(model, **settings) -> ControlCore:
+    return ControlCore(model, Settings(observer=True, **settings).validate())
 
 
 def test_batches_with_skipped_cycles_give_the_library_residual_over_every_sample(panda):

@@ -1,0 +1,10 @@
+"""
+rclpy subscriptions served outside the executor: a wait set on them alone, each message taken.
+
+``PolledSubscriptions`` serves the node's control inputs (``rnea_ros.node.take_loop``) and the
+simulated robot's command inputs (``rnea_ros.sim.polled``). Imports rclpy only; the node and the
+sim both import it, never each other.
+"""
+from rnea_ros.polling.subscriptions import NotByExecutor, PolledSubscriptions
+
+__all__ = ['NotByExecutor', 'PolledSubscriptions']
