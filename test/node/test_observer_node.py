@@ -236,7 +236,8 @@ def test_a_clock_step_either_way_restarts_the_observer_and_a_push_after_is_detec
         level, message, values = status(report)
         expected = (f'from stamp {before * 1e-9:.6f} s to {(before + jump * 10**9) * 1e-9:.6f} '
                     's: observer restarted')
-        assert message.startswith(step) and message.endswith(expected), message
+        # A stale-input fault this process caused at load may come first in the message.
+        assert step in message and message.endswith(expected), message
         assert values['last clock step'] == message
         ros.spin_until(lambda: message in ros.process.output(), 15.0, what='the log line')
         for _ in range(60):  # the push ends: collision follows the threshold again
