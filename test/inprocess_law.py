@@ -40,13 +40,17 @@ def law_gains(model: RobotModel, robot: str) -> dict:
 
 def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: dict,
                        stall_at: float | None = None, late_steps: int = 1,
-                       robot_gravity: bool = False, node_gravity: bool = False
+                       robot_gravity: bool = False, node_gravity: bool = False,
+                       params: dict | None = None, silent: tuple | None = None
                        ) -> tuple[Tracking, np.ndarray, np.ndarray]:
     """
     Track the demo trajectory with ``law`` for ``duration`` s at 1 kHz.
 
     ``robot_gravity``: the robot adds the plant's g(q) to the command (the sim's
-    ``gravity_compensated_by_robot``); ``node_gravity``: the node's setting of that name.
+    ``gravity_compensated_by_robot``); ``node_gravity``: the node's setting of that name;
+    ``params``: more node parameters (e.g. ``prediction``, ``command_delay``, ``armature.<joint>``);
+    ``silent``: (start, end) s during which the core gets no joint_states (its cycles go on, as
+    a node's clock runs them).
 
     Returns the tracking error before the stall (all of the run without one), and the actuated
     positions and velocities at every step (steps, joints).
@@ -56,7 +60,8 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
                                                 command_interface='effort')
     model, names = plant.nominal, plant.joint_names
     core = ControlCore(model, Settings(rate=0.0, control_law=law, gains=gains,
-                                       gravity_compensated_by_robot=node_gravity).validate())
+                                       gravity_compensated_by_robot=node_gravity).updated(
+        params or {}, names).validate())
     steps = int(round(duration / plant.timestep))
     tracking_steps = steps if stall_at is None else int(round(stall_at / plant.timestep))
     error = np.empty((tracking_steps, len(tracked)))
@@ -69,7 +74,8 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
         reference = controller.sample(t)
         if k < tracking_steps:
             error[k] = reference.position[tracked] - positions[k][tracked]
-        core.on_joint_states(names, q, v, [], now=t)
+        if silent is None or not silent[0] <= t < silent[1]:
+            core.on_joint_states(names, q, v, [], now=t)
         if stall_at is None or t < stall_at:
             core.on_desired(Trajectory.from_points(names, [(
                 0, reference.position, reference.velocity, reference.acceleration)]), t, now=t)

@@ -8,7 +8,11 @@ friction (``friction_compensation``). ``fault_output`` writes what a fault publi
 feedback law's damped rest, the ``stop`` reaction, or the ``fault_output`` / reaction mode.
 
 **The state acted on** (``acted_on``): the one place where the laws, the damped rest and the
-stop reaction read the (q, v) they act on: today the measured state (``CycleState.q``, ``v``).
+stop reaction read the (q, v) they act on: the state predicted at the application of the
+command (``prediction: model``, ``cycle_prediction``) when the cycle has one, else the measured
+state (``CycleState.q``, ``v``). Under stale joint_states the damped rest damps the predicted
+velocity within ``prediction_horizon``; past it (or without prediction) the velocity is unknown
+and the rest is g(q) alone, at the last predicted pose (or the last measured one).
 
 Joint terms (``rnea_ros.dynamics.actuation``, parameters ``armature.<joint>`` and
 ``friction.<joint>.*``): the armature torque (armature x the acceleration used) is part of the
@@ -85,10 +89,14 @@ class CycleTorques:
         self.law = ControlLaw(model, settings.control_law, state.joint_names, settings.gains,
                               state.v_offset)
         self.stop = StopReaction(model, act.armature) if settings.observer else None
+        self.predicted = None  # the core's ``CyclePrediction`` (``acted_on``)
         self.add_joint_terms(self.zeros, False)  # compiled now, not in the first cycle
 
     def acted_on(self) -> tuple[np.ndarray, np.ndarray]:
-        """Return the (q, v) the laws, the rest and the stop act on: the measured state."""
+        """Return the (q, v) the laws, the rest and the stop act on: predicted or measured."""
+        predicted = self.predicted
+        if predicted is not None and predicted.valid and not predicted.held:
+            return predicted.q, predicted.v
         return self.state.q, self.state.v
 
     def compute(self, desired: Desired | None, now: float, settings: Settings) -> str | None:
@@ -181,15 +189,19 @@ class CycleTorques:
         its own damping (2 M / T) brakes harder than the law's Kd, under every law.
         """
         q, v = self.acted_on()
-        self.used_q, self.used_v = self.state.q, self.state.v
+        predicted = self.predicted is not None and self.predicted.valid
+        if predicted and self.predicted.held:  # past the horizon: the last predicted pose
+            q, v = self.predicted.q, self.predicted.v
+        self.used_q, self.used_v = (q, v) if predicted else (self.state.q, self.state.v)
         if self.contacts is not None:
             self.contacts.zero()
         if self.reactions is not None:
             self.reactions.zero()
         held = code != JOINT_STATES_MISSING  # a position to hold
         if self.law.feedback and mode != 'stop':  # v unknown when the inputs are stale
-            return rest_torques(self.law, q, None if code in (
-                JOINT_STATES_STALE, VELOCITY_MISSING) else v, self.tau, held)
+            unknown = (not predicted or self.predicted.held) and code in (
+                JOINT_STATES_STALE, VELOCITY_MISSING)  # unless predicted
+            return rest_torques(self.law, q, None if unknown else v, self.tau, held)
         if mode == 'stop':  # g(q) - D v, then the hold (or hold_gravity if that fails)
             mode = self.stop.output(latch, q, v, self.tau, settings.collision_stop_time)
         if not fault_torques(mode, self.tau, lambda: self.hold_gravity(held)):
