@@ -471,7 +471,7 @@ def print_rate(robot: Robot, tmp: Path, duration: float, trigger: str,
 
 def print_prediction(robot: Robot, tmp: Path, duration: float, trigger: str,
                      observer: bool) -> None:
-    """The 1 kHz run with prediction off and on, side by side: compute p50/p99, the floor."""
+    """Run the 1 kHz run with prediction off and on, side by side; print compute times, floor."""
     print(f'1 kHz runs, {duration:g} s each, {robot.name}, cycle_trigger {trigger}, '
           f'pd_feedforward' + (', observer and 2 wrench links on' if observer else '')
           + ': prediction none, then model')
@@ -484,8 +484,8 @@ def print_prediction(robot: Robot, tmp: Path, duration: float, trigger: str,
         print(f'  prediction {prediction:5} compute p50 {result["compute_p50"]} us, p99 '
               f'{result["compute_p99"]} us; missed {result["missed"]} of {result["cycles"]}')
     ratio = float(results['model']['compute_p99']) / float(results['none']['compute_p99'])
-    print(f'  compute p99 ratio model/none {ratio:.2f}; the machine\'s floor (a bare 1 kHz '
-          f'loop\'s wake-up p99, here) {bare:.0f} us')
+    print(f"  compute p99 ratio model/none {ratio:.2f}; the machine's floor (a bare 1 kHz "
+          f"loop's wake-up p99, here) {bare:.0f} us")
 
 
 def print_startup(robots: list[Robot], tmp: Path) -> None:

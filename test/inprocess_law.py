@@ -20,7 +20,7 @@ from rnea_ros import RobotModel
 from rnea_ros.control.core import ControlCore
 from rnea_ros.control.settings import Settings
 from rnea_ros.control.trajectory import Trajectory
-from rnea_ros.demos.closed_loop import KD, KP, Tracking
+from rnea_ros.demos.closed_loop import KD, KP, Tracking, trajectory_points
 
 # Per robot, the Kp of the node's gains in docs/node.md (Control laws), Kd a tenth of it: the
 # panda's at the sim's former PD (KP, KD) with the distal joints softer (at KP, KD on every
@@ -41,8 +41,8 @@ def law_gains(model: RobotModel, robot: str) -> dict:
 def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: dict,
                        stall_at: float | None = None, late_steps: int = 1,
                        robot_gravity: bool = False, node_gravity: bool = False,
-                       params: dict | None = None, silent: tuple | None = None
-                       ) -> tuple[Tracking, np.ndarray, np.ndarray]:
+                       params: dict | None = None, silent: tuple | None = None,
+                       whole: bool = False) -> tuple[Tracking, np.ndarray, np.ndarray]:
     """
     Track the demo trajectory with ``law`` for ``duration`` s at 1 kHz.
 
@@ -50,7 +50,8 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
     ``gravity_compensated_by_robot``); ``node_gravity``: the node's setting of that name;
     ``params``: more node parameters (e.g. ``prediction``, ``command_delay``, ``armature.<joint>``);
     ``silent``: (start, end) s during which the core gets no joint_states (its cycles go on, as
-    a node's clock runs them).
+    a node's clock runs them); ``whole``: the core takes the whole trajectory at the start (as
+    the node takes a JointTrajectory) instead of the reference point of each step.
 
     Returns the tracking error before the stall (all of the run without one), and the actuated
     positions and velocities at every step (steps, joints).
@@ -76,7 +77,10 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
             error[k] = reference.position[tracked] - positions[k][tracked]
         if silent is None or not silent[0] <= t < silent[1]:
             core.on_joint_states(names, q, v, [], now=t)
-        if stall_at is None or t < stall_at:
+        if whole and k == 0:
+            times, Q, V, A = trajectory_points(model, duration)
+            core.on_desired(Trajectory.from_points(names, list(zip(times, Q, V, A))), t, now=t)
+        elif not whole and (stall_at is None or t < stall_at):
             core.on_desired(Trajectory.from_points(names, [(
                 0, reference.position, reference.velocity, reference.acceleration)]), t, now=t)
         assert core.cycle(t, t)

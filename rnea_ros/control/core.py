@@ -210,7 +210,7 @@ class ControlCore:
         if code is None and self.observer is not None and self.observer.reacting:
             code = COLLISION
         if code is None:
-            followed = self.reference.follow(desired, now, ros_time,
+            followed = self.reference.follow(desired, now, ros_time + self.prediction.ahead,
                                              settings.acceleration_timeout, feedback)
             code = torques.compute(followed, now, settings)
             if code is None:
@@ -237,7 +237,7 @@ class ControlCore:
             mode, latch = settings.collision_reaction, self.observer.latches
         else:
             mode, latch = settings.fault_output, 0
-        with_gravity = torques.fault_output(code, mode, latch, settings)
+        with_gravity = torques.fault_output(code, mode, latch, settings, self.limiter.upper)
         if with_gravity is None:
             return False
         if self._finish(with_gravity and settings.gravity_compensated_by_robot) > 0:

@@ -10,9 +10,10 @@ feedback law's damped rest, the ``stop`` reaction, or the ``fault_output`` / rea
 **The state acted on** (``acted_on``): the one place where the laws, the damped rest and the
 stop reaction read the (q, v) they act on: the state predicted at the application of the
 command (``prediction: model``, ``cycle_prediction``) when the cycle has one, else the measured
-state (``CycleState.q``, ``v``). Under stale joint_states the damped rest damps the predicted
-velocity within ``prediction_horizon``; past it (or without prediction) the velocity is unknown
-and the rest is g(q) alone, at the last predicted pose (or the last measured one).
+state (``CycleState.q``, ``v``). Under stale joint_states a feedback law's fault output brakes
+the predicted motion within ``prediction_horizon`` (``CyclePrediction.brake``); past it (or
+without prediction) the velocity is unknown and the rest is g(q) alone, at the last predicted
+pose (or the last measured one).
 
 Joint terms (``rnea_ros.dynamics.actuation``, parameters ``armature.<joint>`` and
 ``friction.<joint>.*``): the armature torque (armature x the acceleration used) is part of the
@@ -124,6 +125,8 @@ class CycleTorques:
             if desired is None or not desired.has_positions:
                 return None if rest_torques(self.law, q, v, self.tau) else NON_FINITE_OUTPUT
             self.law.targets(desired, q, v)
+            if self.predicted is not None:  # a one-point motion's targets at the application
+                self.predicted.extrapolate(self.law, desired, q, v)
             self.law.correct_acceleration(a)
         if terms == 'gravity':
             v = a = self.zeros
@@ -179,14 +182,16 @@ class CycleTorques:
         add_joint_terms(self.tau, a, self._v_friction, model.coulomb, model.viscous,
                         model.offset, model.armature, model.velocity_threshold, friction)
 
-    def fault_output(self, code: str, mode: str, latch: int, settings: Settings) -> bool | None:
+    def fault_output(self, code: str, mode: str, latch: int, settings: Settings,
+                     upper: np.ndarray) -> bool | None:
         """
         Write a fault cycle's torque into tau; None: nothing to publish (``fault_output: none``).
 
         Otherwise True if it holds g(q) (which ``gravity_compensated_by_robot`` then takes out).
         ``mode``: the ``fault_output``, or the ``collision_reaction`` of a collision (``latch``:
-        the observer's latch count). A feedback law's damped rest, except for the stop reaction:
-        its own damping (2 M / T) brakes harder than the law's Kd, under every law.
+        the observer's latch count; ``upper``: the effort limits). A feedback law's damped rest,
+        except for the stop reaction: its own damping (2 M / T) brakes harder than the law's Kd,
+        under every law; so does a stall of joint_states carried through on the prediction.
         """
         q, v = self.acted_on()
         predicted = self.predicted is not None and self.predicted.valid
@@ -199,8 +204,12 @@ class CycleTorques:
             self.reactions.zero()
         held = code != JOINT_STATES_MISSING  # a position to hold
         if self.law.feedback and mode != 'stop':  # v unknown when the inputs are stale
-            unknown = (not predicted or self.predicted.held) and code in (
-                JOINT_STATES_STALE, VELOCITY_MISSING)  # unless predicted
+            carried = predicted and not self.predicted.held
+            if carried and code == JOINT_STATES_STALE and self.predicted.brake(
+                    self.tau, settings.collision_stop_time, upper):  # a stall carried through
+                self.law.resting = True
+                return True
+            unknown = not carried and code in (JOINT_STATES_STALE, VELOCITY_MISSING)
             return rest_torques(self.law, q, None if unknown else v, self.tau, held)
         if mode == 'stop':  # g(q) - D v, then the hold (or hold_gravity if that fails)
             mode = self.stop.output(latch, q, v, self.tau, settings.collision_stop_time)

@@ -192,12 +192,13 @@ PARAMETERS: tuple[Parameter, ...] = (
         "from the sample with the node's own commands as the robot holds them (g(q) added "
         'with gravity_compensated_by_robot, armature.<joint> and friction.<joint>.*), which '
         'removes the delay from the loop the gains close; when joint_states go stale the node '
-        'goes on predicting for prediction_horizon and commands the damped rest on the '
-        'predicted state. The diagnostics give the one-step prediction error.',
+        'goes on predicting for prediction_horizon and brakes the predicted motion to rest '
+        '(the acceleration -2 v / collision_stop_time). The diagnostics give the one-step '
+        'prediction error.',
         choices=PREDICTIONS, live=True, note='7'),
     Parameter(
         'command_delay', DOUBLE, 0.0,
-        "time from a joint_states stamp to the robot applying the answer; `0`: one period",
+        'time from a joint_states stamp to the robot applying the answer; `0`: one period',
         "With prediction model: the time from a joint_states sample's stamp to the moment "
         'the robot applies the command that answers it (transport both ways, the cycle, the '
         "robot's tick). 0: one control period (1 / rate; 1 ms with rate 0). Also the delay the "
@@ -208,9 +209,9 @@ PARAMETERS: tuple[Parameter, ...] = (
         'prediction_horizon', DOUBLE, 0.5,
         'how long a stall of joint_states is carried through on the predicted state',
         'With prediction model: the longest time past the last joint_states sample the node '
-        'predicts the state from its own commands, commanding the damped rest on it while '
-        'joint_states are stale; past it the node holds g(q) at the last predicted pose '
-        '(ERROR). 0: no carry-through.',
+        'predicts the state from its own commands, braking it to rest while joint_states are '
+        'stale; past it the node holds g(q) at the last predicted pose (ERROR). 0: no '
+        'carry-through.',
         unit='s', low=0.0, high=2.0, live=True, note='7'),
     Parameter(
         'gravity_compensated_by_robot', BOOL, False,

@@ -7,8 +7,9 @@ the robot applies it one tick after the joint_states sample it answers. ``verdic
 ``armature.<joint>``) with the node's gains, at the control period ``1 / rate`` (rate 0: the
 node answers each joint_states message and has no period of its own: ``DEFAULT_PERIOD``, 1
 kHz), ``command_delay`` in whole periods rounded up (0: one tick of delay), and ``prediction``
-(``model``: the law acts on the predicted state, the loop is the undelayed one). ``refusal`` is the one line a refused set gets
-(``gain_check: refuse``, the default: the configure fails, a live set is refused);
+(``model``: the law acts on the predicted state, the loop is the undelayed one). ``refusal``
+is the one line a refused set gets (``gain_check: refuse``, the default: the configure fails,
+a live set is refused);
 ``gain_check: error`` accepts the set and ``report`` makes the node's diagnostics ERROR, for a
 user who knows the robot's reflected inertia is larger than the model's. ``report`` puts the
 margin in the diagnostics either way.
