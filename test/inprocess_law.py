@@ -48,7 +48,7 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
 
     ``robot_gravity``: the robot adds the plant's g(q) to the command (the sim's
     ``gravity_compensated_by_robot``); ``node_gravity``: the node's setting of that name;
-    ``params``: more node parameters (e.g. ``prediction``, ``command_delay``, ``armature.<joint>``);
+    ``params``: more node parameters (``prediction``, ``command_delay``, ``armature.<joint>``);
     ``silent``: (start, end) s during which the core gets no joint_states (its cycles go on, as
     a node's clock runs them); ``whole``: the core takes the whole trajectory at the start (as
     the node takes a JointTrajectory) instead of the reference point of each step.

@@ -124,8 +124,8 @@ def test_a_stall_is_carried_through_braking_then_held(model):
     assert core.prediction.valid and not core.prediction.held
 
 
-def test_a_failed_prediction_falls_back_to_the_measured_state_with_its_reason(model,
-                                                                               monkeypatch):
+def test_a_failed_prediction_falls_back_to_the_measured_state_with_its_reason(
+        model, monkeypatch):
     core = core_of(model, prediction='model')
 
     def fails(*args):

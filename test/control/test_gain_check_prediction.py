@@ -23,6 +23,8 @@ FRANKA_KD = (30.0, 30.0, 30.0, 30.0, 10.0, 10.0, 5.0, 0.0)
 # one tick late). Without any, panda_joint7's link alone (M_77 ~ 0.007) is too light for Kd 10
 # even undelayed at 1 kHz: the check refuses the set with prediction too.
 ARMATURE = 0.005
+
+
 def panda() -> RobotModel:
     return RobotModel.from_urdf_file(robot_path('panda'))
 
@@ -92,8 +94,8 @@ def test_a_change_of_prediction_or_command_delay_is_checked_again():
 
 
 def test_prediction_needs_a_feedback_law():
-    with pytest.raises(ValueError, match=r"^parameter 'prediction' is 'model' but control_law "
-                                         r"is 'feedforward': the node predicts with its own "
-                                         r"torques, the robot's only ones under a feedback "
-                                         r"law$"):
+    with pytest.raises(ValueError, match="^parameter 'prediction' is 'model' but control_law "
+                                         "is 'feedforward': the node predicts with its own "
+                                         "torques, the robot's only ones under a feedback "
+                                         'law$'):
         Settings(prediction='model').validate()

@@ -120,7 +120,8 @@ def stalled(robot, gap, prediction):
         params={'prediction': prediction, 'input_timeout': INPUT_TIMEOUT,
                 'collision_stop_time': STOP_TIME, **armature(model, gap)})
     start, back = int(round(STALL / TICK)), int(round((STALL + SILENT) / TICK))
-    return (np.abs(velocities[start]).max(), np.abs(positions[start:back] - positions[start]).max(),
+    drift = np.abs(positions[start:back] - positions[start]).max()
+    return (np.abs(velocities[start]).max(), drift,
             np.abs(velocities[back + int(round(REST_AFTER / TICK)):]).max())
 
 
