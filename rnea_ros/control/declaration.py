@@ -7,7 +7,7 @@ live, and what it means. Everything else about a parameter is derived from ``PAR
 declares (``parameters``), the fields of the immutable ``Settings`` snapshots its ROS-free core
 reads (``settings``, generated from this module), the check of a value, with one message, at
 start and on a live set (``parameter.check``), the list in ``rnea_node --help``,
-``config/rnea.yaml`` and the parameter table of ``docs/node.md``. The last two are generated
+``config/rnea.yaml`` and the parameter table of ``docs/node/parameters.md``. The last two are generated
 by ``parameter_docs`` (``python -m rnea_ros.control.parameter_docs --yaml`` / ``--markdown``) and
 a test fails when the checked-in files differ from what is generated. ROS-free: imports no
 rclpy.
