@@ -191,8 +191,8 @@ def test_bench_control_margin_prints_every_robot_and_law():
 
 
 def test_bench_control_margin_checks_the_users_gains_as_the_docs_show(tmp_path):
-    # docs/node/control_laws.md (The gain check) shows the command; here on the package's panda, Franka's
-    # example gains in a parameters file and 0.01 kg m^2 of armature per arm joint.
+    # docs/node/control_laws.md (The gain check) shows the command; here on the package's panda,
+    # Franka's example gains in a parameters file and 0.01 kg m^2 of armature per arm joint.
     command = ('python bench/bench_control_margin.py --urdf panda.urdf --params my_gains.yaml '
                '--actuation actuation.yaml --delay 1')
     assert f'\n{command}\n' in (ROOT / 'docs' / 'node' / 'control_laws.md').read_text()

@@ -43,7 +43,8 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     pages = {str(page.relative_to(out).with_suffix('')) for page in out.rglob('*.html')}
-    assert {'index', 'library', 'node/index', 'node/interfaces', 'node/parameters', 'bag', 'identify', 'excite', 'fleet', 'conventions',
+    assert {'index', 'library', 'node/index', 'node/interfaces', 'node/parameters', 'bag',
+            'identify', 'excite', 'fleet', 'conventions',
             'glossary', 'cli', 'api', 'benchmarks', 'development'} <= pages
     cli = (out / 'cli.html').read_text()
     for option in ('--window', '--validate', '--scheduler', '--xacro-arg', '--keep-above'):

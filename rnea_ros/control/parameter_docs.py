@@ -1,11 +1,11 @@
 """
 The documents generated from the node's parameter declaration (``declaration``).
 
-``yaml_text()`` is ``config/rnea.yaml`` (every parameter with its default and meaning, the
-families as commented examples) and ``markdown_table()`` the parameter table of
-``docs/node/parameters.md`` between its marker lines, ``settings_text()`` the fields of ``Settings``
-(``settings_fields.py``). ``python -m rnea_ros.control.parameter_docs --yaml`` / ``--markdown``
-/ ``--settings`` prints them (``main``); a test fails when the checked-in files differ.
+``yaml_text()`` is ``config/rnea.yaml`` (every parameter with its default and meaning, the families
+as commented examples) and ``markdown_table()`` the parameter table of ``docs/node/parameters.md``
+between its marker lines, ``settings_text()`` the fields of ``Settings`` (``settings_fields.py``).
+``python -m rnea_ros.control.parameter_docs --yaml`` / ``--markdown`` / ``--settings`` prints them
+(``main``); a test fails when the checked-in files differ.
 """
 from __future__ import annotations
 

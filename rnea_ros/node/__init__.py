@@ -16,5 +16,6 @@ Imports ``rnea_ros.control``, ``rnea_ros.dynamics``, ``rnea_ros.timing`` and
 ``rnea_ros.polling``; never ``rnea_ros.bag`` nor ``rnea_ros.sim``.
 """
 
-__all__ = ['collision_handling', 'cycles', 'inputs', 'interfaces', 'launching', 'lifecycle', 'main',
-           'messages', 'model_loading', 'node', 'observer_messages', 'parameters', 'take_loop']
+__all__ = ['collision_handling', 'cycles', 'inputs', 'interfaces', 'launching', 'lifecycle',
+           'main', 'messages', 'model_loading', 'node', 'observer_messages', 'parameters',
+           'take_loop']

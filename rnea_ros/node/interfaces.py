@@ -48,7 +48,7 @@ class Interface:
 
     name: str
     direction: str  # IN (subscribed), OUT (published) or SERVICE (served)
-    type: str  # package/Name, e.g. sensor_msgs/JointState (a service: std_srvs/Trigger)
+    msg_type: str  # package/Name, e.g. sensor_msgs/JointState (a service: std_srvs/Trigger)
     qos: Qos | None  # None: a service
     when: str  # '' always; else the parameter(s) it exists with
     description: str
@@ -86,11 +86,11 @@ JOINT_TORQUES = Interface(
     launch_argument=True)
 FEEDFORWARD_EFFORT = Interface(
     'feedforward_effort', OUT, 'std_msgs/Float64MultiArray', COMMAND, '',
-    'the same torques in `command_joints` order (an effort controller\'s `commands`)',
+    "the same torques in `command_joints` order (an effort controller's `commands`)",
     launch_argument=True)
 TRAJECTORY_WITH_EFFORT = Interface(
     'joint_trajectory_with_effort', OUT, 'trajectory_msgs/JointTrajectory', TRAJECTORY, '',
-    '`planned_trajectory` with each point\'s effort', launch_argument=True)
+    "`planned_trajectory` with each point's effort", launch_argument=True)
 CONTACT_WRENCHES = Interface(
     'contact_wrenches/<link>', OUT, 'geometry_msgs/WrenchStamped', COMMAND, '`contacts`',
     "the ground's wrench on each contact link")
@@ -110,8 +110,8 @@ COLLISION = Interface(
     'collision', OUT, 'std_msgs/Bool', LATCHED, '`observer`',
     'whether a collision is on (latched under a reaction), on each change')
 COLLISION_EVENTS = Interface(
-    'collision_events', OUT, 'diagnostic_msgs/DiagnosticStatus', Qos(RELIABLE, 10, TRANSIENT_LOCAL),
-    '`observer`', 'each detection and auto reset, once')
+    'collision_events', OUT, 'diagnostic_msgs/DiagnosticStatus',
+    Qos(RELIABLE, 10, TRANSIENT_LOCAL), '`observer`', 'each detection and auto reset, once')
 RESET_COLLISION = Interface(
     '~/reset_collision', SERVICE, 'std_srvs/Trigger', None, '',
     'clears a latched collision (without `observer`: none to clear)')
@@ -134,7 +134,7 @@ def _row(interface: Interface) -> str:
         qos += f' ({interface.qos_note})'
     name = interface.name if interface.name.startswith('each') else f'`{interface.name}`'
     argument = f'`{interface.name}_topic`' if interface.launch_argument else ''
-    return (f'| {name} | {interface.direction} | `{interface.type}` | {qos} | '
+    return (f'| {name} | {interface.direction} | `{interface.msg_type}` | {qos} | '
             f'{interface.when} | {argument} | {interface.description} |')
 
 

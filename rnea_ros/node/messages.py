@@ -1,5 +1,5 @@
 """
-The node's ROS messages: types and QoS of its interfaces, the preallocated outputs and their filling.
+The node's ROS messages: its interfaces' types and QoS, the preallocated outputs, their filling.
 
 Every message the node publishes is built here: ``OutputMessages`` allocates a model's
 joint_torques (sensor_msgs/JointState), feedforward_effort (std_msgs/Float64MultiArray) and
@@ -43,7 +43,7 @@ def qos_profile(qos: interfaces.Qos, depth: int | None = None) -> QoSProfile:
 
 def message_type(interface: interfaces.Interface) -> type:
     """Return the rclpy class of a declared interface's type (``std_srvs/Trigger``: a service)."""
-    package, name = interface.type.split('/')
+    package, name = interface.msg_type.split('/')
     kind = 'srv' if interface.direction == interfaces.SERVICE else 'msg'
     return getattr(importlib.import_module(f'{package}.{kind}'), name)
 

@@ -56,11 +56,11 @@ from rnea_ros.control.core import ControlCore
 from rnea_ros.control.declaration import LIVE, PAYLOAD
 from rnea_ros.control.safety import ERROR, OK, WARN
 from rnea_ros.control.settings import actuated_joints, ModelRejected, ParameterRejected
+from rnea_ros.node import interfaces as io
 from rnea_ros.node.collision_handling import CollisionHandling
 from rnea_ros.node.cycles import Cycles
 from rnea_ros.node.inputs import NodeInputs
 from rnea_ros.node.lifecycle import ManagedOutputs
-from rnea_ros.node import interfaces as io
 from rnea_ros.node.messages import (create_publisher, diagnostic_array, message_type,
                                     OutputMessages)
 from rnea_ros.node.model_loading import build_core, DescriptionWorker, parse_description

@@ -44,7 +44,8 @@ def test_the_docs_table_is_what_the_declaration_generates():
     begin = text.index(MARKDOWN_BEGIN)
     end = text.index(MARKDOWN_END) + len(MARKDOWN_END)
     assert text[begin:end] == markdown_table(), \
-        'regenerate: python -m rnea_ros.control.parameter_docs --markdown (into docs/node/parameters.md)'
+        ('regenerate: python -m rnea_ros.control.parameter_docs --markdown '
+         '(into docs/node/parameters.md)')
 
 
 def test_settings_has_a_field_per_parameter_with_its_declared_default():

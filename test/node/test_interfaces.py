@@ -1,8 +1,9 @@
 """
-The node's topics and service are declared once (``rnea_ros.node.interfaces``): the docs table is
-generated from the declaration, each declared type is a ROS type, and the names other packages
-say on their own (``rnea_ctl``'s) are the declared ones. The launch files' ``<topic>_topic``
-arguments are checked against it in test_launch.py, where the launch files run.
+The node's topics and service are declared once, in ``rnea_ros.node.interfaces``.
+
+The docs table is generated from the declaration, each declared type is a ROS type, and the
+names other packages say on their own (``rnea_ctl``'s) are the declared ones. The launch files'
+``<topic>_topic`` arguments are checked against it in test_launch.py, where the launch files run.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 
 from rnea_ros.ctl import names
 from rnea_ros.node import interfaces
-from rnea_ros.node.interfaces import INTERFACES, markdown_table, MARKDOWN_BEGIN, MARKDOWN_END
+from rnea_ros.node.interfaces import INTERFACES, MARKDOWN_BEGIN, MARKDOWN_END, markdown_table
 from rnea_ros.node.messages import message_type, qos_profile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +44,7 @@ def test_the_check_command_the_docs_show_passes_and_fails(tmp_path):
 @pytest.mark.parametrize('interface', INTERFACES, ids=lambda i: i.name)
 def test_every_declared_type_and_qos_is_a_ros_one(interface):
     cls = message_type(interface)
-    assert f'{cls.__module__.split(".")[0]}/{cls.__name__}' == interface.type
+    assert f'{cls.__module__.split(".")[0]}/{cls.__name__}' == interface.msg_type
     if interface.direction == interfaces.SERVICE:
         assert interface.qos is None and hasattr(cls, 'Request')
         return
@@ -63,7 +64,7 @@ def test_names_are_unique_and_relative_but_diagnostics():
 
 
 def test_rnea_ctl_names_the_declared_interfaces():
-    """ctl never imports node: its own names must be the node's declared ones."""
+    """The ctl package never imports node: its own names must be the node's declared ones."""
     assert names.TRAJECTORY_TOPIC == interfaces.PLANNED_TRAJECTORY.name
     assert '~/' + names.RESET_COLLISION_SERVICE == interfaces.RESET_COLLISION.name
     assert names.DIAGNOSTICS_TOPIC == interfaces.DIAGNOSTICS.name

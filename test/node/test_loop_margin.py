@@ -102,7 +102,8 @@ def test_frankas_example_gains_need_the_prediction(panda):
 
 
 def test_a_soft_set_and_the_documented_sets_hold(panda):
-    soft_kp = [100.0, 100.0, 50.0, 100.0, 25.0, 25.0, 10.0, 50.0]  # docs/node/control_laws.md, Latency
+    # docs/node/control_laws.md, Latency
+    soft_kp = [100.0, 100.0, 50.0, 100.0, 25.0, 25.0, 10.0, 50.0]
     margin = loop_margin(panda, soft_kp, [k / 10 for k in soft_kp], PERIOD)
     assert margin.held and margin.gain is None
     assert round(margin.radius_as_set, 3) == 0.999  # docs/node/control_laws.md, The gain check
@@ -169,7 +170,8 @@ def test_the_nodes_check_refuses_or_reports(panda):
 
 
 def test_the_refusal_the_control_laws_page_shows_is_the_librarys(panda):
-    # docs/node/control_laws.md, The gain check: the panda at the gains of Latency, Kd 10 on panda_joint7.
+    # docs/node/control_laws.md, The gain check: the panda at the gains of Latency, Kd 10 on
+    # panda_joint7.
     kp = np.array([100.0, 100.0, 50.0, 100.0, 25.0, 25.0, 10.0, 50.0])
     kd = kp / 10
     kd[6] = 10.0

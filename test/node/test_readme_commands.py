@@ -1,7 +1,8 @@
 """
-Every command of the first block of the node guide's front page (docs/node/index.md) runs as shown, with ur10.
+Every command of the first block of the node guide's front page runs as shown, with ur10.
 
-The block is read from docs/node/index.md, not copied: a command changed there is tested as changed.
+The block is read from docs/node/index.md, not copied: a command changed there is tested as
+changed.
 ``ros2 launch`` lines are checked statically (launch_ros has no wheel here: the file exists and
 declares each argument given); ``ros2 run rnea_ros rnea_node`` runs the ``rnea_node`` console
 script with the same arguments; the other lines run as they are, in a directory holding
