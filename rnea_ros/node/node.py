@@ -139,7 +139,8 @@ class RneaNode(ManagedOutputs, LifecycleNode):
 
     # ------------------------------------------------------------------ parameters
     def _wrench_publisher(self, family: io.Interface, name: str):
-        """Create the publisher of one of a family's topics: ``contact_wrenches/<link>`` ...
+        """
+        Create the publisher of one topic of a family (``contact_wrenches/<link>``, ...).
 
         The link or joint ``name`` replaces the family name's ``<...>`` (checked by
         ``check_topic_names``).
