@@ -9,7 +9,7 @@ from rnea_ros.timing.floor import wake_up_lateness
 def test_a_bare_loop_reports_its_lateness_percentiles_in_order():
     floor = wake_up_lateness(rate=1000.0, seconds=0.2)
     # A sleep to an absolute deadline never returns before it: lateness is never negative.
-    assert 0.0 <= floor.p50 <= floor.p99 <= floor.max
+    assert 0.0 <= floor.p50 <= floor.p99 <= floor.worst
     line = floor.describe()
     assert re.fullmatch(
         r'machine floor: a bare 1 kHz (SCHED_FIFO|normal \(SCHED_FIFO not permitted\)) sleep '
