@@ -41,7 +41,7 @@ class Floor:
         policy = 'SCHED_FIFO' if self.fifo else 'normal (SCHED_FIFO not permitted)'
         return (f'machine floor: a bare {self.rate / 1000:g} kHz {policy} sleep loop over '
                 f'{self.seconds:g} s wakes up late by p50 {self.p50:.0f} µs, p99 '
-                f'{self.p99:.0f} µs, max {self.worst:.0f} µs (load average {self.load:.2f})')
+                f'{self.p99:.0f} µs, max {self.worst:.0f} µs (1-minute load {self.load:.2f})')
 
 
 def wake_up_lateness(rate: float = 1000.0, seconds: float = 2.0, priority: int = 80) -> Floor:
