@@ -1,9 +1,11 @@
 """
 The node's topics and service are declared once, in ``rnea_ros.node.interfaces``.
 
-The docs table is generated from the declaration, each declared type is a ROS type, and the
-names other packages say on their own (``rnea_ctl``'s) are the declared ones. The launch files'
-``<topic>_topic`` arguments are checked against it in test_launch.py, where the launch files run.
+The docs table is generated from the declaration, each declared type is a ROS type, the names
+other packages say on their own (``rnea_ctl``'s) are the declared ones, and a running node's
+topics and services, as the ROS graph shows them, are declared ones with their declared types
+(none made on the side). The launch files' ``<topic>_topic`` arguments are checked against it in
+test_launch.py, where the launch files run.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 import subprocess
 import sys
 
+from oracle import robot_path
 import pytest
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 
@@ -68,3 +71,53 @@ def test_rnea_ctl_names_the_declared_interfaces():
     assert names.TRAJECTORY_TOPIC == interfaces.PLANNED_TRAJECTORY.name
     assert '~/' + names.RESET_COLLISION_SERVICE == interfaces.RESET_COLLISION.name
     assert names.DIAGNOSTICS_TOPIC == interfaces.DIAGNOSTICS.name
+
+
+# What every rclpy lifecycle node has besides its own interfaces (rclpy's, not the node's).
+STANDARD = {'/rosout', '/parameter_events', '/rnea/transition_event'}
+STANDARD_SERVICE_PREFIXES = ('/rnea/describe_parameters', '/rnea/get_parameter',
+                             '/rnea/list_parameters', '/rnea/set_parameters',
+                             '/rnea/change_state', '/rnea/get_state', '/rnea/get_available_',
+                             '/rnea/get_transition_graph', '/rnea/get_type_description')
+
+
+def _declared(name: str, kind: str) -> interfaces.Interface | None:
+    """Return the declaration a graph name (``/collision``, ``/estimated_wrenches/x``) is of."""
+    for interface in INTERFACES:
+        if (interface.direction == interfaces.SERVICE) != (kind == 'service'):
+            continue
+        full = interface.name.replace('~/', '/rnea/')
+        full = full if full.startswith('/') else '/' + full
+        if full == name or ('<' in full and name.startswith(full.split('<')[0])):
+            return interface
+    return None
+
+
+def test_the_running_node_has_only_declared_topics_and_services(ros):
+    ros.start_node({'robot_description': robot_path('panda').read_text(), 'observer': True,
+                    'wrench_estimation_links': ['panda_hand']})
+    graph = ros.node
+
+    def published():
+        if ('rnea', '/') not in graph.get_node_names_and_namespaces():
+            return None  # not discovered yet
+        names = dict(graph.get_publisher_names_and_types_by_node('rnea', '/'))
+        return names if '/collision_events' in names else None
+    topics = {**ros.spin_until(published, 120, what="the node's publishers"),
+              **dict(graph.get_subscriber_names_and_types_by_node('rnea', '/'))}
+    services = dict(graph.get_service_names_and_types_by_node('rnea', '/'))
+    seen = set()
+    for kind, found in (('topic', topics), ('service', services)):
+        for name, types in found.items():
+            if name in STANDARD or name.startswith(STANDARD_SERVICE_PREFIXES):
+                continue
+            interface = _declared(name, kind)
+            assert interface is not None, f'{kind} {name} is not declared in interfaces.py'
+            package, type_name = interface.msg_type.split('/')
+            middle = 'srv' if kind == 'service' else 'msg'
+            assert types == [f'{package}/{middle}/{type_name}'], (name, types)
+            seen.add(interface.name)
+    always = {i.name for i in INTERFACES if not i.when}
+    assert always <= seen, always - seen
+    assert {'collision', 'collision_events', 'external_torques',
+            'estimated_wrenches/<link>'} <= seen
