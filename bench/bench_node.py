@@ -22,11 +22,12 @@ Benchmark of the rnea node over real DDS: added latency, 1 kHz regularity, start
    ``--prediction``: the 1 kHz run twice, side by side, under ``pd_feedforward`` (``GAINS``):
    ``prediction: none`` then ``model`` (each clock cycle integrates the model over the time
    since the previous one, each sample also the one-step prediction error); their compute p99
-   and its ratio, beside the machine's floor (a bare 1 kHz loop's wake-up p99, ``floor``).
+   and its ratio, beside the machine's floor (``rnea_ros.timing.floor``) measured after them.
 3. Start-up: process start to the first joint_torques, with the numba cache warm and cold (an
    empty NUMBA_CACHE_DIR).
-Each target runs on its own ROS_DOMAIN_ID, discovery limited to localhost. The load average is
-printed at the start and the end: the machine may be shared.
+Each target runs on its own ROS_DOMAIN_ID, discovery limited to localhost. The load average and the
+machine's floor (``rnea_ros.timing.floor``: a bare 1 kHz loop's wake-up lateness) are printed at
+the start and the end: the machine may be shared.
 """
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ import time
 import numpy as np
 
 from rnea_ros.demos.process import ProcessExited, RclpySide, RosProcess
+from rnea_ros.timing.floor import wake_up_lateness
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))
@@ -315,20 +317,6 @@ OBSERVER = {'observer': True, 'wrench_estimation_links': ['panda_hand', 'panda_l
 GAINS = {'control_law': 'pd_feedforward', 'kp.panda_joint1': 10.0, 'kd.panda_joint1': 1.0}
 
 
-def floor(duration: float = 5.0, period: float = 1e-3) -> float:
-    """Return the p99 [us] of a bare loop's wake-up lateness at absolute 1 kHz deadlines."""
-    late = []
-    deadline = time.perf_counter() + period
-    end = deadline + duration
-    while deadline < end:
-        pause = deadline - time.perf_counter()
-        if pause > 0:
-            time.sleep(pause)
-        late.append(time.perf_counter() - deadline)
-        deadline += period
-    return float(np.percentile(late, 99)) * 1e6
-
-
 def measure_rate(robot: Robot, tmp: Path, duration: float, trigger: str = 'clock',
                  settle: float = 3.0, observer: bool = False, extra: dict | None = None
                  ) -> dict:
@@ -479,13 +467,12 @@ def print_prediction(robot: Robot, tmp: Path, duration: float, trigger: str,
     for prediction in ('none', 'model'):
         results[prediction] = measure_rate(robot, tmp, duration, trigger, observer=observer,
                                            extra={**GAINS, 'prediction': prediction})
-    bare = floor()
+    bare = wake_up_lateness()
     for prediction, result in results.items():
         print(f'  prediction {prediction:5} compute p50 {result["compute_p50"]} us, p99 '
               f'{result["compute_p99"]} us; missed {result["missed"]} of {result["cycles"]}')
     ratio = float(results['model']['compute_p99']) / float(results['none']['compute_p99'])
-    print(f"  compute p99 ratio model/none {ratio:.2f}; the machine's floor (a bare 1 kHz "
-          f"loop's wake-up p99, here) {bare:.0f} us")
+    print(f'  compute p99 ratio model/none {ratio:.2f}; beside them, {bare.describe()}')
 
 
 def print_startup(robots: list[Robot], tmp: Path) -> None:
@@ -519,6 +506,7 @@ def main() -> int:
                          else priority)
     print(f'load average {" ".join(f"{x:.2f}" for x in os.getloadavg())}, '
           f'{os.cpu_count()} CPUs')
+    print(wake_up_lateness().describe(), flush=True)
     robots = [Robot('panda', False), Robot('talos_reduced', True)]
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -531,6 +519,7 @@ def main() -> int:
         if 'startup' in args.parts:
             print_startup(robots, tmp)
     print(f'load average {" ".join(f"{x:.2f}" for x in os.getloadavg())} (at the end)')
+    print(wake_up_lateness().describe(), flush=True)
     return 0
 
 
