@@ -64,7 +64,7 @@ class CyclePrediction:
         self._q_step, self._v_step = state.q.copy(), np.zeros(model.nv)  # one-step prediction
         self._q_previous, self._v_previous = state.q.copy(), np.zeros(model.nv)
         self._scratch, self._zeros = np.zeros(model.nv), np.zeros(model.nv)
-        self.on = False
+        self.on = self.requested = False
         self.valid = False  # q, v hold this cycle's prediction (acted on)
         self.held = False  # past the horizon: q is the last prediction, v unknown
         self.reason: str | None = None
@@ -85,7 +85,8 @@ class CyclePrediction:
 
     def use(self, settings) -> None:
         """Take a settings snapshot: on or off, the delay, the horizon (built on first use)."""
-        self.on = settings.prediction == 'model' and settings.control_law != 'feedforward'
+        self.requested = settings.prediction == 'model'  # a live set may ask under feedforward
+        self.on = self.requested and settings.control_law != 'feedforward'
         period = 1.0 / settings.rate if settings.rate > 0.0 else DEFAULT_PERIOD
         self.delay = settings.command_delay if settings.command_delay > 0.0 else period
         self.horizon = settings.prediction_horizon
@@ -226,7 +227,7 @@ class CyclePrediction:
     def status(self) -> dict[str, str]:
         """Return the prediction's diagnostics keys (none when it is off)."""
         if not self.on:
-            return {}
+            return {'prediction': 'model set, unused under feedforward'} if self.requested else {}
         values = {'prediction': (
             'held: past prediction_horizon, g(q) at the last predicted pose' if self.held
             else f'model, {self.delay * 1e3:g} ms ahead of the sample'),

@@ -162,3 +162,12 @@ def test_a_live_set_turns_it_on_and_off(model):
     core.use(core.settings.updated({'prediction': 'none'}))
     assert core.cycle(1.0, 0.0)
     assert core.torques.acted_on()[0] is core.state.q
+
+
+def test_a_live_set_under_feedforward_is_reported_unused(model):
+    core = ControlCore(model, Settings(rate=0.0).validate())
+    core.use(core.settings.updated({'prediction': 'model'}))
+    sample(core, 1.0)
+    assert core.cycle(1.0, 0.0)
+    assert core.torques.acted_on()[0] is core.state.q
+    assert core.status(1.0, 0.0)[2]['prediction'] == 'model set, unused under feedforward'
