@@ -11,10 +11,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rnea_ros.control import status
+from rnea_ros.control import gain_check, status
 from rnea_ros.control.loop_watch import (CLIP_SHARE, CLIP_WINDOW, FLIPS, likely_cause,
                                          LoopWatch, SWING, WINDOW)
-from rnea_ros.control.safety import COLLISION, ERROR, FAULT_TEXT
+from rnea_ros.control.loop_margin import LoopMargin
+from rnea_ros.control.safety import COLLISION, ERROR, FAULT_TEXT, OK
 
 NAMES = ('shoulder', 'elbow', 'wrist')
 DT = 1e-3
@@ -229,3 +230,13 @@ def test_a_collision_during_an_oscillation_names_the_oscillation_first():
     core.watch = loop
     assert status._watch_status(core, {}, ERROR, [FAULT_TEXT[COLLISION]]) == (
         ERROR, [FAULT_TEXT[COLLISION]])
+
+
+def test_with_gains_accepted_unheld_the_finding_comes_before_the_loop_margin():
+    margin = LoopMargin('pd_feedforward', 1.5, 1.4, 'elbow', 1e-3, 1, False, 'kd.elbow', 30.0,
+                        10.0)
+    values = {'loop watch': 'holding'}
+    assert gain_check.report(margin, OK, 'ok', values) == (ERROR, margin.message() + '; ok')
+    values['loop watch'] = 'loop not holding: elbow oscillates'
+    assert gain_check.report(margin, ERROR, 'loop not holding: elbow oscillates', values) == (
+        ERROR, 'loop not holding: elbow oscillates; ' + margin.message())
