@@ -31,7 +31,6 @@ TORQUE_TERMS = ('full', 'gravity', 'gravity_coriolis')
 STATE_SOURCES = ('measured', 'desired')
 INERTIA_CHECKS = ('error', 'warn')
 GAIN_CHECKS = ('refuse', 'error')
-UNSTABLE_REACTIONS = ('stop', 'report')  # loop_watch.REACTIONS
 # What starts a cycle when rate > 0: a joint_states arrival (the clock only when none comes
 # within 1.5 periods), or the clock alone (see rnea_ros.timing.realtime).
 CYCLE_TRIGGERS = ('joint_states', 'clock')
@@ -150,18 +149,11 @@ PARAMETERS: tuple[Parameter, ...] = (
         'Clip every effort to the URDF <limit effort> times this scale; 0 disables clipping.',
         low=0.0, high=100.0, live=True),
     Parameter(
-        'unstable_reaction', STRING, UNSTABLE_REACTIONS[0],
-        'when the loop oscillates (a feedback law): `stop` until reset, or `report` (see Loop '
-        'health)',
-        'Under a feedback law, when a joint oscillates (its velocity error reversing 6 times '
-        'within 100 cycles, by 0.1 rad/s or more each way, not dying out: '
-        'rnea_ros.control.loop_watch) the diagnostics are ERROR naming the joint and the likely '
-        'cause. stop: the arm is also brought to rest as by collision_reaction stop (damping '
-        '2 M / T from the model, T collision_stop_time: held whatever the gains) until '
-        '<node>/reset_collision, then held at that pose until a desired motion newer than the '
-        'reset arrives. report: the ERROR alone. Sustained clipping (half of 500 cycles) is '
-        'reported under every law, never stopped. A change applies from the next oscillation.',
-        choices=UNSTABLE_REACTIONS, live=True, note='7'),
+        'unstable_reaction', STRING, 'stop', 'when the loop oscillates: `stop` or `report` (see '
+        'Loop health)', 'Under a feedback law, an oscillating joint (rnea_ros.control.loop_watch) '
+        'is ERROR, named. stop: the stop of collision_reaction stop until <node>/reset_collision, '
+        'then the pose held until a desired motion newer than the reset. report: the ERROR only.',
+        choices=('stop', 'report'), live=True, note='7'),
     Parameter(
         'torque_terms', STRING, 'full',
         '`full`, `gravity` (g(q)), `gravity_coriolis` (g(q) + C(q,v)v)',

@@ -119,7 +119,8 @@ def test_franka_gains_one_tick_late_are_found_stopped_and_held_until_a_new_motio
     onset = int(np.argmax(np.max(np.abs(errors), axis=1) > SWING))
     assert script.found is not None, 'no oscillation found'
     found, level, message = script.found
-    print(f'onset {onset} ms, found {found:.3f} s, at rest {script.rest:.3f} s; {message}')
+    print(f'onset {onset} ms, found {found:.3f} s, at rest {script.rest:.3f} s, held at '
+          f'{max(speed for _, _, speed in script.held):.4f} rad/s at most; {message}')
     assert 0.0 < onset * 1e-3 and found - onset * 1e-3 <= FOUND_WITHIN
     assert level == ERROR and message.startswith('loop not holding: panda_joint3 oscillates')
     assert "likely cause: gains too high for the loop's delay: see loop margin" in message
