@@ -37,6 +37,7 @@ from rnea_ros.control.safety import ERROR, LOOP_HOLD, LOOP_UNSTABLE, WARN
 from rnea_ros.control.trajectory import Trajectory
 from rnea_ros.demos.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, NODE_STATUS,
                                         START_TIMEOUT, trajectory_message, trajectory_points)
+from rnea_ros.node.collision_handling import reset
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -90,7 +91,8 @@ class Script:
                 and speed < REST_SPEED:
             self.rest = t
         if self.rest is not None and self.reset is None and t >= self.rest + 0.2:
-            assert core.watch.reset()  # what <node>/reset_collision does
+            assert reset(core) == (True, 'loop stop cleared: holding the pose until a newer '
+                                   'desired motion', True)  # <node>/reset_collision's
             self.reset = t
         elif self.reset is not None and self.moved is None:
             if t < self.reset + HOLD:
