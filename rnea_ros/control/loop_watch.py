@@ -221,7 +221,7 @@ class LoopWatch:
 
     @property
     def stop_latch(self) -> int:
-        """The latch number the stop reaction is given: negative, apart from collisions'."""
+        """Return the latch number the stop reaction is given: negative, apart from collisions'."""
         return -self.latches
 
     def status(self, reaction: str, rate: float) -> tuple[str | None, dict]:

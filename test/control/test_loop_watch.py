@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from rnea_ros.control import gain_check, status
+from rnea_ros.control.loop_margin import LoopMargin
 from rnea_ros.control.loop_watch import (CLIP_SHARE, CLIP_WINDOW, FLIPS, likely_cause,
                                          LoopWatch, SWING, WINDOW)
-from rnea_ros.control.loop_margin import LoopMargin
 from rnea_ros.control.safety import COLLISION, ERROR, FAULT_TEXT, OK
 
 NAMES = ('shoulder', 'elbow', 'wrist')
