@@ -48,86 +48,97 @@ REACTIONS = ('stop', 'report')
 CLIPPING = 65536  # ``watch_cycle`` returns oscillations + CLIPPING x clippings newly found
 
 
+# Rows of the watch's integer and float state (per joint), and of its counters.
+SIDE, FLIP_COUNT, CLIP_SUM, OSCILLATING, CLIPPING_NOW = range(5)
+PEAK, AMPLITUDE, PERIOD = range(3)
+OFFSET, CYCLE, OBSERVED = range(3)
+
+
 @njit(cache=True, nogil=True)
-def watch_cycle(signal, tau, lower, upper, offset, oscillation, cycle, side, peak, flip_cycle,
-                flip_peak, flip_count, oscillating, amplitude, period, clip_ring, clip_sum,
-                clipping, observed) -> int:
+def watch_cycle(signal, tau, upper, oscillation, counters, ints, floats, flips,
+                clip_ring) -> int:
     """
     Take one cycle into the per-joint arrays; return the joints newly found, in one number.
 
     The joints found oscillating this cycle, plus ``CLIPPING`` times those found clipped for
-    good (one small integer: nothing is allocated).
-
-    ``signal``, ``tau``, ``lower``, ``upper``: per v entry, the joints from ``offset`` on;
-    ``oscillation``: watch the signal (a feedback law); ``cycle``: this cycle's number;
-    ``observed``: cycles observed since the last reset, this one included.
+    good (one small integer: nothing is allocated). ``signal``, ``tau``, ``upper`` (the effort
+    limit, the lower one its negative): per v entry, the joints from ``counters[OFFSET]`` on;
+    ``oscillation``: watch the signal (a feedback law); ``counters``: the offset, this cycle's
+    number and the cycles observed since the last reset (both counted here); ``ints``,
+    ``floats``: the rows above, per joint; ``flips``: the cycle (0) and the peak of the half
+    swing before (1) of each joint's last FLIPS sign changes, a ring; ``clip_ring``: clipped or
+    not, per cycle of the last CLIP_WINDOW and joint. Few arguments: each costs the call.
     """
-    found = 0
-    flips = flip_cycle.shape[1]
-    clip_slot = cycle % clip_ring.shape[0]
-    full = observed >= clip_ring.shape[0]
-    for j in range(side.shape[0]):
+    found, offset, cycle = 0, counters[OFFSET], counters[CYCLE]
+    counters[CYCLE] += 1
+    counters[OBSERVED] += 1
+    window = clip_ring.shape[0]
+    clip_slot = cycle % window
+    full = counters[OBSERVED] >= window
+    for j in range(ints.shape[1]):
         k = offset + j
-        hit = 1 if tau[k] >= upper[k] or tau[k] <= lower[k] else 0
-        clip_sum[j] += hit - clip_ring[clip_slot, j]
+        hit = 1 if abs(tau[k]) >= upper[k] else 0
+        ints[CLIP_SUM, j] += hit - clip_ring[clip_slot, j]
         clip_ring[clip_slot, j] = hit
-        sustained = full and clip_sum[j] >= CLIP_SHARE * clip_ring.shape[0]
-        if sustained and not clipping[j]:
+        sustained = 1 if full and ints[CLIP_SUM, j] >= CLIP_SHARE * window else 0
+        if sustained and not ints[CLIPPING_NOW, j]:
             found += CLIPPING
-        clipping[j] = sustained
-        if not oscillation:
-            continue
-        s = signal[k]
-        size = abs(s)
-        now = 1 if s > SWING else -1 if s < -SWING else 0
-        if now != 0 and now != side[j]:
-            if side[j] != 0:  # a sign change: the half swing before it peaked at peak[j]
-                newest = flip_count[j] % flips
-                flip_cycle[j, newest] = cycle
-                flip_peak[j, newest] = peak[j]
-                flip_count[j] += 1
-                if flip_count[j] >= flips:
-                    oldest = flip_count[j] % flips
-                    span = cycle - flip_cycle[j, oldest]
-                    held = (span <= WINDOW
-                            and flip_peak[j, newest] >= SUSTAIN * flip_peak[j, oldest])
-                    if held and not oscillating[j]:
-                        found += 1
-                    oscillating[j] = held
-                    if held:
-                        amplitude[j] = np.max(flip_peak[j])
-                        period[j] = 2.0 * span / (flips - 1)
-            side[j] = now
-            peak[j] = size
-        elif size > peak[j]:
-            peak[j] = size
-        if oscillating[j] and cycle - flip_cycle[j, (flip_count[j] - 1) % flips] > WINDOW:
-            oscillating[j] = False  # no sign change for a window: over
+        ints[CLIPPING_NOW, j] = sustained
+        if oscillation:
+            found += _sign_changes(signal[k], j, cycle, ints, floats, flips)
+    return found
+
+
+@njit(cache=True, nogil=True)
+def _sign_changes(s, j, cycle, ints, floats, flips) -> int:
+    """Take joint ``j``'s signal ``s`` of this cycle; 1 if it is newly found oscillating."""
+    found, count = 0, FLIPS
+    size = abs(s)
+    now = 1 if s > SWING else -1 if s < -SWING else 0
+    if now != 0 and now != ints[SIDE, j]:
+        if ints[SIDE, j] != 0:  # a sign change: the half swing before it peaked at PEAK
+            newest = ints[FLIP_COUNT, j] % count
+            flips[0, j, newest] = cycle
+            flips[1, j, newest] = floats[PEAK, j]
+            ints[FLIP_COUNT, j] += 1
+            if ints[FLIP_COUNT, j] >= count:
+                oldest = ints[FLIP_COUNT, j] % count
+                span = cycle - flips[0, j, oldest]
+                held = (span <= WINDOW
+                        and flips[1, j, newest] >= SUSTAIN * flips[1, j, oldest])
+                if held and not ints[OSCILLATING, j]:
+                    found = 1
+                ints[OSCILLATING, j] = 1 if held else 0
+                if held:
+                    floats[AMPLITUDE, j] = np.max(flips[1, j])
+                    floats[PERIOD, j] = 2.0 * span / (count - 1)
+        ints[SIDE, j] = now
+        floats[PEAK, j] = size
+    elif size > floats[PEAK, j]:
+        floats[PEAK, j] = size
+    if ints[OSCILLATING, j] and cycle - flips[0, j, (ints[FLIP_COUNT, j] - 1) % count] > WINDOW:
+        ints[OSCILLATING, j] = 0  # no sign change for a window: over
     return found
 
 
 class LoopWatch:
     """One model's watch of its loop, its arrays preallocated (module docstring)."""
 
-    def __init__(self, joint_names, v_offset: int, lower: np.ndarray, upper: np.ndarray):
-        """``lower``, ``upper``: the effort limits per v entry (``EffortLimiter``'s, live)."""
+    def __init__(self, joint_names, v_offset: int, upper: np.ndarray):
+        """``upper``: the effort limit per v entry (``EffortLimiter``'s, live; the lower: -it)."""
         self.joint_names = tuple(joint_names)
-        self.offset, self.lower, self.upper = v_offset, lower, upper
+        self.offset, self.upper = v_offset, upper
         n = len(self.joint_names)
-        self.side = np.zeros(n, dtype=np.int8)
-        self.peak = np.zeros(n)
-        self.flip_cycle = np.zeros((n, FLIPS), dtype=np.int64)
-        self.flip_peak = np.zeros((n, FLIPS))
-        self.flip_count = np.zeros(n, dtype=np.int64)
-        self.oscillating = np.zeros(n, dtype=np.bool_)
-        self.amplitude = np.zeros(n)  # the largest half swing's peak of the last FLIPS
-        self.period = np.zeros(n)  # cycles, over the last FLIPS sign changes
-        self.clip_ring = np.zeros((CLIP_WINDOW, n), dtype=np.int64)
-        self.clip_sum = np.zeros(n, dtype=np.int64)
-        self.clipping = np.zeros(n, dtype=np.bool_)
+        self._counters = np.array([v_offset, 0, 0], dtype=np.int64)
+        self._ints = np.zeros((5, n), dtype=np.int64)
+        self._floats = np.zeros((3, n))
+        self._flips = np.zeros((2, n, FLIPS))
+        self._clip_ring = np.zeros((CLIP_WINDOW, n), dtype=np.int64)
+        # Views by name (read by the status and the tests).
+        self.side, self.flip_count, self.clip_sum, self.oscillating, self.clipping = self._ints
+        self.peak, self.amplitude, self.period = self._floats  # |peak| [rad/s], period [cycles]
+        self.flip_cycle, self.flip_peak = self._flips
         self.model_error: np.ndarray | None = None  # the prediction's hook (module docstring)
-        self.cycle = 0
-        self.observed = 0
         self.oscillations = 0  # found, counted (a joint that starts oscillating)
         self.clippings = 0  # found, counted (a joint whose clipping becomes sustained)
         self.last: tuple[str, float, float, bool] | None = None  # joint, |peak|, period, clip
@@ -136,24 +147,17 @@ class LoopWatch:
         self.holding = False  # after the reset, until a newer desired motion (``released``)
         self.since: float | None = None  # steady time of the latest oscillation found
         self._reported = (0, 0)
-        self._state = self._arrays()
         # Compile (or load from the cache) now, not in the first cycle.
         zeros = np.zeros(v_offset + n)
-        watch_cycle(zeros, zeros, zeros - 1.0, zeros + 1.0, v_offset, True, 0, *self._arrays(), 0)
+        watch_cycle(zeros, zeros, zeros + 1.0, True, self._counters, self._ints, self._floats,
+                    self._flips, self._clip_ring)
         self.reset()
-
-    def _arrays(self) -> tuple:
-        return (self.side, self.peak, self.flip_cycle, self.flip_peak, self.flip_count,
-                self.oscillating, self.amplitude, self.period, self.clip_ring, self.clip_sum,
-                self.clipping)
 
     def observe(self, tau: np.ndarray, signal: np.ndarray, feedback: bool, reaction: str,
                 now: float) -> None:
         """Take one published cycle: ``tau`` before its clip, ``signal`` (module docstring)."""
-        self.observed += 1
-        found = watch_cycle(signal, tau, self.lower, self.upper, self.offset, feedback,
-                            self.cycle, *self._state, self.observed)
-        self.cycle += 1
+        found = watch_cycle(signal, tau, self.upper, feedback, self._counters, self._ints,
+                            self._floats, self._flips, self._clip_ring)
         if found:
             self._found(found, feedback and reaction == 'stop', now)
 
@@ -178,23 +182,23 @@ class LoopWatch:
         cycles before it. An oscillation on its way reverses the velocity error every few
         cycles; a push once or twice.
         """
-        recent = np.count_nonzero((self.flip_cycle >= self.cycle - WINDOW)
+        recent = np.count_nonzero((self.flip_cycle >= self._counters[CYCLE] - WINDOW)
                                   & (np.arange(FLIPS) < self.flip_count[:, None]), axis=1)
         j = int(np.argmax(recent))
         return self.joint_names[j] if recent[j] >= FLIPS // 2 else None
 
     def _clipped(self, j: int) -> bool:
         """Whether joint ``j`` was clipped in CLIP_SHARE of the cycles, the window not full."""
-        return bool(self.clip_sum[j] >= CLIP_SHARE * min(self.observed, CLIP_WINDOW))
+        return bool(self.clip_sum[j] >= CLIP_SHARE * min(self._counters[OBSERVED], CLIP_WINDOW))
 
     def reset(self) -> bool:
         """Clear a latched stop (``<node>/reset_collision``): hold the pose; True if latched."""
         latched = self.latched
         if latched:
             self.latched, self.holding = False, True
-        for array in self._arrays():
+        for array in (self._ints, self._floats, self._flips, self._clip_ring):
             array.fill(0)
-        self.observed = 0
+        self._counters[OBSERVED] = 0
         return latched
 
     def released(self, desired, rest_number: int, now: float, ros_time: float,

@@ -24,7 +24,7 @@ LIMIT = 10.0
 
 def watch() -> LoopWatch:
     limit = np.full(len(NAMES), LIMIT)
-    return LoopWatch(NAMES, 0, -limit, limit)
+    return LoopWatch(NAMES, 0, limit)
 
 
 def feed(loop: LoopWatch, signals: np.ndarray, torques: np.ndarray | None = None,
@@ -186,7 +186,7 @@ def cycle_peak(n: int) -> int:
     """Return the memory peak of 1000 cycles of an oscillating, clipped watch of ``n`` joints."""
     import tracemalloc
     limit = np.full(n, LIMIT)
-    loop = LoopWatch([f'joint{k}' for k in range(n)], 0, -limit, limit)
+    loop = LoopWatch([f'joint{k}' for k in range(n)], 0, limit)
     tau, signal = np.full(n, LIMIT), np.ones(n)
     for k in range(CLIP_WINDOW):  # found: oscillating and clipped from here on
         signal *= -1.0
