@@ -10,6 +10,7 @@ arrays (``bagdata.joint_states_bag``, rosbags' own serializer, sqlite3 storage).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from bagdata import fourier_excitation, joint_states_bag
@@ -19,6 +20,7 @@ import pytest
 
 from rnea_ros import RobotModel
 from rnea_ros.bag.cli import main as rnea_bag
+from rnea_ros.convert import table
 from rnea_ros.convert.cli import main as rnea_convert
 from rnea_ros.identify.cli import main as rnea_identify
 
@@ -230,6 +232,38 @@ def test_bad_file(tmp_path, capsys, name, message):
     err = capsys.readouterr().err
     assert code == 2 and err.startswith(f'rnea_convert: error: {message.format(log=log)}'), err
     assert err.count('\n') == 1 and not (tmp_path / 'bag').exists()
+
+
+@pytest.mark.parametrize('kind', ['csv', 'parquet'])
+@pytest.mark.parametrize('hostile', ['huge', 'fifo', 'directory'])
+def test_a_log_is_read_as_a_regular_file_within_its_bound(tmp_path, capsys, kind, hostile):
+    """
+    A log larger than ``MAX_LOG_BYTES`` (sparse: no disk), a FIFO, a directory: one line.
+
+    Regression: pyarrow read a huge log whole into memory, and a FIFO named like a log was
+    called "no such file".
+    """
+    log = tmp_path / f'log.{kind}'
+    if hostile == 'huge':
+        with open(log, 'wb') as file:
+            file.truncate(table.MAX_LOG_BYTES + 1)
+        why = f'{table.MAX_LOG_BYTES + 1} bytes: expected at most {table.MAX_LOG_BYTES}'
+    elif hostile == 'fifo':
+        os.mkfifo(log)
+        why = 'not a regular file (a FIFO)'
+    else:
+        log.mkdir()
+        why = 'Is a directory'
+    code = rnea_convert([str(log), '--output', str(tmp_path / 'bag'), *TWO])
+    assert (code, capsys.readouterr().err) == (
+        2, f'rnea_convert: error: cannot read LOG {str(log)!r}: {why}\n')
+    assert not (tmp_path / 'bag').exists()
+
+
+def test_the_docs_state_the_bound_of_a_log():
+    text = ' '.join((Path(__file__).resolve().parents[2] / 'docs' / 'logs.md').read_text()
+                    .split())
+    assert f'larger than {table.MAX_LOG_BYTES >> 30} GiB, refused before it is read' in text
 
 
 def test_parquet_column_of_text_is_named(tmp_path, capsys):
