@@ -7,7 +7,8 @@ test does not know to read text fails the first test: a new number must be decla
 bounds (``option(..., bounds=(LOW, HIGH))`` for the tools' typed options, ``Bounded`` in a plain
 parser). Each bounded option is then given values beyond its bounds, NaN and a word: each is
 one line ``PROG: error: argument --FLAG: 'TEXT': expected ...`` naming the option and the
-bounds, and its ``--help`` states them.
+bounds, and its ``--help`` states them. The node's and the sim's ROS parameters (their
+``--ros-args -p`` numbers) are declared with bounds too.
 """
 from __future__ import annotations
 
@@ -63,6 +64,17 @@ def test_every_numeric_option_has_declared_bounds():
                  for script, words, action in OPTIONS
                  if action.type is not None and not isinstance(action.type, Bounded)
                  and action.type not in TEXT_TYPES and action.type is not str]
+    assert unbounded == []
+
+
+def test_every_numeric_ros_parameter_of_the_node_and_the_sim_has_bounds():
+    """Their ``--ros-args -p`` numbers: each declared with its bounds (an array: its size)."""
+    from rnea_ros.control.declaration import PARAMETERS as NODE
+    from rnea_ros.sim.settings import PARAMETERS as SIM
+    unbounded = [parameter.name for parameter in (*NODE, *SIM)
+                 if parameter.kind in ('INTEGER', 'DOUBLE', 'DOUBLE_ARRAY')
+                 and (parameter.high is None
+                      or (parameter.kind != 'DOUBLE_ARRAY' and parameter.low is None))]
     assert unbounded == []
 
 
