@@ -50,14 +50,13 @@ import sys
 import tempfile
 
 ROOT = Path(__file__).resolve().parents[1]
-for folder in ('test', 'test/node', 'test/closedloop'):
-    sys.path.insert(0, str(ROOT / folder))
+sys.path.insert(0, str(ROOT / 'test'))  # the tests' harness package
 
-from inprocess_law import law_gains, run_law_in_process  # noqa: E402
-from inprocess_loop import model_feedforward, run_in_process, true_feedforward  # noqa: E402
-from loop_harness import NS, run_loop, stamp_ns  # noqa: E402
+from harness.inprocess_law import law_gains, run_law_in_process  # noqa: E402
+from harness.inprocess_loop import model_feedforward, run_in_process, true_feedforward  # noqa: E402
+from harness.loop_harness import NS, run_loop, stamp_ns  # noqa: E402
+from harness.oracle import robot_path  # noqa: E402
 import numpy as np  # noqa: E402
-from oracle import robot_path  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.sim.gap import load_gap  # noqa: E402

@@ -40,9 +40,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
-from bagdata import joint_states_bag  # noqa: E402, I100, I202
-from oracle import robot_path  # noqa: E402
-from sim_identification import EFFORT_DELAY, SUBSTEPS  # noqa: E402
+from harness.bagdata import joint_states_bag  # noqa: E402, I100, I202
+from harness.oracle import robot_path  # noqa: E402
+from harness.sim_identification import EFFORT_DELAY, SUBSTEPS  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.demos.closed_loop import KD, KP  # noqa: E402

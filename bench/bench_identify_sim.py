@@ -28,7 +28,7 @@ import tempfile
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))
 
-from sim_identification import judge, table  # noqa: E402
+from harness.sim_identification import judge, table  # noqa: E402
 
 
 def main() -> int:

@@ -23,9 +23,9 @@ import tempfile
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))
 
-import bagdata  # noqa: E402
-from real_log_windows import convert, FIELDS, JOINTS, LOGS, URDF  # noqa: E402
+from harness import bagdata  # noqa: E402
 import numpy as np  # noqa: E402, I100
+from real_log_windows import convert, FIELDS, JOINTS, LOGS, URDF  # noqa: E402
 
 from rnea_ros.bag.cli import main as rnea_bag  # noqa: E402
 from rnea_ros.identify.cli import main as rnea_identify  # noqa: E402

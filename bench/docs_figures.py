@@ -147,7 +147,7 @@ def control_margin(logs: Path, images: Path | None) -> str:
 
 def decomposition_figure(images: Path) -> None:
     """rnea_bag's decomposition of the first four joints of 12 s of the panda's motion."""
-    import bagdata
+    from harness import bagdata
 
     from rnea_ros.bag.cli import main as rnea_bag
     with tempfile.TemporaryDirectory() as scratch:

@@ -19,7 +19,7 @@ from pathlib import Path
 import subprocess
 import sys
 
-from bagdata import PANDA, realistic_bag, realistic_log
+from harness.bagdata import PANDA, realistic_bag, realistic_log
 import numpy as np
 import pytest
 

@@ -17,9 +17,9 @@ import shutil
 import subprocess
 import sys
 
-from bagdata import BAG_START, joint_states_bag, MIMIC, PANDA, PANDA_JOINTS, sample_times
+from harness.bagdata import BAG_START, joint_states_bag, MIMIC, PANDA, PANDA_JOINTS, sample_times
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 from test_bag_observer import quiet, recording, run  # noqa: F401 (the fixture)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from bagdata import at_a_stop, PANDA, realistic_bag, realistic_log
+from harness.bagdata import at_a_stop, PANDA, realistic_bag, realistic_log
 import numpy as np
 import pytest
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from bagdata import (BAG_START, PANDA, panda_bag, realistic_bag, realistic_log, RECEIVE_DELAY,
+from harness.bagdata import (BAG_START, PANDA, panda_bag, realistic_bag, realistic_log, RECEIVE_DELAY,
                      sample_times, trajectory)
 import numpy as np
 import pytest

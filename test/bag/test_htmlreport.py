@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-from bagdata import PANDA, panda_bag, PANDA_JOINTS, sample_times
-import browser
+from harness import browser
+from harness.bagdata import PANDA, panda_bag, PANDA_JOINTS, sample_times
 import numpy as np
 import pytest
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
-from loop_harness import call, detection_start, NS, run_loop, set_thresholds, stamp_ns
+from harness.loop_harness import call, detection_start, NS, run_loop, set_thresholds, stamp_ns
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import math
 
+from harness.oracle import Oracle, robot_path
+from harness.standing import contacts, SOLO_FEET, standing
 import numpy as np
-from oracle import Oracle, robot_path
 import pytest
 import quadprog
-from standing import contacts, SOLO_FEET, standing
 from test_seeds import (assert_close, foot_shank_urdf, KNEE_IN_WORLD_FIXED, OBLIQUE_GRAVITY,
                         oblique_leg_cases, plane_to_3d, PUSH_OFF, sagittal_floating_state,
                         sagittal_foot_wrench, SAGITTAL_LEG, sagittal_matrix_inverse_dynamics,

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bagdata import fourier_excitation, joint_states_bag
+from harness.bagdata import fourier_excitation, joint_states_bag
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel

@@ -10,8 +10,8 @@ factorisation of its own nonlinear effects (C v differs from the RNEA's by 1e-2 
 """
 from __future__ import annotations
 
+from harness.oracle import Oracle, robot_path
 import numpy as np
-from oracle import Oracle, robot_path
 import pytest
 
 from rnea_ros import InputError, RobotModel

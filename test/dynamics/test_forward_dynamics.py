@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import warnings
 
+from harness.oracle import Oracle
 import numpy as np
-from oracle import Oracle
 import pytest
 from test_oracle import (BASES, CORPUS, corpus_id, GRAVITY, INCONSISTENT_INERTIA, loaded,
                          ORACLE_ROBOTS, PINOCCHIO_MIMIC_UNSUPPORTED, random_wrenches, REFUSED,

@@ -15,8 +15,8 @@ import re
 import warnings
 import xml.etree.ElementTree as ET
 
+from harness.oracle import load_pinocchio, Oracle, robot_params, robot_path, ROBOTS_DIR
 import numpy as np
-from oracle import load_pinocchio, Oracle, robot_params, robot_path, ROBOTS_DIR
 import pinocchio as pin
 import pytest
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import subprocess
 import sys
 
-import bagdata
+from harness import bagdata
 import numpy as np
 import pytest
 

@@ -14,8 +14,8 @@ import math
 from pathlib import Path
 import shutil
 
-import bagdata
 from conftest import fleet_bag, WEEK_NS
+from harness import bagdata
 import numpy as np
 import pyarrow.parquet as pq
 import pytest

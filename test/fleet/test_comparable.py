@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 
-import bagdata
 from conftest import fleet_bag, RATE, SAMPLES, WEEK_NS
+from harness import bagdata
 import numpy as np
 import pyarrow.parquet as pq
 import pytest

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 
-import bagdata
+from harness import bagdata
 import pyarrow.parquet as pq
 import pytest
 

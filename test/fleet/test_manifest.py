@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 import shutil
 
-import bagdata
 from conftest import fleet_bag, WEEK_NS
+from harness import bagdata
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pyarrow.parquet as pq
 import pytest
 from test_cluster_run import fleet

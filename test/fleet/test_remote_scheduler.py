@@ -7,7 +7,7 @@ the results travelled unencrypted and unauthenticated to whoever answered at tha
 """
 from __future__ import annotations
 
-import bagdata
+from harness import bagdata
 import pytest
 from test_cluster_run import fleet
 

@@ -16,9 +16,9 @@ from rnea_ros.fleet import drift
 from rnea_ros.fleet.run import write_outputs
 from rnea_ros.fleet.task import JointStats, Outcome
 
-# test/browser.py, the headless-chromium helper shared with the bag report's test.
-browser = pytest.importorskip('browser', reason='test/browser.py (the headless chromium '
-                              'helper of the report tests) is not in this tree')
+# test/harness/browser.py, the headless-chromium helper shared with the bag report's test.
+browser = pytest.importorskip('harness.browser', reason='test/harness/browser.py (the headless '
+                              'chromium helper of the report tests) is not in this tree')
 DAY = 24 * 3600 * 10**9
 JOINTS = ('j1', 'j2')
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-import bagdata
 from conftest import DRIFT_JOINT, robot_bags
+from harness import bagdata
 import numpy as np
 import pyarrow.parquet as pq
 import pytest

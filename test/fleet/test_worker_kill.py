@@ -11,8 +11,8 @@ from __future__ import annotations
 import shutil
 import threading
 
-import bagdata
 from conftest import dask_cluster, long_bag
+from harness import bagdata
 import pytest
 from test_cluster_run import fleet, read_rows
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 import sys
 
-import bagdata
 from conftest import long_bag
+from harness import bagdata
+from harness.writes import disk_full, interrupt, snapshot
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from test_cluster_run import fleet
-from writes import disk_full, interrupt, snapshot
 
 from rnea_ros.fleet import drift, run
 from rnea_ros.fleet.task import analyse, is_result, Job, Outcome

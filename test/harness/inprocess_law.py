@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from inprocess_loop import start_tracking
+from harness.inprocess_loop import start_tracking
 import numpy as np
 
 from rnea_ros import RobotModel

@@ -16,9 +16,9 @@ from pathlib import Path
 import subprocess
 import sys
 
-import bagdata
+from harness import bagdata
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel

@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 import warnings
 
+from harness.oracle import robot_path
 import mujoco
 import numpy as np
-from oracle import robot_path
 import pytest
 from test_identify import identify, synthetic_bag, UR5
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import bagdata
+from harness import bagdata
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 from test_identify import ARMATURE, COULOMB, NOISE, OFFSET, RATE, VISCOUS
 import yaml

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sys
 
+from harness.ros_harness import RosHarness
 import pytest
-from ros_harness import RosHarness
 
 
 @pytest.fixture

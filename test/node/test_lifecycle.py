@@ -11,11 +11,11 @@ import signal
 import subprocess
 
 from diagnostic_msgs.msg import DiagnosticArray
+from harness.oracle import robot_path
+from harness.ros_harness import BEST_EFFORT, RosHarness
 from lifecycle_msgs.msg import State, Transition
 from lifecycle_msgs.srv import ChangeState, GetState
-from oracle import robot_path
 import pytest
-from ros_harness import BEST_EFFORT, RosHarness
 from sensor_msgs.msg import JointState
 
 pytestmark = pytest.mark.timeout(600)

@@ -11,14 +11,14 @@ from __future__ import annotations
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import AccelStamped, WrenchStamped
+from harness.oracle import Oracle, robot_path
+from harness.ros_harness import BEST_EFFORT, RosHarness
+from harness.standing import contacts, SOLO_FEET, standing
 from nav_msgs.msg import Odometry
 import numpy as np
-from oracle import Oracle, robot_path
 import pytest
-from ros_harness import BEST_EFFORT, RosHarness
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
-from standing import contacts, SOLO_FEET, standing
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 

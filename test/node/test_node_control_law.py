@@ -9,12 +9,12 @@ for a robot that adds it, the renamed path-a input.
 from __future__ import annotations
 
 from builtin_interfaces.msg import Time
+from harness.ros_harness import NodeProcess
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
-from ros_harness import NodeProcess
 from rosgraph_msgs.msg import Clock
 import test_node
 from test_node import (accel_point, ERROR, has_level, OK, random_arm_state, status, Streams,

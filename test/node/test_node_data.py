@@ -13,9 +13,9 @@ from pathlib import Path
 import threading
 import time
 
+from harness.ros_harness import BEST_EFFORT
 import numpy as np
 import pytest
-from ros_harness import BEST_EFFORT
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 import test_node

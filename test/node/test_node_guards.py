@@ -9,12 +9,12 @@ as ``test_node`` (the real node as a subprocess, one domain per test).
 """
 from __future__ import annotations
 
+from harness.ros_harness import NodeProcess
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, ListParameters, SetParameters
-from ros_harness import NodeProcess
 from std_msgs.msg import String
 import test_node
 from test_node import ERROR, has_level, joint_state, random_arm_state, status, Streams

@@ -14,13 +14,13 @@ from pathlib import Path
 import re
 import shlex
 
+from harness.standing import contacts
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, SetParameters, SetParametersAtomically
 from rclpy.parameter import Parameter as RosParameter
-from standing import contacts
 import test_node
 from test_node import has_level, OK, random_arm_state, status, Streams
 from test_start import run_node

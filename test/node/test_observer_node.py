@@ -17,12 +17,12 @@ import math
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import WrenchStamped
+from harness.ros_harness import LATCHED
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParametersAtomically
-from ros_harness import LATCHED
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger

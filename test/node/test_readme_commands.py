@@ -18,9 +18,9 @@ import subprocess
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
-from oracle import ROBOTS_DIR
+from harness.oracle import ROBOTS_DIR
+from harness.ros_harness import BEST_EFFORT
 import pytest
-from ros_harness import BEST_EFFORT
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from test_launch import launch_arguments

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
-from oracle import robot_path
+from harness.oracle import robot_path
 import pytest
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import GetParameters

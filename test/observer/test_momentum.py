@@ -7,9 +7,9 @@ effort is what the dynamics need minus the external torque tau_ext the environme
 """
 from __future__ import annotations
 
-from bagdata import PANDA, trajectory
+from harness.bagdata import PANDA, trajectory
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros import InputError, RobotModel

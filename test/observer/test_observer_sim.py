@@ -11,9 +11,9 @@ Jacobian), and the force estimated from r must be the applied one (within 2 N).
 """
 from __future__ import annotations
 
-from arm_motion import KD, KP, sinusoid
+from harness.arm_motion import KD, KP, sinusoid
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros.observer import estimate_wrench, MomentumObserver

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bagdata import PANDA, trajectory
+from harness.bagdata import PANDA, trajectory
 import numpy as np
 import pytest
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oracle import robot_path
+from harness.oracle import robot_path
 import pytest
 
 from rnea_ros.errors import InputError, URDFError
@@ -172,7 +172,7 @@ def test_a_urdf_mujoco_cannot_compile_is_one_line():
 ])
 def test_a_shipped_quadruped_gap_stands_the_robot_on_its_feet(name, path, legs, gains):
     """Dropped on the floor in a standing pose, the robot rests on its four feet spheres."""
-    from oracle import ROBOTS_DIR
+    from harness.oracle import ROBOTS_DIR
     from rnea_ros.sim.plant import pd_effort
     gap = load_gap(name)
     plant = Plant((ROBOTS_DIR / path).read_text(), floating_base=True, gap=gap)

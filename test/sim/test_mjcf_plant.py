@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mjcf_twins import identified_xml, joint_terms, joint_terms_gap, UR5
+from harness.mjcf_twins import identified_xml, joint_terms, joint_terms_gap, UR5
 import mujoco
 import numpy as np
 import pytest

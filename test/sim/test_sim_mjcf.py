@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 import sys
 
-from mjcf_twins import identified_xml
-from oracle import robot_path
+from harness.mjcf_twins import identified_xml
+from harness.oracle import robot_path
+from harness.ros_harness import BEST_EFFORT
 import pytest
-from ros_harness import BEST_EFFORT
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from test_mjcf_plant import ARM

@@ -15,9 +15,9 @@ import xml.etree.ElementTree as ET
 
 from builtin_interfaces.msg import Duration
 from diagnostic_msgs.msg import DiagnosticArray
-from oracle import robot_path
+from harness.oracle import robot_path
+from harness.ros_harness import BEST_EFFORT, RELIABLE
 import pytest
-from ros_harness import BEST_EFFORT, RELIABLE
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from test_gap import BAD_INERTIA, MUJOCO_REFUSES
