@@ -51,7 +51,7 @@ def main(argv=None) -> int:
     from diagnostic_msgs.msg import DiagnosticArray
     from harness.ros_harness import BEST_EFFORT, RosHarness
     from sensor_msgs.msg import JointState
-    from test_node import status
+    from harness.node_streams import status
 
     urdf = robot_path('panda')
     model = RobotModel.from_urdf_file(urdf)

@@ -14,10 +14,10 @@ import json
 from pathlib import Path
 
 from harness import bagdata
+from harness.identify_bags import ARMATURE, COULOMB, NOISE, OFFSET, RATE, VISCOUS
 from harness.oracle import robot_path
 import numpy as np
 import pytest
-from test_identify import ARMATURE, COULOMB, NOISE, OFFSET, RATE, VISCOUS
 import yaml
 
 from rnea_ros import RobotModel
