@@ -53,7 +53,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))  # the tests' harness package
 
 from harness.inprocess_law import law_gains, run_law_in_process  # noqa: E402
-from harness.inprocess_loop import model_feedforward, run_in_process, true_feedforward  # noqa: E402
+from harness.inprocess_loop import (model_feedforward, run_in_process,  # noqa: E402
+                                    true_feedforward)
 from harness.loop_harness import NS, run_loop, stamp_ns  # noqa: E402
 from harness.oracle import robot_path  # noqa: E402
 import numpy as np  # noqa: E402

@@ -76,8 +76,8 @@ import tempfile
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))  # the tests' harness package
 
-from harness.loop_harness import (detection_start, NS, run_loop, set_thresholds, SimSteps,  # noqa: E402
-                          stamp_ns)
+from harness.loop_harness import (detection_start, NS, run_loop,  # noqa: E402
+                                  set_thresholds, SimSteps, stamp_ns)
 from harness.oracle import robot_path  # noqa: E402
 import numpy as np  # noqa: E402
 

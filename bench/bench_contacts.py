@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test'))
 
-from harness.standing import contacts, standing  # noqa: E402
+from harness.standing import contacts, standing  # noqa: E402, I100
 
 from rnea_ros.contacts import ContactSolver  # noqa: E402
 

@@ -39,7 +39,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))
 
-from harness.oracle import robot_path  # noqa: E402
+from harness.oracle import robot_path  # noqa: E402, I100
 
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.control.loop_margin import (delay_ticks, gains_of, LAWS,  # noqa: E402

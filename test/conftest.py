@@ -51,8 +51,8 @@ def _sigint_handler_left_as_found():
     Fail a test that leaves SIGINT's handler changed in this process (and restore it).
 
     An ignored SIGINT is inherited by every process started later: the tests of what a Ctrl-C
-    does to a tool (``test/harness/writes.py``'s ``interrupt``) would then wait for a child that cannot
-    be interrupted.
+    does to a tool (``test/harness/writes.py``'s ``interrupt``) would then wait for a child that
+    cannot be interrupted.
     """
     before = signal.getsignal(signal.SIGINT)
     yield

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from harness.bagdata import (BAG_START, PANDA, panda_bag, realistic_bag, realistic_log, RECEIVE_DELAY,
-                     sample_times, trajectory)
+from harness.bagdata import (BAG_START, PANDA, panda_bag, realistic_bag, realistic_log,
+                             RECEIVE_DELAY, sample_times, trajectory)
 import numpy as np
 import pytest
 import yaml
