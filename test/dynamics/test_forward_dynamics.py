@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import warnings
 
+from harness.corpus import (BASES, CORPUS, corpus_id, GRAVITY, INCONSISTENT_INERTIA, loaded,
+                            ORACLE_ROBOTS, PINOCCHIO_MIMIC_UNSUPPORTED, random_wrenches, REFUSED,
+                            relative_error, robot_cases)
 from harness.oracle import Oracle
+from harness.oracle import ROBOTS_DIR
 import numpy as np
 import pytest
-from test_oracle import (BASES, CORPUS, corpus_id, GRAVITY, INCONSISTENT_INERTIA, loaded,
-                         ORACLE_ROBOTS, PINOCCHIO_MIMIC_UNSUPPORTED, random_wrenches, REFUSED,
-                         relative_error, robot_cases, ROBOTS_DIR)
 
 from rnea_ros import InputError, ModelWarning, RobotModel
 from rnea_ros.dynamics import Actuation
