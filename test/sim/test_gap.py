@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.oracle import robot_path
+from harness.sim_cases import BAD_INERTIA, MUJOCO_REFUSES
 import pytest
 
 from rnea_ros.errors import InputError, URDFError
@@ -146,17 +147,6 @@ def test_a_missing_gap_file_is_one_line():
     assert str(error.value) == ("gap '/nonexistent/gap.yaml': cannot read it (No such file or "
                                 'directory); expected a YAML file, none or one of default, go2, '
                                 'solo12')
-
-
-BAD_INERTIA = """<robot name="bad">
-  <link name="base"/>
-  <link name="arm"><inertial><mass value="1"/>
-    <inertia ixx="1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <joint name="j" type="revolute"><parent link="base"/><child link="arm"/>
-    <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
-</robot>"""
-MUJOCO_REFUSES = ('MuJoCo cannot compile the URDF: Error: inertia must satisfy A + B >= C; use '
-                  "'balanceinertia' to fix Element name 'arm', id 2")
 
 
 def test_a_urdf_mujoco_cannot_compile_is_one_line():
