@@ -3,9 +3,9 @@
 
 A moving bag with an exact model (``recording`` of test/harness/observer_bags.py: link-side
 effort of the dynamics plus 0.05 N m noise) gives thresholds that find a small force on the
-flange; the numbers are checked against the Jacobian by hand at one pose. A bag where the arm never moves
-is refused (exit 2, one line naming the joints, nothing written); one where some joints do not
-move is warned about, naming them.
+flange; the numbers are checked against the Jacobian by hand at one pose. A bag where the arm
+never moves is refused (exit 2, one line naming the joints, nothing written); one where some
+joints do not move is warned about, naming them.
 """
 from __future__ import annotations
 
