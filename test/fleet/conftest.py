@@ -1,4 +1,4 @@
-"""The fleet tests' fixtures: the panda, the generated fleet, a Dask cluster (harness.fleet_bags)."""
+"""The fleet tests' fixtures: the panda, the fleet, a Dask cluster (harness.fleet_bags)."""
 from __future__ import annotations
 
 from pathlib import Path
