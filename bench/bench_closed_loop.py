@@ -14,7 +14,7 @@ Per robot (example-robot-data), ``rnea_sim`` with the reality gap, a joint PD of
   PD + the plant's own inverse dynamics (true rigid bodies, armature, viscous friction: the
   limit), and the same applied one step late (the answer to a state taken in the next tick,
   as an effort interface fed over a topic takes it: the limit of any node over DDS), all
-  in-process on the sim's own plant and controller (``test/inprocess_loop``);
+  in-process on the sim's own plant and controller (``test/harness/inprocess_loop``);
 - the PD + the node over real DDS with the sim in real time (``clock: realtime``: the node's
   latency is in the loop), path a (``joint_trajectory_with_effort`` -> the sim's trajectory) and
   path b (``feedforward_effort`` -> ``effort_commands``), the node given the URDF, then the

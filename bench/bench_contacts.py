@@ -1,8 +1,8 @@
 """
 Per-cycle cost of contact inverse dynamics beside plain ``model.rnea``, in the same process.
 
-For solo12 on 4 point feet and talos_reduced on 2 soles (test/standing.py), at random states
-near standing, prints the best-of-repeats time per call of
+For solo12 on 4 point feet and talos_reduced on 2 soles (test/harness/standing.py), at random
+states near standing, prints the best-of-repeats time per call of
 - ``model.rnea(q, v, a)``: plain inverse dynamics, no contacts;
 - ``ContactSolver.solve(q, v, a)``: the whole contact cycle - RNEA without contacts, contact
   placements and the base equations, the QP (DAQP), the contact wrenches and RNEA with them;

@@ -7,7 +7,7 @@ Identification on the simulated robot: ``rnea_excite``'s motion against ordinary
 The plant is ``rnea_ros.sim.Plant`` (MuJoCo) of the robot with the default reality gap (wrong
 masses, a payload, friction, armature, encoder quantisation, torque noise), stepped in this
 process at 1 kHz with ``SUBSTEPS`` physics steps each (lockstep: nothing waits for a clock;
-the plant near a continuous robot, as ``test/sim_identification.py`` records it), tracking
+the plant near a continuous robot, as ``test/harness/sim_identification.py`` records it), tracking
 each trajectory with the sim's joint PD plus the URDF's feed-forward. Three recordings of
 ``--duration`` seconds:
 

@@ -3,8 +3,8 @@ The Kinova Gen3 logs through ``rnea_convert``: the outputs of the bags of the te
 
 Each log (``kinova_gen3/data/*.csv`` of the shared real logs) is converted by ``rnea_convert``
 with the mapping docs/logs.md shows, and written as the bag the benchmarks used to write of the
-same arrays (``test/bagdata.joint_states_bag``: rosbags' own serializer, sqlite3). Both bags go
-through ``rnea_bag`` (torques, decomposition and residual files compared byte for byte) and
+same arrays (``test/harness/bagdata.joint_states_bag``: rosbags' own serializer, sqlite3). Both
+bags go through ``rnea_bag`` (torques, decomposition and residual files compared byte for byte) and
 ``rnea_identify`` (trained on the second log, validated on the first: ``actuation.yaml`` and
 ``identified.urdf`` compared byte for byte). Prints a row per comparison; exits 1 when one
 differs::

@@ -13,7 +13,7 @@ numbers and the sentences that compare them), and draws the figures of ``docs/im
 - ``control_margin`` (benchmarks.md): ``bench/bench_control_margin.py`` (no input: linear
   algebra on the test suite's robots);
 - ``rnea_bag_decomposition.png`` (bag.md): ``rnea_bag`` on 12 s of the test suite's analytic
-  panda motion (``test/bagdata.panda_bag``).
+  panda motion (``test/harness/bagdata.panda_bag``).
 
 What needs the real logs (``--logs``, default ``/work/shared/real_logs/kinova_gen3``) is left
 as it is, and said so, where they are not. Timings are never generated: they vary from run to

@@ -1,7 +1,7 @@
 """
 ``rnea_bag --observer``: external torques, calibrated thresholds, detections on a push.
 
-The bags: test/bagdata.py's panda trajectory (exact velocities in the messages, desired
+The bags: test/harness/bagdata.py's panda trajectory (exact velocities in the messages, desired
 accelerations so that every sample is analysed) with link-side effort = what the dynamics need
 minus an external torque, plus Gaussian noise of 0.05 N m. The first bag is collision-free and
 calibrates the thresholds; the second has a 5 N m push on panda_joint2 from 1.0 to 1.3 s.

@@ -1,8 +1,8 @@
 """
 ``report.html`` of ``rnea_bag`` (``rnea_ros.bag.htmlreport``): downsampling, a browser test.
 
-The browser test loads the page in headless chromium (``test/browser.py``): no JavaScript error,
-no request outside the file, the figure drawn with data, and a joint chosen in the dropdown
+The browser test loads the page in headless chromium (``test/harness/browser.py``): no JavaScript
+error, no request outside the file, the figure drawn with data, and a joint chosen in the dropdown
 drawn as well. It is skipped where chromium is not installed.
 """
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """
 RNEA, batch RNEA and CRBA against Pinocchio (``pin.rnea``, ``pin.crba``) on real robots.
 
-The oracle (test/oracle.py) loads the same URDF in Pinocchio with ``mimic=True`` and maps our
-q/v/tau layout onto Pinocchio's; URDFs whose mimic joints Pinocchio cannot couple are loaded with
-``mimic=False`` and the coupling is imposed by the oracle. Errors are relative to
+The oracle (test/harness/oracle.py) loads the same URDF in Pinocchio with ``mimic=True`` and maps
+our q/v/tau layout onto Pinocchio's; URDFs whose mimic joints Pinocchio cannot couple are loaded
+with ``mimic=False`` and the coupling is imposed by the oracle. Errors are relative to
 max(1, |tau|_inf) and must stay below 1e-9.
 """
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """
-The fleet's report.html in a real headless browser (chromium, ``test/browser.py``).
+The fleet's report.html in a real headless browser (chromium, ``test/harness/browser.py``).
 
 The page is written from made-up outcomes (three robots, one drifting joint, a failed bag):
 it must load from the file with no JavaScript error and no request leaving the file, its
 figure must render every trend with data, and the selector's 'drifting' entry must show the
 drifting joint and its threshold only. Skipped, with the reason, without chromium (or without
-``test/browser.py``).
+``test/harness/browser.py``).
 """
 from __future__ import annotations
 
