@@ -88,7 +88,8 @@ def _stored_durations() -> dict:
 
 
 # Modules (and what they define) whose presence in a test module makes its tests `ros` / `sim`.
-ROS_MODULES = ('rclpy', 'harness.ros_harness', 'harness.loop_harness')
+ROS_MODULES = ('rclpy', 'harness.ros_harness', 'harness.loop_harness', 'harness.node_streams',
+               'harness.observer_feeder')
 SIM_MODULES = ('mujoco', 'rnea_ros.sim', 'harness.inprocess_loop', 'harness.sim_identification')
 BROWSER_MODULES = ('harness.browser',)
 
