@@ -356,7 +356,7 @@ import importlib, json, pkgutil
 import numba
 import rnea_ros.dynamics
 from rnea_ros import RobotModel
-from oracle import robot_path
+from harness.oracle import robot_path
 RobotModel.from_urdf_file(robot_path('panda'))
 hits = misses = 0
 for info in pkgutil.walk_packages(rnea_ros.dynamics.__path__, 'rnea_ros.dynamics.'):
