@@ -46,6 +46,7 @@ def test_bench_closed_loop_runs_every_row():
                 'node over DDS, trajectory_effort, path a'):
         assert f'{row} |' in out, out
     assert out.count('load average') == 2
+    assert out.count('machine floor: a bare 1 kHz') == 2, out  # beside the figures
 
 
 @pytest.mark.timeout(600)  # three closed-loop runs in lockstep: 2.5-3.5 min at load 2-3
