@@ -9,7 +9,8 @@ joint_trajectory_controller hold the measured position (``observer_messages.stop
 ``send`` then logs and publishes outside the lock. While the collision stays latched,
 ``blocks`` tells the node to drop the planner's trajectories (counted as rejected
 ``joint_trajectory (collision)``); after a reset they are relayed again (a new goal is needed:
-the controller keeps holding).
+the controller keeps holding). ``reset`` is ``<node>/reset_collision``: it clears a collision
+and the loop watch's stop (``unstable_reaction``).
 """
 from __future__ import annotations
 
@@ -76,3 +77,17 @@ class CollisionHandling:
     def blocks(self, core) -> bool:
         """Tell whether a latched collision holds the planner's trajectories back."""
         return core.observer is not None and core.observer.reacting
+
+
+def reset(core) -> tuple[bool, str, bool]:
+    """Clear a collision and the loop watch's stop: (success, message, something cleared)."""
+    observer = None if core is None else core.observer
+    collision = observer is not None and observer.reset()
+    stop = core is not None and core.watch.reset()
+    message = '; '.join(text for text, done in (
+        ('collision cleared', collision),
+        ('loop stop cleared: holding the pose until a newer desired motion', stop)) if done)
+    if not message:
+        message = ('no observer (observer: false, or no model yet)' if observer is None
+                   else 'no collision to clear')
+    return observer is not None or stop, message, collision or stop

@@ -57,7 +57,7 @@ from rnea_ros.control.declaration import LIVE, PAYLOAD
 from rnea_ros.control.safety import ERROR, OK, WARN
 from rnea_ros.control.settings import actuated_joints, ModelRejected, ParameterRejected
 from rnea_ros.node import interfaces as io
-from rnea_ros.node.collision_handling import CollisionHandling
+from rnea_ros.node.collision_handling import CollisionHandling, reset
 from rnea_ros.node.cycles import Cycles
 from rnea_ros.node.inputs import NodeInputs
 from rnea_ros.node.lifecycle import ManagedOutputs
@@ -335,16 +335,11 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             self.cycles.collect_garbage(now)
 
     def _reset_collision(self, request, response):
-        """Clear a collision (``~/reset_collision``, std_srvs/Trigger)."""
+        """Clear a collision and the loop watch's stop (``~/reset_collision``, a Trigger)."""
         with self.cycles.lock:
-            core = self.cycles.core
-            observer = None if core is None else core.observer
-            active = observer is not None and observer.reset()
-        response.success = observer is not None
-        response.message = ('no observer (observer: false, or no model yet)' if observer is None
-                            else 'collision cleared' if active else 'no collision to clear')
-        if active:
-            self.get_logger().info('collision cleared by ~/reset_collision')
+            response.success, response.message, cleared = reset(self.cycles.core)
+        if cleared:
+            self.get_logger().info(f'{response.message} by ~/reset_collision')
         return response
 
     # ------------------------------------------------------------------ diagnostics

@@ -12,9 +12,9 @@ the same tracking, within 1.2 x, and the node's diagnostics report the one-step 
 from __future__ import annotations
 
 from diagnostic_msgs.msg import DiagnosticArray
-from inprocess_law import run_law_in_process
-from loop_harness import run_loop
-from oracle import robot_path
+from harness.inprocess_law import run_law_in_process
+from harness.loop_harness import run_loop
+from harness.oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel

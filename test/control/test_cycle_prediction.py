@@ -9,8 +9,8 @@ A stall is braked on the predicted state (the acceleration -2 v / collision_stop
 """
 from __future__ import annotations
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros import InputError, RobotModel

@@ -8,7 +8,7 @@ periods, rounded up.
 """
 from __future__ import annotations
 
-from oracle import robot_path
+from harness.oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel

@@ -14,9 +14,9 @@ does not know); the reference runs the same node parameters without prediction.
 """
 from __future__ import annotations
 
-from inprocess_law import run_law_in_process
+from harness.inprocess_law import run_law_in_process
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel

@@ -10,15 +10,13 @@ diagnostics; with prediction on, the diagnostics report the prediction.
 """
 from __future__ import annotations
 
+from harness.node_streams import has_level, OK, random_arm_state, status, Streams
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
-import test_node
-from test_node import has_level, OK, random_arm_state, status, Streams
 
 pytestmark = pytest.mark.timeout(120)
-panda = test_node.panda  # the fixture of test_node: the panda (model, URDF)
 
 
 def _set(ros, name: str, value):
