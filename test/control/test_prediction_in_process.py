@@ -110,7 +110,7 @@ INPUT_TIMEOUT = 0.005  # s: five periods (docs/node/prediction.md: a few periods
 STOP_TIME = 0.04  # s: collision_stop_time, the braking's time constant (-2 v / T)
 
 
-def stalled(robot, gap, prediction):
+def stalled(robot, gap, prediction, **more):
     """Return (speed at the stall, largest drift in it, largest speed REST_AFTER after it)."""
     urdf = robot_path(robot).read_text()
     model = RobotModel.from_urdf_string(urdf)
@@ -118,7 +118,7 @@ def stalled(robot, gap, prediction):
         urdf, gap, STALL + SILENT + 2 * REST_AFTER, 'pd_feedforward', gains(model),
         stall_at=STALL, silent=(STALL, STALL + SILENT), late_steps=1,
         params={'prediction': prediction, 'input_timeout': INPUT_TIMEOUT,
-                'collision_stop_time': STOP_TIME, **armature(model, gap)})
+                'collision_stop_time': STOP_TIME, **armature(model, gap), **more})
     start, back = int(round(STALL / TICK)), int(round((STALL + SILENT) / TICK))
     drift = np.abs(positions[start:back] - positions[start]).max()
     return (np.abs(velocities[start]).max(), drift,
@@ -142,7 +142,12 @@ def test_a_stall_is_carried_through_to_rest(robot, gap, drift):
 
 
 def test_without_prediction_a_stall_throws_the_arm():
-    """The fault output g(q) at the last measured pose, undamped: the arm goes on (> 1 rad)."""
-    speed, largest, _ = stalled('panda', 'none', 'none')
+    """
+    The fault output g(q) at the last measured pose, undamped: the arm goes on (> 1 rad).
+
+    One tick late without prediction these gains oscillate on panda_joint7: the loop watch's
+    ``report`` lets the motion go on to the stall (its ``stop`` would have stopped it before).
+    """
+    speed, largest, _ = stalled('panda', 'none', 'none', unstable_reaction='report')
     print(f'without prediction: {speed:.2f} rad/s at the stall, drift {largest:.3f} rad')
     assert largest > 1.0, largest
