@@ -17,7 +17,9 @@ folder (moved aside after each run), so the paths the outputs name are the same.
 Prints a row per file: ``same``, ``DIFFERENT`` (with the first lines of the difference),
 ``only in ...``, or ``same but ...`` for a file that carries what changes from run to run by
 design (``VOLATILE``: which, why, and the pattern masked before comparing). Exits 1 when a file
-differs. ``--compare-only`` compares the outputs a ``--keep DIR`` run left, without running.
+differs. ``--compare-only`` compares the outputs a ``--keep DIR`` run left, without running;
+``--reuse-before`` runs AFTER only, against the inputs and BEFORE's outputs of a ``--keep DIR``
+run (rename DIR/after to DIR/before to compare a third version with the second).
 """
 from __future__ import annotations
 
@@ -67,6 +69,11 @@ def inputs(folder: Path, minutes: float) -> dict[str, Path]:
         bag = found['fleet'] / f'robot_{k % 2}' / f'run_{k:02d}'
         bag.parent.mkdir(parents=True)
         shutil.copytree(found['panda_bag'], bag)
+    return with_kinova_log(found)
+
+
+def with_kinova_log(found: dict[str, Path]) -> dict[str, Path]:
+    """Add the first Kinova Gen3 log as ``kinova_log`` when the shared real logs are here."""
     for log in sorted((KINOVA / 'data').glob('*.csv'))[:1]:
         found['kinova_log'] = log
     return found
@@ -180,10 +187,12 @@ def main(argv=None) -> int:
                         'numba caches: a second run reuses the caches)')
     parser.add_argument('--compare-only', action='store_true',
                         help="compare the outputs a --keep DIR run left (DIR's before, after)")
+    parser.add_argument('--reuse-before', action='store_true',
+                        help="run AFTER only, on DIR's inputs, against DIR/before")
     args = parser.parse_args(argv)
+    if (args.compare_only or args.reuse_before) and args.keep is None:
+        parser.error('--compare-only and --reuse-before need --keep DIR')
     if args.compare_only:
-        if args.keep is None:
-            parser.error('--compare-only needs --keep DIR')
         differ = compare(args.keep / 'before', args.keep / 'after')
         print(f'{differ} file(s) differ')
         return 1 if differ else 0
@@ -192,12 +201,17 @@ def main(argv=None) -> int:
         scratch = args.keep or Path(temporary)
         scratch.mkdir(parents=True, exist_ok=True)
         found_dir = scratch / 'inputs'
-        shutil.rmtree(found_dir, ignore_errors=True)
-        found_dir.mkdir()
-        found = inputs(found_dir, args.minutes)
+        if args.reuse_before:
+            found = with_kinova_log({name: found_dir / name
+                                     for name in ('panda_bag', 'xarm7_bag', 'fleet')})
+        else:
+            shutil.rmtree(found_dir, ignore_errors=True)
+            found_dir.mkdir()
+            found = inputs(found_dir, args.minutes)
+        versions = [('before', args.before), ('after', args.after)][args.reuse_before:]
         worktrees = []
         try:
-            for label, version in (('before', args.before), ('after', args.after)):
+            for label, version in versions:
                 tree = tree_of(version, scratch, label)
                 if tree != Path(version).resolve():
                     worktrees.append(tree)
