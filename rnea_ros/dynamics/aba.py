@@ -80,9 +80,15 @@ def pack_joint_terms(nv: int, armature=None, coulomb=None, viscous=None, offset=
     return terms
 
 
-@njit(**JIT_INLINE)
+@njit(**JIT)
 def fd_core(state, q, v, tau, g, link_body, link_pose, fext, terms, out):
-    """Write out = ABA(q, v, tau, fext) with gravity g; raises nothing (see ``fd_checked``)."""
+    """
+    Write out = ABA(q, v, tau, fext) with gravity g; raises nothing (see ``fd_checked``).
+
+    Compiled on its own, not inlined: the passes inlined into each of its callers (the entry
+    points, the batch, the predictor's four RK4 stages) made numba type and LLVM optimise the
+    whole ABA once per call site, minutes of the first run's compilation.
+    """
     nb = int(state[H_NB])
     size = HEADER + nb * BODY_WIDTH
     model = state[:size]
