@@ -32,7 +32,8 @@ Each run of the node is also given as a ratio to its in-process reference (``IN_
 same torques without DDS; with the true model, the limit). On path b, from the sim's recording:
 the share of steps whose command answered the state of the step before or of that step
 (fresh), the age of the command used (p50/p99, in steps of 1 ms) and the longest stall (steps
-without a new answer; at: seconds after the node's first answer). The load average is printed
+without a new answer; at: seconds after the node's first answer). The load average and the
+machine's floor (``rnea_ros.timing.floor``: a bare 1 kHz loop's wake-up lateness) are printed
 at the start and the end: the machine may be shared. The node, the sim and this process load
 the Fast DDS profile ``config/fastdds_realtime.xml`` (``--dds-profile``; ``none``: the
 middleware's threads at normal priority), as the docs recommend wherever the node shares its
@@ -62,6 +63,7 @@ from oracle import robot_path  # noqa: E402
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.sim.gap import load_gap  # noqa: E402
 from rnea_ros.sim.plant import Plant  # noqa: E402
+from rnea_ros.timing.floor import wake_up_lateness  # noqa: E402
 
 STEP = NS // 1000
 
@@ -179,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     busy = [subprocess.Popen([sys.executable, '-c', 'while True: pass'])
             for _ in range(args.busy)]
     print(f'{args.busy} busy processes; load average at start: {os.getloadavg()}', flush=True)
+    print(wake_up_lateness().describe(), flush=True)
     try:
         return run(args)
     finally:
@@ -206,6 +209,7 @@ def run(args) -> int:
                 print(f'| {label} | {tracking.rms:.5f} | {tracking.peak:.4f} | '
                       f'{tracking.rms / pd:.3f} | {ratio} {extra}', flush=True)
     print(f'load average at end: {os.getloadavg()}', flush=True)
+    print(wake_up_lateness().describe(), flush=True)
     return 0
 
 

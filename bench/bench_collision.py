@@ -8,7 +8,8 @@ its PID at 1 kHz in the sim; the node on path a, the feed-forward as each point'
 latched collision holds the controller) or ``effort`` (``command_interface: effort``, the
 command the whole torque; the node on path b with ``control_law: pd_feedforward`` at the gains
 of the closed-loop tests: its feedback closed over DDS), the workflow of docs/bag.md and
-docs/node.md with the node's model as ``--model`` says (``measured_effort: motor`` either way):
+docs/node/collisions.md with the node's model as ``--model`` says (``measured_effort: motor``
+either way):
 
 0. ``identified`` (default): excite, record, identify. ``sim_identification.record`` steps the
    default-gap plant in this process along a Fourier excitation of every joint for
@@ -47,9 +48,9 @@ friction the model smooths, not the push), and with
 ``stop`` the time from the event until every arm joint is below 0.01 rad/s (the sim's true
 velocities) and how far a joint moved; then a verdict against the bounds: detected within 20
 ms and no false alarm in both runs, the force within 10 % on the moving arm, at rest within
-docs/node.md's time for the wiring (path a 5 s, path b 1 s). (Once stopped, the arm's joints
-are in stiction: with torques from motor currents the estimate is then off by what the friction
-holds, printed but not judged.) The load average is printed at the start and the end
+docs/node/collisions.md's time for the wiring (path a 5 s, path b 1 s). (Once stopped, the arm's
+joints are in stiction: with torques from motor currents the estimate is then off by what the
+friction holds, printed but not judged.) The load average is printed at the start and the end
 (``--busy N``: N processes spinning at normal priority meanwhile). ``--clock lockstep`` runs
 the same in lockstep (each sim step waits for the node's answer): the workflow without the
 machine's timing (a tiny run is in the suite). ``--keep FOLDER`` keeps each robot's runs (the
@@ -103,11 +104,12 @@ DETECT_WITHIN = 0.020  # s from the push's first step to the detection's start
 # The push's force estimate (the mean of the node's estimates from 0.1 s into the push to its
 # end) within this share of the applied force; the worst single sample is printed beside it.
 FORCE_WITHIN = 0.10
-REST_WITHIN = 1.0  # s from the event until every arm joint is below REST_SPEED (docs/node.md)
+# s from the event until every arm joint is below REST_SPEED (docs/node/collisions.md)
+REST_WITHIN = 1.0
 AFTER = 1.0  # s of sim time watched after the push's start beyond the wiring's time to rest
 SIM = {'wrench_timeout': PUSH}
 # --wiring: the sim's command interface, the loop's path, the node's control law, and the time
-# to rest after the event that docs/node.md gives for that wiring's stop.
+# to rest after the event that docs/node/collisions.md gives for that wiring's stop.
 WIRINGS = {
     'trajectory': ('trajectory_effort', 'trajectory', 'feedforward', 5.0),
     'effort': ('effort', 'effort', 'pd_feedforward', REST_WITHIN),

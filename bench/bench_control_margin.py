@@ -49,7 +49,7 @@ from rnea_ros.errors import RneaError  # noqa: E402
 from rnea_ros.params import params_file  # noqa: E402
 from rnea_ros.params.actuation_file import read_actuation  # noqa: E402
 
-# The documented gains (docs/node.md, Control laws), per (robot, law, label): the simulated
+# The documented gains (docs/node/control_laws.md), per (robot, law, label): the simulated
 # robot's former PD for the panda (100 N m/rad, 10 N m s/rad on every joint,
 # rnea_ros.demos.closed_loop KP, KD), which a loop one tick late cannot hold on panda_joint7
 # ((M^-1)_77 up to 202 1/(kg m^2)); the panda's with the distal joints softer; the ur5's of

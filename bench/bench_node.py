@@ -20,8 +20,9 @@ Benchmark of the rnea node over real DDS: added latency, 1 kHz regularity, start
    efforts in the joint_states, so that its compute time includes the observer's.
 3. Start-up: process start to the first joint_torques, with the numba cache warm and cold (an
    empty NUMBA_CACHE_DIR).
-Each target runs on its own ROS_DOMAIN_ID, discovery limited to localhost. The load average is
-printed at the start and the end: the machine may be shared.
+Each target runs on its own ROS_DOMAIN_ID, discovery limited to localhost. The load average and the
+machine's floor (``rnea_ros.timing.floor``: a bare 1 kHz loop's wake-up lateness) are printed at
+the start and the end: the machine may be shared.
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ import time
 import numpy as np
 
 from rnea_ros.demos.process import ProcessExited, RclpySide, RosProcess
+from rnea_ros.timing.floor import wake_up_lateness
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))
@@ -475,6 +477,7 @@ def main() -> int:
                          else priority)
     print(f'load average {" ".join(f"{x:.2f}" for x in os.getloadavg())}, '
           f'{os.cpu_count()} CPUs')
+    print(wake_up_lateness().describe(), flush=True)
     robots = [Robot('panda', False), Robot('talos_reduced', True)]
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -485,6 +488,7 @@ def main() -> int:
         if 'startup' in args.parts:
             print_startup(robots, tmp)
     print(f'load average {" ".join(f"{x:.2f}" for x in os.getloadavg())} (at the end)')
+    print(wake_up_lateness().describe(), flush=True)
     return 0
 
 

@@ -8,7 +8,8 @@ Start the rnea node with a robot description file and a parameters file.
 
 ``namespace`` puts the node (and its relative topics) in a namespace, ``use_sim_time`` sets the
 parameter of that name, and each ``<topic>_topic`` argument remaps one of the node's topics
-(``REMAPPED``; default: the topic itself, relative to the namespace).
+(``LAUNCH_REMAPPED`` of ``rnea_ros.node.interfaces``, where the topics are declared; default:
+the topic itself, relative to the namespace).
 
 ``urdf``, a xacro file (``.xacro`` name, or given ``xacro_args``: its ``name:=value``
 mappings), is expanded by the ``xacro`` command, as ROS 2 launch files usually do, into the
@@ -38,12 +39,8 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import Command, LaunchConfiguration
 from launch_ros.parameter_descriptions import ParameterValue
 
-from rnea_ros.ctl.names import TRAJECTORY_TOPIC
+from rnea_ros.node.interfaces import LAUNCH_REMAPPED
 from rnea_ros.node.launching import common_arguments, remap_arguments, remappings, rnea_node
-
-# The node's topics a launch argument <topic>_topic remaps (default: itself, relative).
-REMAPPED = ('joint_states', 'desired_accelerations', TRAJECTORY_TOPIC, 'feedforward_effort',
-            'joint_torques', 'joint_trajectory_with_effort', 'robot_description')
 
 
 def _description(context):
@@ -61,7 +58,7 @@ def _node(context):
     if LaunchConfiguration('urdf').perform(context):
         description = _description(context)
         parameters.append({'robot_description': ParameterValue(description, value_type=str)})
-    return [rnea_node(remappings(REMAPPED), parameters)]
+    return [rnea_node(remappings(LAUNCH_REMAPPED), parameters)]
 
 
 def generate_launch_description():
@@ -73,6 +70,6 @@ def generate_launch_description():
         DeclareLaunchArgument('xacro_args', default_value='',
                               description='xacro mappings for urdf, e.g. "arm:=left prefix:=l_"'),
         *remap_arguments({topic: f"the topic the node's {topic} is remapped to"
-                          for topic in REMAPPED}),
+                          for topic in LAUNCH_REMAPPED}),
         OpaqueFunction(function=_node),
     ])

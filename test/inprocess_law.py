@@ -22,7 +22,7 @@ from rnea_ros.control.settings import Settings
 from rnea_ros.control.trajectory import Trajectory
 from rnea_ros.demos.closed_loop import KD, KP, Tracking
 
-# Per robot, the Kp of the node's gains in docs/node.md (Control laws), Kd a tenth of it: the
+# Per robot, the Kp of the node's gains in docs/node/control_laws.md, Kd a tenth of it: the
 # panda's at the sim's former PD (KP, KD) with the distal joints softer (at KP, KD on every
 # joint the loop one tick late is unstable on panda_joint7: bench/bench_control_margin.py, gain
 # margin 0.45; these: 2.2), the ur5's of test/node/test_control_law.py (5.7).

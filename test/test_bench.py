@@ -46,6 +46,7 @@ def test_bench_closed_loop_runs_every_row():
                 'node over DDS, trajectory_effort, path a'):
         assert f'{row} |' in out, out
     assert out.count('load average') == 2
+    assert out.count('machine floor: a bare 1 kHz') == 2, out  # beside the figures
 
 
 @pytest.mark.timeout(600)  # three closed-loop runs in lockstep: 2.5-3.5 min at load 2-3
@@ -191,11 +192,11 @@ def test_bench_control_margin_prints_every_robot_and_law():
 
 
 def test_bench_control_margin_checks_the_users_gains_as_the_docs_show(tmp_path):
-    # docs/node.md (The gain check) shows the command; here on the package's panda, Franka's
-    # example gains in a parameters file and 0.01 kg m^2 of armature per arm joint.
+    # docs/node/control_laws.md (The gain check) shows the command; here on the package's panda,
+    # Franka's example gains in a parameters file and 0.01 kg m^2 of armature per arm joint.
     command = ('python bench/bench_control_margin.py --urdf panda.urdf --params my_gains.yaml '
                '--actuation actuation.yaml --delay 1')
-    assert f'\n{command}\n' in (ROOT / 'docs' / 'node.md').read_text()
+    assert f'\n{command}\n' in (ROOT / 'docs' / 'node' / 'control_laws.md').read_text()
     from oracle import robot_path
     (tmp_path / 'panda.urdf').write_text(robot_path('panda').read_text())
     joints = [f'panda_joint{k}' for k in range(1, 8)]

@@ -20,6 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = [pytest.mark.timeout(300), pytest.mark.docs]
 
 
+def doc_pages() -> list[Path]:
+    """Return the site's Markdown pages: docs/*.md and those of its sections (docs/node/)."""
+    return sorted(page for page in (ROOT / 'docs').rglob('*.md') if '_build' not in page.parts)
+
+
 def bash_commands(path: Path) -> set[str]:
     """Return the commands of a Markdown file's bash blocks: continuations joined, no comments."""
     commands = set()
@@ -37,8 +42,9 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
                            'html', str(ROOT / 'docs'), str(out)],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
-    pages = {page.stem for page in out.glob('*.html')}
-    assert {'index', 'library', 'node', 'bag', 'identify', 'excite', 'fleet', 'conventions',
+    pages = {str(page.relative_to(out).with_suffix('')) for page in out.rglob('*.html')}
+    assert {'index', 'library', 'node/index', 'node/interfaces', 'node/parameters', 'bag',
+            'identify', 'excite', 'fleet', 'conventions',
             'glossary', 'cli', 'api', 'benchmarks', 'development'} <= pages
     cli = (out / 'cli.html').read_text()
     for option in ('--window', '--validate', '--scheduler', '--xacro-arg', '--keep-above'):
@@ -50,7 +56,7 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
 
 
 def test_the_readme_shows_only_commands_the_docs_show():
-    documented = set().union(*(bash_commands(page) for page in (ROOT / 'docs').glob('*.md')))
+    documented = set().union(*(bash_commands(page) for page in doc_pages()))
     shown = bash_commands(ROOT / 'README.md') - {'scripts/demo.sh', 'scripts/test.sh'}
     assert shown and shown <= documented, sorted(shown - documented)
 

@@ -1,11 +1,11 @@
 """
 The documents generated from the node's parameter declaration (``declaration``).
 
-``yaml_text()`` is ``config/rnea.yaml`` (every parameter with its default and meaning, the
-families as commented examples) and ``markdown_table()`` the parameter table of
-``docs/node.md`` between its marker lines, ``settings_text()`` the fields of ``Settings``
-(``settings_fields.py``). ``python -m rnea_ros.control.parameter_docs --yaml`` / ``--markdown``
-/ ``--settings`` prints them (``main``); a test fails when the checked-in files differ.
+``yaml_text()`` is ``config/rnea.yaml`` (every parameter with its default and meaning, the families
+as commented examples) and ``markdown_table()`` the parameter table of ``docs/node/parameters.md``
+between its marker lines, ``settings_text()`` the fields of ``Settings`` (``settings_fields.py``).
+``python -m rnea_ros.control.parameter_docs --yaml`` / ``--markdown`` / ``--settings`` prints them
+(``main``); a test fails when the checked-in files differ.
 """
 from __future__ import annotations
 
@@ -129,7 +129,7 @@ def _markdown_row(name: str, parameter: Parameter) -> str:
 
 
 def markdown_table() -> str:
-    """Return the parameter table of docs/node.md, between its two marker lines."""
+    """Return the parameter table of docs/node/parameters.md, between its two marker lines."""
     rows = [MARKDOWN_BEGIN, '', '| parameter | default | meaning |', '|---|---|---|']
     rows += [_markdown_row(parameter.name, parameter) for parameter in PARAMETERS]
     rows += [_markdown_row(family.name(member, f'<{family.key}>'), member)
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                                      "node's parameter declaration.")
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument('--yaml', action='store_true', help='config/rnea.yaml')
-    which.add_argument('--markdown', action='store_true', help="docs/node.md's table")
+    which.add_argument('--markdown', action='store_true', help="docs/node/parameters.md's table")
     which.add_argument('--settings', action='store_true',
                        help='rnea_ros/control/settings_fields.py')
     args = parser.parse_args(argv)

@@ -231,7 +231,8 @@ def payload_yaml(result: PayloadFit) -> str:
         "# from the fit's covariance; inf: not determined by the data):\n"
         f'#   mass {shown(s["mass"])}, com {shown(s["com"])}, inertia {shown(s["inertia"])}\n'
         '# Give it at start (--params-file payload.yaml), or set the four parameters of a\n'
-        '# running node together with its set_parameters_atomically service (docs/node.md).\n')
+        '# running node together with its set_parameters_atomically service\n'
+        '# (docs/node/parameters.md).\n')
     # The link double-quoted, whatever its characters; numbers as every parameters file has them.
     return params_file.write({'payload.link': p.link, 'payload.mass': p.mass,
                               'payload.com': list(p.com), 'payload.inertia': list(p.inertia)},

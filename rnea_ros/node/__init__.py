@@ -11,10 +11,11 @@ parameters of ``rnea_ros.control.declaration`` to ROS and applies live sets, ``m
 receives and parses robot_description in a process of its own, ``messages`` and
 ``observer_messages`` build and fill the ROS messages, ``take_loop`` takes the inputs on the
 control thread (``rnea_ros.timing.realtime`` schedules it), ``launching`` is what the launch
-files share.
+files share, ``interfaces`` declares the topics and the service (name, type, QoS, meaning).
 Imports ``rnea_ros.control``, ``rnea_ros.dynamics``, ``rnea_ros.timing`` and
 ``rnea_ros.polling``; never ``rnea_ros.bag`` nor ``rnea_ros.sim``.
 """
 
-__all__ = ['collision_handling', 'cycles', 'inputs', 'launching', 'lifecycle', 'main', 'messages',
-           'model_loading', 'node', 'observer_messages', 'parameters', 'take_loop']
+__all__ = ['collision_handling', 'cycles', 'inputs', 'interfaces', 'launching', 'lifecycle',
+           'main', 'messages', 'model_loading', 'node', 'observer_messages', 'parameters',
+           'take_loop']

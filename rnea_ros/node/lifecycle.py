@@ -16,15 +16,11 @@ from __future__ import annotations
 from functools import partial
 import time
 
-from geometry_msgs.msg import AccelStamped, WrenchStamped
-from nav_msgs.msg import Odometry
 from rclpy.lifecycle import TransitionCallbackReturn
-from rclpy.qos import QoSProfile
-from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
-from rnea_ros.node.messages import COMMAND_QOS, SENSOR_QOS, TRAJECTORY_QOS
+from rnea_ros.node import interfaces as io
+from rnea_ros.node.messages import create_publisher, message_type, qos_profile
 from rnea_ros.node.observer_messages import ObserverPublishers
 from rnea_ros.node.take_loop import TakeLoop
 from rnea_ros.timing import realtime
@@ -103,14 +99,11 @@ class ManagedOutputs:
         self._scheduling = 'not started'
 
     def _create_interfaces(self) -> None:
-        self._torque_pub = self.create_publisher(JointState, 'joint_torques', COMMAND_QOS)
-        self._command_pub = self.create_publisher(Float64MultiArray, 'feedforward_effort',
-                                                  COMMAND_QOS)
-        self._trajectory_pub = self.create_publisher(JointTrajectory,
-                                                     'joint_trajectory_with_effort',
-                                                     TRAJECTORY_QOS)
+        self._torque_pub = create_publisher(self, io.JOINT_TORQUES)
+        self._command_pub = create_publisher(self, io.FEEDFORWARD_EFFORT)
+        self._trajectory_pub = create_publisher(self, io.TRAJECTORY_WITH_EFFORT)
         # Wrench outputs: contact links are parameters, the joints come with each model.
-        self._contact_pubs = [self._wrench_publisher('contact_wrenches/', contact.link)
+        self._contact_pubs = [self._wrench_publisher(io.CONTACT_WRENCHES, contact.link)
                               for contact in self.settings.contacts]
         self._entities += [self._torque_pub, self._command_pub, self._trajectory_pub]
         self._observer_pubs = (ObserverPublishers(self, self.settings.wrench_estimation_links)
@@ -140,26 +133,27 @@ class ManagedOutputs:
         callbacks = self.inputs
         callbacks.configure(answer_each, clock)
         # desired_accelerations serialized: its size is checked before decoding (trajectories).
-        inputs = [(JointTrajectory, 'desired_accelerations', callbacks.on_desired)]
-        inputs += [(WrenchStamped, topic, partial(callbacks.on_wrench, index, topic))
+        inputs = [(io.DESIRED_ACCELERATIONS, io.DESIRED_ACCELERATIONS.name, callbacks.on_desired)]
+        inputs += [(io.WRENCHES, topic, partial(callbacks.on_wrench, index, topic))
                    for index, topic in enumerate(self.settings.wrench_topics)]
         if self.settings.floating_base:
-            inputs += [(Odometry, 'odometry', callbacks.on_odometry),
-                       (AccelStamped, 'base_acceleration', callbacks.on_base_acceleration)]
-        self._entities += [self._take_loop.add(msg_type, topic, SENSOR_QOS, callback,
-                                               raw=msg_type is JointTrajectory)
-                           for msg_type, topic, callback in inputs]
+            inputs += [(io.ODOMETRY, io.ODOMETRY.name, callbacks.on_odometry),
+                       (io.BASE_ACCELERATION, io.BASE_ACCELERATION.name,
+                        callbacks.on_base_acceleration)]
+        self._entities += [self._take_loop.add(message_type(interface), topic,
+                                               qos_profile(interface.qos), callback,
+                                               raw=message_type(interface) is JointTrajectory)
+                           for interface, topic, callback in inputs]
         # joint_states: with the observer, the samples that came while the thread was busy are
         # kept (observer_queue deep) for it to integrate; the batch's newest is answered.
-        qos = QoSProfile(depth=self.settings.observer_queue if self.settings.observer else 1,
-                         history=SENSOR_QOS.history, reliability=SENSOR_QOS.reliability,
-                         durability=SENSOR_QOS.durability)
+        qos = qos_profile(io.JOINT_STATES.qos,
+                          self.settings.observer_queue if self.settings.observer else None)
         self._entities.append(self._take_loop.add(
-            JointState, 'joint_states', qos, callbacks.on_joint_states,
+            message_type(io.JOINT_STATES), io.JOINT_STATES.name, qos, callbacks.on_joint_states,
             batch_end=callbacks.on_joint_states_batch if self.settings.observer else None))
         self._entities.append(self.create_subscription(
-            JointTrajectory, 'planned_trajectory', callbacks.on_trajectory, TRAJECTORY_QOS,
-            raw=True))
+            message_type(io.PLANNED_TRAJECTORY), io.PLANNED_TRAJECTORY.name,
+            callbacks.on_trajectory, qos_profile(io.PLANNED_TRAJECTORY.qos), raw=True))
         if self._description_from_topic:  # by a process of its own: see model_loading
             self._start_description_worker()
 

@@ -1,14 +1,17 @@
 """
-The node's ROS messages: QoS profiles, the preallocated outputs and their filling.
+The node's ROS messages: its interfaces' types and QoS, the preallocated outputs, their filling.
 
 Every message the node publishes is built here: ``OutputMessages`` allocates a model's
 joint_torques (sensor_msgs/JointState), feedforward_effort (std_msgs/Float64MultiArray) and
 wrench (geometry_msgs/WrenchStamped) messages once, and the cycles write into them through
 numpy views; ``diagnostic_array`` builds the 1 Hz diagnostic_msgs/DiagnosticArray.
+``message_type`` and ``qos_profile`` turn a declaration of ``interfaces`` into its rclpy class
+and profile.
 """
 from __future__ import annotations
 
 import array
+import importlib
 import struct
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -22,17 +25,39 @@ from trajectory_msgs.msg import JointTrajectory
 
 from rnea_ros.control.joint_input import MAX_NAMES, Rejected, TOO_LARGE
 from rnea_ros.control.trajectory import Trajectory
+from rnea_ros.node import interfaces
 
 
-def _qos(depth: int, reliability: ReliabilityPolicy, durability: DurabilityPolicy) -> QoSProfile:
-    return QoSProfile(depth=depth, history=HistoryPolicy.KEEP_LAST, reliability=reliability,
-                      durability=durability)
+_RELIABILITY = {interfaces.RELIABLE: ReliabilityPolicy.RELIABLE,
+                interfaces.BEST_EFFORT: ReliabilityPolicy.BEST_EFFORT}
+_DURABILITY = {interfaces.VOLATILE: DurabilityPolicy.VOLATILE,
+               interfaces.TRANSIENT_LOCAL: DurabilityPolicy.TRANSIENT_LOCAL}
 
 
-SENSOR_QOS = _qos(1, ReliabilityPolicy.BEST_EFFORT, DurabilityPolicy.VOLATILE)
-COMMAND_QOS = _qos(1, ReliabilityPolicy.RELIABLE, DurabilityPolicy.VOLATILE)
-TRAJECTORY_QOS = _qos(10, ReliabilityPolicy.RELIABLE, DurabilityPolicy.VOLATILE)
-DESCRIPTION_QOS = _qos(1, ReliabilityPolicy.RELIABLE, DurabilityPolicy.TRANSIENT_LOCAL)
+def qos_profile(qos: interfaces.Qos, depth: int | None = None) -> QoSProfile:
+    """Return the rclpy profile of a declared QoS (keep last; ``depth`` over the declared)."""
+    return QoSProfile(depth=qos.depth if depth is None else depth,
+                      history=HistoryPolicy.KEEP_LAST, reliability=_RELIABILITY[qos.reliability],
+                      durability=_DURABILITY[qos.durability])
+
+
+def message_type(interface: interfaces.Interface) -> type:
+    """Return the rclpy class of a declared interface's type (``std_srvs/Trigger``: a service)."""
+    package, name = interface.msg_type.split('/')
+    kind = 'srv' if interface.direction == interfaces.SERVICE else 'msg'
+    return getattr(importlib.import_module(f'{package}.{kind}'), name)
+
+
+def create_publisher(node, interface: interfaces.Interface, name: str | None = None):
+    """Create ``node``'s publisher of a declared interface (``name``: one of a family)."""
+    return node.create_publisher(message_type(interface), name or interface.name,
+                                 qos_profile(interface.qos))
+
+
+SENSOR_QOS = qos_profile(interfaces.SENSOR)
+COMMAND_QOS = qos_profile(interfaces.COMMAND)
+TRAJECTORY_QOS = qos_profile(interfaces.TRAJECTORY)
+DESCRIPTION_QOS = qos_profile(interfaces.LATCHED)
 
 
 def _zeros(size: int) -> array.array:

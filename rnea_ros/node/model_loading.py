@@ -106,7 +106,8 @@ def _worker_main(topic: str, name: str, namespace: str, settings: Settings, node
     from rclpy.signals import SignalHandlerOptions
     from std_msgs.msg import String
 
-    from rnea_ros.node.messages import DESCRIPTION_QOS
+    from rnea_ros.node.interfaces import ROBOT_DESCRIPTION
+    from rnea_ros.node.messages import message_type, qos_profile
 
     os.nice(WORKER_NICENESS)  # first: the DDS threads rclpy starts inherit it
     # Load the compiled kernels now, while the node starts, not when the first model comes.
@@ -116,7 +117,8 @@ def _worker_main(topic: str, name: str, namespace: str, settings: Settings, node
 
     def on_description(msg: String) -> None:
         connection.send(parse_description(msg.data, settings))
-    node.create_subscription(String, topic, on_description, DESCRIPTION_QOS)
+    node.create_subscription(message_type(ROBOT_DESCRIPTION), topic, on_description,
+                             qos_profile(ROBOT_DESCRIPTION.qos))
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     try:

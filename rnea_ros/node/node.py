@@ -12,33 +12,9 @@ topic); ``activate`` starts publishing; ``deactivate`` stops it (the threads kee
 inputs, so a re-activated node answers with fresh state, but nothing at all is published while
 inactive); ``cleanup`` and ``shutdown`` stop the threads and release the model and the
 publishers. With ``autostart`` (default) ``main`` configures and activates the node by itself.
-/diagnostics is published in every state. Topics are relative (remap them):
-
-subscriptions
-  ``robot_description``      std_msgs/String, reliable + transient local, depth 1; only when the
-                             ``robot_description`` parameter is empty, and then by a process of
-                             its own (node ``<name>_description``, ``model_loading``)
-  ``joint_states``           sensor_msgs/JointState, best effort (connects to reliable and best
-                             effort publishers), depth 1 (``observer_queue`` with ``observer``:
-                             the observer integrates every sample, the newest is answered)
-  ``desired_accelerations``  trajectory_msgs/JointTrajectory, best effort, depth 1
-  ``planned_trajectory``     trajectory_msgs/JointTrajectory, reliable, depth 10
-  ``odometry``               nav_msgs/Odometry, best effort, depth 1 (``floating_base`` only)
-  ``base_acceleration``      geometry_msgs/AccelStamped, best effort, depth 1 (idem)
-  each of ``wrench_topics``  geometry_msgs/WrenchStamped, best effort, depth 1: a measured
-                             wrench on the link ``frame_id``, used as f_ext
-publications (reliable, depth 1 unless said)
-  ``joint_torques``          sensor_msgs/JointState: the state used and effort = torque
-  ``feedforward_effort``     std_msgs/Float64MultiArray in ``command_joints`` order
-  ``joint_trajectory_with_effort``  trajectory_msgs/JointTrajectory, depth 10
-  ``contact_wrenches/<link>``  geometry_msgs/WrenchStamped per ``contacts`` link (floating base):
-                             the ground's wrench on the link, frame_id = the link
-  ``joint_reaction_wrenches/<joint>``  geometry_msgs/WrenchStamped per moving joint (with
-                             ``publish_joint_reaction_wrenches``), frame_id = its child link
-  ``/diagnostics``           diagnostic_msgs/DiagnosticArray, 1 Hz
-  with ``observer``: ``external_torques``, ``estimated_wrenches/<link>``, ``collision``,
-                             ``collision_events`` and the service ``~/reset_collision`` (see
-                             ``observer_messages``; once per collision: ``collision_handling``)
+/diagnostics is published in every state. The topics and the service, with their types and
+QoS, are declared in ``interfaces`` (the node creates them from there; docs/node/interfaces.md
+shows the generated table); they are relative: remap them.
 
 Frames for a floating base (REP-105): odometry pose = base link in the (gravity-aligned) odom
 frame; odometry twist and base_acceleration in the base link frame (``child_frame_id``); the base
@@ -69,12 +45,9 @@ from __future__ import annotations
 import time
 import traceback
 
-from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.lifecycle import LifecycleNode
-from std_srvs.srv import Trigger
 
 from rnea_ros.control import gain_check
 from rnea_ros.control import payload as node_payload
@@ -83,11 +56,13 @@ from rnea_ros.control.core import ControlCore
 from rnea_ros.control.declaration import LIVE, PAYLOAD
 from rnea_ros.control.safety import ERROR, OK, WARN
 from rnea_ros.control.settings import actuated_joints, ModelRejected, ParameterRejected
+from rnea_ros.node import interfaces as io
 from rnea_ros.node.collision_handling import CollisionHandling
 from rnea_ros.node.cycles import Cycles
 from rnea_ros.node.inputs import NodeInputs
 from rnea_ros.node.lifecycle import ManagedOutputs
-from rnea_ros.node.messages import COMMAND_QOS, diagnostic_array, OutputMessages
+from rnea_ros.node.messages import (create_publisher, diagnostic_array, message_type,
+                                    OutputMessages)
 from rnea_ros.node.model_loading import build_core, DescriptionWorker, parse_description
 from rnea_ros.node.observer_messages import ObserverMessages
 from rnea_ros.node.parameters import (actuation_parameter_names, before_set, check_parameters,
@@ -140,14 +115,15 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         self._parsed: tuple | None = None  # the worker's latest result, for the executor
         trajectory_module.warm_up()
         self._description_from_topic = not self.get_parameter('robot_description').value
-        self._diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self._diagnostics_pub = create_publisher(self, io.DIAGNOSTICS)
         self.create_timer(1.0, self._publish_diagnostics, clock=self._steady_clock)
         self.add_pre_set_parameters_callback(before_set)
         self.add_on_set_parameters_callback(self._check_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
         self.collisions = CollisionHandling(self)
         self.inputs = NodeInputs(self, self.cycles)  # the subscriptions' callbacks
-        self.create_service(Trigger, '~/reset_collision', self._reset_collision)
+        self.create_service(message_type(io.RESET_COLLISION), io.RESET_COLLISION.name,
+                            self._reset_collision)
 
     def _thread_failed(self, exc: BaseException) -> None:
         """Log why a node thread died and stop the node (silence must not look like health)."""
@@ -162,9 +138,14 @@ class RneaNode(ManagedOutputs, LifecycleNode):
         return self.get_node_names_and_namespaces().count(me) - 1  # the graph lists this one
 
     # ------------------------------------------------------------------ parameters
-    def _wrench_publisher(self, prefix: str, name: str):
-        """Create a WrenchStamped publisher (names checked by ``check_topic_names``)."""
-        publisher = self.create_publisher(WrenchStamped, prefix + name, COMMAND_QOS)
+    def _wrench_publisher(self, family: io.Interface, name: str):
+        """
+        Create the publisher of one topic of a family (``contact_wrenches/<link>``, ...).
+
+        The link or joint ``name`` replaces the family name's ``<...>`` (checked by
+        ``check_topic_names``).
+        """
+        publisher = create_publisher(self, family, family.name.split('<')[0] + name)
         self._entities.append(publisher)
         return publisher
 
@@ -236,7 +217,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
     def _start_description_worker(self) -> None:
         """Receive and parse robot_description in a process of its own (``model_loading``)."""
         self._description_ready = self.create_guard_condition(self._on_parsed)
-        self._worker = DescriptionWorker(self.resolve_topic_name('robot_description'),
+        self._worker = DescriptionWorker(self.resolve_topic_name(io.ROBOT_DESCRIPTION.name),
                                          self.get_name(), self.get_namespace(), self.settings,
                                          self._on_worker_result)
 
@@ -321,7 +302,7 @@ class RneaNode(ManagedOutputs, LifecycleNode):
             for joint in reactions.joints:
                 if joint not in self._reaction_pubs:
                     self._reaction_pubs[joint] = self._wrench_publisher(
-                        'joint_reaction_wrenches/', joint)
+                        io.JOINT_REACTION_WRENCHES, joint)
             publications += zip((self._reaction_pubs[j] for j in reactions.joints),
                                 messages.reactions)
         observer = (None if core.observer is None else

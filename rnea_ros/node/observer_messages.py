@@ -2,18 +2,13 @@
 The ROS side of the observer outputs: publishers, preallocated messages, the reset service.
 
 With ``observer: true`` the node publishes (``ObserverPublishers``, created with the node's
-other publishers on configure):
-
-- ``external_torques``: sensor_msgs/JointState, reliable, depth 1, effort = the residual r of
-  the momentum observer (the external joint torques), stamped like ``joint_torques``;
-- ``estimated_wrenches/<link>`` for each of ``wrench_estimation_links``:
-  geometry_msgs/WrenchStamped, reliable, depth 1, in the link frame about its origin
-  (``frame_id`` = the link);
-- ``collision``: std_msgs/Bool, reliable + transient local, depth 1, published when its value
-  changes (and its first value), so a late subscriber gets the current one;
-- ``collision_events``: diagnostic_msgs/DiagnosticStatus, reliable + transient local, depth 10:
-  one per detection (level ERROR) and per auto reset (OK), its key-values from
-  ``control.collision_events.key_values``.
+other publishers on configure; types and QoS declared in ``interfaces``) ``external_torques``
+(effort = the residual r of the momentum observer, stamped like ``joint_torques``),
+``estimated_wrenches/<link>`` for each of ``wrench_estimation_links`` (in the link frame about
+its origin, ``frame_id`` = the link), ``collision`` (published when its value changes, and its
+first value: transient local, so a late subscriber gets the current one) and
+``collision_events`` (one per detection, level ERROR, and per auto reset, OK; its key-values
+from ``control.collision_events.key_values``).
 
 On path a (``joint_trajectory_with_effort`` to a joint_trajectory_controller) a latched
 collision sends ``stop_trajectory``: one point at the measured positions, zero velocities and
@@ -33,35 +28,27 @@ import array
 
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 import numpy as np
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros.control import collision_events
 from rnea_ros.control.safety import ERROR, OK
+from rnea_ros.node import interfaces as io
+from rnea_ros.node.messages import create_publisher, qos_profile, wrench_messages, write_wrenches
 
-
-from rnea_ros.node.messages import COMMAND_QOS, wrench_messages, write_wrenches
-
-COLLISION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
-                           reliability=ReliabilityPolicy.RELIABLE,
-                           durability=DurabilityPolicy.TRANSIENT_LOCAL)
-EVENTS_QOS = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
-                        reliability=ReliabilityPolicy.RELIABLE,
-                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
-WRENCH_PREFIX = 'estimated_wrenches/'
+EVENTS_QOS = qos_profile(io.COLLISION_EVENTS.qos)
 
 
 class ObserverPublishers:
     """The observer's publishers on ``node`` (its ``_wrench_publisher`` makes the wrenches')."""
 
     def __init__(self, node, links):
-        self.external = node.create_publisher(JointState, 'external_torques', COMMAND_QOS)
-        self.collision = node.create_publisher(Bool, 'collision', COLLISION_QOS)
-        self.events = node.create_publisher(DiagnosticStatus, 'collision_events', EVENTS_QOS)
+        self.external = create_publisher(node, io.EXTERNAL_TORQUES)
+        self.collision = create_publisher(node, io.COLLISION)
+        self.events = create_publisher(node, io.COLLISION_EVENTS)
         node._entities += [self.external, self.collision, self.events]
-        self.wrenches = [node._wrench_publisher(WRENCH_PREFIX, link) for link in links]
+        self.wrenches = [node._wrench_publisher(io.ESTIMATED_WRENCHES, link) for link in links]
 
 
 class ObserverMessages:

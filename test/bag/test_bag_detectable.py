@@ -187,9 +187,9 @@ def test_a_noisy_calibration_bag_is_told_its_force_is_too_large_and_why(tmp_path
     user who follows the docs reads that force and is told, on the terminal, that 20 N is not
     detected and why (the model's residual; identify first), in the words the page shows.
     """
-    node_page = ' '.join((DOCS / 'node.md').read_text().split())
-    section = node_page[node_page.index('## External torques, wrenches and collisions'):]
-    assert '(bag.md#what-the-thresholds-detect)' in section[:section.index('### ')]
+    node_page = ' '.join((DOCS / 'node' / 'collisions.md').read_text().split())
+    section = node_page[:node_page.index('## Collision reactions')]
+    assert '(../bag.md#what-the-thresholds-detect)' in section
     bag_page = ' '.join((DOCS / 'bag.md').read_text().split())
     assert '## What the thresholds detect' in bag_page
     assert f'When a {detectable.DETECTABLE_FORCE:g} N force is not guaranteed' in bag_page

@@ -9,8 +9,8 @@ node's collision-free residual during the motion and set live, then the sim push
 with 20 N (``test_observer_in_the_loop``'s ``FORCE``) for 0.1 s. Checked, from the detection
 (the ``collision_events`` stamp): every joint speed falls below 0.01 rad/s within
 ``REST_WITHIN`` and stays there, and no joint moves more than ``MOVE_AT_MOST`` (the bounds
-docs/node.md states for the default ``collision_stop_time`` 0.1 s). Path a: the hold stops the
-simulated trajectory controller's reference and its PD brings the arm to rest.
+docs/node/collisions.md states for the default ``collision_stop_time`` 0.1 s). Path a: the
+hold stops the simulated trajectory controller's reference and its PD brings the arm to rest.
 """
 from __future__ import annotations
 
@@ -35,13 +35,14 @@ from rnea_ros.observer.collision import calibrate_thresholds
 pytestmark = pytest.mark.timeout(900)
 PUSH = 0.1  # s of sim time
 # Measured in two runs: 0.34-0.41 s and 0.13-0.29 rad from 1.8-2.0 rad/s at the detection.
-REST_WITHIN = 1.0  # s from the detection to every joint below REST_SPEED (docs/node.md)
-MOVE_AT_MOST = 0.5  # rad from the detection on, per joint (docs/node.md)
+REST_WITHIN = 1.0  # s from the detection to every joint below REST_SPEED (docs/node/collisions.md)
+MOVE_AT_MOST = 0.5  # rad from the detection on, per joint (docs/node/collisions.md)
 # Path a: the simulated controller's PD (100 N m/rad, 10 N m s/rad) stops the arm at the hold;
 # its slowest joints' oscillation decays at KD / 2 M ~ 2.5 1/s.
 # Measured: 2.58 s from 1.84 rad/s at the detection; one run was not at rest within 4 s.
 HELD = 6.0  # s of the hold watched
-HELD_REST_WITHIN = 5.0  # s from the detection to every joint below REST_SPEED (docs/node.md)
+# s from the detection to every joint below REST_SPEED (docs/node/collisions.md)
+HELD_REST_WITHIN = 5.0
 WATCH = ('sim', 'node')
 
 

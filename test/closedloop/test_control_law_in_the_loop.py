@@ -4,13 +4,12 @@ The node's ``pd_feedforward`` is the whole torque of the simulated robot, over r
 ``rnea_sim`` with ``command_interface: effort`` (a forward_command_controller on effort: the
 command is the joint torque, no PD of its own), lockstep, the demo trajectory; the node (path b,
 ``feedforward_effort`` on the sim's ``effort_commands``) with ``control_law: pd_feedforward``.
-The panda without a gap (the latency alone against the law in-process) at the sim's former PD
-gains (``KP``, ``KD``) with the distal joints softer (Kd a tenth: a gain margin of 2.2 one tick
-late); the ur5 with the default gap at the gains of docs/node.md (Kd a tenth: 5.7; both in
-``inprocess_law.LAW_KP``), a UR robot that adds g(q) itself (``gravity_compensated_by_robot``
-on the sim and the node: the node leaves g(q) out). Its tracking is that of the same law
-computed in-process (``inprocess_law``; lockstep: each answer applies at the step it answers),
-within 1.2 x.
+The panda without a gap (the latency alone against the law in-process) at the sim's former PD gains
+(``KP``, ``KD``) with the distal joints softer (Kd a tenth: a gain margin of 2.2 one tick late);
+the ur5 with the default gap at the gains of docs/node/control_laws.md (Kd a tenth: 5.7; both in
+``inprocess_law.LAW_KP``), a UR robot that adds g(q) itself (``gravity_compensated_by_robot`` on
+the sim and the node: the node leaves g(q) out). Its tracking is that of the same law computed
+in-process (``inprocess_law``; lockstep: each answer applies at the step it answers), within 1.2 x.
 """
 from __future__ import annotations
 
@@ -72,7 +71,7 @@ def test_inputs_stalled_the_arm_comes_to_rest_damped_and_stays(tmp_path):
 
     From ``acceleration_timeout`` (0.05 s) after the stall the node publishes g(q) - Kd v: every
     joint below 0.01 rad/s within ``REST_TIME`` of the stall and none more than ``MAX_DRIFT``
-    from its position at the stall (docs/node.md, Control laws); the arm then stays at rest.
+    from its position at the stall (docs/node/control_laws.md); the arm then stays at rest.
     """
     urdf = robot_path('panda').read_text()
     model = RobotModel.from_urdf_string(urdf)

@@ -9,8 +9,8 @@ pd_feedforward`` (``law_gains``) along the demo trajectory, killed ``KILL_AFTER`
 Measured on what the sim recorded, from the state the node's last answer answered: every later
 step applied that answer's torque exactly (the sim's documented hold), and the arm, its torque
 frozen while gravity and its motion change, does not come to rest: it keeps moving
-(docs/node.md, Faults, gives the numbers and what a real robot needs: a command timeout of its
-own).
+(docs/node/control_laws.md, The damped rest, gives the numbers and what a real robot needs: a
+command timeout of its own).
 """
 from __future__ import annotations
 

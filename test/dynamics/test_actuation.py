@@ -224,7 +224,8 @@ def test_the_effort_bias_is_taken_out_of_the_measured_effort_and_never_a_torque(
 
 
 def test_the_node_docs_state_the_bounds_of_the_terms():
-    text = ' '.join((Path(__file__).parents[2] / 'docs' / 'node.md').read_text().split())
+    page = Path(__file__).parents[2] / 'docs' / 'node' / 'parameters.md'
+    text = ' '.join(page.read_text().split())
     low, high = BOUNDS['armature']
     assert BOUNDS['coulomb'] == BOUNDS['viscous'] == (low, high)
     assert f'Coulomb, viscous and armature are from {low:g} to {high:g}' in text

@@ -168,7 +168,8 @@ def test_a_stalled_arm_comes_to_rest_damped():
     A swing of every joint, then the desired motion stops as every joint passes 0 at pi rad/s
     (its fastest): from acceleration_timeout on the torque is the damped rest, every joint is
     below 0.01 rad/s within 1 s of the stall (measured: 0.84 s) and has moved at most 0.65 rad
-    from where it was at the stall (measured: 0.60 rad; about v M / D). docs/node.md says it.
+    from where it was at the stall (measured: 0.60 rad; about v M / D).
+    docs/node/control_laws.md says it.
     """
     model = RobotModel.from_urdf_file(robot_path('ur5'))
     names = model.joint_names

@@ -116,7 +116,7 @@ def test_setup_installs_the_console_script():
 def test_the_docs_state_the_bounds_and_defaults():
     from rnea_ros.ctl.cli import DEFAULT_TIMEOUT
     from rnea_ros.ctl.commands import MAX_PUSH_SECONDS, PUSH_RATE
-    text = ' '.join((ROOT / 'docs' / 'node.md').read_text().split())
+    text = ' '.join((ROOT / 'docs' / 'node' / 'ctl.md').read_text().split())
     assert f'{PUSH_RATE:g} times a second for at most {MAX_PUSH_SECONDS:g} s' in text
     assert f'within `--timeout` (default {DEFAULT_TIMEOUT:g} s)' in text
 

@@ -44,7 +44,7 @@ TWIN_DISTANCE = 700
 def documented_commands() -> list[str]:
     """Return the ``rnea_ctl`` commands of every page, in page order, each once."""
     commands = []
-    for page in sorted(DOCS.glob('*.md')):
+    for page in sorted(DOCS.rglob('*.md')):
         text = page.read_text()
         for block in re.findall(r'```bash\n(.*?)```', text, re.S):
             for line in block.replace('\\\n', ' ').splitlines():
@@ -69,7 +69,7 @@ def test_every_documented_command_is_judged():
 
 
 def test_every_ros2_command_driving_the_node_has_its_twin_beside_it():
-    for page in sorted(DOCS.glob('*.md')):
+    for page in sorted(DOCS.rglob('*.md')):
         text = page.read_text()
         for match in ROS2_DRIVING.finditer(text):
             around = text[max(0, match.start() - TWIN_DISTANCE):match.end() + TWIN_DISTANCE]

@@ -1,7 +1,7 @@
 """
 The parameter declaration: one rule per parameter, and the files made from it.
 
-``config/rnea.yaml`` and the table of ``docs/node.md`` are generated from
+``config/rnea.yaml`` and the table of ``docs/node/parameters.md`` are generated from
 ``rnea_ros.control.declaration``; these tests fail when the checked-in files differ from what it
 generates, when ``Settings`` and the declaration disagree, or when a value is judged otherwise
 than declared.
@@ -40,11 +40,12 @@ def test_the_settings_fields_are_what_the_declaration_generates():
 
 
 def test_the_docs_table_is_what_the_declaration_generates():
-    text = (ROOT / 'docs' / 'node.md').read_text()
+    text = (ROOT / 'docs' / 'node' / 'parameters.md').read_text()
     begin = text.index(MARKDOWN_BEGIN)
     end = text.index(MARKDOWN_END) + len(MARKDOWN_END)
     assert text[begin:end] == markdown_table(), \
-        'regenerate: python -m rnea_ros.control.parameter_docs --markdown (into docs/node.md)'
+        ('regenerate: python -m rnea_ros.control.parameter_docs --markdown '
+         '(into docs/node/parameters.md)')
 
 
 def test_settings_has_a_field_per_parameter_with_its_declared_default():

@@ -28,6 +28,7 @@ import yaml
 
 from rnea_ros.control.settings import Settings
 from rnea_ros.ctl.names import TRAJECTORY_TOPIC
+from rnea_ros.node.interfaces import INTERFACES, LAUNCH_REMAPPED
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH = ROOT / 'launch' / 'rnea.launch.py'
@@ -242,20 +243,32 @@ XACRO_ARM = """<?xml version="1.0"?>
 """
 
 
-# The node's topics rnea.launch.py remaps (the trajectory input's name said once, in ctl).
-TOPICS = ('joint_states', 'desired_accelerations', TRAJECTORY_TOPIC, 'feedforward_effort',
-          'joint_torques', 'joint_trajectory_with_effort', 'robot_description')
+# The node's topics rnea.launch.py remaps: those rnea_ros.node.interfaces marks so.
+TOPICS = tuple(i.name for i in INTERFACES if i.launch_argument)
 
 
 def test_launch_file_takes_namespace_use_sim_time_and_a_remapping_per_topic(launched):
-    assert launched.module.REMAPPED == TOPICS
-    assert _imports(ast.parse(LAUNCH.read_text()))['TRAJECTORY_TOPIC'] == 'rnea_ros.ctl.names'
+    assert TOPICS == LAUNCH_REMAPPED and TRAJECTORY_TOPIC in TOPICS
+    assert _imports(ast.parse(LAUNCH.read_text()))['LAUNCH_REMAPPED'] == 'rnea_ros.node.interfaces'
     for topic in TOPICS:  # default: the topic itself, relative (in the namespace)
         assert launched.default(f'{topic}_topic') == topic
     (node,) = launched.nodes()
     assert node.kwargs['namespace'] == LaunchConfiguration('namespace')
     assert node.kwargs['remappings'] == [(topic, LaunchConfiguration(topic + '_topic'))
                                          for topic in TOPICS]
+
+
+@pytest.mark.parametrize('path', sorted(glob(str(ROOT / 'launch' / '*.launch.py'))))
+def test_every_topic_argument_remaps_a_declared_topic_of_the_node(path):
+    """A ``<topic>_topic`` argument names a topic of interfaces.py that it remaps."""
+    launched = Launched(path)
+    topics = [name[:-len('_topic')] for name in launched.arguments if name.endswith('_topic')]
+    assert topics and set(topics) <= set(TOPICS), (topics, TOPICS)
+    (node,) = launched.nodes()
+    remapped = dict(node.kwargs['remappings'])
+    assert all(remapped[topic] == LaunchConfiguration(topic + '_topic') for topic in topics)
+    declared = {i.name for i in INTERFACES}
+    assert set(remapped) <= declared, set(remapped) - declared
 
 
 LAUNCH_FILES = sorted(glob(str(ROOT / 'launch' / '*.launch.py')))
@@ -274,7 +287,7 @@ def test_every_launch_file_takes_namespace_use_sim_time_and_params_file(path):
     assert node.kwargs['parameters'][:2] == _common_parameters()
     assert 'params_file' in docs_node_text()  # the node page says the arguments
     for name in launched.arguments:
-        assert f'`{name}`' in docs_node_text(), f'docs/node.md does not say {name}'
+        assert f'`{name}`' in docs_node_text(), f'the node guide (docs/node/) does not say {name}'
 
 
 @pytest.mark.parametrize('path', LAUNCH_FILES)
@@ -289,7 +302,7 @@ def test_the_common_arguments_and_the_node_are_declared_once_for_every_launch_fi
 
 
 def docs_node_text() -> str:
-    return (ROOT / 'docs' / 'node.md').read_text()
+    return '\n'.join(page.read_text() for page in sorted((ROOT / 'docs' / 'node').glob('*.md')))
 
 
 def test_the_controllers_yaml_of_robots_md_is_the_effort_controller_the_launch_file_expects():

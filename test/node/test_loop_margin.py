@@ -102,13 +102,14 @@ def test_frankas_example_gains_need_the_prediction(panda):
 
 
 def test_a_soft_set_and_the_documented_sets_hold(panda):
-    soft_kp = [100.0, 100.0, 50.0, 100.0, 25.0, 25.0, 10.0, 50.0]  # docs/node.md, Latency
+    # docs/node/control_laws.md, Latency
+    soft_kp = [100.0, 100.0, 50.0, 100.0, 25.0, 25.0, 10.0, 50.0]
     margin = loop_margin(panda, soft_kp, [k / 10 for k in soft_kp], PERIOD)
     assert margin.held and margin.gain is None
-    assert round(margin.radius_as_set, 3) == 0.999  # docs/node.md, The gain check
+    assert round(margin.radius_as_set, 3) == 0.999  # docs/node/control_laws.md, The gain check
     assert margin.radius < 1.0 and margin.radius_as_set < 1.0
     ur5 = RobotModel.from_urdf_file(robot_path('ur5'))
-    kp = [400.0, 400.0, 200.0, 50.0, 50.0, 10.0]  # docs/node.md, the damped rest
+    kp = [400.0, 400.0, 200.0, 50.0, 50.0, 10.0]  # docs/node/control_laws.md, the damped rest
     assert loop_margin(ur5, kp, [k / 10 for k in kp], PERIOD).held
     assert loop_margin(panda, [400.0] * 8, [40.0] * 8, PERIOD, law='computed_torque').held
 
@@ -168,13 +169,14 @@ def test_the_nodes_check_refuses_or_reports(panda):
     assert gain_check.verdict(panda, Settings(gains=gains)) is None  # feedforward: no loop
 
 
-def test_the_refusal_docs_node_md_shows_is_the_librarys(panda):
-    # docs/node.md, The gain check: the panda at the gains of Latency, Kd 10 on panda_joint7.
+def test_the_refusal_the_control_laws_page_shows_is_the_librarys(panda):
+    # docs/node/control_laws.md, The gain check: the panda at the gains of Latency, Kd 10 on
+    # panda_joint7.
     kp = np.array([100.0, 100.0, 50.0, 100.0, 25.0, 25.0, 10.0, 50.0])
     kd = kp / 10
     kd[6] = 10.0
     line = loop_margin(panda, kp, kd, PERIOD).message()
-    page = (Path(__file__).resolve().parents[2] / 'docs' / 'node.md').read_text()
+    page = (Path(__file__).resolve().parents[2] / 'docs' / 'node' / 'control_laws.md').read_text()
     assert f'\n```\n{line}\n```\n' in page
 
 

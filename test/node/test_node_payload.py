@@ -208,13 +208,13 @@ def test_a_payload_on_an_unknown_link_at_start_exits_2_naming_it(ros, panda):
 
 
 def docs_atomic_command() -> list[str]:
-    """Return the words of the set_parameters_atomically command of docs/node.md."""
-    text = (Path(__file__).resolve().parents[2] / 'docs' / 'node.md').read_text()
+    """Return the words of the set_parameters_atomically command of docs/node/parameters.md."""
+    text = (Path(__file__).resolve().parents[2] / 'docs' / 'node' / 'parameters.md').read_text()
     for block in re.findall(r'```bash\n(.*?)```', text, re.S):
         for command in block.replace('\\\n', ' ').splitlines():  # beside its rnea_ctl twin
             if command.startswith('ros2 ') and 'set_parameters_atomically' in command:
                 return shlex.split(command)
-    raise AssertionError('docs/node.md shows no set_parameters_atomically command')
+    raise AssertionError('docs/node/parameters.md shows no set_parameters_atomically command')
 
 
 def test_the_docs_atomic_set_command_installs_its_payload(ros, panda):

@@ -1,7 +1,8 @@
 """
-Every command of the first block of the node page (docs/node.md) runs as shown, with ur10.
+Every command of the first block of the node guide's front page runs as shown, with ur10.
 
-The block is read from docs/node.md, not copied: a command changed there is tested as changed.
+The block is read from docs/node/index.md, not copied: a command changed there is tested as
+changed.
 ``ros2 launch`` lines are checked statically (launch_ros has no wheel here: the file exists and
 declares each argument given); ``ros2 run rnea_ros rnea_node`` runs the ``rnea_node`` console
 script with the same arguments; the other lines run as they are, in a directory holding
@@ -36,7 +37,7 @@ UR10_JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wris
 
 def readme_node_commands() -> list[str]:
     """Return the commands of the first bash block of the node's page, lines joined."""
-    section = (ROOT / 'docs' / 'node.md').read_text()
+    section = (ROOT / 'docs' / 'node' / 'index.md').read_text()
     block = re.search(r'```bash\n(.*?)```', section, re.S).group(1)
     joined = block.replace('\\\n', ' ')
     return [line.strip() for line in joined.splitlines()
