@@ -9,7 +9,7 @@ joint_trajectory_controller hold the measured position (``observer_messages.stop
 ``send`` then logs and publishes outside the lock. While the collision stays latched,
 ``blocks`` tells the node to drop the planner's trajectories (counted as rejected
 ``joint_trajectory (collision)``); after a reset they are relayed again (a new goal is needed:
-the controller keeps holding). ``reset`` serves ``~/reset_collision`` (std_srvs/Trigger).
+the controller keeps holding). ``reset`` is ``<node>/reset_collision``: it clears a collision.
 """
 from __future__ import annotations
 
@@ -83,15 +83,19 @@ class CollisionHandling:
         """Tell whether a latched collision holds the planner's trajectories back."""
         return core.observer is not None and core.observer.reacting
 
-    def reset(self, request, response):
-        """Clear a collision (``~/reset_collision``, std_srvs/Trigger)."""
+    def on_reset(self, request, response):
+        """Serve ``~/reset_collision`` (std_srvs/Trigger): ``reset`` the core's state."""
         with self._cycles.lock:
-            core = self._cycles.core
-            observer = None if core is None else core.observer
-            active = observer is not None and observer.reset()
-        response.success = observer is not None
-        response.message = ('no observer (observer: false, or no model yet)' if observer is None
-                            else 'collision cleared' if active else 'no collision to clear')
-        if active:
-            self._logger.info('collision cleared by ~/reset_collision')
+            response.success, response.message, cleared = reset(self._cycles.core)
+        if cleared:
+            self._logger.info(f'{response.message} by ~/reset_collision')
         return response
+
+
+def reset(core) -> tuple[bool, str, bool]:
+    """Clear a collision: (success, message, something cleared)."""
+    observer = None if core is None else core.observer
+    collision = observer is not None and observer.reset()
+    message = ('no observer (observer: false, or no model yet)' if observer is None
+               else 'collision cleared' if collision else 'no collision to clear')
+    return observer is not None, message, collision

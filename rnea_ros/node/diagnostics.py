@@ -73,8 +73,8 @@ class NodeDiagnostics:
             return WARN, f'{lifecycle}: no model, publishing nothing', {}
         if core is None:
             if self._model.receiving and not error:
-                self._node.get_logger().info('waiting for robot_description on topic '
-                                             f'{self._node.resolve_topic_name("robot_description")}')
+                topic = self._node.resolve_topic_name(io.ROBOT_DESCRIPTION.name)
+                self._node.get_logger().info(f'waiting for robot_description on topic {topic}')
             message = 'model invalid: ' + error if error else 'waiting for robot_description'
             level, values = ERROR, {}
         else:

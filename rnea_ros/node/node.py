@@ -109,7 +109,7 @@ class RneaNode(LifecycleNode):
         self.add_on_set_parameters_callback(self._check_parameters)
         self.add_post_set_parameters_callback(self._apply_parameters)
         self.create_service(message_type(io.RESET_COLLISION), io.RESET_COLLISION.name,
-                            self.collisions.reset)
+                            self.collisions.on_reset)
 
     # ------------------------------------------------------------------ lifecycle (rclpy's)
     def on_configure(self, state) -> TransitionCallbackReturn:
