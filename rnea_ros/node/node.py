@@ -98,7 +98,7 @@ class RneaNode(LifecycleNode):
                              lambda: self.get_clock().now().to_msg())
         self.outputs = NodeOutputs(self, self.get_fully_qualified_name() + STATUS_SUFFIX)
         self.collisions = CollisionHandling(self.get_logger(), self.outputs, self.cycles)
-        self.inputs = NodeInputs(self, self.cycles)  # the subscriptions' callbacks
+        self.inputs = NodeInputs(self, self.cycles, self.collisions, self.outputs)
         self.model = ModelInstaller(self, self.cycles, self.outputs, self.inputs.rejections,
                                     self._use_settings)
         self.lifecycle = Lifecycle(self, self.cycles, self.inputs, self.outputs, self.model,
@@ -150,10 +150,6 @@ class RneaNode(LifecycleNode):
     def ros_time(self) -> float:
         """Return the node's ROS time in seconds (``/clock`` with ``use_sim_time``)."""
         return self.get_clock().now().nanoseconds * 1e-9
-
-    def publish_trajectory(self, msg) -> None:
-        """Publish a relayed trajectory on ``joint_trajectory_with_effort``."""
-        self.outputs.publish_trajectory(msg)
 
     def _use_settings(self, settings) -> None:
         """Take the settings of an installed core (with its model's per-joint families)."""
