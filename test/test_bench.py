@@ -27,6 +27,13 @@ def test_bench_bag_runs_without_and_with_write_bag(tmp_path):
     assert 'pin.rnea loop, same 3 terms' in out
 
 
+def test_bench_ctl_calls_both_nodes():
+    out = bench('bench_ctl.py', '--calls', '1')
+    for name in ('default (0.25 s)', 'Fast DDS defaults (3 s)'):
+        assert f'{name}: rnea_ctl lifecycle get wall ' in out
+    assert 'wall median, default / Fast DDS defaults: ' in out
+
+
 def test_bench_fleet_runs_one_and_two_workers_and_sizes(tmp_path):
     out = bench('bench_fleet.py', '--bags', '2', '--minutes', '0.05', '--repeat', '1',
                 '--data', str(tmp_path / 'fleet'))

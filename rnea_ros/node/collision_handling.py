@@ -9,7 +9,8 @@ joint_trajectory_controller hold the measured position (``observer_messages.stop
 ``send`` then logs and publishes outside the lock. While the collision stays latched,
 ``blocks`` tells the node to drop the planner's trajectories (counted as rejected
 ``joint_trajectory (collision)``); after a reset they are relayed again (a new goal is needed:
-the controller keeps holding). ``reset`` is ``<node>/reset_collision``: it clears a collision.
+the controller keeps holding). ``reset`` is ``<node>/reset_collision``: it clears a collision
+and the loop watch's stop (``unstable_reaction``); ``CollisionHandling.on_reset`` serves it.
 """
 from __future__ import annotations
 
@@ -93,9 +94,14 @@ class CollisionHandling:
 
 
 def reset(core) -> tuple[bool, str, bool]:
-    """Clear a collision: (success, message, something cleared)."""
+    """Clear a collision and the loop watch's stop: (success, message, something cleared)."""
     observer = None if core is None else core.observer
     collision = observer is not None and observer.reset()
-    message = ('no observer (observer: false, or no model yet)' if observer is None
-               else 'collision cleared' if collision else 'no collision to clear')
-    return observer is not None, message, collision
+    stop = core is not None and core.watch.reset()
+    message = '; '.join(text for text, done in (
+        ('collision cleared', collision),
+        ('loop stop cleared: holding the pose until a newer desired motion', stop)) if done)
+    if not message:
+        message = ('no observer (observer: false, or no model yet)' if observer is None
+                   else 'no collision to clear')
+    return observer is not None or stop, message, collision or stop

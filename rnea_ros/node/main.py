@@ -181,6 +181,8 @@ def main(args: list[str] | None = None) -> int:
     except ModuleNotFoundError as exc:
         print(missing_module_message(exc), file=sys.stderr)
         return 1
+    from rnea_ros.polling.discovery import announce_often  # after rclpy: polling needs it
+    announce_often()  # before the participant: clients find it at once (discovery.py)
     try:
         rclpy.init(args=argv, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     except RuntimeError as exc:  # rclpy's RCLError: e.g. a -p value that is not valid YAML
