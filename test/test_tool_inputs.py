@@ -12,7 +12,7 @@ from pathlib import Path
 import subprocess
 import sys
 
-from bagdata import PANDA, panda_bag, sample_times
+from harness.bagdata import PANDA, panda_bag, sample_times
 import pytest
 
 from rnea_ros.bag.cli import main as rnea_bag

@@ -14,10 +14,10 @@ from pathlib import Path
 import subprocess
 import sys
 
-import bagdata
-from bagdata import BAG_START, PANDA, panda_bag, PANDA_JOINTS, sample_times, trajectory
+from harness import bagdata
+from harness.bagdata import BAG_START, PANDA, panda_bag, PANDA_JOINTS, sample_times, trajectory
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 from rosbags.rosbag2 import Reader
 
@@ -452,7 +452,7 @@ def test_help_lists_the_options(capsys):
 
 def standing_bag(path: Path, n: int = 200):
     """solo12 standing still on its four feet: q constant, v = a = 0, odometry constant."""
-    import standing
+    from harness import standing
     model, q = standing.standing('solo12')
     times = sample_times(n)
     joints = list(model.joint_names[1:])
@@ -469,7 +469,7 @@ def standing_bag(path: Path, n: int = 200):
 
 
 def test_contacts_on_a_standing_robot(tmp_path, capsys):
-    from standing import SOLO_FEET
+    from harness.standing import SOLO_FEET
 
     from rnea_ros.contacts import ContactSolver
     model, q, times = standing_bag(tmp_path / 'bag')
@@ -534,7 +534,7 @@ def test_contacts_on_a_standing_robot(tmp_path, capsys):
 
 
 def test_infeasible_contacts_are_counted(tmp_path, capsys):
-    from standing import SOLO_FEET
+    from harness.standing import SOLO_FEET
     standing_bag(tmp_path / 'bag', 50)
     # One front foot alone cannot hold the robot's weight with its centre of mass elsewhere.
     code, _, err = run(capsys, tmp_path / 'bag', tmp_path / 'out', '--floating-base',

@@ -20,12 +20,12 @@ from __future__ import annotations
 import re
 
 from diagnostic_msgs.msg import DiagnosticArray
-from inprocess_law import law_gains, run_law_in_process
-from loop_harness import accepted, call
+from harness.inprocess_law import law_gains, run_law_in_process
+from harness.loop_harness import accepted, call
 import numpy as np
-from oracle import robot_path
+from harness.oracle import robot_path
 import pytest
-from ros_harness import next_domain_id
+from harness.ros_harness import next_domain_id
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 

@@ -8,7 +8,7 @@ oscillation as the loop watch sees it (``loop_watch``), found at the 6th sign ch
 from __future__ import annotations
 
 import numpy as np
-from oracle import robot_path
+from harness.oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel

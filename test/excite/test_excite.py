@@ -17,7 +17,7 @@ import re
 import subprocess
 import sys
 
-from arm import write_arm
+from harness.excite_arm import write_arm
 import numpy as np
 import pytest
 import yaml

@@ -12,7 +12,8 @@ import shutil
 import subprocess
 import sys
 
-import bagdata
+from harness import bagdata
+from harness.fleet_runs import fleet
 import pyarrow.parquet as pq
 import pytest
 
@@ -78,7 +79,6 @@ def test_a_fifo_or_a_device_among_the_bags_fails_alone_in_one_line(tmp_path, fle
 
 
 def test_a_bag_given_directly_takes_the_robot_name_of_its_urdf(tmp_path, fleet_dir):
-    from test_cluster_run import fleet
     output = tmp_path / 'out'
     status, out, err = fleet(fleet_dir / 'arm_c' / 'run_00', fleet_dir / 'arm_c' / 'run_empty',
                              '--output', output, '--urdf', bagdata.PANDA, '--no-plots',

@@ -12,13 +12,13 @@ import os
 from pathlib import Path
 import shutil
 
-import bagdata
-from conftest import fleet_bag, WEEK_NS
+from harness import bagdata
+from harness.fleet_bags import fleet_bag, WEEK_NS
+from harness.fleet_runs import fleet
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pyarrow.parquet as pq
 import pytest
-from test_cluster_run import fleet
 
 from rnea_ros import RobotModel
 from rnea_ros.fleet import cli

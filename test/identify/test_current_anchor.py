@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 
-import bagdata
+from harness import bagdata
 import numpy as np
 import pytest
 

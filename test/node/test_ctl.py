@@ -15,8 +15,8 @@ import subprocess
 import sys
 import time
 
-from ctl_runner import run_ctl
-from oracle import robot_path
+from harness.ctl_runner import run_ctl
+from harness.oracle import robot_path
 import pytest
 
 pytestmark = pytest.mark.timeout(300)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from ros_harness import next_domain_id, release_domain
+from harness.ros_harness import next_domain_id, release_domain
 
 from rnea_ros.polling.discovery import announce_often, PROFILE
 

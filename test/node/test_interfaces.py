@@ -13,7 +13,7 @@ from pathlib import Path
 import subprocess
 import sys
 
-from oracle import robot_path
+from harness.oracle import robot_path
 import pytest
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.ros_harness import next_domain_id
 import pytest
-from ros_harness import next_domain_id
 
 from rnea_ros.demos import motions, node_demo
 

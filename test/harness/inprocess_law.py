@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 
-from inprocess_loop import start_tracking
+from harness.inprocess_loop import start_tracking
 import numpy as np
 
 from rnea_ros import RobotModel
@@ -28,7 +28,7 @@ from rnea_ros.sim.plant import Plant
 # Per robot, the Kp of the node's gains in docs/node/control_laws.md, Kd a tenth of it: the
 # panda's at the sim's former PD (KP, KD) with the distal joints softer (at KP, KD on every
 # joint the loop one tick late is unstable on panda_joint7: bench/bench_control_margin.py, gain
-# margin 0.45; these: 2.2), the ur5's of test/node/test_control_law.py (5.7).
+# margin 0.45; these: 2.2), the ur5's of test/control/test_control_law.py (5.7).
 LAW_KP = {'panda': (KP, KP, KP / 2, KP, KP / 4, KP / 4, KP / 10, KP / 2),
           'ur5': (400.0, 400.0, 200.0, 50.0, 50.0, 10.0)}
 
