@@ -9,8 +9,9 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*', 'bench']),
-    # The simulated robot's reality gaps (rnea_ros/sim/gaps/default.yaml, read beside the code).
-    package_data={'rnea_ros.sim': ['gaps/*.yaml']},
+    # The simulated robot's reality gaps (rnea_ros/sim/gaps/default.yaml, read beside the code);
+    # the Fast DDS profile the node and the sim announce themselves with (polling/discovery.py).
+    package_data={'rnea_ros.sim': ['gaps/*.yaml'], 'rnea_ros.polling': ['*.xml']},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),

@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
-from oracle import load_pinocchio, robot_path  # noqa: E402
+from harness.oracle import load_pinocchio, robot_path  # noqa: E402, I100
 from timed import fresh_run  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402

@@ -14,7 +14,7 @@ Per robot (example-robot-data), ``rnea_sim`` with the reality gap, a joint PD of
   PD + the plant's own inverse dynamics (true rigid bodies, armature, viscous friction: the
   limit), and the same applied one step late (the answer to a state taken in the next tick,
   as an effort interface fed over a topic takes it: the limit of any node over DDS), all
-  in-process on the sim's own plant and controller (``test/inprocess_loop``);
+  in-process on the sim's own plant and controller (``test/harness/inprocess_loop``);
 - the PD + the node over real DDS with the sim in real time (``clock: realtime``: the node's
   latency is in the loop), path a (``joint_trajectory_with_effort`` -> the sim's trajectory) and
   path b (``feedforward_effort`` -> ``effort_commands``), the node given the URDF, then the
@@ -51,14 +51,14 @@ import sys
 import tempfile
 
 ROOT = Path(__file__).resolve().parents[1]
-for folder in ('test', 'test/node', 'test/closedloop'):
-    sys.path.insert(0, str(ROOT / folder))
+sys.path.insert(0, str(ROOT / 'test'))  # the tests' harness package
 
-from inprocess_law import law_gains, run_law_in_process  # noqa: E402
-from inprocess_loop import model_feedforward, run_in_process, true_feedforward  # noqa: E402
-from loop_harness import NS, run_loop, stamp_ns  # noqa: E402
+from harness.inprocess_law import law_gains, run_law_in_process  # noqa: E402
+from harness.inprocess_loop import (model_feedforward, run_in_process,  # noqa: E402
+                                    true_feedforward)
+from harness.loop_harness import NS, run_loop, stamp_ns  # noqa: E402
+from harness.oracle import robot_path  # noqa: E402
 import numpy as np  # noqa: E402
-from oracle import robot_path  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.sim.gap import load_gap  # noqa: E402

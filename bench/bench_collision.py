@@ -75,13 +75,12 @@ import sys
 import tempfile
 
 ROOT = Path(__file__).resolve().parents[1]
-for folder in ('test', 'test/node', 'test/closedloop'):
-    sys.path.insert(0, str(ROOT / folder))
+sys.path.insert(0, str(ROOT / 'test'))  # the tests' harness package
 
-from loop_harness import (detection_start, NS, run_loop, set_thresholds, SimSteps,  # noqa: E402
-                          stamp_ns)
+from harness.loop_harness import (detection_start, NS, run_loop,  # noqa: E402
+                                  set_thresholds, SimSteps, stamp_ns)
+from harness.oracle import robot_path  # noqa: E402
 import numpy as np  # noqa: E402
-from oracle import robot_path  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.bag.observing import read_thresholds  # noqa: E402
@@ -168,7 +167,7 @@ def identified_model(robot: str, law: str, training: float, validation: float,
     actuation.yaml. Prints the validation's RMS residual per joint.
     """
     import json
-    import sim_identification as sim
+    from harness import sim_identification as sim
 
     urdf_path = robot_path(robot)
     urdf = urdf_path.read_text()

@@ -1,8 +1,8 @@
 """
 Per-cycle cost of contact inverse dynamics beside plain ``model.rnea``, in the same process.
 
-For solo12 on 4 point feet and talos_reduced on 2 soles (test/standing.py), at random states
-near standing, prints the best-of-repeats time per call of
+For solo12 on 4 point feet and talos_reduced on 2 soles (test/harness/standing.py), at random
+states near standing, prints the best-of-repeats time per call of
 - ``model.rnea(q, v, a)``: plain inverse dynamics, no contacts;
 - ``ContactSolver.solve(q, v, a)``: the whole contact cycle - RNEA without contacts, contact
   placements and the base equations, the QP (DAQP), the contact wrenches and RNEA with them;
@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test'))
 
-from standing import contacts, standing  # noqa: E402
+from harness.standing import contacts, standing  # noqa: E402, I100
 from timed import best_per_call  # noqa: E402
 
 from rnea_ros.contacts import ContactSolver  # noqa: E402

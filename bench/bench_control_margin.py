@@ -39,7 +39,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))
 
-from oracle import robot_path  # noqa: E402
+from harness.oracle import robot_path  # noqa: E402, I100
 
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.control.loop_margin import (delay_ticks, gains_of, LAWS,  # noqa: E402
@@ -53,7 +53,7 @@ from rnea_ros.params.actuation_file import read_actuation  # noqa: E402
 # robot's former PD for the panda (100 N m/rad, 10 N m s/rad on every joint,
 # rnea_ros.demos.closed_loop KP, KD), which a loop one tick late cannot hold on panda_joint7
 # ((M^-1)_77 up to 202 1/(kg m^2)); the panda's with the distal joints softer; the ur5's of
-# test/node/test_control_law.py; computed_torque at 20 rad/s, critically damped.
+# test/control/test_control_law.py; computed_torque at 20 rad/s, critically damped.
 GAINS = {
     ('panda', 'pd_feedforward', 'sim PD'): ([100.0] * 8, [10.0] * 8),
     ('panda', 'pd_feedforward', 'wrist soft'): ([100.0, 100.0, 50.0, 100.0, 25.0, 25.0, 10.0,

@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
-from oracle import robot_path  # noqa: E402, I100, I202
+from harness.oracle import robot_path  # noqa: E402, I100, I202
 from timed import fresh_run  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402

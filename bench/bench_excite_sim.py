@@ -7,7 +7,7 @@ Identification on the simulated robot: ``rnea_excite``'s motion against ordinary
 The plant is ``rnea_ros.sim.Plant`` (MuJoCo) of the robot with the default reality gap (wrong
 masses, a payload, friction, armature, encoder quantisation, torque noise), stepped in this
 process at 1 kHz with ``SUBSTEPS`` physics steps each (lockstep: nothing waits for a clock;
-the plant near a continuous robot, as ``test/sim_identification.py`` records it), tracking
+the plant near a continuous robot, as ``test/harness/sim_identification.py`` records it), tracking
 each trajectory with the sim's joint PD plus the URDF's feed-forward. Three recordings of
 ``--duration`` seconds:
 
@@ -40,9 +40,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
-from bagdata import joint_states_bag  # noqa: E402, I100, I202
-from oracle import robot_path  # noqa: E402
-from sim_identification import EFFORT_DELAY, SUBSTEPS  # noqa: E402
+from harness.bagdata import joint_states_bag  # noqa: E402, I100, I202
+from harness.oracle import robot_path  # noqa: E402
+from harness.sim_identification import EFFORT_DELAY, SUBSTEPS  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.demos.closed_loop import KD, KP  # noqa: E402

@@ -31,7 +31,7 @@ import tempfile
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
 from bench_bag import generate  # noqa: E402
-from oracle import robot_path  # noqa: E402
+from harness.oracle import robot_path  # noqa: E402
 from timed import fresh_run  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402

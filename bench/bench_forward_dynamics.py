@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test'))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_rnea import ROBOTS  # noqa: E402
+from harness.oracle import Oracle, robot_path  # noqa: E402
 import numpy as np  # noqa: E402
-from oracle import Oracle, robot_path  # noqa: E402
 from timed import best_per_call  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402

@@ -27,9 +27,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
-from bagdata import fourier_excitation  # noqa: E402, I100, I202
-from bench_bag import START_NS, write_joint_states  # noqa: E402
-from oracle import robot_path  # noqa: E402
+from bench_bag import START_NS, write_joint_states  # noqa: E402, I100
+from harness.bagdata import fourier_excitation  # noqa: E402, I100, I202
+from harness.oracle import robot_path  # noqa: E402
 from timed import fresh_run  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402

@@ -11,11 +11,11 @@ lockstep in this process on a Fourier-series excitation for ``--training`` s (or
 JointTrajectory YAML of ``--trajectory``, e.g. ``rnea_excite``'s, for its length) and on another
 Fourier series for ``--validation`` s (what ``rnea_sim --record`` keeps: joint_states with the
 torque sensor's reading), identified by ``rnea_identify --validate`` from the URDF the node is
-given, then compared with the plant (``test/sim_identification.py`` says how): the ``--worst``
-base parameters in standard deviations off the truth, how many miss it by more than 5 % and 3
-standard deviations, the validation RMS residual per joint against the sensor noise, and the RMS
-tracking error of ``--tracking`` s of the closed-loop tests' demo trajectory with the URDF's, the
-identified and the true model's feed-forward. Not a test: run it by hand (a tiny run is in the
+given, then compared with the plant (``test/harness/sim_identification.py`` says how): the
+``--worst`` base parameters in standard deviations off the truth, how many miss it by more than 5 %
+and 3 standard deviations, the validation RMS residual per joint against the sensor noise, and the
+RMS tracking error of ``--tracking`` s of the closed-loop tests' demo trajectory with the URDF's,
+the identified and the true model's feed-forward. Not a test: run it by hand (a tiny run is in the
 suite; the shorter check in ``test/closedloop/test_identified_on_sim.py``).
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ import tempfile
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))
 
-from sim_identification import judge, table  # noqa: E402
+from harness.sim_identification import judge, table  # noqa: E402
 
 
 def main() -> int:

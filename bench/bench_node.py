@@ -128,7 +128,7 @@ def node_command(params: dict, tmp: Path) -> list[str]:
 class Robot:
 
     def __init__(self, name: str, floating: bool):
-        from oracle import robot_path
+        from harness.oracle import robot_path
 
         from rnea_ros import RobotModel
         self.name = name

@@ -28,9 +28,9 @@ import time
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / 'test'), str(ROOT / 'test' / 'node')]
+sys.path.insert(0, str(ROOT / 'test'))  # the tests' harness package
 
-from oracle import robot_path  # noqa: E402
+from harness.oracle import robot_path  # noqa: E402, I100
 
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.observer import MomentumObserver  # noqa: E402
@@ -49,9 +49,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     from builtin_interfaces.msg import Time
     from diagnostic_msgs.msg import DiagnosticArray
-    from ros_harness import BEST_EFFORT, RosHarness
+    from harness.ros_harness import BEST_EFFORT, RosHarness
     from sensor_msgs.msg import JointState
-    from test_node import status
+    from harness.node_streams import status
 
     urdf = robot_path('panda')
     model = RobotModel.from_urdf_file(urdf)

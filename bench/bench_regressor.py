@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test'))
 
-from oracle import Oracle, robot_path  # noqa: E402
+from harness.oracle import Oracle, robot_path  # noqa: E402, I100
 from timed import best_per_call  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402

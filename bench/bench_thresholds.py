@@ -28,9 +28,9 @@ import tempfile
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test'))
 
-import bagdata  # noqa: E402
+from harness import bagdata  # noqa: E402
+from harness.oracle import robot_path  # noqa: E402
 import numpy as np  # noqa: E402
-from oracle import robot_path  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.identify.cli import main as identify  # noqa: E402

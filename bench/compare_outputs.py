@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'bench'))
 sys.path.insert(0, str(ROOT / 'test'))
 
-from oracle import robot_path  # noqa: E402
+from harness.oracle import robot_path  # noqa: E402
 
 # What changes from run to run by design, per file name: (pattern masked, why).
 VOLATILE = {

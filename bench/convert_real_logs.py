@@ -3,8 +3,8 @@ The Kinova Gen3 logs through ``rnea_convert``: the outputs of the bags of the te
 
 Each log (``kinova_gen3/data/*.csv`` of the shared real logs) is converted by ``rnea_convert``
 with the mapping docs/logs.md shows, and written as the bag the benchmarks used to write of the
-same arrays (``test/bagdata.joint_states_bag``: rosbags' own serializer, sqlite3). Both bags go
-through ``rnea_bag`` (torques, decomposition and residual files compared byte for byte) and
+same arrays (``test/harness/bagdata.joint_states_bag``: rosbags' own serializer, sqlite3). Both
+bags go through ``rnea_bag`` (torques, decomposition and residual files compared byte for byte) and
 ``rnea_identify`` (trained on the second log, validated on the first: ``actuation.yaml`` and
 ``identified.urdf`` compared byte for byte). Prints a row per comparison; exits 1 when one
 differs::
@@ -23,9 +23,9 @@ import tempfile
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))
 
-import bagdata  # noqa: E402
-from real_log_windows import convert, FIELDS, JOINTS, LOGS, URDF  # noqa: E402
+from harness import bagdata  # noqa: E402
 import numpy as np  # noqa: E402, I100
+from real_log_windows import convert, FIELDS, JOINTS, LOGS, URDF  # noqa: E402
 
 from rnea_ros.bag.cli import main as rnea_bag  # noqa: E402
 from rnea_ros.identify.cli import main as rnea_identify  # noqa: E402

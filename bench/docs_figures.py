@@ -13,7 +13,7 @@ numbers and the sentences that compare them), and draws the figures of ``docs/im
 - ``control_margin`` (benchmarks.md): ``bench/bench_control_margin.py`` (no input: linear
   algebra on the test suite's robots);
 - ``rnea_bag_decomposition.png`` (bag.md): ``rnea_bag`` on 12 s of the test suite's analytic
-  panda motion (``test/bagdata.panda_bag``).
+  panda motion (``test/harness/bagdata.panda_bag``).
 
 What needs the real logs (``--logs``, default ``/work/shared/real_logs/kinova_gen3``) is left
 as it is, and said so, where they are not. Timings are never generated: they vary from run to
@@ -147,7 +147,7 @@ def control_margin(logs: Path, images: Path | None) -> str:
 
 def decomposition_figure(images: Path) -> None:
     """rnea_bag's decomposition of the first four joints of 12 s of the panda's motion."""
-    import bagdata
+    from harness import bagdata
 
     from rnea_ros.bag.cli import main as rnea_bag
     with tempfile.TemporaryDirectory() as scratch:

@@ -1,4 +1,10 @@
-"""The exceptions of rnea_ros (one base class, one per kind of fault), and the tools' parser."""
+"""
+The exceptions of rnea_ros (one base class, one per kind of fault), and the tools' parser.
+
+``UsageParser`` makes a usage error one line; ``Bounded`` is the argparse ``type`` of every
+numeric command-line option: its bounds declared once, a value beyond them one line naming
+the option and the bounds (every tool's parser, ``rnea_ros.tools.options`` among them).
+"""
 from __future__ import annotations
 
 import argparse
@@ -44,6 +50,54 @@ class UsageParser(argparse.ArgumentParser):
     def error(self, message: str):
         """Print ``PROG: error: MESSAGE`` on stderr and exit with status 2."""
         self.exit(2, f'{self.prog}: error: {message}\n')
+
+
+class Bounded:
+    """
+    An argparse ``type``: a number of ``kind`` (int or float) from ``low`` to ``high``.
+
+    ``words``: texts taken as they are besides the numbers (``auto``); ``exact``: return the
+    text of a number within the bounds, not the number (a decimal the caller converts exactly).
+    A value beyond the bounds, NaN or not a number raises ``ArgumentTypeError``:
+    ``'TEXT': expected an integer from LOW to HIGH`` (argparse adds ``argument --FLAG: ``).
+    """
+
+    def __init__(self, kind: type, low: float, high: float, words: tuple = (),
+                 exact: bool = False):
+        self.kind, self.low, self.high, self.words, self.exact = kind, low, high, words, exact
+        self.__name__ = kind.__name__  # argparse's name of the type
+
+    @property
+    def expected(self) -> str:
+        """Say what the option takes: ``an integer from 2 to 12``."""
+        what = 'an integer' if self.kind is int else 'a number'
+        words = ''.join(f'{word!r} or ' for word in self.words)
+        return f'{words}{what} from {self.low:g} to {self.high:g}'
+
+    def within(self, value) -> bool:
+        """Tell whether ``value`` is one of the words or a number within the bounds (not NaN)."""
+        if isinstance(value, str):
+            return value in self.words
+        kinds = int if self.kind is int else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            return False
+        try:
+            return self.low <= float(value) <= self.high
+        except OverflowError:  # an integer beyond a float's range
+            return False
+
+    def __call__(self, text: str):
+        """Return the number of ``text``; ``ArgumentTypeError`` naming it when out of bounds."""
+        if text in self.words:
+            return text
+        try:
+            value = self.kind(text)
+        except (ValueError, OverflowError):
+            value = None
+        if value is None or not self.within(value):
+            shown = text if len(text) <= 40 else text[:37] + '...'
+            raise argparse.ArgumentTypeError(f'{shown!r}: expected {self.expected}')
+        return text if self.exact else value
 
 
 def reason(exc: BaseException) -> str:

@@ -6,7 +6,9 @@ would wait for a writer), refuse anything but a regular file (a FIFO, a device s
 ``/dev/zero``, a socket, a directory) and a file of more than ``limit`` bytes before reading
 it, and read at most ``limit`` bytes (a file that grows while it is read is refused too).
 ``check_regular(path, what)`` refuses the same files for a reader that opens the path itself
-(xacro, NumPy, MuJoCo). Every refusal is one ``FileError``: ``cannot read WHAT 'PATH': REASON``.
+(xacro, NumPy, MuJoCo); ``open_regular(path, what)`` opens one for a reader that takes a file
+object (pyarrow's CSV and Parquet readers), read no further than ``limit``. Every refusal is
+one ``FileError``: ``cannot read WHAT 'PATH': REASON``.
 
 ``load_yaml(text)`` is the one YAML reader of the package (PyYAML's safe loader, imported by the
 function only): aliases may repeat at most ``MAX_ALIAS_NODES`` nodes beyond the document's own
@@ -21,6 +23,7 @@ Every package may import this module (as ``errors``): the tools, the node's load
 """
 from __future__ import annotations
 
+import io
 import math
 import os
 import reprlib
@@ -29,7 +32,8 @@ import stat
 from rnea_ros.errors import InputError, not_utf8
 
 __all__ = ['brief', 'check_regular', 'FileError', 'finite_number', 'load_yaml',
-           'MAX_ALIAS_NODES', 'MAX_BYTES', 'read_bytes', 'read_text', 'YamlError']
+           'MAX_ALIAS_NODES', 'MAX_BYTES', 'open_regular', 'read_bytes', 'read_text',
+           'YamlError']
 
 MAX_BYTES = 64 * 1024 * 1024  # a robot description, a parameters or trajectory file: far less
 MAX_ALIAS_NODES = 100_000  # nodes YAML aliases may repeat: a few anchors reused, not a bomb
@@ -76,14 +80,8 @@ def _check(status: os.stat_result, path, what: str, limit: int) -> None:
         raise FileError(path, what, why)
 
 
-def read_bytes(path, what: str, limit: int = MAX_BYTES) -> bytes:
-    """
-    Return the bytes of the regular file ``path``, at most ``limit`` of them.
-
-    ``what`` names the file in the error (``--urdf``, ``trajectory file``). Raises
-    ``FileError`` for a missing or unreadable file, anything but a regular file, and a file of
-    more than ``limit`` bytes.
-    """
+def _descriptor(path, what: str, limit: int) -> int:
+    """Open ``path`` without blocking: its descriptor, a regular file within ``limit``."""
     try:  # O_NONBLOCK: opening a FIFO does not wait for a writer
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
@@ -93,7 +91,18 @@ def read_bytes(path, what: str, limit: int = MAX_BYTES) -> bytes:
     except BaseException:
         os.close(descriptor)
         raise
-    with os.fdopen(descriptor, 'rb') as file:
+    return descriptor
+
+
+def read_bytes(path, what: str, limit: int = MAX_BYTES) -> bytes:
+    """
+    Return the bytes of the regular file ``path``, at most ``limit`` of them.
+
+    ``what`` names the file in the error (``--urdf``, ``trajectory file``). Raises
+    ``FileError`` for a missing or unreadable file, anything but a regular file, and a file of
+    more than ``limit`` bytes.
+    """
+    with os.fdopen(_descriptor(path, what, limit), 'rb') as file:
         try:
             data = file.read(limit + 1)
         except OSError as exc:
@@ -109,6 +118,54 @@ def read_text(path, what: str, limit: int = MAX_BYTES) -> str:
         return read_bytes(path, what, limit).decode('utf-8')
     except UnicodeDecodeError as exc:
         raise FileError(path, what, not_utf8(exc)) from None
+
+
+class _Capped(io.RawIOBase):
+    """A regular file read at most ``limit`` bytes far: past it (it grew), ``FileError``."""
+
+    def __init__(self, file, path, what: str, limit: int):
+        super().__init__()
+        self.file, self.path, self.what, self.limit = file, path, what, limit
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        return self.file.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.file.tell()
+
+    def readinto(self, buffer) -> int:
+        try:
+            count = self.file.readinto(buffer)
+        except OSError as exc:
+            raise FileError(self.path, self.what, exc.strerror or str(exc)) from None
+        if self.file.tell() > self.limit:
+            raise FileError(self.path, self.what,
+                            f'more than {self.limit} bytes: expected at most {self.limit}')
+        return count
+
+    def close(self) -> None:
+        self.file.close()
+        super().close()
+
+
+def open_regular(path, what: str, limit: int = MAX_BYTES) -> io.BufferedReader:
+    """
+    Open the regular file ``path`` for reading in binary, at most ``limit`` bytes of it.
+
+    For a reader that takes a file object (pyarrow, ``csv``): opened without blocking, refused
+    as ``read_bytes`` refuses (``FileError``) before anything is read, and read no further
+    than ``limit`` bytes (a file that grows past it while it is read raises ``FileError``).
+    Seekable; the caller closes it (a context manager).
+    """
+    descriptor = _descriptor(path, what, limit)
+    return io.BufferedReader(_Capped(os.fdopen(descriptor, 'rb', buffering=0), path, what,
+                                     limit))
 
 
 class YamlError(InputError):

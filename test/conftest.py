@@ -5,7 +5,8 @@ The markers are registered in ``pytest.ini``. ``ros`` and ``sim`` are derived he
 test uses, so that a new test cannot forget them: ``ros`` for a test that takes the ``ros``
 fixture (the node and sim harnesses) or whose module holds rclpy or one of the ROS harnesses;
 ``sim`` for a test whose module holds MuJoCo or the simulated robot (``rnea_ros.sim``);
-``browser`` for one whose module holds the headless-browser helper (``test/browser.py``).
+``browser`` for one whose module holds the headless-browser helper
+(``test/harness/browser.py``).
 ``slow`` is derived from measured time: a test that took more than ``tiers.SLOW_SECONDS``
 (setup and call) in the run stored in ``test/durations.json`` (``scripts/test.sh
 --store-durations`` stores the times of the tests it runs there) is ``slow``; a test not
@@ -24,10 +25,11 @@ from pathlib import Path
 import signal
 import types
 
-# pytest puts this folder (rootdir conftest, no __init__.py) on sys.path: the helpers import.
-from oracle import robot_path, ROBOTS_DIR
+# pytest puts this folder (rootdir conftest, no __init__.py) on sys.path: the harness package
+# (the shared helpers) imports from every test folder.
+from harness.oracle import robot_path, ROBOTS_DIR
+from harness.tiers import DURATIONS, SERIAL_MARKERS, SLOW_SECONDS
 import pytest
-from tiers import DURATIONS, SERIAL_MARKERS, SLOW_SECONDS
 
 
 @pytest.fixture(scope='session')
@@ -49,8 +51,8 @@ def _sigint_handler_left_as_found():
     Fail a test that leaves SIGINT's handler changed in this process (and restore it).
 
     An ignored SIGINT is inherited by every process started later: the tests of what a Ctrl-C
-    does to a tool (``test/writes.py``'s ``interrupt``) would then wait for a child that cannot
-    be interrupted.
+    does to a tool (``test/harness/writes.py``'s ``interrupt``) would then wait for a child that
+    cannot be interrupted.
     """
     before = signal.getsignal(signal.SIGINT)
     yield
@@ -86,9 +88,10 @@ def _stored_durations() -> dict:
 
 
 # Modules (and what they define) whose presence in a test module makes its tests `ros` / `sim`.
-ROS_MODULES = ('rclpy', 'ros_harness', 'loop_harness')
-SIM_MODULES = ('mujoco', 'rnea_ros.sim', 'inprocess_loop', 'sim_identification')
-BROWSER_MODULES = ('browser',)
+ROS_MODULES = ('rclpy', 'harness.ros_harness', 'harness.loop_harness', 'harness.node_streams',
+               'harness.observer_feeder')
+SIM_MODULES = ('mujoco', 'rnea_ros.sim', 'harness.inprocess_loop', 'harness.sim_identification')
+BROWSER_MODULES = ('harness.browser',)
 
 
 def _module_names(module: types.ModuleType) -> set[str]:

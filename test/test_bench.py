@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 import sys
 
-from grouped import run_grouped
+from harness.grouped import run_grouped
 import numpy as np
 import pytest
 
@@ -25,6 +25,13 @@ def test_bench_bag_runs_without_and_with_write_bag(tmp_path):
     assert '3000 joint_states messages' in out
     assert 'without --write-bag' in out and 'with --write-bag' in out
     assert 'pin.rnea loop, same 3 terms' in out
+
+
+def test_bench_ctl_calls_both_nodes():
+    out = bench('bench_ctl.py', '--calls', '1')
+    for name in ('default (0.25 s)', 'Fast DDS defaults (3 s)'):
+        assert f'{name}: rnea_ctl lifecycle get wall ' in out
+    assert 'wall median, default / Fast DDS defaults: ' in out
 
 
 def test_bench_fleet_runs_one_and_two_workers_and_sizes(tmp_path):
@@ -149,8 +156,8 @@ def test_bench_excite_sim_identifies_from_both_motions():
 def test_bench_identify_sim_trains_on_a_trajectory_file(tmp_path):
     """--trajectory: the motion of a JointTrajectory YAML (as rnea_excite writes it)."""
     import yaml
-    from bagdata import fourier_excitation
-    from oracle import robot_path
+    from harness.bagdata import fourier_excitation
+    from harness.oracle import robot_path
 
     from rnea_ros import RobotModel
     from rnea_ros.excite.outputs import trajectory_message
@@ -197,7 +204,7 @@ def test_bench_control_margin_checks_the_users_gains_as_the_docs_show(tmp_path):
     command = ('python bench/bench_control_margin.py --urdf panda.urdf --params my_gains.yaml '
                '--actuation actuation.yaml --delay 1')
     assert f'\n{command}\n' in (ROOT / 'docs' / 'node' / 'control_laws.md').read_text()
-    from oracle import robot_path
+    from harness.oracle import robot_path
     (tmp_path / 'panda.urdf').write_text(robot_path('panda').read_text())
     joints = [f'panda_joint{k}' for k in range(1, 8)]
     kp, kd = [600, 600, 600, 600, 250, 150, 50], [30, 30, 30, 30, 10, 10, 5]

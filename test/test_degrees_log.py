@@ -1,8 +1,8 @@
 """
 A log in degrees read as radians: refused by every tool that reads recorded joints.
 
-The log: test/bagdata.py's realistic panda log (the arm inside its limits, the gripper held),
-its revolute positions and velocities multiplied by 180/pi, as a log converted without
+The log: test/harness/bagdata.py's realistic panda log (the arm inside its limits, the gripper
+held), its revolute positions and velocities multiplied by 180/pi, as a log converted without
 ``rnea_convert --position-unit deg`` is. ``rnea_bag``, ``rnea_bag --observer``,
 ``rnea_identify`` and ``rnea_fleet`` each refuse it in one line naming the joint furthest beyond
 its limits, its extent, the limit and the option that fixes it, with exit status 2 and nothing
@@ -19,7 +19,7 @@ from pathlib import Path
 import subprocess
 import sys
 
-from bagdata import PANDA, realistic_bag, realistic_log
+from harness.bagdata import PANDA, realistic_bag, realistic_log
 import numpy as np
 import pytest
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grouped import run_grouped
+from harness.grouped import run_grouped
 import numpy as np
 import pytest
 

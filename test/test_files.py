@@ -6,7 +6,7 @@ import os
 import pytest
 
 from rnea_ros.files import (brief, check_regular, FileError, load_yaml, MAX_ALIAS_NODES,
-                            read_bytes, read_text, YamlError)
+                            open_regular, read_bytes, read_text, YamlError)
 
 
 def _refused(call, path, line: str) -> None:
@@ -23,7 +23,7 @@ def test_a_regular_file_is_read(tmp_path):
     check_regular(path, '--thing')
 
 
-@pytest.mark.parametrize('call', [read_bytes, read_text, check_regular])
+@pytest.mark.parametrize('call', [read_bytes, read_text, check_regular, open_regular])
 def test_anything_but_a_regular_file_is_refused_unread(tmp_path, call):
     fifo = tmp_path / 'fifo'
     os.mkfifo(fifo)  # no writer: reading it would wait for ever
@@ -43,6 +43,24 @@ def test_a_file_over_the_bound_or_not_text_is_refused(tmp_path):
         read_text(path, '--thing')
     assert str(error.value) == \
         f"cannot read --thing '{path}': not UTF-8 text (byte 0x80 at offset 0)"
+
+
+def test_an_opened_file_reads_whole_within_its_bound_and_not_past_it(tmp_path):
+    path = tmp_path / 'log.csv'
+    path.write_bytes(b'a,b\n1,2\n')
+    with open_regular(path, '--thing', limit=8) as file:
+        assert file.read() == b'a,b\n1,2\n'
+        file.seek(0)
+        assert file.readline() == b'a,b\n'
+    with pytest.raises(FileError, match=r'8 bytes: expected at most 7$'):
+        open_regular(path, '--thing', limit=7)
+    with open_regular(path, '--thing', limit=8) as file:
+        with open(path, 'ab') as grow:  # it grows past the bound after the check
+            grow.write(b'3,4\n')
+        with pytest.raises(FileError) as error:
+            file.read()
+    assert str(error.value) == f"cannot read --thing '{path}': more than 8 bytes: expected at " \
+        'most 8'
 
 
 def test_aliases_within_the_bound_are_read():

@@ -17,7 +17,8 @@ joint names from description too); control imports no rclpy. Checked two ways: e
 statement of every module (also those inside functions), and what importing the library really
 loads (a fresh interpreter). Module by module, no two import each other, even through others
 (the import graph from the sources); and no module or function is longer than its limit, but
-the listed ones.
+the listed ones. The tests share helpers through test/harness/ only, never test module to test
+module.
 """
 import ast
 import json
@@ -319,6 +320,40 @@ def test_no_module_or_function_too_long_but_the_listed():
         f'{sorted(set(LONG_FUNCTIONS) - long_functions)}'
 
 
+def test_the_node_is_composed_of_objects_that_keep_their_state_to_themselves():
+    # RneaNode wires objects (inputs, outputs, lifecycle, diagnostics, ...): no mixin sharing
+    # its private state; and no module of node/ reads another object's private attribute.
+    tree = ast.parse((PACKAGE / 'node/node.py').read_text())
+    node_class, = (c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == 'RneaNode')
+    assert [ast.unparse(base) for base in node_class.bases] == ['LifecycleNode']
+    reaching = []
+    for path in sorted((PACKAGE / 'node').glob('*.py')):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and node.attr.startswith('_')
+                    and not node.attr.startswith('__')
+                    and not (isinstance(node.value, ast.Name) and node.value.id == 'self')):
+                reaching.append(f'node/{path.name}:{node.lineno} {ast.unparse(node)}')
+    assert not reaching, f'private attributes of another object read: {reaching}'
+
+
+TESTS = Path(__file__).resolve().parent
+HARNESS = TESTS / 'harness'  # the helpers the tests share: `from harness.oracle import robot_path`
+
+
+def test_tests_share_helpers_through_the_harness_only():
+    """No test module imports another, nor a conftest: what tests share is in test/harness/."""
+    sources = sorted(TESTS.rglob('*.py'))
+    loose = [path.relative_to(TESTS).as_posix() for path in sources
+             if not path.name.startswith('test_') and path.name != 'conftest.py'
+             and HARNESS not in path.parents]
+    assert not loose, f'helpers outside test/harness/: {loose}'
+    local = {path.stem for path in sources} - {'__init__'}  # what test/'s folders hold
+    offenders = {f'{path.relative_to(TESTS).as_posix()}: {name}'
+                 for path in sources for name in _imports(path)
+                 if name.split('.')[0] in local}
+    assert not offenders, f'imports of test modules or loose helpers: {sorted(offenders)}'
+
+
 def test_library_imports_no_rclpy_and_no_ros_or_bag_libraries():
     for package in ('dynamics', 'description', 'contacts', 'observer', 'control', 'timing'):
         for path in sorted((PACKAGE / package).rglob('*.py')):
@@ -371,7 +406,7 @@ import importlib, json, pkgutil
 import numba
 import rnea_ros.dynamics
 from rnea_ros import RobotModel
-from oracle import robot_path
+from harness.oracle import robot_path
 RobotModel.from_urdf_file(robot_path('panda'))
 hits = misses = 0
 for info in pkgutil.walk_packages(rnea_ros.dynamics.__path__, 'rnea_ros.dynamics.'):

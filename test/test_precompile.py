@@ -33,8 +33,8 @@ import numpy as np
 import rnea_ros
 from rnea_ros import RobotModel
 from rnea_ros.bag.cli import main
-from bagdata import PANDA, panda_bag, sample_times
-from oracle import robot_path
+from harness.bagdata import PANDA, panda_bag, sample_times
+from harness.oracle import robot_path
 
 for robot in ('panda', 'ur5'):
     model = RobotModel.from_urdf_file(robot_path(robot))

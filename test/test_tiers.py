@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from tiers import SERIAL_MARKERS, SLOW_SECONDS
+from harness.tiers import SERIAL_MARKERS, SLOW_SECONDS
 
 ROOT = Path(__file__).resolve().parents[1]
 

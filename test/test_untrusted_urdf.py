@@ -7,7 +7,7 @@ xacro: the escape's ``touch`` does not run. (The library path and every escape a
 """
 from __future__ import annotations
 
-from bagdata import PANDA, panda_bag, sample_times
+from harness.bagdata import PANDA, panda_bag, sample_times
 import pytest
 
 from rnea_ros.bag.cli import main as rnea_bag

@@ -16,30 +16,12 @@ import numpy as np
 from rnea_ros.description.loading import read_file_option
 from rnea_ros.description.robot_file import read_robot_description
 from rnea_ros.errors import InputError
-from rnea_ros.recording import differentiate
 from rnea_ros.recording.bagio import cdr
 from rnea_ros.recording.bagio.storage import (deserialize_all, JOINT_TRAJECTORY, ODOMETRY,
                                               read_raw, STRING, topic_connections)
 from rnea_ros.recording.joint_states import decode_records
 from rnea_ros.recording.series import base_state as base_state_at
 from rnea_ros.recording.series import desired_accelerations
-
-
-MAX_SECONDS = 1e9  # s, about 31 years: beyond any bag (its stamps are int64 nanoseconds)
-
-
-def check_seconds(options) -> None:
-    """Refuse a time option that is not a finite number of seconds within ``MAX_SECONDS``."""
-    window = None if options.window == differentiate.AUTO else options.window
-    for flag, value, low in (('--start', options.start, -MAX_SECONDS),
-                             ('--end', options.end, -MAX_SECONDS),
-                             ('--window', window, 0.0), ('--max-gap', options.max_gap, 0.0),
-                             ('--acceleration-timeout', options.acceleration_timeout, 0.0),
-                             ('--summary-window', options.summary_window, 0.0)):
-        if value is not None and not (low <= value <= MAX_SECONDS and (low < 0 or value > 0)):
-            kind = 'a number' if low < 0 else 'a positive number'
-            raise InputError(f'{flag} {value:g}: expected {kind} of seconds, at most '
-                             f'{MAX_SECONDS:g} in magnitude')
 
 
 def robot_description(options, reader, store) -> tuple[str, str]:
@@ -108,8 +90,6 @@ def contact_links(options) -> list[str]:
     if not options.floating_base:
         raise InputError('--contacts needs --floating-base: contact wrenches balance a '
                          'floating base (its state from the --odometry topic)')
-    if not (np.isfinite(options.friction) and options.friction > 0):
-        raise InputError(f'--friction must be a finite number > 0, got {options.friction}')
     return links
 
 

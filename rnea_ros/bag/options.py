@@ -16,7 +16,7 @@ from rnea_ros.description.robot_file import parse_xacro_arg
 from rnea_ros.observer.momentum import DEFAULT_GAIN, MAX_GAIN, MEASURED_EFFORTS, MIN_GAIN
 from rnea_ros.recording import differentiate
 from rnea_ros.tools import reading
-from rnea_ros.tools.options import add_fields, MAIN, option, positional
+from rnea_ros.tools.options import add_fields, MAIN, option, positional, SPAN, THREADS, TIME
 
 WINDOW = 'time window and joints'
 ACCELERATIONS = 'accelerations (Savitzky-Golay differentiator)'
@@ -24,6 +24,7 @@ CONTACTS = 'contacts (floating base)'
 MODEL = 'model'
 OBSERVER = 'external torques and collisions (momentum observer)'
 OUTPUT = 'output'
+FRICTION = (1e-3, 10.0)  # --friction: a Coulomb coefficient; rubber on concrete is about 1
 GROUPS = {  # title -> description, in the order of --help
     MAIN: None,
     WINDOW: None,
@@ -64,9 +65,9 @@ class BagOptions:
     overwrite: bool = option(
         False, MAIN, numbers=False, action='store_true', help='write into an output directory '
         'that holds files already: replaces the outputs of rnea_bag, keeps every other file')
-    start: float | None = option(None, WINDOW, type=float, metavar='S',
+    start: float | None = option(None, WINDOW, type=float, metavar='S', bounds=TIME,
                                  help='analyse from S seconds after the bag start')
-    end: float | None = option(None, WINDOW, type=float, metavar='S',
+    end: float | None = option(None, WINDOW, type=float, metavar='S', bounds=TIME,
                                help='analyse up to S seconds after the bag start')
     joints: str | None = option(None, WINDOW, metavar='J1,J2',
                                 help='report only these joints (the dynamics still uses all)')
@@ -82,7 +83,7 @@ class BagOptions:
     order: int = option(differentiate.DEFAULT_ORDER, ACCELERATIONS, type=int, bounds=(2, 12),
                         help='polynomial degree (default: %(default)s)')
     max_gap: float | None = option(
-        None, ACCELERATIONS, type=float, metavar='S',
+        None, ACCELERATIONS, type=float, metavar='S', bounds=SPAN,
         help='longer sample intervals split the fit (default: half the window)')
     desired_accelerations: str = option(
         'desired_accelerations', ACCELERATIONS, metavar='TOPIC',
@@ -91,7 +92,7 @@ class BagOptions:
     estimate_accelerations: bool = option(False, ACCELERATIONS, action='store_true',
                                           help='ignore the desired-accelerations topic')
     acceleration_timeout: float = option(
-        0.1, ACCELERATIONS, type=float, metavar='S', help='age after which a desired '
+        0.1, ACCELERATIONS, type=float, metavar='S', bounds=SPAN, help='age after which a desired '
         'acceleration no longer applies (default: %(default)s)')
     contacts: str | None = option(
         None, CONTACTS, metavar='LINK[,LINK...]', help='links in contact with the ground for '
@@ -99,7 +100,7 @@ class BagOptions:
         'their wrenches are solved per sample and enter the external term; needs '
         '--floating-base')
     friction: float = option(
-        0.7, CONTACTS, type=float, metavar='MU',
+        0.7, CONTACTS, type=float, metavar='MU', bounds=FRICTION,
         help='Coulomb friction coefficient of the contacts (default: %(default)s)')
     robot_description: str = option(
         'robot_description', MODEL, metavar='TOPIC',
@@ -135,13 +136,14 @@ class BagOptions:
        '(default: parquet if pyarrow is installed, else csv)')
     no_plots: bool = option(False, OUTPUT, action='store_true', help='skip the PNG plots')
     summary_window: float = option(
-        1.0, OUTPUT, type=float, metavar='S',
+        1.0, OUTPUT, type=float, metavar='S', bounds=SPAN,
         help='length of the "worst time windows" of the summary (default: %(default)s)')
     progress: bool | None = option(
         None, OUTPUT, numbers=False, action=argparse.BooleanOptionalAction,
         help='progress bars on stderr (default: on a terminal, for long bags)')
     threads: int | None = option(
-        None, OUTPUT, numbers=False, type=int, metavar='N', help='threads of the computations '
+        None, OUTPUT, numbers=False, type=int, metavar='N', bounds=THREADS,
+        help='threads of the computations '
         '(differentiation, dynamics, tables and summary beside the plots; 1: all in one '
         'thread, as a fleet worker runs a bag; default: one per core)')
     timings: bool = option(False, OUTPUT, numbers=False, action='store_true',

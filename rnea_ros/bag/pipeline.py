@@ -94,7 +94,6 @@ from rnea_ros.bag.outputs import write_outputs
 from rnea_ros.bag.reading import (Inputs, load_inputs, progress_bar, PROGRESS_MIN_MESSAGES,
                                   Samples, select_samples)
 from rnea_ros.bag.summary import TOOL
-from rnea_ros.errors import InputError
 from rnea_ros.recording import derivatives, differentiate, plausibility
 from rnea_ros.recording.bagio.storage import open_bag, typestore
 from rnea_ros.recording.plausibility import UnitError
@@ -133,13 +132,7 @@ def run(options: BagOptions) -> Result:
     timings = _Timings()
     bag_path = Path(options.bag)
     output = Path(options.output) if options.output else Path.cwd() / f'{bag_path.name}_rnea'
-    check_bounds(options)  # --order, --gravity, --observer-gain: their declared bounds
-    if (options.window != differentiate.AUTO and not options.window > 0) or (
-            options.max_gap is not None and not options.max_gap > 0):
-        raise InputError('--window and --max-gap must be positive')
-    if options.threads is not None and options.threads < 1:
-        raise InputError(f'--threads must be at least 1, got {options.threads}')
-    inputs.check_seconds(options)
+    check_bounds(options)  # every number within its declared bounds (options.py)
     inputs.contact_links(options)
     observing.check_options(options)
     check_output(output, options.overwrite, TOOL)  # before any work: refuse and touch nothing

@@ -4,7 +4,8 @@ The node's control core without ROS: inputs -> state -> torques, with the fault 
 ``ControlCore`` wires the parts of one model's cycle, each allocated once: ``CycleState`` (the
 inputs merged into arrays), ``Reference`` (the desired motion followed, sampled once a cycle),
 ``CycleTorques`` (the inverse dynamics, the laws, the rest, the reactions), the momentum
-observer (``observer_outputs``, ``observer_queue``), the effort limits and the fault state. The
+observer (``observer_outputs``, ``observer_queue``), the effort limits, the watch of the loop
+(``loop_watch``: an oscillation, sustained clipping) and the fault state. The
 ROS node (``rnea_ros.node``) only converts messages to the calls below, and binds the outputs to
 the arrays of its preallocated messages (``bind_outputs``), so a cycle writes them in place:
 
@@ -30,11 +31,12 @@ from rnea_ros.control.control_law import leave_gravity_out
 from rnea_ros.control.cycle_kernels import finish_outputs, input_ages
 from rnea_ros.control.cycle_state import CycleState
 from rnea_ros.control.cycle_torques import CycleTorques
+from rnea_ros.control.loop_watch import LoopWatch
 from rnea_ros.control.observer_outputs import ObserverOutput, stamp_seconds
 from rnea_ros.control.observer_queue import SampleQueue
 from rnea_ros.control.reference import Reference
 from rnea_ros.control.safety import (COLLISION, EffortLimiter, FaultState, JOINT_STATES_MISSING,
-                                     MODEL_MISMATCH, NON_FINITE_OUTPUT)
+                                     LOOP_HOLD, LOOP_UNSTABLE, MODEL_MISMATCH, NON_FINITE_OUTPUT)
 from rnea_ros.control.settings import check_model, Settings
 from rnea_ros.control.status import core_status
 from rnea_ros.control.trajectory import Trajectory
@@ -59,6 +61,7 @@ class ControlCore:
         self.position, self.velocity, self.effort = np.zeros(n), np.zeros(n), np.zeros(n)
         self.command = np.zeros(len(self.state.command_joints))
         self.limiter = EffortLimiter(model.effort_limits, settings.effort_limit_scale)
+        self.watch = LoopWatch(self.state.joint_names, self.state.v_offset, self.limiter.upper)
         self.fault = FaultState()
         self.model_mismatch: str | None = None
         self.clipped_cycles = 0
@@ -172,6 +175,7 @@ class ControlCore:
         self.clipped_cycles = other.clipped_cycles
         self.non_finite_outputs = other.non_finite_outputs
         self.fault = other.fault
+        self.watch.take_state_from(other.watch)
         if self.observer is not None and other.observer is not None:
             other.observe_queued()  # none is lost at a change of model
             self.observer.take_state_from(other.observer)
@@ -193,11 +197,19 @@ class ControlCore:
         be published (always finite and clipped), False if nothing is (fault_output 'none').
         The settings snapshot is read once: the whole cycle runs with the same one. Under a
         feedback law, a cycle that rests with a measured pose holds back every desired motion
-        taken so far (``reference``).
+        taken so far (``reference``). The loop watch takes every cycle computed from fresh
+        inputs, its torque before the clip; its stop (``unstable_reaction``) goes before a
+        collision's.
         """
         settings, torques, desired = self.settings, self.torques, self.state.desired
-        feedback = torques.law.feedback
+        feedback, watch = torques.law.feedback, self.watch
         code = self.input_fault(now, settings)
+        if code is None and watch.latched:
+            code = LOOP_UNSTABLE
+        elif code is None and watch.holding and not watch.released(
+                desired, self.reference.rest_number, now, ros_time,
+                settings.acceleration_timeout):
+            code = LOOP_HOLD
         if code is None and self.observer is not None and self.observer.reacting:
             code = COLLISION
         if code is None:
@@ -205,6 +217,9 @@ class ControlCore:
                                              settings.acceleration_timeout, feedback)
             code = torques.compute(followed, now, settings)
             if code is None:
+                law = torques.law
+                watch.observe(torques.tau, torques.used_v if law.resting or not feedback
+                              else law.error_rate, feedback, settings.unstable_reaction, now)
                 clipped = (self._finish(settings.gravity_compensated_by_robot)
                            if torques.wrenches_finite() else -1)
                 if clipped >= 0:
@@ -225,6 +240,8 @@ class ControlCore:
             self.reference.rested(desired)
         if code == COLLISION:
             mode, latch = settings.collision_reaction, self.observer.latches
+        elif code in (LOOP_UNSTABLE, LOOP_HOLD):
+            mode, latch = 'stop', watch.stop_latch
         else:
             mode, latch = settings.fault_output, 0
         with_gravity = torques.fault_output(code, mode, latch, settings)

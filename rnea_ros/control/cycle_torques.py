@@ -84,7 +84,7 @@ class CycleTorques:
         self._v_friction_joints = self._v_friction[state.v_offset:]
         self.law = ControlLaw(model, settings.control_law, state.joint_names, settings.gains,
                               state.v_offset)
-        self.stop = StopReaction(model, act.armature) if settings.observer else None
+        self.stop = StopReaction(model, act.armature)  # a collision's, the loop watch's
         self.add_joint_terms(self.zeros, False)  # compiled now, not in the first cycle
 
     def acted_on(self) -> tuple[np.ndarray, np.ndarray]:

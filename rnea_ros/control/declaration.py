@@ -149,6 +149,12 @@ PARAMETERS: tuple[Parameter, ...] = (
         'Clip every effort to the URDF <limit effort> times this scale; 0 disables clipping.',
         low=0.0, high=100.0, live=True),
     Parameter(
+        'unstable_reaction', STRING, 'stop', 'when the loop oscillates: `stop` or `report` (see '
+        'Loop health)', 'Under a feedback law, an oscillating joint (rnea_ros.control.loop_watch) '
+        'is ERROR, named. stop: the stop of collision_reaction stop until <node>/reset_collision, '
+        'then the pose held until a desired motion newer than the reset. report: the ERROR only.',
+        choices=('stop', 'report'), live=True, note='7'),
+    Parameter(
         'torque_terms', STRING, 'full',
         '`full`, `gravity` (g(q)), `gravity_coriolis` (g(q) + C(q,v)v)',
         'full: M(q) a + C(q, v) v + g(q). gravity: g(q) (gravity compensation). '

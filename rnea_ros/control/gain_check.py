@@ -10,7 +10,7 @@ kHz), one tick of delay, no prediction. ``refusal`` is the one line a refused se
 (``gain_check: refuse``, the default: the configure fails, a live set is refused);
 ``gain_check: error`` accepts the set and ``report`` makes the node's diagnostics ERROR, for a
 user who knows the robot's reflected inertia is larger than the model's. ``report`` puts the
-margin in the diagnostics either way.
+margin in the diagnostics either way, after the loop watch's finding (``loop_watch``) if any.
 """
 from __future__ import annotations
 
@@ -56,4 +56,6 @@ def report(margin: LoopMargin | None, level: int, message: str,
                              f'x{1 + GAIN_MARGIN:g}: {margin.describe()}')
     if margin.held:
         return level, message
+    if values.get('loop watch', 'holding') != 'holding':  # what the loop does, said first
+        return ERROR, f'{message}; {margin.message()}'
     return ERROR, f'{margin.message()}; {message}'

@@ -21,6 +21,9 @@ collision (observer, with a
 ``collision_reaction``)       that reaction (``stop``,              ERROR until
                               ``hold_gravity`` or ``zero``)         ~/reset_collision
                                                                     (or the auto reset)
+the loop oscillates (a        the stop (``unstable_reaction``       ERROR until
+feedback law, loop_watch)     ``stop``), then the hold at rest      ~/reset_collision, WARN
+                              until a newer desired motion          while held after it
 desired input silent          torques with zero desired accel       WARN
 measured wrench (a
 ``wrench_topics`` entry)
@@ -69,6 +72,10 @@ VELOCITY_MISSING = 'velocity_missing'
 ODOMETRY_STALE = 'odometry_stale'
 NON_FINITE_OUTPUT = 'non_finite_output'
 COLLISION = 'collision'
+LOOP_UNSTABLE = 'loop_unstable'
+LOOP_HOLD = 'loop_hold'
+# Fault codes reported as WARN: a chosen state, not a fault (the others are ERROR).
+WARN_CODES = (LOOP_HOLD,)
 
 FAULT_TEXT = {
     NO_MODEL: 'no valid robot model: publishing nothing',
@@ -81,6 +88,10 @@ FAULT_TEXT = {
     NON_FINITE_OUTPUT: 'the computed torque is not finite',
     COLLISION: 'collision detected: publishing the collision_reaction output until '
                '~/reset_collision (or collision_auto_reset)',
+    LOOP_UNSTABLE: 'the loop is not holding: publishing the stop (unstable_reaction) until '
+                   '~/reset_collision',
+    LOOP_HOLD: 'holding the pose where the stop ended until a desired motion newer than the '
+               'reset',
 }
 
 
@@ -175,7 +186,7 @@ class FaultState:
 
     @property
     def level(self) -> int:
-        return OK if self.code is None else ERROR
+        return OK if self.code is None else WARN if self.code in WARN_CODES else ERROR
 
     @property
     def text(self) -> str:

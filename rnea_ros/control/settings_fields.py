@@ -26,6 +26,7 @@ class SettingsFields:
     base_acceleration_time_constant: float = 0.005
     fault_output: str = 'hold_gravity'
     effort_limit_scale: float = 1.0
+    unstable_reaction: str = 'stop'
     torque_terms: str = 'full'
     control_law: str = 'feedforward'
     gain_check: str = 'refuse'

@@ -2,13 +2,14 @@
 The diagnostics summary of a ``core.ControlCore``: inputs, fault state, joint terms.
 
 ROS-free, from the core's public fields: ``ControlCore.status`` calls ``core_status``; the node
-adds the cycle timing and publishes the result as a ``diagnostic_msgs/DiagnosticStatus``.
+adds the cycle timing and publishes the result as a ``diagnostic_msgs/DiagnosticStatus``. The loop
+watch's finding (``loop_watch``: an oscillation, sustained clipping) is ERROR and comes first.
 """
 from __future__ import annotations
 
 from rnea_ros.control.cycle_kernels import oldest
 from rnea_ros.control.joint_input import NEVER
-from rnea_ros.control.safety import ERROR, MODEL_MISMATCH, OK, WARN
+from rnea_ros.control.safety import COLLISION, ERROR, MODEL_MISMATCH, OK, WARN
 
 
 def oldest_of(core, times) -> float:
@@ -94,7 +95,27 @@ def core_status(core, now: float, ros_time: float) -> tuple[int, str, dict[str, 
             f'{count} cycles ({code})' for code, count in recent.items())
             + ' since the last report']
     values.update(joint_terms_status(core))
+    level, messages = _watch_status(core, values, level, messages)
     return level, '; '.join(messages), values
+
+
+def _watch_status(core, values: dict[str, str], level: int,
+                  messages: list[str]) -> tuple[int, list[str]]:
+    """Add the loop watch's keys; an oscillation or sustained clipping is ERROR, said first."""
+    watch = core.watch
+    found, watch_values = watch.status(core.settings.unstable_reaction, core.settings.rate)
+    values.update(watch_values)
+    collision = core.fault.code == COLLISION
+    shaking = watch.shaking() if collision and found is None else None
+    if shaking is not None:  # the collision's stop came before the watch found it
+        found = (f'loop oscillating: {shaking} reversing its velocity error every few cycles '
+                 'when the collision was detected')
+    if found is None:
+        return level, messages
+    rest = [text for text in messages if text != 'ok']
+    if collision and rest:  # the observer reads an oscillation as a push
+        rest[0] = f'{rest[0]} (while the loop oscillated: likely the oscillation, not a contact)'
+    return ERROR, [found] + rest
 
 
 def joint_terms_status(core) -> dict[str, str]:

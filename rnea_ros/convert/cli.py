@@ -22,18 +22,20 @@ machine (a full disk) exits with status 1 and removes what it wrote of BAG.
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 import shutil
 import sys
 
-from rnea_ros.convert.mapping import (ColumnMapping, joint_names, JointSamples, offset_ns,
-                                      POSITION_UNITS, TIME_UNITS, VELOCITY_UNITS)
+from rnea_ros.convert.mapping import (ColumnMapping, joint_names, JointSamples, MAX_OFFSET,
+                                      offset_ns, POSITION_UNITS, TIME_UNITS, VELOCITY_UNITS)
 from rnea_ros.convert.table import read_columns
-from rnea_ros.errors import InputError, MachineError, UsageParser
+from rnea_ros.errors import Bounded, InputError, MachineError, UsageParser
 from rnea_ros.tools.run import run_tool
 
 MAX_EFFORT_SCALE = 1e6  # |--effort-scale|: past it, a unit mistake rather than a scale
+# The numbers of the command line: seconds as exact decimal text (whole ns), the effort scale.
+TIME_OFFSET = Bounded(float, -MAX_OFFSET, MAX_OFFSET, exact=True)
+EFFORT_SCALE = Bounded(float, -MAX_EFFORT_SCALE, MAX_EFFORT_SCALE)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,9 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument('--time', required=True, metavar='COLUMN', help='the time column')
     parser.add_argument('--time-unit', default='s', choices=tuple(TIME_UNITS),
                         help='unit of the time column (default: %(default)s)')
-    parser.add_argument('--time-offset', default='0', metavar='S',
+    parser.add_argument('--time-offset', default='0', metavar='S', type=TIME_OFFSET,
                         help='seconds added to the time column: the stamps are seconds since '
-                        'the epoch (default: %(default)s)')
+                        f'the epoch (default: %(default)s); {TIME_OFFSET.expected}')
     for field, what in (('position', 'positions (required)'), ('velocity', 'velocities'),
                         ('effort', 'efforts (torque, N m; N for a prismatic joint)')):
         parser.add_argument(f'--{field}', required=field == 'position', metavar='COLUMNS',
@@ -67,9 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help='unit of the position columns (default: %(default)s)')
     parser.add_argument('--velocity-unit', default='rad/s', choices=tuple(VELOCITY_UNITS),
                         help='unit of the velocity columns (default: %(default)s)')
-    parser.add_argument('--effort-scale', type=float, default=1.0, metavar='F',
-                        help='effort = F x the column (default: %(default)s; nonzero, '
-                        f'magnitude at most {MAX_EFFORT_SCALE:g})')
+    parser.add_argument('--effort-scale', type=EFFORT_SCALE, default=1.0, metavar='F',
+                        help='effort = F x the column (default: %(default)s); nonzero, '
+                        f'{EFFORT_SCALE.expected}')
     parser.add_argument('--topic', default='/joint_states',
                         help='the topic of the messages (default: %(default)s)')
     parser.add_argument('--urdf', metavar='FILE', help="the robot's URDF: the converted "
@@ -82,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
 def mapping_of(args: argparse.Namespace) -> ColumnMapping:
     """Return the column mapping of the parsed options (``InputError`` naming a bad one)."""
     scale = args.effort_scale
-    if not math.isfinite(scale) or scale == 0.0 or abs(scale) > MAX_EFFORT_SCALE:
+    if not EFFORT_SCALE.within(scale) or scale == 0.0:
         raise InputError(f'--effort-scale {scale:g}: expected a nonzero number of magnitude '
                          f'at most {MAX_EFFORT_SCALE:g}')
     if not args.topic.strip('/') or any(c.isspace() for c in args.topic):

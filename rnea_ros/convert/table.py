@@ -12,6 +12,7 @@ file (``rnea_ros.convert.matfile``) gives its arrays by name, a matrix's columns
 from __future__ import annotations
 
 import csv
+import io
 import math
 from pathlib import Path
 
@@ -20,6 +21,11 @@ import numpy as np
 from rnea_ros.convert import arrays, matfile
 from rnea_ros.convert.log_faults import no_column, row_name, SUFFIXES
 from rnea_ros.errors import InputError, not_utf8
+from rnea_ros.files import check_regular, open_regular
+
+# A log is read as a regular file of at most this size (a FIFO, a device, a bigger file are
+# refused before anything is read): hours of a robot at 1 kHz as CSV.
+MAX_LOG_BYTES = 1 << 31
 
 
 def read_columns(path: str | Path, columns: list[str]) -> dict[str, np.ndarray]:
@@ -28,8 +34,9 @@ def read_columns(path: str | Path, columns: list[str]) -> dict[str, np.ndarray]:
     kind = SUFFIXES.get(path.suffix.lower())
     if kind is None:
         raise InputError(f'LOG {str(path)!r}: expected a .csv, .parquet, .npz or .mat file')
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise InputError(f'LOG {str(path)!r}: no such file')
+    check_regular(path, 'LOG', MAX_LOG_BYTES)
     read = {'csv': _read_csv, 'parquet': _read_parquet, 'npz': arrays.read_npz,
             'mat': matfile.read_mat}[kind]
     values = read(path, list(dict.fromkeys(columns)))
@@ -53,9 +60,15 @@ def _missing(path: Path, header: list[str], columns: list[str]) -> None:
         raise no_column(path, name, header)
 
 
+def _text(path: Path) -> io.TextIOWrapper:
+    """Open the log as text, bounded (utf-8-sig: a byte-order mark is no part of a name)."""
+    return io.TextIOWrapper(open_regular(path, 'LOG', MAX_LOG_BYTES), newline='',
+                            encoding='utf-8-sig')
+
+
 def _header(path: Path) -> list[str]:
-    try:  # utf-8-sig: a byte-order mark is no part of the first name (pyarrow drops it too)
-        with open(path, newline='', encoding='utf-8-sig') as file:
+    try:  # pyarrow drops a byte-order mark too
+        with _text(path) as file:
             return next(csv.reader(file), [])
     except UnicodeDecodeError as exc:
         raise InputError(f'LOG {str(path)!r}: {not_utf8(exc)}') from None
@@ -71,9 +84,10 @@ def _read_csv(path: Path, columns: list[str]) -> dict[str, np.ndarray]:
         raise InputError(f'LOG {str(path)!r} is empty; expected a header line and rows')
     _missing(path, header, columns)
     try:
-        table = pcsv.read_csv(path, convert_options=pcsv.ConvertOptions(
-            include_columns=columns, column_types={name: pa.float64() for name in columns},
-            null_values=['']))
+        with open_regular(path, 'LOG', MAX_LOG_BYTES) as file:
+            table = pcsv.read_csv(file, convert_options=pcsv.ConvertOptions(
+                include_columns=columns, column_types={name: pa.float64() for name in columns},
+                null_values=['']))
     except (pa.ArrowInvalid, UnicodeDecodeError):
         _locate(path, header, columns)
         raise InputError(f'LOG {str(path)!r}: not a CSV table of numbers') from None
@@ -94,7 +108,7 @@ def _locate(path: Path, header: list[str], columns: list[str]) -> None:
     """Raise ``InputError`` at the first row pyarrow could not read (line by line)."""
     where = [header.index(name) for name in columns]
     try:
-        with open(path, newline='', encoding='utf-8-sig') as file:
+        with _text(path) as file:
             reader = csv.reader(file)
             next(reader)
             for index, fields in enumerate(reader):
@@ -120,9 +134,10 @@ def _read_parquet(path: Path, columns: list[str]) -> dict[str, np.ndarray]:
     import pyarrow as pa
     import pyarrow.parquet as pq
     try:
-        schema = pq.read_schema(path)
-        _missing(path, list(schema.names), columns)
-        table = pq.read_table(path, columns=columns)
+        with open_regular(path, 'LOG', MAX_LOG_BYTES) as file:
+            schema = pq.read_schema(file)
+            _missing(path, list(schema.names), columns)
+            table = pq.read_table(file, columns=columns)
     except (pa.ArrowException, OSError) as exc:
         if isinstance(exc, OSError) and not isinstance(exc, pa.ArrowException) \
                 and exc.strerror:

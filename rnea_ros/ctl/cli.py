@@ -8,14 +8,13 @@ option or field), 130 interrupted (Ctrl-C).
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 
 from rnea_ros.ctl import names
-from rnea_ros.errors import InputError, UsageParser
+from rnea_ros.errors import Bounded, InputError, UsageParser
 
 DEFAULT_TIMEOUT = 10.0  # s: how long a node may take to be found and to answer
-MAX_TIMEOUT = 86400.0
+TIMEOUT = Bounded(float, 1e-3, 86400.0)  # s
 DESCRIPTION = """\
 Drive the rnea node and the simulated robot over DDS without the ros2 command line: lifecycle
 transitions, parameters, a trajectory, a push, a collision reset, the status; `paths` says where
@@ -23,17 +22,6 @@ the installed files are. NODE is a node's name (default /rnea); topics are resol
 namespace (--topic for a remapped one). Uses ROS_DOMAIN_ID as every ROS 2 process does.
 Exit status: 0 done, 1 node not found, not answering within --timeout, or refusing (one line
 naming it), 2 bad input (one line naming it), 130 interrupted."""
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= MAX_TIMEOUT:
-        raise argparse.ArgumentTypeError(f'{text!r}: expected seconds above 0, at most '
-                                         f'{MAX_TIMEOUT:g}')
-    return value
 
 
 def _node_argument(parser, required: bool = False) -> None:
@@ -48,9 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``rnea_ctl`` and its subcommands."""
     parser = UsageParser(prog='rnea_ctl', description=DESCRIPTION,
                          formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--timeout', type=_seconds, default=DEFAULT_TIMEOUT, metavar='S',
+    parser.add_argument('--timeout', type=TIMEOUT, default=DEFAULT_TIMEOUT, metavar='S',
                         help=f'seconds to find the node and get an answer (default '
-                             f'{DEFAULT_TIMEOUT:g})')
+                             f'{DEFAULT_TIMEOUT:g}); {TIMEOUT.expected}')
     commands = parser.add_subparsers(dest='command', metavar='COMMAND', required=True,
                                      parser_class=UsageParser)
     lifecycle = commands.add_parser('lifecycle', help='get the state or trigger a transition')
@@ -59,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     _node_argument(which.add_parser('get', help='print the lifecycle state'))
     transition = which.add_parser('set', help='trigger a transition')
     _node_argument(transition, required=True)
-    from rnea_ros.ctl.commands import TRANSITIONS, STATES
+    from rnea_ros.ctl.commands import (MAX_FORCE, MAX_PUSH_SECONDS, MAX_TORQUE,
+                                       MIN_PUSH_SECONDS, STATES, TRANSITIONS)
     transition.add_argument('transition', choices=TRANSITIONS)
     param = commands.add_parser('param', help='list, get, describe, set or delete parameters')
     which = param.add_subparsers(dest='action', metavar='ACTION', required=True,
@@ -90,11 +79,14 @@ def build_parser() -> argparse.ArgumentParser:
                                             f'{names.TRAJECTORY_TOPIC})')
     push = commands.add_parser('push', help='push a link of the simulated robot')
     push.add_argument('link', metavar='LINK')
-    push.add_argument('--force', nargs=3, type=float, default=[0.0] * 3,
-                      metavar=('FX', 'FY', 'FZ'), help='N, link frame (default 0 0 0)')
-    push.add_argument('--torque', nargs=3, type=float, default=[0.0] * 3,
-                      metavar=('TX', 'TY', 'TZ'), help='N m, link frame (default 0 0 0)')
-    push.add_argument('--duration', type=float, required=True, metavar='S')
+    for flag, unit, high in (('force', 'N', MAX_FORCE), ('torque', 'N m', MAX_TORQUE)):
+        bounded = Bounded(float, -high, high)
+        push.add_argument(f'--{flag}', nargs=3, type=bounded, default=[0.0] * 3,
+                          metavar=tuple(f'{flag[0].upper()}{axis}' for axis in 'XYZ'),
+                          help=f'{unit}, link frame (default 0 0 0); each {bounded.expected}')
+    seconds = Bounded(float, MIN_PUSH_SECONDS, MAX_PUSH_SECONDS)
+    push.add_argument('--duration', type=seconds, required=True, metavar='S',
+                      help=f'seconds the push lasts; {seconds.expected}')
     push.add_argument('--node', default=names.SIM_NODE,
                       help=f'the simulated robot (default {names.SIM_NODE})')
     push.add_argument('--topic', help=f'the topic (default: <NODE namespace>/'

@@ -18,7 +18,9 @@ TRANSITIONS = ('configure', 'activate', 'deactivate', 'cleanup', 'shutdown')
 STATES = ('unconfigured', 'inactive', 'active', 'finalized')
 LEVELS = {0: 'OK', 1: 'WARN', 2: 'ERROR', 3: 'STALE'}
 PUSH_RATE = 50.0  # Hz: above the simulated robot's wrench_timeout (0.1 s), a push goes on
+MIN_PUSH_SECONDS = 1e-3  # one step of the simulated robot
 MAX_PUSH_SECONDS = 600.0  # a longer push is a typo (milliseconds for seconds)
+MAX_FORCE, MAX_TORQUE = 1e4, 1e3  # N, N m: a push's wrench, each component
 STATE_RECHECK = 1.0  # s: between two get_state calls while waiting (transition events too)
 
 
@@ -226,13 +228,16 @@ def check_push(link: str, wrench: list[float], seconds: float) -> None:
     """Raise ``InputError`` naming the option when a push is not one to send."""
     if not link:
         raise InputError('LINK: expected the name of a link of the simulated robot')
-    bad = next((k for k, x in enumerate(wrench) if not math.isfinite(x)), None)
+    limits = (MAX_FORCE,) * 3 + (MAX_TORQUE,) * 3
+    bad = next((k for k, x in enumerate(wrench)
+                if not (math.isfinite(x) and abs(x) <= limits[k])), None)
     if bad is not None:
         field = ('--force', '--torque')[bad // 3]
-        raise InputError(f'{field}: {wrench[bad]!r}: expected finite numbers')
-    if not 0 < seconds <= MAX_PUSH_SECONDS:
-        raise InputError(f'--duration: {seconds!r}: expected seconds above 0, at most '
-                         f'{MAX_PUSH_SECONDS:g}')
+        raise InputError(f'{field}: {wrench[bad]!r}: expected numbers from {-limits[bad]:g} '
+                         f'to {limits[bad]:g}')
+    if not MIN_PUSH_SECONDS <= seconds <= MAX_PUSH_SECONDS:
+        raise InputError(f'--duration: {seconds!r}: expected a number from '
+                         f'{MIN_PUSH_SECONDS:g} to {MAX_PUSH_SECONDS:g}')
 
 
 def push(session: Session, topic: str, link: str, wrench: list[float], seconds: float) -> int:

@@ -8,8 +8,6 @@ integer (or a list of integers) given to a double parameter is sent as a double.
 """
 from __future__ import annotations
 
-import yaml
-
 from rnea_ros.errors import InputError
 from rnea_ros.files import brief, finite_number, load_yaml, YamlError
 
@@ -81,5 +79,6 @@ def show(value) -> str:
     """Return a parameter's value as YAML flow text (what ``param set`` reads back)."""
     if isinstance(value, float):
         return repr(value)
+    import yaml  # here: every rnea_ctl call imports this module, few print a list
     return yaml.safe_dump(value, default_flow_style=True, width=1 << 20).strip().removesuffix(
         '\n...').removesuffix('...').strip()

@@ -45,8 +45,9 @@ import numpy as np
 from rnea_ros.demos.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, KD, KP, NODE_STATUS,
                                         START_TIMEOUT, tracked_joints, Tracking,
                                         trajectory_message, trajectory_points)
-from rnea_ros.demos.node_demo import run_demo
+from rnea_ros.demos.node_demo import DOMAIN_ID, RATE, run_demo
 from rnea_ros.dynamics.model import RobotModel
+from rnea_ros.errors import Bounded
 
 NS = 1_000_000_000
 TARGET = 3.0  # the feed-forward phase must track at least this many times better
@@ -63,6 +64,7 @@ ACCELERATIONS_AFTER = 2
 # torques of a 3 s phase and can check ~80 of them against an acceleration it heard.
 MIN_CHECKED = 20
 SWITCH_SETTLE = 2.0  # s after the activation that neither phase counts
+PHASE = Bounded(float, 1.0, 3600.0)  # s: each phase, longer than the settling
 
 
 def _stamp(msg) -> int:
@@ -287,13 +289,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument('--gap', default='default',
                         help='reality gap of the sim: default, none or a YAML file '
                              '(default: %(default)s)')
-    parser.add_argument('--phase', type=float, default=5.0, metavar='SECONDS',
-                        help='length of each phase (default: %(default)s)')
-    parser.add_argument('--rate', type=float, default=0.0, metavar='HZ',
+    parser.add_argument('--phase', type=PHASE, default=5.0, metavar='SECONDS',
+                        help=f'length of each phase (default: %(default)s); {PHASE.expected}')
+    parser.add_argument('--rate', type=RATE, default=0.0, metavar='HZ',
                         help="the node's rate parameter; 0: answer each joint_states message "
-                             "as it comes, here at the sim's 1 kHz (default: %(default)s)")
-    parser.add_argument('--domain-id', type=int, default=1 + os.getpid() % 100,
-                        help='ROS_DOMAIN_ID (default: one derived from the process id)')
+                             "as it comes, here at the sim's 1 kHz (default: %(default)s); "
+                             f'{RATE.expected}')
+    parser.add_argument('--domain-id', type=DOMAIN_ID, default=1 + os.getpid() % 100,
+                        help='ROS_DOMAIN_ID (default: one derived from the process id); '
+                        f'{DOMAIN_ID.expected}')
     return parser
 
 
@@ -306,8 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         failures = verdict(ratio, monitor)
         print('OK' if not failures else 'FAILED: ' + '; '.join(failures), flush=True)
         return not failures
-    return run_demo(parser, args, args.phase >= 1.0 and args.rate >= 0,
-                    '--phase must be >= 1 and --rate >= 0', demo)
+    return run_demo(parser, args, demo)
 
 
 if __name__ == '__main__':

@@ -21,10 +21,13 @@ import numpy as np
 from rnea_ros.demos.motions import robot_urdf, sinusoidal_trajectory
 from rnea_ros.description.robot_file import parse_xacro_arg
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.errors import RneaError, UsageParser
+from rnea_ros.errors import Bounded, RneaError, UsageParser
 from rnea_ros.files import FileError
 
 BATCH_REPEATS = 5
+DURATION = Bounded(float, 1e-3, 3600.0)  # s: the trajectory's time span
+SAMPLES = Bounded(int, 1, 1_000_000)  # each one call timed
+COLUMNS = Bounded(int, 1, 100)  # instants of the torque table
 WRENCH_LABELS = ('fx', 'fy', 'fz', 'tx', 'ty', 'tz')
 
 
@@ -72,12 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help='an argument of the --urdf xacro file (repeatable)')
     parser.add_argument('--floating-base', action='store_true',
                         help='add a free-flyer joint above the URDF root link')
-    parser.add_argument('--duration', type=float, default=4.0, metavar='SECONDS',
-                        help='trajectory time span (default: %(default)s)')
-    parser.add_argument('--samples', type=int, default=100,
-                        help='number of trajectory samples (default: %(default)s)')
-    parser.add_argument('--columns', type=int, default=6,
-                        help='instants shown in the torque table (default: %(default)s)')
+    parser.add_argument('--duration', type=DURATION, default=4.0, metavar='SECONDS',
+                        help=f'trajectory time span (default: %(default)s); '
+                        f'{DURATION.expected}')
+    parser.add_argument('--samples', type=SAMPLES, default=100,
+                        help=f'number of trajectory samples (default: %(default)s); '
+                        f'{SAMPLES.expected}')
+    parser.add_argument('--columns', type=COLUMNS, default=6,
+                        help='instants shown in the torque table (default: %(default)s); '
+                        f'{COLUMNS.expected}')
     parser.add_argument('--inertia-check', choices=('error', 'warn'), default='error',
                         help="'warn' loads URDFs with physically inconsistent inertias "
                              '(default: %(default)s)')
@@ -87,8 +93,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.samples < 1 or not np.isfinite(args.duration) or args.duration <= 0.0:
-        parser.error('--samples must be >= 1 and --duration > 0')
     urdf = args.urdf
     if args.xacro_arg and urdf is None:
         parser.error('--xacro-arg needs --urdf FILE (a xacro file)')

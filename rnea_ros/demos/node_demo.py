@@ -50,12 +50,17 @@ from rnea_ros.control.declaration import BY_NAME
 from rnea_ros.demos.motions import robot_urdf, sinusoidal_trajectory
 from rnea_ros.demos.process import RclpySide, RosProcess
 from rnea_ros.dynamics.model import RobotModel
-from rnea_ros.errors import RneaError
+from rnea_ros.errors import Bounded, RneaError
 from rnea_ros.files import read_text
 
 STATUS_NAME = '/rnea: feed-forward torques'  # the node's full name first
 START_TIMEOUT = 180.0  # s: the first start on a machine compiles the kernels
 TOLERANCE = 1e-9  # relative to max(1, |tau|)
+# The demos' numbers (the closed-loop demo's too): the node's rate as its parameter's bounds.
+DURATION = Bounded(float, 0.1, 3600.0)  # s
+RATE = Bounded(float, BY_NAME['rate'].low, BY_NAME['rate'].high)  # Hz
+PUBLISH_RATE = Bounded(float, 1.0, 10000.0)  # Hz
+DOMAIN_ID = Bounded(int, 0, 232)  # ROS_DOMAIN_ID: what DDS can map to ports
 SHOWN_JOINTS = 3
 # The node's state while its joint_states input is older than its input_timeout
 # (rnea_ros.control.safety.JOINT_STATES_STALE): it publishes its fault output, as it should. On
@@ -380,16 +385,19 @@ def build_parser() -> argparse.ArgumentParser:
                     'print its rate, latency and torques against RobotModel.rnea.')
     parser.add_argument('--urdf', type=Path, metavar='FILE',
                         help='fixed-base robot URDF (default: panda from example-robot-data)')
-    parser.add_argument('--duration', type=float, default=5.0, metavar='SECONDS',
-                        help='how long to stream after the node is up (default: %(default)s)')
-    parser.add_argument('--rate', type=float, default=500.0, metavar='HZ',
+    parser.add_argument('--duration', type=DURATION, default=5.0, metavar='SECONDS',
+                        help='how long to stream after the node is up (default: %(default)s); '
+                        f'{DURATION.expected}')
+    parser.add_argument('--rate', type=RATE, default=500.0, metavar='HZ',
                         help="the node's rate parameter; 0: answer each joint_states message "
-                             '(default: %(default)s)')
-    parser.add_argument('--publish-rate', type=float, default=500.0, metavar='HZ',
-                        help='joint_states rate (default: %(default)s)')
-    parser.add_argument('--domain-id', type=int, default=1 + os.getpid() % 100,
+                             f'(default: %(default)s); {RATE.expected}')
+    parser.add_argument('--publish-rate', type=PUBLISH_RATE, default=500.0, metavar='HZ',
+                        help=f'joint_states rate (default: %(default)s); '
+                        f'{PUBLISH_RATE.expected}')
+    parser.add_argument('--domain-id', type=DOMAIN_ID, default=1 + os.getpid() % 100,
                         help='ROS_DOMAIN_ID of the demo (default: one derived from the process '
-                             'id, so as not to talk to a running ROS system)')
+                             'id, so as not to talk to a running ROS system); '
+                             f'{DOMAIN_ID.expected}')
     return parser
 
 
@@ -411,19 +419,15 @@ def load_robot(parser: argparse.ArgumentParser, urdf: Path | None):
     return model, xml
 
 
-def run_demo(parser: argparse.ArgumentParser, args, valid: bool, requirement: str,
+def run_demo(parser: argparse.ArgumentParser, args,
              demo: Callable[[RobotModel, str], bool]) -> int:
     """
     Run a node demo as its ``main`` does; return the exit status.
 
-    Refuse arguments that are not ``valid`` (``requirement`` says why) or a bad --domain-id,
-    load the robot of ``args.urdf``, then ``demo(model, xml)``: 0 when it says it succeeded,
-    1 when not or on a RuntimeError (one line), 130 on Ctrl-C.
+    Load the robot of ``args.urdf`` (the parser refused numbers beyond their bounds), then
+    ``demo(model, xml)``: 0 when it says it succeeded, 1 when not or on a RuntimeError (one
+    line), 130 on Ctrl-C.
     """
-    if not valid:
-        parser.error(requirement)
-    if not 0 <= args.domain_id <= 232:
-        parser.error('--domain-id must be in 0..232')
     loaded = load_robot(parser, args.urdf)
     if loaded is None:
         return 1
@@ -441,10 +445,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     return run_demo(
-        parser, args, args.duration > 0 and args.publish_rate > 0 and args.rate >= 0,
-        '--duration and --publish-rate must be > 0, --rate >= 0',
-        lambda model, xml: run(model, xml, args.duration, args.rate, args.publish_rate,
-                               args.domain_id).ok)
+        parser, args, lambda model, xml: run(model, xml, args.duration, args.rate,
+                                             args.publish_rate, args.domain_id).ok)
 
 
 if __name__ == '__main__':

@@ -5,7 +5,8 @@ MuJoCo compiles the file (includes, defaults, inertias from geoms, meshes, angle
 own rules); the compiled ``mujoco.MjModel`` is turned into the links and joints the tree builder
 of ``tree_builder`` folds and numbers, so that an MJCF robot is the same model as the URDF robot it
 describes. ``mujoco`` is imported here only, inside the functions: ``import rnea_ros`` does not
-need it.
+need it. Before MuJoCo opens a file, what it would read is checked (``mjcf_paths``): every file
+it includes, attaches or loads inside the file's folder, a regular file, bounded.
 
 The mapping (everything else that changes MuJoCo's dynamics is refused by name):
 
@@ -53,6 +54,7 @@ import warnings
 import numpy as np
 
 from rnea_ros.description.mjcf_fields import REFUSED, unknown_fields
+from rnea_ros.description.mjcf_paths import check_paths
 from rnea_ros.description.tree_builder import TreeBuilder
 from rnea_ros.description.urdf_elements import Inertial, UrdfJoint
 from rnea_ros.dynamics.actuation import Actuation
@@ -120,8 +122,12 @@ def _compiled(source):
         return source
     import mujoco  # the sim's dependency: only an MJCF needs it here
     route_mujoco_warnings()
-    if not Path(source).is_file():
+    if not Path(source).exists():
         raise MJCFError(f'MJCF {str(source)!r}: no such file')
+    try:  # what MuJoCo would open: inside the file's folder, regular files, bounded
+        check_paths(source)
+    except MJCFError as exc:
+        raise MJCFError(f'MJCF {str(source)!r}: {exc}') from None
     try:
         return mujoco.MjModel.from_xml_path(str(source))
     except ValueError as exc:  # MuJoCo's compiler error, over several lines

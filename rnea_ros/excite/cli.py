@@ -23,9 +23,9 @@ import sys
 
 from rnea_ros.errors import UsageParser
 from rnea_ros.excite import outputs
-from rnea_ros.excite.run import (MAX_DURATION, MAX_HARMONICS, MAX_HIGHEST_FREQUENCY,
-                                 MAX_ITERATIONS, MAX_POINTS, MAX_SEED, MIN_BASE_FREQUENCY,
-                                 MIN_POINT_INTERVAL, run)
+from rnea_ros.excite.run import (BASE_FREQUENCY, DURATION, HARMONICS, ITERATIONS,
+                                 LIMITS_SCALE, MAX_HIGHEST_FREQUENCY, MAX_POINTS,
+                                 POINT_INTERVAL, run, SEED)
 from rnea_ros.tools.options import add_fields, from_namespace, MAIN, option
 from rnea_ros.tools.run import run_tool
 from rnea_ros.tools.staging import check as check_output
@@ -47,35 +47,34 @@ class ExciteOptions:
     overwrite: bool = option(False, MAIN, action='store_true', help='write into an output '
                              'directory that holds files already: replaces the outputs of '
                              'rnea_excite, keeps every other file')
-    duration: float = option(60.0, MOTION, type=float, metavar='S', help='length of the '
-                             'trajectory: the whole periods that fit, at most '
-                             f'{MAX_DURATION:g} s (default: %(default)s)')
-    harmonics: int = option(5, MOTION, type=int, metavar='N',
-                            help=f'harmonics per joint, 2 to {MAX_HARMONICS} '
-                            '(default: %(default)s)')
+    duration: float = option(60.0, MOTION, type=float, metavar='S', bounds=DURATION,
+                             help='length of the trajectory: the whole periods that fit '
+                             '(default: %(default)s)')
+    harmonics: int = option(5, MOTION, type=int, metavar='N', bounds=HARMONICS,
+                            help='harmonics per joint; the first is fixed by starting and ending '
+                            'at rest (default: %(default)s)')
     base_frequency: float = option(0.1, MOTION, type=float, metavar='HZ',
+                                   bounds=BASE_FREQUENCY,
                                    help='the first harmonic; its period is the period of the '
-                                   f'motion; at least {MIN_BASE_FREQUENCY:g} Hz, and times '
-                                   f'HARMONICS at most {MAX_HIGHEST_FREQUENCY:g} Hz '
-                                   '(default: %(default)s)')
+                                   'motion; times HARMONICS at most '
+                                   f'{MAX_HIGHEST_FREQUENCY:g} Hz (default: %(default)s)')
     joints: str | None = option(None, MOTION, metavar='J1,J2', help='the joints that move '
                                 '(default: all); the others are held at rest')
     rest: str | None = option(None, MOTION, metavar='JOINT=VALUE[,...]', help='the rest '
                               'configuration where the motion starts and ends [rad, or m] '
                               '(default per joint: 0 when inside the scaled limits, else the '
                               'middle of its range)')
-    point_interval: float = option(0.1, MOTION, type=float, metavar='S', help='time between '
-                                   'the points of the trajectory: at least '
-                                   f'{MIN_POINT_INTERVAL:g} s (a 1 kHz controller cycle), at '
+    point_interval: float = option(0.1, MOTION, type=float, metavar='S',
+                                   bounds=POINT_INTERVAL, help='time between the points of '
+                                   'the trajectory: at least a 1 kHz controller cycle, at '
                                    'most a quarter period of the highest harmonic, at most '
                                    f'{MAX_POINTS} points (default: %(default)s)')
-    seed: int = option(0, MOTION, type=int, help='seed of the random start, 0 to '
-                       f'{MAX_SEED} (default: %(default)s)')
-    max_iterations: int = option(100, MOTION, type=int, metavar='N',
-                                 help=f'SLSQP iterations at most, 1 to {MAX_ITERATIONS} '
-                                 '(default: %(default)s)')
-    limits_scale: float = option(0.8, LIMITS, type=float, metavar='F',
-                                 help='safety factor of the URDF limits, in (0, 1] '
+    seed: int = option(0, MOTION, type=int, bounds=SEED,
+                       help='seed of the random start (default: %(default)s)')
+    max_iterations: int = option(100, MOTION, type=int, metavar='N', bounds=ITERATIONS,
+                                 help='SLSQP iterations at most (default: %(default)s)')
+    limits_scale: float = option(0.8, LIMITS, type=float, metavar='F', bounds=LIMITS_SCALE,
+                                 help='safety factor of the URDF limits '
                                  '(default: %(default)s)')
     acceleration_limit: float = option(5.0, LIMITS, type=float, metavar='A', bounds=(1e-3, 1e4),
                                        help='acceleration limit of every joint [rad/s^2, or '

@@ -47,30 +47,31 @@ MIN_POINT_INTERVAL = 0.001  # s: one cycle of a 1 kHz controller
 MAX_POINTS = 100_000  # points of the written trajectory: duration / point interval + 1
 MAX_ITERATIONS = 1000
 MAX_SEED = 2 ** 32 - 1
+# The bounds of the options alone (cli.py declares them; check_timing the options together).
+HARMONICS = (2, MAX_HARMONICS)  # the first harmonic is fixed by starting and ending at rest
+BASE_FREQUENCY = (MIN_BASE_FREQUENCY, MAX_HIGHEST_FREQUENCY / HARMONICS[0])
+DURATION = (1 / BASE_FREQUENCY[1], MAX_DURATION)  # at least one period
+POINT_INTERVAL = (MIN_POINT_INTERVAL, 1 / (4 * HARMONICS[0] * MIN_BASE_FREQUENCY))
+ITERATIONS = (1, MAX_ITERATIONS)
+SEED = (0, MAX_SEED)
+LIMITS_SCALE = (0.01, 1.0)  # a safety factor of the URDF's limits
 
 
 def check_timing(options) -> FourierBasis:
     """Return the Fourier basis of the options; ``ExciteError`` if they cannot hold."""
-    if not 2 <= options.harmonics <= MAX_HARMONICS:
-        raise ExciteError(f'--harmonics {options.harmonics}: expected 2 to {MAX_HARMONICS} (the '
-                          'first harmonic is fixed by starting and ending at rest)')
-    if not (math.isfinite(options.base_frequency) and
-            MIN_BASE_FREQUENCY <= options.base_frequency and
-            options.harmonics * options.base_frequency <= MAX_HIGHEST_FREQUENCY * (1 + 1e-9)):
+    check_bounds(options)  # each option within its declared bounds (cli.py), then together
+    if options.harmonics * options.base_frequency > MAX_HIGHEST_FREQUENCY * (1 + 1e-9):
         raise ExciteError(f'--base-frequency {options.base_frequency:g}: expected at least '
                           f'{MIN_BASE_FREQUENCY:g} Hz and, times --harmonics '
                           f'{options.harmonics}, at most {MAX_HIGHEST_FREQUENCY:g} Hz (the '
                           'highest harmonic)')
     basis = FourierBasis(options.harmonics, options.base_frequency)
-    if not (math.isfinite(options.duration) and options.duration <= MAX_DURATION):
-        raise ExciteError(f'--duration {options.duration:g}: expected at most {MAX_DURATION:g} s')
     if options.duration < basis.period * (1 - 1e-9):
         raise ExciteError(f'--duration {options.duration:g} s is shorter than one period of '
                           f'--base-frequency {options.base_frequency:g} Hz '
                           f'({basis.period:g} s)')
     quarter = basis.period / (4 * options.harmonics)
-    if not (math.isfinite(options.point_interval) and
-            MIN_POINT_INTERVAL <= options.point_interval <= quarter):
+    if options.point_interval > quarter:
         raise ExciteError(f'--point-interval {options.point_interval:g} s: expected an interval '
                           f'of at least {MIN_POINT_INTERVAL:g} s (a 1 kHz controller cycle) and '
                           f'at most {quarter:g} s (a quarter period of the highest harmonic)')
@@ -78,11 +79,6 @@ def check_timing(options) -> FourierBasis:
         raise ExciteError(f'--duration {options.duration:g} s every --point-interval '
                           f'{options.point_interval:g} s: more than {MAX_POINTS} points; '
                           'lengthen the interval or shorten the duration')
-    if not 1 <= options.max_iterations <= MAX_ITERATIONS:
-        raise ExciteError(f'--max-iterations {options.max_iterations}: expected 1 to '
-                          f'{MAX_ITERATIONS}')
-    if not 0 <= options.seed <= MAX_SEED:
-        raise ExciteError(f'--seed {options.seed}: expected 0 to {MAX_SEED}')
     return basis
 
 
@@ -93,7 +89,6 @@ def run(options, say=None) -> Excitation:
     ``say``: called with a line when the optimiser starts and after each of its iterations
     (the command line prints them; the optimiser runs in a forked process, ``worker``).
     """
-    check_bounds(options)  # --acceleration-limit: its declared bounds
     basis = check_timing(options)
     planes = [limits_module.parse_plane(text) for text in options.keep_above or []]
     model = urdf_model(read_file_option('--urdf', options.urdf, read_robot_description),

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict, dataclass, replace
-import math
 import os
 from pathlib import Path
 import shutil
@@ -37,7 +36,8 @@ from rnea_ros.description.robot_file import read_robot_description
 from rnea_ros.errors import InputError, RneaError, UsageParser
 from rnea_ros.fleet import drift
 from rnea_ros.fleet.cluster import ALLOW_REMOTE, check_address, CONNECT_TIMEOUT, unprotected
-from rnea_ros.tools.options import add_fields, from_namespace, MAIN, option, positional
+from rnea_ros.tools.options import add_fields, from_namespace, MAIN, option, positional, \
+    THREADS
 from rnea_ros.tools.run import run_tool
 
 
@@ -70,9 +70,11 @@ class FleetOptions:
         'machine over an address without TLS (tcp://): unencrypted and unauthenticated, '
         'for a network you trust (default: refused; tls:// needs no flag)')
     connect_timeout: float | None = option(
-        None, MAIN, type=float, metavar='S', help='seconds the --scheduler has to answer as a '
+        None, MAIN, type=float, metavar='S', bounds=(1e-3, 86400.0),
+        help='seconds the --scheduler has to answer as a '
         f'Dask scheduler (default: {CONNECT_TIMEOUT:g})')
-    workers: int | None = option(None, MAIN, type=int, metavar='N', help='worker processes of '
+    workers: int | None = option(None, MAIN, type=int, metavar='N', bounds=THREADS,
+                                 help='worker processes of '
                                  'the local cluster (default: one per core)')
     overwrite: bool = option(False, MAIN, action='store_true', help='analyse every bag again '
                              '(default: reuse the results in DIR made from the same bag '
@@ -89,19 +91,25 @@ class FleetOptions:
                                    help='progress bar of bags done on stderr (default: on a '
                                    'terminal)')
     drift_factor: float = option(drift.FACTOR, DRIFT, type=float, metavar='FACTOR',
+                                 bounds=drift.FACTOR_BOUNDS,
                                  help='relative growth (default: %(default)s)')
     drift_floor: float = option(drift.FLOOR, DRIFT, type=float, metavar='FLOOR',
+                                bounds=drift.FLOOR_BOUNDS,
                                 help='absolute growth, N·m or N (default: %(default)s)')
     drift_baseline_bags: int = option(drift.BASELINE_BAGS, DRIFT, type=int, metavar='K',
+                                      bounds=(2, drift.BAGS_BOUNDS),
                                       help='first bags forming the baseline (default: '
                                       '%(default)s)')
     drift_recent_bags: int = option(drift.RECENT_BAGS, DRIFT, type=int, metavar='M',
+                                    bounds=(1, drift.BAGS_BOUNDS),
                                     help='last bags forming the current level (default: '
                                     '%(default)s)')
     drift_alpha: float = option(drift.ALPHA, DRIFT, type=float, metavar='ALPHA',
+                                bounds=drift.ALPHA_BOUNDS,
                                 help='false-alarm rate over all judged joints (default: '
                                 '%(default)s)')
     drift_min_bags: int = option(drift.MIN_BAGS, DRIFT, type=int, metavar='MIN',
+                                 bounds=(3, drift.BAGS_BOUNDS),
                                  help='bags a joint needs to be judged (default: %(default)s)')
 
 
@@ -167,18 +175,6 @@ def main(argv: list[str] | None = None) -> int:
     if fleet.connect_timeout is not None and not fleet.scheduler:
         parser.error('--connect-timeout is the time --scheduler has to answer; without '
                      '--scheduler the cluster is local')
-    if fleet.connect_timeout is not None and not 0 < fleet.connect_timeout < math.inf:
-        parser.error(f'--connect-timeout must be a positive number of seconds, got '
-                     f'{fleet.connect_timeout:g}')
-    if fleet.workers is not None and fleet.workers < 1:
-        parser.error(f'--workers must be at least 1, got {fleet.workers}')
-    if fleet.drift_baseline_bags < 2 or fleet.drift_recent_bags < 1:
-        parser.error('--drift-baseline-bags must be at least 2 and --drift-recent-bags at '
-                     'least 1')
-    if not 0 < fleet.drift_alpha < 1:
-        parser.error(f'--drift-alpha must be between 0 and 1, got {fleet.drift_alpha:g}')
-    if fleet.drift_min_bags < 3:
-        parser.error(f'--drift-min-bags must be at least 3, got {fleet.drift_min_bags}')
     return run_tool('rnea_fleet', lambda: _start(fleet, namespace, dests),
                     interrupted='interrupted (the bags analysed so far are kept; a re-run '
                     'reuses them)')

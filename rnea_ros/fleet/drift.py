@@ -57,6 +57,11 @@ BASELINE_BAGS = 5
 RECENT_BAGS = 3
 MIN_BAGS = 3
 ALPHA = 0.05
+# The bounds of the options (rnea_fleet --drift-*): a growth, a false-alarm rate, bag counts.
+FACTOR_BOUNDS = (1.0, 1000.0)
+FLOOR_BOUNDS = (0.0, 1e6)  # N m or N
+ALPHA_BOUNDS = (1e-9, 0.5)
+BAGS_BOUNDS = 100_000  # the most bags of a baseline, a current level or a judgement
 DRIFTING = 'drifting'
 STABLE = 'stable'
 NOT_JUDGED = 'not judged'

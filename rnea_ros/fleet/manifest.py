@@ -15,21 +15,23 @@ The file is YAML::
 Relative paths are relative to the folder of the manifest; absolute ones are taken as the
 user wrote them. A pattern (``*``, ``?``, ``[...]``, ``**`` for any depth) names what it
 matches, in sorted order; each match, or a plain path, is a bag or a directory searched for
-bags as ``rnea_fleet`` searches its arguments; whatever lies in the output directory is left
-out (its ``--write-bag`` bags are results). Every bag is analysed with its robot's URDF and
+bags as ``rnea_fleet`` searches its arguments, or a file that is no bag (passed over: a pattern
+may match a folder's other files); whatever lies in the output directory is left out (its
+``--write-bag`` bags are results). Every bag is analysed with its robot's URDF and
 actuation model: robots of different models run together.
 
 A manifest that cannot be used is refused before anything is written, with one
 ``InputError`` line naming the file and the field (``robots.arm_a.bags[1]``) and what was
 expected: not UTF-8, not YAML, not ``robots:`` with a mapping of names, an unknown field, a
 field of the wrong type, a URDF or actuation model that cannot be read (or a URDF that is not
-XML), a pattern that matches nothing, a bag listed under two robots, a robot (or any field)
-given twice.
+XML), a pattern that matches nothing or a FIFO, a device or a socket (named: reading one would
+block or never end), a bag listed under two robots, a robot (or any field) given twice.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 import glob
+import math
 import os
 from pathlib import Path
 import xml.etree.ElementTree as ET
@@ -39,7 +41,7 @@ import yaml
 from rnea_ros.description.loading import read_file_option
 from rnea_ros.description.robot_file import read_robot_description
 from rnea_ros.errors import InputError
-from rnea_ros.files import load_yaml, YamlError
+from rnea_ros.files import check_regular, FileError, load_yaml, YamlError
 from rnea_ros.fleet import bags as fleet_bags
 
 FIELDS = ('urdf', 'actuation', 'bags')
@@ -181,11 +183,22 @@ def _bags(where: str, field: str, pattern: str, written: str,
             found.append(match)
         elif match.is_dir():
             found += fleet_bags.find_bags(match, exclude)
+        else:  # a file that is no bag is passed over; a FIFO or a device is named
+            _refuse_special(where, field, written, match)
     if not found:
         raise InputError(f'{where}: {field} {written!r}: no rosbag2 bag there (a directory '
                          f'with {fleet_bags.METADATA}, or '
                          f'{"/".join(fleet_bags.BAG_FILE_SUFFIXES)} files)')
     return found
+
+
+def _refuse_special(where: str, field: str, written: str, match: Path) -> None:
+    """Refuse a match that is no regular file (a FIFO, a device, a socket, a broken link)."""
+    try:
+        check_regular(match, 'match', limit=math.inf)
+    except FileError as exc:
+        raise InputError(f'{where}: {field} {written!r}: {str(match)!r}: {exc.why}; expected '
+                         'bags or directories of bags') from None
 
 
 def jobs(robots: list[Robot], per_bag, dests: list[str], output: Path,

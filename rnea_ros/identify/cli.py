@@ -34,9 +34,10 @@ import time
 import numpy as np
 
 from rnea_ros.errors import InputError, UsageParser
-from rnea_ros.identify import current, inertial_layout, outputs, payload, pipeline
+from rnea_ros.identify import current, inertial_layout, outputs, payload, pipeline, samples
 from rnea_ros.tools import reading
-from rnea_ros.tools.options import add_fields, from_namespace, MAIN, option, positional
+from rnea_ros.tools.options import add_fields, from_namespace, MAIN, option, positional, \
+    THREADS
 from rnea_ros.tools.run import run_tool
 from rnea_ros.tools.staging import check as check_output
 from rnea_ros.tools.text import print_timings
@@ -68,11 +69,13 @@ class IdentifyOptions:
     lock_missing: bool = reading.lock_missing(JOINTS)
     window: float | str = reading.window(JOINTS)
     effort_delay: float = option(0.0, MAIN, type=float, metavar='S',
+                                 bounds=(-samples.MAX_DELAY, samples.MAX_DELAY),
                                  help='the effort stamped t is the torque that balanced the '
                                  'state of instant t - S (a sensor or logger reporting it S '
                                  'late): each effort is paired with the state interpolated at '
                                  'its stamp - S (default: %(default)s)')
     holdout: float = option(0.3, MAIN, exclusive='validation', type=float, metavar='F',
+                            bounds=pipeline.HOLDOUT,
                             help='validate on the last fraction F of the time of each bag, '
                             'train on the rest (default: %(default)s)')
     validate: str | None = option(None, MAIN, exclusive='validation', metavar='BAG',
@@ -105,6 +108,7 @@ class IdentifyOptions:
                                       'of --anchor-payload attached; they train the gains '
                                       'only')
     anchor_prior: float | None = option(None, MAIN, type=float, metavar='W',
+                                        bounds=(current.MIN_PRIOR, current.MAX_PRIOR),
                                         help="--effort current: anchor the gains on the URDF's "
                                         'rigid bodies instead, taken as right, their torques '
                                         'within the fraction W (added to the std of the gains)')
@@ -119,7 +123,8 @@ class IdentifyOptions:
                         'armature, damping = viscous, frictionloss = Coulomb friction; the '
                         'offsets dropped), for MuJoCo; needs the mujoco package')
     no_plots: bool = option(False, MAIN, action='store_true', help='skip the PNG plots')
-    threads: int | None = option(None, MAIN, type=int, help='threads of the regressor batch')
+    threads: int | None = option(None, MAIN, type=int, bounds=THREADS,
+                                 help='threads of the regressor batch')
     timings: bool = option(False, MAIN, action='store_true', help='print the time spent per '
                            'phase (model, reading, regressor, fit, writing)')
 

@@ -44,6 +44,7 @@ from rnea_ros.identify import covariance, current, filtering, fit, gain_check, i
 CHUNK = 20_000
 MIN_SAMPLES_PER_PARAMETER = 2  # training samples (each one row per joint) per base parameter
 INERTIAL_MODES = ('physical', 'base', 'none')
+HOLDOUT = (0.0, 0.9)  # the fraction of each bag's time held out for validation
 MODELS = ('urdf', 'urdf+friction', 'identified')
 SNAP = 1e-9  # of the prior scale: changes below it (solver round-off) are set to zero
 HELD = 0.05  # rad or m: a still joint whose position spreads less is held in the base
@@ -177,8 +178,9 @@ def identify(bags, urdf: str | Path, *, joint_states: str = 'joint_states',
     """
     timings: dict[str, float] = {}
     clock = time.perf_counter()
-    if not 0.0 <= holdout < 1.0:
-        raise InputError(f'--holdout must be in [0, 1), got {holdout}')
+    if not HOLDOUT[0] <= holdout <= HOLDOUT[1]:
+        raise InputError(f'--holdout must be from {HOLDOUT[0]:g} to {HOLDOUT[1]:g}, got '
+                         f'{holdout}')
     if inertial not in INERTIAL_MODES:
         raise InputError(f'--inertial must be one of {INERTIAL_MODES}, got {inertial!r}')
     current.check_options(effort, anchor_payload, anchor_bags, anchor_prior)

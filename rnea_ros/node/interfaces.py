@@ -114,7 +114,8 @@ COLLISION_EVENTS = Interface(
     Qos(RELIABLE, 10, TRANSIENT_LOCAL), '`observer`', 'each detection and auto reset, once')
 RESET_COLLISION = Interface(
     '~/reset_collision', SERVICE, 'std_srvs/Trigger', None, '',
-    'clears a latched collision (without `observer`: none to clear)')
+    "clears a latched collision (without `observer`: none) and the loop watch's stop "
+    '(`unstable_reaction`, see loop health)')
 
 INTERFACES = (JOINT_STATES, DESIRED_ACCELERATIONS, PLANNED_TRAJECTORY, ODOMETRY,
               BASE_ACCELERATION, WRENCHES, ROBOT_DESCRIPTION, JOINT_TORQUES, FEEDFORWARD_EFFORT,

@@ -181,6 +181,8 @@ def main(args: list[str] | None = None) -> int:
     except ModuleNotFoundError as exc:
         print(missing_module_message(exc), file=sys.stderr)
         return 1
+    from rnea_ros.polling.discovery import announce_often  # after rclpy: polling needs it
+    announce_often()  # before the participant: clients find it at once (discovery.py)
     try:
         rclpy.init(args=argv, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     except RuntimeError as exc:  # rclpy's RCLError: e.g. a -p value that is not valid YAML
@@ -229,7 +231,7 @@ def spin(node, stop: threading.Event) -> int:
             code = 2
         elif node.autostart and node.trigger_configure() != TransitionCallbackReturn.SUCCESS:
             print('rnea_node: configure failed (the reason is logged above)', file=sys.stderr)
-            code = getattr(node, 'exit_code', 1)  # 2: a parameter that does not fit the model
+            code = node.lifecycle.exit_code  # 2: a parameter that does not fit the model
         else:
             node.cycles.gc_monitor.freeze()  # start-up over: collect once, then keep gc off cycles
             if node.autostart and not stop.is_set():

@@ -169,6 +169,8 @@ def main(args: list[str] | None = None) -> int:
         return 2
     overrides = {name: getattr(options, name) for name in ('gap', 'record')
                  if getattr(options, name) is not None}
+    from rnea_ros.polling.discovery import announce_often  # after rclpy: polling needs it
+    announce_often()  # before the participant: clients find it at once (discovery.py)
     try:
         rclpy.init(args=argv, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     except RuntimeError as error:

@@ -31,111 +31,38 @@ from __future__ import annotations
 
 from pathlib import Path
 import warnings
-import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from rnea_ros.description import mjcf_paths
 from rnea_ros.description.mjcf import load_mjcf, route_mujoco_warnings
+from rnea_ros.description.mjcf_paths import local_name
 from rnea_ros.dynamics.model import RobotModel
 from rnea_ros.errors import MJCFError, ModelWarning
 
-# <compiler> attributes naming folders that MuJoCo joins to the file's folder.
-DIRECTORIES = ('meshdir', 'texturedir', 'assetdir')
-# Elements whose file MuJoCo reads as MJCF: an include (its paths relative to the file that
-# includes it, as the main file's), an <asset><model> for <attach> (a model of its own: its
-# paths relative to its folder).
-FOLLOWED = ('include', 'model')
 # Elements refused before MuJoCo reads the file: an engine plugin's configuration can name a
 # file the plugin opens (and the plant refuses plugins, once compiled, anyway).
 PLUGINS = ('extension', 'plugin', 'instance')
 
 
-def _local(name) -> str:
-    """
-    Return a tag's or attribute's name without its XML namespace ('{urn:x}include': 'include').
-
-    MuJoCo's parser ignores namespaces: ``<include xmlns="urn:x" file=...>`` is an include to
-    it, so every element is judged by its local name.
-    """
-    return name.rsplit('}', 1)[-1] if isinstance(name, str) else ''
-
-
-def _inside(folder: Path, base: Path, value: str) -> bool:
-    """Whether ``value`` (a path from the file), joined to ``base``, is within ``folder``."""
-    if Path(value).is_absolute():
-        return False
-    return (base / value).resolve().is_relative_to(folder)
-
-
-def _read_all(path: Path) -> list:
-    """
-    Return (root element, base folder) of ``path`` and of every file it includes or attaches.
-
-    Only files within the main file's folder are read (a path outside is refused first).
-    """
-    main = path.resolve()
-    folder, pending, documents, seen = main.parent, [(main, main.parent)], [], set()
-    while pending:
-        current, base = pending.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        try:
-            root = ET.parse(current).getroot()
-        except ET.ParseError as error:
-            which = '' if current == main else f'included {str(current)!r}: '
-            raise MJCFError(f'{which}not XML: {error}') from None
-        except OSError as error:
-            raise MJCFError(f'cannot read {str(current)!r}: {error.strerror}') from None
-        if current == main and _local(root.tag) != 'mujoco':
-            raise MJCFError(f'the root element is <{_local(root.tag)}>: expected <mujoco> (an '
-                            'MJCF file; a URDF goes to --urdf)')
-        documents.append((root, base))
-        for element in root.iter():
-            kind, value = _local(element.tag), element.get('file')
-            if kind in PLUGINS:
-                raise MJCFError(f'<{kind}>: engine plugins are not supported (they add forces '
-                                'the model has no counterpart for)')
-            if kind in FOLLOWED and value is not None:
-                _check_inside(folder, [base], element, 'file', value, [])
-                target = (base / value).resolve()
-                pending.append((target, target.parent if kind == 'model' else base))
-    return documents
-
-
-def _check_inside(folder: Path, bases, element, attribute: str, value: str,
-                  directories) -> None:
-    """Raise ``MJCFError`` unless ``value`` joined to each base and directory stays inside."""
-    if not all(_inside(folder, base, str(Path(d) / value))
-               for base in bases for d in ['', *directories]):
-        raise MJCFError(f'<{_local(element.tag)} {_local(attribute)}={value!r}> leads outside '
-                        f"the file's folder {str(folder)!r}: expected a relative path within it")
-
-
 def check_paths(path: Path) -> None:
     """
-    Raise ``MJCFError`` when the file or one it reads names a path outside its folder.
+    Raise ``MJCFError`` for a file that is no MJCF, a plugin or a path MuJoCo must not open.
 
-    Every attribute named ``file*`` (an include's, a model's, a mesh's, a texture's
-    ``fileup``, a flexcomp's, ...) of every element, whatever its XML namespace, of the file
-    and of the files it includes or attaches; also a plugin, a file that is not XML, or a root
-    that is not ``<mujoco>``.
+    The root must be ``<mujoco>``; no plugin element in the file or one it includes or
+    attaches; their paths as ``mjcf_paths.check_paths`` checks them.
     """
-    folder = path.resolve().parent
-    documents = _read_all(path)
-    # MuJoCo joins an asset's file to a compiler folder (of any file) and to the folder of the
-    # file it reads it from (a model's own, or the main file's): every join stays inside.
-    directories = [value for root, _ in documents for element in root.iter()
-                   if _local(element.tag) == 'compiler'
-                   for name, value in element.attrib.items() if _local(name) in DIRECTORIES]
-    bases = list(dict.fromkeys(base for _, base in documents))
-    for root, _ in documents:
+    found = mjcf_paths.documents(path)
+    root = found[0][0]
+    if local_name(root.tag) != 'mujoco':
+        raise MJCFError(f'the root element is <{local_name(root.tag)}>: expected <mujoco> (an '
+                        'MJCF file; a URDF goes to --urdf)')
+    for root, _ in found:
         for element in root.iter():
-            for attribute, value in element.attrib.items():
-                if _local(attribute).startswith('file'):  # file, a cube texture's fileup, ...
-                    _check_inside(folder, bases, element, attribute, value, directories)
-                elif _local(element.tag) == 'compiler' and _local(attribute) in DIRECTORIES:
-                    _check_inside(folder, bases, element, attribute, value, [])
+            if local_name(element.tag) in PLUGINS:
+                raise MJCFError(f'<{local_name(element.tag)}>: engine plugins are not '
+                                'supported (they add forces the model has no counterpart for)')
+    mjcf_paths.check_paths(path, found)
 
 
 def _refuse_for_the_plant(mj) -> None:

@@ -20,7 +20,7 @@ them (a zero-order hold, as a drive holds its current command): each MuJoCo's ``
 ``mj_step2`` (forces, acceleration, implicit-fast integration). One physics step per timestep
 is MuJoCo's usual semi-implicit Euler at the control rate: the torque of a step balances the
 motion at the state it starts from, an artefact no continuous robot has (identification,
-pairing a torque with the motion of its step, is biased by it: ``test/sim_identification.py``);
+pairing a torque with the motion of its step, is biased by it: test/harness/sim_identification.py);
 more substeps bring the plant nearer that continuous robot. A step whose acceleration is not
 finite (the physics diverged: gains too high for the timestep) raises ``UnstableError``;
 MuJoCo has then reset the state. After ``step`` the state is that of the next instant;

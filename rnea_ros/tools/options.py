@@ -16,51 +16,21 @@ from __future__ import annotations
 import argparse
 from dataclasses import field, fields
 
-from rnea_ros.errors import InputError
+from rnea_ros.errors import Bounded, InputError
 
 __all__ = ['add_fields', 'Bounded', 'check_bounds', 'from_namespace', 'MAIN', 'option',
-           'positional']
+           'positional', 'SPAN', 'THREADS', 'TIME']
 
 MAIN = ''  # the group title of the main options: the parser itself
-
-
-class Bounded:
-    """An argparse ``type``: a number of ``kind`` (int or float) from ``low`` to ``high``."""
-
-    def __init__(self, kind: type, low: float, high: float):
-        self.kind, self.low, self.high = kind, low, high
-        self.__name__ = kind.__name__  # argparse's name of the type
-
-    @property
-    def expected(self) -> str:
-        """Say what the option takes: ``an integer from 2 to 12``."""
-        what = 'an integer' if self.kind is int else 'a number'
-        return f'{what} from {self.low:g} to {self.high:g}'
-
-    def within(self, value) -> bool:
-        """Tell whether ``value`` is a number of the kind within the bounds (NaN is not)."""
-        kinds = int if self.kind is int else (int, float)
-        if isinstance(value, bool) or not isinstance(value, kinds):
-            return False
-        try:
-            return self.low <= float(value) <= self.high
-        except OverflowError:  # an integer beyond a float's range
-            return False
-
-    def __call__(self, text: str):
-        """Return the number of ``text``; ``ArgumentTypeError`` naming it when out of bounds."""
-        try:
-            value = self.kind(text)
-        except (ValueError, OverflowError):
-            value = None
-        if not self.within(value):
-            shown = text if len(text) <= 40 else text[:37] + '...'
-            raise argparse.ArgumentTypeError(f'{shown!r}: expected {self.expected}')
-        return value
+# The bounds several tools' options share.
+SPAN = (1e-9, 1e9)  # s: a length of time, a nanosecond (a bag's resolution) to ~31 years
+TIME = (-1e9, 1e9)  # s: a time from a bag's start, either way
+THREADS = (1, 1024)  # threads or worker processes of a run
 
 
 def option(default, group: str, *, file: bool = False, exclusive: str | None = None,
-           numbers: bool = True, bounds: tuple | None = None, **argparse_keywords):
+           numbers: bool = True, bounds: tuple | None = None, words: tuple = (),
+           **argparse_keywords):
     """
     Declare a field: its default, argparse group and keywords (the flag from its name).
 
@@ -68,10 +38,10 @@ def option(default, group: str, *, file: bool = False, exclusive: str | None = N
     ``numbers``: False for an option that changes where or how the results are written, never
     the results (left out of the fleet's settings digest and its per-bag options);
     ``bounds``: (LOW, HIGH) of a number (its ``type``, int or float, checked by ``Bounded``),
-    stated at the end of its help.
+    stated at the end of its help; ``words``: texts it takes besides the numbers (``auto``).
     """
     if bounds is not None:
-        bounded = Bounded(argparse_keywords['type'], *bounds)
+        bounded = Bounded(argparse_keywords['type'], *bounds, words=words)
         argparse_keywords['type'] = bounded
         argparse_keywords['help'] = f'{argparse_keywords["help"]}; {bounded.expected}'
     return field(default=default, metadata={'group': group, 'file': file,

@@ -6,24 +6,11 @@ each in a group of its own command line: the same flag, default and help in both
 """
 from __future__ import annotations
 
-import argparse
-
 from rnea_ros.recording import differentiate
 from rnea_ros.recording.plausibility import UnitError
-from rnea_ros.tools.options import option
+from rnea_ros.tools.options import option, SPAN
 
-__all__ = ['clock', 'ignore_extra_joints', 'lock', 'lock_missing', 'reconvert', 'window',
-           'window_value']
-
-
-def window_value(text: str) -> float | str:
-    """Parse --window: 'auto' or seconds (a number; its range is checked by the tool)."""
-    if text == differentiate.AUTO:
-        return text
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: 'auto' or a number of seconds") from None
+__all__ = ['clock', 'ignore_extra_joints', 'lock', 'lock_missing', 'reconvert', 'window']
 
 
 def clock(group: str):
@@ -57,7 +44,8 @@ def lock_missing(group: str):
 def window(group: str):
     """Declare the ``--window`` option in ``group``."""
     return option(
-        differentiate.AUTO, group, type=window_value, metavar='S',
+        differentiate.AUTO, group, type=float, bounds=SPAN, words=(differentiate.AUTO,),
+        metavar='S',
         help='fit window in seconds, or auto (default): per joint the candidate of the '
         'smallest predicted RMS acceleration error (noise + bias), reported in summary.json')
 

@@ -1,8 +1,8 @@
 """
 ``rnea_bag --actuation``: friction and armature in the decomposition and the prediction.
 
-The bag's effort is made with a known actuation model (test/bagdata.py's panda trajectory, the
-exact accelerations of a desired_accelerations topic, the velocities in the messages):
+The bag's effort is made with a known actuation model (test/harness/bagdata.py's panda trajectory,
+the exact accelerations of a desired_accelerations topic, the velocities in the messages):
 rnea + armature * a + friction(v) + the effort sensor's bias + Gaussian noise of 0.05 N·m.
 With that actuation model the residual is the noise; without it, the friction, armature and bias
 remain in the residual.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from bagdata import BAG_START, PANDA, panda_bag, sample_times, trajectory
+from harness.bagdata import BAG_START, PANDA, panda_bag, sample_times, trajectory
 import numpy as np
 import pytest
 

@@ -1,11 +1,11 @@
 """
 ``rnea_bag --observer``: the smallest force the thresholds detect; a bag too still refused.
 
-A moving bag with an exact model (test_bag_observer's recording: link-side effort of the
-dynamics plus 0.05 N m noise) gives thresholds that find a small force on the flange; the
-numbers are checked against the Jacobian by hand at one pose. A bag where the arm never moves
-is refused (exit 2, one line naming the joints, nothing written); one where some joints do not
-move is warned about, naming them.
+A moving bag with an exact model (``recording`` of test/harness/observer_bags.py: link-side
+effort of the dynamics plus 0.05 N m noise) gives thresholds that find a small force on the
+flange; the numbers are checked against the Jacobian by hand at one pose. A bag where the arm
+never moves is refused (exit 2, one line naming the joints, nothing written); one where some
+joints do not move is warned about, naming them.
 """
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ import shutil
 import subprocess
 import sys
 
-from bagdata import BAG_START, joint_states_bag, MIMIC, PANDA, PANDA_JOINTS, sample_times
+from harness.bagdata import BAG_START, joint_states_bag, MIMIC, PANDA, PANDA_JOINTS, sample_times
+from harness.observer_bags import recording, run
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
-from test_bag_observer import quiet, recording, run  # noqa: F401 (the fixture)
 
 from rnea_ros import RobotModel
 from rnea_ros.bag import detectable
@@ -36,7 +36,7 @@ def panda() -> RobotModel:
 
 
 def test_a_moving_bag_with_an_exact_model_detects_a_small_force(tmp_path, capsys,
-                                                                quiet):  # noqa: F811
+                                                                quiet):
     summary = run(capsys, quiet[1], tmp_path / 'out', '--observer')
     force = summary['observer']['smallest_detectable_force']
     assert force['link'] == 'panda_hand_tcp'
@@ -140,7 +140,7 @@ def follow(commands: list[str], folder: Path) -> list[subprocess.CompletedProces
     return done
 
 
-def test_the_observer_commands_of_the_bag_page_run_as_shown(tmp_path, quiet):  # noqa: F811
+def test_the_observer_commands_of_the_bag_page_run_as_shown(tmp_path, quiet):
     """docs/bag.md's --observer block, read from the page: calibrate, read, detect a push."""
     commands = observer_block()
     assert len(commands) == 3 and commands[1].startswith('grep ')

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-from bagdata import BAG_START, PANDA, panda_bag, sample_times, trajectory
-from current_sensor import as_current, PARAMETERS
+from harness.bagdata import BAG_START, PANDA, panda_bag, sample_times, trajectory
+from harness.current_sensor import as_current, PARAMETERS
 import numpy as np
 import pytest
 

@@ -1,7 +1,7 @@
 """
 ``rnea_bag`` on a log whose arm rests on an end stop: counted, and out of the residual's numbers.
 
-test/bagdata.py's realistic panda log with panda_joint2 at its lower limit for 0.4 s, twice
+test/harness/bagdata.py's realistic panda log with panda_joint2 at its lower limit for 0.4 s, twice
 (``at_a_stop``): with the effort of the free motion there, and with an end stop's 30 N m added.
 The samples at the limit are counted in summary.json and a warning; the summary's residual
 statistics (what rnea_fleet's drift baselines are made of) leave them out, so both bags give the
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from bagdata import at_a_stop, PANDA, realistic_bag, realistic_log
+from harness.bagdata import at_a_stop, PANDA, realistic_bag, realistic_log
 import numpy as np
 import pytest
 

@@ -1,7 +1,7 @@
 """
 ``rnea_bag --observer``: external torques, calibrated thresholds, detections on a push.
 
-The bags: test/bagdata.py's panda trajectory (exact velocities in the messages, desired
+The bags: test/harness/bagdata.py's panda trajectory (exact velocities in the messages, desired
 accelerations so that every sample is analysed) with link-side effort = what the dynamics need
 minus an external torque, plus Gaussian noise of 0.05 N m. The first bag is collision-free and
 calibrates the thresholds; the second has a 5 N m push on panda_joint2 from 1.0 to 1.3 s.
@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 
-from bagdata import (BAG_START, PANDA, panda_bag, realistic_bag, realistic_log, RECEIVE_DELAY,
-                     sample_times, trajectory)
+from harness.bagdata import (BAG_START, PANDA, panda_bag, realistic_bag, realistic_log,
+                             RECEIVE_DELAY, sample_times, trajectory)
+from harness.observer_bags import NOISE, PUSH, recording, run
 import numpy as np
 import pytest
 import yaml
@@ -22,39 +23,10 @@ from rnea_ros.bag.report import read_table
 from rnea_ros.observer import calibrate_thresholds, MomentumObserver
 from rnea_ros.observer.collision import DEFAULT_FLOOR
 
-NOISE = 0.05  # N m
-PUSH = (1.0, 1.3, 5.0)  # start [s], end [s], torque on panda_joint2 [N m]
-
-
-def recording(directory, seed: int, push: bool, noise: float = NOISE):
-    model = RobotModel.from_urdf_file(PANDA)
-    times = sample_times(2000, jitter=0.2, seed=seed)
-    t = (times - BAG_START) * 1e-9
-    q, v, a = trajectory(t), trajectory(t, 1), trajectory(t, 2)
-    effort = model.rnea_batch(q, v, a) + np.random.default_rng(seed).normal(
-        0.0, noise, (t.size, model.nv))
-    if push:
-        effort[(t >= PUSH[0]) & (t < PUSH[1]), 1] -= PUSH[2]
-    bag = panda_bag(directory / 'bag', times, desired=True, effort=effort)
-    return model, bag, t, q, v, effort
-
-
-@pytest.fixture(scope='module')
-def quiet(tmp_path_factory):
-    return recording(tmp_path_factory.mktemp('quiet'), 3, push=False)
-
 
 @pytest.fixture(scope='module')
 def pushed(tmp_path_factory):
     return recording(tmp_path_factory.mktemp('pushed'), 4, push=True)
-
-
-def run(capsys, bag, out, *extra):
-    code = main([str(bag), '--output', str(out), '--no-plots', '--urdf', str(PANDA),
-                 '--format', 'csv', *extra])
-    captured = capsys.readouterr()
-    assert code == 0, captured.err
-    return json.loads((out / 'summary.json').read_text())
 
 
 def test_external_torques_are_the_observer_on_the_samples(tmp_path, capsys, quiet):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bagdata import BAG_START, PANDA, panda_bag, sample_times, trajectory
+from harness.bagdata import BAG_START, PANDA, panda_bag, sample_times, trajectory
 import numpy as np
 import pytest
 

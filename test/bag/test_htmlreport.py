@@ -1,16 +1,16 @@
 """
 ``report.html`` of ``rnea_bag`` (``rnea_ros.bag.htmlreport``): downsampling, a browser test.
 
-The browser test loads the page in headless chromium (``test/browser.py``): no JavaScript error,
-no request outside the file, the figure drawn with data, and a joint chosen in the dropdown
+The browser test loads the page in headless chromium (``test/harness/browser.py``): no JavaScript
+error, no request outside the file, the figure drawn with data, and a joint chosen in the dropdown
 drawn as well. It is skipped where chromium is not installed.
 """
 from __future__ import annotations
 
 import json
 
-from bagdata import PANDA, panda_bag, PANDA_JOINTS, sample_times
-import browser
+from harness import browser
+from harness.bagdata import PANDA, panda_bag, PANDA_JOINTS, sample_times
 import numpy as np
 import pytest
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import warnings
 
-import bagdata
-from bagdata import BAG_START, PANDA, PANDA_JOINTS, sample_times, trajectory
+from harness import bagdata
+from harness.bagdata import BAG_START, PANDA, PANDA_JOINTS, sample_times, trajectory
 import numpy as np
 import pytest
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from bagdata import BAG_START, PANDA, panda_bag, PANDA_JOINTS, sample_times, trajectory
+from harness.bagdata import BAG_START, PANDA, panda_bag, PANDA_JOINTS, sample_times, trajectory
 import numpy as np
 import pytest
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 import sys
 
-import bagdata
+from harness import bagdata
 
 from rnea_ros.bag.cli import main
 

@@ -46,7 +46,7 @@ def test_the_fleet_parses_every_per_bag_field_with_the_same_defaults():
 
 def test_run_from_python_writes_what_the_command_line_writes(tmp_path):
     """The docs' example: ``run(replace(BagOptions(bag), ...))`` is ``rnea_bag`` with flags."""
-    import bagdata
+    from harness import bagdata
     from rnea_ros.bag.cli import main
     from rnea_ros.bag.pipeline import run
     bag = bagdata.panda_bag(tmp_path / 'bag', bagdata.sample_times(400))

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-import bagdata
-from bagdata import BAG_START, PANDA
+from harness import bagdata
+from harness.bagdata import BAG_START, PANDA
 import numpy as np
 import pytest
 

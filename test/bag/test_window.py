@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-import bagdata
-from bagdata import PANDA
+from harness import bagdata
+from harness.bagdata import PANDA
 import numpy as np
 import pytest
 

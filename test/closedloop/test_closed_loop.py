@@ -10,9 +10,9 @@ two loaded cores); the RMS error is over the revolute joints, over the whole tra
 """
 from __future__ import annotations
 
-from inprocess_loop import model_feedforward, run_in_process
-from loop_harness import run_loop
-from oracle import robot_path
+from harness.inprocess_loop import model_feedforward, run_in_process
+from harness.loop_harness import run_loop
+from harness.oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel

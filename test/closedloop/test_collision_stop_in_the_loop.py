@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from diagnostic_msgs.msg import DiagnosticStatus
 from geometry_msgs.msg import WrenchStamped
-from loop_harness import call, NS, run_loop, set_thresholds, stamp_ns
+from harness.loop_harness import call, NS, run_loop, set_thresholds, stamp_ns
+from harness.observer_loop import ARM, CALIBRATION, FORCE, LINK
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
-from test_observer_in_the_loop import ARM, CALIBRATION, FORCE, LINK
 from trajectory_msgs.msg import JointTrajectory
 
 from rnea_ros import RobotModel

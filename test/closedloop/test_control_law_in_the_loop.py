@@ -13,12 +13,12 @@ in-process (``inprocess_law``; lockstep: each answer applies at the step it answ
 """
 from __future__ import annotations
 
-from inprocess_law import law_gains, run_law_in_process
-from loop_harness import NS, run_loop, stamp_ns
+from harness.inprocess_law import law_gains, run_law_in_process
+from harness.loop_harness import NS, run_loop, stamp_ns
+from harness.oracle import robot_path
+from harness.ros_harness import next_domain_id
 import numpy as np
-from oracle import robot_path
 import pytest
-from ros_harness import next_domain_id
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 

@@ -11,9 +11,9 @@ node's commands were taken again and the arm tracks as before.
 """
 from __future__ import annotations
 
-from loop_harness import KD, KP, NS, run_loop, stamp_ns, window_tracking
+from harness.loop_harness import KD, KP, NS, run_loop, stamp_ns, window_tracking
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 from sensor_msgs.msg import JointState
 

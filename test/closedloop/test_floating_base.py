@@ -17,12 +17,12 @@ from pathlib import Path
 
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import WrenchStamped
-from loop_harness import NS, read_bag, stamp_ns
+from harness.loop_harness import NS, read_bag, stamp_ns
+from harness.oracle import robot_path
+from harness.ros_harness import next_domain_id
+from harness.standing import SOLO_FEET, standing
 import numpy as np
-from oracle import robot_path
-from ros_harness import next_domain_id
 from sensor_msgs.msg import JointState
-from standing import SOLO_FEET, standing
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros import RobotModel

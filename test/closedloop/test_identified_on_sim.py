@@ -12,9 +12,9 @@ compensates friction). One recording and identification for the module, of the l
 """
 from __future__ import annotations
 
+from harness.sim_identification import judge, table
 import numpy as np
 import pytest
-from sim_identification import judge, table
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -32,8 +32,8 @@ def judged(tmp_path_factory):
 
 def test_the_truth_is_the_plants_own():
     """The truth's joint terms: the gap's per joint, a mimic finger's added to its master's."""
-    from oracle import robot_path
-    from sim_identification import true_parameters
+    from harness.oracle import robot_path
+    from harness.sim_identification import true_parameters
     value = true_parameters(robot_path('panda').read_text())
     assert value['armature.panda_joint3'] == pytest.approx(0.1, abs=1e-12)
     assert value['friction.panda_joint7.coulomb'] == pytest.approx(0.5, abs=1e-12)

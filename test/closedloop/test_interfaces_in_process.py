@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from inprocess_law import law_gains, run_law_in_process
-from inprocess_loop import run_in_process
-from oracle import robot_path
+from harness.inprocess_law import law_gains, run_law_in_process
+from harness.inprocess_loop import run_in_process
+from harness.oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from builtin_interfaces.msg import Time
-from loop_harness import NS, window_tracking
+from harness.loop_harness import NS, window_tracking
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 

@@ -13,8 +13,8 @@ their own), both well within 1 mrad.
 """
 from __future__ import annotations
 
-from loop_harness import run_loop
-from mjcf_twins import identified_xml, joint_terms, joint_terms_gap, UR5
+from harness.loop_harness import run_loop
+from harness.mjcf_twins import identified_xml, joint_terms, joint_terms_gap, UR5
 import pytest
 
 from rnea_ros import RobotModel

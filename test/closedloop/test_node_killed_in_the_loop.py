@@ -14,10 +14,10 @@ command timeout of its own).
 """
 from __future__ import annotations
 
-from inprocess_law import law_gains
-from loop_harness import NS, run_loop, stamp_ns
+from harness.inprocess_law import law_gains
+from harness.loop_harness import NS, run_loop, stamp_ns
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 from sensor_msgs.msg import JointState
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
-from loop_harness import call, detection_start, NS, run_loop, set_thresholds, stamp_ns
+from harness.loop_harness import call, detection_start, NS, run_loop, set_thresholds, stamp_ns
+from harness.observer_loop import ARM, CALIBRATION, FORCE, LINK
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -31,11 +32,7 @@ from rnea_ros import RobotModel
 from rnea_ros.observer.collision import calibrate_thresholds, DEFAULT_MIN_DURATION
 
 pytestmark = pytest.mark.timeout(900)
-LINK = 'panda_hand'
-ARM = [f'panda_joint{k}' for k in range(1, 8)]
-FORCE = np.array([12.0, -16.0, 0.0])  # N, in the flange frame: 20 N
 PUSH = 0.5  # s of sim time
-CALIBRATION = 1.0  # s of sim time of collision-free residual
 WATCH = ('sim', 'node')
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 
-from loop_harness import run_loop
+from harness.loop_harness import run_loop
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros.identify.cli import main as identify

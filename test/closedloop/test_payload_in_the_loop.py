@@ -27,9 +27,9 @@ show the payload, no missed cycle and no new fault cycle.
 from __future__ import annotations
 
 from diagnostic_msgs.msg import DiagnosticArray
-from loop_harness import call, NS, run_loop, stamp_ns
+from harness.loop_harness import call, NS, run_loop, stamp_ns
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue

@@ -12,9 +12,9 @@ in-process ratio of both robots: ``test_interfaces_in_process``.
 """
 from __future__ import annotations
 
-from inprocess_loop import run_in_process
-from loop_harness import run_loop
-from oracle import robot_path
+from harness.inprocess_loop import run_in_process
+from harness.loop_harness import run_loop
+from harness.oracle import robot_path
 import pytest
 
 pytestmark = pytest.mark.timeout(300)

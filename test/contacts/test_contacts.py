@@ -10,21 +10,21 @@ Contact inverse dynamics (rnea_ros.contacts) against physics, Pinocchio and a se
 - Infeasible motions are flagged, finite, and least-violating (quadprog again).
 - The seeds' foot-shank: a ground reaction force at a centre of pressure, converted by
   ``ground_reaction_wrench``, and the joint reaction wrenches at ankle and knee equal the
-  stacked Newton-Euler solution of seed 004 (helpers imported from test_seeds).
+  stacked Newton-Euler solution of seed 004 (helpers from test/harness/seeds.py).
 """
 from __future__ import annotations
 
 import math
 
+from harness.oracle import Oracle, robot_path
+from harness.seeds import (assert_close, foot_shank_urdf, KNEE_IN_WORLD_FIXED, OBLIQUE_GRAVITY,
+                           oblique_leg_cases, plane_to_3d, PUSH_OFF, sagittal_floating_state,
+                           sagittal_foot_wrench, SAGITTAL_LEG, sagittal_matrix_inverse_dynamics,
+                           sagittal_rotation, SagittalFrame)
+from harness.standing import contacts, SOLO_FEET, standing
 import numpy as np
-from oracle import Oracle, robot_path
 import pytest
 import quadprog
-from standing import contacts, SOLO_FEET, standing
-from test_seeds import (assert_close, foot_shank_urdf, KNEE_IN_WORLD_FIXED, OBLIQUE_GRAVITY,
-                        oblique_leg_cases, plane_to_3d, PUSH_OFF, sagittal_floating_state,
-                        sagittal_foot_wrench, SAGITTAL_LEG, sagittal_matrix_inverse_dynamics,
-                        sagittal_rotation, SagittalFrame)
 
 from rnea_ros import InputError, RobotModel
 from rnea_ros.contacts import Contact, ContactSolver, ground_reaction_wrench, RESIDUAL_WEIGHT

@@ -13,8 +13,8 @@ import os
 import subprocess
 import sys
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 from scipy.integrate import solve_ivp
 

@@ -16,54 +16,14 @@ import pickle
 import struct
 import tracemalloc
 import zipfile
-import zlib
 
+from harness.convert_logs import (assert_refused, bag_of, csv_bag, csv_columns, deflated_zeros,
+                                  GOOD, MAPPING, MATRICES, MIB, motion, TWO)
 import numpy as np
 import pytest
-from test_convert import assert_refused, JOINTS, MAPPING, messages, write_csv
 
 from rnea_ros.convert.arrays import MAX_ARRAY_BYTES
 from rnea_ros.convert.cli import main as rnea_convert
-
-ROWS = 200
-MATRICES = ['--joints', ','.join(JOINTS), '--time', 'Time', '--time-unit', 'ms',
-            '--position', 'q[{n}]', '--velocity', 'dq[{n}]', '--effort', 'tau[{n}]']
-TWO = ['--joints', 'a,b', '--time', 'Time', '--position', 'q[{n}]']
-
-
-def motion(rows: int = ROWS) -> dict[str, np.ndarray]:
-    """Return ``Time`` (int64 ms) and ``q``, ``dq``, ``tau`` (rows, 7) of random float64s."""
-    rng = np.random.default_rng(7)
-    return {'Time': np.arange(rows, dtype=np.int64) * 2, 'q': rng.normal(0.0, 1.0, (rows, 7)),
-            'dq': rng.normal(0.0, 2.0, (rows, 7)), 'tau': rng.normal(0.0, 30.0, (rows, 7))}
-
-
-def csv_columns(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Return the Kinova-style columns (``Time``, ``Position1`` ..) of ``motion()``'s data."""
-    columns = {'Time': data['Time'].astype(np.float64)}
-    for field, name in (('Position', 'q'), ('Velocity', 'dq'), ('TorqueSm', 'tau')):
-        columns.update({f'{field}{k}': data[name][:, k - 1] for k in range(1, 8)})
-    return columns
-
-
-def bag_of(capsys, log: Path, mapping: list[str]) -> dict[str, bytes]:
-    """Convert ``log`` into the bag ``bag`` beside it; return its files' bytes by name."""
-    bag = log.parent / 'bag'
-    code = rnea_convert([str(log), '--output', str(bag), *mapping])
-    assert (code, capsys.readouterr().err) == (0, '')
-    return {path.name: path.read_bytes() for path in sorted(bag.iterdir())}
-
-
-def csv_bag(tmp_path: Path, capsys) -> dict[str, bytes]:
-    """Return the files of the bag written from the CSV of ``motion()`` (and check its data)."""
-    (tmp_path / 'csv').mkdir()
-    log = write_csv(tmp_path / 'csv' / 'log.csv', csv_columns(motion()))
-    files = bag_of(capsys, log, MAPPING)
-    stamps, position, _, effort = messages(tmp_path / 'csv' / 'bag')
-    np.testing.assert_array_equal(stamps, motion()['Time'] * 1_000_000)
-    np.testing.assert_array_equal(position, motion()['q'])
-    np.testing.assert_array_equal(effort, motion()['tau'])
-    return files
 
 
 @pytest.mark.parametrize('save, layout', [
@@ -103,9 +63,6 @@ def npy(array: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=True)
     return buffer.getvalue()
-
-
-GOOD = {'Time': np.arange(4.0), 'q': np.arange(8.0).reshape(4, 2)}
 
 
 @pytest.mark.parametrize('arrays, mapping, message', [
@@ -201,27 +158,6 @@ def test_a_corrupt_npz_is_one_line(tmp_path, capsys, write, message):
             contextlib.nullcontext():
         write(log)
     assert_refused(capsys, log, TWO, message.format(log=log))
-
-
-MIB = 1 << 20
-
-
-def deflated_zeros(head: bytes, mebibytes: int) -> tuple[bytes, int, int]:
-    """
-    Return (raw deflate of ``head`` + ``mebibytes`` MiB of zeros, its CRC-32, its Adler-32).
-
-    The stream is built from one compressed MiB (a block after a full flush: the same bytes
-    each time), repeated: a bomb of any size costs a MiB of compression, none of memory.
-    """
-    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
-    start = compressor.compress(head) + compressor.flush(zlib.Z_FULL_FLUSH)
-    block = compressor.compress(bytes(MIB)) + compressor.flush(zlib.Z_FULL_FLUSH)
-    assert compressor.compress(bytes(MIB)) + compressor.flush(zlib.Z_FULL_FLUSH) == block
-    crc, adler = zlib.crc32(head), zlib.adler32(head)
-    zeros = bytes(MIB)
-    for _ in range(mebibytes):
-        crc, adler = zlib.crc32(zeros, crc), zlib.adler32(zeros, adler)
-    return start + block * mebibytes + compressor.flush(), crc, adler
 
 
 def zeros_npz(path: Path, members: dict[str, tuple[tuple[int, ...], int]]) -> Path:

@@ -16,9 +16,9 @@ import shlex
 import subprocess
 import sys
 
+from harness.convert_logs import kinova_style_log, write_csv
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
-from test_convert import kinova_style_log, write_csv
 
 from rnea_ros import RobotModel
 from rnea_ros.convert import cli, mapping, matfile

@@ -14,12 +14,12 @@ import struct
 import subprocess
 import sys
 
+from harness.convert_logs import (assert_refused, bag_of, csv_bag, deflated_zeros, GOOD, MATRICES,
+                                  MIB, motion, TWO)
 import numpy as np
 import pytest
 import scipy.io
 from scipy.sparse import eye_array
-from test_arrays import bag_of, csv_bag, deflated_zeros, GOOD, MATRICES, MIB, motion, TWO
-from test_convert import assert_refused
 
 from rnea_ros.convert import matfile
 from rnea_ros.convert.arrays import MAX_ARRAY_BYTES

@@ -20,9 +20,9 @@ from __future__ import annotations
 from pathlib import Path
 import warnings
 
+from harness.oracle import robot_path
 import mujoco
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros import ModelWarning, RobotModel, URDFError

@@ -5,8 +5,8 @@ import math
 from pathlib import Path
 import re
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 import yaml
 

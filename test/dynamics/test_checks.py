@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import re
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros import InputError, RobotModel

@@ -5,13 +5,13 @@ Errors are relative to max(1, |expected|_inf) and must stay below 1e-10. The ide
 independently of Pinocchio, with a central difference of our own mass matrix along v.
 
 The oracle loads Pinocchio without mimic coupling and couples the joints itself (C = G^T C_pin G,
-test/oracle.py): Pinocchio 4.1's computeCoriolisMatrix on a model with mimic joints is not a
-factorisation of its own nonlinear effects (C v differs from the RNEA's by 1e-2 on the panda).
+test/harness/oracle.py): Pinocchio 4.1's computeCoriolisMatrix on a model with mimic joints is not
+a factorisation of its own nonlinear effects (C v differs from the RNEA's by 1e-2 on the panda).
 """
 from __future__ import annotations
 
+from harness.oracle import Oracle, robot_path
 import numpy as np
-from oracle import Oracle, robot_path
 import pytest
 
 from rnea_ros import InputError, RobotModel

@@ -7,8 +7,8 @@ gain is a parameter and a line of actuation.yaml, checked, and never a torque.
 """
 from __future__ import annotations
 
-from bagdata import PANDA
-from current_sensor import BIAS, GAINS, PARAMETERS, vector
+from harness.bagdata import PANDA
+from harness.current_sensor import BIAS, GAINS, PARAMETERS, vector
 import numpy as np
 import pytest
 import yaml

@@ -1,22 +1,23 @@
 """
 ``RobotModel.forward_dynamics`` (ABA) against Pinocchio, against rnea and with an actuation model.
 
-The oracle (test/oracle.py) runs ``pin.aba`` where Pinocchio's model is ours up to the joint
-order, and solves the coupled system (G^T M G) a = tau - G^T h from Pinocchio's terms where mimic
-joints couple it (``pin.aba`` refuses them). Errors are relative to max(1, |a|_inf) and must stay
-below 1e-10 (``TOLERANCE``), as the issue asks, except where the mass matrix's conditioning
+The oracle (test/harness/oracle.py) runs ``pin.aba`` where Pinocchio's model is ours up to the
+joint order, and solves the coupled system (G^T M G) a = tau - G^T h from Pinocchio's terms where
+mimic joints couple it (``pin.aba`` refuses them). Errors are relative to max(1, |a|_inf) and must
+stay below 1e-10 (``TOLERANCE``), as the issue asks, except where the mass matrix's conditioning
 bounds what any solve can give (``conditioned_tolerance``).
 """
 from __future__ import annotations
 
 import warnings
 
+from harness.corpus import (BASES, CORPUS, corpus_id, GRAVITY, INCONSISTENT_INERTIA, loaded,
+                            ORACLE_ROBOTS, PINOCCHIO_MIMIC_UNSUPPORTED, random_wrenches, REFUSED,
+                            relative_error, robot_cases)
+from harness.oracle import Oracle
+from harness.oracle import ROBOTS_DIR
 import numpy as np
-from oracle import Oracle
 import pytest
-from test_oracle import (BASES, CORPUS, corpus_id, GRAVITY, INCONSISTENT_INERTIA, loaded,
-                         ORACLE_ROBOTS, PINOCCHIO_MIMIC_UNSUPPORTED, random_wrenches, REFUSED,
-                         relative_error, robot_cases, ROBOTS_DIR)
 
 from rnea_ros import InputError, ModelWarning, RobotModel
 from rnea_ros.dynamics import Actuation

@@ -13,8 +13,8 @@ import re
 import warnings
 import xml.etree.ElementTree as ET
 
+from harness.oracle import robot_params, robot_path
 import numpy as np
-from oracle import robot_params, robot_path
 import pytest
 
 from rnea_ros import InputError, ModelWarning, RobotModel

@@ -1,8 +1,8 @@
 """Frame kinematics and joint reaction wrenches: against Pinocchio and finite differences."""
 from __future__ import annotations
 
+from harness.oracle import Oracle, robot_path
 import numpy as np
-from oracle import Oracle, robot_path
 import pytest
 
 from rnea_ros import InputError, RobotModel

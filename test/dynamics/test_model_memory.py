@@ -13,8 +13,8 @@ import json
 import subprocess
 import sys
 
+from harness.corpus import chain_urdf
 import numpy as np
-from test_oracle import chain_urdf
 
 from rnea_ros import RobotModel
 

@@ -9,8 +9,8 @@ link 7 (a placement to apply), the UR5's ``tool0`` likewise in ``wrist_3_link``.
 """
 from __future__ import annotations
 
+from harness.oracle import Oracle, robot_path
 import numpy as np
-from oracle import Oracle, robot_path
 import pinocchio as pin
 import pytest
 

@@ -12,8 +12,8 @@ angular] in the body frame, Pinocchio's layout).
 """
 from __future__ import annotations
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros.dynamics.model import RobotModel

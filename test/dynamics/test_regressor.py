@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from harness.oracle import Oracle, robot_path
 import numpy as np
-from oracle import Oracle, robot_path
 import pinocchio as pin
 import pytest
 

@@ -1,8 +1,8 @@
 """What RobotModel shows of its structure: its packed arrays, the joints JointState cannot give."""
 from __future__ import annotations
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 
 from rnea_ros import RobotModel
 from rnea_ros.dynamics import rnea as kernels

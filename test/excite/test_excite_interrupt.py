@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-from oracle import robot_path
+from harness.oracle import robot_path
 import psutil
 import pytest
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import re
 import sys
 
-from arm import write_arm
-from grouped import run_grouped
+from harness.excite_arm import write_arm
+from harness.grouped import run_grouped
 import numpy as np
 import pytest
 

@@ -7,40 +7,22 @@ else, a re-run that reuses every result and computes only an added bag, ``--over
 """
 from __future__ import annotations
 
-from contextlib import redirect_stderr, redirect_stdout
-import io
 import json
-import math
-from pathlib import Path
 import shutil
 
-import bagdata
-from conftest import fleet_bag, WEEK_NS
+from harness import bagdata
+from harness.fleet_bags import fleet_bag, WEEK_NS
+from harness.fleet_runs import fleet, read_rows
 import numpy as np
-import pyarrow.parquet as pq
 import pytest
 
 from rnea_ros.bag import cli as bag_cli
 from rnea_ros.bag.report import read_table
-from rnea_ros.fleet import cli
 
 pytestmark = pytest.mark.slow
 
 PANDA_JOINTS = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1']
 GOOD = {'arm_a': 8, 'arm_b': 8, 'arm_c': 2}
-
-
-def read_rows(path: Path) -> list[dict]:
-    """fleet.parquet as dicts, NaN as None (so that equal tables compare equal)."""
-    return [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
-            for row in pq.read_table(path).to_pylist()]
-
-
-def fleet(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = cli.main([str(a) for a in argv])
-    return status, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope='module')

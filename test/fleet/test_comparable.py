@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 
-import bagdata
-from conftest import fleet_bag, RATE, SAMPLES, WEEK_NS
+from harness import bagdata
+from harness.fleet_bags import fleet_bag, RATE, SAMPLES, WEEK_NS
+from harness.fleet_runs import fleet, mcap_file
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from test_cluster_run import fleet
 
 from rnea_ros.fleet.comparable import alike_counts, difference, not_comparable
 from rnea_ros.fleet.task import JointStats, Outcome
@@ -137,8 +137,6 @@ def test_a_still_bag_then_moving_bags_flags_nothing(still_then_moving):
 
 
 def test_a_stored_result_without_the_motion_is_analysed_again(tmp_path):
-    from test_writes import mcap_file
-
     from rnea_ros.fleet.task import analyse, Job
     bag = mcap_file(tmp_path / 'run.mcap')
     output = tmp_path / 'out' / 'bags' / 'run'

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 
-import bagdata
+from harness import bagdata
 import pytest
 
 BIN = Path(sys.executable).parent

@@ -8,16 +8,17 @@ exit status 2, nothing written.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 import shutil
 
-import bagdata
-from conftest import fleet_bag, WEEK_NS
+from harness import bagdata
+from harness.fleet_bags import fleet_bag, WEEK_NS
+from harness.fleet_runs import fleet
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pyarrow.parquet as pq
 import pytest
-from test_cluster_run import fleet
 
 from rnea_ros import RobotModel
 from rnea_ros.fleet import cli
@@ -124,6 +125,30 @@ def test_a_hostile_manifest_is_one_line_exit_2_nothing_written(tmp_path, text, m
     expected = message.replace('{dir}', str(tmp_path))
     assert (status, out, err) == (
         2, '', f"rnea_fleet: error: --manifest '{tmp_path / 'm.yaml'}': {expected}\n")
+    assert not output.exists()
+
+
+@pytest.mark.parametrize('special', ['fifo', 'device'])
+def test_a_pattern_matching_a_fifo_or_a_device_names_it(tmp_path, special):
+    """
+    A FIFO (or a link to /dev/zero) named like a bag beside the bags a pattern matches.
+
+    Regression: it was passed over without a word (the bags beside it analysed).
+    """
+    bagdata.write_bag(tmp_path / 'bags' / 'run', {'/joint_states': (bagdata.JOINT_STATE, [])})
+    odd = tmp_path / 'bags' / 'zz.mcap'
+    if special == 'fifo':
+        os.mkfifo(odd)
+        why = 'not a regular file (a FIFO)'
+    else:
+        odd.symlink_to('/dev/zero')
+        why = 'not a regular file (a character device)'
+    (tmp_path / 'm.yaml').write_text('robots:\n  a:\n    bags: [bags/*]\n')
+    output = tmp_path / 'out'
+    status, out, err = fleet('--manifest', tmp_path / 'm.yaml', '--output', output)
+    assert (status, out, err) == (
+        2, '', f"rnea_fleet: error: --manifest '{tmp_path / 'm.yaml'}': robots.a.bags[0] "
+        f"'bags/*': {str(odd)!r}: {why}; expected bags or directories of bags\n")
     assert not output.exists()
 
 

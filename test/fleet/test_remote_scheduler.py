@@ -7,9 +7,9 @@ the results travelled unencrypted and unauthenticated to whoever answered at tha
 """
 from __future__ import annotations
 
-import bagdata
+from harness import bagdata
+from harness.fleet_runs import fleet
 import pytest
-from test_cluster_run import fleet
 
 from rnea_ros.fleet import cli
 from rnea_ros.fleet.cluster import unprotected

@@ -1,11 +1,11 @@
 """
-The fleet's report.html in a real headless browser (chromium, ``test/browser.py``).
+The fleet's report.html in a real headless browser (chromium, ``test/harness/browser.py``).
 
 The page is written from made-up outcomes (three robots, one drifting joint, a failed bag):
 it must load from the file with no JavaScript error and no request leaving the file, its
 figure must render every trend with data, and the selector's 'drifting' entry must show the
 drifting joint and its threshold only. Skipped, with the reason, without chromium (or without
-``test/browser.py``).
+``test/harness/browser.py``).
 """
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from rnea_ros.fleet import drift
 from rnea_ros.fleet.run import write_outputs
 from rnea_ros.fleet.task import JointStats, Outcome
 
-# test/browser.py, the headless-chromium helper shared with the bag report's test.
-browser = pytest.importorskip('browser', reason='test/browser.py (the headless chromium '
-                              'helper of the report tests) is not in this tree')
+# test/harness/browser.py, the headless-chromium helper shared with the bag report's test.
+browser = pytest.importorskip('harness.browser', reason='test/harness/browser.py (the headless '
+                              'chromium helper of the report tests) is not in this tree')
 DAY = 24 * 3600 * 10**9
 JOINTS = ('j1', 'j2')
 

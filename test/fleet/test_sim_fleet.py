@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import subprocess
 
+from harness import sim_fleet
 import pytest
-import sim_fleet
 
 HEADLINE = '1 joint drifting, 23 judged stable'
 

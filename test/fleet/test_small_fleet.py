@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 
-import bagdata
-from conftest import DRIFT_JOINT, robot_bags
+from harness import bagdata
+from harness.fleet_bags import DRIFT_JOINT, robot_bags
+from harness.fleet_runs import fleet
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
@@ -21,7 +22,6 @@ HEADLINE = '1 joint drifting, 15 judged stable'
 
 @pytest.fixture(scope='module')
 def small_fleet(tmp_path_factory, panda_model):
-    from test_cluster_run import fleet
     root = tmp_path_factory.mktemp('small_fleet')
 
     def wearing(k):

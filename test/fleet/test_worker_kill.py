@@ -11,10 +11,10 @@ from __future__ import annotations
 import shutil
 import threading
 
-import bagdata
-from conftest import dask_cluster, long_bag
+from harness import bagdata
+from harness.fleet_bags import dask_cluster, long_bag
+from harness.fleet_runs import fleet, read_rows
 import pytest
-from test_cluster_run import fleet, read_rows
 
 from rnea_ros.fleet.task import EVENT_TOPIC
 

@@ -13,30 +13,17 @@ from __future__ import annotations
 from pathlib import Path
 import sys
 
-import bagdata
-from conftest import long_bag
-import numpy as np
+from harness import bagdata
+from harness.fleet_bags import long_bag
+from harness.fleet_runs import fleet, mcap_file
+from harness.writes import disk_full, interrupt, snapshot
 import pyarrow.parquet as pq
 import pytest
-from test_cluster_run import fleet
-from writes import disk_full, interrupt, snapshot
 
 from rnea_ros.fleet import drift, run
 from rnea_ros.fleet.task import analyse, is_result, Job, Outcome
 
 OLD = {'fleet.md': b'old table\n', 'fleet.parquet': b'old parquet', 'report.html': b'old\n'}
-
-
-def mcap_file(path: Path, samples: int = 100) -> Path:
-    """Write a one-file .mcap bag (measured effort) at ``path``, any name."""
-    folder = bagdata.panda_bag(path.parent / f'tmp_{path.parent.name}', bagdata.sample_times(
-        samples), storage='mcap', effort=np.zeros((samples, 8)))
-    (storage,) = folder.glob('*.mcap')
-    storage.rename(path)
-    for rest in folder.iterdir():
-        rest.unlink()
-    folder.rmdir()
-    return path
 
 
 def plant(directory: Path, files: dict) -> None:

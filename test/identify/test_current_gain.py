@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 
-import bagdata
+from harness import bagdata
+from harness import sine_log
+from harness.sim_sines import follow_sines
 import numpy as np
 import pytest
-from sim_sines import follow_sines
-import sine_log
 
 from rnea_ros import RobotModel
 from rnea_ros.identify.cli import main as rnea_identify

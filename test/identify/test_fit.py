@@ -7,8 +7,8 @@ equations (only each row's own columns kept, in chunks) equal those of the full 
 """
 from __future__ import annotations
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel

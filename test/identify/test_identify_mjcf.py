@@ -12,11 +12,11 @@ import json
 from pathlib import Path
 import warnings
 
+from harness.identify_bags import identify, synthetic_bag, UR5
+from harness.oracle import robot_path
 import mujoco
 import numpy as np
-from oracle import robot_path
 import pytest
-from test_identify import identify, synthetic_bag, UR5
 
 from rnea_ros import ModelWarning, RobotModel
 from rnea_ros.description.mjcf import load_mjcf

@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 import sys
 
+from harness.identify_bags import identify, synthetic_bag, UR5
+from harness.writes import disk_full, interrupt, snapshot
 import numpy as np
 import pytest
-from test_identify import identify, synthetic_bag, UR5
-from writes import disk_full, interrupt, snapshot
 
 from rnea_ros import RobotModel
 from rnea_ros.identify.cli import main

@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import bagdata
+from harness import bagdata
+from harness.identify_bags import ARMATURE, COULOMB, NOISE, OFFSET, RATE, VISCOUS
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
-from test_identify import ARMATURE, COULOMB, NOISE, OFFSET, RATE, VISCOUS
 import yaml
 
 from rnea_ros import RobotModel

@@ -1,8 +1,8 @@
 """
 ``rnea_identify`` on a log whose arm rests on an end stop and whose gripper is held still.
 
-The log: test/bagdata.py's realistic panda log (friction, noise, sensor offsets), the gripper
-held at 0.02 m; for 0.4 s of the training part panda_joint2 sits at its lower limit. Two
+The log: test/harness/bagdata.py's realistic panda log (friction, noise, sensor offsets), the
+gripper held at 0.02 m; for 0.4 s of the training part panda_joint2 sits at its lower limit. Two
 bags of the same motion: one with the effort of the free motion there, one with an end stop's
 30 N m added to joint 2 for those samples. The rows at the limit are left out of the fit, so
 both bags give the same identified model, byte for byte; the report counts the samples. The
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from bagdata import at_a_stop, PANDA, realistic_bag, realistic_log
+from harness.bagdata import at_a_stop, PANDA, realistic_bag, realistic_log
 import numpy as np
 import pytest
 import yaml

@@ -11,11 +11,11 @@ plant's true URDF (``Plant.true_urdf``) with the gap's joint terms and the senso
 """
 from __future__ import annotations
 
-import bagdata
+from harness import bagdata
+from harness import sine_log
+from harness.sim_sines import follow_sines
 import numpy as np
 import pytest
-from sim_sines import follow_sines
-import sine_log
 
 from rnea_ros import RobotModel
 from rnea_ros.identify import pipeline

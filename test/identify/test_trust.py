@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 
+from harness import sine_log
 import numpy as np
 import pytest
-import sine_log
 
 from rnea_ros import RobotModel
 from rnea_ros.identify import pipeline, trust

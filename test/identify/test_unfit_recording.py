@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import shutil
 
-from oracle import robot_path
+from harness import sim_identification
+from harness.oracle import robot_path
 import pytest
-import sim_identification
 import yaml
 
 from rnea_ros.identify.cli import main as rnea_identify

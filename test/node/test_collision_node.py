@@ -12,20 +12,18 @@ measured position and holds the planner's back until the reset.
 from __future__ import annotations
 
 from diagnostic_msgs.msg import DiagnosticStatus
+from harness.node_calls import set_parameter
+from harness.node_streams import ERROR, has_level, status
+from harness.observer_feeder import Feeder
 import numpy as np
 import pytest
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from std_srvs.srv import Trigger
-import test_node
-from test_node import ERROR, has_level, status
-from test_node_guards import _set
-from test_observer_node import Feeder
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros.node.observer_messages import EVENTS_QOS
 
 pytestmark = pytest.mark.timeout(120)
-panda = test_node.panda  # the fixture of test_node: the panda (model, URDF)
 ARM = [f'panda_joint{k}' for k in range(1, 8)]
 
 
@@ -91,18 +89,18 @@ def test_debounce_and_profile_change_live_and_an_undeclared_profile_is_refused(r
     run(quiet - push, 40)
     run(quiet, 60)
     assert [m.data for m in feeder.collision.messages] == [False]  # 2 N m < 5 N m
-    refused = _set(ros, 'collision_profile', string('nope'))
+    refused = set_parameter(ros, 'collision_profile', string('nope'))
     assert not refused.successful
     assert refused.reason == ("parameter 'collision_profile' is 'nope': expected '' or one of "
                               "collision_profiles ['carrying']")
-    assert _set(ros, 'collision_profile', string('')).successful
-    result = _set(ros, 'collision_debounce', ParameterValue(
+    assert set_parameter(ros, 'collision_profile', string('')).successful
+    result = set_parameter(ros, 'collision_debounce', ParameterValue(
         type=ParameterType.PARAMETER_DOUBLE, double_value=0.1))
     assert result.successful, result.reason
     run(quiet - push, 40)  # beyond 0.5 N m for ~56 ms in all: under the 0.1 s debounce
     run(quiet, 60)
     assert [m.data for m in feeder.collision.messages] == [False]
-    assert _set(ros, 'collision_debounce', ParameterValue(
+    assert set_parameter(ros, 'collision_debounce', ParameterValue(
         type=ParameterType.PARAMETER_DOUBLE, double_value=0.01)).successful
     run(quiet - push, 40)
     assert ros.wait_for(feeder.collision, lambda m: m.data, 15.0, feeder.tick, start=0)

@@ -15,8 +15,8 @@ import subprocess
 import sys
 import time
 
-from ctl_runner import run_ctl
-from oracle import robot_path
+from harness.ctl_runner import run_ctl
+from harness.oracle import robot_path
 import pytest
 
 pytestmark = pytest.mark.timeout(300)
@@ -35,10 +35,6 @@ ROOT = Path(__file__).resolve().parents[2]
     (['trajectory', '--point', '1', 'a=1', '--topic', 'a b'],
      "--topic 'a b': expected a topic name (topic name must not contain characters other "
      "than alphanumerics, '_', or '/')"),
-    (['push', 'panda_link7', '--force', 'nan', '0', '0', '--duration', '1'],
-     '--force: nan: expected finite numbers'),
-    (['push', 'panda_link7', '--duration', '0'],
-     '--duration: 0.0: expected seconds above 0, at most 600'),
     (['push', '', '--duration', '1'],
      'LINK: expected the name of a link of the simulated robot'),
 ])
@@ -56,8 +52,8 @@ def test_bad_timeout_is_a_usage_error():
                             capture_output=True, text=True, timeout=60,
                             stdin=subprocess.DEVNULL)
     assert result.returncode == 2
-    assert result.stderr == ("rnea_ctl: error: argument --timeout: '0': expected seconds "
-                             'above 0, at most 86400\n')
+    assert result.stderr == ("rnea_ctl: error: argument --timeout: '0': expected a number "
+                             'from 0.001 to 86400\n')
 
 
 def test_no_node_is_exit_1_naming_it(ros, tmp_path):

@@ -15,10 +15,10 @@ import re
 import shlex
 import signal
 
-from ctl_runner import finished, run_ctl, start_ctl
 from geometry_msgs.msg import WrenchStamped
+from harness.ctl_runner import finished, run_ctl, start_ctl
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 from rcl_interfaces.srv import GetParameters
 from rclpy.parameter import parameter_value_to_python

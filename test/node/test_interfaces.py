@@ -13,7 +13,7 @@ from pathlib import Path
 import subprocess
 import sys
 
-from oracle import robot_path
+from harness.oracle import robot_path
 import pytest
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 
@@ -97,15 +97,22 @@ def test_the_running_node_has_only_declared_topics_and_services(ros):
     ros.start_node({'robot_description': robot_path('panda').read_text(), 'observer': True,
                     'wrench_estimation_links': ['panda_hand']})
     graph = ros.node
+    expected = {i.name for i in INTERFACES if not i.when} | {
+        'collision', 'collision_events', 'external_torques', 'estimated_wrenches/<link>'}
 
-    def published():
+    def complete():
+        """Return (topics, services) once every expected one is in the graph, else None."""
         if ('rnea', '/') not in graph.get_node_names_and_namespaces():
             return None  # not discovered yet
-        names = dict(graph.get_publisher_names_and_types_by_node('rnea', '/'))
-        return names if '/collision_events' in names else None
-    topics = {**ros.spin_until(published, 120, what="the node's publishers"),
-              **dict(graph.get_subscriber_names_and_types_by_node('rnea', '/'))}
-    services = dict(graph.get_service_names_and_types_by_node('rnea', '/'))
+        topics = {**dict(graph.get_publisher_names_and_types_by_node('rnea', '/')),
+                  **dict(graph.get_subscriber_names_and_types_by_node('rnea', '/'))}
+        services = dict(graph.get_service_names_and_types_by_node('rnea', '/'))
+        found = {getattr(_declared(name, kind), 'name', None)
+                 for kind, names_ in (('topic', topics), ('service', services))
+                 for name in names_}
+        return (topics, services) if expected <= found else None
+    # Publishers, subscriptions and services reach the graph one by one: wait for all of them.
+    topics, services = ros.spin_until(complete, 120, what="the node's interfaces in the graph")
     seen = set()
     for kind, found in (('topic', topics), ('service', services)):
         for name, types in found.items():
@@ -117,7 +124,4 @@ def test_the_running_node_has_only_declared_topics_and_services(ros):
             middle = 'srv' if kind == 'service' else 'msg'
             assert types == [f'{package}/{middle}/{type_name}'], (name, types)
             seen.add(interface.name)
-    always = {i.name for i in INTERFACES if not i.when}
-    assert always <= seen, always - seen
-    assert {'collision', 'collision_events', 'external_torques',
-            'estimated_wrenches/<link>'} <= seen
+    assert expected <= seen, expected - seen

@@ -11,11 +11,12 @@ import signal
 import subprocess
 
 from diagnostic_msgs.msg import DiagnosticArray
+from harness.node_calls import change_state
+from harness.oracle import robot_path
+from harness.ros_harness import BEST_EFFORT, RosHarness
 from lifecycle_msgs.msg import State, Transition
-from lifecycle_msgs.srv import ChangeState, GetState
-from oracle import robot_path
+from lifecycle_msgs.srv import GetState
 import pytest
-from ros_harness import BEST_EFFORT, RosHarness
 from sensor_msgs.msg import JointState
 
 pytestmark = pytest.mark.timeout(600)
@@ -39,11 +40,6 @@ def joint_states(sequence: int = 0) -> JointState:
 
 def lifecycle_state(ros: RosHarness) -> str:
     return ros.call(GetState, '/rnea/get_state', GetState.Request()).current_state.label
-
-
-def change_state(ros: RosHarness, transition: int) -> bool:
-    request = ChangeState.Request(transition=Transition(id=transition))
-    return ros.call(ChangeState, '/rnea/change_state', request).success
 
 
 def node_status(msg: DiagnosticArray):

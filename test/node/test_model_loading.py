@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pickle
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 
 from rnea_ros.control.settings import Settings
 from rnea_ros.node.model_loading import parse_description

@@ -9,20 +9,18 @@ for a robot that adds it, the renamed path-a input.
 from __future__ import annotations
 
 from builtin_interfaces.msg import Time
+from harness.node_streams import (accel_point, ERROR, has_level, OK, random_arm_state, status,
+                                  Streams, WARN)
+from harness.ros_harness import NodeProcess
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
-from ros_harness import NodeProcess
 from rosgraph_msgs.msg import Clock
-import test_node
-from test_node import (accel_point, ERROR, has_level, OK, random_arm_state, status, Streams,
-                       WARN)
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 pytestmark = pytest.mark.timeout(120)
-panda = test_node.panda  # the fixture of test_node: the panda (model, URDF)
 TOL = 1e-9  # N m: the node's torques are the library's, to rounding
 
 

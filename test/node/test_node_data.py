@@ -13,21 +13,19 @@ from pathlib import Path
 import threading
 import time
 
+from harness.node_streams import (ERROR, has_level, joint_state, OK, PANDA_ARM, random_arm_state,
+                                  standing_solo, STATUS, status, Streams, WARN)
+from harness.ros_harness import BEST_EFFORT
 import numpy as np
 import pytest
-from ros_harness import BEST_EFFORT
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
-import test_node
-from test_node import (ERROR, has_level, joint_state, OK, PANDA_ARM, random_arm_state,
-                       standing_solo, STATUS, status, Streams, WARN)
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros.dynamics.actuation import Actuation
 from rnea_ros.node.model_loading import WORKER_NICENESS
 
 pytestmark = pytest.mark.timeout(120)
-panda = test_node.panda  # the fixture of test_node: the panda (model, URDF)
 
 FINGER = 'panda_finger_joint1'
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.ros_harness import next_domain_id
 import pytest
-from ros_harness import next_domain_id
 
 from rnea_ros.demos import motions, node_demo
 
@@ -42,8 +42,8 @@ def _panda():
 
 
 @pytest.mark.parametrize('argv, text', [
-    (['--duration', '0'], '--duration and --publish-rate must be > 0'),
-    (['--domain-id', '300'], '--domain-id must be in 0..232'),
+    (['--duration', '0'], "argument --duration: '0': expected a number from 0.1 to 3600"),
+    (['--domain-id', '300'], "argument --domain-id: '300': expected an integer from 0 to 232"),
 ])
 def test_node_demo_refuses_bad_arguments(argv, text, capsys):
     with pytest.raises(SystemExit) as exit_info:

@@ -9,20 +9,17 @@ as ``test_node`` (the real node as a subprocess, one domain per test).
 """
 from __future__ import annotations
 
+from harness.node_calls import run_node, set_parameter
+from harness.node_streams import ERROR, has_level, joint_state, random_arm_state, status, Streams
+from harness.ros_harness import NodeProcess
 import numpy as np
 import pytest
-from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
-from rcl_interfaces.srv import GetParameters, ListParameters, SetParameters
-from ros_harness import NodeProcess
+from rcl_interfaces.srv import GetParameters, ListParameters
 from std_msgs.msg import String
-import test_node
-from test_node import ERROR, has_level, joint_state, random_arm_state, status, Streams
-from test_start import run_node
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 pytestmark = pytest.mark.timeout(120)
-panda = test_node.panda  # the fixture of test_node: the panda (model, URDF)
 
 
 def test_unknown_command_joint_exits_2_naming_the_parameter_and_the_joint(ros, panda):
@@ -42,32 +39,26 @@ def test_a_huge_gravity_is_refused_as_gravity():
                              'finite numbers of magnitude at most 10000 (world frame, m/s^2)\n')
 
 
-def _set(ros, name: str, value: ParameterValue):
-    response = ros.call(SetParameters, '/rnea/set_parameters', SetParameters.Request(
-        parameters=[ParameterMsg(name=name, value=value)]))
-    return response.results[0]
-
-
 def test_live_integer_for_a_number_is_taken_and_a_bad_value_refused_in_the_start_words(
         ros, panda):
     """``ros2 param set /rnea input_timeout 1`` is an integer: taken as 1.0, as at start."""
     _, xml = panda
     ros.start_node({'robot_description': xml, 'rate': 200.0})
-    result = _set(ros, 'input_timeout', ParameterValue(type=ParameterType.PARAMETER_INTEGER,
-                                                       integer_value=1))
+    result = set_parameter(ros, 'input_timeout', ParameterValue(
+        type=ParameterType.PARAMETER_INTEGER, integer_value=1))
     assert result.successful, result.reason
     value, = ros.call(GetParameters, '/rnea/get_parameters',
                       GetParameters.Request(names=['input_timeout'])).values
     assert (value.type, value.double_value) == (ParameterType.PARAMETER_DOUBLE, 1.0)
     words = "parameter 'input_timeout' is 100.0: expected a number from 0.0001 to 60"
-    result = _set(ros, 'input_timeout', ParameterValue(type=ParameterType.PARAMETER_INTEGER,
-                                                       integer_value=100))
+    result = set_parameter(ros, 'input_timeout', ParameterValue(
+        type=ParameterType.PARAMETER_INTEGER, integer_value=100))
     assert (result.successful, result.reason) == (False, words)
-    result = _set(ros, 'fault_output', ParameterValue(type=ParameterType.PARAMETER_INTEGER,
-                                                      integer_value=3))
+    result = set_parameter(ros, 'fault_output', ParameterValue(
+        type=ParameterType.PARAMETER_INTEGER, integer_value=3))
     assert (result.successful, result.reason) == (
         False, "parameter 'fault_output' is 3: expected one of: zero, hold_gravity, none")
-    result = _set(ros, 'armature.panda_joint1', ParameterValue(
+    result = set_parameter(ros, 'armature.panda_joint1', ParameterValue(
         type=ParameterType.PARAMETER_DOUBLE, double_value=0.5))
     assert (result.successful, result.reason) == (
         False, "parameter 'armature.panda_joint1' is read-only: the actuation model is set at "

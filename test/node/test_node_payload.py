@@ -14,16 +14,16 @@ from pathlib import Path
 import re
 import shlex
 
+from harness.node_calls import change_state, run_node
+from harness.node_streams import (has_level, OK, random_arm_state, stamped, standing_solo, status,
+                                  Streams, wrench_array)
+from harness.standing import contacts
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, SetParameters, SetParametersAtomically
 from rclpy.parameter import Parameter as RosParameter
-from standing import contacts
-import test_node
-from test_node import has_level, OK, random_arm_state, status, Streams
-from test_start import run_node
 import yaml
 
 from rnea_ros.contacts import ContactSolver
@@ -32,7 +32,6 @@ from rnea_ros.dynamics.payload import moving_mass, Payload
 from rnea_ros.node.parameters import before_set
 
 pytestmark = pytest.mark.timeout(120)
-panda = test_node.panda  # the fixture of test_node: the panda (model, URDF)
 LINK = 'panda_link8'
 COM = (0.01, -0.02, 0.08)
 INERTIA = (0.01, 0.0, 0.001, 0.012, 0.0, 0.008)
@@ -239,7 +238,7 @@ def test_the_docs_atomic_set_command_installs_its_payload(ros, panda):
 
 def test_a_payload_on_the_base_changes_the_contact_wrenches(ros):
     """solo12 standing: the feet carry the payload's weight, as the solver on its model says."""
-    model, q, streams, feet = test_node.standing_solo(ros, {})
+    model, q, streams, feet = standing_solo(ros, {})
     zeros = np.zeros(model.nv)
     bare = ContactSolver(model, contacts('solo12')).solve(q, zeros, zeros)
     streams.torque_for((230, 0), predicate=lambda m: np.allclose(m.effort, bare.tau[6:],
@@ -256,11 +255,11 @@ def test_a_payload_on_the_base_changes_the_contact_wrenches(ros):
     weight = np.zeros(3)
     for k, (link, collector) in enumerate(feet.items()):
         # Not a fault output (zero) of a cycle that judged the inputs stale at load.
-        msg = ros.wait_for(collector, lambda m: test_node.stamped((231, 0))(m)
-                           and test_node.wrench_array(m).any(), start=0, tick=streams.tick)
-        np.testing.assert_allclose(test_node.wrench_array(msg), solution.wrenches[k], rtol=0,
+        msg = ros.wait_for(collector, lambda m: stamped((231, 0))(m)
+                           and wrench_array(m).any(), start=0, tick=streams.tick)
+        np.testing.assert_allclose(wrench_array(msg), solution.wrenches[k], rtol=0,
                                    atol=1e-9)
-        weight += model.link_placement(q, link)[0] @ test_node.wrench_array(msg)[:3]
+        weight += model.link_placement(q, link)[0] @ wrench_array(msg)[:3]
     mass = float(model.tree.mass.sum()) + 1.0
     np.testing.assert_allclose(weight, [0.0, 0.0, 9.81 * mass], rtol=0, atol=1e-9)
 
@@ -268,7 +267,6 @@ def test_a_payload_on_the_base_changes_the_contact_wrenches(ros):
 def test_a_payload_set_before_the_model_loads_is_in_its_first_torques(ros, panda):
     """With autostart false, the payload set while unconfigured applies when the model loads."""
     from lifecycle_msgs.msg import Transition
-    from test_lifecycle import change_state
     model, xml = panda
     ros.start_node({'robot_description': xml, 'rate': 200.0, 'autostart': False})
     result = set_atomically(ros, link=LINK, mass=0.7, com=COM, inertia=INERTIA)

@@ -15,10 +15,10 @@ import time
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray
+from harness.oracle import robot_path
+from harness.ros_harness import BEST_EFFORT, RELIABLE
 import numpy as np
-from oracle import robot_path
 import pytest
-from ros_harness import BEST_EFFORT, RELIABLE
 from sensor_msgs.msg import JointState
 
 from rnea_ros import RobotModel

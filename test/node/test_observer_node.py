@@ -15,71 +15,21 @@ from __future__ import annotations
 
 import math
 
-from builtin_interfaces.msg import Time
 from geometry_msgs.msg import WrenchStamped
+from harness.node_calls import run_node, set_parameter
+from harness.node_streams import ERROR, has_level, OK, status, WARN
+from harness.observer_feeder import Feeder, LINK, sample, stamp_of
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParametersAtomically
-from ros_harness import LATCHED
-from sensor_msgs.msg import JointState
-from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
-import test_node
-from test_node import ERROR, has_level, OK, status, Streams, WARN
-from test_node_guards import _set
-from test_start import run_node
 
 from rnea_ros.observer.momentum import MomentumObserver
 from rnea_ros.observer.wrench import estimate_wrench
 
 pytestmark = pytest.mark.timeout(120)
-panda = test_node.panda  # the fixture of test_node: the panda (model, URDF)
-LINK = 'panda_hand'
-
-
-def sample(names, q, v, effort, stamp_ns: int) -> JointState:
-    msg = JointState(name=list(names), position=[float(x) for x in q],
-                     velocity=[float(x) for x in v], effort=[float(x) for x in effort])
-    msg.header.stamp = Time(sec=stamp_ns // 10**9, nanosec=stamp_ns % 10**9)
-    return msg
-
-
-def stamp_of(msg) -> int:
-    return msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec
-
-
-class Feeder:
-    """Send one joint_states sample at a time and wait for the node's outputs for it."""
-
-    def __init__(self, ros, model):
-        self.ros, self.model = ros, model
-        self.streams = Streams(ros, model.joint_names, np.zeros(model.nq), np.zeros(model.nv))
-        self.streams.send_joint_states = False
-        self.external = ros.collect(JointState, 'external_torques')
-        self.wrench = ros.collect(WrenchStamped, f'estimated_wrenches/{LINK}')
-        self.collision = ros.collect(Bool, 'collision', LATCHED)
-        self.message: JointState | None = None
-
-    def tick(self) -> None:
-        self.streams.js_pub.publish(self.message)
-
-    def diagnostic(self, predicate, timeout: float = 15.0):
-        """Wait for a diagnostics message, the last sample sent again meanwhile (fresh)."""
-        return self.ros.wait_for(self.streams.diagnostics, predicate, timeout, self.tick)
-
-    def send(self, q, v, effort, stamp_ns: int):
-        """Publish the sample (again until answered); return (joint_torques, external)."""
-        self.message = sample(self.model.joint_names, q, v, effort, stamp_ns)
-        start = len(self.external.messages)
-        position = np.asarray(self.message.position)
-        torques = self.ros.wait_for(  # not an answer to the previous sample sent again
-            self.streams.torques, lambda m: stamp_of(m) == stamp_ns and np.array_equal(
-                m.position, position), 15.0, self.tick)
-        external = self.ros.wait_for(self.external, lambda m: stamp_of(m) == stamp_ns, 15.0,
-                                     self.tick, start=start)
-        return torques, external
 
 
 def motion(model, count: int, seed: int = 4):
@@ -345,7 +295,7 @@ def test_collision_follows_the_thresholds_or_latches_the_reaction_until_reset(ro
     changes = [m.data for m in feeder.collision.messages]
     assert changes[-1] is False and changes == [False, True, False]
     # With a reaction: the published effort is the reaction, collision stays until the reset.
-    result = _set(ros, 'collision_reaction', ParameterValue(
+    result = set_parameter(ros, 'collision_reaction', ParameterValue(
         type=ParameterType.PARAMETER_STRING, string_value='zero'))
     assert result.successful, result.reason
     torques, _ = run(quiet - push, 30)
@@ -375,7 +325,7 @@ def test_a_threshold_unset_live_can_be_set_again_and_then_detects_a_push(ros, pa
     feeder, quiet, push, run = pushed_arm(ros, panda, 3 * 10**9)
     run(quiet, 3)
     name = 'collision_threshold.panda_joint2'
-    unset = _set(ros, name, ParameterValue(type=ParameterType.PARAMETER_NOT_SET))
+    unset = set_parameter(ros, name, ParameterValue(type=ParameterType.PARAMETER_NOT_SET))
     assert unset.successful, unset.reason
     _, external = run(quiet - push, 30)
     assert external.effort[1] > 0.5  # over the old threshold, and no joint is watched:
@@ -389,8 +339,8 @@ def test_a_threshold_unset_live_can_be_set_again_and_then_detects_a_push(ros, pa
     assert payload.successful, payload.reason
     run(quiet, 60)  # r decays
     assert not any(m.data for m in feeder.collision.messages)
-    again = _set(ros, name, ParameterValue(type=ParameterType.PARAMETER_DOUBLE,
-                                           double_value=0.5))
+    again = set_parameter(ros, name, ParameterValue(
+        type=ParameterType.PARAMETER_DOUBLE, double_value=0.5))
     assert again.successful, again.reason
     run(quiet - push, 30)
     assert ros.wait_for(feeder.collision, lambda m: m.data, 15.0, feeder.tick, start=0).data
@@ -405,10 +355,10 @@ def test_a_threshold_unset_live_can_be_set_again_and_then_detects_a_push(ros, pa
             ('friction.panda_joint1.coulomb', "parameter 'friction.panda_joint1.coulomb' is "
                                               'read-only: the actuation model is set at start (a '
                                               'parameters file)')]:
-        result = _set(ros, name, not_set)
+        result = set_parameter(ros, name, not_set)
         assert (result.successful, result.reason) == (False, reason)
-    gain = _set(ros, 'observer_gain', ParameterValue(type=ParameterType.PARAMETER_DOUBLE,
-                                                     double_value=20.0))
+    gain = set_parameter(ros, 'observer_gain', ParameterValue(
+        type=ParameterType.PARAMETER_DOUBLE, double_value=20.0))
     assert gain.successful, gain.reason
 
 
@@ -484,17 +434,19 @@ def test_live_observer_parameters_are_checked_and_the_node_keeps_running(ros, pa
             ('collision_reaction', ParameterValue(type=string, string_value='retract'),
              "parameter 'collision_reaction' is 'retract': expected one of: none, stop, "
              'hold_gravity, zero')]:
-        result = _set(ros, name, value)
+        result = set_parameter(ros, name, value)
         assert (result.successful, result.reason) == (False, reason), name
-    result = _set(ros, 'collision_threshold.nope', ParameterValue(type=double, double_value=1.0))
+    result = set_parameter(ros, 'collision_threshold.nope', ParameterValue(
+        type=double, double_value=1.0))
     assert not result.successful  # no such parameter: rclpy refuses it
-    assert not _set(ros, 'observer', ParameterValue(type=ParameterType.PARAMETER_BOOL,
-                                                    bool_value=False)).successful  # read-only
+    assert not set_parameter(ros, 'observer', ParameterValue(
+        type=ParameterType.PARAMETER_BOOL, bool_value=False)).successful  # read-only
     # Good values are taken (an integer for a number too), and the node still answers.
-    result = _set(ros, 'collision_threshold.panda_joint2', ParameterValue(
+    result = set_parameter(ros, 'collision_threshold.panda_joint2', ParameterValue(
         type=ParameterType.PARAMETER_INTEGER, integer_value=2))
     assert result.successful, result.reason
-    assert _set(ros, 'observer_gain', ParameterValue(type=double, double_value=20.0)).successful
+    assert set_parameter(ros, 'observer_gain', ParameterValue(
+        type=double, double_value=20.0)).successful
     _, external = feeder.send(q, v, model.gravity_torques(q), 10**9 + 10**6)
     assert np.all(np.isfinite(external.effort))
     report = feeder.diagnostic(

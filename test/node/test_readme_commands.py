@@ -19,12 +19,12 @@ import subprocess
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
-from oracle import ROBOTS_DIR
+from harness.launch_file import launch_arguments
+from harness.oracle import ROBOTS_DIR
+from harness.ros_harness import BEST_EFFORT
 import pytest
-from ros_harness import BEST_EFFORT
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-from test_launch import launch_arguments
 
 pytestmark = pytest.mark.timeout(400)
 

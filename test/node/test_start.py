@@ -12,7 +12,8 @@ import subprocess
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
-from oracle import robot_path
+from harness.node_calls import run_node
+from harness.oracle import robot_path
 import pytest
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import GetParameters
@@ -21,13 +22,6 @@ pytestmark = pytest.mark.timeout(300)
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-
-
-def run_node(*ros_args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run the node with ``ros_args`` expecting it to exit by itself."""
-    return subprocess.run([sys.executable, '-m', 'rnea_ros.node', '--ros-args', *ros_args],
-                          capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
 
 
 @pytest.mark.parametrize('override, line', [

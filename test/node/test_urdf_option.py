@@ -10,9 +10,9 @@ import subprocess
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
-from oracle import robot_path
+from harness.launch_file import XACRO_ARM
+from harness.oracle import robot_path
 import pytest
-from test_launch import XACRO_ARM  # a one-joint arm, prefix argument
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -1,15 +1,15 @@
 """
 The momentum observer on generated data with a known external torque, and its bad inputs.
 
-The data: the panda follows the analytic trajectory of test/bagdata.py at 1 kHz; the measured
-effort is what the dynamics need minus the external torque tau_ext the environment applies
+The data: the panda follows the analytic trajectory of test/harness/bagdata.py at 1 kHz; the
+measured effort is what the dynamics need minus the external torque tau_ext the environment applies
 (M a + C v + g = tau_m + tau_ext), plus white noise. Tolerances are stated per test.
 """
 from __future__ import annotations
 
-from bagdata import PANDA, trajectory
+from harness.bagdata import PANDA, trajectory
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros import InputError, RobotModel

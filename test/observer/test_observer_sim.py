@@ -1,8 +1,8 @@
 """
 The observer on the simulated panda (``rnea_ros.sim.Plant``, in process): a constant push.
 
-The plant tracks a sinusoidal motion with a PD (test/arm_motion.py, as in test/sim/test_plant.py)
-and the URDF's feed-forward at 1 kHz;
+The plant tracks a sinusoidal motion with a PD (test/harness/arm_motion.py, as in
+test/sim/test_plant.py) and the URDF's feed-forward at 1 kHz;
 its torque sensors read the applied torque plus white noise of 0.05 N m
 (``Gap.torque_noise``). From t = 1 s a constant wrench pushes the flange (panda_link8, link
 frame). The observer takes each step's measured q, v and effort, stamped with the simulation
@@ -11,9 +11,9 @@ Jacobian), and the force estimated from r must be the applied one (within 2 N).
 """
 from __future__ import annotations
 
-from arm_motion import KD, KP, sinusoid
+from harness.arm_motion import KD, KP, sinusoid
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros.observer import estimate_wrench, MomentumObserver

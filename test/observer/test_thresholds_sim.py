@@ -16,8 +16,8 @@ within 20 ms of the push's start.
 """
 from __future__ import annotations
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel

@@ -1,7 +1,7 @@
 """External wrenches from r = J^T F, and collision detection and thresholds on r."""
 from __future__ import annotations
 
-from bagdata import PANDA
+from harness.bagdata import PANDA
 import numpy as np
 import pytest
 

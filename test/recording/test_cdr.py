@@ -1,7 +1,7 @@
 """The vectorised JointState/Odometry CDR codec against rosbags' own (de)serializer."""
 from __future__ import annotations
 
-from bagdata import JOINT_STATE, joint_state, ODOMETRY, odometry, STORE
+from harness.bagdata import JOINT_STATE, joint_state, ODOMETRY, odometry, STORE
 import numpy as np
 import pytest
 

@@ -10,10 +10,10 @@ receive clock, or with ``rnea_bag`` a time window on one side of the step, are t
 """
 from __future__ import annotations
 
-import bagdata
-from bagdata import BAG_START, PANDA, PANDA_JOINTS, sample_times, trajectory
+from harness import bagdata
+from harness.bagdata import BAG_START, PANDA, PANDA_JOINTS, sample_times, trajectory
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros.bag.cli import main as rnea_bag

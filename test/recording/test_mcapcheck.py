@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 import struct
 
-import bagdata
-from oracle import robot_path
+from harness import bagdata
+from harness.oracle import robot_path
 import pytest
 
 from rnea_ros.bag.cli import main as rnea_bag

@@ -7,7 +7,7 @@ topics, log times, bytes and order, a valid ``metadata.yaml``, and chunks that s
 """
 from __future__ import annotations
 
-from bagdata import panda_bag, PANDA_JOINTS, sample_times, STORE
+from harness.bagdata import panda_bag, PANDA_JOINTS, sample_times, STORE
 import numpy as np
 import pytest
 from rosbags.rosbag2 import Reader

@@ -1,7 +1,7 @@
 """
 ``rnea_ros.recording.plausibility``: recorded joints against the URDF limits.
 
-The samples: test/bagdata.py's panda trajectory (inside every limit), then the same in
+The samples: test/harness/bagdata.py's panda trajectory (inside every limit), then the same in
 degrees, pushed to a limit, too fast, or with a saturated torque; the truth is what was done
 to them.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bagdata import PANDA, trajectory
+from harness.bagdata import PANDA, trajectory
 import numpy as np
 import pytest
 

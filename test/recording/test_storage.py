@@ -11,8 +11,8 @@ from binascii import crc32
 import os
 import weakref
 
-from bagdata import (BAG_START, desired_acceleration, JOINT_STATE, joint_state, PANDA_JOINTS,
-                     sample_times, STORE)
+from harness.bagdata import (BAG_START, desired_acceleration, JOINT_STATE, joint_state,
+                             PANDA_JOINTS, sample_times, STORE)
 import numpy as np
 import pytest
 from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer

@@ -1,13 +1,10 @@
-"""The simulated robot's DDS tests use the node tests' harness (test/node/ros_harness.py)."""
+"""The simulated robot's DDS tests use the node tests' harness (test/harness/ros_harness.py)."""
 from __future__ import annotations
 
-from pathlib import Path
 import sys
 
+from harness.ros_harness import RosHarness
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'node'))
-from ros_harness import RosHarness  # noqa: E402 (after the path that finds it)
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ lockstep.
 """
 from __future__ import annotations
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros.errors import InputError

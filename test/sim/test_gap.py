@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oracle import robot_path
+from harness.oracle import robot_path
+from harness.sim_cases import BAD_INERTIA, MUJOCO_REFUSES
 import pytest
 
 from rnea_ros.errors import InputError, URDFError
@@ -148,17 +149,6 @@ def test_a_missing_gap_file_is_one_line():
                                 'solo12')
 
 
-BAD_INERTIA = """<robot name="bad">
-  <link name="base"/>
-  <link name="arm"><inertial><mass value="1"/>
-    <inertia ixx="1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <joint name="j" type="revolute"><parent link="base"/><child link="arm"/>
-    <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
-</robot>"""
-MUJOCO_REFUSES = ('MuJoCo cannot compile the URDF: Error: inertia must satisfy A + B >= C; use '
-                  "'balanceinertia' to fix Element name 'arm', id 2")
-
-
 def test_a_urdf_mujoco_cannot_compile_is_one_line():
     with pytest.raises(URDFError) as error:
         Plant(BAD_INERTIA)
@@ -172,7 +162,7 @@ def test_a_urdf_mujoco_cannot_compile_is_one_line():
 ])
 def test_a_shipped_quadruped_gap_stands_the_robot_on_its_feet(name, path, legs, gains):
     """Dropped on the floor in a standing pose, the robot rests on its four feet spheres."""
-    from oracle import ROBOTS_DIR
+    from harness.oracle import ROBOTS_DIR
     from rnea_ros.sim.plant import pd_effort
     gap = load_gap(name)
     plant = Plant((ROBOTS_DIR / path).read_text(), floating_base=True, gap=gap)

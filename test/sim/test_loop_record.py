@@ -6,8 +6,8 @@ import errno
 import os
 from pathlib import Path
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 from rosbags.highlevel import AnyReader
 from std_msgs.msg import String

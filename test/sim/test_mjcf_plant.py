@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mjcf_twins import identified_xml, joint_terms, joint_terms_gap, UR5
+from harness.mjcf_twins import identified_xml, joint_terms, joint_terms_gap, UR5
+from harness.sim_cases import ARM
 import mujoco
 import numpy as np
 import pytest
@@ -144,12 +145,6 @@ def _write(folder: Path, text: str, name: str = 'robot.xml') -> Path:
     path = folder / name
     path.write_text(text)
     return path
-
-
-ARM = """<mujoco>
-  <worldbody><body name="a"><inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>
-    {joint}</body></worldbody>{extra}
-</mujoco>"""
 
 
 @pytest.mark.parametrize('make, message', [

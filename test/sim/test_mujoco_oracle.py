@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import warnings
 
+from harness.oracle import robot_path, ROBOTS_DIR
 import numpy as np
-from oracle import robot_path, ROBOTS_DIR
 import pytest
 
 from rnea_ros.sim.gap import Gap

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from arm_motion import KD, KP, sinusoid
+from harness.arm_motion import KD, KP, sinusoid
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros.errors import InputError

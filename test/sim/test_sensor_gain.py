@@ -6,8 +6,8 @@ the torque divided by it, which the actuation model's ``effort_gain`` takes back
 """
 from __future__ import annotations
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros.dynamics.actuation import Actuation

@@ -10,14 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 import sys
 
-from mjcf_twins import identified_xml
-from oracle import robot_path
+from harness.mjcf_twins import identified_xml
+from harness.oracle import robot_path
+from harness.ros_harness import BEST_EFFORT
+from harness.sim_cases import ARM, run_sim
 import pytest
-from ros_harness import BEST_EFFORT
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-from test_mjcf_plant import ARM
-from test_sim_node import run_sim
 
 from rnea_ros import RobotModel
 

@@ -15,24 +15,18 @@ import xml.etree.ElementTree as ET
 
 from builtin_interfaces.msg import Duration
 from diagnostic_msgs.msg import DiagnosticArray
-from oracle import robot_path
+from harness.oracle import robot_path
+from harness.ros_harness import BEST_EFFORT, RELIABLE
+from harness.sim_cases import BAD_INERTIA, MUJOCO_REFUSES, run_sim
 import pytest
-from ros_harness import BEST_EFFORT, RELIABLE
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
-from test_gap import BAD_INERTIA, MUJOCO_REFUSES
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 pytestmark = pytest.mark.timeout(300)
 
 PANDA = str(robot_path('panda'))
 PANDA_JOINTS = [f'panda_joint{k}' for k in range(1, 8)] + ['panda_finger_joint1']
-
-
-def run_sim(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    """Run the sim expecting it to exit by itself."""
-    return subprocess.run([sys.executable, '-m', 'rnea_ros.sim', *args], capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
 def _gap(tmp_path: Path, text: str) -> str:

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 
-from oracle import robot_path
+from harness.oracle import robot_path
 import pytest
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.docs, pytest.mark.sim, pytest.mark.slow]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 
 from rnea_ros import RobotModel
 from rnea_ros.dynamics.actuation import Actuation

@@ -6,8 +6,8 @@ on two soles, feet on the ground plane z = 0.
 """
 from __future__ import annotations
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 
 from rnea_ros import RobotModel
 from rnea_ros.contacts import Contact

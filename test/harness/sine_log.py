@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import bagdata
+from harness import bagdata
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 
 UR5 = robot_path('ur5')
 RATE = 500.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bagdata import PANDA, panda_bag, sample_times
+from harness.bagdata import PANDA, panda_bag, sample_times
 import numpy as np
 import pytest
 from rosbags.rosbag2 import Reader

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from harness.oracle import robot_path
+from harness.standing import contacts, standing
 import numpy as np
-from oracle import robot_path
 import pytest
-from standing import contacts, standing
 
 from rnea_ros import RobotModel
 from rnea_ros.contacts import ContactSolver

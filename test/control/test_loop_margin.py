@@ -1,16 +1,16 @@
 """
 The loop margin of the feedback laws (rnea_ros.control.loop_margin), against cases worked by hand.
 
-The package's panda (test/oracle.py's URDF): at the simulated robot's former PD (Kp 100 N m/rad,
-Kd 10 N m s/rad on every joint) one tick late its loop is unstable on panda_joint7 (M^-1 up to
-202 1/(kg m^2)); Franka's joint-impedance example gains need a prediction; soft gains hold.
+The package's panda (test/harness/oracle.py's URDF): at the simulated robot's former PD (Kp 100 N
+m/rad, Kd 10 N m s/rad on every joint) one tick late its loop is unstable on panda_joint7 (M^-1 up
+to 202 1/(kg m^2)); Franka's joint-impedance example gains need a prediction; soft gains hold.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel

@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from oracle import robot_path
-import sim_identification
+from harness import sim_identification
+from harness.oracle import robot_path
 import yaml
 
 from rnea_ros.dynamics.actuation import Actuation

@@ -9,8 +9,8 @@ sines are the first draws of ``rng``.
 """
 from __future__ import annotations
 
+from harness import sine_log
 import numpy as np
-import sine_log
 
 from rnea_ros import RobotModel
 from rnea_ros.sim.plant import pd_effort

@@ -283,7 +283,7 @@ def test_values_at_the_plausibility_bound_are_taken(bounded):
 @pytest.mark.parametrize('law', ['feedforward', 'pd_feedforward', 'computed_torque'])
 def test_under_every_law_an_absurd_velocity_leaves_the_torques_of_the_last_good_sample(law):
     # Taken, 1e6 rad/s on panda_joint1 (URDF 2.175 rad/s) put the torques at the effort limits.
-    from oracle import robot_path
+    from harness.oracle import robot_path
 
     from rnea_ros import RobotModel
     from rnea_ros.control.core import ControlCore

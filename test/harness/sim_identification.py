@@ -37,10 +37,10 @@ from dataclasses import dataclass
 import json
 from pathlib import Path
 
-from bagdata import fourier_excitation
-from inprocess_loop import run_in_process as run_demo_trajectory, true_feedforward
+from harness.bagdata import fourier_excitation
+from harness.inprocess_loop import run_in_process as run_demo_trajectory, true_feedforward
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 
 from rnea_ros import RobotModel
 from rnea_ros.demos.closed_loop import KD, KP

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel

@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import replace
 import math
 
+from harness.oracle import robot_path
 import numpy as np
-from oracle import robot_path
 import pytest
 
 from rnea_ros import RobotModel

@@ -7,13 +7,15 @@ effort``: the command is the whole torque), the same trajectory (``closed_loop
 .trajectory_points``), and the node's own core (``ControlCore`` with the law and the gains)
 computing each command from the measured state and the sampled reference, applied from the next
 tick as over a topic (lockstep). ``stall_at``: from then on the core gets no desired motion (the
-node's inputs stalled), so it publishes the damped rest.
+node's inputs stalled), so it publishes the damped rest. ``each``: a test's hand on the core and
+the plant at every step, before the cycle (it may send its own desired motion, push the arm).
 """
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
-from inprocess_loop import start_tracking
+from harness.inprocess_loop import start_tracking
 import numpy as np
 
 from rnea_ros import RobotModel
@@ -21,11 +23,12 @@ from rnea_ros.control.core import ControlCore
 from rnea_ros.control.settings import Settings
 from rnea_ros.control.trajectory import Trajectory
 from rnea_ros.demos.closed_loop import KD, KP, Tracking
+from rnea_ros.sim.plant import Plant
 
 # Per robot, the Kp of the node's gains in docs/node/control_laws.md, Kd a tenth of it: the
 # panda's at the sim's former PD (KP, KD) with the distal joints softer (at KP, KD on every
 # joint the loop one tick late is unstable on panda_joint7: bench/bench_control_margin.py, gain
-# margin 0.45; these: 2.2), the ur5's of test/node/test_control_law.py (5.7).
+# margin 0.45; these: 2.2), the ur5's of test/control/test_control_law.py (5.7).
 LAW_KP = {'panda': (KP, KP, KP / 2, KP, KP / 4, KP / 4, KP / 10, KP / 2),
           'ur5': (400.0, 400.0, 200.0, 50.0, 50.0, 10.0)}
 
@@ -40,13 +43,17 @@ def law_gains(model: RobotModel, robot: str) -> dict:
 
 def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: dict,
                        stall_at: float | None = None, late_steps: int = 1,
-                       robot_gravity: bool = False, node_gravity: bool = False
+                       robot_gravity: bool = False, node_gravity: bool = False,
+                       settings: dict | None = None,
+                       each: Callable[[float, ControlCore, Plant], bool] | None = None
                        ) -> tuple[Tracking, np.ndarray, np.ndarray]:
     """
     Track the demo trajectory with ``law`` for ``duration`` s at 1 kHz.
 
     ``robot_gravity``: the robot adds the plant's g(q) to the command (the sim's
-    ``gravity_compensated_by_robot``); ``node_gravity``: the node's setting of that name.
+    ``gravity_compensated_by_robot``); ``node_gravity``: the node's setting of that name;
+    ``settings``: the core's other settings. ``each(t, core, plant)``, called at every step
+    before the cycle, returns whether the core gets the step's reference as its desired motion.
 
     Returns the tracking error before the stall (all of the run without one), and the actuated
     positions and velocities at every step (steps, joints).
@@ -56,7 +63,8 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
                                                 command_interface='effort')
     model, names = plant.nominal, plant.joint_names
     core = ControlCore(model, Settings(rate=0.0, control_law=law, gains=gains,
-                                       gravity_compensated_by_robot=node_gravity).validate())
+                                       gravity_compensated_by_robot=node_gravity,
+                                       **(settings or {})).validate())
     steps = int(round(duration / plant.timestep))
     tracking_steps = steps if stall_at is None else int(round(stall_at / plant.timestep))
     error = np.empty((tracking_steps, len(tracked)))
@@ -70,7 +78,7 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
         if k < tracking_steps:
             error[k] = reference.position[tracked] - positions[k][tracked]
         core.on_joint_states(names, q, v, [], now=t)
-        if stall_at is None or t < stall_at:
+        if (each is None or each(t, core, plant)) and (stall_at is None or t < stall_at):
             core.on_desired(Trajectory.from_points(names, [(
                 0, reference.position, reference.velocity, reference.acceleration)]), t, now=t)
         assert core.cycle(t, t)

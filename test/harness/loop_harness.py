@@ -15,8 +15,8 @@ from pathlib import Path
 import re
 
 from diagnostic_msgs.msg import DiagnosticArray
+from harness.ros_harness import next_domain_id
 import numpy as np
-from ros_harness import next_domain_id
 from rosbags.highlevel import AnyReader
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
