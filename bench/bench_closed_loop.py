@@ -122,6 +122,21 @@ WIRINGS = {
     'node over DDS, trajectory_effort, path a': (
         {'command_interface': 'trajectory_effort'}, {}, JTC_ALONE),
 }
+# The node as the robot's only controller at gains one tick of delay cannot hold without the
+# prediction (Kp 100, Kd 10 on every joint: the sim's PD), with ``prediction: model`` and the
+# gap's armature as the actuation file gives it; against the same law and parameters applied
+# without delay in-process (the limit the prediction aims at) and one tick late with it.
+STIFF = 'pd_feedforward Kp 100 / Kd 10 in-process, no delay'
+STIFF_LATE = 'pd_feedforward Kp 100 / Kd 10 in-process one step late, prediction: model'
+STIFF_NODE = 'node over DDS, effort, pd_feedforward Kp 100 / Kd 10, prediction: model'
+
+
+def stiff_params(model: RobotModel, plant: Plant) -> tuple[dict, dict]:
+    """Return Kp 100 / Kd 10 on every joint, and the gap's armature as node parameters."""
+    gains = {f'{kind}.{name}': value for name in model.joint_names
+             for kind, value in (('kp', 100.0), ('kd', 10.0))}
+    return gains, {f'armature.{joint}': plant.gap.joint_terms(joint)['armature']
+                   for joint in plant.joint_names}
 
 
 def bench_robot(name: str, gap: str, duration: float, workdir: Path) -> list[tuple]:
@@ -145,6 +160,11 @@ def bench_robot(name: str, gap: str, duration: float, workdir: Path) -> list[tup
                                             robot_gravity=robot_gravity,
                                             node_gravity=node_gravity)
         rows.append((label, tracking, None, LAW if label == LAW_TWICE else None))
+    stiff = stiff_params(model, plant)
+    for label, late, params in ((STIFF, 0, {}), (STIFF_LATE, 1, {'prediction': 'model'})):
+        tracking, _, _ = run_law_in_process(urdf, gap, duration, 'pd_feedforward', stiff[0],
+                                            late_steps=late, params={**stiff[1], **params})
+        rows.append((label, tracking, None, STIFF if label == STIFF_LATE else None))
     true_model = dict(actuation_params(plant), robot_description=plant.true_urdf,
                       inertia_check='warn', friction_compensation=True)
     runs = [(f'PD + node over DDS, path {label}, {given}', path, {}, params, IN_PROCESS[
@@ -154,6 +174,9 @@ def bench_robot(name: str, gap: str, duration: float, workdir: Path) -> list[tup
         path = 'trajectory' if sim['command_interface'] == 'trajectory_effort' else 'effort'
         node = {**node, **gains} if node.get('control_law') else node
         runs.append((label, path, sim, node, reference))
+    runs.append((STIFF_NODE, 'effort', {'command_interface': 'effort'},
+                 {'control_law': 'pd_feedforward', 'prediction': 'model', **stiff[0],
+                  **stiff[1]}, STIFF))
     for number, (label, path, sim, node, reference) in enumerate(runs):
         folder = workdir / f'{name}_{number}'
         folder.mkdir()

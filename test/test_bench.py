@@ -50,7 +50,10 @@ def test_bench_closed_loop_runs_every_row():
                 'pd_feedforward in-process one step late (effort, robot adds g, node too)',
                 'node over DDS, effort, pd_feedforward',
                 'node over DDS, effort, pd_feedforward, robot adds g',
-                'node over DDS, trajectory_effort, path a'):
+                'node over DDS, trajectory_effort, path a',
+                'pd_feedforward Kp 100 / Kd 10 in-process, no delay',
+                'pd_feedforward Kp 100 / Kd 10 in-process one step late, prediction: model',
+                'node over DDS, effort, pd_feedforward Kp 100 / Kd 10, prediction: model'):
         assert f'{row} |' in out, out
     assert out.count('load average') == 2
     assert out.count('machine floor: a bare 1 kHz') == 2, out  # beside the figures
