@@ -140,9 +140,10 @@ def accepted(loop: ClosedLoop, points: int) -> int:
     return loop.processes['sim'].output().count(f'joint_trajectory accepted: {points} points')
 
 
-def settle(loop: ClosedLoop, publisher, names, start, desired: list, watch) -> None:
+def settle(loop: ClosedLoop, publisher, names, start, desired: list, watch,
+           seconds: float = SETTLE) -> None:
     """
-    Path a: hold the start through the node, then wait ``SETTLE`` s of sim time.
+    Path a: hold the start through the node, then wait ``seconds`` of sim time.
 
     On this path the sim has the node's feed-forward only with a trajectory: until one comes,
     its PD alone holds the start and gravity sags the arm (0.1-0.2 rad). A one-point trajectory
@@ -163,7 +164,7 @@ def settle(loop: ClosedLoop, publisher, names, start, desired: list, watch) -> N
     loop.send(publisher, hold, lambda: error() < 0.5 * sag, 'the arm lifted to the start',
               watch, wait=2.0)
     loop.node.destroy_subscription(subscription)
-    wait_sim_time(loop, desired, SETTLE, watch)
+    wait_sim_time(loop, desired, seconds, watch)
 
 
 def wait_sim_time(loop: ClosedLoop, desired: list, seconds: float, watch) -> None:
@@ -246,7 +247,8 @@ def detection_start(diagnostics: list) -> float | None:
 def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
              duration: float = 10.0, node_params: dict | None = None,
              sim_params: dict | None = None, during=None, motion=None,
-             to_the_end: bool = True, mjcf: Path | None = None) -> LoopRun:
+             to_the_end: bool = True, mjcf: Path | None = None,
+             settle_time: float = SETTLE) -> LoopRun:
     """
     Run the trajectory in closed loop on ``path`` (see ``closed_loop.PATHS``); measure it.
 
@@ -257,6 +259,8 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
     ``motion``: (times, Q, V, A) of ``duration`` s instead of the demo trajectory.
     ``to_the_end`` False: stop once ``during`` returns (a run whose reference is held, e.g. by a
     latched collision on path a), its tracking not measured.
+    ``settle_time``: s of sim time the arm settles at the start before the trajectory is sent
+    (paths trajectory and effort).
     """
     model = RobotModel.from_urdf_string(urdf)
     times, Q, V, A = trajectory_points(model, duration) if motion is None else motion
@@ -297,9 +301,9 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
                         f'the subscribers of {topic}', watch)
         start = Q[0]
         if path == 'trajectory':
-            settle(loop, publisher, names, Q[0], desired, watch)
+            settle(loop, publisher, names, Q[0], desired, watch, settle_time)
         elif path == 'effort':  # the arm sagged until the node answered: it lifts back
-            wait_sim_time(loop, desired, SETTLE, watch)
+            wait_sim_time(loop, desired, settle_time, watch)
 
         def taken():
             return desired and not np.array_equal(desired[-1].points[0].positions, start)
