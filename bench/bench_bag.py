@@ -23,7 +23,6 @@ import argparse
 import os
 from pathlib import Path
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,6 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
 from harness.oracle import load_pinocchio, robot_path  # noqa: E402, I100
+from timed import fresh_run  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.bag.decomposition import decompose  # noqa: E402
@@ -100,14 +100,10 @@ def run_tool(bag: Path, output: Path, write_bag: bool) -> tuple[float, dict[str,
     if write_bag:
         command.append('--write-bag')
     before = os.times()
-    begin = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
-    wall = time.perf_counter() - begin
+    wall, done = fresh_run(command, 'rnea_bag')
     after = os.times()
     cpu = (after.children_user - before.children_user
            + after.children_system - before.children_system)
-    if done.returncode:
-        sys.exit(f'rnea_bag failed:\n{done.stdout}\n{done.stderr}')
     timings = {m.group(1): float(m.group(2))
                for m in re.finditer(r'^\s+(\w[\w ]*?)\s+([0-9.]+) s$', done.stdout, re.M)}
     timings['cpu (user + system)'] = cpu

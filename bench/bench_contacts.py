@@ -19,7 +19,6 @@ import argparse
 import os
 from pathlib import Path
 import sys
-import time
 
 import daqp
 import numpy as np
@@ -27,26 +26,17 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test'))
 
 from harness.standing import contacts, standing  # noqa: E402, I100
+from timed import best_per_call  # noqa: E402
 
 from rnea_ros.contacts import ContactSolver  # noqa: E402
 
 TARGETS_US = {'solo12': 50.0, 'talos_reduced': 100.0}
 
 
-def per_call(function, calls: int) -> float:
-    start = time.perf_counter()
-    for _ in range(calls):
-        function()
-    return (time.perf_counter() - start) / calls
-
-
 def best(functions: dict, repeats: int, calls: int) -> dict:
     """Best time per call of each function, measured in turn repeat by repeat."""
-    times = dict.fromkeys(functions, float('inf'))
-    for _ in range(repeats):
-        for name, function in functions.items():
-            times[name] = min(times[name], per_call(function, calls))
-    return times
+    return best_per_call({name: (function, calls) for name, function in functions.items()},
+                         repeats)
 
 
 def qp_solvers(qp) -> dict:

@@ -18,16 +18,15 @@ import argparse
 import json
 import os
 from pathlib import Path
-import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
 from harness.oracle import robot_path  # noqa: E402, I100, I202
+from timed import fresh_run  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.excite import design, limits  # noqa: E402
@@ -53,9 +52,7 @@ def main() -> int:
                    folder, '--joints', ','.join(joints), '--harmonics', str(args.harmonics),
                    '--duration', '10', '--max-iterations', str(args.max_iterations),
                    '--no-plots']
-        begin = time.perf_counter()
-        subprocess.run(command, check=True, capture_output=True, text=True)
-        wall = time.perf_counter() - begin
+        wall, _ = fresh_run(command, 'rnea_excite')
         report = json.loads((Path(folder) / 'excitation.json').read_text())
     optimiser = report['optimiser']
     conditioning = report['conditioning']

@@ -25,15 +25,14 @@ import os
 from pathlib import Path
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 
 from bench_bag import generate  # noqa: E402
 from harness.oracle import robot_path  # noqa: E402
+from timed import fresh_run  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 
@@ -62,12 +61,8 @@ def run_fleet(data: Path, output: Path, workers: int) -> tuple[float, float, flo
     command = [sys.executable, '-m', 'rnea_ros.fleet', str(data), '--output', str(output),
                '--urdf', str(robot_path('panda')), '--workers', str(workers), '--no-progress']
     before = os.getloadavg()[0]
-    begin = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
-    wall = time.perf_counter() - begin
+    wall, done = fresh_run(command, 'rnea_fleet')
     after = os.getloadavg()[0]
-    if done.returncode:
-        sys.exit(f'rnea_fleet failed:\n{done.stdout}\n{done.stderr}')
     print(f'  {done.stdout.strip()}')
     return wall, before, after
 

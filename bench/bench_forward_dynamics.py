@@ -25,9 +25,10 @@ import sys
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test'))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_rnea import best_per_call, ROBOTS  # noqa: E402
+from bench_rnea import ROBOTS  # noqa: E402
 from harness.oracle import Oracle, robot_path  # noqa: E402
 import numpy as np  # noqa: E402
+from timed import best_per_call  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 
@@ -65,17 +66,13 @@ def main(argv=None) -> int:
         torque = np.empty(model.nv)
         fd = model.forward_dynamics(q, v, tau)
         assert np.allclose(fd, dense_forward_dynamics(model, q, v, tau), rtol=1e-8, atol=1e-8)
-        timed = {
-            'fd': (lambda: model.forward_dynamics(q, v, tau, out=acceleration), ()),
-            'pin': (pin.aba, (pm, pd, q_pin, v_pin, tau_pin)),
-            'dense': (dense_forward_dynamics, (model, q, v, tau)),
-            'rnea': (lambda: model.rnea(q, v, fd, out=torque), ()),
-        }
-        best = dict.fromkeys(timed, float('inf'))
-        for _ in range(args.repeats):
-            for key, (function, arguments) in timed.items():
-                calls = args.calls // 10 if key == 'dense' else args.calls
-                best[key] = min(best[key], best_per_call(function, arguments, max(1, calls)))
+        best = best_per_call({
+            'fd': (lambda: model.forward_dynamics(q, v, tau, out=acceleration), args.calls),
+            'pin': (lambda: pin.aba(pm, pd, q_pin, v_pin, tau_pin), args.calls),
+            'dense': (lambda: dense_forward_dynamics(model, q, v, tau),
+                      max(1, args.calls // 10)),
+            'rnea': (lambda: model.rnea(q, v, fd, out=torque), args.calls),
+        }, args.repeats)
         print(f'{name:15s} {model.nv:3d} | {best["fd"] * 1e9:8.0f} {best["pin"] * 1e9:10.0f} '
               f'{best["fd"] / best["pin"]:6.2f} | {best["dense"] * 1e9:14.0f} '
               f'{best["dense"] / best["pin"]:6.2f} | {best["rnea"] * 1e9:8.0f}')

@@ -19,7 +19,6 @@ import argparse
 import os
 from pathlib import Path
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'test'))
 from bench_bag import START_NS, write_joint_states  # noqa: E402, I100
 from harness.bagdata import fourier_excitation  # noqa: E402, I100, I202
 from harness.oracle import robot_path  # noqa: E402
+from timed import fresh_run  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 
@@ -57,11 +57,7 @@ def generate(path: Path, n: int, rate: float, model: RobotModel) -> float:
 def run_tool(bag: Path, output: Path) -> tuple[float, dict[str, float], str]:
     command = [sys.executable, '-m', 'rnea_ros.identify', str(bag), '--urdf',
                str(robot_path(ROBOT)), '--output', str(output), '--timings']
-    begin = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
-    wall = time.perf_counter() - begin
-    if done.returncode:
-        sys.exit(f'rnea_identify failed:\n{done.stdout}\n{done.stderr}')
+    wall, done = fresh_run(command, 'rnea_identify')
     timings = {m.group(1): float(m.group(2))
                for m in re.finditer(r'^\s+(\w[\w ]*?)\s+([0-9.]+) s$', done.stdout, re.M)}
     return wall, timings, done.stdout

@@ -16,27 +16,18 @@ import argparse
 import os
 from pathlib import Path
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test'))
 
 from harness.oracle import robot_path  # noqa: E402, I100
+from timed import per_call  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.observer import MomentumObserver  # noqa: E402
 
 ROBOTS = ('ur5', 'panda', 'kinova')
-
-
-def best(function, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(argv=None) -> int:
@@ -62,8 +53,8 @@ def main(argv=None) -> int:
         run_time = batch_time = update_time = rnea_time = float('inf')
         for _ in range(args.repeats):
             observer.reset()
-            run_time = min(run_time, best(lambda: observer.run(stamps, Q, V, E), 1))
-            batch_time = min(batch_time, best(lambda: model.rnea_batch(Q, V, A, threads=1), 1))
+            run_time = min(run_time, per_call(lambda: observer.run(stamps, Q, V, E)))
+            batch_time = min(batch_time, per_call(lambda: model.rnea_batch(Q, V, A, threads=1)))
             observer.reset()
             calls = min(args.calls, n)
 
@@ -74,8 +65,8 @@ def main(argv=None) -> int:
             def rneas():
                 for k in range(calls):
                     model.rnea(Q[k], V[k], A[k])
-            update_time = min(update_time, best(updates, 1) / calls)
-            rnea_time = min(rnea_time, best(rneas, 1) / calls)
+            update_time = min(update_time, per_call(updates) / calls)
+            rnea_time = min(rnea_time, per_call(rneas) / calls)
         print(f'{name} | {1e6 * run_time / n:.2f} | {1e6 * batch_time / n:.2f} | '
               f'{run_time / batch_time:.2f} | {1e6 * update_time:.2f} | {1e6 * rnea_time:.2f}')
     return 0

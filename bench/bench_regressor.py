@@ -27,6 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test'))
 
 from harness.oracle import Oracle, robot_path  # noqa: E402, I100
+from timed import best_per_call  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 
@@ -36,14 +37,7 @@ ROBOTS = (('ur5', False), ('panda', False), ('kinova', False), ('solo12', True),
 
 def best_times(contenders, repeats: int, clock=time.thread_time) -> list[float]:
     """Best time of each (function, calls) pair, per call, measured alternately."""
-    best = [float('inf')] * len(contenders)
-    for _ in range(repeats):
-        for k, (function, calls) in enumerate(contenders):
-            start = clock()
-            for _ in range(calls):
-                function()
-            best[k] = min(best[k], (clock() - start) / calls)
-    return best
+    return list(best_per_call(dict(enumerate(contenders)), repeats, clock).values())
 
 
 def main(argv=None) -> int:

@@ -17,33 +17,24 @@ import argparse
 import os
 from pathlib import Path
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test'))
 
 from harness.oracle import Oracle, robot_path  # noqa: E402, I100
+from timed import best_per_call  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
 
 ROBOTS = (('ur5', False), ('panda', False), ('solo12', True), ('talos_reduced', True))
 
 
-def best_per_call(function, args, calls: int) -> float:
-    start = time.perf_counter()
-    for _ in range(calls):
-        function(*args)
-    return (time.perf_counter() - start) / calls
-
-
 def compare(ours, theirs, repeats: int, calls: int) -> tuple[float, float]:
-    """Best time per call of each, measured alternately."""
-    best_ours = best_theirs = float('inf')
-    for _ in range(repeats):
-        best_ours = min(best_ours, best_per_call(*ours, calls))
-        best_theirs = min(best_theirs, best_per_call(*theirs, calls))
-    return best_ours, best_theirs
+    """Best time per call of each (function, args), measured alternately."""
+    best = best_per_call({'ours': (lambda: ours[0](*ours[1]), calls),
+                          'theirs': (lambda: theirs[0](*theirs[1]), calls)}, repeats)
+    return best['ours'], best['theirs']
 
 
 def main(argv=None) -> int:

@@ -237,3 +237,35 @@ def test_bench_forward_dynamics_prints_the_ratios_per_robot():
         cells = row.split('|')
         assert len(cells) == 4, row
         assert all(float(ratio) > 0 for ratio in (cells[1].split()[2], cells[2].split()[1])), row
+
+
+def test_compare_outputs_masks_only_the_named_volatile_parts(tmp_path):
+    """bench/compare_outputs.py's verdicts on two kept output folders (no tool runs)."""
+    sys.path.insert(0, str(ROOT / 'bench'))
+    import compare_outputs
+    files = {'rnea_bag/torques.csv': ('1.0\n', '1.0\n'),
+             'rnea_bag/report.html': ('<div id="836083f1-1d74-4e25-a32c-355da6a08e01">x',
+                                      '<div id="02e8c41f-1aa0-48c3-8385-6dc159b8c888">x'),
+             'rnea_excite/excitation.md': ('SLSQP, 2 iterations, 5.1 s: done',
+                                           'SLSQP, 2 iterations, 6.1 s: done'),
+             'rnea_identify/identification.json': ('{"a": 1, "timings": {"fit": 7.3}}',
+                                                   '{"a": 2, "timings": {"fit": 6.4}}'),
+             'rnea_bag/residual.csv': ('0.5\n', None)}
+    for name, texts in files.items():
+        for side, text in zip(('before', 'after'), texts):
+            if text is not None:
+                (tmp_path / side / name).parent.mkdir(parents=True, exist_ok=True)
+                (tmp_path / side / name).write_text(text)
+    done = run_grouped([sys.executable, str(ROOT / 'bench' / 'compare_outputs.py'), '--keep',
+                        str(tmp_path), '--compare-only'], cwd=ROOT)
+    rows = {line.split(' | ')[1]: line.split(' | ')[2] for line in done.stdout.splitlines()
+            if line.startswith('| rnea_')}
+    rows = {name: verdict.removesuffix(' |') for name, verdict in rows.items()}
+    assert rows == {'torques.csv': 'same',
+                    'report.html': "same but plotly's random element ids",
+                    'excitation.md': "same but the optimiser's wall-clock time",
+                    'identification.json': 'DIFFERENT', 'residual.csv': 'only in before'}, \
+        done.stdout
+    assert done.returncode == 1 and done.stdout.endswith('2 file(s) differ\n')
+    assert compare_outputs.VOLATILE.keys() == {'report.html', 'identification.json',
+                                               'excitation.json', 'excitation.md'}

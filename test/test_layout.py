@@ -320,6 +320,22 @@ def test_no_module_or_function_too_long_but_the_listed():
         f'{sorted(set(LONG_FUNCTIONS) - long_functions)}'
 
 
+def test_the_node_is_composed_of_objects_that_keep_their_state_to_themselves():
+    # RneaNode wires objects (inputs, outputs, lifecycle, diagnostics, ...): no mixin sharing
+    # its private state; and no module of node/ reads another object's private attribute.
+    tree = ast.parse((PACKAGE / 'node/node.py').read_text())
+    node_class, = (c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == 'RneaNode')
+    assert [ast.unparse(base) for base in node_class.bases] == ['LifecycleNode']
+    reaching = []
+    for path in sorted((PACKAGE / 'node').glob('*.py')):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and node.attr.startswith('_')
+                    and not node.attr.startswith('__')
+                    and not (isinstance(node.value, ast.Name) and node.value.id == 'self')):
+                reaching.append(f'node/{path.name}:{node.lineno} {ast.unparse(node)}')
+    assert not reaching, f'private attributes of another object read: {reaching}'
+
+
 TESTS = Path(__file__).resolve().parent
 HARNESS = TESTS / 'harness'  # the helpers the tests share: `from harness.oracle import robot_path`
 

@@ -42,9 +42,9 @@ from numba import njit, prange
 import numpy as np
 
 from rnea_ros.dynamics.aba_mimic import impose_mimics, mimic_pairs
-from rnea_ros.dynamics.aba_passes import (ABA_WIDTH, backward_pass, forward_accelerations,
-                                          forward_kinematics, subtract_wrenches, T_FRICTION,
-                                          T_ROWS, T_THRESHOLD)
+from rnea_ros.dynamics.aba_passes import (A_A, A_QDD, A_U, A_UJ, ABA_WIDTH, backward_pass,
+                                          forward_accelerations, forward_kinematics,
+                                          subtract_wrenches, T_FRICTION, T_ROWS, T_THRESHOLD)
 from rnea_ros.dynamics.layout import BODY_WIDTH, H_GRAVITY, H_NB, H_NQ, H_NV, HEADER
 from rnea_ros.dynamics.rnea import NO_LINKS, NO_POSES, NO_WRENCHES
 from rnea_ros.dynamics.spatial import JIT, JIT_INLINE
@@ -80,9 +80,15 @@ def pack_joint_terms(nv: int, armature=None, coulomb=None, viscous=None, offset=
     return terms
 
 
-@njit(**JIT_INLINE)
+@njit(**JIT)
 def fd_core(state, q, v, tau, g, link_body, link_pose, fext, terms, out):
-    """Write out = ABA(q, v, tau, fext) with gravity g; raises nothing (see ``fd_checked``)."""
+    """
+    Write out = ABA(q, v, tau, fext) with gravity g; raises nothing (see ``fd_checked``).
+
+    Compiled on its own, not inlined: the passes inlined into each of its callers (the entry
+    points, the batch, the predictor's four RK4 stages) made numba type and LLVM optimise the
+    whole ABA once per call site, minutes of the first run's compilation.
+    """
     nb = int(state[H_NB])
     size = HEADER + nb * BODY_WIDTH
     model = state[:size]
@@ -91,10 +97,10 @@ def fd_core(state, q, v, tau, g, link_body, link_pose, fext, terms, out):
     table = state[size:work_start]
     work = state[work_start:work_start + nb * ABA_WIDTH]
     scratch = state[work_start + nb * ABA_WIDTH:]
-    forward_kinematics(model, work, nb, q, v)
+    forward_kinematics(model, work, nb, q, v, g)
     subtract_wrenches(work, link_body, link_pose, fext)
     backward_pass(model, table, work, nb, tau, v, terms)
-    forward_accelerations(model, table, work, nb, g, out)
+    forward_accelerations(model, table, work, nb, out, A_A, A_U, A_UJ, A_QDD)
     impose_mimics(model, table, work, scratch, nb, out)
 
 

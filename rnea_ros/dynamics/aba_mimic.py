@@ -6,16 +6,13 @@ articulated inertias that ``aba_passes`` left in the records.
 """
 from __future__ import annotations
 
-import math
-
 from numba import njit
 
 from rnea_ros.dynamics.aba_passes import (A_A2, A_D, A_F2, A_QDD, A_QDD2, A_S, A_U, A_U2,
-                                          ABA_WIDTH, free_flyer_acceleration,
-                                          joint_acceleration)
+                                          ABA_WIDTH, forward_accelerations)
 from rnea_ros.dynamics.joints import has_axis, joint_dofs
-from rnea_ros.dynamics.layout import B_PARENT, B_V, BODY_WIDTH, HEADER
-from rnea_ros.dynamics.spatial import JIT_INLINE
+from rnea_ros.dynamics.layout import B_PARENT, BODY_WIDTH, HEADER
+from rnea_ros.dynamics.spatial import cholesky, cholesky_solve, dot6, JIT_INLINE
 from rnea_ros.dynamics.tree import KinematicTree
 
 
@@ -39,24 +36,27 @@ def _unit_solve(model, flags, work, nb, secondary, primary, column):
     """
     One solve with the factored articulated inertias: x = M_f^-1 (e_secondary - e_primary).
 
-    No velocity, no gravity. x at each body's own coordinate goes to its ``A_QDD2``; at the v
-    entries (primary bodies and free-flyers) into ``column`` (nv).
+    No velocity, no gravity: the bias forces and accelerations start at zero. The backward
+    pass is ``backward_pass``'s without the inertias (factored already); the forward pass is
+    ``forward_accelerations`` on the unit solve's fields. x at each body's own coordinate goes
+    to its ``A_QDD2``; at the v entries (primary bodies and free-flyers) into ``column`` (nv).
     """
     for i in range(nb):
         f = i * ABA_WIDTH + A_F2
+        a = i * ABA_WIDTH + A_A2
         for k in range(6):
             work[f + k] = 0.0
+            work[a + k] = 0.0
     for i in range(nb - 1, -1, -1):
         b = HEADER + i * BODY_WIDTH
         o = i * ABA_WIDTH
-        if joint_dofs(model, b) == 6:
-            continue  # no joint force: nothing passes to the parent
         f = o + A_F2
-        s = o + A_S
+        if joint_dofs(model, b) == 6:  # no joint force: nothing passes to the parent
+            for k in range(6):
+                work[f + k] = -work[f + k]  # the right-hand side of its solve, 0 - p
+            continue
         x = (1.0 if i == secondary else 0.0) - (1.0 if i == primary else 0.0)
-        u = x - (work[f] * work[s] + work[f + 1] * work[s + 1] + work[f + 2] * work[s + 2]
-                 + work[f + 3] * work[s + 3] + work[f + 4] * work[s + 4]
-                 + work[f + 5] * work[s + 5])
+        u = x - dot6(work, f, work, o + A_S)
         work[o + A_U2] = u
         parent = int(model[b + B_PARENT])
         if parent >= 0:
@@ -64,24 +64,7 @@ def _unit_solve(model, flags, work, nb, secondary, primary, column):
             pf = parent * ABA_WIDTH + A_F2
             for k in range(6):
                 work[pf + k] += work[f + k] + work[o + A_U + k] * scale
-    for i in range(nb):
-        b = HEADER + i * BODY_WIDTH
-        o = i * ABA_WIDTH
-        parent = int(model[b + B_PARENT])
-        vi = int(model[b + B_V])
-        a = o + A_A2
-        for k in range(6):
-            work[a + k] = work[parent * ABA_WIDTH + A_A2 + k] if parent >= 0 else 0.0
-        if joint_dofs(model, b) == 6:
-            f = o + A_F2
-            for k in range(6):
-                work[f + k] = -work[f + k]
-            free_flyer_acceleration(work, o, a, f, column, vi)  # a = I^-1 (0 - p)
-            continue
-        qdd = joint_acceleration(work, o, a, o + A_U2)
-        work[o + A_QDD2] = qdd
-        if flags[i] != 0.0:
-            column[vi] = qdd
+    forward_accelerations(model, flags, work, nb, column, A_A2, A_F2, A_U2, A_QDD2)
 
 
 @njit(**JIT_INLINE)
@@ -105,27 +88,8 @@ def impose_mimics(model, table, work, scratch, nb, out):
         scratch[rhs + k] = work[primary * ABA_WIDTH + A_QDD] - \
             work[secondary * ABA_WIDTH + A_QDD]
     # W lambda = rhs by Cholesky (W = C M_f^-1 C^T is symmetric positive definite).
-    for j in range(m):
-        s = scratch[w + j * m + j]
-        for k in range(j):
-            s -= scratch[w + j * m + k] * scratch[w + j * m + k]
-        d = math.sqrt(s) if s > 0.0 else math.nan
-        scratch[w + j * m + j] = d
-        for r in range(j + 1, m):
-            s = scratch[w + r * m + j]
-            for k in range(j):
-                s -= scratch[w + r * m + k] * scratch[w + j * m + k]
-            scratch[w + r * m + j] = s / d
-    for r in range(m):
-        s = scratch[rhs + r]
-        for k in range(r):
-            s -= scratch[w + r * m + k] * scratch[rhs + k]
-        scratch[rhs + r] = s / scratch[w + r * m + r]
-    for r in range(m - 1, -1, -1):
-        s = scratch[rhs + r]
-        for k in range(r + 1, m):
-            s -= scratch[w + k * m + r] * scratch[rhs + k]
-        scratch[rhs + r] = s / scratch[w + r * m + r]
+    cholesky(scratch, w, m)
+    cholesky_solve(scratch, w, m, scratch, rhs, scratch, rhs)
     for k in range(m):
         multiplier = scratch[rhs + k]
         for j in range(nv):

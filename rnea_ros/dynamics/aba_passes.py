@@ -5,7 +5,7 @@ World coordinates about the world origin, [angular; linear] (``aba``'s docstring
 (``forward_kinematics``) places the bodies and gives their velocities, bias accelerations, rigid
 inertias and bias forces; pass 2 (``backward_pass``) the articulated inertias and U, D, u; pass
 3 (``forward_accelerations``) the joint accelerations. ``aba_mimic`` solves again with the
-factored records (``joint_acceleration``, ``free_flyer_acceleration``).
+factored records (its own backward pass, then ``forward_accelerations`` on its fields).
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from numba import njit
 from rnea_ros.dynamics.joints import joint_dofs, world_joint_motion, x_up
 from rnea_ros.dynamics.layout import B_H, B_INERTIA, B_MASS, B_PARENT, B_V, BODY_WIDTH, HEADER
 from rnea_ros.dynamics.rnea import wrench_body
-from rnea_ros.dynamics.spatial import JIT_INLINE, motion_to_child
+from rnea_ros.dynamics.spatial import (cholesky, cholesky_solve, compose, dot6,
+                                       force_to_parent, JIT_INLINE, motion_to_child, store12)
 
 # Per body in the ABA records: world placement (R row-major, p), world velocity, acceleration
 # (first the bias c = v x S qd), bias force, articulated inertia (6x6 row-major; a free-flyer's
@@ -38,37 +39,6 @@ def _cross_motion(w0, w1, w2, l0, l1, l2, x0, x1, x2, y0, y1, y2):
             w1 * y2 - w2 * y1 + l1 * x2 - l2 * x1,
             w2 * y0 - w0 * y2 + l2 * x0 - l0 * x2,
             w0 * y1 - w1 * y0 + l0 * x1 - l1 * x0)
-
-
-@njit(**JIT_INLINE)
-def _cholesky6(work, o):
-    """Factor the SPD 6x6 matrix work[o:o + 36] in place: its lower triangle becomes L."""
-    for j in range(6):
-        s = work[o + 7 * j]
-        for k in range(j):
-            s -= work[o + 6 * j + k] * work[o + 6 * j + k]
-        d = math.sqrt(s) if s > 0.0 else math.nan
-        work[o + 7 * j] = d
-        for r in range(j + 1, 6):
-            s = work[o + 6 * r + j]
-            for k in range(j):
-                s -= work[o + 6 * r + k] * work[o + 6 * j + k]
-            work[o + 6 * r + j] = s / d
-
-
-@njit(**JIT_INLINE)
-def cholesky6_solve(work, o, rhs, ro, out, oo):
-    """out[oo:oo + 6] = A^-1 rhs[ro:ro + 6] with L at work[o:o + 36] (out may be rhs)."""
-    for r in range(6):
-        s = rhs[ro + r]
-        for k in range(r):
-            s -= work[o + 6 * r + k] * out[oo + k]
-        out[oo + r] = s / work[o + 7 * r]
-    for r in range(5, -1, -1):
-        s = out[oo + r]
-        for k in range(r + 1, 6):
-            s -= work[o + 6 * k + r] * out[oo + k]
-        out[oo + r] = s / work[o + 7 * r]
 
 
 @njit(**JIT_INLINE)
@@ -128,36 +98,26 @@ def _world_inertia(model, b, work, o):
 
 
 @njit(**JIT_INLINE)
-def forward_kinematics(model, work, nb, q, v):
-    """Pass 1: world placements, velocities, biases c, rigid inertias and bias forces."""
+def forward_kinematics(model, work, nb, q, v, g):
+    """
+    Pass 1: world placements, velocities, biases c, rigid inertias and bias forces.
+
+    A root's acceleration starts at c - g (gravity as the world's upward acceleration).
+    """
     for i in range(nb):
         b = HEADER + i * BODY_WIDTH
         o = i * ABA_WIDTH
         parent = int(model[b + B_PARENT])
         r0, r1, r2, r3, r4, r5, r6, r7, r8, px, py, pz = x_up(model, b, q)
         if parent >= 0:  # compose with the parent's world placement
-            t = parent * ABA_WIDTH + A_M
-            s0, s1, s2, s3, s4, s5, s6, s7, s8 = (work[t], work[t + 1], work[t + 2],
-                                                  work[t + 3], work[t + 4], work[t + 5],
-                                                  work[t + 6], work[t + 7], work[t + 8])
-            px, py, pz = (work[t + 9] + s0 * px + s1 * py + s2 * pz,
-                          work[t + 10] + s3 * px + s4 * py + s5 * pz,
-                          work[t + 11] + s6 * px + s7 * py + s8 * pz)
-            r0, r1, r2, r3, r4, r5, r6, r7, r8 = (
-                s0 * r0 + s1 * r3 + s2 * r6, s0 * r1 + s1 * r4 + s2 * r7,
-                s0 * r2 + s1 * r5 + s2 * r8, s3 * r0 + s4 * r3 + s5 * r6,
-                s3 * r1 + s4 * r4 + s5 * r7, s3 * r2 + s4 * r5 + s5 * r8,
-                s6 * r0 + s7 * r3 + s8 * r6, s6 * r1 + s7 * r4 + s8 * r7,
-                s6 * r2 + s7 * r5 + s8 * r8)
+            r0, r1, r2, r3, r4, r5, r6, r7, r8, px, py, pz = compose(
+                work, parent * ABA_WIDTH + A_M, r0, r1, r2, r3, r4, r5, r6, r7, r8, px, py, pz)
             u = parent * ABA_WIDTH + A_V
             w0, w1, w2, l0, l1, l2 = (work[u], work[u + 1], work[u + 2], work[u + 3],
                                       work[u + 4], work[u + 5])
         else:
             w0 = w1 = w2 = l0 = l1 = l2 = 0.0
-        x = o + A_M
-        work[x], work[x + 1], work[x + 2], work[x + 3] = r0, r1, r2, r3
-        work[x + 4], work[x + 5], work[x + 6], work[x + 7] = r4, r5, r6, r7
-        work[x + 8], work[x + 9], work[x + 10], work[x + 11] = r8, px, py, pz
+        store12(work, o + A_M, (r0, r1, r2, r3, r4, r5, r6, r7, r8, px, py, pz))
         s = o + A_S
         (work[s], work[s + 1], work[s + 2], work[s + 3], work[s + 4], work[s + 5], jw0, jw1, jw2,
          jl0, jl1, jl2) = world_joint_motion(model, b, v, r0, r1, r2, r3, r4, r5, r6, r7, r8,
@@ -169,6 +129,9 @@ def forward_kinematics(model, work, nb, q, v):
         c = o + A_A
         (work[c], work[c + 1], work[c + 2], work[c + 3], work[c + 4],
          work[c + 5]) = _cross_motion(w0, w1, w2, l0, l1, l2, jw0, jw1, jw2, jl0, jl1, jl2)
+        if parent < 0:
+            for k in range(3):
+                work[c + 3 + k] -= g[k]
         mass, hx, hy, hz, j00, j01, j02, j11, j12, j22 = _world_inertia(model, b, work, o)
         # Momentum I v = [I_O w + h x l; m l - h x w], bias force v x* (I v).
         n0 = j00 * w0 + j01 * w1 + j02 * w2 + hy * l2 - hz * l1
@@ -187,20 +150,6 @@ def forward_kinematics(model, work, nb, q, v):
 
 
 @njit(**JIT_INLINE)
-def _force_to_parent(x, xo, nx, ny, nz, fx, fy, fz):
-    """Return X^T [n; f] for the placement x[xo:xo + 12]: f_p = R f, n_p = R n + p x f_p."""
-    r0, r1, r2, r3, r4, r5, r6, r7, r8 = (x[xo], x[xo + 1], x[xo + 2], x[xo + 3], x[xo + 4],
-                                          x[xo + 5], x[xo + 6], x[xo + 7], x[xo + 8])
-    px, py, pz = x[xo + 9], x[xo + 10], x[xo + 11]
-    gx = r0 * fx + r1 * fy + r2 * fz
-    gy = r3 * fx + r4 * fy + r5 * fz
-    gz = r6 * fx + r7 * fy + r8 * fz
-    return (r0 * nx + r1 * ny + r2 * nz + py * gz - pz * gy,
-            r3 * nx + r4 * ny + r5 * nz + pz * gx - px * gz,
-            r6 * nx + r7 * ny + r8 * nz + px * gy - py * gx, gx, gy, gz)
-
-
-@njit(**JIT_INLINE)
 def subtract_wrenches(work, link_body, link_pose, fext):
     """Take each link's wrench [f; t] (link frame, about its origin) off its body's bias force."""
     for link in range(fext.shape[0]):
@@ -208,11 +157,11 @@ def subtract_wrenches(work, link_body, link_pose, fext):
         if body < 0:
             continue
         # Link -> body -> world, each step f' = R f, n' = R n + p x f'.
-        tx, ty, tz, fx, fy, fz = _force_to_parent(
+        tx, ty, tz, fx, fy, fz = force_to_parent(
             link_pose, 12 * link, fext[link, 3], fext[link, 4], fext[link, 5], fext[link, 0],
             fext[link, 1], fext[link, 2])
-        tx, ty, tz, fx, fy, fz = _force_to_parent(work, body * ABA_WIDTH + A_M, tx, ty, tz, fx,
-                                                  fy, fz)
+        tx, ty, tz, fx, fy, fz = force_to_parent(work, body * ABA_WIDTH + A_M, tx, ty, tz, fx,
+                                                 fy, fz)
         f = body * ABA_WIDTH + A_F
         work[f] -= tx
         work[f + 1] -= ty
@@ -248,14 +197,14 @@ def backward_pass(model, flags, work, nb, tau, v, terms):
         f = o + A_F
         if joint_dofs(model, b) == 6:
             # Joint force [torque; force] from tau = [force; torque] (body frame) to world.
-            nx, ny, nz, fx, fy, fz = _force_to_parent(work, o + A_M, tau[vi + 3], tau[vi + 4],
-                                                      tau[vi + 5], tau[vi], tau[vi + 1],
-                                                      tau[vi + 2])
+            nx, ny, nz, fx, fy, fz = force_to_parent(work, o + A_M, tau[vi + 3], tau[vi + 4],
+                                                     tau[vi + 5], tau[vi], tau[vi + 1],
+                                                     tau[vi + 2])
             u = o + A_U
             work[u], work[u + 1], work[u + 2] = nx - work[f], ny - work[f + 1], nz - work[f + 2]
             work[u + 3], work[u + 4], work[u + 5] = (fx - work[f + 3], fy - work[f + 4],
                                                      fz - work[f + 5])
-            _cholesky6(work, ia)
+            cholesky(work, ia, 6)
             if parent >= 0:
                 g = parent * ABA_WIDTH + A_F
                 work[g], work[g + 1], work[g + 2] = (work[g] + nx, work[g + 1] + ny,
@@ -264,21 +213,11 @@ def backward_pass(model, flags, work, nb, tau, v, terms):
                                                          work[g + 5] + fz)
             continue
         s = o + A_S
-        s0, s1, s2, s3, s4, s5 = (work[s], work[s + 1], work[s + 2], work[s + 3], work[s + 4],
-                                  work[s + 5])
         us = o + A_U
         for r in range(6):
-            row = ia + 6 * r
-            value = (work[row] * s0 + work[row + 1] * s1 + work[row + 2] * s2
-                     + work[row + 3] * s3 + work[row + 4] * s4 + work[row + 5] * s5)
-            work[us + r] = value
-        d = (work[us] * s0 + work[us + 1] * s1 + work[us + 2] * s2 + work[us + 3] * s3
-             + work[us + 4] * s4 + work[us + 5] * s5)
-        primary = flags[i]
-        d += flags[nb + i] * terms[T_ROWS + vi]
-        u = _joint_torque(terms, primary, vi, tau, v) - (
-            work[f] * s0 + work[f + 1] * s1 + work[f + 2] * s2 + work[f + 3] * s3
-            + work[f + 4] * s4 + work[f + 5] * s5)
+            work[us + r] = dot6(work, ia + 6 * r, work, s)
+        d = dot6(work, us, work, s) + flags[nb + i] * terms[T_ROWS + vi]
+        u = _joint_torque(terms, flags[i], vi, tau, v) - dot6(work, f, work, s)
         work[o + A_D] = d
         work[o + A_UJ] = u
         if parent < 0:
@@ -312,7 +251,7 @@ def free_flyer_acceleration(work, o, a, rhs, out, vi):
     """
     d0, d1, d2, d3, d4, d5 = (work[a], work[a + 1], work[a + 2], work[a + 3], work[a + 4],
                               work[a + 5])
-    cholesky6_solve(work, o + A_I, work, rhs, work, a)
+    cholesky_solve(work, o + A_I, 6, work, rhs, work, a)
     w0, w1, w2, l0, l1, l2 = motion_to_child(
         work, o + A_M, work[a] - d0, work[a + 1] - d1, work[a + 2] - d2, work[a + 3] - d3,
         work[a + 4] - d4, work[a + 5] - d5)
@@ -323,35 +262,37 @@ def free_flyer_acceleration(work, o, a, rhs, out, vi):
 @njit(**JIT_INLINE)
 def joint_acceleration(work, o, a, u):
     """Return qdd = (u - U^T a') / D of the 1-DoF record o, and add S qdd to a' at work[a:]."""
-    us = o + A_U
-    qdd = (work[u] - (work[us] * work[a] + work[us + 1] * work[a + 1] + work[us + 2] * work[a + 2]
-                      + work[us + 3] * work[a + 3] + work[us + 4] * work[a + 4]
-                      + work[us + 5] * work[a + 5])) / work[o + A_D]
+    qdd = (work[u] - dot6(work, o + A_U, work, a)) / work[o + A_D]
     for k in range(6):
         work[a + k] += work[o + A_S + k] * qdd
     return qdd
 
 
 @njit(**JIT_INLINE)
-def forward_accelerations(model, flags, work, nb, g, out):
-    """Pass 3, root to leaves: the joint accelerations into out, the body accelerations."""
+def forward_accelerations(model, flags, work, nb, out, acc, rhs, u, qdd):
+    """
+    Pass 3, root to leaves: the joint accelerations into out, the body accelerations.
+
+    The records' fields it reads and writes, by offset: ``acc`` the body acceleration (its bias
+    on entry, a root's with gravity), ``rhs`` a free-flyer's force (the right-hand side of its
+    solve), ``u`` a 1-DoF body's, ``qdd`` its joint acceleration. The ABA's solve
+    (``A_A``, ``A_U``, ``A_UJ``, ``A_QDD``) and the mimic coupling's unit solves (``A_A2``,
+    ``A_F2``, ``A_U2``, ``A_QDD2``: no bias) share it.
+    """
     for i in range(nb):
         b = HEADER + i * BODY_WIDTH
         o = i * ABA_WIDTH
         parent = int(model[b + B_PARENT])
         vi = int(model[b + B_V])
-        a = o + A_A
+        a = o + acc
         if parent >= 0:
-            pa = parent * ABA_WIDTH + A_A
+            pa = parent * ABA_WIDTH + acc
             for k in range(6):
                 work[a + k] += work[pa + k]
-        else:  # gravity as the world's upward acceleration
-            for k in range(3):
-                work[a + 3 + k] -= g[k]
         if joint_dofs(model, b) == 6:
-            free_flyer_acceleration(work, o, a, o + A_U, out, vi)  # a = I^-1 (f_J - p)
+            free_flyer_acceleration(work, o, a, o + rhs, out, vi)  # a = I^-1 (f_J - p)
             continue
-        qdd = joint_acceleration(work, o, a, o + A_UJ)
-        work[o + A_QDD] = qdd
+        x = joint_acceleration(work, o, a, o + u)
+        work[o + qdd] = x
         if flags[i] != 0.0:
-            out[vi] = qdd
+            out[vi] = x

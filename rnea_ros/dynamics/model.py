@@ -365,18 +365,8 @@ class RobotModel(KinematicsMethods, InertialParameterMethods, ForwardDynamicsMet
         most ``threads`` threads (default: numba's thread count), each taking at least
         ``MIN_SAMPLES_PER_THREAD`` samples; shorter batches run on the calling thread.
         """
-        Q, V, A, g, chunks = self._batch_inputs(Q, V, A, gravity, threads)
-        n = Q.shape[0]
-        wrenches = self._batch_wrenches(f_ext, n)
-        tau = np.zeros((n, self.nv))
-        if n == 0:
-            return tau
-        if chunks == 1:
-            kernels.rnea_batch_serial(self._model, Q, V, A, g, self._link_body,
-                                      self._link_pose, wrenches, tau)
-        else:
-            kernels.rnea_batch(self._model, Q, V, A, g, self._link_body, self._link_pose,
-                               wrenches, tau, chunks)
+        tau = self._run_batch(kernels.rnea_batch_serial, kernels.rnea_batch, self._model, (),
+                              Q, V, A, f_ext, gravity, threads)
         checks.finite_samples(tau)
         return tau
 
@@ -401,6 +391,21 @@ class RobotModel(KinematicsMethods, InertialParameterMethods, ForwardDynamicsMet
         for result in (inertial, velocity_product, gravity_term):
             checks.finite_samples(result)
         return inertial, velocity_product, gravity_term
+
+    def _run_batch(self, serial, parallel, model, extra: tuple, Q, V, X, f_ext, gravity,
+                   threads, x_name: str = 'A') -> np.ndarray:
+        """Check a batch; run ``serial`` or ``parallel`` (chunked) into (N, nv), unchecked."""
+        Q, V, X, g, chunks = self._batch_inputs(Q, V, X, gravity, threads, x_name)
+        wrenches = self._batch_wrenches(f_ext, Q.shape[0])
+        result = np.zeros((Q.shape[0], self.nv))
+        if Q.shape[0]:
+            arguments = (model, Q, V, X, g, self._link_body, self._link_pose, wrenches, *extra,
+                         result)
+            if chunks == 1:
+                serial(*arguments)
+            else:
+                parallel(*arguments, chunks)
+        return result
 
     # ------------------------------------------------------------------ checks
     def _batch_inputs(self, Q, V, A, gravity, threads, a_name: str = 'A'):

@@ -83,18 +83,8 @@ class ForwardDynamicsMethods:
         """
         terms = self._joint_terms(actuation)
         state = self._forward_state()
-        Q, V, TAU, g, chunks = self._batch_inputs(Q, V, TAU, gravity, threads, 'TAU')
-        n = Q.shape[0]
-        wrenches = self._batch_wrenches(f_ext, n)
-        result = np.zeros((n, self.nv))
-        if n == 0:
-            return result
-        if chunks == 1:
-            aba.fd_batch_serial(state, Q, V, TAU, g, self._link_body, self._link_pose,
-                                wrenches, terms, result)
-        else:
-            aba.fd_batch(state, Q, V, TAU, g, self._link_body, self._link_pose, wrenches,
-                         terms, result, chunks)
+        result = self._run_batch(aba.fd_batch_serial, aba.fd_batch, state, (terms,), Q, V, TAU,
+                                 f_ext, gravity, threads, 'TAU')
         ok = np.isfinite(result).all(axis=1)
         if not ok.all():
             raise InputError(f'sample {int(np.argmin(ok))}: the acceleration is not finite (a '

@@ -10,7 +10,7 @@ joint_trajectory_controller hold the measured position (``observer_messages.stop
 ``blocks`` tells the node to drop the planner's trajectories (counted as rejected
 ``joint_trajectory (collision)``); after a reset they are relayed again (a new goal is needed:
 the controller keeps holding). ``reset`` is ``<node>/reset_collision``: it clears a collision
-and the loop watch's stop (``unstable_reaction``).
+and the loop watch's stop (``unstable_reaction``); ``CollisionHandling.on_reset`` serves it.
 """
 from __future__ import annotations
 
@@ -18,14 +18,21 @@ import threading
 
 from rnea_ros.control import collision_events
 from rnea_ros.errors import InputError
-from rnea_ros.node.observer_messages import event_message, stop_trajectory
+from rnea_ros.node.cycles import Cycles
+from rnea_ros.node.observer_messages import stop_trajectory
+from rnea_ros.node.outputs import NodeOutputs
 
 
 class CollisionHandling:
-    """The node's once-per-collision actions (module docstring)."""
+    """
+    The node's once-per-collision actions (module docstring).
 
-    def __init__(self, node):
-        self.node = node
+    ``logger``: the node's; ``outputs`` publishes the events and the stop; ``cycles`` holds
+    the core whose observer ``reset`` clears.
+    """
+
+    def __init__(self, logger, outputs: NodeOutputs, cycles: Cycles):
+        self._logger, self._outputs, self._cycles = logger, outputs, cycles
         self.relayed: tuple[str, ...] | None = None  # joints of the last relayed trajectory
         self._latches = 0  # the observer's latches already acted on
         # Orders the relayed trajectories and the stop trajectory on joint_trajectory_with_effort.
@@ -61,22 +68,29 @@ class CollisionHandling:
         if taken is None:
             return
         events, stop = taken
-        node, logger = self.node, self.node.get_logger()
+        logger = self._logger
         if stop is not None:
             with self.trajectory_lock:
-                node._trajectory_pub.publish(stop)
+                self._outputs.publish_trajectory(stop)
             logger.error(f'collision: joint_trajectory_with_effort told to hold '
                          f'{list(stop.joint_names)} at the measured position; joint_trajectory '
                          f'dropped until the collision is reset')
         for event in events:
             line = collision_events.describe(event)
             (logger.error if event['kind'] == 'detected' else logger.info)(line)
-            node._observer_pubs.events.publish(event_message(event, node.status_name,
-                                                             node._robot_name))
+            self._outputs.publish_event(event)
 
     def blocks(self, core) -> bool:
         """Tell whether a latched collision holds the planner's trajectories back."""
         return core.observer is not None and core.observer.reacting
+
+    def on_reset(self, request, response):
+        """Serve ``~/reset_collision`` (std_srvs/Trigger): ``reset`` the core's state."""
+        with self._cycles.lock:
+            response.success, response.message, cleared = reset(self._cycles.core)
+        if cleared:
+            self._logger.info(f'{response.message} by ~/reset_collision')
+        return response
 
 
 def reset(core) -> tuple[bool, str, bool]:

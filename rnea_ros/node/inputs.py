@@ -6,10 +6,12 @@ joint_states (answered at once with ``cycle_trigger: joint_states`` or rate 0; w
 observer, the batch taken in one go integrated first), the desired accelerations, the planned
 trajectory, odometry, the measured wrenches and the base acceleration. A message the core
 refuses is counted by topic and reason (``Rejected``) and warned about at most once a second.
-It reaches the control state through ``cycles.Cycles`` (its lock, core and cycles) and the
-node through a few public members (``settings``, ``ros_time``, ``collisions``,
-``publish_trajectory``, its logger); it keeps the inputs' own account: the rejections, the
-joint_states arrival gaps, the arrival clock of ``cycle_trigger: joint_states``.
+It reaches the control state through ``cycles.Cycles`` (its lock, core and cycles), the
+collision handling (``collision_handling.CollisionHandling``) and the outputs
+(``outputs.NodeOutputs``, a relayed trajectory published) it is given, and the node through a
+few public members (``settings``, ``ros_time``, its logger); it keeps the inputs' own account:
+the rejections, the joint_states arrival gaps, the arrival clock of ``cycle_trigger:
+joint_states``.
 """
 from __future__ import annotations
 
@@ -21,8 +23,10 @@ from sensor_msgs.msg import JointState
 
 from rnea_ros.control.diagnostics import ArrivalGaps, Rejections
 from rnea_ros.control.joint_input import Rejected
+from rnea_ros.node.collision_handling import CollisionHandling
 from rnea_ros.node.cycles import Cycles
 from rnea_ros.node.messages import decode_trajectory, DesiredDecoder, set_efforts, to_trajectory
+from rnea_ros.node.outputs import NodeOutputs
 from rnea_ros.timing import realtime
 
 __all__ = ['NodeInputs']
@@ -31,9 +35,11 @@ __all__ = ['NodeInputs']
 class NodeInputs:
     """The subscriptions' callbacks of a node: merge each input, or refuse it."""
 
-    def __init__(self, node, cycles: Cycles):
+    def __init__(self, node, cycles: Cycles, collisions: CollisionHandling,
+                 outputs: NodeOutputs):
         self._node = node
         self.cycles = cycles
+        self._collisions, self._outputs = collisions, outputs
         self.rejections = Rejections()
         self.input_gaps = ArrivalGaps()  # between joint_states messages
         self.answer_each = False  # answer each joint_states message at once
@@ -98,12 +104,12 @@ class NodeInputs:
                 return
             core.observe_queued()
             notice = None if core.observer is None else core.observer.notice(now)
-            collided = self._node.collisions.take(core)
+            collided = self._collisions.take(core)
             answer = accepted and self.answer_each and self.cycles.active
             messages = self.cycles.run_locked(core, now) if answer else None
         if notice:  # a clock step of the stamps (the observer restarted)
             self._node.get_logger().error(notice)
-        self._node.collisions.send(collided)
+        self._collisions.send(collided)
         if answer:
             self.cycles.publish(messages, now)
 
@@ -138,14 +144,14 @@ class NodeInputs:
             self.reject('planned_trajectory', exc, time.monotonic())
             return
         set_efforts(msg, efforts)
-        with self._node.collisions.trajectory_lock:  # never after a collision's stop trajectory
-            if self._node.collisions.blocks(core):
+        with self._collisions.trajectory_lock:  # never after a collision's stop trajectory
+            if self._collisions.blocks(core):
                 self.reject('planned_trajectory', Rejected(
                     'collision', 'dropped: a collision is latched (reset it first)'),
                     time.monotonic())
                 return
-            self._node.collisions.relayed = tuple(msg.joint_names)
-            self._node.publish_trajectory(msg)
+            self._collisions.relayed = tuple(msg.joint_names)
+            self._outputs.publish_trajectory(msg)
 
     def on_odometry(self, msg: Odometry) -> None:
         if self.cycles.core is None:

@@ -231,7 +231,7 @@ def spin(node, stop: threading.Event) -> int:
             code = 2
         elif node.autostart and node.trigger_configure() != TransitionCallbackReturn.SUCCESS:
             print('rnea_node: configure failed (the reason is logged above)', file=sys.stderr)
-            code = getattr(node, 'exit_code', 1)  # 2: a parameter that does not fit the model
+            code = node.lifecycle.exit_code  # 2: a parameter that does not fit the model
         else:
             node.cycles.gc_monitor.freeze()  # start-up over: collect once, then keep gc off cycles
             if node.autostart and not stop.is_set():

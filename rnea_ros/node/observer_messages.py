@@ -35,20 +35,19 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from rnea_ros.control import collision_events
 from rnea_ros.control.safety import ERROR, OK
 from rnea_ros.node import interfaces as io
-from rnea_ros.node.messages import create_publisher, qos_profile, wrench_messages, write_wrenches
+from rnea_ros.node.messages import qos_profile, wrench_messages, write_wrenches
 
 EVENTS_QOS = qos_profile(io.COLLISION_EVENTS.qos)
 
 
 class ObserverPublishers:
-    """The observer's publishers on ``node`` (its ``_wrench_publisher`` makes the wrenches')."""
+    """The observer's publishers, made by ``outputs`` (``outputs.NodeOutputs``)."""
 
-    def __init__(self, node, links):
-        self.external = create_publisher(node, io.EXTERNAL_TORQUES)
-        self.collision = create_publisher(node, io.COLLISION)
-        self.events = create_publisher(node, io.COLLISION_EVENTS)
-        node._entities += [self.external, self.collision, self.events]
-        self.wrenches = [node._wrench_publisher(io.ESTIMATED_WRENCHES, link) for link in links]
+    def __init__(self, outputs, links):
+        self.external = outputs.publisher(io.EXTERNAL_TORQUES)
+        self.collision = outputs.publisher(io.COLLISION)
+        self.events = outputs.publisher(io.COLLISION_EVENTS)
+        self.wrenches = [outputs.wrench_publisher(io.ESTIMATED_WRENCHES, link) for link in links]
 
 
 class ObserverMessages:

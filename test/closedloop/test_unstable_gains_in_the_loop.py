@@ -22,10 +22,10 @@ import re
 from diagnostic_msgs.msg import DiagnosticArray
 from harness.inprocess_law import law_gains, run_law_in_process
 from harness.loop_harness import accepted, call
-import numpy as np
 from harness.oracle import robot_path
-import pytest
 from harness.ros_harness import next_domain_id
+import numpy as np
+import pytest
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 

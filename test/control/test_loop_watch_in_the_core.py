@@ -7,8 +7,8 @@ oscillation as the loop watch sees it (``loop_watch``), found at the 6th sign ch
 """
 from __future__ import annotations
 
-import numpy as np
 from harness.oracle import robot_path
+import numpy as np
 import pytest
 
 from rnea_ros import RobotModel

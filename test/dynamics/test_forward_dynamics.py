@@ -249,3 +249,16 @@ def test_planar_and_inner_floating_joints_solve_the_mass_matrix():
     expected = np.linalg.solve(model.mass_matrix(q),
                                tau - model.rnea(q, v, np.zeros(model.nv), gravity=GRAVITY))
     assert relative_error(acceleration, expected) < TOLERANCE
+
+
+def test_the_aba_is_compiled_once_not_inlined_into_each_caller():
+    """
+    fd_core is called by the entry points, the batch and the predictor's four RK4 stages.
+
+    Inlined (inline='always'), numba typed and LLVM optimised the whole ABA again at each call
+    site: the first run's compilation of forward_dynamics took minutes (388 s against 92 s at
+    load 3-10). Its passes stay inlined into it, once.
+    """
+    from rnea_ros.dynamics import aba, aba_passes
+    assert aba.fd_core.targetoptions.get('inline', 'never') == 'never'
+    assert aba_passes.backward_pass.targetoptions['inline'] == 'always'

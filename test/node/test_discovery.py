@@ -14,8 +14,8 @@ import re
 import subprocess
 import sys
 
-import pytest
 from harness.ros_harness import next_domain_id, release_domain
+import pytest
 
 from rnea_ros.polling.discovery import announce_often, PROFILE
 
