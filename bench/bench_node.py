@@ -2,7 +2,8 @@
 Benchmark of the rnea node over real DDS: added latency, 1 kHz regularity, start-up time.
 
     .venv/bin/python bench/bench_node.py [--samples 2000] [--duration 60]
-                                         [--parts latency rate startup]
+                                         [--parts latency rate startup] [--observer]
+                                         [--prediction]
 
 1. Added latency: one joint_states message at a time (ping-pong), time from publish to the
    receipt of the matching joint_torques (same stamp), for the node (``rate: 0``, answering each
@@ -18,6 +19,10 @@ Benchmark of the rnea node over real DDS: added latency, 1 kHz regularity, start
    default: each message answered, the clock's cycles in between). ``--observer``: with the
    momentum observer on (``observer: true``, two wrench links: panda_hand and panda_link7) and
    efforts in the joint_states, so that its compute time includes the observer's.
+   ``--prediction``: the 1 kHz run twice, side by side, under ``pd_feedforward`` (``GAINS``):
+   ``prediction: none`` then ``model`` (each clock cycle integrates the model over the time
+   since the previous one, each sample also the one-step prediction error); their compute p99
+   and its ratio, beside the machine's floor (``rnea_ros.timing.floor``) measured after them.
 3. Start-up: process start to the first joint_torques, with the numba cache warm and cold (an
    empty NUMBA_CACHE_DIR).
 Each target runs on its own ROS_DOMAIN_ID, discovery limited to localhost. The load average and the
@@ -307,10 +312,14 @@ def measure_latency(commands: dict[str, list[str]], robot: Robot, samples: int,
 
 # The node's observer outputs as ``--observer`` runs them (two wrench links on the panda).
 OBSERVER = {'observer': True, 'wrench_estimation_links': ['panda_hand', 'panda_link7']}
+# ``--prediction``: a feedback law with soft gains (held one tick late on the panda), so that
+# ``prediction: none`` and ``model`` run the same law.
+GAINS = {'control_law': 'pd_feedforward', 'kp.panda_joint1': 10.0, 'kd.panda_joint1': 1.0}
 
 
 def measure_rate(robot: Robot, tmp: Path, duration: float, trigger: str = 'clock',
-                 settle: float = 3.0, observer: bool = False) -> dict:
+                 settle: float = 3.0, observer: bool = False, extra: dict | None = None
+                 ) -> dict:
     """
     Run the node at 1 kHz with joint_states at 200 Hz for ``duration`` s.
 
@@ -320,7 +329,7 @@ def measure_rate(robot: Robot, tmp: Path, duration: float, trigger: str = 'clock
     """
     from diagnostic_msgs.msg import DiagnosticArray
     params = robot.params(rate=1000.0, input_timeout=0.5, cycle_trigger=trigger,
-                          **(OBSERVER if observer else {}))
+                          **(OBSERVER if observer else {}), **(extra or {}))
     target = Target(node_command(params, tmp))
 
     def stamp(report) -> float:
@@ -448,6 +457,24 @@ def print_rate(robot: Robot, tmp: Path, duration: float, trigger: str,
           f'({100 * (result["node_rate"] / 1000 - 1):+.2f} %)')
 
 
+def print_prediction(robot: Robot, tmp: Path, duration: float, trigger: str,
+                     observer: bool) -> None:
+    """Run the 1 kHz run with prediction off and on, side by side; print compute times, floor."""
+    print(f'1 kHz runs, {duration:g} s each, {robot.name}, cycle_trigger {trigger}, '
+          f'pd_feedforward' + (', observer and 2 wrench links on' if observer else '')
+          + ': prediction none, then model')
+    results = {}
+    for prediction in ('none', 'model'):
+        results[prediction] = measure_rate(robot, tmp, duration, trigger, observer=observer,
+                                           extra={**GAINS, 'prediction': prediction})
+    bare = wake_up_lateness()
+    for prediction, result in results.items():
+        print(f'  prediction {prediction:5} compute p50 {result["compute_p50"]} us, p99 '
+              f'{result["compute_p99"]} us; missed {result["missed"]} of {result["cycles"]}')
+    ratio = float(results['model']['compute_p99']) / float(results['none']['compute_p99'])
+    print(f'  compute p99 ratio model/none {ratio:.2f}; beside them, {bare.describe()}')
+
+
 def print_startup(robots: list[Robot], tmp: Path) -> None:
     print('Start-up, process start -> first joint_torques (s):')
     for robot in robots:
@@ -467,6 +494,8 @@ def main() -> int:
                         help='cycle_trigger of the 1 kHz run')
     parser.add_argument('--observer', action='store_true',
                         help='the 1 kHz run with the observer and two wrench links on')
+    parser.add_argument('--prediction', action='store_true',
+                        help='the 1 kHz run under pd_feedforward with prediction none, then model')
     parser.add_argument('--echo', choices=('take', 'executor'), help=argparse.SUPPRESS)
     parser.add_argument('--echo-priority', type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -483,7 +512,9 @@ def main() -> int:
         tmp = Path(tmp_name)
         if 'latency' in args.parts:
             print_latency(robots, tmp, args.samples)
-        if 'rate' in args.parts:
+        if 'rate' in args.parts and args.prediction:
+            print_prediction(robots[0], tmp, args.duration, args.cycle_trigger, args.observer)
+        elif 'rate' in args.parts:
             print_rate(robots[0], tmp, args.duration, args.cycle_trigger, args.observer)
         if 'startup' in args.parts:
             print_startup(robots, tmp)

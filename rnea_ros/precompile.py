@@ -111,6 +111,11 @@ def node_core() -> None:
                                                    (1.0, [0.3, 0.1], [], [])]), 0.0, now=1.0)
     core.cycle(1.01, 0.0)
     core.cycle(1.5, 0.0)  # inputs stale: the fault output
+    # A feedback law acting on the predicted state (prediction: the model's rollout).
+    predicting = ControlCore(model, Settings(control_law='pd_feedforward', prediction='model',
+                                             gains={'kp.shoulder': 1.0}).validate())
+    predicting.on_joint_states(names, [0.1, 0.0], [0.2, 0.1], [], now=1.0)
+    predicting.cycle(1.0, 0.0)
 
 
 def run_bag_tool(folder: Path) -> None:

@@ -14,14 +14,15 @@ every sample in stamp order, ``collision_reaction`` the stop, ``collision_events
 detection says), ``payload`` the payload parameters, ``diagnostics`` the statistics the node
 reports, ``loop_margin`` whether a feedback law's gains hold the loop they close one tick late
 (``gain_check`` the node's use of it), ``prediction`` the state a command will meet (the model
-integrated over the command delay), ``loop_watch`` whether the loop holds as the cycles run.
-Imports ``rnea_ros.dynamics``, ``rnea_ros.contacts``, ``rnea_ros.observer`` and
-``rnea_ros.params``; never rclpy nor a message type: ``rnea_ros.node`` is the ROS adapter around
-it.
+integrated over the command delay; ``cycle_prediction`` the cycles' use of it), ``loop_watch``
+whether the loop holds as the cycles run. Imports ``rnea_ros.dynamics``, ``rnea_ros.contacts``,
+``rnea_ros.observer`` and ``rnea_ros.params``; never rclpy nor a message type: ``rnea_ros.node``
+is the ROS adapter around it.
 """
 # Submodules, imported by who needs them: the node's --help reads the declaration alone.
 __all__ = ['collision_events', 'collision_reaction', 'control_law', 'core', 'cycle_kernels',
-           'cycle_state', 'cycle_torques', 'declaration', 'desired', 'diagnostics', 'gain_check',
-           'joint_input', 'loop_margin', 'loop_watch', 'observer_outputs', 'observer_queue',
-           'parameter_docs', 'payload', 'prediction', 'reference', 'safety', 'settings',
-           'settings_fields', 'status', 'trajectory', 'trajectory_efforts', 'wrenches']
+           'cycle_prediction', 'cycle_state', 'cycle_torques', 'declaration', 'desired',
+           'diagnostics', 'gain_check', 'joint_input', 'loop_margin', 'loop_watch',
+           'observer_outputs', 'observer_queue', 'parameter_docs', 'payload', 'prediction',
+           'reference', 'safety', 'settings', 'settings_fields', 'status', 'trajectory',
+           'trajectory_efforts', 'wrenches']

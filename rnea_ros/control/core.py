@@ -3,8 +3,9 @@ The node's control core without ROS: inputs -> state -> torques, with the fault 
 
 ``ControlCore`` wires the parts of one model's cycle, each allocated once: ``CycleState`` (the
 inputs merged into arrays), ``Reference`` (the desired motion followed, sampled once a cycle),
-``CycleTorques`` (the inverse dynamics, the laws, the rest, the reactions), the momentum
-observer (``observer_outputs``, ``observer_queue``), the effort limits, the watch of the loop
+``CycleTorques`` (the inverse dynamics, the laws, the rest, the reactions; they act on the
+state ``CyclePrediction`` predicts with ``prediction: model``), the momentum observer
+(``observer_outputs``, ``observer_queue``), the effort limits, the watch of the loop
 (``loop_watch``: an oscillation, sustained clipping) and the fault state. The
 ROS node (``rnea_ros.node``) only converts messages to the calls below, and binds the outputs to
 the arrays of its preallocated messages (``bind_outputs``), so a cycle writes them in place:
@@ -29,6 +30,7 @@ import numpy as np
 from rnea_ros.contacts import ContactSolver
 from rnea_ros.control.control_law import leave_gravity_out
 from rnea_ros.control.cycle_kernels import finish_outputs, input_ages
+from rnea_ros.control.cycle_prediction import CyclePrediction
 from rnea_ros.control.cycle_state import CycleState
 from rnea_ros.control.cycle_torques import CycleTorques
 from rnea_ros.control.loop_watch import LoopWatch
@@ -56,6 +58,8 @@ class ControlCore:
         self.state = CycleState(model, settings)
         self.reference = Reference()
         self.torques = CycleTorques(self.state, settings)
+        self.prediction = CyclePrediction(model, self.torques.actuation, settings, self.state)
+        self.torques.predicted = self.prediction
         n = len(self.state.joint_names)
         # Outputs (``bind_outputs`` may replace them with the arrays of outgoing messages).
         self.position, self.velocity, self.effort = np.zeros(n), np.zeros(n), np.zeros(n)
@@ -108,6 +112,7 @@ class ControlCore:
             self.torques.law.use(settings.gains)
         if self.observer is not None:
             self.observer.use(settings)
+        self.prediction.use(settings)
         self.settings = settings
 
     def bind_outputs(self, position: np.ndarray, velocity: np.ndarray, effort: np.ndarray,
@@ -138,6 +143,8 @@ class ControlCore:
         """
         state = self.state
         state.on_joint_states(names, position, velocity, effort, now, stamp)
+        if self.prediction.on:
+            self.prediction.sampled(stamp_seconds(stamp, now), now)
         if self.observer is not None:
             self.observer_queue.push(stamp_seconds(stamp, now), state.q, state.v,
                                      state.joints.effort, state.joints.with_effort, now)
@@ -172,6 +179,7 @@ class ControlCore:
         self.state.take_state_from(other.state)
         self.reference.take_state_from(other.reference)
         self.torques.take_state_from(other.torques)
+        self.prediction.take_state_from(other.prediction)
         self.clipped_cycles = other.clipped_cycles
         self.non_finite_outputs = other.non_finite_outputs
         self.fault = other.fault
@@ -203,6 +211,7 @@ class ControlCore:
         """
         settings, torques, desired = self.settings, self.torques, self.state.desired
         feedback, watch = torques.law.feedback, self.watch
+        self.prediction.advance(now)  # the state the answer meets (``acted_on``)
         code = self.input_fault(now, settings)
         if code is None and watch.latched:
             code = LOOP_UNSTABLE
@@ -213,7 +222,7 @@ class ControlCore:
         if code is None and self.observer is not None and self.observer.reacting:
             code = COLLISION
         if code is None:
-            followed = self.reference.follow(desired, now, ros_time,
+            followed = self.reference.follow(desired, now, ros_time + self.prediction.ahead,
                                              settings.acceleration_timeout, feedback)
             code = torques.compute(followed, now, settings)
             if code is None:
@@ -223,6 +232,7 @@ class ControlCore:
                 clipped = (self._finish(settings.gravity_compensated_by_robot)
                            if torques.wrenches_finite() else -1)
                 if clipped >= 0:
+                    self.prediction.commanded(torques.tau)
                     if clipped:
                         self.clipped_cycles += 1
                     self.fault.update(None, now)
@@ -244,11 +254,12 @@ class ControlCore:
             mode, latch = 'stop', watch.stop_latch
         else:
             mode, latch = settings.fault_output, 0
-        with_gravity = torques.fault_output(code, mode, latch, settings)
+        with_gravity = torques.fault_output(code, mode, latch, settings, self.limiter.upper)
         if with_gravity is None:
             return False
         if self._finish(with_gravity and settings.gravity_compensated_by_robot) > 0:
             self.clipped_cycles += 1
+        self.prediction.commanded(torques.tau)
         return True
 
     def _finish(self, gravity_out: bool) -> int:

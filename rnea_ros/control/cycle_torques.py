@@ -8,7 +8,12 @@ friction (``friction_compensation``). ``fault_output`` writes what a fault publi
 feedback law's damped rest, the ``stop`` reaction, or the ``fault_output`` / reaction mode.
 
 **The state acted on** (``acted_on``): the one place where the laws, the damped rest and the
-stop reaction read the (q, v) they act on: today the measured state (``CycleState.q``, ``v``).
+stop reaction read the (q, v) they act on: the state predicted at the application of the
+command (``prediction: model``, ``cycle_prediction``) when the cycle has one, else the measured
+state (``CycleState.q``, ``v``). Under stale joint_states a feedback law's fault output brakes
+the predicted motion within ``prediction_horizon`` (``CyclePrediction.brake``); past it (or
+without prediction) the velocity is unknown and the rest is g(q) alone, at the last predicted
+pose (or the last measured one).
 
 Joint terms (``rnea_ros.dynamics.actuation``, parameters ``armature.<joint>`` and
 ``friction.<joint>.*``): the armature torque (armature x the acceleration used) is part of the
@@ -85,10 +90,14 @@ class CycleTorques:
         self.law = ControlLaw(model, settings.control_law, state.joint_names, settings.gains,
                               state.v_offset)
         self.stop = StopReaction(model, act.armature)  # a collision's, the loop watch's
+        self.predicted = None  # the core's ``CyclePrediction`` (``acted_on``)
         self.add_joint_terms(self.zeros, False)  # compiled now, not in the first cycle
 
     def acted_on(self) -> tuple[np.ndarray, np.ndarray]:
-        """Return the (q, v) the laws, the rest and the stop act on: the measured state."""
+        """Return the (q, v) the laws, the rest and the stop act on: predicted or measured."""
+        predicted = self.predicted
+        if predicted is not None and predicted.valid and not predicted.held:
+            return predicted.q, predicted.v
         return self.state.q, self.state.v
 
     def compute(self, desired: Desired | None, now: float, settings: Settings) -> str | None:
@@ -116,6 +125,8 @@ class CycleTorques:
             if desired is None or not desired.has_positions:
                 return None if rest_torques(self.law, q, v, self.tau) else NON_FINITE_OUTPUT
             self.law.targets(desired, q, v)
+            if self.predicted is not None:  # a one-point motion's targets at the application
+                self.predicted.extrapolate(self.law, desired, q, v)
             self.law.correct_acceleration(a)
         if terms == 'gravity':
             v = a = self.zeros
@@ -171,25 +182,35 @@ class CycleTorques:
         add_joint_terms(self.tau, a, self._v_friction, model.coulomb, model.viscous,
                         model.offset, model.armature, model.velocity_threshold, friction)
 
-    def fault_output(self, code: str, mode: str, latch: int, settings: Settings) -> bool | None:
+    def fault_output(self, code: str, mode: str, latch: int, settings: Settings,
+                     upper: np.ndarray) -> bool | None:
         """
         Write a fault cycle's torque into tau; None: nothing to publish (``fault_output: none``).
 
         Otherwise True if it holds g(q) (which ``gravity_compensated_by_robot`` then takes out).
         ``mode``: the ``fault_output``, or the ``collision_reaction`` of a collision (``latch``:
-        the observer's latch count). A feedback law's damped rest, except for the stop reaction:
-        its own damping (2 M / T) brakes harder than the law's Kd, under every law.
+        the observer's latch count; ``upper``: the effort limits). A feedback law's damped rest,
+        except for the stop reaction: its own damping (2 M / T) brakes harder than the law's Kd,
+        under every law; so does a stall of joint_states carried through on the prediction.
         """
         q, v = self.acted_on()
-        self.used_q, self.used_v = self.state.q, self.state.v
+        predicted = self.predicted is not None and self.predicted.valid
+        if predicted and self.predicted.held:  # past the horizon: the last predicted pose
+            q, v = self.predicted.q, self.predicted.v
+        self.used_q, self.used_v = (q, v) if predicted else (self.state.q, self.state.v)
         if self.contacts is not None:
             self.contacts.zero()
         if self.reactions is not None:
             self.reactions.zero()
         held = code != JOINT_STATES_MISSING  # a position to hold
         if self.law.feedback and mode != 'stop':  # v unknown when the inputs are stale
-            return rest_torques(self.law, q, None if code in (
-                JOINT_STATES_STALE, VELOCITY_MISSING) else v, self.tau, held)
+            carried = predicted and not self.predicted.held
+            if carried and code == JOINT_STATES_STALE and self.predicted.brake(
+                    self.tau, settings.collision_stop_time, upper):  # a stall carried through
+                self.law.resting = True
+                return True
+            unknown = not carried and code in (JOINT_STATES_STALE, VELOCITY_MISSING)
+            return rest_torques(self.law, q, None if unknown else v, self.tau, held)
         if mode == 'stop':  # g(q) - D v, then the hold (or hold_gravity if that fails)
             mode = self.stop.output(latch, q, v, self.tau, settings.collision_stop_time)
         if not fault_torques(mode, self.tau, lambda: self.hold_gravity(held)):

@@ -31,6 +31,9 @@ TORQUE_TERMS = ('full', 'gravity', 'gravity_coriolis')
 STATE_SOURCES = ('measured', 'desired')
 INERTIA_CHECKS = ('error', 'warn')
 GAIN_CHECKS = ('refuse', 'error')
+PREDICTIONS = ('none', 'model')
+# Largest `command_delay` [s]: 100 ticks at the largest rate (loop_margin.MAX_DELAY_TICKS).
+MAX_COMMAND_DELAY = 0.01
 # What starts a cycle when rate > 0: a joint_states arrival (the clock only when none comes
 # within 1.5 periods), or the clock alone (see rnea_ros.timing.realtime).
 CYCLE_TRIGGERS = ('joint_states', 'clock')
@@ -173,15 +176,49 @@ PARAMETERS: tuple[Parameter, ...] = (
         choices=CONTROL_LAWS, note='7'),
     Parameter(
         'gain_check', STRING, GAIN_CHECKS[0],
-        '`refuse` gains the loop one tick late cannot hold, or accept them as an `error`',
-        'Under a feedback law, at configure and at every set of a gain, the node checks the '
-        'linearised loop its torque closes one tick late (rnea_ros.control.loop_margin: the '
+        '`refuse` gains the loop cannot hold (its delay, `prediction`), or accept them as an '
+        '`error`',
+        'Under a feedback law, at configure and at every set of a gain, control_law, '
+        'prediction or command_delay, the node checks the linearised loop its torque closes '
+        'command_delay late (one tick by default; undelayed with prediction model) '
+        '(rnea_ros.control.loop_margin: the '
         "model's M(q) with armature.<joint>, at the current configuration and a fixed set, "
         'the period 1 / rate, or 1 ms with rate 0) with the gains 25 % larger. refuse: a set '
         'it cannot hold fails the configure or the set, with one line naming the joint, the '
         'gain and the largest value that holds. error: the set is accepted and the '
         "diagnostics are ERROR (a robot whose reflected inertia is larger than the model's).",
         choices=GAIN_CHECKS, live=True, note='7'),
+    Parameter(
+        'prediction', STRING, PREDICTIONS[0],
+        '`model`: the feedback laws act on the state predicted when the robot applies the '
+        'answer (see Prediction)',
+        'none: the feedback laws, the damped rest and the stop act on the measured state of '
+        'the latest joint_states sample. model (pd_feedforward or computed_torque only): on '
+        "the state the model predicts at the sample's stamp plus command_delay, integrated "
+        "from the sample with the node's own commands as the robot holds them (g(q) added "
+        'with gravity_compensated_by_robot, armature.<joint> and friction.<joint>.*), which '
+        'removes the delay from the loop the gains close; when joint_states go stale the node '
+        'goes on predicting for prediction_horizon and brakes the predicted motion to rest '
+        '(the acceleration -2 v / collision_stop_time). The diagnostics give the one-step '
+        'prediction error.',
+        choices=PREDICTIONS, live=True, note='7'),
+    Parameter(
+        'command_delay', DOUBLE, 0.0,
+        'time from a joint_states stamp to the robot applying the answer; `0`: one period',
+        "With prediction model: the time from a joint_states sample's stamp to the moment "
+        'the robot applies the command that answers it (transport both ways, the cycle, the '
+        "robot's tick). 0: one control period (1 / rate; 1 ms with rate 0). Also the delay the "
+        'gain check assumes (in whole periods, rounded up). See Prediction for how to measure '
+        'it.',
+        unit='s', low=0.0, high=MAX_COMMAND_DELAY, live=True, note='7'),
+    Parameter(
+        'prediction_horizon', DOUBLE, 0.5,
+        'how long a stall of joint_states is carried through on the predicted state',
+        'With prediction model: the longest time past the last joint_states sample the node '
+        'predicts the state from its own commands, braking it to rest while joint_states are '
+        'stale; past it the node holds g(q) at the last predicted pose (ERROR). 0: no '
+        'carry-through.',
+        unit='s', low=0.0, high=2.0, live=True, note='7'),
     Parameter(
         'gravity_compensated_by_robot', BOOL, False,
         'the robot adds g(q) itself: leave it out of the published torques',

@@ -40,6 +40,7 @@ import math
 from numba import njit
 import numpy as np
 
+from rnea_ros.control.safety import all_finite
 from rnea_ros.dynamics import aba
 from rnea_ros.dynamics.joints import integrate_joint
 from rnea_ros.dynamics.layout import BODY_WIDTH, H_GRAVITY, H_NB, H_NQ, H_NV, HEADER
@@ -239,7 +240,7 @@ class StatePredictor:
         except (TypeError, ValueError):
             raise InputError(f'command: expected {self._nv} real numbers, got '
                              f'{np.shape(command)}') from None
-        if not np.isfinite(row).all():
+        if not all_finite(row):  # no temporary: push_command runs on the cycle path
             raise InputError('command: values must be finite')
         self._times[index] = time
         self._count += 1

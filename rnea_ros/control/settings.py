@@ -150,6 +150,10 @@ class _Snapshot:
         if self.control_law != 'feedforward' and self.state_source != 'measured':
             raise ValueError(f"parameter 'control_law' is {self.control_law!r} but state_source "
                              f'is {self.state_source!r}: feedback needs the measured state')
+        if self.prediction != 'none' and self.control_law == 'feedforward':
+            raise ValueError(f"parameter 'prediction' is {self.prediction!r} but control_law is "
+                             "'feedforward': the node predicts with its own torques, the "
+                             "robot's only ones under a feedback law")
         if self.gravity_compensated_by_robot and self.floating_base:
             raise ValueError("parameter 'gravity_compensated_by_robot' is true but floating_base "
                              'is true: a robot that compensates gravity is a fixed-base arm')

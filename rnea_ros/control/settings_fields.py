@@ -30,6 +30,9 @@ class SettingsFields:
     torque_terms: str = 'full'
     control_law: str = 'feedforward'
     gain_check: str = 'refuse'
+    prediction: str = 'none'
+    command_delay: float = 0.0
+    prediction_horizon: float = 0.5
     gravity_compensated_by_robot: bool = False
     thread_priority: int = 50
     inertia_check: str = 'error'

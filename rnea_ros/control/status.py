@@ -80,6 +80,9 @@ def core_status(core, now: float, ros_time: float) -> tuple[int, str, dict[str, 
         elif alarm is not None and alarm[0] == level == ERROR:
             messages.append(alarm[1])
     values.update(law_status(core))
+    values.update(core.prediction.status())
+    if core.prediction.held and core.fault.code is not None:
+        messages.append('prediction_horizon passed: holding g(q) at the last predicted pose')
     values['clipped cycles'] = str(core.clipped_cycles)
     values['non-finite torques replaced'] = str(core.non_finite_outputs)
     values['fault cycles'] = str(core.fault.fault_cycles)

@@ -22,7 +22,7 @@ from rnea_ros import RobotModel
 from rnea_ros.control.core import ControlCore
 from rnea_ros.control.settings import Settings
 from rnea_ros.control.trajectory import Trajectory
-from rnea_ros.demos.closed_loop import KD, KP, Tracking
+from rnea_ros.demos.closed_loop import KD, KP, Tracking, trajectory_points
 from rnea_ros.sim.plant import Plant
 
 # Per robot, the Kp of the node's gains in docs/node/control_laws.md, Kd a tenth of it: the
@@ -45,8 +45,9 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
                        stall_at: float | None = None, late_steps: int = 1,
                        robot_gravity: bool = False, node_gravity: bool = False,
                        settings: dict | None = None,
-                       each: Callable[[float, ControlCore, Plant], bool] | None = None
-                       ) -> tuple[Tracking, np.ndarray, np.ndarray]:
+                       each: Callable[[float, ControlCore, Plant], bool] | None = None,
+                       params: dict | None = None, silent: tuple | None = None,
+                       whole: bool = False) -> tuple[Tracking, np.ndarray, np.ndarray]:
     """
     Track the demo trajectory with ``law`` for ``duration`` s at 1 kHz.
 
@@ -54,6 +55,10 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
     ``gravity_compensated_by_robot``); ``node_gravity``: the node's setting of that name;
     ``settings``: the core's other settings. ``each(t, core, plant)``, called at every step
     before the cycle, returns whether the core gets the step's reference as its desired motion.
+    ``params``: more node parameters (``prediction``, ``command_delay``, ``armature.<joint>``);
+    ``silent``: (start, end) s during which the core gets no joint_states (its cycles go on, as
+    a node's clock runs them); ``whole``: the core takes the whole trajectory at the start (as
+    the node takes a JointTrajectory) instead of the reference point of each step.
 
     Returns the tracking error before the stall (all of the run without one), and the actuated
     positions and velocities at every step (steps, joints).
@@ -64,7 +69,7 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
     model, names = plant.nominal, plant.joint_names
     core = ControlCore(model, Settings(rate=0.0, control_law=law, gains=gains,
                                        gravity_compensated_by_robot=node_gravity,
-                                       **(settings or {})).validate())
+                                       **(settings or {})).updated(params or {}, names).validate())
     steps = int(round(duration / plant.timestep))
     tracking_steps = steps if stall_at is None else int(round(stall_at / plant.timestep))
     error = np.empty((tracking_steps, len(tracked)))
@@ -77,8 +82,13 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
         reference = controller.sample(t)
         if k < tracking_steps:
             error[k] = reference.position[tracked] - positions[k][tracked]
-        core.on_joint_states(names, q, v, [], now=t)
-        if (each is None or each(t, core, plant)) and (stall_at is None or t < stall_at):
+        if silent is None or not silent[0] <= t < silent[1]:
+            core.on_joint_states(names, q, v, [], now=t)
+        if whole and k == 0:
+            times, Q, V, A = trajectory_points(model, duration)
+            core.on_desired(Trajectory.from_points(names, list(zip(times, Q, V, A))), t, now=t)
+        elif not whole and (each is None or each(t, core, plant)) and (
+                stall_at is None or t < stall_at):
             core.on_desired(Trajectory.from_points(names, [(
                 0, reference.position, reference.velocity, reference.acceleration)]), t, now=t)
         assert core.cycle(t, t)

@@ -1,0 +1,260 @@
+"""
+The state a cycle's command will meet (``prediction: model``), its stall carry-through, no ROS.
+
+``CyclePrediction`` is owned by ``core.ControlCore``; ``cycle_torques.CycleTorques.acted_on``
+returns its state when it holds one. Each joint_states sample (``sampled``) anchors the
+prediction: its (q, v) at its stamp. Each cycle (``advance``) integrates the model
+(``prediction.StatePredictor``) from the anchor to the time the robot applies the cycle's answer,
+with the commands the robot holds meanwhile; each published command is recorded with that time
+(``commanded``), so the next predictions integrate it.
+
+**Clocks.** Every time the predictor sees is on the sample stamps' clock (ROS time of the robot's
+driver; a sample without a stamp takes the steady ``now`` of its arrival, and then every sample
+should be unstamped). A cycle at steady time ``now`` answers at stamp-clock time
+``stamp + (now - arrival) + command_delay``: the latest sample's stamp, the steady time since it
+arrived (0 when the cycle answers it at once), the delay from a stamp to the robot applying the
+answer. A stamp earlier than the previous one (a clock step back) drops the recorded commands.
+
+**Incremental.** A cycle with no new sample goes on from the state it predicted last, so a cycle
+integrates only the time since the previous one (the rollout from the anchor would give the
+same state: the commands are held zero-order).
+
+**Stall.** Past the latest sample by more than ``prediction_horizon`` the prediction stops:
+``held`` is True, the state stays at the last prediction and its velocity is unknown (the
+fault output then holds g(q) at that pose, ERROR). Within it, when joint_states go stale, the
+fault output brakes the predicted motion to rest (``brake``, from ``cycle_torques``).
+
+**The reference at the application.** The law compares the predicted state with the desired
+motion at the same time: a trajectory is sampled ``ahead`` (the delay) past the cycle's ROS
+time (``core``), a one-point desired motion is moved there (``extrapolate``).
+
+**Faults.** A prediction that is not finite (or fails) gives no state: the cycle acts on the
+measured one, and ``reason`` says why (``fallbacks`` counts such cycles).
+
+**Diagnostics** (``status``): the age (steady time since arrival) of the sample each command
+answered, and the one-step prediction error: on each sample, the state predicted from the
+previous sample to its stamp (with the commands the robot applied meanwhile) against the one
+measured, the largest joint error in q and in v; last, RMS and largest since the start. A growing
+error says the model (a payload, the armature, friction) is not the robot's.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rnea_ros.control.loop_margin import DEFAULT_PERIOD
+from rnea_ros.control.prediction import StatePredictor
+from rnea_ros.errors import InputError
+
+# Longest gap [s] between two samples over which the one-step prediction error is measured (a
+# longer one follows a stall: it would cost a long rollout and says nothing of the model).
+MAX_ERROR_GAP = 0.02
+CAPACITY = 256  # commands kept: at least command_delay / period (100 at MAX_COMMAND_DELAY)
+
+
+class CyclePrediction:
+    """The predicted state of one model's cycles (module docstring)."""
+
+    def __init__(self, model, actuation, settings, state):
+        self.model, self.actuation, self.state = model, actuation, state
+        self._compensated = settings.gravity_compensated_by_robot
+        self.predictor: StatePredictor | None = None
+        self.q, self.v = state.q.copy(), np.zeros(model.nv)  # the predicted state
+        self._q_step, self._v_step = state.q.copy(), np.zeros(model.nv)  # one-step prediction
+        self._q_previous, self._v_previous = state.q.copy(), np.zeros(model.nv)
+        self._scratch, self._zeros = np.zeros(model.nv), np.zeros(model.nv)
+        self.on = self.requested = False
+        self.valid = False  # q, v hold this cycle's prediction (acted on)
+        self.held = False  # past the horizon: q is the last prediction, v unknown
+        self.reason: str | None = None
+        self.fallbacks = 0
+        self.sample_time = -math.inf  # stamps' clock of the latest sample
+        self.arrival = 0.0  # its steady arrival time
+        self.target = -math.inf  # stamps' clock of q, v
+        self._fresh = False  # a sample came since the last cycle
+        self._previous = False  # _q_previous, _v_previous hold the sample before
+        self._pushed = -math.inf
+        # Diagnostics: the sample age a command answered, the one-step prediction error.
+        self.age = self.max_age = 0.0
+        self.errors = 0
+        self.error_q = self.error_v = 0.0
+        self.max_error_q = self.max_error_v = 0.0
+        self._sum_q = self._sum_v = 0.0
+        self.use(settings)
+
+    def use(self, settings) -> None:
+        """Take a settings snapshot: on or off, the delay, the horizon (built on first use)."""
+        self.requested = settings.prediction == 'model'  # a live set may ask under feedforward
+        self.on = self.requested and settings.control_law != 'feedforward'
+        period = 1.0 / settings.rate if settings.rate > 0.0 else DEFAULT_PERIOD
+        self.delay = settings.command_delay if settings.command_delay > 0.0 else period
+        self.horizon = settings.prediction_horizon
+        if self.on and self.predictor is None:  # compiled (or loaded) here, not in a cycle
+            self.predictor = StatePredictor(self.model, actuation=self.actuation,
+                                            gravity_compensated_by_robot=self._compensated,
+                                            capacity=CAPACITY)
+        if not self.on:
+            self.valid = self.held = False
+
+    # ------------------------------------------------------------------ inputs
+    def sampled(self, stamp: float, now: float) -> None:
+        """Take a joint_states sample merged into the state: ``stamp`` (s), steady ``now``."""
+        if not self.on:
+            return
+        state = self.state
+        if stamp < self.sample_time:  # the clock stepped back: what was recorded is moot
+            self.predictor.clear()
+            self._pushed, self._previous = -math.inf, False
+        elif self._previous and stamp - self.sample_time <= MAX_ERROR_GAP:
+            self._one_step_error(stamp)
+        self._q_previous[:] = state.q
+        self._v_previous[:] = state.v
+        self._previous = True
+        self.sample_time, self.arrival, self._fresh = stamp, now, True
+
+    def _one_step_error(self, stamp: float) -> None:
+        """Compare the state predicted from the previous sample to ``stamp`` with the sample."""
+        try:
+            self.predictor.predict(self._q_previous, self._v_previous, self.sample_time, stamp,
+                                   self._q_step, self._v_step)
+        except InputError:
+            return
+        state = self.state
+        error_q = _largest_difference(self._q_step, state.q)
+        error_v = _largest_difference(self._v_step, state.v)
+        self.error_q, self.error_v = error_q, error_v
+        self.errors += 1
+        self._sum_q += error_q * error_q
+        self._sum_v += error_v * error_v
+        self.max_error_q = max(self.max_error_q, error_q)
+        self.max_error_v = max(self.max_error_v, error_v)
+
+    # ------------------------------------------------------------------ the cycle
+    def advance(self, now: float) -> None:
+        """Predict the state the cycle at steady ``now`` answers for (``valid``, ``held``)."""
+        self.valid = False
+        if not self.on or self.sample_time == -math.inf:
+            return
+        since = max(now - self.arrival, 0.0)
+        self.age = since
+        self.max_age = max(self.max_age, since)
+        target = max(self.sample_time + since + self.delay, self.target if not self._fresh
+                     else -math.inf)
+        if target - self.sample_time > self.horizon + self.delay:
+            self.held = self.valid = not self._fresh and self.target > -math.inf
+            return
+        if self._fresh:
+            q, v, start = self.state.q, self.state.v, self.sample_time
+        else:
+            q, v, start = self.q, self.v, self.target
+        try:
+            self.predictor.predict(q, v, start, target, self.q, self.v)
+        except InputError as error:
+            self.reason = f'prediction failed, acting on the measured state: {error}'
+            self.fallbacks += 1
+            self.target, self._fresh = -math.inf, True  # start again from the next sample
+            return
+        self.target, self._fresh, self.valid, self.held = target, False, True, False
+
+    @property
+    def ahead(self) -> float:
+        """Return how far (s) past the cycle's time the state acted on is: the delay, or 0."""
+        return self.delay if self.valid and not self.held else 0.0
+
+    def extrapolate(self, law, desired, q: np.ndarray, v: np.ndarray) -> None:
+        """
+        Move a one-point desired motion's targets to the application: the law's errors there.
+
+        q_d + v_d d + a_d d^2 / 2 and v_d + a_d d (d: the delay), the errors at the predicted
+        (q, v): the point describes the motion at its arrival, the command acts a delay later.
+        A trajectory is sampled at the application time instead (``ControlCore.cycle``).
+        """
+        if not (self.valid and not self.held) or desired.a_full is None:
+            return
+        d, scratch, a = self.delay, self._scratch, desired.a_full
+        np.multiply(law.v_desired, d, out=scratch)
+        law.q_desired += scratch
+        np.multiply(a, 0.5 * d * d, out=scratch)
+        law.q_desired += scratch
+        np.multiply(a, d, out=scratch)
+        law.v_desired += scratch
+        np.subtract(law.q_desired, q, out=law.error)
+        np.subtract(law.v_desired, v, out=law.error_rate)
+
+    def brake(self, tau: np.ndarray, stop_time: float, upper: np.ndarray) -> bool:
+        """
+        Write the braking of a stall carried through into ``tau``; False if it is not finite.
+
+        The torque of the acceleration -2 v / T (T: ``stop_time``, ``collision_stop_time``) at
+        the predicted state, ID(q, v, -2 v / T) + armature (-2 v / T): every joint decelerates
+        as a first-order lag of time constant T / 2, coupling included, and covers about v T / 2
+        (the ``stop`` reaction's braking, its M(q) taken each cycle: near a singular M a matrix
+        taken once brakes some joints the wrong way). At rest it is g(q), which holds. The part
+        beyond g(q) + C(q, v) v is scaled down as a whole to keep every joint within its effort
+        limit ``upper`` (clipped joint by joint, the coupled braking would speed others up).
+        """
+        acceleration = self._scratch
+        np.multiply(self.v, -2.0 / stop_time, out=acceleration)
+        try:
+            bias = self.model.rnea(self.q, self.v, self._zeros)  # g(q) + C(q, v) v
+            self.model.rnea(self.q, self.v, acceleration, out=tau)
+        except InputError:
+            return False
+        acceleration *= self.actuation.armature
+        tau += acceleration
+        tau -= bias
+        scale = 1.0
+        for k in range(tau.shape[0]):
+            room = upper[k] - abs(bias[k])
+            if abs(tau[k]) > room:
+                scale = min(scale, max(room, 0.0) / abs(tau[k]))
+        tau *= scale
+        tau += bias
+        return bool(np.isfinite(tau).all())
+
+    def commanded(self, tau: np.ndarray) -> None:
+        """Record the cycle's published command, applied from the time predicted for."""
+        if self.valid and not self.held:
+            time = max(self.target, self._pushed)
+            try:
+                self.predictor.push_command(time, tau)
+            except InputError:
+                return
+            self._pushed = time
+
+    # ------------------------------------------------------------------ diagnostics
+    def status(self) -> dict[str, str]:
+        """Return the prediction's diagnostics keys (none when it is off)."""
+        if not self.on:
+            return {'prediction': 'model set, unused under feedforward'} if self.requested else {}
+        values = {'prediction': (
+            'held: past prediction_horizon, g(q) at the last predicted pose' if self.held
+            else f'model, {self.delay * 1e3:g} ms ahead of the sample'),
+            'sample age answered [s] (last, max)': f'{self.age:.4f}, {self.max_age:.4f}'}
+        if self.errors:
+            values['one-step prediction error q [rad] (last, RMS, max)'] = (
+                f'{self.error_q:.3g}, {math.sqrt(self._sum_q / self.errors):.3g}, '
+                f'{self.max_error_q:.3g}')
+            values['one-step prediction error v [rad/s] (last, RMS, max)'] = (
+                f'{self.error_v:.3g}, {math.sqrt(self._sum_v / self.errors):.3g}, '
+                f'{self.max_error_v:.3g}')
+        if self.fallbacks:
+            values['prediction fallbacks (measured state used)'] = (
+                f'{self.fallbacks}: {self.reason}')
+        return values
+
+    def take_state_from(self, other: CyclePrediction) -> None:
+        """Go on from another model's prediction (its anchor; the commands are not carried)."""
+        self.sample_time, self.arrival = other.sample_time, other.arrival
+        self._fresh, self._previous = True, False
+
+
+def _largest_difference(a: np.ndarray, b: np.ndarray) -> float:
+    """Return max |a - b| over the entries (no temporary array)."""
+    largest = 0.0
+    for k in range(a.shape[0]):
+        difference = abs(a[k] - b[k])
+        if difference > largest:
+            largest = difference
+    return largest
