@@ -3,11 +3,12 @@ Benchmark of the closed loop: how well the simulated robot tracks with the node'
 
     .venv/bin/python bench/bench_closed_loop.py [--robots panda ur5] [--duration 10]
                                                 [--gap default] [--dds-profile FILE|none]
-                                                [--busy N]
+                                                [--busy N] [--settle 4]
 
 Per robot (example-robot-data), ``rnea_sim`` with the reality gap, a joint PD of 100 N m/rad and
 10 N m s/rad, the demo trajectory (``closed_loop.trajectory_points``) for ``--duration`` s at
-1 kHz, the RMS and max tracking error (revolute joints) of:
+1 kHz (each run over DDS first holds the start for ``--settle`` s of sim time: the arm settles),
+the RMS and max tracking error (revolute joints) of:
 
 - the PD alone, the PD + ``RobotModel.rnea`` of the URDF computed in-process (no DDS) at each
   step (path b's torques) or at the trajectory's points (path a's), the
@@ -56,7 +57,7 @@ sys.path.insert(0, str(ROOT / 'test'))  # the tests' harness package
 from harness.inprocess_law import law_gains, run_law_in_process  # noqa: E402
 from harness.inprocess_loop import (model_feedforward, run_in_process,  # noqa: E402
                                     true_feedforward)
-from harness.loop_harness import NS, run_loop, stamp_ns  # noqa: E402
+from harness.loop_harness import NS, run_loop, SETTLE, stamp_ns  # noqa: E402
 from harness.oracle import robot_path  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -139,7 +140,8 @@ def stiff_params(model: RobotModel, plant: Plant) -> tuple[dict, dict]:
                    for joint in plant.joint_names}
 
 
-def bench_robot(name: str, gap: str, duration: float, workdir: Path) -> list[tuple]:
+def bench_robot(name: str, gap: str, duration: float, workdir: Path,
+                settle: float = SETTLE) -> list[tuple]:
     """Rows (label, tracking, answer ages or None, label of the in-process reference or None)."""
     urdf = robot_path(name).read_text()
     plant = Plant(urdf, gap=load_gap(gap))
@@ -181,7 +183,7 @@ def bench_robot(name: str, gap: str, duration: float, workdir: Path) -> list[tup
         folder = workdir / f'{name}_{number}'
         folder.mkdir()
         run = run_loop(folder, urdf, path, gap, duration, node_params=node,
-                       sim_params={'clock': 'realtime', **sim})
+                       sim_params={'clock': 'realtime', **sim}, settle_time=settle)
         ages = answer_ages(run.topics) if path == 'effort' else None
         rows.append((label, run.tracking, ages, reference))
         print(f'  {label}: done, sim counters {run.counters}', flush=True)
@@ -193,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--robots', nargs='+', default=['panda', 'ur5'])
     parser.add_argument('--duration', type=float, default=10.0, metavar='SECONDS')
     parser.add_argument('--gap', default='default')
+    parser.add_argument('--settle', type=float, default=SETTLE, metavar='SECONDS',
+                        help='sim time each run over DDS holds the start before the trajectory')
     parser.add_argument('--busy', type=int, default=0, metavar='N',
                         help='processes spinning at normal priority during the runs')
     parser.add_argument('--dds-profile', default=str(ROOT / 'config' / 'fastdds_realtime.xml'),
@@ -218,7 +222,7 @@ def run(args) -> int:
     with tempfile.TemporaryDirectory(prefix='bench_closed_loop_') as workdir:
         for name in args.robots:
             print(f'{name}, gap {args.gap}, {args.duration:g} s at 1 kHz:', flush=True)
-            rows = bench_robot(name, args.gap, args.duration, Path(workdir))
+            rows = bench_robot(name, args.gap, args.duration, Path(workdir), args.settle)
             pd = rows[0][1].rms
             rms = {label: tracking.rms for label, tracking, _, _ in rows}
             print(f'| {name} | RMS [rad] | max [rad] | / PD alone | / in-process | fresh '

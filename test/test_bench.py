@@ -43,7 +43,9 @@ def test_bench_fleet_runs_one_and_two_workers_and_sizes(tmp_path):
 
 
 def test_bench_closed_loop_runs_every_row():
-    out = bench('bench_closed_loop.py', '--robots', 'panda', '--duration', '0.5')
+    # Every row printed, not its figures: the runs over DDS settle 0.5 s, not 4 (7 runs).
+    out = bench('bench_closed_loop.py', '--robots', 'panda', '--duration', '0.5',
+                '--settle', '0.5')
     for row in ('PD alone', 'PD + in-process rnea (URDF)', 'PD + true inverse dynamics (limit)',
                 'path a, URDF', 'path b, URDF', 'path a, true model', 'path b, true model',
                 'JTC PID alone (trajectory_effort, no point effort)',

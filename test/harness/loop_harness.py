@@ -10,6 +10,7 @@ window, the sim's counters (its last log line) and the messages themselves.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 import re
@@ -41,24 +42,52 @@ class LoopRun:
 
     tracking: Tracking
     counters: dict[str, int]
-    topics: dict[str, list] = field(repr=False)  # topic -> [(stamp ns, message)] from the bag
+    topics: BagTopics = field(repr=False)  # topic -> [(stamp ns, message)] from the bag
     exit_codes: dict[str, int] = field(default_factory=dict)
     logs: str = field(default='', repr=False)
 
 
-def read_bag(path: Path) -> dict[str, list]:
+class BagTopics(Mapping):
+    """
+    Topic -> [(log time ns, message)] of a bag, each topic deserialized when first read.
+
+    A closed-loop run records ~50 000 messages over half a dozen topics; most callers read two
+    (deserializing one takes ~0.2 ms on a loaded core: seconds per run for the unread ones).
+    """
+
+    def __init__(self, typestore, raw: dict[str, tuple[str, list]]):
+        self._typestore = typestore  # the bag's message types (its reader's, kept past closing)
+        self._raw = raw  # topic -> (message type, [(log time ns, bytes)])
+        self._messages: dict[str, list] = {}
+
+    def __getitem__(self, topic: str) -> list:
+        if topic not in self._messages:
+            msgtype, raw = self._raw[topic]
+            self._messages[topic] = [(stamp, self._typestore.deserialize_cdr(data, msgtype))
+                                     for stamp, data in raw]
+        return self._messages[topic]
+
+    def __iter__(self):
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
+def read_bag(path: Path) -> BagTopics:
     """
     Return topic -> [(log time ns, message)] of every message of the bag at ``path``.
 
     The bag's names are fully qualified (``/joint_states``); the keys are as the sim names its
     topics, relative to the root namespace (``joint_states``).
     """
-    topics: dict[str, list] = {}
+    raw: dict[str, tuple[str, list]] = {}
     with AnyReader([path]) as reader:
-        for connection, stamp, raw in reader.messages():
-            topics.setdefault(connection.topic.removeprefix('/'), []).append(
-                (stamp, reader.deserialize(raw, connection.msgtype)))
-    return topics
+        for connection, stamp, data in reader.messages():
+            raw.setdefault(connection.topic.removeprefix('/'), (connection.msgtype, []))[
+                1].append((stamp, data))
+        typestore = reader.typestore  # closing the reader replaces it with an empty one
+    return BagTopics(typestore, raw)
 
 
 def sim_counters(log: str) -> dict[str, int]:
@@ -111,18 +140,20 @@ def accepted(loop: ClosedLoop, points: int) -> int:
     return loop.processes['sim'].output().count(f'joint_trajectory accepted: {points} points')
 
 
-def settle(loop: ClosedLoop, publisher, names, start, desired: list, watch) -> None:
+def settle(loop: ClosedLoop, publisher, names, start, desired: list, watch,
+           seconds: float = SETTLE) -> None:
     """
-    Path a: hold the start through the node, then wait ``SETTLE`` s of sim time.
+    Path a: hold the start through the node, then wait ``seconds`` of sim time.
 
     On this path the sim has the node's feed-forward only with a trajectory: until one comes,
     its PD alone holds the start and gravity sags the arm (0.1-0.2 rad). A one-point trajectory
     at the start, at rest, carries the node's gravity torques: the arm lifts back. It is sent
     until the sag has halved (the first of the node's joint_trajectory_with_effort messages
-    does not always reach the sim).
+    does not always reach the sim). The sim's truth is heard (1 kHz) only until it lifted: its
+    callbacks would take a share of the two cores from the sim and the node.
     """
     truth: list = []
-    loop.subscribe(JointState, 'truth/joint_torques', truth.append)
+    subscription = loop.subscribe(JointState, 'truth/joint_torques', truth.append)
     wait_sim_time(loop, desired, 1.0, watch)  # the arm sags under the PD alone
 
     def error():
@@ -132,7 +163,8 @@ def settle(loop: ClosedLoop, publisher, names, start, desired: list, watch) -> N
     hold = trajectory_message(names, np.zeros(1), start[None, :], zeros, zeros)
     loop.send(publisher, hold, lambda: error() < 0.5 * sag, 'the arm lifted to the start',
               watch, wait=2.0)
-    wait_sim_time(loop, desired, SETTLE, watch)
+    loop.node.destroy_subscription(subscription)
+    wait_sim_time(loop, desired, seconds, watch)
 
 
 def wait_sim_time(loop: ClosedLoop, desired: list, seconds: float, watch) -> None:
@@ -215,7 +247,8 @@ def detection_start(diagnostics: list) -> float | None:
 def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
              duration: float = 10.0, node_params: dict | None = None,
              sim_params: dict | None = None, during=None, motion=None,
-             to_the_end: bool = True, mjcf: Path | None = None) -> LoopRun:
+             to_the_end: bool = True, mjcf: Path | None = None,
+             settle_time: float = SETTLE) -> LoopRun:
     """
     Run the trajectory in closed loop on ``path`` (see ``closed_loop.PATHS``); measure it.
 
@@ -226,6 +259,8 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
     ``motion``: (times, Q, V, A) of ``duration`` s instead of the demo trajectory.
     ``to_the_end`` False: stop once ``during`` returns (a run whose reference is held, e.g. by a
     latched collision on path a), its tracking not measured.
+    ``settle_time``: s of sim time the arm settles at the start before the trajectory is sent
+    (paths trajectory and effort).
     """
     model = RobotModel.from_urdf_string(urdf)
     times, Q, V, A = trajectory_points(model, duration) if motion is None else motion
@@ -245,7 +280,6 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
         desired: list = []
         desired_sub = loop.subscribe(JointTrajectory, 'desired_accelerations', desired.append,
                                      reliable=False)
-        answers_sub = []
         steps = SimSteps(loop)
         watch = ('sim',)
         if path != 'pd':
@@ -256,8 +290,9 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
             loop.start_node(params, EFFORT_PATH_REMAPS if path == 'effort' else {})
             watch = ('sim', 'node')
             answers: list = []
-            answers_sub.append(loop.subscribe(JointState, 'joint_torques', answers.append))
+            answers_sub = loop.subscribe(JointState, 'joint_torques', answers.append)
             loop.spin_until(lambda: answers, START_TIMEOUT, 'the node to answer', watch)
+            loop.node.destroy_subscription(answers_sub)  # heard no longer (see wait_for_end)
         # Its subscriber: the sim's joint_trajectory on paths pd and effort, the node's
         # planned_trajectory on path trajectory.
         topic = 'planned_trajectory' if path == 'trajectory' else 'joint_trajectory'
@@ -266,9 +301,9 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
                         f'the subscribers of {topic}', watch)
         start = Q[0]
         if path == 'trajectory':
-            settle(loop, publisher, names, Q[0], desired, watch)
+            settle(loop, publisher, names, Q[0], desired, watch, settle_time)
         elif path == 'effort':  # the arm sagged until the node answered: it lifts back
-            wait_sim_time(loop, desired, SETTLE, watch)
+            wait_sim_time(loop, desired, settle_time, watch)
 
         def taken():
             return desired and not np.array_equal(desired[-1].points[0].positions, start)
@@ -284,8 +319,7 @@ def run_loop(tmp_path: Path, urdf: str, path: str, gap: str = 'default',
             watch = ('sim',)
         final = Q[-1]
         if to_the_end:
-            wait_for_end(loop, [desired_sub, *answers_sub], steps, since, duration, final,
-                         watch)
+            wait_for_end(loop, [desired_sub], steps, since, duration, final, watch)
         exit_codes['sim'] = loop.stop('sim')
         logs = loop.logs()
     finally:
