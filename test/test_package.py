@@ -35,8 +35,10 @@ PIP_PACKAGES = {
 }
 # The test suite's own modules (helpers such as the oracle, and test modules others reuse).
 # The tests' own modules, and the benchmark scripts some tests import from bench/.
+# The helpers' package, test/harness/, imported as ``harness``.
 TEST_HELPERS = {path.stem for folder in ('test', 'bench')
-                for path in (ROOT / folder).rglob('*.py')}
+                for path in (ROOT / folder).rglob('*.py')} | {
+    path.parent.name for path in (ROOT / 'test').rglob('__init__.py')}
 
 
 def imported_modules(paths) -> dict[str, str]:

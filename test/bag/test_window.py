@@ -171,4 +171,5 @@ def test_a_number_fixes_the_window_and_a_bad_one_is_named(tmp_path, capsys, pand
         main([str(bag), '--urdf', str(PANDA), '--window', 'wide'])
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        "rnea_bag: error: argument --window: 'wide': 'auto' or a number of seconds")
+        "rnea_bag: error: argument --window: 'wide': expected 'auto' or a number from 1e-09 to "
+        "1e+09")
