@@ -172,4 +172,4 @@ def test_a_number_fixes_the_window_and_a_bad_one_is_named(tmp_path, capsys, pand
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
         "rnea_bag: error: argument --window: 'wide': expected 'auto' or a number from 1e-09 to "
-        "1e+09")
+        '1e+09')
