@@ -8,7 +8,7 @@ from harness.ros_harness import RosHarness
 from lifecycle_msgs.msg import Transition
 from lifecycle_msgs.srv import ChangeState
 from rcl_interfaces.msg import Parameter as ParameterMsg
-from rcl_interfaces.msg import ParameterValue
+from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 
 
@@ -24,6 +24,13 @@ def set_parameter(ros, name: str, value: ParameterValue):
     response = ros.call(SetParameters, '/rnea/set_parameters', SetParameters.Request(
         parameters=[ParameterMsg(name=name, value=value)]))
     return response.results[0]
+
+
+def set_live(ros, name: str, value: str | float):
+    """Set a string or double parameter live (``set_parameter``); return its result."""
+    return set_parameter(ros, name, ParameterValue(
+        type=ParameterType.PARAMETER_STRING, string_value=value) if isinstance(value, str) else
+        ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=float(value)))
 
 
 def change_state(ros: RosHarness, transition: int) -> bool:

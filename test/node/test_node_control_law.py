@@ -9,26 +9,17 @@ for a robot that adds it, the renamed path-a input.
 from __future__ import annotations
 
 from builtin_interfaces.msg import Time
+from harness.node_calls import set_live
 from harness.node_streams import (accel_point, ERROR, has_level, OK, random_arm_state, status,
                                   Streams, WARN)
 from harness.ros_harness import NodeProcess
 import numpy as np
 import pytest
-from rcl_interfaces.msg import Parameter as ParameterMsg
-from rcl_interfaces.msg import ParameterType, ParameterValue
-from rcl_interfaces.srv import SetParameters
 from rosgraph_msgs.msg import Clock
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 pytestmark = pytest.mark.timeout(120)
 TOL = 1e-9  # N m: the node's torques are the library's, to rounding
-
-
-def _set(ros, name: str, value: float):
-    response = ros.call(SetParameters, '/rnea/set_parameters', SetParameters.Request(
-        parameters=[ParameterMsg(name=name, value=ParameterValue(
-            type=ParameterType.PARAMETER_DOUBLE, double_value=value))]))
-    return response.results[0]
 
 
 def test_pd_feedforward_gains_at_start_and_live_and_the_damped_rest(ros, panda):
@@ -50,12 +41,12 @@ def test_pd_feedforward_gains_at_start_and_live_and_the_damped_rest(ros, panda):
     streams.torque_for((50, 0), timeout=90.0,  # the first start compiles the kernels
                        predicate=lambda m: np.allclose(m.effort, expected, atol=TOL, rtol=0))
     # Live: the next answers use the new gain.
-    assert _set(ros, f'kp.{names[0]}', 200.0).successful
+    assert set_live(ros, f'kp.{names[0]}', 200.0).successful
     kp[0] = 200.0
     expected = model.rnea(q, v, a) + kp * (q_d - q) + kd * (v_d - v)
     streams.torque_for((51, 0), predicate=lambda m: np.allclose(m.effort, expected, atol=TOL,
                                                                 rtol=0))
-    result = _set(ros, f'kd.{names[1]}', -1.0)
+    result = set_live(ros, f'kd.{names[1]}', -1.0)
     assert (result.successful, result.reason) == (
         False, f"parameter 'kd.{names[1]}' is -1.0: expected a number from 0 to 10000")
     # The desired motion stops: g(q) - Kd v, WARN saying so.
@@ -178,7 +169,7 @@ def test_a_gain_the_loop_cannot_hold_is_refused_live_or_reported_as_an_error(ros
                     **{f'kd.{n}': 0.5 for n in names}, **{f'kp.{n}': 5.0 for n in names}})
     streams = Streams(ros, names, *random_arm_state(model, 5)[:2])
     streams.diagnostic(has_level(OK, 'loop margin', 'held with gains x1.25'), timeout=90.0)
-    result = _set(ros, 'kd.panda_joint7', 10.0)
+    result = set_live(ros, 'kd.panda_joint7', 10.0)
     assert not result.successful
     assert result.reason.startswith('kd.panda_joint7 = 10 is more than the loop can hold on '
                                     'panda_joint7: the largest kd.panda_joint7 it holds is ')
@@ -186,12 +177,9 @@ def test_a_gain_the_loop_cannot_hold_is_refused_live_or_reported_as_an_error(ros
     assert '\n' not in result.reason
     held = float(result.reason.split('it holds is ')[1].split(' ')[0])
     assert 0.0 < held < 10.0
-    assert _set(ros, 'kd.panda_joint7', held).successful  # the largest it holds is held
-    response = ros.call(SetParameters, '/rnea/set_parameters', SetParameters.Request(
-        parameters=[ParameterMsg(name='gain_check', value=ParameterValue(
-            type=ParameterType.PARAMETER_STRING, string_value='error'))]))
-    assert response.results[0].successful
-    assert _set(ros, 'kd.panda_joint7', 10.0).successful
+    assert set_live(ros, 'kd.panda_joint7', held).successful  # the largest it holds is held
+    assert set_live(ros, 'gain_check', 'error').successful
+    assert set_live(ros, 'kd.panda_joint7', 10.0).successful
     report = streams.diagnostic(has_level(ERROR, 'loop margin', 'NOT HELD'))
     assert status(report)[1].startswith('kd.panda_joint7 = 10 is more than the loop can hold')
 

@@ -10,22 +10,11 @@ diagnostics; with prediction on, the diagnostics report the prediction.
 """
 from __future__ import annotations
 
+from harness.node_calls import set_live
 from harness.node_streams import has_level, OK, random_arm_state, status, Streams
 import pytest
-from rcl_interfaces.msg import Parameter as ParameterMsg
-from rcl_interfaces.msg import ParameterType, ParameterValue
-from rcl_interfaces.srv import SetParameters
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def _set(ros, name: str, value):
-    kind = (ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=value)
-            if isinstance(value, str) else
-            ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=float(value)))
-    response = ros.call(SetParameters, '/rnea/set_parameters', SetParameters.Request(
-        parameters=[ParameterMsg(name=name, value=kind)]))
-    return response.results[0]
 
 
 def test_prediction_and_command_delay_set_live_are_checked_with_the_gains(ros, panda):
@@ -35,24 +24,24 @@ def test_prediction_and_command_delay_set_live_are_checked_with_the_gains(ros, p
                     **{f'kd.{n}': 0.5 for n in names}, **{f'kp.{n}': 5.0 for n in names}})
     streams = Streams(ros, names, *random_arm_state(model, 5)[:2])
     streams.diagnostic(has_level(OK, 'loop margin', 'held with gains x1.25'), timeout=90.0)
-    assert _set(ros, 'kd.panda_joint7', 3.0).successful  # held one tick late
-    refused = _set(ros, 'command_delay', 0.002)  # two ticks: not
+    assert set_live(ros, 'kd.panda_joint7', 3.0).successful  # held one tick late
+    refused = set_live(ros, 'command_delay', 0.002)  # two ticks: not
     assert not refused.successful
     assert refused.reason.startswith('kd.panda_joint7 = 3 is more than the loop can hold on '
                                      'panda_joint7'), refused.reason
     assert '(pd_feedforward 2 ticks late at 1 ms' in refused.reason, refused.reason
-    refused = _set(ros, 'kd.panda_joint7', 4.0)
+    refused = set_live(ros, 'kd.panda_joint7', 4.0)
     assert not refused.successful and '1 tick late' in refused.reason, refused.reason
-    assert _set(ros, 'prediction', 'model').successful
-    assert _set(ros, 'kd.panda_joint7', 4.0).successful  # the undelayed loop holds it
-    assert _set(ros, 'command_delay', 0.002).successful
+    assert set_live(ros, 'prediction', 'model').successful
+    assert set_live(ros, 'kd.panda_joint7', 4.0).successful  # the undelayed loop holds it
+    assert set_live(ros, 'command_delay', 0.002).successful
     report = streams.diagnostic(has_level(OK, 'prediction', 'model, 2 ms ahead of the sample'),
                                 timeout=30.0)
     values = status(report)[2]
     assert values['loop margin'].startswith('held with gains x1.25: pd_feedforward with '
                                             'prediction (undelayed) at 1 ms'), values
     assert 'one-step prediction error v [rad/s] (last, RMS, max)' in values, values
-    refused = _set(ros, 'prediction', 'none')  # kd.panda_joint7 4, two ticks late: not held
+    refused = set_live(ros, 'prediction', 'none')  # kd.panda_joint7 4, two ticks late: not held
     assert not refused.successful
     assert refused.reason.startswith('kd.panda_joint7 = 4 is more than the loop can hold'), \
         refused.reason
