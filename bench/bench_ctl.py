@@ -71,18 +71,20 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def call(arguments: list[str], env: dict) -> tuple[float, float]:
-    """Run ``rnea_ctl ARGUMENTS``; return its wall and CPU time [s]."""
+def call(arguments: list[str], env: dict) -> tuple[float, float, int]:
+    """Run ``rnea_ctl ARGUMENTS``; return its wall and CPU time [s] and its exit status."""
     cpu, begin = children_cpu(), time.perf_counter()
-    subprocess.run([*CTL, *arguments], env=env, check=True, capture_output=True,
-                   stdin=subprocess.DEVNULL)
-    return time.perf_counter() - begin, children_cpu() - cpu
+    done = subprocess.run([*CTL, *arguments], env=env, capture_output=True,
+                          stdin=subprocess.DEVNULL)
+    return time.perf_counter() - begin, children_cpu() - cpu, done.returncode
 
 
-def probe(env: dict) -> dict[str, float]:
-    """Return the probe's phases [s]."""
+def probe(env: dict) -> dict[str, float] | int:
+    """Return the probe's phases [s], or its exit status when it failed."""
     done = subprocess.run([sys.executable, '-c', PROBE, repr(time.time())], env=env,
-                          check=True, capture_output=True, text=True)
+                          capture_output=True, text=True)
+    if done.returncode:
+        return done.returncode
     marks = json.loads(done.stdout)
     names = list(marks)
     return {after: marks[after] - marks[before] for before, after in zip(names, names[1:])}
@@ -114,14 +116,18 @@ def rounds(targets: dict[str, dict], clients: dict[str, str], calls: int) -> dic
     """Call each node with each client and command, ``calls`` rounds in a random order."""
     runs = [(node, client, command) for node in targets for client in clients
             for command in COMMANDS]
-    results = {run: {'wall': [], 'cpu': []} for run in runs}
+    results = {run: {'wall': [], 'cpu': [], 'failed': []} for run in runs}
     phases = {node: [] for node in targets}
     for _ in range(calls):
         for node, client, command in random.sample(runs, len(runs)):
             env = dict(targets[node], PYTHONPATH=clients[client])
-            wall, cpu = call(COMMANDS[command], env)
-            results[node, client, command]['wall'].append(wall)
-            results[node, client, command]['cpu'].append(cpu)
+            wall, cpu, status = call(COMMANDS[command], env)
+            result = results[node, client, command]
+            if status:  # counted and shown, not timed
+                result['failed'].append(status)
+            else:
+                result['wall'].append(wall)
+                result['cpu'].append(cpu)
         for node in random.sample(list(targets), len(targets)):
             phases[node].append(probe(dict(targets[node], PYTHONPATH=clients['this'])))
     return {'calls': results, 'phases': phases}
@@ -136,8 +142,13 @@ def report(results: dict, clients: dict[str, str]) -> None:
         print(f'{node}, {client} ({clients[client]}): rnea_ctl {command}: wall median '
               f'{statistics.median(wall):.2f} s, p90 {p90(wall):.2f}, max {max(wall):.2f} '
               f'(each: {" ".join(f"{t:.2f}" for t in wall)}); CPU median '
-              f'{statistics.median(times["cpu"]):.2f} s')
-    for node, each in results['phases'].items():
+              f'{statistics.median(times["cpu"]):.2f} s; failed: '
+              f'{", ".join(f"exit {code}" for code in times["failed"]) or "none"}')
+    for node, probes in results['phases'].items():
+        each = [p for p in probes if isinstance(p, dict)]
+        failed = [p for p in probes if not isinstance(p, dict)]
+        if failed:
+            print(f'{node}, this: probes failed: {", ".join(f"exit {p}" for p in failed)}')
         phases = ', '.join(f'{phase} {statistics.median(p[phase] for p in each):.3f}'
                            for phase in each[0])
         found = ' '.join(f'{p["discovered"]:.2f}' for p in each)
