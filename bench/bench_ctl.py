@@ -74,15 +74,16 @@ def children_cpu() -> float:
 def call(arguments: list[str], env: dict) -> tuple[float, float, int]:
     """Run ``rnea_ctl ARGUMENTS``; return its wall and CPU time [s] and its exit status."""
     cpu, begin = children_cpu(), time.perf_counter()
+    # cwd: not a checkout, which ``python -m`` would put before PYTHONPATH on sys.path
     done = subprocess.run([*CTL, *arguments], env=env, capture_output=True,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, cwd=tempfile.gettempdir())
     return time.perf_counter() - begin, children_cpu() - cpu, done.returncode
 
 
 def probe(env: dict) -> dict[str, float] | int:
     """Return the probe's phases [s], or its exit status when it failed."""
     done = subprocess.run([sys.executable, '-c', PROBE, repr(time.time())], env=env,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, cwd=tempfile.gettempdir())
     if done.returncode:
         return done.returncode
     marks = json.loads(done.stdout)
