@@ -45,6 +45,10 @@ def test_a_gap_file_parses_into_its_fields():
     assert [gap.withheld(t) for t in (4.499, 4.5, 4.999, 5.0)] == [False, True, True, False]
     assert not Gap.none().withheld(0.0)
     assert gap.contact_spheres == {'panda_hand': ContactSphere(0.03)}
+    # As the node's actuation parameters: a joint's own armature over the default.
+    assert gap.armature_parameters(['panda_joint1', 'panda_joint7']) == {
+        'armature.panda_joint1': 0.1, 'armature.panda_joint7': 0.02}
+    assert Gap.none().armature_parameters(['panda_joint1']) == {}  # none: the node's default
 
 
 def test_the_default_gap_ships_with_the_package_and_none_is_no_gap():
