@@ -38,17 +38,17 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))  # the tests' harness package
 
 from harness.inprocess_law import run_law_in_process  # noqa: E402
 from harness.loop_harness import NS, run_loop  # noqa: E402
 from harness.oracle import robot_path  # noqa: E402
+import numpy as np  # noqa: E402
+import yaml  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
+from rnea_ros.demos.closed_loop import stiff_gains  # noqa: E402
 from rnea_ros.sim.gap import GAPS_DIR, load_gap, shipped_gaps  # noqa: E402
 from rnea_ros.timing.floor import wake_up_lateness  # noqa: E402
 
@@ -86,12 +86,8 @@ def gap_data(gap: str) -> dict:
 
 def stiff(model: RobotModel, gap_file: Path) -> dict:
     """Kp 100 / Kd 10 on every joint and the gap's armature, as node parameters."""
-    values = {f'{kind}.{name}': value for name in model.joint_names
-              for kind, value in (('kp', 100.0), ('kd', 10.0))}
-    terms = load_gap(str(gap_file))
-    values.update({f'armature.{name}': terms.joint_terms(name)['armature']
-                   for name in model.joint_names if terms.joint_terms(name)['armature']})
-    return values
+    return {**stiff_gains(model),
+            **load_gap(str(gap_file)).armature_parameters(model.joint_names)}
 
 
 def measures(times: np.ndarray, q: np.ndarray, v: np.ndarray, stall: float) -> tuple:
@@ -108,15 +104,16 @@ def in_lockstep(name: str, gap: str, folder: Path) -> tuple:
     model = RobotModel.from_urdf_string(urdf)
     gap_file = folder / 'lockstep_gap.yaml'
     gap_file.write_text(yaml.safe_dump(gap_data(gap)))
-    _, q, v = run_law_in_process(urdf, str(gap_file), STALL + SILENT + 2 * REST_AFTER, 'pd_feedforward',
-                                 {}, stall_at=STALL, silent=(STALL, STALL + SILENT),
+    _, q, v = run_law_in_process(urdf, str(gap_file), STALL + SILENT + 2 * REST_AFTER,
+                                 'pd_feedforward', {}, stall_at=STALL,
+                                 silent=(STALL, STALL + SILENT),
                                  late_steps=1, whole=True, substeps=SUBSTEPS,
                                  params={**NODE, **stiff(model, gap_file)})
     return measures(np.arange(len(q)) * TICK, q, v, STALL)
 
 
 def over_dds(name: str, gap: str, folder: Path, settle: float) -> tuple:
-    """The real-time run; the stall at the outage, ``OUTAGE_AFTER`` s after the settle."""
+    """Run over DDS in real time; the stall at the outage, ``OUTAGE_AFTER`` s after the settle."""
     urdf = robot_path(name).read_text()
     model = RobotModel.from_urdf_string(urdf)
     data = gap_data(gap)

@@ -11,7 +11,8 @@ model gives.
 With a ``Recorder`` the run is also what ``rnea_sim --record`` keeps of it: each step's
 ``joint_states`` as the sim publishes them in lockstep (stamp of step k; the encoders' positions,
 the velocities and the torque sensor's reading of the step before, through the gap; one message
-in ``gap.drop`` left out, and those of the gap's outage), so that a run can be identified (``rnea_identify``) like a real log;
+in ``gap.drop`` left out, and those of the gap's outage), so that a run can be identified
+(``rnea_identify``) like a real log;
 with ``desired=True`` also each step's ``desired_accelerations`` (the reference sampled at that
 step, stamped as its state), as the sim publishes them for the node.
 """
