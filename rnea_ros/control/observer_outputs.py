@@ -3,7 +3,7 @@ The node's observer outputs without ROS: external torques, estimated wrenches, c
 
 ``ObserverOutput`` wraps the library's momentum observer
 (``rnea_ros.observer.momentum.MomentumObserver``), wrench estimate
-(``rnea_ros.observer.wrench.estimate_wrench``) and collision detector
+(``rnea_ros.observer.wrench.WrenchEstimator``) and collision detector
 (``rnea_ros.observer.collision.CollisionDetector``) for one model of the node. ``sample`` is
 called once per accepted joint_states message (not once per cycle: a cycle may reuse the
 previous sample, and integrating a repeat would raise the residual's noise), with the message's
@@ -60,7 +60,7 @@ from rnea_ros.control.settings import ParameterRejected
 from rnea_ros.errors import InputError
 from rnea_ros.observer.collision import CollisionDetector, THRESHOLD_PARAMETER
 from rnea_ros.observer.momentum import MomentumObserver
-from rnea_ros.observer.wrench import estimate_wrench
+from rnea_ros.observer.wrench import WrenchEstimator
 
 # Largest step of the joint_states stamps [s] taken for samples out of order (skipped); beyond
 # it, backward or ahead of the steady clock, a clock step (module docstring). Above two
@@ -92,10 +92,9 @@ class ObserverOutput:
                                          actuation=actuation)
         self.effort = effort  # the merged measured efforts (joint order = v order: fixed base)
         self.links = tuple(settings.wrench_estimation_links)
-        # Contact points of pure forces (None: a wrench), as float64 arrays (the fast path).
-        self.points = [None if settings.wrench_points.get(link) is None else
-                       np.array(settings.wrench_points[link], dtype=np.float64)
-                       for link in self.links]
+        # Per link, its estimate at a contact point of a pure force (None: a wrench).
+        self.estimators = [WrenchEstimator(model, link, point=settings.wrench_points.get(link))
+                           for link in self.links]
         # Outputs (``bind_residual`` may replace the residual by a message's array).
         self.residual = np.zeros(model.nv)
         self.wrenches = np.zeros((len(self.links), 6))
@@ -229,8 +228,8 @@ class ObserverOutput:
         self._last_stamp, self._last_arrival = stamp, arrival
         self.samples += 1
         self.residual[:] = r
-        for k, link in enumerate(self.links):
-            wrench = estimate_wrench(self.model, q, r, link, point=self.points[k])
+        for k, estimator in enumerate(self.estimators):
+            wrench = estimator.estimate(q, r)
             self.wrenches[k] = wrench if all_finite(wrench) else 0.0
         self.valid = True
         self._speed = float(np.max(np.abs(v), initial=0.0))
