@@ -54,6 +54,7 @@ import math
 
 import numpy as np
 
+from rnea_ros.control.cycle_kernels import first_beyond, largest_magnitude
 from rnea_ros.control.declaration import REST_SPEED
 from rnea_ros.control.safety import all_finite, ERROR, WARN
 from rnea_ros.control.settings import ParameterRejected
@@ -130,7 +131,9 @@ class ObserverOutput:
         self._effort_bias = (np.zeros(len(rows)) if actuation is None else
                              np.array(actuation.effort_bias)[rows])
         self._abs_effort = np.zeros(len(self.joint_names))
-        self._beyond = np.zeros(len(self.joint_names), dtype=bool)
+        first_beyond(self._abs_effort, self._effort_gain, self._effort_bias, self.effort_bound,
+                     self._abs_effort)  # compiled (or loaded) now, not at the first sample
+        largest_magnitude(self._abs_effort)
         self.implausible = 0  # samples with an effort beyond its bound (not integrated)
         self.last_implausible = ''  # the latest, described
         self._reported_implausible = 0  # implausible at the last ``alarm``
@@ -232,7 +235,7 @@ class ObserverOutput:
             wrench = estimator.estimate(q, r)
             self.wrenches[k] = wrench if all_finite(wrench) else 0.0
         self.valid = True
-        self._speed = float(np.max(np.abs(v), initial=0.0))
+        self._speed = largest_magnitude(v)
         self._detect(stamp, r)
 
     def _clock_step(self, last: float, stamp: float, arrival: float) -> str | None:
@@ -255,13 +258,10 @@ class ObserverOutput:
 
     def _implausible_effort(self, effort: np.ndarray) -> bool:
         """Count and describe a sample whose measured torque is beyond its bound (module doc)."""
-        torque = self._abs_effort  # effort_gain * effort - effort_bias, then its magnitude
-        np.multiply(effort, self._effort_gain, out=torque)
-        np.subtract(torque, self._effort_bias, out=torque)
-        np.greater(np.abs(torque, out=torque), self.effort_bound, out=self._beyond)
-        if not self._beyond.any():
+        torque = self._abs_effort  # |effort_gain * effort - effort_bias|
+        k = first_beyond(effort, self._effort_gain, self._effort_bias, self.effort_bound, torque)
+        if k < 0:
             return False
-        k = int(np.argmax(self._beyond))
         self.implausible += 1
         self.last_implausible = (f'joint {self.joint_names[k]} effort {effort[k]:.6g} '
                                  f'(measured torque {torque[k]:.6g}), beyond '
