@@ -1,6 +1,5 @@
 """
-The node's cycle work in-process, without DDS: what a 1 kHz cycle of ``bench_node.py --observer``
-costs, prediction none beside model, this tree beside a baseline tree.
+The node's cycle work in-process, without DDS: prediction none and model, beside a baseline tree.
 
     python bench/bench_cycle.py [--seconds 10] [--block 0.5] [--baseline DIR]
 
@@ -19,8 +18,9 @@ where permitted) does, as the node's threads do:
 
 Each tree runs in a process of its own (``PYTHONPATH`` = the tree), both alive at once and
 taking turns of ``--block`` s (baseline, this tree; prediction none, model), so that the
-machine's load hits both alike; percentiles are over every turn's cycles. ``--baseline DIR``: a checkout of the code to compare with (e.g. ``git archive main |
-tar -x -C DIR``); without it this tree alone. The load average and the machine's floor
+machine's load hits both alike; percentiles are over every turn's cycles. ``--baseline DIR``: a
+checkout of the code to compare with (e.g. ``git archive main | tar -x -C DIR``); without it
+this tree alone. The load average and the machine's floor
 (``rnea_ros.timing.floor``) are printed at the start and the end: the machine may be shared.
 """
 from __future__ import annotations

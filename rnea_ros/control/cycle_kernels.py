@@ -89,7 +89,7 @@ def first_beyond(effort, gain, bias, bound, torque) -> int:
 
 @njit(cache=True, nogil=True)
 def largest_magnitude(values) -> float:
-    """max |values[k]|, 0 for none (finite values), without a temporary array."""
+    """Return max |values[k]|, 0 for none (finite values), without a temporary array."""
     largest = 0.0
     for x in values:
         if abs(x) > largest:

@@ -4,7 +4,8 @@ The node's ROS messages: its interfaces' types and QoS, the preallocated outputs
 Every message the node publishes is built here: ``OutputMessages`` allocates a model's
 joint_torques (sensor_msgs/JointState), feedforward_effort (std_msgs/Float64MultiArray) and
 wrench (geometry_msgs/WrenchStamped) messages once, serialized (``serialized``), and the cycles
-write into their bytes through numpy views (``payload``: what a publisher takes); ``diagnostic_array`` builds the 1 Hz diagnostic_msgs/DiagnosticArray.
+write into their bytes through numpy views (``payload``: what a publisher takes);
+``diagnostic_array`` builds the 1 Hz diagnostic_msgs/DiagnosticArray.
 ``message_type`` and ``qos_profile`` turn a declaration of ``interfaces`` into its rclpy class
 and profile.
 """

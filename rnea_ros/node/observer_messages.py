@@ -21,8 +21,9 @@ trajectory would not do: ``validate_trajectory_msg`` refuses it ("Empty trajecto
 ``ObserverMessages`` allocates a model's messages once (external_torques and the wrenches
 serialized, as ``messages.OutputMessages`` does); ``publications`` gives the (publisher,
 message) pairs of a cycle (``valid_pairs`` those of a cycle with a valid residual and no
-collision change, which ``Cycles`` publishes from a list made once). The state comes from ``observer_outputs.ObserverOutput``; the
-``~/reset_collision`` service (std_srvs/Trigger) calls its ``reset``.
+collision change, which ``Cycles`` publishes from a list made once). The state comes from
+``observer_outputs.ObserverOutput``; the ``~/reset_collision`` service (std_srvs/Trigger) calls
+its ``reset``.
 """
 from __future__ import annotations
 
