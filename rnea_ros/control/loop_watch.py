@@ -22,8 +22,8 @@ same sign changes as -v). Two things are detected, per joint:
   published torque is not the law's.
 
 ``unstable_reaction`` says what an oscillation does besides the diagnostics' ERROR: ``stop``
-latches (``latched``) the stop reaction (``collision_reaction``'s: damping 2 M / T from the
-model, which the loop holds whatever the gains, then a hold at the pose of rest) until
+latches (``latched``) the stop reaction (``collision_reaction``'s: the brake of time constant
+T from the model, which the loop holds whatever the gains, then a hold at the pose of rest) until
 ``<node>/reset_collision`` (``reset``); the pose is then held (``holding``) until a desired
 motion newer than the reset arrives (``released``): the reference moved on meanwhile, and the
 law's own damped rest has the gains that did not hold. ``report``: the ERROR alone. Sustained
