@@ -143,6 +143,16 @@ def test_bench_observer_prints_the_ratio_per_robot():
         assert len(row.split('|')) == 6, row
 
 
+def test_bench_cycle_prints_each_part_beside_a_baseline_tree():
+    # The tree itself as its baseline: every row and the ratios printed, not their values.
+    out = bench('bench_cycle.py', '--seconds', '0.5', '--baseline', str(ROOT))
+    for prediction in ('none', 'model'):
+        for part in ('input', 'cycle', 'publish', 'total'):
+            assert len(out.split(f'{prediction:10} {part:8} ')[1].split('\n')[0].split()) == 6
+    assert 'ratio this/baseline (p50, p99)' in out
+    assert out.count('machine floor: a bare 1 kHz') == 2
+
+
 def test_bench_observer_node_compares_the_node_with_the_library():
     out = bench('bench_observer_node.py', '--duration', '1.5')
     assert 'node residual - library residual over every sample: max' in out

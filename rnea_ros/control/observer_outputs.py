@@ -3,7 +3,7 @@ The node's observer outputs without ROS: external torques, estimated wrenches, c
 
 ``ObserverOutput`` wraps the library's momentum observer
 (``rnea_ros.observer.momentum.MomentumObserver``), wrench estimate
-(``rnea_ros.observer.wrench.estimate_wrench``) and collision detector
+(``rnea_ros.observer.wrench.WrenchEstimator``) and collision detector
 (``rnea_ros.observer.collision.CollisionDetector``) for one model of the node. ``sample`` is
 called once per accepted joint_states message (not once per cycle: a cycle may reuse the
 previous sample, and integrating a repeat would raise the residual's noise), with the message's
@@ -58,13 +58,14 @@ import math
 
 import numpy as np
 
+from rnea_ros.control.cycle_kernels import first_beyond, largest_magnitude
 from rnea_ros.control.declaration import REST_SPEED
 from rnea_ros.control.safety import all_finite, ERROR, WARN
 from rnea_ros.control.settings import ParameterRejected
 from rnea_ros.errors import InputError
 from rnea_ros.observer.collision import CollisionDetector, THRESHOLD_PARAMETER
 from rnea_ros.observer.momentum import MomentumObserver
-from rnea_ros.observer.wrench import estimate_wrench
+from rnea_ros.observer.wrench import WrenchEstimator
 
 # Largest step of the joint_states stamps [s] taken for samples out of order (skipped); beyond
 # it, backward or ahead of the steady clock, a clock step (module docstring). Above two
@@ -96,10 +97,9 @@ class ObserverOutput:
                                          actuation=actuation)
         self.effort = effort  # the merged measured efforts (joint order = v order: fixed base)
         self.links = tuple(settings.wrench_estimation_links)
-        # Contact points of pure forces (None: a wrench), as float64 arrays (the fast path).
-        self.points = [None if settings.wrench_points.get(link) is None else
-                       np.array(settings.wrench_points[link], dtype=np.float64)
-                       for link in self.links]
+        # Per link, its estimate at a contact point of a pure force (None: a wrench).
+        self.estimators = [WrenchEstimator(model, link, point=settings.wrench_points.get(link))
+                           for link in self.links]
         # Outputs (``bind_residual`` may replace the residual by a message's array).
         self.residual = np.zeros(model.nv)
         self.wrenches = np.zeros((len(self.links), 6))
@@ -137,7 +137,9 @@ class ObserverOutput:
         self._effort_bias = (np.zeros(len(rows)) if actuation is None else
                              np.array(actuation.effort_bias)[rows])
         self._abs_effort = np.zeros(len(self.joint_names))
-        self._beyond = np.zeros(len(self.joint_names), dtype=bool)
+        first_beyond(self._abs_effort, self._effort_gain, self._effort_bias, self.effort_bound,
+                     self._abs_effort)  # compiled (or loaded) now, not at the first sample
+        largest_magnitude(self._abs_effort)
         self.implausible = 0  # samples with an effort beyond its bound (not integrated)
         self.last_implausible = ''  # the latest, described
         self._reported_implausible = 0  # implausible at the last ``alarm``
@@ -238,11 +240,11 @@ class ObserverOutput:
         self._last_stamp, self._last_arrival = stamp, arrival
         self.samples += 1
         self.residual[:] = r
-        for k, link in enumerate(self.links):
-            wrench = estimate_wrench(self.model, q, r, link, point=self.points[k])
+        for k, estimator in enumerate(self.estimators):
+            wrench = estimator.estimate(q, r)
             self.wrenches[k] = wrench if all_finite(wrench) else 0.0
         self.valid = True
-        self._speed = float(np.max(np.abs(v), initial=0.0))
+        self._speed = largest_magnitude(v)
         self._detect(stamp, r)
 
     def _clock_step(self, last: float, stamp: float, arrival: float) -> str | None:
@@ -265,13 +267,10 @@ class ObserverOutput:
 
     def _implausible_effort(self, effort: np.ndarray) -> bool:
         """Count and describe a sample whose measured torque is beyond its bound (module doc)."""
-        torque = self._abs_effort  # effort_gain * effort - effort_bias, then its magnitude
-        np.multiply(effort, self._effort_gain, out=torque)
-        np.subtract(torque, self._effort_bias, out=torque)
-        np.greater(np.abs(torque, out=torque), self.effort_bound, out=self._beyond)
-        if not self._beyond.any():
+        torque = self._abs_effort  # |effort_gain * effort - effort_bias|
+        k = first_beyond(effort, self._effort_gain, self._effort_bias, self.effort_bound, torque)
+        if k < 0:
             return False
-        k = int(np.argmax(self._beyond))
         self.implausible += 1
         self.last_implausible = (f'joint {self.joint_names[k]} effort {effort[k]:.6g} '
                                  f'(measured torque {torque[k]:.6g}), beyond '
