@@ -22,7 +22,7 @@ same state: the commands are held zero-order).
 **Stall.** Past the latest sample by more than ``prediction_horizon`` the prediction stops:
 ``held`` is True, the state stays at the last prediction and its velocity is unknown (the
 fault output then holds g(q) at that pose, ERROR). Within it, when joint_states go stale, the
-fault output brakes the predicted motion to rest (``brake``, from ``cycle_torques``).
+fault output brakes the predicted motion to rest (``braking.Brake``, from ``cycle_torques``).
 
 **The reference at the application.** The law compares the predicted state with the desired
 motion at the same time: a trajectory is sampled ``ahead`` (the delay) past the cycle's ROS
@@ -63,7 +63,7 @@ class CyclePrediction:
         self.q, self.v = state.q.copy(), np.zeros(model.nv)  # the predicted state
         self._q_step, self._v_step = state.q.copy(), np.zeros(model.nv)  # one-step prediction
         self._q_previous, self._v_previous = state.q.copy(), np.zeros(model.nv)
-        self._scratch, self._zeros = np.zeros(model.nv), np.zeros(model.nv)
+        self._scratch = np.zeros(model.nv)
         self.on = self.requested = False
         self.valid = False  # q, v hold this cycle's prediction (acted on)
         self.held = False  # past the horizon: q is the last prediction, v unknown
@@ -181,37 +181,6 @@ class CyclePrediction:
         law.v_desired += scratch
         np.subtract(law.q_desired, q, out=law.error)
         np.subtract(law.v_desired, v, out=law.error_rate)
-
-    def brake(self, tau: np.ndarray, stop_time: float, upper: np.ndarray) -> bool:
-        """
-        Write the braking of a stall carried through into ``tau``; False if it is not finite.
-
-        The torque of the acceleration -2 v / T (T: ``stop_time``, ``collision_stop_time``) at
-        the predicted state, ID(q, v, -2 v / T) + armature (-2 v / T): every joint decelerates
-        as a first-order lag of time constant T / 2, coupling included, and covers about v T / 2
-        (the ``stop`` reaction's braking, its M(q) taken each cycle: near a singular M a matrix
-        taken once brakes some joints the wrong way). At rest it is g(q), which holds. The part
-        beyond g(q) + C(q, v) v is scaled down as a whole to keep every joint within its effort
-        limit ``upper`` (clipped joint by joint, the coupled braking would speed others up).
-        """
-        acceleration = self._scratch
-        np.multiply(self.v, -2.0 / stop_time, out=acceleration)
-        try:
-            bias = self.model.rnea(self.q, self.v, self._zeros)  # g(q) + C(q, v) v
-            self.model.rnea(self.q, self.v, acceleration, out=tau)
-        except InputError:
-            return False
-        acceleration *= self.actuation.armature
-        tau += acceleration
-        tau -= bias
-        scale = 1.0
-        for k in range(tau.shape[0]):
-            room = upper[k] - abs(bias[k])
-            if abs(tau[k]) > room:
-                scale = min(scale, max(room, 0.0) / abs(tau[k]))
-        tau *= scale
-        tau += bias
-        return bool(np.isfinite(tau).all())
 
     def commanded(self, tau: np.ndarray) -> None:
         """Record the cycle's published command, applied from the time predicted for."""

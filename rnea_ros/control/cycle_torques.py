@@ -11,7 +11,7 @@ feedback law's damped rest, the ``stop`` reaction, or the ``fault_output`` / rea
 stop reaction read the (q, v) they act on: the state predicted at the application of the
 command (``prediction: model``, ``cycle_prediction``) when the cycle has one, else the measured
 state (``CycleState.q``, ``v``). Under stale joint_states a feedback law's fault output brakes
-the predicted motion within ``prediction_horizon`` (``CyclePrediction.brake``); past it (or
+the predicted motion within ``prediction_horizon`` (``braking.Brake``); past it (or
 without prediction) the velocity is unknown and the rest is g(q) alone, at the last predicted
 pose (or the last measured one).
 
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rnea_ros.control.braking import Brake
 from rnea_ros.control.collision_reaction import StopReaction
 from rnea_ros.control.control_law import ControlLaw, rest_torques
 from rnea_ros.control.cycle_kernels import add_joint_terms
@@ -89,7 +90,8 @@ class CycleTorques:
         self._v_friction_joints = self._v_friction[state.v_offset:]
         self.law = ControlLaw(model, settings.control_law, state.joint_names, settings.gains,
                               state.v_offset)
-        self.stop = StopReaction(model, act.armature)  # a collision's, the loop watch's
+        self.brake = Brake(model, act.armature)  # the stop's and a stall's (braking.py)
+        self.stop = StopReaction(model, self.brake)  # a collision's, the loop watch's
         self.predicted = None  # the core's ``CyclePrediction`` (``acted_on``)
         self.add_joint_terms(self.zeros, False)  # compiled now, not in the first cycle
 
@@ -190,8 +192,9 @@ class CycleTorques:
         Otherwise True if it holds g(q) (which ``gravity_compensated_by_robot`` then takes out).
         ``mode``: the ``fault_output``, or the ``collision_reaction`` of a collision (``latch``:
         the observer's latch count; ``upper``: the effort limits). A feedback law's damped rest,
-        except for the stop reaction: its own damping (2 M / T) brakes harder than the law's Kd,
-        under every law; so does a stall of joint_states carried through on the prediction.
+        except for the stop reaction: its brake (``braking.Brake``, time constant T) brakes
+        harder than the law's Kd, under every law; so does a stall of joint_states carried
+        through on the prediction.
         """
         q, v = self.acted_on()
         predicted = self.predicted is not None and self.predicted.valid
@@ -205,14 +208,14 @@ class CycleTorques:
         held = code != JOINT_STATES_MISSING  # a position to hold
         if self.law.feedback and mode != 'stop':  # v unknown when the inputs are stale
             carried = predicted and not self.predicted.held
-            if carried and code == JOINT_STATES_STALE and self.predicted.brake(
-                    self.tau, settings.collision_stop_time, upper):  # a stall carried through
+            if carried and code == JOINT_STATES_STALE and self.brake.torques(
+                    q, v, settings.collision_stop_time, upper, self.tau):  # a stall carried
                 self.law.resting = True
                 return True
             unknown = not carried and code in (JOINT_STATES_STALE, VELOCITY_MISSING)
             return rest_torques(self.law, q, None if unknown else v, self.tau, held)
-        if mode == 'stop':  # g(q) - D v, then the hold (or hold_gravity if that fails)
-            mode = self.stop.output(latch, q, v, self.tau, settings.collision_stop_time)
+        if mode == 'stop':  # the brake, then the hold (or hold_gravity if that fails)
+            mode = self.stop.output(latch, q, v, self.tau, settings.collision_stop_time, upper)
         if not fault_torques(mode, self.tau, lambda: self.hold_gravity(held)):
             return None
         return held and mode in ('hold_gravity', 'stop')

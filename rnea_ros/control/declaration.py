@@ -403,13 +403,12 @@ OBSERVER_PARAMETERS: tuple[Parameter, ...] = (
         choices=COLLISION_REACTIONS, live=True),
     Parameter(
         'collision_stop_time', DOUBLE, 0.1,
-        'time constant T of `stop`: damping D = 2 M / T, hold stiffness M / T²',
-        'Time constant T of the stop reaction, from the mass matrix M(q) at detection '
-        '(armature included): damping D = 2 M / T while braking (every joint a first-order lag '
-        'of T/2, coupling included), stiffness K = M / T^2 about the pose where every joint '
-        'speed fell below '
-        f'{REST_SPEED:g} (rad/s or m/s) once at rest (a critically damped hold). A change '
-        'applies from the next collision.',
+        'time constant T of the brake of `stop` and of a stall carried through',
+        'Time constant T of the brake of the stop reaction and of a stall carried through on '
+        'the prediction: the torque of the acceleration -2 v / T (the inverse dynamics at each '
+        "cycle's state, armature included, scaled within the effort limits); the stop then "
+        f'holds the pose where every joint speed fell below {REST_SPEED:g} (rad/s or m/s) '
+        'with -2 v / T + (q_rest - q) / T^2 (critically damped). Applies from the next cycle.',
         unit='s', low=0.01, high=10.0, live=True),
     Parameter(
         'collision_debounce', DOUBLE, DEFAULT_MIN_DURATION,

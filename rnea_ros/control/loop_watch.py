@@ -22,12 +22,16 @@ same sign changes as -v). Two things are detected, per joint:
   published torque is not the law's.
 
 ``unstable_reaction`` says what an oscillation does besides the diagnostics' ERROR: ``stop``
-latches (``latched``) the stop reaction (``collision_reaction``'s: damping 2 M / T from the
-model, which the loop holds whatever the gains, then a hold at the pose of rest) until
+latches (``latched``) the stop reaction (``collision_reaction``'s: the brake of time constant
+T from the model, which the loop holds whatever the gains, then a hold at the pose of rest) until
 ``<node>/reset_collision`` (``reset``); the pose is then held (``holding``) until a desired
 motion newer than the reset arrives (``released``): the reference moved on meanwhile, and the
 law's own damped rest has the gains that did not hold. ``report``: the ERROR alone. Sustained
 clipping alone is reported only: stopping gives the joint no more torque.
+
+``unstable`` tells the momentum observer (``observer_outputs``) that a threshold crossing is the
+oscillation's, not a collision: from the oscillation on its way (``shaking``) until the watch
+clears it (``reset`` after a stop; under ``report``, no joint oscillating or shaking any more).
 
 The hook for a prediction of the state (``prediction``): ``model_error``, None or the one-step
 prediction error of the velocity per v entry, written by who computes it; the cause then names
@@ -186,6 +190,16 @@ class LoopWatch:
                                   & (np.arange(FLIPS) < self.flip_count[:, None]), axis=1)
         j = int(np.argmax(recent))
         return self.joint_names[j] if recent[j] >= FLIPS // 2 else None
+
+    def unstable(self) -> bool:
+        """
+        Tell whether the loop is held unstable: the observer's crossings are then not collisions.
+
+        The stop latched (until ``reset``), a joint oscillating or shaking (``shaking``: the
+        oscillation on its way, before it is found; its tail). Read at an observer's threshold
+        crossing (``observer_outputs``), not every cycle: ``shaking`` allocates.
+        """
+        return self.latched or bool(self.oscillating.any()) or self.shaking() is not None
 
     def _clipped(self, j: int) -> bool:
         """Whether joint ``j`` was clipped in CLIP_SHARE of the cycles, the window not full."""

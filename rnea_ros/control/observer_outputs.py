@@ -24,6 +24,10 @@ cycle then publishes that reaction's output) until ``reset``, or until the arm h
 ``collision_auto_reset`` seconds of stamps, when that is > 0. Each detection is queued in
 ``events`` (joints beyond their thresholds, peak |r|, the estimated wrench links' forces) for
 the node to log and publish once (``take_events``); auto resets are counted and queued too.
+An instability is not a collision: a threshold crossing confirmed while ``loop_unstable`` (the
+core's ``LoopWatch.unstable``) says the loop is not holding is counted (``unstable_crossings``),
+neither published, queued nor latched, and stays so until every residual is back under its
+threshold; crossings confirmed once the watch has cleared the loop are collisions again.
 
 Clock steps: a stamp more than ``CLOCK_STEP`` older than the last integrated one (a sim time
 reset, an NTP step back), or one that runs more than ``CLOCK_STEP`` ahead of the steady clock
@@ -109,6 +113,8 @@ class ObserverOutput:
         self._quiet_since: float | None = None  # stamp since which at rest and under
         self._speed = 0.0  # max |v| of the last sample
         self.detector: CollisionDetector | None = None
+        self._unstable = False  # the crossing under way is one under an instability
+        self._real: int | None = None  # the detector's event of the latest collision
         self._last_event: dict | None = None  # of a detector replaced or reset
         self._select()
         self.valid = False  # the residual holds a finite value to publish
@@ -142,6 +148,8 @@ class ObserverOutput:
         self.latched = False
         self.detections = 0
         self._last_event: dict | None = None  # of a detector replaced or reset
+        self.loop_unstable = None  # () -> bool: the loop watch holds the loop unstable (core)
+        self.unstable_crossings = 0  # crossings under an instability: not collisions
 
     def _select(self) -> None:
         """Take the thresholds of ``profile`` (its joints' defaults where it sets none)."""
@@ -155,6 +163,7 @@ class ObserverOutput:
         watched = [name for name in self.joint_names if name in self.thresholds]
         self._watched = np.array([self._index[name] for name in watched], dtype=np.int64)
         self._watched_r = np.zeros(len(watched))
+        self._unstable, self._real = False, None
         self.detector = (CollisionDetector([self.thresholds[name] for name in watched],
                                            watched, self._debounce) if watched else None)
 
@@ -278,8 +287,13 @@ class ObserverOutput:
             detected = self.detector.update(stamp, self._watched_r)
             over = self.detector.over
             if detected and not was:
-                self.detections += 1
-                self._queue_detection(stamp)
+                self._unstable = self.loop_unstable is not None and self.loop_unstable()
+                self.unstable_crossings += self._unstable
+                if not self._unstable:
+                    self.detections += 1
+                    self._queue_detection(stamp)
+            self._unstable = self._unstable and detected
+            detected = detected and not self._unstable
         reaction = self.settings.collision_reaction != 'none'
         if reaction and detected and not self.latched:
             self.latches += 1
@@ -297,7 +311,8 @@ class ObserverOutput:
         names = [self.joint_names[k] for k in range(len(self.joint_names))
                  if self.joint_names[k] in self.thresholds]
         beyond = [names[k] for k in np.flatnonzero(ratios > 1.0)]
-        event = self.detector.events[-1]
+        self._real = len(self.detector.events) - 1
+        event = self.detector.events[self._real]
         self.events.append({
             'kind': 'detected', 'stamp': stamp, 'start': event['start'],
             'joints': beyond or [event['joint']], 'joint': event['joint'],
@@ -337,6 +352,7 @@ class ObserverOutput:
         self._remember_event()
         if self.detector is not None:
             self.detector.reset()
+        self._unstable, self._real = False, None
         if self.collision:
             self.collision = False
             self.changed = True
@@ -348,9 +364,9 @@ class ObserverOutput:
 
     @property
     def last_event(self) -> dict | None:
-        """Return the latest detection (start, end: stamps [s]; joint; peak |r|), or None."""
-        if self.detector is not None and self.detector.events:
-            return self.detector.events[-1]
+        """Return the latest collision (start, end: stamps [s]; joint; peak |r|), or None."""
+        if self.detector is not None and self._real is not None:
+            return self.detector.events[self._real]
         return self._last_event
 
     def take_state_from(self, other: ObserverOutput) -> None:
@@ -376,6 +392,7 @@ class ObserverOutput:
         self.latched, self.collision, self.changed = other.latched, other.collision, True
         self.detections, self._last_event = other.detections, other.last_event
         self.latches, self.auto_resets = other.latches, other.auto_resets
+        self.unstable_crossings = other.unstable_crossings
         self.events, self._quiet_since = other.events, other._quiet_since
         self.non_finite, self.without_effort = other.non_finite, other.without_effort
         for name in ('clock_steps', 'last_clock_step', '_reported_steps', '_notice_time',
@@ -399,6 +416,8 @@ class ObserverOutput:
             'collision auto reset [s]': (f'{self.settings.collision_auto_reset:g}'
                                          if self.settings.collision_auto_reset > 0 else 'off'),
             'collisions detected': str(self.detections),
+            'threshold crossings while the loop was unstable (not collisions)': str(
+                self.unstable_crossings),
             'collision reactions': str(self.latches),
             'collision auto resets': str(self.auto_resets),
         }

@@ -141,6 +141,16 @@ class Gap:
         terms.update(self.joints.get(joint, {}))
         return terms
 
+    def armature_parameters(self, joints) -> dict[str, float]:
+        """
+        Return the node's ``armature.<joint>`` of ``joints`` as an actuation file gives them.
+
+        The reflected rotor inertia the gap gives each joint (``joints.armature``, its own value
+        over the default), none where it gives 0: the node's model of the robot's drives.
+        """
+        terms = {joint: self.joint_terms(joint)['armature'] for joint in joints}
+        return {f'armature.{joint}': value for joint, value in terms.items() if value}
+
     def check_names(self, links, joints) -> None:
         """Raise ``InputError`` naming a link or joint of the gap that the robot does not have."""
         links, joints = set(links), set(joints)

@@ -5,7 +5,8 @@ A ``ControlCore`` with the observer on, fed samples 1 ms apart at rest at q = 0.
 measured torque short by a push: the residual of joint 2 follows the push as a first-order lag
 of gain 50 1/s, r(t) = push (1 - exp(-50 t)), so a 2 N m push crosses 0.5 N m after
 ln(4/3) / 50 = 5.75 ms. Expected values are computed by hand from that and from the documented
-formulas (``collision_reaction``: D = 2 M / T, K = M / T^2).
+formulas (``braking``: the torque of a = -2 v / T braking, a = -2 v / T + (q_rest - q) / T^2
+holding, ID(q, v, a) = M(q) a + C(q, v) v + g(q) through ``RobotModel.rnea``).
 """
 from __future__ import annotations
 
@@ -73,18 +74,16 @@ def test_stop_brakes_with_the_damping_then_holds_the_pose_at_rest(panda):
     feed(2.0, 30, v=0.3)
     assert core.observer.reacting
     q_detect = core.state.q.copy()
-    inertia = panda.mass_matrix(q_detect)  # no armature declared
-    damping = 2.0 * inertia / 0.2
     assert core.cycle(feed.now, 0.0) and core.fault.code == COLLISION
-    v = np.full(panda.nv, 0.3)
-    np.testing.assert_allclose(core.effort, panda.gravity_torques(q_detect) - damping @ v,
-                               rtol=0, atol=1e-9)
-    # Still braking (0.3 rad/s): no spring, whatever q is now.
+    v = np.full(panda.nv, 0.3)  # no armature declared: ID(q, v, -2 v / T)
+    np.testing.assert_allclose(core.effort, panda.rnea(q_detect, v, -2.0 * v / 0.2), rtol=0,
+                               atol=1e-9)
+    # Still braking (0.3 rad/s): no spring, whatever q is now; M(q) of this pose.
     feed.q = q_detect + 0.05
     feed(0.0, 1, v=0.3)
     assert core.cycle(feed.now, 0.0)
-    np.testing.assert_allclose(core.effort, panda.gravity_torques(feed.q) - damping @ v,
-                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(core.effort, panda.rnea(feed.q, v, -2.0 * v / 0.2), rtol=0,
+                               atol=1e-9)
     # At rest (every |v| below REST_SPEED): the pose of that cycle is held.
     q_rest = feed.q.copy()
     feed(0.0, 1, v=0.5 * REST_SPEED)
@@ -94,18 +93,37 @@ def test_stop_brakes_with_the_damping_then_holds_the_pose_at_rest(panda):
     feed.q = pushed
     feed(0.0, 1, v=0.0)
     assert core.cycle(feed.now, 0.0)
-    stiffness = inertia / 0.2 ** 2
-    np.testing.assert_allclose(core.effort, panda.gravity_torques(pushed)
-                               + stiffness @ (q_rest - pushed), rtol=0, atol=1e-9)
+    still = np.zeros(panda.nv)
+    np.testing.assert_allclose(core.effort, panda.rnea(pushed, still, (q_rest - pushed) / 0.2**2),
+                               rtol=0, atol=1e-9)
     # A new collision after a reset brakes again from its own pose.
     assert core.observer.reset()
     assert core.cycle(feed.now, 0.0) and core.fault.code is None
 
 
+def test_stop_brakes_as_hard_as_the_weakest_joint_allows(panda):
+    # At 0.3 rad/s and T = 0.01 s the braking torque is far beyond the panda's limits: the part
+    # beyond g(q) + C(q, v) v is scaled as a whole until one joint sits at its limit, so the
+    # braking keeps its direction (clipped joint by joint it would not).
+    core = core_of(panda, {'panda_joint2': 0.5}, collision_reaction='stop',
+                   collision_stop_time=0.01)
+    feed = Feeder(core, panda)
+    feed(2.0, 30, v=0.3)
+    assert core.cycle(feed.now, 0.0) and core.fault.code == COLLISION
+    q, v = core.state.q, np.full(panda.nv, 0.3)
+    bias = panda.rnea(q, v, np.zeros(panda.nv))
+    beyond = panda.rnea(q, v, -2.0 * v / 0.01) - bias
+    limits = core.limiter.upper
+    scale = (core.effort - bias) / beyond
+    np.testing.assert_allclose(scale, scale[0], rtol=1e-9)
+    assert 0.0 < scale[0] < 1.0
+    assert np.max(np.abs(core.effort) - limits) == pytest.approx(0.0, abs=1e-9)
+
+
 @pytest.mark.parametrize('reaction', ['stop', 'hold_gravity'])
 def test_under_a_feedback_law_stop_brakes_with_its_own_damping(panda, reaction):
     # Under pd_feedforward every fault published the law's damped rest g(q) - Kd v, the stop
-    # reaction's 2 M / T included: on the simulated panda pushed on its flange that left the
+    # reaction's brake included: on the simulated panda pushed on its flange that left the
     # arm moving 1.7 s and 0.95 rad after the event (bench/bench_collision.py --clock lockstep).
     # `stop` now brakes with its own damping under every law; the other reactions keep the
     # damped rest (a zero or gravity-only torque would let the arm fall or coast).
@@ -119,10 +137,10 @@ def test_under_a_feedback_law_stop_brakes_with_its_own_damping(panda, reaction):
     assert core.observer.reacting
     assert core.cycle(feed.now, 0.0) and core.fault.code == COLLISION
     v = np.full(panda.nv, 0.3)
-    gravity = panda.gravity_torques(core.state.q)
-    damping = 2.0 * panda.mass_matrix(core.state.q) / 0.2 if reaction == 'stop' else \
-        10.0 * np.eye(panda.nv)
-    np.testing.assert_allclose(core.effort, gravity - damping @ v, rtol=0, atol=1e-9)
+    q = core.state.q
+    expected = panda.rnea(q, v, -2.0 * v / 0.2) if reaction == 'stop' else \
+        panda.gravity_torques(q) - 10.0 * v
+    np.testing.assert_allclose(core.effort, expected, rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize('reaction', ['stop', 'hold_gravity'])

@@ -40,7 +40,7 @@ def true_feedforward(plant: Plant, q, v, a) -> np.ndarray:
 
 def start_tracking(urdf: str, gap: str, duration: float, kp: float, kd: float,
                    point_efforts: bool = False, robot_gravity: bool = False,
-                   **controller_keywords):
+                   substeps: int = 1, **controller_keywords):
     """
     Return (plant, controller, tracked) of a run: the plant at the demo trajectory's start.
 
@@ -48,9 +48,9 @@ def start_tracking(urdf: str, gap: str, duration: float, kp: float, kd: float,
     the trajectory of ``duration`` s, its points carrying ``RobotModel.rnea`` with
     ``point_efforts``; with ``robot_gravity`` it adds the plant's g(q) itself (the sim's
     ``gravity_compensated_by_robot``); ``tracked``: the indices of the tracked joints among the
-    actuated ones.
+    actuated ones; ``substeps``: the plant's physics steps per tick (``Plant``).
     """
-    plant = Plant(urdf, gap=load_gap(gap))
+    plant = Plant(urdf, gap=load_gap(gap), substeps=substeps)
     model, names = plant.nominal, plant.joint_names
     times, Q, V, A = trajectory_points(model, duration)
     lower = np.array([model.joint(name).lower for name in names])

@@ -43,6 +43,10 @@ def test_a_gap_file_parses_into_its_fields():
     assert (gap.torque_noise, gap.torque_offset, gap.encoder_resolution) == (0.05, 0.2, 1e-5)
     assert (gap.jitter, gap.drop) == (1e-4, 0.001)
     assert gap.contact_spheres == {'panda_hand': ContactSphere(0.03)}
+    # As the node's actuation parameters: a joint's own armature over the default.
+    assert gap.armature_parameters(['panda_joint1', 'panda_joint7']) == {
+        'armature.panda_joint1': 0.1, 'armature.panda_joint7': 0.02}
+    assert Gap.none().armature_parameters(['panda_joint1']) == {}  # none: the node's default
 
 
 def test_the_default_gap_ships_with_the_package_and_none_is_no_gap():
