@@ -61,6 +61,14 @@ def test_bench_closed_loop_runs_every_row():
     assert out.count('machine floor: a bare 1 kHz') == 2, out  # beside the figures
 
 
+def test_bench_stall_prints_both_runs_with_the_floor():
+    # The rows, not their figures (the real-time one depends on the machine): settle 0.5 s.
+    out = bench('bench_stall.py', '--robots', 'panda', '--gaps', 'armature', '--settle', '0.5')
+    assert '| panda | armature | lockstep, in-process | ' in out, out
+    assert '| panda | armature | real time, over DDS (500 joint_states withheld) | ' in out, out
+    assert out.count('machine floor: a bare 1 kHz') == 2, out
+
+
 @pytest.mark.timeout(600)  # three closed-loop runs in lockstep: 2 min at load 8
 def test_bench_collision_runs_the_documented_workflow_in_lockstep():
     # The bench's real-time verdict depends on the machine; in lockstep the workflow's own:
