@@ -69,14 +69,16 @@ def test_bench_stall_prints_both_runs_with_the_floor():
     assert out.count('machine floor: a bare 1 kHz') == 2, out
 
 
-@pytest.mark.timeout(600)  # three closed-loop runs in lockstep: 2.5-3.5 min at load 2-3
+@pytest.mark.timeout(600)  # three closed-loop runs in lockstep: 2 min at load 8
 def test_bench_collision_runs_the_documented_workflow_in_lockstep():
     # The bench's real-time verdict depends on the machine; in lockstep the workflow's own:
     # thresholds from rnea_bag --observer on one motion, a 20 N push on another.
     # The effort wiring: at rest within 1 s, watched 2 s (path a's 5 s would take longer).
     # The plant's true model: the identification (a minute of excitation) is not the subject.
+    # Each run settles 0.5 s, not 4: calibration and push are on the motion after it.
     out = bench('bench_collision.py', '--robots', 'panda', '--clock', 'lockstep',
-                '--wiring', 'effort', '--calibration', '3', '--quiet', '2', '--model', 'true')
+                '--wiring', 'effort', '--calibration', '3', '--quiet', '2', '--model', 'true',
+                '--settle', '0.5')
     assert "panda: the plant's true model (its URDF, the gap's actuation terms)" in out, out
     assert 'panda: thresholds from 3 s [N m]: ' in out, out
     for reaction in ('none', 'stop'):
