@@ -132,7 +132,16 @@ class Cycles:
                         publisher.publish(payload(msg))
         end = time.monotonic()
         self.stats.record(end - start)
+        self._measure_prediction()
         self.collect_garbage(end)
+
+    def _measure_prediction(self) -> None:
+        """After a cycle: the one-step prediction error of the latest samples, if pending."""
+        core = self.core
+        if core is not None and core.prediction.pending:  # a read without the lock: a hint
+            with self.lock:
+                if self.core is core:
+                    core.prediction.measure_pending()
 
     def collect_garbage(self, now: float) -> None:
         """Collect the young generation once per ``GC_PERIOD`` (module docstring)."""
