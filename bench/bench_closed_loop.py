@@ -62,6 +62,7 @@ from harness.oracle import robot_path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from rnea_ros import RobotModel  # noqa: E402
+from rnea_ros.demos.closed_loop import stiff_gains  # noqa: E402
 from rnea_ros.sim.gap import load_gap  # noqa: E402
 from rnea_ros.sim.plant import Plant  # noqa: E402
 from rnea_ros.timing.floor import wake_up_lateness  # noqa: E402
@@ -132,14 +133,6 @@ STIFF_LATE = 'pd_feedforward Kp 100 / Kd 10 in-process one step late, prediction
 STIFF_NODE = 'node over DDS, effort, pd_feedforward Kp 100 / Kd 10, prediction: model'
 
 
-def stiff_params(model: RobotModel, plant: Plant) -> tuple[dict, dict]:
-    """Return Kp 100 / Kd 10 on every joint, and the gap's armature as node parameters."""
-    gains = {f'{kind}.{name}': value for name in model.joint_names
-             for kind, value in (('kp', 100.0), ('kd', 10.0))}
-    return gains, {f'armature.{joint}': plant.gap.joint_terms(joint)['armature']
-                   for joint in plant.joint_names}
-
-
 def bench_robot(name: str, gap: str, duration: float, workdir: Path,
                 settle: float = SETTLE) -> list[tuple]:
     """Rows (label, tracking, answer ages or None, label of the in-process reference or None)."""
@@ -162,7 +155,7 @@ def bench_robot(name: str, gap: str, duration: float, workdir: Path,
                                             robot_gravity=robot_gravity,
                                             node_gravity=node_gravity)
         rows.append((label, tracking, None, LAW if label == LAW_TWICE else None))
-    stiff = stiff_params(model, plant)
+    stiff = stiff_gains(model), plant.gap.armature_parameters(plant.joint_names)
     for label, late, params in ((STIFF, 0, {}), (STIFF_LATE, 1, {'prediction': 'model'})):
         tracking, _, _ = run_law_in_process(urdf, gap, duration, 'pd_feedforward', stiff[0],
                                             late_steps=late, params={**stiff[1], **params})

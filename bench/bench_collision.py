@@ -53,14 +53,17 @@ joints are in stiction: with torques from motor currents the estimate is then of
 friction holds, printed but not judged.) The load average is printed at the start and the end
 (``--busy N``: N processes spinning at normal priority meanwhile). ``--clock lockstep`` runs
 the same in lockstep (each sim step waits for the node's answer): the workflow without the
-machine's timing (a tiny run is in the suite). ``--keep FOLDER`` keeps each robot's runs (the
-sim's bags, the logs, ``collision_thresholds.yaml``, the model's files and with
-``identified`` the excitation's recordings and rnea_identify's output) in ``FOLDER/ROBOT``.
+machine's timing (a tiny run is in the suite). Each run first holds the start ``--settle`` s
+of sim time (4; ``loop_harness.run_loop``: the arm settles) before its motion. ``--keep
+FOLDER`` keeps each robot's runs (the sim's bags, the logs, ``collision_thresholds.yaml``, the
+model's files and with ``identified`` the excitation's recordings and rnea_identify's output)
+in ``FOLDER/ROBOT``.
 
     .venv/bin/python bench/bench_collision.py [--robots panda ur5] [--calibration 60]
                                               [--model identified|true] [--training 60]
                                               [--validation 25]
-                                              [--quiet 15] [--slower 1.25] [--busy N]
+                                              [--quiet 15] [--slower 1.25] [--settle 4]
+                                              [--busy N]
                                               [--clock realtime|lockstep]
                                               [--wiring trajectory|effort]
                                               [--keep FOLDER]
@@ -78,7 +81,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))  # the tests' harness package
 
 from harness.loop_harness import (detection_start, NS, run_loop,  # noqa: E402
-                                  set_thresholds, SimSteps, stamp_ns)
+                                  set_thresholds, SETTLE, SimSteps, stamp_ns)
 from harness.oracle import robot_path  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -202,12 +205,13 @@ def moving_from(topics: dict, start: np.ndarray) -> float:
 
 
 def calibrate(urdf: str, params: dict, sim: dict, path: str, description: Path,
-              actuation: Path, seconds: float, folder: Path) -> dict[str, float]:
+              actuation: Path, seconds: float, folder: Path,
+              settle: float = SETTLE) -> dict[str, float]:
     """Run the demo motion, calibrate on its recording with rnea_bag; the thresholds."""
     model = RobotModel.from_urdf_string(urdf)
     motion = trajectory_points(model, seconds)
     run = run_loop(folder, urdf, path, 'default', seconds, node_params=params,
-                   sim_params=sim, motion=motion)
+                   sim_params=sim, motion=motion, settle_time=settle)
     assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
     start = moving_from(run.topics, motion[1][0]) + 0.5
     out = folder / 'calibrated'
@@ -225,7 +229,7 @@ def calibrate(urdf: str, params: dict, sim: dict, path: str, description: Path,
 
 def held_out(robot: str, urdf: str, params: dict, sim: dict, path: str, thresholds: dict,
              quiet: float, slower: float, reaction: str, rest_within: float,
-             folder: Path) -> dict:
+             folder: Path, settle: float = SETTLE) -> dict:
     """
     Push the arm on the slower motion with the thresholds set live; what was measured.
 
@@ -276,7 +280,8 @@ def held_out(robot: str, urdf: str, params: dict, sim: dict, path: str, threshol
                    node_params={**params, 'observer': True, 'wrench_estimation_links': [link],
                                 f'wrench_point.{link}': [0.0, 0.0, 0.0],
                                 'collision_reaction': reaction},
-                   sim_params=sim, during=push, motion=motion, to_the_end=False)
+                   sim_params=sim, during=push, motion=motion, to_the_end=False,
+                   settle_time=settle)
     assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
     return measure(run.topics, seen, model)
 
@@ -361,6 +366,9 @@ def main(argv: list[str] | None = None) -> int:
                         help='s of held-out motion with the thresholds before the push')
     parser.add_argument('--slower', type=float, default=1.25,
                         help='the held-out motion is the calibration one this many times slower')
+    parser.add_argument('--settle', type=float, default=SETTLE,
+                        help=f's of sim time each run holds the start before its motion '
+                        f'(default: {SETTLE:g})')
     parser.add_argument('--busy', type=int, default=0,
                         help='processes spinning at normal priority meanwhile')
     parser.add_argument('--clock', choices=('realtime', 'lockstep'), default='realtime',
@@ -402,14 +410,15 @@ def main(argv: list[str] | None = None) -> int:
                 (folder / 'calibration').mkdir()
                 sim = dict(SIM, clock=args.clock, command_interface=interface)
                 thresholds = calibrate(urdf, params, sim, path, description, actuation,
-                                       args.calibration, folder / 'calibration')
+                                       args.calibration, folder / 'calibration', args.settle)
                 shown = ', '.join(f'{value:.2f}' for value in thresholds.values())
                 print(f'{robot}: thresholds from {args.calibration:g} s [N m]: {shown}')
                 missed = []
                 for reaction in ('none', 'stop'):
                     (folder / reaction).mkdir()
                     m = held_out(robot, urdf, params, sim, path, thresholds, args.quiet,
-                                 args.slower, reaction, rest_within, folder / reaction)
+                                 args.slower, reaction, rest_within, folder / reaction,
+                                 args.settle)
                     print(report(m, reaction, args.quiet), flush=True)
                     missed += [f'{reaction}: {text}'
                                for text in verdict(m, reaction, rest_within)]

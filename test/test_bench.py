@@ -66,14 +66,24 @@ def test_bench_closed_loop_runs_every_row():
     assert out.count('machine floor: a bare 1 kHz') == 2, out  # beside the figures
 
 
-@pytest.mark.timeout(600)  # three closed-loop runs in lockstep: 2.5-3.5 min at load 2-3
+def test_bench_stall_prints_both_runs_with_the_floor():
+    # The rows, not their figures (the real-time one depends on the machine): settle 0.5 s.
+    out = bench('bench_stall.py', '--robots', 'panda', '--gaps', 'armature', '--settle', '0.5')
+    assert '| panda | armature | lockstep, in-process | ' in out, out
+    assert '| panda | armature | real time, over DDS (500 joint_states withheld) | ' in out, out
+    assert out.count('machine floor: a bare 1 kHz') == 2, out
+
+
+@pytest.mark.timeout(600)  # three closed-loop runs in lockstep: 2 min at load 8
 def test_bench_collision_runs_the_documented_workflow_in_lockstep():
     # The bench's real-time verdict depends on the machine; in lockstep the workflow's own:
     # thresholds from rnea_bag --observer on one motion, a 20 N push on another.
     # The effort wiring: at rest within 1 s, watched 2 s (path a's 5 s would take longer).
     # The plant's true model: the identification (a minute of excitation) is not the subject.
+    # Each run settles 0.5 s, not 4: calibration and push are on the motion after it.
     out = bench('bench_collision.py', '--robots', 'panda', '--clock', 'lockstep',
-                '--wiring', 'effort', '--calibration', '3', '--quiet', '2', '--model', 'true')
+                '--wiring', 'effort', '--calibration', '3', '--quiet', '2', '--model', 'true',
+                '--settle', '0.5')
     assert "panda: the plant's true model (its URDF, the gap's actuation terms)" in out, out
     assert 'panda: thresholds from 3 s [N m]: ' in out, out
     for reaction in ('none', 'stop'):
@@ -138,6 +148,16 @@ def test_bench_observer_prints_the_ratio_per_robot():
     for robot in ('ur5', 'panda', 'kinova'):
         row = next(line for line in out.splitlines() if line.startswith(f'{robot} |'))
         assert len(row.split('|')) == 6, row
+
+
+def test_bench_cycle_prints_each_part_beside_a_baseline_tree():
+    # The tree itself as its baseline: every row and the ratios printed, not their values.
+    out = bench('bench_cycle.py', '--seconds', '0.5', '--baseline', str(ROOT))
+    for prediction in ('none', 'model'):
+        for part in ('input', 'cycle', 'publish', 'total'):
+            assert len(out.split(f'{prediction:10} {part:8} ')[1].split('\n')[0].split()) == 6
+    assert 'ratio this/baseline (p50, p99)' in out
+    assert out.count('machine floor: a bare 1 kHz') == 2
 
 
 def test_bench_observer_node_compares_the_node_with_the_library():

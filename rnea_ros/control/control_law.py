@@ -65,6 +65,7 @@ class ControlLaw:
         self.kp, self.kd = np.zeros(nv), np.zeros(nv)
         self.q_desired, self.v_desired = np.zeros(nv), np.zeros(nv)
         self.error, self.error_rate = np.zeros(nv), np.zeros(nv)
+        self._zeros, self._damped = np.zeros(nv), np.zeros(nv)  # the rest's, per cycle
         self.resting = False  # the last cycle published the damped rest
         self.use(gains)
 
@@ -119,10 +120,20 @@ class ControlLaw:
         return self.kd.copy()
 
     def rest(self, q: np.ndarray, v: np.ndarray | None, tau: np.ndarray) -> None:
-        """Write the damped rest g(q) - D v into ``tau`` (``v`` None: unknown, g(q) alone)."""
-        tau[:] = self.model.gravity_torques(q)
-        if v is not None:
+        """
+        Write the damped rest g(q) - D v into ``tau`` (``v`` None: unknown, g(q) alone).
+
+        In place: a cycle under ``pd_feedforward`` allocates nothing here (``computed_torque``
+        takes M(q) for its D).
+        """
+        self.model.rnea(q, self._zeros, self._zeros, out=tau)  # g(q)
+        if v is None:
+            return
+        if self.law == COMPUTED_TORQUE:
             tau -= self.damping(q) * v
+        else:
+            np.multiply(self.kd, v, out=self._damped)
+            tau -= self._damped
 
 
 def rest_torques(law: ControlLaw, q: np.ndarray, v: np.ndarray | None, tau: np.ndarray,

@@ -6,7 +6,8 @@ inputs merged into arrays), ``Reference`` (the desired motion followed, sampled 
 ``CycleTorques`` (the inverse dynamics, the laws, the rest, the reactions; they act on the
 state ``CyclePrediction`` predicts with ``prediction: model``), the momentum observer
 (``observer_outputs``, ``observer_queue``), the effort limits, the watch of the loop
-(``loop_watch``: an oscillation, sustained clipping) and the fault state. The
+(``loop_watch``: an oscillation, sustained clipping; while it holds the loop unstable the
+observer's threshold crossings are not collisions) and the fault state. The
 ROS node (``rnea_ros.node``) only converts messages to the calls below, and binds the outputs to
 the arrays of its preallocated messages (``bind_outputs``), so a cycle writes them in place:
 
@@ -82,6 +83,8 @@ class ControlCore:
                          if settings.observer else None)
         self.observer_queue = (SampleQueue(settings.observer_queue, model.nq, model.nv, n)
                                if settings.observer else None)
+        if self.observer is not None:  # an instability's crossings are not collisions
+            self.observer.loop_unstable = self.watch.unstable
         # Compile (or load from the cache) every helper now, not in the first cycle.
         input_ages(self.state.joints.position_time, self.state.joints.velocity_time,
                    self.state.command_joint)

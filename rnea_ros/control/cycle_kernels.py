@@ -70,3 +70,28 @@ def finish_outputs(tau, lower, upper, clip, command_index, q, v, q_offset, v_off
     for k in range(command_index.shape[0]):
         command_out[k] = tau[command_index[k]]
     return clipped
+
+
+@njit(cache=True, nogil=True)
+def first_beyond(effort, gain, bias, bound, torque) -> int:
+    """
+    Write |gain * effort - bias| into ``torque``; return the first index beyond ``bound``.
+
+    -1 if none is (a NaN is beyond nothing): the observer's plausibility check in one call.
+    """
+    first = -1
+    for k in range(effort.shape[0]):
+        torque[k] = abs(effort[k] * gain[k] - bias[k])
+        if first < 0 and torque[k] > bound[k]:
+            first = k
+    return first
+
+
+@njit(cache=True, nogil=True)
+def largest_magnitude(values) -> float:
+    """Return max |values[k]|, 0 for none (finite values), without a temporary array."""
+    largest = 0.0
+    for x in values:
+        if abs(x) > largest:
+            largest = abs(x)
+    return largest

@@ -35,7 +35,10 @@ measured one, and ``reason`` says why (``fallbacks`` counts such cycles).
 answered, and the one-step prediction error: on each sample, the state predicted from the
 previous sample to its stamp (with the commands the robot applied meanwhile) against the one
 measured, the largest joint error in q and in v; last, RMS and largest since the start. A growing
-error says the model (a payload, the armature, friction) is not the robot's.
+error says the model (a payload, the armature, friction) is not the robot's. The rollout is not
+run when the sample is merged (``sampled`` keeps the pair) but after a cycle has published
+(``measure_pending``, from ``Cycles.publish``) or at the status: neither the cycle nor the
+merge waits for it, and of several samples between two cycles the last pair is measured.
 """
 from __future__ import annotations
 
@@ -63,6 +66,11 @@ class CyclePrediction:
         self.q, self.v = state.q.copy(), np.zeros(model.nv)  # the predicted state
         self._q_step, self._v_step = state.q.copy(), np.zeros(model.nv)  # one-step prediction
         self._q_previous, self._v_previous = state.q.copy(), np.zeros(model.nv)
+        # A pair of samples whose one-step error is to be measured (``measure_pending``).
+        self._q_from, self._v_from = state.q.copy(), np.zeros(model.nv)
+        self._q_to, self._v_to = state.q.copy(), np.zeros(model.nv)
+        self._from = self._to = 0.0
+        self.pending = False
         self._scratch = np.zeros(model.nv)
         self.on = self.requested = False
         self.valid = False  # q, v hold this cycle's prediction (acted on)
@@ -105,24 +113,41 @@ class CyclePrediction:
         state = self.state
         if stamp < self.sample_time:  # the clock stepped back: what was recorded is moot
             self.predictor.clear()
-            self._pushed, self._previous = -math.inf, False
+            self._pushed, self._previous, self.pending = -math.inf, False, False
         elif self._previous and stamp - self.sample_time <= MAX_ERROR_GAP:
-            self._one_step_error(stamp)
+            self._pend(stamp)
         self._q_previous[:] = state.q
         self._v_previous[:] = state.v
         self._previous = True
         self.sample_time, self.arrival, self._fresh = stamp, now, True
 
-    def _one_step_error(self, stamp: float) -> None:
-        """Compare the state predicted from the previous sample to ``stamp`` with the sample."""
+    def _pend(self, stamp: float) -> None:
+        """Keep the previous sample and this one for ``measure_pending`` (copies, no rollout)."""
+        np.copyto(self._q_from, self._q_previous)
+        np.copyto(self._v_from, self._v_previous)
+        np.copyto(self._q_to, self.state.q)
+        np.copyto(self._v_to, self.state.v)
+        self._from, self._to, self.pending = self.sample_time, stamp, True
+
+    def measure_pending(self) -> None:
+        """
+        Measure the one-step prediction error of the pair of samples kept last.
+
+        The rollout from the earlier sample to the later one, with the commands the robot
+        applied meanwhile, against the later one. Called after a cycle has published (the node:
+        ``Cycles.publish``), so that neither the cycle nor the sample's merge waits for it; of
+        several samples between two cycles, the last pair is measured.
+        """
+        if not self.pending:
+            return
+        self.pending = False
         try:
-            self.predictor.predict(self._q_previous, self._v_previous, self.sample_time, stamp,
+            self.predictor.predict(self._q_from, self._v_from, self._from, self._to,
                                    self._q_step, self._v_step)
         except InputError:
             return
-        state = self.state
-        error_q = _largest_difference(self._q_step, state.q)
-        error_v = _largest_difference(self._v_step, state.v)
+        error_q = _largest_difference(self._q_step, self._q_to)
+        error_v = _largest_difference(self._v_step, self._v_to)
         self.error_q, self.error_v = error_q, error_v
         self.errors += 1
         self._sum_q += error_q * error_q
@@ -197,6 +222,7 @@ class CyclePrediction:
         """Return the prediction's diagnostics keys (none when it is off)."""
         if not self.on:
             return {'prediction': 'model set, unused under feedforward'} if self.requested else {}
+        self.measure_pending()
         values = {'prediction': (
             'held: past prediction_horizon, g(q) at the last predicted pose' if self.held
             else f'model, {self.delay * 1e3:g} ms ahead of the sample'),
@@ -216,7 +242,7 @@ class CyclePrediction:
     def take_state_from(self, other: CyclePrediction) -> None:
         """Go on from another model's prediction (its anchor; the commands are not carried)."""
         self.sample_time, self.arrival = other.sample_time, other.arrival
-        self._fresh, self._previous = True, False
+        self._fresh, self._previous, self.pending = True, False, False
 
 
 def _largest_difference(a: np.ndarray, b: np.ndarray) -> float:

@@ -29,6 +29,10 @@ motion newer than the reset arrives (``released``): the reference moved on meanw
 law's own damped rest has the gains that did not hold. ``report``: the ERROR alone. Sustained
 clipping alone is reported only: stopping gives the joint no more torque.
 
+``unstable`` tells the momentum observer (``observer_outputs``) that a threshold crossing is the
+oscillation's, not a collision: from the oscillation on its way (``shaking``) until the watch
+clears it (``reset`` after a stop; under ``report``, no joint oscillating or shaking any more).
+
 The hook for a prediction of the state (``prediction``): ``model_error``, None or the one-step
 prediction error of the velocity per v entry, written by who computes it; the cause then names
 the model when that error is as large as the swing (``likely_cause``). ROS-free.
@@ -186,6 +190,16 @@ class LoopWatch:
                                   & (np.arange(FLIPS) < self.flip_count[:, None]), axis=1)
         j = int(np.argmax(recent))
         return self.joint_names[j] if recent[j] >= FLIPS // 2 else None
+
+    def unstable(self) -> bool:
+        """
+        Tell whether the loop is held unstable: the observer's crossings are then not collisions.
+
+        The stop latched (until ``reset``), a joint oscillating or shaking (``shaking``: the
+        oscillation on its way, before it is found; its tail). Read at an observer's threshold
+        crossing (``observer_outputs``), not every cycle: ``shaking`` allocates.
+        """
+        return self.latched or bool(self.oscillating.any()) or self.shaking() is not None
 
     def _clipped(self, j: int) -> bool:
         """Whether joint ``j`` was clipped in CLIP_SHARE of the cycles, the window not full."""

@@ -3,7 +3,7 @@ The node's observer outputs without ROS: external torques, estimated wrenches, c
 
 ``ObserverOutput`` wraps the library's momentum observer
 (``rnea_ros.observer.momentum.MomentumObserver``), wrench estimate
-(``rnea_ros.observer.wrench.estimate_wrench``) and collision detector
+(``rnea_ros.observer.wrench.WrenchEstimator``) and collision detector
 (``rnea_ros.observer.collision.CollisionDetector``) for one model of the node. ``sample`` is
 called once per accepted joint_states message (not once per cycle: a cycle may reuse the
 previous sample, and integrating a repeat would raise the residual's noise), with the message's
@@ -24,6 +24,10 @@ cycle then publishes that reaction's output) until ``reset``, or until the arm h
 ``collision_auto_reset`` seconds of stamps, when that is > 0. Each detection is queued in
 ``events`` (joints beyond their thresholds, peak |r|, the estimated wrench links' forces) for
 the node to log and publish once (``take_events``); auto resets are counted and queued too.
+An instability is not a collision: a threshold crossing confirmed while ``loop_unstable`` (the
+core's ``LoopWatch.unstable``) says the loop is not holding is counted (``unstable_crossings``),
+neither published, queued nor latched, and stays so until every residual is back under its
+threshold; crossings confirmed once the watch has cleared the loop are collisions again.
 
 Clock steps: a stamp more than ``CLOCK_STEP`` older than the last integrated one (a sim time
 reset, an NTP step back), or one that runs more than ``CLOCK_STEP`` ahead of the steady clock
@@ -54,13 +58,14 @@ import math
 
 import numpy as np
 
+from rnea_ros.control.cycle_kernels import first_beyond, largest_magnitude
 from rnea_ros.control.declaration import REST_SPEED
 from rnea_ros.control.safety import all_finite, ERROR, WARN
 from rnea_ros.control.settings import ParameterRejected
 from rnea_ros.errors import InputError
 from rnea_ros.observer.collision import CollisionDetector, THRESHOLD_PARAMETER
 from rnea_ros.observer.momentum import MomentumObserver
-from rnea_ros.observer.wrench import estimate_wrench
+from rnea_ros.observer.wrench import WrenchEstimator
 
 # Largest step of the joint_states stamps [s] taken for samples out of order (skipped); beyond
 # it, backward or ahead of the steady clock, a clock step (module docstring). Above two
@@ -92,10 +97,9 @@ class ObserverOutput:
                                          actuation=actuation)
         self.effort = effort  # the merged measured efforts (joint order = v order: fixed base)
         self.links = tuple(settings.wrench_estimation_links)
-        # Contact points of pure forces (None: a wrench), as float64 arrays (the fast path).
-        self.points = [None if settings.wrench_points.get(link) is None else
-                       np.array(settings.wrench_points[link], dtype=np.float64)
-                       for link in self.links]
+        # Per link, its estimate at a contact point of a pure force (None: a wrench).
+        self.estimators = [WrenchEstimator(model, link, point=settings.wrench_points.get(link))
+                           for link in self.links]
         # Outputs (``bind_residual`` may replace the residual by a message's array).
         self.residual = np.zeros(model.nv)
         self.wrenches = np.zeros((len(self.links), 6))
@@ -109,6 +113,8 @@ class ObserverOutput:
         self._quiet_since: float | None = None  # stamp since which at rest and under
         self._speed = 0.0  # max |v| of the last sample
         self.detector: CollisionDetector | None = None
+        self._unstable = False  # the crossing under way is one under an instability
+        self._real: int | None = None  # the detector's event of the latest collision
         self._last_event: dict | None = None  # of a detector replaced or reset
         self._select()
         self.valid = False  # the residual holds a finite value to publish
@@ -131,7 +137,9 @@ class ObserverOutput:
         self._effort_bias = (np.zeros(len(rows)) if actuation is None else
                              np.array(actuation.effort_bias)[rows])
         self._abs_effort = np.zeros(len(self.joint_names))
-        self._beyond = np.zeros(len(self.joint_names), dtype=bool)
+        first_beyond(self._abs_effort, self._effort_gain, self._effort_bias, self.effort_bound,
+                     self._abs_effort)  # compiled (or loaded) now, not at the first sample
+        largest_magnitude(self._abs_effort)
         self.implausible = 0  # samples with an effort beyond its bound (not integrated)
         self.last_implausible = ''  # the latest, described
         self._reported_implausible = 0  # implausible at the last ``alarm``
@@ -142,6 +150,8 @@ class ObserverOutput:
         self.latched = False
         self.detections = 0
         self._last_event: dict | None = None  # of a detector replaced or reset
+        self.loop_unstable = None  # () -> bool: the loop watch holds the loop unstable (core)
+        self.unstable_crossings = 0  # crossings under an instability: not collisions
 
     def _select(self) -> None:
         """Take the thresholds of ``profile`` (its joints' defaults where it sets none)."""
@@ -155,6 +165,7 @@ class ObserverOutput:
         watched = [name for name in self.joint_names if name in self.thresholds]
         self._watched = np.array([self._index[name] for name in watched], dtype=np.int64)
         self._watched_r = np.zeros(len(watched))
+        self._unstable, self._real = False, None
         self.detector = (CollisionDetector([self.thresholds[name] for name in watched],
                                            watched, self._debounce) if watched else None)
 
@@ -229,11 +240,11 @@ class ObserverOutput:
         self._last_stamp, self._last_arrival = stamp, arrival
         self.samples += 1
         self.residual[:] = r
-        for k, link in enumerate(self.links):
-            wrench = estimate_wrench(self.model, q, r, link, point=self.points[k])
+        for k, estimator in enumerate(self.estimators):
+            wrench = estimator.estimate(q, r)
             self.wrenches[k] = wrench if all_finite(wrench) else 0.0
         self.valid = True
-        self._speed = float(np.max(np.abs(v), initial=0.0))
+        self._speed = largest_magnitude(v)
         self._detect(stamp, r)
 
     def _clock_step(self, last: float, stamp: float, arrival: float) -> str | None:
@@ -256,13 +267,10 @@ class ObserverOutput:
 
     def _implausible_effort(self, effort: np.ndarray) -> bool:
         """Count and describe a sample whose measured torque is beyond its bound (module doc)."""
-        torque = self._abs_effort  # effort_gain * effort - effort_bias, then its magnitude
-        np.multiply(effort, self._effort_gain, out=torque)
-        np.subtract(torque, self._effort_bias, out=torque)
-        np.greater(np.abs(torque, out=torque), self.effort_bound, out=self._beyond)
-        if not self._beyond.any():
+        torque = self._abs_effort  # |effort_gain * effort - effort_bias|
+        k = first_beyond(effort, self._effort_gain, self._effort_bias, self.effort_bound, torque)
+        if k < 0:
             return False
-        k = int(np.argmax(self._beyond))
         self.implausible += 1
         self.last_implausible = (f'joint {self.joint_names[k]} effort {effort[k]:.6g} '
                                  f'(measured torque {torque[k]:.6g}), beyond '
@@ -278,8 +286,13 @@ class ObserverOutput:
             detected = self.detector.update(stamp, self._watched_r)
             over = self.detector.over
             if detected and not was:
-                self.detections += 1
-                self._queue_detection(stamp)
+                self._unstable = self.loop_unstable is not None and self.loop_unstable()
+                self.unstable_crossings += self._unstable
+                if not self._unstable:
+                    self.detections += 1
+                    self._queue_detection(stamp)
+            self._unstable = self._unstable and detected
+            detected = detected and not self._unstable
         reaction = self.settings.collision_reaction != 'none'
         if reaction and detected and not self.latched:
             self.latches += 1
@@ -297,7 +310,8 @@ class ObserverOutput:
         names = [self.joint_names[k] for k in range(len(self.joint_names))
                  if self.joint_names[k] in self.thresholds]
         beyond = [names[k] for k in np.flatnonzero(ratios > 1.0)]
-        event = self.detector.events[-1]
+        self._real = len(self.detector.events) - 1
+        event = self.detector.events[self._real]
         self.events.append({
             'kind': 'detected', 'stamp': stamp, 'start': event['start'],
             'joints': beyond or [event['joint']], 'joint': event['joint'],
@@ -337,6 +351,7 @@ class ObserverOutput:
         self._remember_event()
         if self.detector is not None:
             self.detector.reset()
+        self._unstable, self._real = False, None
         if self.collision:
             self.collision = False
             self.changed = True
@@ -348,9 +363,9 @@ class ObserverOutput:
 
     @property
     def last_event(self) -> dict | None:
-        """Return the latest detection (start, end: stamps [s]; joint; peak |r|), or None."""
-        if self.detector is not None and self.detector.events:
-            return self.detector.events[-1]
+        """Return the latest collision (start, end: stamps [s]; joint; peak |r|), or None."""
+        if self.detector is not None and self._real is not None:
+            return self.detector.events[self._real]
         return self._last_event
 
     def take_state_from(self, other: ObserverOutput) -> None:
@@ -376,6 +391,7 @@ class ObserverOutput:
         self.latched, self.collision, self.changed = other.latched, other.collision, True
         self.detections, self._last_event = other.detections, other.last_event
         self.latches, self.auto_resets = other.latches, other.auto_resets
+        self.unstable_crossings = other.unstable_crossings
         self.events, self._quiet_since = other.events, other._quiet_since
         self.non_finite, self.without_effort = other.non_finite, other.without_effort
         for name in ('clock_steps', 'last_clock_step', '_reported_steps', '_notice_time',
@@ -399,6 +415,8 @@ class ObserverOutput:
             'collision auto reset [s]': (f'{self.settings.collision_auto_reset:g}'
                                          if self.settings.collision_auto_reset > 0 else 'off'),
             'collisions detected': str(self.detections),
+            'threshold crossings while the loop was unstable (not collisions)': str(
+                self.unstable_crossings),
             'collision reactions': str(self.latches),
             'collision auto resets': str(self.auto_resets),
         }

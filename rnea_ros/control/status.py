@@ -115,6 +115,10 @@ def _watch_status(core, values: dict[str, str], level: int,
                  'when the collision was detected')
     if found is None:
         return level, messages
+    crossings = 0 if core.observer is None else core.observer.unstable_crossings
+    if crossings and found.startswith('loop'):  # an oscillation's (not clipping's)
+        found += (f' (observer: {crossings} threshold crossings taken for the oscillation, '
+                  'not collisions)')
     rest = [text for text in messages if text != 'ok']
     if collision and rest:  # the observer reads an oscillation as a push
         rest[0] = f'{rest[0]} (while the loop oscillated: likely the oscillation, not a contact)'

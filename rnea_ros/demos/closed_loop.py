@@ -69,6 +69,13 @@ class Tracking:
                    int(error.shape[0]))
 
 
+def stiff_gains(model: RobotModel) -> dict[str, float]:
+    """Return the node's ``kp.<joint>``, ``kd.<joint>``: the sim's PD (KP, KD) on every joint."""
+    values = {f'kp.{name}': KP for name in model.joint_names}
+    values.update({f'kd.{name}': KD for name in model.joint_names})
+    return values
+
+
 def tracked_joints(model: RobotModel) -> list[str]:
     """Return the joints the tracking error counts: the revolute ones (fingers move in m)."""
     return [joint.name for joint in model.joints

@@ -23,6 +23,7 @@ import time
 
 from rnea_ros.control.core import ControlCore
 from rnea_ros.control.diagnostics import CycleStats
+from rnea_ros.node.messages import payload
 from rnea_ros.timing import GcMonitor
 
 __all__ = ['Cycles', 'GC_PERIOD']
@@ -48,6 +49,7 @@ class Cycles:
         self.messages = None  # the core's OutputMessages
         self.observer_messages = None  # its ObserverMessages (observer on)
         self.publications: list[tuple] = []  # (publisher, message) of a cycle, in order
+        self._observed: list[tuple] | None = None  # the same and the observer's (``install``)
         self.stats = CycleStats(rate)
         self.gc_monitor = GcMonitor()
         self.last_cycle = time.monotonic()
@@ -71,6 +73,9 @@ class Cycles:
                 core.take_state_from(self.core)
             self.messages, self.observer_messages = messages, observer_messages
             self.publications = publications
+            # A cycle's pairs with a valid residual and no collision change, made once.
+            self._observed = (None if observer_messages is None
+                              else publications + observer_messages.valid_pairs)
             self.core = core
         # The model and messages live as long as the node: out of the collector's sight (no
         # full collection here: a model can arrive between two cycles).
@@ -80,7 +85,7 @@ class Cycles:
         """Release the core and its messages (cleanup)."""
         with self.lock:
             self.core, self.messages, self.observer_messages = None, None, None
-            self.publications = []
+            self.publications, self._observed = [], None
 
     def run(self) -> None:
         """Run one cycle from the latest inputs and publish it (nothing while inactive)."""
@@ -110,9 +115,13 @@ class Cycles:
         if stamp is None:
             stamp = self._now_msg()
         self.messages.stamp(core, stamp)
-        if observer is not None:
-            return self.publications + observer.publications(core.observer, stamp)
-        return self.publications
+        if observer is None:
+            return self.publications
+        output = core.observer
+        if output.valid and not output.changed:  # the usual cycle: no list built
+            observer.stamp_valid(output, stamp)
+            return self._observed
+        return self.publications + observer.publications(output, stamp)
 
     def publish(self, messages, start: float) -> None:
         """Publish a cycle's messages in order, record its time since ``start``, collect."""
@@ -120,10 +129,19 @@ class Cycles:
             with self.publish_lock:  # uncontended but at a deactivation
                 if self.active:
                     for publisher, msg in messages:
-                        publisher.publish(msg)
+                        publisher.publish(payload(msg))
         end = time.monotonic()
         self.stats.record(end - start)
+        self._measure_prediction()
         self.collect_garbage(end)
+
+    def _measure_prediction(self) -> None:
+        """After a cycle: the one-step prediction error of the latest samples, if pending."""
+        core = self.core
+        if core is not None and core.prediction.pending:  # a read without the lock: a hint
+            with self.lock:
+                if self.core is core:
+                    core.prediction.measure_pending()
 
     def collect_garbage(self, now: float) -> None:
         """Collect the young generation once per ``GC_PERIOD`` (module docstring)."""

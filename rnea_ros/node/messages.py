@@ -3,8 +3,9 @@ The node's ROS messages: its interfaces' types and QoS, the preallocated outputs
 
 Every message the node publishes is built here: ``OutputMessages`` allocates a model's
 joint_torques (sensor_msgs/JointState), feedforward_effort (std_msgs/Float64MultiArray) and
-wrench (geometry_msgs/WrenchStamped) messages once, and the cycles write into them through
-numpy views; ``diagnostic_array`` builds the 1 Hz diagnostic_msgs/DiagnosticArray.
+wrench (geometry_msgs/WrenchStamped) messages once, serialized (``serialized``), and the cycles
+write into their bytes through numpy views (``payload``: what a publisher takes);
+``diagnostic_array`` builds the 1 Hz diagnostic_msgs/DiagnosticArray.
 ``message_type`` and ``qos_profile`` turn a declaration of ``interfaces`` into its rclpy class
 and profile.
 """
@@ -26,6 +27,7 @@ from trajectory_msgs.msg import JointTrajectory
 from rnea_ros.control.joint_input import MAX_NAMES, Rejected, TOO_LARGE
 from rnea_ros.control.trajectory import Trajectory
 from rnea_ros.node import interfaces
+from rnea_ros.node.serialized import sequence, Serialized, set_wrench
 
 
 _RELIABILITY = {interfaces.RELIABLE: ReliabilityPolicy.RELIABLE,
@@ -60,40 +62,34 @@ TRAJECTORY_QOS = qos_profile(interfaces.TRAJECTORY)
 DESCRIPTION_QOS = qos_profile(interfaces.LATCHED)
 
 
-def _zeros(size: int) -> array.array:
-    return array.array('d', bytes(8 * size))
-
-
 class OutputMessages:
     """
-    The preallocated output messages of one model (``core``: a ``ControlCore``).
+    The preallocated output messages of one model (``core``: a ``ControlCore``), serialized.
 
-    Binds numpy views of the JointState and Float64MultiArray arrays to ``core`` (the cycles
-    write through them; assigning an array to a message field may copy, so the views are taken
-    of the arrays the messages hold), and one WrenchStamped per contact link and per reaction
-    frame, ``frame_id`` set.
+    joint_torques (position, velocity, effort) and feedforward_effort (data) are kept as their
+    CDR (``serialized.Serialized``), whose float64 views are bound to ``core``: the cycles write
+    the outputs into the bytes published. One WrenchStamped per contact link and per reaction
+    frame, ``frame_id`` set, likewise.
     """
 
     def __init__(self, core):
-        self.torques = JointState()
-        self.torques.name = list(core.joint_names)
         n = len(core.joint_names)
-        self.torques.position, self.torques.velocity = _zeros(n), _zeros(n)
-        self.torques.effort = _zeros(n)
-        self.command = Float64MultiArray()
+        self.torques = Serialized(JointState(name=list(core.joint_names)), {
+            field: (n, sequence(field)) for field in ('position', 'velocity', 'effort')})
         k = len(core.command_joints)
-        self.command.layout.dim = [MultiArrayDimension(label='joints', size=k, stride=k)]
-        self.command.data = _zeros(k)
-        core.bind_outputs(*(np.frombuffer(values, dtype=np.float64) for values in (
-            self.torques.position, self.torques.velocity, self.torques.effort,
-            self.command.data)))
+        command = Float64MultiArray()
+        command.layout.dim = [MultiArrayDimension(label='joints', size=k, stride=k)]
+        self.command = Serialized(command, {'data': (k, sequence('data'))})
+        torques = self.torques.arrays
+        core.bind_outputs(torques['position'], torques['velocity'], torques['effort'],
+                          self.command.arrays['data'])
         contacts, reactions = core.torques.contacts, core.torques.reactions
         self.contacts = wrench_messages(contacts.links if contacts else ())
         self.reactions = wrench_messages(reactions.frames if reactions else ())
 
     def stamp(self, core, stamp) -> None:
         """Stamp the cycle's outputs and write its wrenches (``stamp``: builtin Time)."""
-        self.torques.header.stamp = stamp
+        self.torques.stamp(stamp)
         contacts, reactions = core.torques.contacts, core.torques.reactions
         if contacts is not None:
             write_wrenches(self.contacts, contacts.wrenches, stamp)
@@ -101,23 +97,26 @@ class OutputMessages:
             write_wrenches(self.reactions, reactions.wrenches, stamp)
 
 
-def wrench_messages(frames) -> list[WrenchStamped]:
-    """One WrenchStamped per frame, ``header.frame_id`` set."""
+def wrench_messages(frames) -> list[Serialized]:
+    """One serialized WrenchStamped per frame, ``header.frame_id`` set."""
     messages = []
     for frame in frames:
         msg = WrenchStamped()
         msg.header.frame_id = frame
-        messages.append(msg)
+        messages.append(Serialized(msg, {'wrench': (6, set_wrench)}))
     return messages
 
 
 def write_wrenches(messages, wrenches: np.ndarray, stamp) -> None:
-    """Rows [fx fy fz tx ty tz] of ``wrenches`` into the preallocated WrenchStamped messages."""
-    for msg, (fx, fy, fz, tx, ty, tz) in zip(messages, wrenches.tolist()):
-        msg.header.stamp = stamp
-        force, torque = msg.wrench.force, msg.wrench.torque
-        force.x, force.y, force.z = fx, fy, fz
-        torque.x, torque.y, torque.z = tx, ty, tz
+    """Rows [fx fy fz tx ty tz] of ``wrenches`` into the serialized WrenchStamped messages."""
+    for k, msg in enumerate(messages):
+        msg.stamp(stamp)
+        msg.arrays['wrench'][:] = wrenches[k]
+
+
+def payload(msg):
+    """Return what a publisher takes of an output: a ``Serialized``'s bytes, else ``msg``."""
+    return msg.payload() if type(msg) is Serialized else msg
 
 
 def decode_trajectory(data: bytes, max_points: int) -> JointTrajectory:

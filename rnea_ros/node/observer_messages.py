@@ -18,16 +18,17 @@ its topic (``topic_callback``), and samples a time past the last point as that p
 it holds the measured position, as its own ``set_hold_position`` does on a cancel. An empty
 trajectory would not do: ``validate_trajectory_msg`` refuses it ("Empty trajectory received.").
 
-``ObserverMessages`` allocates a model's messages once; ``publications`` gives the (publisher,
-message) pairs of a cycle. The state comes from ``observer_outputs.ObserverOutput``; the
-``~/reset_collision`` service (std_srvs/Trigger) calls its ``reset``.
+``ObserverMessages`` allocates a model's messages once (external_torques and the wrenches
+serialized, as ``messages.OutputMessages`` does); ``publications`` gives the (publisher,
+message) pairs of a cycle (``valid_pairs`` those of a cycle with a valid residual and no
+collision change, which ``Cycles`` publishes from a list made once). The state comes from
+``observer_outputs.ObserverOutput``; the ``~/reset_collision`` service (std_srvs/Trigger) calls
+its ``reset``.
 """
 from __future__ import annotations
 
-import array
 
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
-import numpy as np
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -36,6 +37,7 @@ from rnea_ros.control import collision_events
 from rnea_ros.control.safety import ERROR, OK
 from rnea_ros.node import interfaces as io
 from rnea_ros.node.messages import qos_profile, wrench_messages, write_wrenches
+from rnea_ros.node.serialized import sequence, Serialized
 
 EVENTS_QOS = qos_profile(io.COLLISION_EVENTS.qos)
 
@@ -55,25 +57,37 @@ class ObserverMessages:
 
     def __init__(self, observer, publishers: ObserverPublishers):
         self.publishers = publishers
-        self.external = JointState()
-        self.external.name = list(observer.joint_names)
-        self.external.effort = array.array('d', bytes(8 * len(observer.joint_names)))
-        observer.bind_residual(np.frombuffer(self.external.effort, dtype=np.float64))
+        self.external = Serialized(JointState(name=list(observer.joint_names)), {
+            'effort': (len(observer.joint_names), sequence('effort'))})
+        observer.bind_residual(self.external.arrays['effort'])
         self.wrenches = wrench_messages(observer.links)
         self.collision = Bool()
         self._collision_only = [(publishers.collision, self.collision)]
+        # The pairs of a valid residual, in order; the observer's sample count whose wrenches
+        # the messages hold (they change only when a sample is integrated, not every cycle).
+        self.valid_pairs = [(publishers.external, self.external),
+                            *zip(publishers.wrenches, self.wrenches)]
+        self._written = -1
 
     def publications(self, observer, stamp) -> list[tuple]:
         """Return this cycle's (publisher, message) pairs (``stamp``: that of joint_torques)."""
         pairs = []
         if observer.valid:
-            self.external.header.stamp = stamp
-            pairs.append((self.publishers.external, self.external))
-            write_wrenches(self.wrenches, observer.wrenches, stamp)
-            pairs += zip(self.publishers.wrenches, self.wrenches)
+            self.stamp_valid(observer, stamp)
+            pairs += self.valid_pairs
         if observer.changed:
             pairs += self.collision_change(observer)
         return pairs
+
+    def stamp_valid(self, observer, stamp) -> None:
+        """Stamp the messages of ``valid_pairs``; write the wrenches of a new sample."""
+        self.external.stamp(stamp)
+        if observer.samples != self._written:
+            write_wrenches(self.wrenches, observer.wrenches, stamp)
+            self._written = observer.samples
+        else:
+            for msg in self.wrenches:
+                msg.stamp(stamp)
 
     def collision_change(self, observer) -> list[tuple]:
         """Return the collision message to publish if its value changed (else nothing)."""

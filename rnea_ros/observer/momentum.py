@@ -248,7 +248,11 @@ class MomentumObserver:
         if math.isnan(last):
             self._r[:] = 0.0
         self._last[0] = stamp
-        self._sample = (q.copy(), v.copy(), effort.copy())
+        kept = self._sample  # the sample's arrays, copied into those of the last one
+        if kept is None:
+            self._sample = (q.copy(), v.copy(), effort.copy())
+        else:
+            kept[0][:], kept[1][:], kept[2][:] = q, v, effort
         return self._r.copy()
 
     def _step(self, q, v, effort, dt: float) -> None:

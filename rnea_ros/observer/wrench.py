@@ -155,6 +155,47 @@ def _fast(model: RobotModel, q, residual, link: str, damping: float, point):
 _NO_POINT = np.zeros(3)
 
 
+class WrenchEstimator:
+    """
+    ``estimate_wrench`` on one ``link`` (and ``point``) of ``model``, its scratch made once.
+
+    For a caller that estimates at every sample (the node): ``estimate`` runs the kernel on
+    arrays allocated here and returns the same wrench as ``estimate_wrench``, in ``out`` (the
+    estimator's array, overwritten by the next call); whatever the kernel leaves (an argument
+    it does not take, a singular system, an unknown link) goes the checked path as there.
+    """
+
+    def __init__(self, model: RobotModel, link: str, *, damping: float = DEFAULT_DAMPING,
+                 point=None):
+        if not (isinstance(damping, (int, float)) and math.isfinite(damping) and damping >= 0):
+            raise InputError(f'damping: expected a finite number >= 0, got {damping!r}')
+        self.model, self.link, self.damping = model, link, damping
+        self.point = None if point is None else np.array(point, dtype=np.float64)
+        names = model.link_names
+        self._row = names.index(link) if link in names else -1
+        packed = model.packed
+        self._packed = packed
+        self._work, self._bodies = packed.new_workspace(), np.zeros(12 * packed.n_bodies)
+        self._frame, self._jac = np.zeros(12), np.zeros((6, model.nv))
+        self._point = _NO_POINT if point is None else self.point
+        self.out = np.zeros(6)
+
+    def estimate(self, q, residual) -> np.ndarray:
+        """Return the wrench on the link that explains ``residual`` at ``q`` (``out``)."""
+        packed, out = self._packed, self.out
+        try:
+            done = self._row >= 0 and wrench_kernel(
+                packed.model, self._work, self._bodies, q, packed.link_body, packed.link_pose,
+                self._row, residual, float(self.damping) ** 2, self._point,
+                self.point is not None, self._frame, self._jac, out)
+        except (TypeError, ValueError):
+            done = False
+        if not done:
+            out[:] = estimate_wrench(self.model, q, residual, self.link, damping=self.damping,
+                                     point=self.point)
+        return out
+
+
 def estimate_wrench(model: RobotModel, q, residual, link: str, *, damping: float =
                     DEFAULT_DAMPING, point=None) -> np.ndarray:
     """

@@ -29,6 +29,8 @@ A gap file is YAML; every key is optional and an absent key means no difference:
     joint_states:
       jitter: 1.0e-4              # std of the publishing delay [s] (never reorders messages)
       drop: 0.001                 # probability that a joint_states message is not published
+      outage: {start: 4.5, duration: 0.5}  # the network down: no joint_states from start
+                                  # [s of sim time] for duration [s]
     contact_spheres:              # feet on the floor plane (floating base)
       FL_FOOT: {radius: 0.02, position: [0, 0, 0], friction: 0.8}
 
@@ -74,6 +76,8 @@ LIMITS = {
     'torque_sensor.gain': (1000.0, 'N m or N per unit of the reading'),
     'encoder_resolution': (0.1, 'rad or m'),
     'joint_states.jitter': (0.01, 's'),
+    'joint_states.outage.start': (1e6, 's'),
+    'joint_states.outage.duration': (60.0, 's'),
     'contact_spheres.radius': (1.0, 'm'),
     'contact_spheres.position': (2.0, 'm'),
     'contact_spheres.friction': (10.0, ''),
@@ -128,6 +132,7 @@ class Gap:
     encoder_resolution: float = 0.0
     jitter: float = 0.0
     drop: float = 0.0
+    outage: tuple[float, float] = (0.0, 0.0)            # (start, duration) [s of sim time]
     contact_spheres: dict = field(default_factory=dict)  # link -> ContactSphere
 
     @classmethod
@@ -135,11 +140,26 @@ class Gap:
         """Return the URDF's own dynamics: no errors, no friction, exact sensors."""
         return cls()
 
+    def withheld(self, time: float) -> bool:
+        """Tell whether the joint_states of sim time ``time`` fall in the outage."""
+        start, duration = self.outage
+        return start <= time < start + duration
+
     def joint_terms(self, joint: str) -> dict:
         """Armature, coulomb and viscous of ``joint`` (its own values over the defaults)."""
         terms = {name: self.joint_defaults.get(name, 0.0) for name in JOINT_FIELDS}
         terms.update(self.joints.get(joint, {}))
         return terms
+
+    def armature_parameters(self, joints) -> dict[str, float]:
+        """
+        Return the node's ``armature.<joint>`` of ``joints`` as an actuation file gives them.
+
+        The reflected rotor inertia the gap gives each joint (``joints.armature``, its own value
+        over the default), none where it gives 0: the node's model of the robot's drives.
+        """
+        terms = {joint: self.joint_terms(joint)['armature'] for joint in joints}
+        return {f'armature.{joint}': value for joint, value in terms.items() if value}
 
     def check_names(self, links, joints) -> None:
         """Raise ``InputError`` naming a link or joint of the gap that the robot does not have."""
@@ -193,7 +213,10 @@ def parse_gap(text: str, source: str = 'text') -> Gap:
                             ('noise', 'offset', 'gain'))
     gain = sensor.get('gain', 1.0)
     gains = reader.mapping(gain, 'torque_sensor.gain') if isinstance(gain, dict) else {}
-    states = reader.mapping(data.get('joint_states', {}), 'joint_states', ('jitter', 'drop'))
+    states = reader.mapping(data.get('joint_states', {}), 'joint_states',
+                            ('jitter', 'drop', 'outage'))
+    outage = reader.mapping(states.get('outage', {}), 'joint_states.outage',
+                            ('start', 'duration'))
     drop = states.get('drop', 0.0)
     if isinstance(drop, bool) or not isinstance(drop, (int, float)) or not 0 <= drop < 1:
         raise InputError(f'gap {source}: joint_states.drop is {brief(drop)}: expected a '
@@ -221,6 +244,8 @@ def parse_gap(text: str, source: str = 'text') -> Gap:
                                          'encoder_resolution'),
         jitter=reader.number(states.get('jitter', 0.0), 'joint_states.jitter'),
         drop=float(drop),
+        outage=tuple(reader.number(outage.get(key, 0.0), f'joint_states.outage.{key}')
+                     for key in ('start', 'duration')),
         contact_spheres=reader.spheres(data.get('contact_spheres', {})))
 
 

@@ -11,7 +11,8 @@ model gives.
 With a ``Recorder`` the run is also what ``rnea_sim --record`` keeps of it: each step's
 ``joint_states`` as the sim publishes them in lockstep (stamp of step k; the encoders' positions,
 the velocities and the torque sensor's reading of the step before, through the gap; one message
-in ``gap.drop`` left out), so that a run can be identified (``rnea_identify``) like a real log;
+in ``gap.drop`` left out, and those of the gap's outage), so that a run can be identified
+(``rnea_identify``) like a real log;
 with ``desired=True`` also each step's ``desired_accelerations`` (the reference sampled at that
 step, stamped as its state), as the sim publishes them for the node.
 """
@@ -94,7 +95,9 @@ def run_in_process(plant: Plant, controller: JointController, duration: float,
     pending: deque = deque()  # the commands computed, not applied yet
     for k, t in enumerate(times):
         measured = plant.measured_position(), plant.measured_velocity()
-        if recorder is not None and not (plant.gap.drop > 0 and drops.random() < plant.gap.drop):
+        withheld = plant.gap.withheld(t)  # the outage draws nothing, as in the sim
+        if recorder is not None and not withheld and not (
+                plant.gap.drop > 0 and drops.random() < plant.gap.drop):
             recorder.add_joint_states(start_ns + round(t * 1e9), plant.joint_names, *measured,
                                       plant.measured_effort())
         sample = controller.sample(t)

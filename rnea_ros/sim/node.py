@@ -91,7 +91,8 @@ class SimNode(Node):
         self.dt = 1.0 / settings.rate
         self.lock = threading.Lock()
         self.counters = {'steps': 0, 'late steps': 0, 'missed answers': 0,
-                         'joint_states dropped (gap)': 0}
+                         'joint_states dropped (gap)': 0,
+                         'joint_states withheld (gap outage)': 0}
         self.rejected: dict[str, int] = {}
         self.warned: dict[str, float] = {}  # rejected key -> monotonic time of its last warning
         # Tracking error (reference - true position, actuated joints): [sum of mean squares,
@@ -351,6 +352,9 @@ class SimNode(Node):
             self._publish_base(time_msg, stamp)
         # What the encoders read now: sent to the node, and what the robot's own PD uses.
         self.measured = plant.measured_position(), plant.measured_velocity()
+        if gap.withheld(self.sim_time):  # the network down (truth/joint_torques goes on)
+            self.counters['joint_states withheld (gap outage)'] += 1
+            return False
         if gap.drop > 0 and self.rng.random() < gap.drop:
             self.counters['joint_states dropped (gap)'] += 1
             return False

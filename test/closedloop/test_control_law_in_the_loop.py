@@ -14,7 +14,7 @@ in-process (``inprocess_law``; lockstep: each answer applies at the step it answ
 from __future__ import annotations
 
 from harness.inprocess_law import law_gains, run_law_in_process
-from harness.loop_harness import NS, run_loop, stamp_ns
+from harness.loop_harness import NS, run_loop, stamp_ns, TRACKED_SETTLE
 from harness.oracle import robot_path
 from harness.ros_harness import next_domain_id
 import numpy as np
@@ -46,7 +46,8 @@ def test_pd_feedforward_drives_an_effort_interface_as_the_law_does_in_process(
                    node_params={'control_law': 'pd_feedforward', **law_gains(model, robot),
                                 'gravity_compensated_by_robot': robot_gravity},
                    sim_params={'command_interface': 'effort',
-                               'gravity_compensated_by_robot': robot_gravity})
+                               'gravity_compensated_by_robot': robot_gravity},
+                   settle_time=TRACKED_SETTLE)
     assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
     # Lockstep: the sim steps once the node answered its state, so the answer applies at once.
     local, _, _ = run_law_in_process(urdf, gap, DURATION, 'pd_feedforward',

@@ -13,7 +13,7 @@ their own), both well within 1 mrad.
 """
 from __future__ import annotations
 
-from harness.loop_harness import run_loop
+from harness.loop_harness import run_loop, TRACKED_SETTLE
 from harness.mjcf_twins import identified_xml, joint_terms, joint_terms_gap, UR5
 import pytest
 
@@ -39,7 +39,7 @@ def test_the_node_tracks_the_mjcf_sim_as_the_urdf_sim_of_the_same_robot(tmp_path
         folder = tmp_path / name
         folder.mkdir()
         runs[name] = run_loop(folder, urdf, 'effort', duration=DURATION, node_params=node,
-                              **options)
+                              settle_time=TRACKED_SETTLE, **options)
         assert runs[name].exit_codes == {'sim': 0, 'node': 0}, runs[name].logs
         assert runs[name].counters['missed answers'] < 200, runs[name].counters
     mjcf, twin = runs['mjcf'].tracking, runs['urdf'].tracking

@@ -15,7 +15,7 @@ command timeout of its own).
 from __future__ import annotations
 
 from harness.inprocess_law import law_gains
-from harness.loop_harness import NS, run_loop, stamp_ns
+from harness.loop_harness import NS, run_loop, SHORT_SETTLE, stamp_ns
 from harness.oracle import robot_path
 import numpy as np
 import pytest
@@ -52,7 +52,8 @@ def test_a_killed_nodes_last_torque_is_held_and_the_arm_does_not_come_to_rest(tm
 
     run = run_loop(tmp_path, urdf, 'effort', 'none', DURATION, during=kill,
                    node_params={'control_law': 'pd_feedforward', **law_gains(model, 'panda')},
-                   sim_params={'command_interface': 'effort', 'lockstep_timeout': 0.005})
+                   sim_params={'command_interface': 'effort', 'lockstep_timeout': 0.005},
+                   settle_time=SHORT_SETTLE)
     assert run.exit_codes == {'sim': 0, 'node': -9}, run.logs
     step = NS // 1000
     answers = sorted((stamp_ns(msg), msg) for _, msg in run.topics['joint_torques'])

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
-from harness.loop_harness import call, detection_start, NS, run_loop, set_thresholds, stamp_ns
+from harness.loop_harness import (call, detection_start, NS, run_loop, set_thresholds,
+                                  SHORT_SETTLE, stamp_ns)
 from harness.observer_loop import ARM, CALIBRATION, FORCE, LINK
 from harness.oracle import robot_path
 import numpy as np
@@ -33,6 +34,7 @@ from rnea_ros.observer.collision import calibrate_thresholds, DEFAULT_MIN_DURATI
 
 pytestmark = pytest.mark.timeout(900)
 PUSH = 0.5  # s of sim time
+AFTER_RESET = 0.3  # s of sim time the node's torques are heard after the reset: the run ends
 WATCH = ('sim', 'node')
 
 
@@ -79,11 +81,15 @@ def test_a_push_on_the_flange_is_detected_its_force_estimated_and_reset(tmp_path
         assert (response.success, response.message) == (True, 'collision cleared')
         loop.spin_until(lambda: seen['collision'][-1].data is False, 60.0, 'the reset', WATCH)
         seen['reset'] = stamp_ns(external[-1])
+        torques = seen['torques']
+        loop.spin_until(lambda: stamp_ns(torques[-1]) > seen['reset'] + AFTER_RESET * NS, 60.0,
+                        'the feed-forward after the reset', WATCH)
 
     run = run_loop(tmp_path, urdf, 'effort', str(gap), 6.0, during=push_and_reset,
                    node_params={'observer': True, 'wrench_estimation_links': [LINK],
                                 'collision_reaction': 'hold_gravity'},
-                   sim_params={'wrench_timeout': PUSH})
+                   sim_params={'wrench_timeout': PUSH}, settle_time=SHORT_SETTLE,
+                   to_the_end=False)
     assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
     pushes = sorted(stamp_ns(msg) for _, msg in run.topics['truth/external_wrench'])
     start, end = pushes[0], pushes[-1]

@@ -20,7 +20,9 @@ from rnea_ros.identify.cli import main as identify
 
 pytestmark = pytest.mark.timeout(900)
 
-DURATION = 30.0  # s of trajectory (sim time)
+# s of trajectory (sim time). Measured: 1.978 kg and the com 1.3 mm off, as from 30 s (1.977 kg,
+# 1.3 mm); the standard deviation of the mass 3.1 g (2.2 g).
+DURATION = 15.0
 MASS = 2.0
 COM = (0.01, -0.02, 0.08)
 GAP = f"""\

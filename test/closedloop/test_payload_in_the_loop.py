@@ -27,7 +27,7 @@ show the payload, no missed cycle and no new fault cycle.
 from __future__ import annotations
 
 from diagnostic_msgs.msg import DiagnosticArray
-from harness.loop_harness import call, NS, run_loop, stamp_ns
+from harness.loop_harness import call, NS, run_loop, SHORT_SETTLE, stamp_ns
 from harness.oracle import robot_path
 import numpy as np
 import pytest
@@ -147,7 +147,7 @@ def test_a_payload_set_live_brings_the_residual_back_without_a_missed_answer(tmp
 
     run = run_loop(tmp_path, urdf, 'effort', str(gap), DURATION, during=listen_and_set,
                    node_params={'observer': True, 'observer_gain': GAIN},
-                   sim_params={'lockstep_timeout': LOCKSTEP_TIMEOUT})
+                   sim_params={'lockstep_timeout': LOCKSTEP_TIMEOUT}, settle_time=SHORT_SETTLE)
     assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
     plant = RobotModel.from_urdf_string(apply_gap(urdf, load_gap(str(gap))))
     truth = true_residuals(run.topics, plant)

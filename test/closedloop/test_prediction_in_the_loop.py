@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from diagnostic_msgs.msg import DiagnosticArray
 from harness.inprocess_law import run_law_in_process
-from harness.loop_harness import run_loop
+from harness.loop_harness import run_loop, TRACKED_SETTLE
 from harness.oracle import robot_path
 import pytest
 
@@ -44,7 +44,7 @@ def test_the_node_predicts_over_dds_as_its_core_does_in_process(tmp_path):
     run = run_loop(tmp_path, urdf, 'effort', 'default', DURATION, during=listen,
                    node_params={'control_law': 'pd_feedforward', 'prediction': 'model',
                                 **gains},
-                   sim_params={'command_interface': 'effort'})
+                   sim_params={'command_interface': 'effort'}, settle_time=TRACKED_SETTLE)
     assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
     local, _, _ = run_law_in_process(urdf, 'default', DURATION, 'pd_feedforward', gains,
                                      late_steps=0, params={'prediction': 'model'})

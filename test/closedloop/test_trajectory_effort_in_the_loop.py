@@ -13,7 +13,7 @@ in-process ratio of both robots: ``test_interfaces_in_process``.
 from __future__ import annotations
 
 from harness.inprocess_loop import run_in_process
-from harness.loop_harness import run_loop
+from harness.loop_harness import run_loop, TRACKED_SETTLE
 from harness.oracle import robot_path
 import pytest
 
@@ -26,7 +26,8 @@ RATIO = 0.3  # the node's efforts: at most this share of the PID alone's RMS err
 def test_the_nodes_point_efforts_track_within_0_3_of_jtcs_pid_alone(tmp_path):
     urdf = robot_path('ur5').read_text()
     run = run_loop(tmp_path, urdf, 'trajectory', 'default', DURATION,
-                   sim_params={'command_interface': 'trajectory_effort'})
+                   sim_params={'command_interface': 'trajectory_effort'},
+                   settle_time=TRACKED_SETTLE)
     assert run.exit_codes == {'sim': 0, 'node': 0}, run.logs
     pid = run_in_process(urdf, 'default', None, DURATION, command_interface='trajectory_effort')
     ratio = run.tracking.rms / pid.rms

@@ -14,6 +14,10 @@ arrives. Over real DDS with the node and ``rnea_sim`` on its real-time clock (lo
 each answer at the step it answers: no delay, and the gains hold): the ERROR reaches
 /diagnostics and the reset service clears the stop.
 Gains the loop holds (``inprocess_law.LAW_KP``) are never reported over the whole motion.
+With the momentum observer on (thresholds calibrated from the motion before the oscillation),
+the oscillation is no collision: no event, the crossings counted under the loop watch's ERROR,
+and a push on the hand once the watch has cleared the loop (the reset after the stop; the
+oscillation over under ``report`` once gains that hold are set) is detected.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import re
 from diagnostic_msgs.msg import DiagnosticArray
 from harness.inprocess_law import law_gains, run_law_in_process
 from harness.loop_harness import accepted, call
+from harness.observer_loop import ARM, FORCE
 from harness.oracle import robot_path
 from harness.ros_harness import next_domain_id
 import numpy as np
@@ -38,6 +43,7 @@ from rnea_ros.control.trajectory import Trajectory
 from rnea_ros.demos.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, NODE_STATUS,
                                         START_TIMEOUT, trajectory_message, trajectory_points)
 from rnea_ros.node.collision_handling import reset
+from rnea_ros.observer.collision import calibrate_thresholds
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -177,6 +183,104 @@ def test_a_push_of_a_loop_that_holds_is_not_an_oscillation(force):
     assert max(errors[2000:]) > 2.0 * SWING  # the push moved the arm beyond the swing
     assert watch.oscillations == 0 and watch.shaking() is None
     assert cores[-1].status(3.0, 3.0)[0] == 0
+
+
+CALIBRATED = 0.4  # s: thresholds from the residual of [0.1 s, this) of the motion (onset 0.48)
+SETTLE = 0.3  # s from the watch's clearing to the push
+PUSH = 0.1  # s of FORCE on the hand
+DETECTED_WITHIN = 0.05  # s from the push to its detection
+LOWERED = 0.1  # s from the ERROR to the gains that hold, set live, under report
+
+
+class Observed:
+    """The observer's case at each step: the thresholds, the events, the clearing, the push."""
+
+    def __init__(self, model: RobotModel, reaction: str):
+        times, Q, V, A = trajectory_points(model, DURATION)
+        self.trajectory = Trajectory.from_points(model.joint_names, list(zip(times, Q, V, A)))
+        self.model, self.reaction = model, reaction
+        self.residuals: list[np.ndarray] = []
+        self.events: list[tuple[float, dict]] = []
+        self.collision: list[float] = []  # when the published collision was true
+        self.found: tuple[float, int, str] | None = None  # t, level, message at the ERROR
+        self.errors: list[tuple[str, dict]] = []  # the ERROR statuses until the clearing
+        self.lowered = self.cleared = self.pushed = None  # s
+        self.reacting = False  # the collision_reaction latched (at the last step)
+
+    def __call__(self, t: float, core, plant) -> bool:
+        observer, watch = core.observer, core.watch
+        self.reacting = observer.reacting
+        if t == 0.0:
+            core.on_desired(self.trajectory, 0.0, now=0.0)  # once: it moves on by itself
+        self.events += [(t, event) for event in observer.take_events()]
+        if observer.collision:
+            self.collision.append(t)
+        if 0.1 <= t < CALIBRATED:
+            self.residuals.append(observer.residual[:len(ARM)].copy())
+        elif abs(t - CALIBRATED) < 1e-9:
+            thresholds = calibrate_thresholds(self.residuals)
+            core.use(core.settings.updated({f'collision_threshold.{joint}': float(value)
+                                            for joint, value in zip(ARM, thresholds)},
+                                           core.joint_names).validate())
+        if self.found is None and watch.oscillations:
+            self.found = (t, *core.status(t, t)[:2])
+        elif self.found is not None and self.cleared is None:
+            self._clear(t, core)
+        elif self.cleared is not None and self.pushed is None and t >= self.cleared + SETTLE:
+            plant.apply_wrench('panda_hand', [*FORCE, 0.0, 0.0, 0.0])
+            self.pushed = t
+        elif self.pushed is not None and abs(t - self.pushed - PUSH) < 1e-9:
+            plant.clear_wrench()
+        return False
+
+    def _clear(self, t: float, core) -> None:
+        """Every 10 ms the status while ERROR; stop: the reset at rest; report: lower gains."""
+        if round(t * 1e3) % 10 == 0:
+            level, message, values = core.status(t, t)
+            if level == ERROR:
+                self.errors.append((message, values))
+        speed = float(np.max(np.abs(core.state.v)))
+        if self.reaction == 'stop' and core.fault.code == LOOP_UNSTABLE and speed < REST_SPEED:
+            assert reset(core)[0]
+            self.cleared = t
+        elif self.reaction == 'report' and self.lowered is None and t >= self.found[0] + LOWERED:
+            core.use(core.settings.updated(law_gains(self.model, 'panda'),
+                                           core.joint_names).validate())
+            self.lowered = t
+        elif self.lowered is not None and not core.watch.unstable():
+            self.cleared = t
+
+
+@pytest.mark.parametrize('reaction', ['stop', 'report'])
+def test_the_oscillation_is_no_collision_and_a_push_after_it_is_one(reaction):
+    urdf = robot_path('panda').read_text()
+    model = RobotModel.from_urdf_string(urdf)
+    observed = Observed(model, reaction)
+    run_law_in_process(urdf, 'none', 2.5, 'pd_feedforward', franka_gains(model), late_steps=1,
+                       settings={'gain_check': 'error', 'acceleration_timeout': 10.0},
+                       params={'observer': True, 'unstable_reaction': reaction,
+                               'collision_reaction': 'stop' if reaction == 'stop' else 'none'},
+                       each=observed, efforts=True)
+    assert observed.found is not None and observed.pushed is not None, vars(observed)
+    found, level, message = observed.found
+    assert level == ERROR and message.startswith('loop not holding: panda_joint3 oscillates')
+    message, values = observed.errors[-1]
+    crossings = int(values['threshold crossings while the loop was unstable (not collisions)'])
+    print(f'{reaction}: found {found:.3f} s, cleared {observed.cleared:.3f} s, {crossings} '
+          f'crossings under it; {message}')
+    assert crossings > 0  # the oscillation crossed the thresholds: not a collision
+    assert all(re.match(r'loop not holding: panda_joint\d oscillates', text)
+               for text, _ in observed.errors)
+    assert (f'(observer: {crossings} threshold crossings taken for the oscillation, not '
+            'collisions)') in message
+    assert values['collisions detected'] == '0' and values['collision'] == 'false'
+    before = [event for t, event in observed.events if t < observed.pushed]
+    assert before == [] and min(observed.collision) >= observed.pushed, before
+    detected = [(t, event) for t, event in observed.events if event['kind'] == 'detected']
+    assert len(detected) == 1, detected
+    assert observed.pushed < detected[0][0] <= observed.pushed + DETECTED_WITHIN, detected
+    # Its reaction latched (stop; under the hold after the reset the hold's output goes first).
+    assert observed.reacting == (reaction == 'stop')
 
 
 def level_of(status) -> int:

@@ -82,7 +82,11 @@ def test_the_one_step_error_compares_the_prediction_with_the_next_sample(model):
     v = v.copy()
     v[2] += 0.25  # measured: 0.25 rad/s off the model on panda_joint3
     sample(core, 1.001, q.copy(), v)
+    # Not in the merge of the sample (the inputs thread holds the lock the cycle waits on):
+    # kept, and measured after the next cycle published (the node) or at the status.
+    assert core.prediction.pending and core.prediction.errors == 0
     values = core.status(1.001, 0.0)[2]
+    assert not core.prediction.pending and core.prediction.errors == 1
     assert values['prediction'] == 'model, 2 ms ahead of the sample'
     last, rms, largest = values['one-step prediction error v [rad/s] (last, RMS, max)'].split(', ')
     assert float(last) == pytest.approx(0.25, abs=1e-3) and float(largest) == float(last)

@@ -215,7 +215,7 @@ def test_a_collision_during_an_oscillation_names_the_oscillation_first():
     loop = watch()
     feed(loop, on_joint(1, np.sign(np.sin(np.pi * (k + 0.5) / 3))))  # 3 sign changes
     assert loop.oscillations == 0 and loop.shaking() == 'elbow'
-    core = SimpleNamespace(watch=loop, fault=SimpleNamespace(code=COLLISION),
+    core = SimpleNamespace(watch=loop, fault=SimpleNamespace(code=COLLISION), observer=None,
                            settings=SimpleNamespace(unstable_reaction='stop', rate=1000.0))
     level, messages = status._watch_status(core, {}, ERROR, [FAULT_TEXT[COLLISION]])
     assert level == ERROR and messages == [

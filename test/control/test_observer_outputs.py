@@ -4,6 +4,7 @@ The node's observer outputs without ROS: ``ControlCore`` with ``observer`` on.
 The residual equals the library's observer fed the same samples, for motor torques too (the
 actuation model's friction subtracted); the collision state follows the thresholds or latches with
 a reaction until ``reset``; live thresholds and gain apply; a new model keeps a latched
+collision; a crossing while the loop watch holds the loop unstable is counted, not a
 collision. A clock step of the stamps, back or forward, restarts the observer (reported, a push
 after it detected); an implausible effort is counted and not integrated. The DDS end of it is
 ``test_observer_node``.
@@ -129,6 +130,26 @@ def test_a_reaction_latches_until_reset_and_a_new_model_keeps_it(panda):
     assert replaced.observer.reacting and replaced.observer.detections == 1
     assert replaced.observer.reset() and not replaced.observer.collision
     assert not replaced.observer.reset()  # nothing left to clear
+
+
+def test_a_crossing_while_the_loop_is_unstable_is_counted_not_a_collision(panda):
+    core, stamp = core_of(panda, {'panda_joint2': 0.5}, collision_reaction='stop'), [0]
+    observer = core.observer
+    core.watch.latched = True  # the loop watch's stop (unstable_reaction)
+    feed(core, panda, 2.0, 30, stamp)
+    assert not observer.collision and not observer.reacting and observer.take_events() == []
+    assert observer.unstable_crossings == 1 and observer.detections == 0
+    assert observer.last_event is None and 'last collision' not in observer.status()
+    core.watch.reset()  # cleared: the crossing under way stays the instability's
+    feed(core, panda, 2.0, 30, stamp)
+    assert not observer.collision and observer.unstable_crossings == 1
+    feed(core, panda, 0.0, 60, stamp)  # back under the threshold: detection resumes
+    feed(core, panda, 2.0, 30, stamp)
+    assert observer.reacting and observer.detections == 1
+    event, = observer.take_events()
+    assert event['kind'] == 'detected' and event['start'] == observer.last_event['start'] > 0.12
+    assert observer.status()['threshold crossings while the loop was unstable (not '
+                             'collisions)'] == '1'
 
 
 def test_live_thresholds_and_gain_apply(panda):

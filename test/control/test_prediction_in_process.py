@@ -20,6 +20,8 @@ import numpy as np
 import pytest
 
 from rnea_ros import RobotModel
+from rnea_ros.demos.closed_loop import stiff_gains as gains  # Kp 100 / Kd 10 on every joint
+from rnea_ros.sim.gap import load_gap
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -27,23 +29,13 @@ DURATION = 3.0  # s of the demo trajectory (sim time)
 TICK = 1e-3  # s: the plant's step
 
 
-def gains(model, kp=100.0, kd=10.0) -> dict:
-    values = {f'kp.{name}': kp for name in model.joint_names}
-    values.update({f'kd.{name}': kd for name in model.joint_names})
-    return values
-
-
-# The default gap's reflected rotor inertia (rnea_ros/sim/gaps/default.yaml, joints.armature),
-# given to the node as an actuation file would (armature.<joint>): the prediction integrates
-# what the torque accelerates. The rest of the gap (a payload, 10 % inertias, friction, sensor
-# noise) the node does not know.
-GAP_ARMATURE = 0.1
-
-
+# The gap's reflected rotor inertia (rnea_ros/sim/gaps/default.yaml, joints.armature), given to
+# the node as an actuation file would (armature.<joint>): the prediction integrates what the
+# torque accelerates. The rest of the gap (a payload, 10 % inertias, friction, sensor noise) the
+# node does not know.
 def armature(model, gap) -> dict:
-    """Return the node's armature.<joint> for ``gap`` (``GAP_ARMATURE``; none for 'none')."""
-    return {f'armature.{name}': GAP_ARMATURE for name in model.joint_names} \
-        if gap == 'default' else {}
+    """Return the node's armature.<joint> of ``gap`` (none for 'none')."""
+    return load_gap(gap).armature_parameters(model.joint_names)
 
 
 def rms(robot, gap, late_steps, params=None, **keywords):

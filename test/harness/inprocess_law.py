@@ -47,8 +47,8 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
                        settings: dict | None = None,
                        each: Callable[[float, ControlCore, Plant], bool] | None = None,
                        params: dict | None = None, silent: tuple | None = None,
-                       whole: bool = False, substeps: int = 1
-                       ) -> tuple[Tracking, np.ndarray, np.ndarray]:
+                       whole: bool = False, substeps: int = 1,
+                       efforts: bool = False) -> tuple[Tracking, np.ndarray, np.ndarray]:
     """
     Track the demo trajectory with ``law`` for ``duration`` s at 1 kHz.
 
@@ -60,7 +60,8 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
     ``silent``: (start, end) s during which the core gets no joint_states (its cycles go on, as
     a node's clock runs them); ``whole``: the core takes the whole trajectory at the start (as
     the node takes a JointTrajectory) instead of the reference point of each step;
-    ``substeps``: the plant's physics steps per tick.
+    ``substeps``: the plant's physics steps per tick; ``efforts``: the joint_states carry the
+    plant's measured efforts (for the observer).
 
     Returns the tracking error before the stall (all of the run without one), and the actuated
     positions and velocities at every step (steps, joints).
@@ -85,7 +86,7 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
         if k < tracking_steps:
             error[k] = reference.position[tracked] - positions[k][tracked]
         if silent is None or not silent[0] <= t < silent[1]:
-            core.on_joint_states(names, q, v, [], now=t)
+            core.on_joint_states(names, q, v, plant.measured_effort() if efforts else [], now=t)
         if whole and k == 0:
             times, Q, V, A = trajectory_points(model, duration)
             core.on_desired(Trajectory.from_points(names, list(zip(times, Q, V, A))), t, now=t)

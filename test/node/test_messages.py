@@ -2,19 +2,26 @@
 The node's message conversions.
 
 A trajectory's size read from its CDR before decoding; a desired motion that only changed its
-stamp not decoded again.
+stamp not decoded again; an output kept serialized (``Serialized``) decodes, after its views
+are written, to the message filled with the same values (the bytes may differ in the CDR's
+padding, which rclpy's serializer leaves as it finds it).
 """
 from __future__ import annotations
 
 import struct
 
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import WrenchStamped
 import numpy as np
 import pytest
-from rclpy.serialization import serialize_message
+from rclpy.serialization import deserialize_message, serialize_message
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from rnea_ros.control.joint_input import Rejected, TOO_LARGE
 from rnea_ros.node.messages import decode_trajectory, DesiredDecoder, to_trajectory
+from rnea_ros.node.serialized import sequence, Serialized, set_wrench
 
 
 @pytest.mark.parametrize('frame_id', ['', 'a', 'odom', 'base_link'])
@@ -87,3 +94,56 @@ def test_a_repeated_desired_motion_is_checked_again_against_a_new_limit():
     with pytest.raises(Rejected, match=r'^points\[0\]\.positions has 1 values, expected 2'):
         decoder.decode(_desired([0.0]), 3)  # a refused one is not kept in place of the last
     assert decoder.decode(_stamped(points, 0, 2_000_000), 3)[0] is three
+
+
+def written(serialized: Serialized, rng) -> dict[str, list[float]]:
+    """Write random values into every view and a stamp; return the values written."""
+    values = {}
+    for name, view in serialized.arrays.items():
+        assert view.ctypes.data % 8 == 0  # aligned: the compiled kernels write into it
+        view[:] = rng.normal(size=view.shape)
+        values[name] = view.tolist()
+    return values
+
+
+@pytest.mark.parametrize('names', [[], ['j'], ['ab', 'cde', 'fghij', 'klmnopq'],
+                                   [f'panda_joint{k}' for k in range(1, 8)]])
+@pytest.mark.parametrize('fields', [('position', 'velocity', 'effort'), ('effort',)])
+def test_a_serialized_joint_state_decodes_to_the_message_filled(names, fields):
+    """Every name length (the CDR's alignment): the bytes are those of the message filled."""
+    rng = np.random.default_rng(len(names))
+    serialized = Serialized(JointState(name=list(names)), {
+        field: (len(names), sequence(field)) for field in fields})
+    for _ in range(3):  # written again: the views stay those of the bytes
+        values = written(serialized, rng)
+        serialized.stamp(Time(sec=1_700_000_123, nanosec=999_999_999))
+        expected = JointState(name=list(names), **values)
+        expected.header.stamp = Time(sec=1_700_000_123, nanosec=999_999_999)
+        assert deserialize_message(serialized.payload(), JointState) == expected
+
+
+@pytest.mark.parametrize('frame_id', ['', 'a', 'panda_hand', 'panda_link7'])
+def test_a_serialized_wrench_decodes_to_the_message_filled(frame_id):
+    rng = np.random.default_rng(1)
+    msg = WrenchStamped()
+    msg.header.frame_id = frame_id
+    serialized = Serialized(msg, {'wrench': (6, set_wrench)})
+    values = written(serialized, rng)['wrench']
+    serialized.stamp(Time(sec=-3, nanosec=7))
+    expected = WrenchStamped()
+    expected.header.frame_id = frame_id
+    expected.header.stamp = Time(sec=-3, nanosec=7)
+    set_wrench(expected, values)
+    assert deserialize_message(serialized.payload(), WrenchStamped) == expected
+
+
+@pytest.mark.parametrize('size', [0, 1, 7])
+def test_a_serialized_float64_multi_array_decodes_to_the_message_filled(size):
+    def command():
+        msg = Float64MultiArray()
+        msg.layout.dim = [MultiArrayDimension(label='joints', size=size, stride=size)]
+        return msg
+    serialized = Serialized(command(), {'data': (size, sequence('data'))})
+    expected = command()
+    expected.data = written(serialized, np.random.default_rng(2))['data']
+    assert deserialize_message(serialized.payload(), Float64MultiArray) == expected

@@ -25,7 +25,7 @@ joints:
   panda_joint7: {armature: 0.02, viscous: 0.05}
 torque_sensor: {noise: 0.05, offset: 0.2}
 encoder_resolution: 1.0e-5
-joint_states: {jitter: 1.0e-4, drop: 0.001}
+joint_states: {jitter: 1.0e-4, drop: 0.001, outage: {start: 4.5, duration: 0.5}}
 contact_spheres:
   panda_hand: {radius: 0.03}
 """
@@ -41,8 +41,14 @@ def test_a_gap_file_parses_into_its_fields():
     assert gap.joint_terms('panda_joint7') == {'armature': 0.02, 'coulomb': 0.5,
                                                'viscous': 0.05}
     assert (gap.torque_noise, gap.torque_offset, gap.encoder_resolution) == (0.05, 0.2, 1e-5)
-    assert (gap.jitter, gap.drop) == (1e-4, 0.001)
+    assert (gap.jitter, gap.drop, gap.outage) == (1e-4, 0.001, (4.5, 0.5))
+    assert [gap.withheld(t) for t in (4.499, 4.5, 4.999, 5.0)] == [False, True, True, False]
+    assert not Gap.none().withheld(0.0)
     assert gap.contact_spheres == {'panda_hand': ContactSphere(0.03)}
+    # As the node's actuation parameters: a joint's own armature over the default.
+    assert gap.armature_parameters(['panda_joint1', 'panda_joint7']) == {
+        'armature.panda_joint1': 0.1, 'armature.panda_joint7': 0.02}
+    assert Gap.none().armature_parameters(['panda_joint1']) == {}  # none: the node's default
 
 
 def test_the_default_gap_ships_with_the_package_and_none_is_no_gap():
@@ -96,6 +102,12 @@ BOMB = 'seed: [&a [x, x, x, x, x, x, x, x, x], ' + ', '.join(
      "gap 'g.yaml': contact_spheres.foot.friction is 1000000000.0: expected a number > 0 and "
      '<= 10'),
     ('seed: 1.0e+30', "gap 'g.yaml': seed is 1e+30: expected an integer from 0 to 4294967295"),
+    ('joint_states: {outage: {start: 1, duration: 61}}',
+     "gap 'g.yaml': joint_states.outage.duration is 61: expected a number >= 0 and <= 60 [s]"),
+    ('joint_states: {outage: {start: -1}}',
+     "gap 'g.yaml': joint_states.outage.start is -1: expected a number >= 0"),
+    ('joint_states: {outage: {begin: 1}}',
+     "gap 'g.yaml': unknown key 'begin' in joint_states.outage; expected one of start, duration"),
     ('joint_states: {drop: .nan}',
      "gap 'g.yaml': joint_states.drop is nan: expected a probability from 0 to below 1"),
     ('[1, 2]', "gap 'g.yaml': the file is [1, 2]: expected a mapping"),
