@@ -4,21 +4,26 @@
 Two ``rnea_node`` processes (example-robot-data's panda, autostarted active), each on a private
 domain: one as it starts by default (its participant announcing itself every 0.25 s:
 ``rnea_ros.polling.discovery``), one given a Fast DDS profile file without settings (Fast DDS's
-defaults: every 3 s), the baseline. Once ``rnea_ctl wait`` finds each, ``--calls`` rounds call
-both in a random order, as a user does (a new process each): ``rnea_ctl lifecycle get`` (wall
-time, and the CPU time of the process), then a probe doing the same steps in one process with
-a clock read after each phase (the interpreter's start, importing the command line, importing
-rclpy and the message types, the session: the DDS participant, the node's service discovered,
-the answer). Printed per node: the medians, and the ratio of the wall times. The machine's
-load (``uptime``) is printed before and after: the CPU time is what load does not change, the
-wall time is that CPU time spread over a shared machine plus the discovery wait.
+defaults: every 3 s). Once ``rnea_ctl wait`` finds each, ``--calls`` rounds call both in a
+random order, as a user does (a new process each): ``rnea_ctl lifecycle get`` and ``rnea_ctl
+param get /rnea rate`` (wall time, and the CPU time of the process), then a probe doing a
+``lifecycle get``'s steps in one process with a clock read after each phase (the
+interpreter's start, importing the command line, importing rclpy and the message types, the
+session: the DDS participant, the node's service discovered, the answer). ``--baseline DIR``
+(a checkout of rnea_ros, e.g. ``git archive`` of an older commit) runs that checkout's
+``rnea_ctl`` in the same rounds, on the same nodes, beside this one: the two side by side under
+the same load. Printed per node and client: the median, p90 and max wall time per call, the
+median CPU time, the ratios; the machine's load (``uptime``) before and after, and its floor
+(``rnea_ros.timing.floor``) after. The CPU time is what load does not change; the wall time is
+that CPU time spread over a shared machine plus the discovery wait.
 
-Usage: ``python bench/bench_ctl.py [--calls N]``
+Usage: ``python bench/bench_ctl.py [--calls N] [--baseline DIR]``
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 from pathlib import Path
 import random
@@ -31,7 +36,9 @@ import time
 
 from rnea_ros.demos.motions import PANDA_URDF
 from rnea_ros.demos.process import ros_environment, RosProcess
+from rnea_ros.timing.floor import wake_up_lateness
 
+ROOT = Path(__file__).resolve().parents[1]
 PROBE = r"""
 import json, sys, time
 marks = {'start': float(sys.argv[1])}
@@ -45,7 +52,7 @@ marks['rclpy'] = time.time()
 s = session.Session(10.0)
 marks['session'] = time.time()
 client = s._client(GetState, '/rnea/get_state')
-s.spin_until(client.service_is_ready, 'service')
+s.spin_until(client.service_is_ready, 'service', tick=session.DISCOVERY_TICK)
 marks['discovered'] = time.time()
 future = client.call_async(GetState.Request())
 s.spin_until(future.done, 'answer')
@@ -56,6 +63,7 @@ print(json.dumps(marks))
 EMPTY_PROFILE = ('<?xml version="1.0" encoding="UTF-8"?>\n'
                  '<dds xmlns="http://www.eprosima.com"><profiles/></dds>\n')
 CTL = [sys.executable, '-m', 'rnea_ros.ctl']
+COMMANDS = {'lifecycle get': ['lifecycle', 'get'], 'param get': ['param', 'get', '/rnea', 'rate']}
 
 
 def children_cpu() -> float:
@@ -63,65 +71,122 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def call(env: dict) -> tuple[float, float]:
-    """Run ``rnea_ctl lifecycle get``; return its wall and CPU time [s]."""
+def call(arguments: list[str], env: dict) -> tuple[float, float, int]:
+    """Run ``rnea_ctl ARGUMENTS``; return its wall and CPU time [s] and its exit status."""
     cpu, begin = children_cpu(), time.perf_counter()
-    subprocess.run([*CTL, 'lifecycle', 'get'], env=env, check=True, capture_output=True,
-                   stdin=subprocess.DEVNULL)
-    return time.perf_counter() - begin, children_cpu() - cpu
+    # cwd: not a checkout, which ``python -m`` would put before PYTHONPATH on sys.path
+    done = subprocess.run([*CTL, *arguments], env=env, capture_output=True,
+                          stdin=subprocess.DEVNULL, cwd=tempfile.gettempdir())
+    return time.perf_counter() - begin, children_cpu() - cpu, done.returncode
 
 
-def probe(env: dict) -> dict[str, float]:
-    """Return the probe's phases [s]."""
+def probe(env: dict) -> dict[str, float] | int:
+    """Return the probe's phases [s], or its exit status when it failed."""
     done = subprocess.run([sys.executable, '-c', PROBE, repr(time.time())], env=env,
-                          check=True, capture_output=True, text=True)
+                          capture_output=True, text=True, cwd=tempfile.gettempdir())
+    if done.returncode:
+        return done.returncode
     marks = json.loads(done.stdout)
     names = list(marks)
     return {after: marks[after] - marks[before] for before, after in zip(names, names[1:])}
 
 
+def p90(values: list[float]) -> float:
+    """Return the 90th percentile, nearest rank (of ten values the ninth lowest)."""
+    ranked = sorted(values)
+    return ranked[math.ceil(0.9 * len(ranked)) - 1]
+
+
+def start_nodes(folder: Path) -> tuple[dict[str, dict], list[RosProcess]]:
+    """Start the two nodes; return each one's environment (a client's: no profile) and them."""
+    empty = folder / 'fastdds_defaults.xml'
+    empty.write_text(EMPTY_PROFILE)
+    base = 150 + os.getpid() % 40
+    targets = {'default (0.25 s)': ros_environment(base),
+               'Fast DDS defaults (3 s)': ros_environment(
+                   base + 1, {'FASTDDS_DEFAULT_PROFILES_FILE': str(empty)})}
+    nodes = [RosProcess([sys.executable, '-m', 'rnea_ros.node', '--urdf', str(PANDA_URDF)],
+                        int(env['ROS_DOMAIN_ID']), folder / f'node{k}.log', 'rnea_node',
+                        env=env) for k, env in enumerate(targets.values())]
+    for env in targets.values():  # the client's side as a user's: no profile given
+        env.pop('FASTDDS_DEFAULT_PROFILES_FILE', None)
+    return targets, nodes
+
+
+def rounds(targets: dict[str, dict], clients: dict[str, str], calls: int) -> dict:
+    """Call each node with each client and command, ``calls`` rounds in a random order."""
+    runs = [(node, client, command) for node in targets for client in clients
+            for command in COMMANDS]
+    results = {run: {'wall': [], 'cpu': [], 'failed': []} for run in runs}
+    phases = {node: [] for node in targets}
+    for _ in range(calls):
+        for node, client, command in random.sample(runs, len(runs)):
+            env = dict(targets[node], PYTHONPATH=clients[client])
+            wall, cpu, status = call(COMMANDS[command], env)
+            result = results[node, client, command]
+            if status:  # counted and shown, not timed
+                result['failed'].append(status)
+            else:
+                result['wall'].append(wall)
+                result['cpu'].append(cpu)
+        for node in random.sample(list(targets), len(targets)):
+            phases[node].append(probe(dict(targets[node], PYTHONPATH=clients['this'])))
+    return {'calls': results, 'phases': phases}
+
+
+def report(results: dict, clients: dict[str, str]) -> None:
+    """Print each node's and client's figures, side by side, and the ratios."""
+    medians = {}
+    for (node, client, command), times in results['calls'].items():
+        wall = times['wall']
+        medians[node, client, command] = statistics.median(wall)
+        print(f'{node}, {client} ({clients[client]}): rnea_ctl {command}: wall median '
+              f'{statistics.median(wall):.2f} s, p90 {p90(wall):.2f}, max {max(wall):.2f} '
+              f'(each: {" ".join(f"{t:.2f}" for t in wall)}); CPU median '
+              f'{statistics.median(times["cpu"]):.2f} s; failed: '
+              f'{", ".join(f"exit {code}" for code in times["failed"]) or "none"}')
+    for node, probes in results['phases'].items():
+        each = [p for p in probes if isinstance(p, dict)]
+        failed = [p for p in probes if not isinstance(p, dict)]
+        if failed:
+            print(f'{node}, this: probes failed: {", ".join(f"exit {p}" for p in failed)}')
+        phases = ', '.join(f'{phase} {statistics.median(p[phase] for p in each):.3f}'
+                           for phase in each[0])
+        found = ' '.join(f'{p["discovered"]:.2f}' for p in each)
+        print(f'{node}, this: probe medians [s]: {phases}; discovered, each: {found}')
+    nodes = list(results['phases'])
+    for command in COMMANDS:
+        if 'baseline' in clients:
+            for node in nodes:
+                print(f'{node}: rnea_ctl {command} wall median, this / baseline: '
+                      f'{medians[node, "this", command] / medians[node, "baseline", command]:.2f}')
+        print(f'rnea_ctl {command} wall median, default / Fast DDS defaults (this): '
+              f'{medians[nodes[0], "this", command] / medians[nodes[1], "this", command]:.2f}')
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--calls', type=int, default=8, help='rounds (default: %(default)s)')
+    parser.add_argument('--baseline', type=Path,
+                        help="a checkout of rnea_ros whose rnea_ctl runs beside this one's")
     args = parser.parse_args()
-    base = 150 + os.getpid() % 40
+    clients = {'this': str(ROOT)}
+    if args.baseline:
+        clients['baseline'] = str(args.baseline.resolve())
     with tempfile.TemporaryDirectory() as folder:
-        empty = Path(folder) / 'fastdds_defaults.xml'
-        empty.write_text(EMPTY_PROFILE)
-        targets = {'default (0.25 s)': ros_environment(base),
-                   'Fast DDS defaults (3 s)': ros_environment(
-                       base + 1, {'FASTDDS_DEFAULT_PROFILES_FILE': str(empty)})}
-        nodes = [RosProcess([sys.executable, '-m', 'rnea_ros.node', '--urdf', str(PANDA_URDF)],
-                            int(env['ROS_DOMAIN_ID']), Path(folder) / f'node{k}.log',
-                            'rnea_node', env=env) for k, env in enumerate(targets.values())]
+        targets, nodes = start_nodes(Path(folder))
         try:
-            for env in targets.values():  # the client's side as a user's: no profile given
-                env.pop('FASTDDS_DEFAULT_PROFILES_FILE', None)
+            for env in targets.values():
                 subprocess.run([*CTL, '--timeout', '300', 'wait'], env=env, check=True,
                                capture_output=True)
             print(f'load before: {os.getloadavg()}', flush=True)
-            results = {name: {'wall': [], 'cpu': [], 'phases': []} for name in targets}
-            for _ in range(args.calls):
-                for name in random.sample(list(targets), len(targets)):
-                    wall, cpu = call(targets[name])
-                    results[name]['wall'].append(wall)
-                    results[name]['cpu'].append(cpu)
-                    results[name]['phases'].append(probe(targets[name]))
+            results = rounds(targets, clients, args.calls)
             print(f'load after: {os.getloadavg()}')
         finally:
             for node in nodes:
                 node.stop()
-    for name, result in results.items():
-        walls = ' '.join(f'{t:.2f}' for t in result['wall'])
-        phases = ', '.join(f'{phase} {statistics.median(p[phase] for p in result["phases"]):.3f}'
-                           for phase in result['phases'][0])
-        found = ' '.join(f'{p["discovered"]:.2f}' for p in result['phases'])
-        print(f'{name}: rnea_ctl lifecycle get wall {walls} s (median '
-              f'{statistics.median(result["wall"]):.2f}), CPU median '
-              f'{statistics.median(result["cpu"]):.2f} s; probe medians: {phases}; '
-              f'discovered, each: {found}')
-    walls = [statistics.median(result['wall']) for result in results.values()]
-    print(f'wall median, default / Fast DDS defaults: {walls[0] / walls[1]:.2f}')
+    report(results, clients)
+    print(wake_up_lateness().describe())
     return 0
 
 

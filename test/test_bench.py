@@ -27,11 +27,16 @@ def test_bench_bag_runs_without_and_with_write_bag(tmp_path):
     assert 'pin.rnea loop, same 3 terms' in out
 
 
-def test_bench_ctl_calls_both_nodes():
-    out = bench('bench_ctl.py', '--calls', '1')
+def test_bench_ctl_calls_both_nodes_with_both_clients():
+    out = bench('bench_ctl.py', '--calls', '1', '--baseline', str(ROOT))
     for name in ('default (0.25 s)', 'Fast DDS defaults (3 s)'):
-        assert f'{name}: rnea_ctl lifecycle get wall ' in out
-    assert 'wall median, default / Fast DDS defaults: ' in out
+        for client in ('this', 'baseline'):
+            for command in ('lifecycle get', 'param get'):
+                assert f'{name}, {client} ({ROOT}): rnea_ctl {command}: wall median ' in out
+        assert f'{name}: rnea_ctl lifecycle get wall median, this / baseline: ' in out
+        assert f'{name}, this: probe medians [s]: ' in out
+    assert 'rnea_ctl param get wall median, default / Fast DDS defaults (this): ' in out
+    assert 'machine floor: ' in out
 
 
 def test_bench_fleet_runs_one_and_two_workers_and_sizes(tmp_path):

@@ -8,6 +8,7 @@ option or field), 130 interrupted (Ctrl-C).
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 
 from rnea_ros.ctl import names
@@ -107,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def prepare(options: argparse.Namespace):
     """Check every input; return ``run(session)`` doing the command (InputError if bad)."""
-    from rnea_ros.ctl import commands, trajectory_spec, values
+    from rnea_ros.ctl import commands, values
     command, action = options.command, getattr(options, 'action', None)
     node = names.node_name(options.node, '--node' if command in ('trajectory', 'push')
                            else 'NODE')
@@ -130,6 +131,7 @@ def prepare(options: argparse.Namespace):
     if command == 'trajectory':
         if (options.file is None) == (not options.point):
             raise InputError('expected a trajectory FILE or --point options, not both')
+        from rnea_ros.ctl import trajectory_spec
         spec = (trajectory_spec.load_file(options.file) if options.file
                 else trajectory_spec.from_inline(options.point))
         topic = names.topic_of(node, names.topic_name(options.topic or
@@ -178,6 +180,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         finally:
             session.close()
+            # The process ends next: the interpreter's collections at exit would walk every
+            # object of rclpy, numpy and the message types (~0.08 s of CPU, up to 0.3 s on a
+            # loaded machine) for memory the process gives back anyway.
+            gc.freeze()
     except KeyboardInterrupt:
         return 130
 

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 from rnea_ros.ctl import names, values
 from rnea_ros.ctl.session import Refused, Session, Unreachable
-from rnea_ros.ctl.trajectory_spec import NANOSECONDS, TrajectorySpec
 from rnea_ros.errors import InputError, RneaError
+
+if TYPE_CHECKING:  # imported by the trajectory command only (dataclasses, files)
+    from rnea_ros.ctl.trajectory_spec import TrajectorySpec
 
 TRANSITIONS = ('configure', 'activate', 'deactivate', 'cleanup', 'shutdown')
 STATES = ('unconfigured', 'inactive', 'active', 'finalized')
@@ -206,6 +209,8 @@ def send_trajectory(session: Session, topic: str, spec: TrajectorySpec) -> int:
     """Publish ``spec`` on ``topic`` once (reliable) and wait for its delivery."""
     from builtin_interfaces.msg import Duration, Time
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+    from rnea_ros.ctl.trajectory_spec import NANOSECONDS
     message = JointTrajectory(joint_names=list(spec.joint_names))
     message.header.stamp = Time(sec=spec.stamp[0], nanosec=spec.stamp[1])
     message.header.frame_id = spec.frame_id

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from harness.ctl_runner import run_ctl
+from harness.ctl_runner import finished, run_ctl, start_ctl
 from harness.oracle import robot_path
 import pytest
 
@@ -129,6 +129,39 @@ def test_rnea_ctl_starts_without_the_dynamics():
     done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                           check=True, timeout=60)
     assert done.stdout == '[]\n'
+
+
+# What a call needs not: the dynamics, the trajectory reader (and its dataclasses), and
+# rosidl_generator_py's code generator (lark, empy), which its package imports beside the type
+# support importer every message needs.
+NOT_NEEDED = ('numba', 'rnea_ros.dynamics', 'rnea_ros.ctl.trajectory_spec', 'lark', 'em',
+              'rosidl_generator_py.generate_py_impl')
+
+
+def test_a_call_imports_only_what_it_needs_and_freezes_before_exit(ros):
+    code = ('import sys, gc; from rnea_ros.ctl.cli import main; '
+            "code = main(['--timeout', '0.2', 'lifecycle', 'get', '/nobody']); "
+            f'print(code, sorted(m for m in {NOT_NEEDED!r} if sys.modules.get(m)), '
+            "'rosidl_generator_py' in sys.modules, gc.get_freeze_count() > 0)")
+    done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    # exit 1 (no such node) after a session: rclpy and the type support were there, the rest not
+    assert done.stdout == '1 [] True True\n', done.stderr
+
+
+def test_the_ctl_node_offers_no_service_of_its_own(ros, tmp_path):
+    out = tmp_path / 'ctl'
+    process = start_ctl(['--timeout', '120', 'status', '/nobody'], tmp_path, out)
+    try:
+        ros.spin_until(lambda: ('rnea_ctl', '/') in ros.node.get_node_names_and_namespaces(),
+                       60, what='the node rnea_ctl in the graph')
+        # no parameter services, no ~/get_type_description: nothing to discover but its own
+        assert ros.node.get_service_names_and_types_by_node('rnea_ctl', '/') == []
+        topics = ros.node.get_subscriber_names_and_types_by_node('rnea_ctl', '/')
+        assert topics == [('/diagnostics', ['diagnostic_msgs/msg/DiagnosticArray'])]
+    finally:
+        process.kill()
+    assert finished(process, out).stdout == ''
 
 
 def test_a_call_to_a_running_node_waits_for_discovery_only(ros, tmp_path):
