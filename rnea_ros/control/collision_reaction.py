@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from rnea_ros.control.braking import Brake
+from rnea_ros.control.cycle_kernels import largest_magnitude
 from rnea_ros.control.declaration import REST_SPEED
 
 
@@ -37,6 +38,7 @@ class StopReaction:
         self._q_rest = np.zeros(model.nq)
         # A pose difference q_rest - q needs q and v of one size (1-DoF joints, fixed base).
         self._hold = model.nq == model.nv
+        largest_magnitude(np.zeros(model.nv))  # compiled (or loaded) now, not in a stop
 
     @property
     def q_rest(self) -> np.ndarray | None:
@@ -54,7 +56,7 @@ class StopReaction:
         """
         if latch != self.latch:
             self.latch, self.resting = latch, False
-        if not self.resting and self._hold and _fastest(v) < REST_SPEED:
+        if not self.resting and self._hold and largest_magnitude(v) < REST_SPEED:
             self._q_rest[:] = q
             self.resting = True
         held = self._q_rest if self.resting else None
@@ -66,13 +68,3 @@ class StopReaction:
         if other.q_rest is not None:
             self._q_rest[:] = other.q_rest
         self.latch, self.resting = other.latch, other.resting
-
-
-def _fastest(v: np.ndarray) -> float:
-    """Return max |v| (0 for none), without a temporary array."""
-    fastest = 0.0
-    for k in range(v.shape[0]):
-        speed = abs(v[k])
-        if speed > fastest:
-            fastest = speed
-    return fastest
