@@ -36,9 +36,9 @@ answered, and the one-step prediction error: on each sample, the state predicted
 previous sample to its stamp (with the commands the robot applied meanwhile) against the one
 measured, the largest joint error in q and in v; last, RMS and largest since the start. A growing
 error says the model (a payload, the armature, friction) is not the robot's. The rollout is not
-run when the sample is merged (``sampled`` keeps the pair) but after a cycle has published
-(``measure_pending``, from ``Cycles.publish``) or at the status: neither the cycle nor the
-merge waits for it, and of several samples between two cycles the last pair is measured.
+run when the sample is merged (``sampled`` keeps the sample before it) but after a cycle has
+published (``measure_pending``, from ``Cycles.publish``) or at the status: neither the cycle
+nor the merge waits for it, and of several samples between two cycles the last is measured.
 """
 from __future__ import annotations
 
@@ -66,10 +66,10 @@ class CyclePrediction:
         self.q, self.v = state.q.copy(), np.zeros(model.nv)  # the predicted state
         self._q_step, self._v_step = state.q.copy(), np.zeros(model.nv)  # one-step prediction
         self._q_previous, self._v_previous = state.q.copy(), np.zeros(model.nv)
-        # A pair of samples whose one-step error is to be measured (``measure_pending``).
+        # The earlier sample of the pair whose one-step error is to be measured
+        # (``measure_pending``); the later one is the latest (``_q_previous``, ``sample_time``).
         self._q_from, self._v_from = state.q.copy(), np.zeros(model.nv)
-        self._q_to, self._v_to = state.q.copy(), np.zeros(model.nv)
-        self._from = self._to = 0.0
+        self._from = 0.0
         self.pending = False
         self._scratch = np.zeros(model.nv)
         self.on = self.requested = False
@@ -114,27 +114,23 @@ class CyclePrediction:
         if stamp < self.sample_time:  # the clock stepped back: what was recorded is moot
             self.predictor.clear()
             self._pushed, self._previous, self.pending = -math.inf, False, False
-        elif self._previous and stamp - self.sample_time <= MAX_ERROR_GAP:
-            self._pend(stamp)
+        else:  # a pair whose gap is too long to say anything of the model is not measured
+            self.pending = self._previous and stamp - self.sample_time <= MAX_ERROR_GAP
+            if self.pending:
+                np.copyto(self._q_from, self._q_previous)
+                np.copyto(self._v_from, self._v_previous)
+                self._from = self.sample_time
         self._q_previous[:] = state.q
         self._v_previous[:] = state.v
         self._previous = True
         self.sample_time, self.arrival, self._fresh = stamp, now, True
 
-    def _pend(self, stamp: float) -> None:
-        """Keep the previous sample and this one for ``measure_pending`` (copies, no rollout)."""
-        np.copyto(self._q_from, self._q_previous)
-        np.copyto(self._v_from, self._v_previous)
-        np.copyto(self._q_to, self.state.q)
-        np.copyto(self._v_to, self.state.v)
-        self._from, self._to, self.pending = self.sample_time, stamp, True
-
     def measure_pending(self) -> None:
         """
-        Measure the one-step prediction error of the pair of samples kept last.
+        Measure the one-step prediction error of the latest sample, if pending.
 
-        The rollout from the earlier sample to the later one, with the commands the robot
-        applied meanwhile, against the later one. Called after a cycle has published (the node:
+        The rollout from the sample before it to its stamp, with the commands the robot
+        applied meanwhile, against it. Called after a cycle has published (the node:
         ``Cycles.publish``), so that neither the cycle nor the sample's merge waits for it; of
         several samples between two cycles, the last pair is measured.
         """
@@ -142,12 +138,12 @@ class CyclePrediction:
             return
         self.pending = False
         try:
-            self.predictor.predict(self._q_from, self._v_from, self._from, self._to,
+            self.predictor.predict(self._q_from, self._v_from, self._from, self.sample_time,
                                    self._q_step, self._v_step)
         except InputError:
             return
-        error_q = _largest_difference(self._q_step, self._q_to)
-        error_v = _largest_difference(self._v_step, self._v_to)
+        error_q = _largest_difference(self._q_step, self._q_previous)
+        error_v = _largest_difference(self._v_step, self._v_previous)
         self.error_q, self.error_v = error_q, error_v
         self.errors += 1
         self._sum_q += error_q * error_q
