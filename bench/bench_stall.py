@@ -14,7 +14,7 @@ silent for 0.5 s. Printed: the fastest joint's speed when the stall begins, the 
 any joint from where it began (while silent), and the largest speed from 0.1 s after
 joint_states return (docs/node/prediction.md):
 
-- in lockstep, in-process (``harness.inprocess_law.run_law_in_process``: the node's core, the
+- in lockstep, in-process (``harness.stall.stalled``: the node's core, the
   command one tick late, the stall its ``silent`` window), as the suite measures it: every input
   silent, and the desired motion does not come back (the speed after is the law's rest);
 - in real time over DDS (``rnea_sim`` with ``clock: realtime`` and the gap plus an outage of
@@ -41,9 +41,10 @@ import tempfile
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))  # the tests' harness package
 
-from harness.inprocess_law import run_law_in_process  # noqa: E402
 from harness.loop_harness import NS, run_loop  # noqa: E402
 from harness.oracle import robot_path  # noqa: E402
+from harness.stall import (INPUT_TIMEOUT, REST_AFTER, SILENT, stalled, STOP_TIME,  # noqa: E402
+                           SUBSTEPS, TICK)
 import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
@@ -52,14 +53,12 @@ from rnea_ros.demos.closed_loop import stiff_gains  # noqa: E402
 from rnea_ros.sim.gap import GAPS_DIR, load_gap, shipped_gaps  # noqa: E402
 from rnea_ros.timing.floor import wake_up_lateness  # noqa: E402
 
-STALL, SILENT = 0.5, 0.5  # s into the trajectory; s without inputs
-REST_AFTER = 0.1  # s after joint_states return
-SUBSTEPS = 5
-# gain_check error: without armature (gap none) the node's check refuses Kd 10 on the panda's
-# wrist (the in-process lockstep run holds it; over DDS the loop watch may stop the arm).
-NODE = {'control_law': 'pd_feedforward', 'prediction': 'model', 'input_timeout': 0.003,
-        'collision_stop_time': 0.02, 'gain_check': 'error'}
-TICK = 1e-3
+# The stall's set-up (SILENT, REST_AFTER, the timeouts, SUBSTEPS) is harness.stall's, as
+# the suite's. gain_check error: without armature (gap none) the node's check refuses Kd 10 on
+# the panda's wrist (the in-process lockstep run holds it; over DDS the loop watch may stop the
+# arm).
+NODE = {'control_law': 'pd_feedforward', 'prediction': 'model', 'input_timeout': INPUT_TIMEOUT,
+        'collision_stop_time': STOP_TIME, 'gain_check': 'error'}
 # Over DDS the outage is timed on the sim's clock, this long after the settle: the trajectory is
 # sent then, taken within a few hundred ms, and from 0.2 s on the demo moves at 1.5-2.1 rad/s.
 OUTAGE_AFTER = 2.0
@@ -104,12 +103,7 @@ def in_lockstep(name: str, gap: str, folder: Path) -> tuple:
     model = RobotModel.from_urdf_string(urdf)
     gap_file = folder / 'lockstep_gap.yaml'
     gap_file.write_text(yaml.safe_dump(gap_data(gap)))
-    _, q, v = run_law_in_process(urdf, str(gap_file), STALL + SILENT + 2 * REST_AFTER,
-                                 'pd_feedforward', {}, stall_at=STALL,
-                                 silent=(STALL, STALL + SILENT),
-                                 late_steps=1, whole=True, substeps=SUBSTEPS,
-                                 params={**NODE, **stiff(model, gap_file)})
-    return measures(np.arange(len(q)) * TICK, q, v, STALL)
+    return stalled(urdf, str(gap_file), {**NODE, **stiff(model, gap_file)}, whole=True)
 
 
 def over_dds(name: str, gap: str, folder: Path, settle: float) -> tuple:

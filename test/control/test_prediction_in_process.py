@@ -14,6 +14,7 @@ does not know); the reference runs the same node parameters without prediction.
 """
 from __future__ import annotations
 
+from harness import stall
 from harness.inprocess_law import run_law_in_process
 from harness.oracle import robot_path
 import numpy as np
@@ -94,33 +95,14 @@ def test_frankas_example_gains_hold_with_prediction():
     assert tracking.rms <= reference.rms, (tracking, reference)
 
 
-STALL = 0.5  # s: every input goes silent (the demo motion: 1.7 rad/s on the fastest joint)
-SILENT = 0.5  # s without joint_states (the desired motion does not come back)
-REST_AFTER = 0.1  # s after joint_states return: every joint below REST_SPEED from then on
-REST_SPEED = 0.05  # rad/s
-INPUT_TIMEOUT = 0.003  # s: three periods (docs/node/prediction.md: a few periods)
-STOP_TIME = 0.02  # s: collision_stop_time, the braking's time constant (-2 v / T)
-# Physics steps per tick: the blind hold after the braking is open loop, and the arm's unstable
-# modes grow any difference between the plant and the continuous dynamics the node integrates
-# (RK4): with one implicit step per ms the plant's own integration error (1e-4 rad in the
-# braking) grew to 0.04-0.05 rad on the panda's wrist in 0.5 s; with five the plant is within
-# 0.01 rad of the continuous arm there, as a real arm is continuous.
-SUBSTEPS = 5
+REST_SPEED = 0.05  # rad/s: every joint below it from stall.REST_AFTER after joint_states return
 
 
 def stalled(robot, gap, prediction, **more):
     """Return (speed at the stall, largest drift in it, largest speed REST_AFTER after it)."""
     urdf = robot_path(robot).read_text()
     model = RobotModel.from_urdf_string(urdf)
-    _, positions, velocities = run_law_in_process(
-        urdf, gap, STALL + SILENT + 2 * REST_AFTER, 'pd_feedforward', gains(model),
-        stall_at=STALL, silent=(STALL, STALL + SILENT), late_steps=1, substeps=SUBSTEPS,
-        params={'prediction': prediction, 'input_timeout': INPUT_TIMEOUT,
-                'collision_stop_time': STOP_TIME, **armature(model, gap), **more})
-    start, back = int(round(STALL / TICK)), int(round((STALL + SILENT) / TICK))
-    drift = np.abs(positions[start:back] - positions[start]).max()
-    return (np.abs(velocities[start]).max(), drift,
-            np.abs(velocities[back + int(round(REST_AFTER / TICK)):]).max())
+    return stall.stalled(urdf, gap, {'prediction': prediction, **armature(model, gap), **more})
 
 
 # Measured: 0.047 rad (panda), 0.104 (ur5) on the true model: the braking as hard as the
@@ -134,7 +116,7 @@ def stalled(robot, gap, prediction, **more):
 def test_a_stall_is_carried_through_to_rest(robot, gap, drift):
     speed, largest, settled = stalled(robot, gap, 'model')
     print(f'{robot} gap {gap}: {speed:.2f} rad/s at the stall, drift {largest:.3f} rad, '
-          f'{settled:.4f} rad/s from {REST_AFTER} s after joint_states return')
+          f'{settled:.4f} rad/s from {stall.REST_AFTER} s after joint_states return')
     assert speed >= 1.5, speed
     assert largest <= drift, largest
     if gap == 'none':

@@ -1,0 +1,49 @@
+"""
+A stall of the node's inputs in lockstep, the node's core as the arm's only controller.
+
+The set-up of test/control/test_prediction_in_process.py's stall tests and of
+bench/bench_stall.py's lockstep rows: ``inprocess_law.run_law_in_process`` (the effort
+interface, the command one tick late) with ``pd_feedforward`` at Kp 100 / Kd 10 on every joint;
+``STALL`` s into the demo trajectory every input goes silent for ``SILENT`` s, then joint_states
+return (the desired motion does not: the law's damped rest).
+"""
+from __future__ import annotations
+
+from harness.inprocess_law import run_law_in_process
+import numpy as np
+
+from rnea_ros import RobotModel
+from rnea_ros.demos.closed_loop import stiff_gains
+
+STALL = 0.5  # s: every input goes silent (the demo motion: 1.7 rad/s on the fastest joint)
+SILENT = 0.5  # s without joint_states (the desired motion does not come back)
+REST_AFTER = 0.1  # s after joint_states return: the speed is judged from then on
+INPUT_TIMEOUT = 0.003  # s: three periods (docs/node/prediction.md: a few periods)
+STOP_TIME = 0.02  # s: collision_stop_time, the braking's time constant (-2 v / T)
+# Physics steps per tick: the blind hold after the braking is open loop, and the arm's unstable
+# modes grow any difference between the plant and the continuous dynamics the node integrates
+# (RK4): with one implicit step per ms the plant's own integration error (1e-4 rad in the
+# braking) grew to 0.04-0.05 rad on the panda's wrist in 0.5 s; with five the plant is within
+# 0.01 rad of the continuous arm there, as a real arm is continuous.
+SUBSTEPS = 5
+TICK = 1e-3  # s: the plant's step
+
+
+def stalled(urdf: str, gap: str, params: dict, whole: bool = False) -> tuple:
+    """
+    Return (speed at the stall, largest drift in it, largest speed REST_AFTER after it).
+
+    ``gap``: the plant's gap (``load_gap``); ``params``: node parameters beside the gains,
+    ``input_timeout`` and ``collision_stop_time`` (``prediction``, ``armature.<joint>``...);
+    ``whole``: the core takes the whole trajectory at the start (``run_law_in_process``).
+    """
+    model = RobotModel.from_urdf_string(urdf)
+    _, positions, velocities = run_law_in_process(
+        urdf, gap, STALL + SILENT + 2 * REST_AFTER, 'pd_feedforward', stiff_gains(model),
+        stall_at=STALL, silent=(STALL, STALL + SILENT), late_steps=1, substeps=SUBSTEPS,
+        whole=whole, params={'input_timeout': INPUT_TIMEOUT, 'collision_stop_time': STOP_TIME,
+                             **params})
+    start, back = int(round(STALL / TICK)), int(round((STALL + SILENT) / TICK))
+    drift = np.abs(positions[start:back] - positions[start]).max()
+    return (np.abs(velocities[start]).max(), drift,
+            np.abs(velocities[back + int(round(REST_AFTER / TICK)):]).max())
