@@ -20,8 +20,7 @@ each cycle does not. At rest the torque is g(q), which holds.
 whole, by the largest factor in [0, 1] that keeps every joint within its limit ``upper``
 (clipping joint by joint would change the direction of the coupled acceleration and could speed
 other joints up): the braking is as hard as the weakest joint allows. A joint whose bias alone
-exceeds its limit leaves no room: the torque is the bias, which the caller clips. A disturbance
-the robot adds (``disturbance.DisturbanceEstimate``, a stall's) is taken out with the bias.
+exceeds its limit leaves no room: the torque is the bias, which the caller clips.
 """
 from __future__ import annotations
 
@@ -42,15 +41,12 @@ class Brake:
         self._pose, self._zeros = np.zeros(nv), np.zeros(nv)
 
     def torques(self, q: np.ndarray, v: np.ndarray, stop_time: float, upper: np.ndarray,
-                tau: np.ndarray, q_rest: np.ndarray | None = None,
-                disturbance: np.ndarray | None = None) -> bool:
+                tau: np.ndarray, q_rest: np.ndarray | None = None) -> bool:
         """
         Write the torque that brakes (or, with ``q_rest``, holds) at (q, v) into ``tau``.
 
-        ``stop_time``: T [s]; ``upper``: the effort limit of each joint (inf: none);
-        ``disturbance``: a torque the robot adds that the model misses (taken out, the bias's
-        part). Return False if it could not be computed or is not finite (``tau`` is then
-        unspecified).
+        ``stop_time``: T [s]; ``upper``: the effort limit of each joint (inf: none). Return
+        False if it could not be computed or is not finite (``tau`` is then unspecified).
         """
         a, bias = self._a, self._bias
         np.multiply(v, -2.0 / stop_time, out=a)
@@ -65,9 +61,6 @@ class Brake:
             return False
         a *= self.armature
         tau += a
-        if disturbance is not None:
-            tau -= disturbance
-            bias -= disturbance
         tau -= bias
         tau *= _room(tau, bias, upper)
         tau += bias

@@ -46,7 +46,6 @@ import math
 
 import numpy as np
 
-from rnea_ros.control.disturbance import DisturbanceEstimate
 from rnea_ros.control.loop_margin import DEFAULT_PERIOD
 from rnea_ros.control.prediction import StatePredictor
 from rnea_ros.errors import InputError
@@ -73,10 +72,6 @@ class CyclePrediction:
         self._from = 0.0
         self.pending = False
         self._scratch = np.zeros(model.nv)
-        # The torque the model misses, from the one-step errors (``disturbance``): the
-        # prediction integrates command + d_hat; a stall's brake and hold take it out.
-        self.disturbance = DisturbanceEstimate(model, actuation.armature)
-        self._felt = np.zeros(model.nv)  # command + d_hat, pushed
         self.on = self.requested = False
         self.valid = False  # q, v hold this cycle's prediction (acted on)
         self.held = False  # past the horizon: q is the last prediction, v unknown
@@ -118,7 +113,6 @@ class CyclePrediction:
         state = self.state
         if stamp < self.sample_time:  # the clock stepped back: what was recorded is moot
             self.predictor.clear()
-            self.disturbance.reset()
             self._pushed, self._previous, self.pending = -math.inf, False, False
         else:  # a pair whose gap is too long to say anything of the model is not measured
             self.pending = self._previous and stamp - self.sample_time <= MAX_ERROR_GAP
@@ -150,8 +144,6 @@ class CyclePrediction:
             return
         error_q = _largest_difference(self._q_step, self._q_previous)
         error_v = _largest_difference(self._v_step, self._v_previous)
-        np.subtract(self._v_previous, self._v_step, out=self._v_step)  # measured - predicted
-        self.disturbance.update(self._q_previous, self._v_step, self.sample_time - self._from)
         self.error_q, self.error_v = error_q, error_v
         self.errors += 1
         self._sum_q += error_q * error_q
@@ -215,9 +207,8 @@ class CyclePrediction:
         """Record the cycle's published command, applied from the time predicted for."""
         if self.valid and not self.held:
             time = max(self.target, self._pushed)
-            np.add(tau, self.disturbance.d_hat, out=self._felt)  # what the motion feels
             try:
-                self.predictor.push_command(time, self._felt)
+                self.predictor.push_command(time, tau)
             except InputError:
                 return
             self._pushed = time
@@ -248,7 +239,6 @@ class CyclePrediction:
         """Go on from another model's prediction (its anchor; the commands are not carried)."""
         self.sample_time, self.arrival = other.sample_time, other.arrival
         self._fresh, self._previous, self.pending = True, False, False
-        self.disturbance.d_hat[:] = other.disturbance.d_hat
 
 
 def _largest_difference(a: np.ndarray, b: np.ndarray) -> float:

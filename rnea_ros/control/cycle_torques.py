@@ -209,8 +209,7 @@ class CycleTorques:
         if self.law.feedback and mode != 'stop':  # v unknown when the inputs are stale
             carried = predicted and not self.predicted.held
             if carried and code == JOINT_STATES_STALE and self.brake.torques(
-                    q, v, settings.collision_stop_time, upper, self.tau,
-                    disturbance=self.predicted.disturbance.d_hat):  # a stall carried
+                    q, v, settings.collision_stop_time, upper, self.tau):  # a stall carried
                 self.law.resting = True
                 return True
             unknown = not carried and code in (JOINT_STATES_STALE, VELOCITY_MISSING)

@@ -95,7 +95,6 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
             core.on_desired(Trajectory.from_points(names, [(
                 0, reference.position, reference.velocity, reference.acceleration)]), t, now=t)
         assert core.cycle(t, t)
-        core.prediction.measure_pending()  # as the node does after publishing (Cycles.publish)
         pending.append(core.command.copy())
         if len(pending) > late_steps:
             controller.set_command(pending.popleft(), t)
