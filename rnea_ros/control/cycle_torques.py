@@ -13,7 +13,10 @@ command (``prediction: model``, ``cycle_prediction``) when the cycle has one, el
 state (``CycleState.q``, ``v``). Under stale joint_states a feedback law's fault output brakes
 the predicted motion within ``prediction_horizon`` (``braking.Brake``); past it (or
 without prediction) the velocity is unknown and the rest is g(q) alone, at the last predicted
-pose (or the last measured one).
+pose (or the last measured one). When joint_states return after a stall that interrupted a
+followed desired motion, until one is followed again, the rest is not the law's damped rest
+g(q) - D v, which holds no pose: the stop's brake and hold (``after_stall``, a
+``StopReaction``) about the first state known again.
 
 Joint terms (``rnea_ros.dynamics.actuation``, parameters ``armature.<joint>`` and
 ``friction.<joint>.*``): the armature torque (armature x the acceleration used) is part of the
@@ -221,8 +224,8 @@ class CycleTorques:
             self.reactions.zero()
         held = code != JOINT_STATES_MISSING  # a position to hold
         if self.law.feedback and mode != 'stop':  # v unknown when the inputs are stale
-            if code == JOINT_STATES_STALE and not self.stalled:  # held after it (``compute``)
-                self.stalls, self.stalled = self.stalls + 1, True
+            if code == JOINT_STATES_STALE and not (self.stalled or self.law.resting):
+                self.stalls, self.stalled = self.stalls + 1, True  # a motion's: held after it
             carried = predicted and not self.predicted.held
             if carried and code == JOINT_STATES_STALE and self.brake.torques(
                     q, v, settings.collision_stop_time, upper, self.tau):  # a stall carried
