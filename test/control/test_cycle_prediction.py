@@ -131,9 +131,10 @@ def test_a_stall_is_carried_through_braking_then_held(model):
 
 def test_after_a_stall_the_rest_holds_the_first_pose_back_until_a_newer_motion(model):
     """
+    Hold the first pose known again after a stall, until a newer motion is followed.
+
     Regression: the law's damped rest g(q) - D v after a stall held no pose (the default gap's
-    panda sagged on at 0.5 rad/s, test_prediction_in_process). The stop's hold instead, about
-    the first state known again, until a desired motion newer than the stall is followed.
+    panda sagged on at 0.5 rad/s, test_prediction_in_process).
     """
     core = core_of(model, prediction='model')
     names = core.joint_names
