@@ -74,9 +74,10 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
                                                 robot_gravity=robot_gravity,
                                                 command_interface='effort', substeps=substeps)
     model, names = plant.nominal, plant.joint_names
-    core = ControlCore(model if payload is None else model_with(model, payload), Settings(rate=0.0, control_law=law, gains=gains,
-                                       gravity_compensated_by_robot=node_gravity,
-                                       **(settings or {})).updated(params or {}, names).validate())
+    core = ControlCore(model if payload is None else model_with(model, payload),
+                       Settings(rate=0.0, control_law=law, gains=gains,
+                                gravity_compensated_by_robot=node_gravity,
+                                **(settings or {})).updated(params or {}, names).validate())
     steps = int(round(duration / plant.timestep))
     tracking_steps = steps if stall_at is None else int(round(stall_at / plant.timestep))
     error = np.empty((tracking_steps, len(tracked)))

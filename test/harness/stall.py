@@ -60,8 +60,8 @@ def stalled(urdf: str, gap: str, params: dict, whole: bool = False,
     _, positions, velocities = run_law_in_process(
         urdf, gap, STALL + SILENT + 2 * REST_AFTER, 'pd_feedforward', stiff_gains(model),
         stall_at=STALL, silent=(STALL, STALL + SILENT), late_steps=1, substeps=SUBSTEPS,
-        whole=whole, payload=told_payload(urdf, gap) if payload else None, params={'input_timeout': INPUT_TIMEOUT, 'collision_stop_time': STOP_TIME,
-                             **params})
+        whole=whole, payload=told_payload(urdf, gap) if payload else None,
+        params={'input_timeout': INPUT_TIMEOUT, 'collision_stop_time': STOP_TIME, **params})
     start, back = int(round(STALL / TICK)), int(round((STALL + SILENT) / TICK))
     drift = np.abs(positions[start:back] - positions[start]).max()
     return (np.abs(velocities[start]).max(), drift,
