@@ -292,6 +292,24 @@ class ControlCore:
         """Efforts (N, n) at the points of ``trajectory`` (``trajectory_efforts.efforts``)."""
         return trajectory_efforts(self, trajectory, measured_q)
 
+    def estimate_payload(self) -> None:
+        """
+        Fit the payload of ``stall_payload_estimate`` and install it for the stall; off the cycle.
+
+        The node's status timer calls it (``stall_estimate``): the fit allocates, the install
+        is two references swapped between cycles (the stall's brake's model, the stall's
+        prediction arrays). A gated estimate installs the model itself. Not while stalled.
+        The estimate's model: ``StallEstimate.model_for``.
+        """
+        estimate, prediction = self.prediction.estimate, self.prediction
+        if estimate is None or self.torques.stalled:
+            return
+        estimate.fit()
+        model = estimate.model_for(self.model)
+        arrays = model.forward_dynamics_arrays(self.torques.actuation)
+        self.torques.stall_brake.model = model
+        prediction.stall_arrays = arrays
+
     # ------------------------------------------------------------------ diagnostics
     def status(self, now: float, ros_time: float) -> tuple[int, str, dict[str, str]]:
         """(level, message, key -> value) describing the inputs and the fault state."""
