@@ -106,18 +106,23 @@ class StallEstimate:
         com = ', '.join(f'{x:.3g}' for x in self.payload.com)
         return f'{self.payload.mass:.3g} kg on {self.link!r}, com [{com}] m'
 
-    def fit(self) -> Payload | None:
-        """Fit the last WINDOW s of samples; return (and keep) the estimate, None if gated."""
+    def fit(self, samples: tuple | None = None) -> Payload | None:
+        """
+        Fit the last WINDOW s of samples; return (and keep) the estimate, None if gated.
+
+        ``samples``: ``window()`` taken before (under the node's lock), else taken now.
+        """
+        samples = self.window() if samples is None else samples
         self.payload, self.reason = None, 'no fit yet'
         self.phi[:] = 0.0
         try:
-            self.payload = self._fit()
+            self.payload = self._fit(*samples)
         except (InputError, np.linalg.LinAlgError, ValueError) as error:
             self.reason = str(error)
         return self.payload
 
-    def _rows(self):
-        """Return the finite samples of the last WINDOW s (copies), oldest first."""
+    def window(self) -> tuple:
+        """Return (q, v, a, tau): the finite samples of the last WINDOW s (copies), oldest first."""
         order = (np.arange(self._count) + self._next - self._count) % CAPACITY
         latest = self._time[order[-1]] if self._count else 0.0
         order = order[self._time[order] >= latest - WINDOW]
@@ -126,8 +131,7 @@ class StallEstimate:
                   & np.isfinite(tau).all(1))
         return q[finite], v[finite], a[finite], tau[finite]
 
-    def _fit(self) -> Payload:
-        q, v, a, tau = self._rows()
+    def _fit(self, q, v, a, tau) -> Payload:
         samples, n = q.shape[0], self.model.nv
         if samples < MIN_SAMPLES:
             raise ValueError(f'{samples} finite samples in the window (at least {MIN_SAMPLES})')

@@ -14,6 +14,8 @@ import pytest
 
 from rnea_ros import RobotModel
 from rnea_ros.control import stall_estimate
+from rnea_ros.control.core import ControlCore
+from rnea_ros.control.settings import ParameterRejected, Settings
 from rnea_ros.control.stall_estimate import StallEstimate
 from rnea_ros.dynamics.actuation import Actuation
 
@@ -92,3 +94,30 @@ def test_an_arm_at_rest_gives_no_estimate(model):
 def test_a_link_fixed_to_the_world_is_refused(model):
     with pytest.raises(Exception, match="link 'panda_link0' is fixed to the world"):
         StallEstimate(model, np.zeros(model.nv), 'panda_link0')
+
+
+def core_with(model, link):
+    """Return a ControlCore under pd_feedforward with prediction and ``link`` estimated."""
+    return ControlCore(model, Settings(rate=0.0, control_law='pd_feedforward',
+                                       prediction='model',
+                                       stall_payload_estimate=link).validate())
+
+
+def test_a_link_the_model_lacks_is_refused_naming_the_parameter(model):
+    with pytest.raises(ParameterRejected) as error:
+        core_with(model, 'no_such_link')
+    assert str(error.value) == "parameter 'stall_payload_estimate': unknown link 'no_such_link'"
+
+
+def test_the_estimate_unset_live_gives_the_stall_the_model_back(model):
+    core = core_with(model, LINK)
+    robot = model.with_payload(LINK, MASS, COM, (0.0,) * 6)
+    estimate = core.prediction.estimate
+    for sample in closed_loop(model, robot, None):
+        estimate.record(*sample)
+    core.install_stall_model(core.estimate_payload(core.stall_samples()))
+    assert core.torques.stall_brake.model is not model
+    assert 'kg on' in core.prediction.status()['stall payload estimate']
+    core.use(core.settings.updated({'stall_payload_estimate': ''}, core.joint_names))
+    assert core.prediction.estimate is None and core.prediction.stall_arrays is None
+    assert core.torques.stall_brake.model is model

@@ -50,8 +50,10 @@ def told_payload(urdf: str, gap: str) -> Payload | None:
 
 def refitting(t: float, core, plant) -> bool:
     """``run_law_in_process``'s ``each``: fit the stall's payload every REFIT s, as the node."""
-    if int(round(t / TICK)) % int(round(REFIT / TICK)) == 0:
-        core.estimate_payload()
+    samples = (core.stall_samples() if int(round(t / TICK)) % int(round(REFIT / TICK)) == 0
+               else None)
+    if samples is not None:
+        core.install_stall_model(core.estimate_payload(samples))
     return True
 
 
