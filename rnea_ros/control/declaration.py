@@ -230,7 +230,7 @@ PARAMETERS: tuple[Parameter, ...] = (
         'diagnostics report), and uses only while joint_states stall and in the hold after '
         'it: an estimate below 0.05 kg or uncertain by more than 20 % is not used. Empty: '
         'none. See Prediction, The stall of joint_states.',
-        shown_default="`''`", live=True, note='7'),
+        shown_default="`''`", note='7'),
     Parameter(
         'gravity_compensated_by_robot', BOOL, False,
         'the robot adds g(q) itself: leave it out of the published torques',
