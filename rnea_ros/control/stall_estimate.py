@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from rnea_ros.dynamics.payload import (check_payload, from_link_parameters, moving_mass,
-                                       payload_block, Payload)
+                                       Payload, payload_block)
 from rnea_ros.errors import InputError
 
 WINDOW = 0.5  # s of samples fitted
@@ -122,7 +122,7 @@ class StallEstimate:
         return self.payload
 
     def window(self) -> tuple:
-        """Return (q, v, a, tau): the finite samples of the last WINDOW s (copies), oldest first."""
+        """Return (q, v, a, tau): the finite samples of the last WINDOW s, copied, oldest first."""
         order = (np.arange(self._count) + self._next - self._count) % CAPACITY
         latest = self._time[order[-1]] if self._count else 0.0
         order = order[self._time[order] >= latest - WINDOW]
