@@ -17,7 +17,7 @@ from collections.abc import Callable
 import sys
 import time
 
-from rnea_ros.ctl.names import DIAGNOSTICS_TOPIC
+from rnea_ros.ctl.names import DIAGNOSTICS_TOPIC, STATUS_TOPIC
 from rnea_ros.errors import RneaError
 
 TICK = 0.05  # s: the longest a wait spins before it looks at its deadline again
@@ -129,28 +129,40 @@ class Session:
     def diagnostics(self, node: str, each: Callable[[object], bool],
                     timeout: float | None = None) -> None:
         """
-        Call ``each(status)`` with each of ``node``'s statuses on /diagnostics until it is False.
+        Call ``each(status)`` with each of ``node``'s statuses until it returns False.
 
         ``Unreachable`` when none came within ``timeout`` (None: ``self.timeout``).
 
-        A status is the node's when its name is ``<node>: ...`` (the node's fully qualified
-        name first, as the node names its status).
+        The statuses come from the node's latched ``~/status`` (its last report, as soon as the
+        subscription matches) or, from a node without it, /diagnostics (the next report): of
+        the two, the one that gives the first, only. A status is the node's when its name is
+        ``<node>: ...`` (the node's fully qualified name first, as the node names its status).
         """
         from diagnostic_msgs.msg import DiagnosticArray
-        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
         statuses: list = []
         prefix = node + ': '
+        chosen: list[str] = []  # the topic that gave the first status
 
-        def keep(message) -> None:
-            statuses.extend(s for s in message.status if s.name.startswith(prefix))
-        subscription = self.node.create_subscription(
-            DiagnosticArray, DIAGNOSTICS_TOPIC, keep,
-            QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+        def keep(topic: str) -> Callable[[object], None]:
+            def taken(message) -> None:
+                ours = [s for s in message.status if s.name.startswith(prefix)]
+                if ours and chosen in ([], [topic]):
+                    chosen[:] = [topic]
+                    statuses.extend(ours)
+            return taken
+        sources = ((f'{node}/{STATUS_TOPIC}', DurabilityPolicy.TRANSIENT_LOCAL),
+                   (DIAGNOSTICS_TOPIC, DurabilityPolicy.VOLATILE))
+        subscriptions = [self.node.create_subscription(
+            DiagnosticArray, topic, keep(topic),
+            QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=durability))
+            for topic, durability in sources]
         try:
             while True:
                 self.spin_until(lambda: statuses, f'node {node} not found: no status of it on '
-                                f'{DIAGNOSTICS_TOPIC}', timeout)
+                                f'{node}/{STATUS_TOPIC} or {DIAGNOSTICS_TOPIC}', timeout)
                 if not each(statuses.pop(0)):
                     return
         finally:
-            self.node.destroy_subscription(subscription)
+            for subscription in subscriptions:
+                self.node.destroy_subscription(subscription)
