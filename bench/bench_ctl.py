@@ -5,17 +5,20 @@ Two ``rnea_node`` processes (example-robot-data's panda, autostarted active), ea
 domain: one as it starts by default (its participant announcing itself every 0.25 s:
 ``rnea_ros.polling.discovery``), one given a Fast DDS profile file without settings (Fast DDS's
 defaults: every 3 s). Once ``rnea_ctl wait`` finds each, ``--calls`` rounds call both in a
-random order, as a user does (a new process each): ``rnea_ctl lifecycle get`` and ``rnea_ctl
-param get /rnea rate`` (wall time, and the CPU time of the process), then a probe doing a
-``lifecycle get``'s steps in one process with a clock read after each phase (the
+random order, as a user does (a new process each, from an environment the ros wheels'
+bootstrapper has not seen, as a shell's: it re-executes Python once): ``rnea_ctl lifecycle
+get``, ``rnea_ctl param get /rnea rate``, ``rnea_ctl param set /rnea input_timeout:=0.1`` (its
+default) and ``rnea_ctl status`` (wall time, and the CPU time of the process), then a probe
+doing a ``lifecycle get``'s steps in one process with a clock read after each phase (the
 interpreter's start, importing the command line, importing rclpy and the message types, the
-session: the DDS participant, the node's service discovered, the answer). ``--baseline DIR``
-(a checkout of rnea_ros, e.g. ``git archive`` of an older commit) runs that checkout's
-``rnea_ctl`` in the same rounds, on the same nodes, beside this one: the two side by side under
-the same load. Printed per node and client: the median, p90 and max wall time per call, the
-median CPU time, the ratios; the machine's load (``uptime``) before and after, and its floor
-(``rnea_ros.timing.floor``) after. The CPU time is what load does not change; the wall time is
-that CPU time spread over a shared machine plus the discovery wait.
+session: the DDS participant, the node's service discovered, the answer, the session closed,
+the process's end as its parent sees it). ``--baseline DIR`` (a checkout of rnea_ros, e.g.
+``git archive`` of an older commit) runs that checkout's ``rnea_ctl`` in the same rounds, on
+the same nodes, beside this one: the two side by side under the same load. Printed per node
+and client: the median, p90 and max wall time per call, the median CPU time, the ratios; the
+machine's load (``uptime``) before and after, and its floor (``rnea_ros.timing.floor``) after.
+The CPU time is what load does not change; the wall time is that CPU time spread over a shared
+machine plus the discovery wait.
 
 Usage: ``python bench/bench_ctl.py [--calls N] [--baseline DIR]``
 """
@@ -58,12 +61,19 @@ future = client.call_async(GetState.Request())
 s.spin_until(future.done, 'answer')
 marks['answered'] = time.time()
 s.close()
+marks['closed'] = time.time()
 print(json.dumps(marks))
+getattr(cli, 'end', sys.exit)(0)
 """
 EMPTY_PROFILE = ('<?xml version="1.0" encoding="UTF-8"?>\n'
                  '<dds xmlns="http://www.eprosima.com"><profiles/></dds>\n')
 CTL = [sys.executable, '-m', 'rnea_ros.ctl']
-COMMANDS = {'lifecycle get': ['lifecycle', 'get'], 'param get': ['param', 'get', '/rnea', 'rate']}
+COMMANDS = {'lifecycle get': ['lifecycle', 'get'], 'param get': ['param', 'get', '/rnea', 'rate'],
+            'param set': ['param', 'set', '/rnea', 'input_timeout:=0.1'],  # its default
+            'status': ['status']}
+# Set by the ros wheels' bootstrapper (a .pth file) when it re-executes Python with the ROS
+# libraries on LD_LIBRARY_PATH: without it, as in a user's shell, every call starts Python twice.
+BOOTSTRAPPED = '_ROS_WHEELS_BOOTSTRAP_COMPLETE'
 
 
 def children_cpu() -> float:
@@ -81,12 +91,15 @@ def call(arguments: list[str], env: dict) -> tuple[float, float, int]:
 
 
 def probe(env: dict) -> dict[str, float] | int:
-    """Return the probe's phases [s], or its exit status when it failed."""
+    """Return the probe's phases [s] (the last: from closed to the process's end), or its exit
+    status when it failed."""
     done = subprocess.run([sys.executable, '-c', PROBE, repr(time.time())], env=env,
                           capture_output=True, text=True, cwd=tempfile.gettempdir())
+    ended = time.time()
     if done.returncode:
         return done.returncode
     marks = json.loads(done.stdout)
+    marks['exit'] = ended
     names = list(marks)
     return {after: marks[after] - marks[before] for before, after in zip(names, names[1:])}
 
@@ -108,8 +121,9 @@ def start_nodes(folder: Path) -> tuple[dict[str, dict], list[RosProcess]]:
     nodes = [RosProcess([sys.executable, '-m', 'rnea_ros.node', '--urdf', str(PANDA_URDF)],
                         int(env['ROS_DOMAIN_ID']), folder / f'node{k}.log', 'rnea_node',
                         env=env) for k, env in enumerate(targets.values())]
-    for env in targets.values():  # the client's side as a user's: no profile given
+    for env in targets.values():  # the client's side as a user's: no profile, not bootstrapped
         env.pop('FASTDDS_DEFAULT_PROFILES_FILE', None)
+        env.pop(BOOTSTRAPPED, None)
     return targets, nodes
 
 
@@ -136,10 +150,12 @@ def rounds(targets: dict[str, dict], clients: dict[str, str], calls: int) -> dic
 
 def report(results: dict, clients: dict[str, str]) -> None:
     """Print each node's and client's figures, side by side, and the ratios."""
-    medians = {}
+    medians, cpus, p90s = {}, {}, {}
     for (node, client, command), times in results['calls'].items():
         wall = times['wall']
         medians[node, client, command] = statistics.median(wall)
+        cpus[node, client, command] = statistics.median(times['cpu'])
+        p90s[node, client, command] = p90(wall)
         print(f'{node}, {client} ({clients[client]}): rnea_ctl {command}: wall median '
               f'{statistics.median(wall):.2f} s, p90 {p90(wall):.2f}, max {max(wall):.2f} '
               f'(each: {" ".join(f"{t:.2f}" for t in wall)}); CPU median '
@@ -158,8 +174,10 @@ def report(results: dict, clients: dict[str, str]) -> None:
     for command in COMMANDS:
         if 'baseline' in clients:
             for node in nodes:
-                print(f'{node}: rnea_ctl {command} wall median, this / baseline: '
-                      f'{medians[node, "this", command] / medians[node, "baseline", command]:.2f}')
+                ratios = [f'{name} {of[node, "this", command] / of[node, "baseline", command]:.2f}'
+                          for name, of in (('wall median', medians), ('p90', p90s),
+                                           ('CPU median', cpus))]
+                print(f'{node}: rnea_ctl {command}, this / baseline: {", ".join(ratios)}')
         print(f'rnea_ctl {command} wall median, default / Fast DDS defaults (this): '
               f'{medians[nodes[0], "this", command] / medians[nodes[1], "this", command]:.2f}')
 

@@ -132,22 +132,26 @@ def test_rnea_ctl_starts_without_the_dynamics():
     assert done.stdout == '[]\n'
 
 
-# What a call needs not: the dynamics, the trajectory reader (and its dataclasses), and
+# What a call needs not: the dynamics, the trajectory reader (and its dataclasses),
 # rosidl_generator_py's code generator (lark, empy), which its package imports beside the type
-# support importer every message needs.
+# support importer every message needs, and numpy (numpy._core: imported at its first use).
 NOT_NEEDED = ('numba', 'rnea_ros.dynamics', 'rnea_ros.ctl.trajectory_spec', 'lark', 'em',
-              'rosidl_generator_py.generate_py_impl')
+              'rosidl_generator_py.generate_py_impl', 'numpy._core')
 
 
 def test_a_call_imports_only_what_it_needs(ros):
     code = ('import sys; from rnea_ros.ctl.cli import main; '
             "code = main(['--timeout', '0.2', 'lifecycle', 'get', '/nobody']); "
             f'print(code, sorted(m for m in {NOT_NEEDED!r} if sys.modules.get(m)), '
-            "'rosidl_generator_py' in sys.modules)")
+            "'rosidl_generator_py' in sys.modules); "
+            # a message with a fixed-size array (numpy's) made afterwards: numpy imported then
+            'from unique_identifier_msgs.msg import UUID; import numpy; '
+            "print(UUID().uuid.dtype, isinstance(UUID().uuid, numpy.ndarray), 'numpy._core' in "
+            'sys.modules)')
     done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                           timeout=60, stdin=subprocess.DEVNULL)
     # exit 1 (no such node) after a session: rclpy and the type support were there, the rest not
-    assert done.stdout == '1 [] True\n', done.stderr
+    assert done.stdout == '1 [] True\nuint8 True True\n', done.stderr
 
 
 PROGRAM = ('import atexit, sys; from rnea_ros.ctl.cli import main; '
