@@ -2,7 +2,7 @@
 ``rnea_ctl`` against a node that is already up: the time per call, and where it goes.
 
 Two ``rnea_node`` processes (example-robot-data's panda, autostarted active), each on a private
-domain: one as it starts by default (its participant announcing itself every 0.25 s:
+domain: one as it starts by default (its participant announcing itself every 0.1 s:
 ``rnea_ros.polling.discovery``), one given a Fast DDS profile file without settings (Fast DDS's
 defaults: every 3 s). Once ``rnea_ctl wait`` finds each, ``--calls`` rounds call both in a
 random order, as a user does (a new process each, from an environment the ros wheels'
@@ -115,7 +115,7 @@ def start_nodes(folder: Path) -> tuple[dict[str, dict], list[RosProcess]]:
     empty = folder / 'fastdds_defaults.xml'
     empty.write_text(EMPTY_PROFILE)
     base = 150 + os.getpid() % 40
-    targets = {'default (0.25 s)': ros_environment(base),
+    targets = {'default (0.1 s)': ros_environment(base),
                'Fast DDS defaults (3 s)': ros_environment(
                    base + 1, {'FASTDDS_DEFAULT_PROFILES_FILE': str(empty)})}
     nodes = [RosProcess([sys.executable, '-m', 'rnea_ros.node', '--urdf', str(PANDA_URDF)],
