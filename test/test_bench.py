@@ -29,7 +29,7 @@ def test_bench_bag_runs_without_and_with_write_bag(tmp_path):
 
 def test_bench_ctl_calls_both_nodes_with_both_clients():
     out = bench('bench_ctl.py', '--calls', '1', '--baseline', str(ROOT))
-    for name in ('default (0.1 s)', 'Fast DDS defaults (3 s)'):
+    for name in ("default (each client's own node)", 'Fast DDS defaults (3 s)'):
         for client in ('this', 'baseline'):
             for command in ('lifecycle get', 'param get', 'param set', 'status'):
                 assert f'{name}, {client} ({ROOT}): rnea_ctl {command}: wall median ' in out

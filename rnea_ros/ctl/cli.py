@@ -96,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     _node_argument(commands.add_parser('reset-collision',
                                        help="clear a latched collision (the node's "
                                             f'~/{names.RESET_COLLISION_SERVICE})'))
-    status = commands.add_parser('status', help="print the node's status (/diagnostics)")
+    status = commands.add_parser('status', help="print the node's last status report (its "
+                                                "latched ~/status, else /diagnostics)")
     _node_argument(status)
     status.add_argument('--follow', action='store_true', help='each report until Ctrl-C')
     status.add_argument('--all', action='store_true', help='every key of the report too')

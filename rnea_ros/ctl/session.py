@@ -9,8 +9,8 @@ endpoints: a client is made once per service and kept for the session, and ``exp
 the clients of a command together, so that their discovery overlaps instead of adding up.
 The node is the narrowest rclpy makes: no parameter services, no ``~/get_type_description``,
 no rosout; numpy, which rclpy imports for message types no command makes, is imported at its
-first use only (``Deferred``). A publisher's wait wakes on its matched event; a service's, which no event tells,
-looks at the graph every ``DISCOVERY_TICK``.
+first use only (``Deferred``). A publisher's wait wakes on its matched event; a service's,
+which no event tells, looks at the graph every ``DISCOVERY_TICK``.
 """
 from __future__ import annotations
 
