@@ -92,8 +92,7 @@ def call(arguments: list[str], env: dict) -> tuple[float, float, int]:
 
 
 def probe(env: dict) -> dict[str, float] | int:
-    """Return the probe's phases [s] (the last: from closed to the process's end), or its exit
-    status when it failed."""
+    """Return the probe's phases [s] (the last: closed to ended), or its exit status if failed."""
     done = subprocess.run([sys.executable, '-c', PROBE, repr(time.time())], env=env,
                           capture_output=True, text=True, cwd=tempfile.gettempdir())
     ended = time.time()

@@ -97,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
                                        help="clear a latched collision (the node's "
                                             f'~/{names.RESET_COLLISION_SERVICE})'))
     status = commands.add_parser('status', help="print the node's last status report (its "
-                                                "latched ~/status, else /diagnostics)")
+                                                'latched ~/status, else /diagnostics)')
     _node_argument(status)
     status.add_argument('--follow', action='store_true', help='each report until Ctrl-C')
     status.add_argument('--all', action='store_true', help='every key of the report too')
@@ -213,6 +213,7 @@ def end(code: int) -> NoReturn:
     except OSError:  # e.g. the reader of the pipe left: as Python's own exit says it
         code = 120
     os._exit(code)
+
 
 if __name__ == '__main__':
     sys.exit(main())

@@ -102,7 +102,7 @@ DIAGNOSTICS = Interface(
     "the node's status, once a second, in every lifecycle state")
 STATUS = Interface(
     '~/status', OUT, 'diagnostic_msgs/DiagnosticArray', LATCHED, '',
-    "the same status, latched: a subscriber that joins gets the last report at once")
+    'the same status, latched: a subscriber that joins gets the last report at once')
 EXTERNAL_TORQUES = Interface(
     'external_torques', OUT, 'sensor_msgs/JointState', COMMAND, '`observer`',
     "the observer's residual: the external joint torques")
