@@ -8,6 +8,8 @@ with the command held, as ``cycle_prediction`` does, and fits the last 0.5 s.
 """
 from __future__ import annotations
 
+import tracemalloc
+
 from harness.oracle import robot_path
 import numpy as np
 import pytest
@@ -15,6 +17,7 @@ import pytest
 from rnea_ros import RobotModel
 from rnea_ros.control import stall_estimate
 from rnea_ros.control.core import ControlCore
+from rnea_ros.control.prediction import StatePredictor
 from rnea_ros.control.settings import ParameterRejected, Settings
 from rnea_ros.control.stall_estimate import StallEstimate
 from rnea_ros.dynamics.actuation import Actuation
@@ -121,3 +124,24 @@ def test_the_estimate_unset_live_gives_the_stall_the_model_back(model):
     core.use(core.settings.updated({'stall_payload_estimate': ''}, core.joint_names))
     assert core.prediction.estimate is None and core.prediction.stall_arrays is None
     assert core.torques.stall_brake.model is model
+
+
+def test_recording_a_pair_allocates_no_array(model):
+    """Per sample pair, as on the cycle path: the command held looked up, the pair kept."""
+    estimate = StallEstimate(model, np.zeros(model.nv), LINK)
+    predictor = StatePredictor(model)
+    q, v, held = model.neutral_configuration(), np.zeros(model.nv), np.zeros(model.nv)
+
+    def pairs(count, first):
+        for k in range(first, first + count):
+            predictor.push_command(k * TICK, held)
+            assert predictor.command_at((k + 0.5) * TICK, held)
+            estimate.record(q, v, k * TICK, q, v, (k + 1) * TICK, held)
+    pairs(10, 0)  # compiled, warm
+    tracemalloc.start()
+    start, _ = tracemalloc.get_traced_memory()
+    pairs(2 * stall_estimate.CAPACITY, 10)
+    end, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    # Views of the preallocated rows only: nothing kept, no (nv,) array made per pair beyond.
+    assert end - start <= 0 and peak - start < 1024, (end - start, peak - start)
