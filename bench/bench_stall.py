@@ -11,12 +11,13 @@ is the whole torque, held until the next), ``pd_feedforward`` at Kp 100 / Kd 10 
 with ``prediction: model`` (the gap's armature given to the node), ``input_timeout`` 3 ms and
 ``collision_stop_time`` 0.02 s, the demo trajectory; 0.5 s into it the node's joint_states go
 silent for 0.5 s. Printed: the fastest joint's speed when the stall begins, the largest drift of
-any joint from where it began (while silent), and the largest speed from 0.1 s after
-joint_states return (docs/node/prediction.md):
+any joint from where it began (while silent), and the largest speed from
+``harness.stall.REST_AFTER`` (0.2 s) after joint_states return (docs/node/prediction.md):
 
 - in lockstep, in-process (``harness.stall.stalled``: the node's core, the
   command one tick late, the stall its ``silent`` window), as the suite measures it: every input
-  silent, and the desired motion does not come back (the speed after is the law's rest);
+  silent, and the desired motion does not come back (the speed after is the hold of the first
+  pose known again, the stop's);
 - in real time over DDS (``rnea_sim`` with ``clock: realtime`` and the gap plus an outage of
   joint_states, ``joint_states.outage``, timed ``OUTAGE_AFTER`` after the settle; the node at
   ``rate`` 1000, ``cycle_trigger: joint_states``), the arm's truth from ``truth/joint_torques``.

@@ -63,6 +63,13 @@ class StopReaction:
         return 'stop' if self.brake.torques(q, v, stop_time, upper, tau, held) \
             else 'hold_gravity'
 
+    def hold_at(self, latch: int, q: np.ndarray) -> None:
+        """Begin ``latch`` holding ``q`` at once, without braking first (the pose to keep)."""
+        self.latch = latch
+        if self._hold:
+            self._q_rest[:] = q
+            self.resting = True
+
     def take_state_from(self, other: StopReaction) -> None:
         """Go on with the stop under way of ``other`` (a new model with the same joints)."""
         if other.q_rest is not None:

@@ -25,7 +25,10 @@ derivative gain as a torque: D = Kd (``pd_feedforward``), D = Kd M_jj(q) (``comp
 the diagonal of the mass matrix), so that the rest is as damped as the tracking was. Under a
 fault on the inputs (joint_states stale or missing) the velocity is not known and D v is left
 out: g(q) at the last measured positions, which is what a measured-state law can give; the
-robot's own command timeout must cover a node that stops.
+robot's own command timeout must cover a node that stops. When joint_states come back after a
+stall that interrupted a followed motion the rest is the stop's hold of the first pose known
+again instead
+(``cycle_torques.CycleTorques.compute``), until a desired motion is followed.
 
 ROS-free; numpy only (the model's kernels compute M and g).
 """

@@ -66,6 +66,7 @@ class ControlCore:
         self.position, self.velocity, self.effort = np.zeros(n), np.zeros(n), np.zeros(n)
         self.command = np.zeros(len(self.state.command_joints))
         self.limiter = EffortLimiter(model.effort_limits, settings.effort_limit_scale)
+        self.torques.upper = self.limiter.upper  # updated in place (a live effort_limit_scale)
         self.watch = LoopWatch(self.state.joint_names, self.state.v_offset, self.limiter.upper)
         self.fault = FaultState()
         self.model_mismatch: str | None = None

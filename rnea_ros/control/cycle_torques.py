@@ -13,7 +13,10 @@ command (``prediction: model``, ``cycle_prediction``) when the cycle has one, el
 state (``CycleState.q``, ``v``). Under stale joint_states a feedback law's fault output brakes
 the predicted motion within ``prediction_horizon`` (``braking.Brake``); past it (or
 without prediction) the velocity is unknown and the rest is g(q) alone, at the last predicted
-pose (or the last measured one).
+pose (or the last measured one). When joint_states return after a stall that interrupted a
+followed desired motion, until one is followed again, the rest is not the law's damped rest
+g(q) - D v, which holds no pose: the stop's brake and hold (``after_stall``, a
+``StopReaction``) about the first state known again.
 
 Joint terms (``rnea_ros.dynamics.actuation``, parameters ``armature.<joint>`` and
 ``friction.<joint>.*``): the armature torque (armature x the acceleration used) is part of the
@@ -92,6 +95,12 @@ class CycleTorques:
                               state.v_offset)
         self.brake = Brake(model, act.armature)  # the stop's and a stall's (braking.py)
         self.stop = StopReaction(model, self.brake)  # a collision's, the loop watch's
+        # After a stall of joint_states, until a desired motion is followed: the stop's brake
+        # and hold on the first known states (``compute``), a stall one latch.
+        self.after_stall = StopReaction(model, self.brake)
+        self.stalls = 0  # stalls of joint_states under a feedback law
+        self.stalled = False  # one since the last desired motion followed
+        self.upper = np.full(model.nv, np.inf)  # the effort limits (the core binds its own)
         self.predicted = None  # the core's ``CyclePrediction`` (``acted_on``)
         self.add_joint_terms(self.zeros, False)  # compiled now, not in the first cycle
 
@@ -125,7 +134,15 @@ class CycleTorques:
         self.used_q, self.used_v = q, v
         if self.law.feedback:  # the desired motion's errors, or the damped rest without one
             if desired is None or not desired.has_positions:
+                if self.stalled and self.after_stall.latch != self.stalls:
+                    self.after_stall.hold_at(self.stalls, q)  # the first known pose
+                if self.stalled and self.after_stall.output(
+                        self.stalls, q, v, self.tau, settings.collision_stop_time,
+                        self.upper) == 'stop':  # the hold after a stall
+                    self.law.resting = True
+                    return None
                 return None if rest_torques(self.law, q, v, self.tau) else NON_FINITE_OUTPUT
+            self.stalled = False
             self.law.targets(desired, q, v)
             if self.predicted is not None:  # a one-point motion's targets at the application
                 self.predicted.extrapolate(self.law, desired, q, v)
@@ -207,6 +224,8 @@ class CycleTorques:
             self.reactions.zero()
         held = code != JOINT_STATES_MISSING  # a position to hold
         if self.law.feedback and mode != 'stop':  # v unknown when the inputs are stale
+            if code == JOINT_STATES_STALE and not (self.stalled or self.law.resting):
+                self.stalls, self.stalled = self.stalls + 1, True  # a motion's: held after it
             carried = predicted and not self.predicted.held
             if carried and code == JOINT_STATES_STALE and self.brake.torques(
                     q, v, settings.collision_stop_time, upper, self.tau):  # a stall carried
@@ -249,3 +268,5 @@ class CycleTorques:
             self.contacts.take_state_from(other.contacts)
         if self.stop is not None and other.stop is not None:
             self.stop.take_state_from(other.stop)
+        self.after_stall.take_state_from(other.after_stall)
+        self.stalls, self.stalled = other.stalls, other.stalled

@@ -258,8 +258,11 @@ def test_after_a_fault_rest_only_a_newer_desired_motion_is_followed(pendulum, la
     core.on_desired(trajectory([0.3, 2.0], duration=60.0), 0.0, now=1.0)
     assert run(core, q, v, now=1.0, ros_time=1.0) != pytest.approx(rest, abs=1e-3)
     assert core.cycle(3.0, 3.0) and core.fault.code == JOINT_STATES_STALE  # a stall
-    for now in (4.0, 4.5):  # the inputs back, the trajectory still on: held back
-        assert run(core, q, v, now=now, ros_time=now) == pytest.approx(rest, abs=TOL)
+    # The inputs back, the trajectory still on: held back; the pose of the first state back
+    # held by the stop's brake and hold (-2 v / T + (q_rest - q) / T^2, T collision_stop_time).
+    hold = gravity(q) + M * (-2.0 * v / 0.1)
+    for now in (4.0, 4.5):
+        assert run(core, q, v, now=now, ros_time=now) == pytest.approx(hold, abs=TOL)
         assert core.fault.code is None and core.reference.held_back
     assert core.reference.clock_steps == 0
     tau = run(core, q, v, now=5.0, ros_time=5.0, desired=trajectory([0.3, 2.0], duration=60.0))

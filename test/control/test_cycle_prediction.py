@@ -18,6 +18,7 @@ from rnea_ros.control.core import ControlCore
 from rnea_ros.control.prediction import StatePredictor
 from rnea_ros.control.safety import ERROR
 from rnea_ros.control.settings import Settings
+from rnea_ros.control.trajectory import Trajectory
 
 KP, KD = 100.0, 10.0
 Q0 = np.array([0.1, -0.3, 0.2, -1.8, 0.1, 1.6, 0.5, 0.01])
@@ -126,6 +127,45 @@ def test_a_stall_is_carried_through_braking_then_held(model):
     sample(core, t + 0.002)  # joint_states back: predicted from the sample again
     assert core.cycle(t + 0.002, 0.0)
     assert core.prediction.valid and not core.prediction.held
+
+
+def test_after_a_stall_the_rest_holds_the_first_pose_back_until_a_newer_motion(model):
+    """
+    Hold the first pose known again after a stall, until a newer motion is followed.
+
+    Regression: the law's damped rest g(q) - D v after a stall held no pose (the default gap's
+    panda sagged on at 0.5 rad/s, test_prediction_in_process).
+    """
+    core = core_of(model, prediction='model')
+    names = core.joint_names
+    core.on_desired(Trajectory.from_points(names, [(0.0, Q0, V0, np.zeros(8))]), 0.0, now=1.0)
+    t = 1.0
+    for _ in range(5):
+        t += 0.001
+        sample(core, t)
+        assert core.cycle(t, 0.0) and not core.torques.law.resting
+    for _ in range(30):  # stale: the stall's brake
+        t += 0.001
+        assert core.cycle(t, 0.0)
+    assert core.torques.stalled and core.torques.stalls == 1
+    sample(core, t + 0.001, Q0, np.zeros(8))  # back, at rest
+    assert core.cycle(t + 0.001, 0.0) and core.torques.law.resting
+    q_rest = core.prediction.q.copy()
+    np.testing.assert_array_equal(core.torques.after_stall.q_rest, q_rest)
+    moved = Q0 + np.r_[0.02, np.zeros(7)]  # sagged: pulled back towards q_rest
+    sample(core, t + 0.002, moved, np.zeros(8))
+    assert core.cycle(t + 0.002, 0.0)
+    expected = np.zeros(8)
+    assert core.torques.brake.torques(core.prediction.q, core.prediction.v, 0.1,
+                                      core.limiter.upper, expected, q_rest)
+    np.testing.assert_allclose(core.torques.tau, expected, rtol=0, atol=1e-9)
+    assert core.torques.tau[0] < model.gravity_torques(core.prediction.q)[0] - 1.0
+    # The desired motion from before the stall stays held back; a newer one is followed.
+    core.on_desired(Trajectory.from_points(names, [(0.0, moved, np.zeros(8), np.zeros(8))]),
+                    0.0, now=t + 0.003)
+    sample(core, t + 0.003, moved, np.zeros(8))
+    assert core.cycle(t + 0.003, 0.0)
+    assert not core.torques.stalled and not core.torques.law.resting
 
 
 def test_a_failed_prediction_falls_back_to_the_measured_state_with_its_reason(

@@ -98,29 +98,37 @@ def test_frankas_example_gains_hold_with_prediction():
 REST_SPEED = 0.05  # rad/s: every joint below it from stall.REST_AFTER after joint_states return
 
 
-def stalled(robot, gap, prediction, **more):
+def stalled(robot, gap, prediction, payload=False, **more):
     """Return (speed at the stall, largest drift in it, largest speed REST_AFTER after it)."""
     urdf = robot_path(robot).read_text()
     model = RobotModel.from_urdf_string(urdf)
-    return stall.stalled(urdf, gap, {'prediction': prediction, **armature(model, gap), **more})
+    return stall.stalled(urdf, gap, {'prediction': prediction, **armature(model, gap), **more},
+                         payload=payload)
 
 
-# Measured: 0.047 rad (panda), 0.104 (ur5) on the true model: the braking as hard as the
+# Measured: 0.047 rad (panda), 0.105 (ur5) on the true model: the braking as hard as the
 # weakest joint's effort limit allows (the panda's shoulder carrying its weight, panda_joint2:
-# 44 N m of room at 1.7 rad/s); 0.28 rad with the default gap: open loop, the brake computed on
-# a model whose inertias are 10 % off leaves about a tenth of the speed (panda_joint1: 0.16 rad
-# even with the payload's gravity given exactly), and the payload (0.5 kg the node does not
-# know) sags the arm held by the model's g(q) (panda_joint4, 0.28 rad).
-@pytest.mark.parametrize('robot, gap, drift', [
-    ('panda', 'none', 0.05), ('ur5', 'none', 0.12), ('panda', 'default', 0.3)])
-def test_a_stall_is_carried_through_to_rest(robot, gap, drift):
-    speed, largest, settled = stalled(robot, gap, 'model')
-    print(f'{robot} gap {gap}: {speed:.2f} rad/s at the stall, drift {largest:.3f} rad, '
-          f'{settled:.4f} rad/s from {stall.REST_AFTER} s after joint_states return')
+# 44 N m of room at 1.7 rad/s). With the default gap and the node told its armature only, 0.276
+# (panda), 0.232 (ur5): the braking itself drifts 0.06-0.09 rad, the rest is the blind hold, open
+# loop, at the model's g(q) and after a brake on the model's inertia, of an arm carrying a
+# payload the node does not know (0.5 kg: the payload alone 0.31 rad, the inertia errors alone
+# 0.20, friction alone 0.046). Told the payload too (payload.*, as a user gives it), 0.053
+# (panda), 0.109 (ur5: its braking's, as on the true model). After joint_states return the
+# stop's hold about the first pose known again brings every joint below REST_SPEED within
+# stall.REST_AFTER (the default gap's panda: 0.15 s; the law's damped rest g(q) - D v, which held
+# no pose, let it sag on at 0.5 rad/s).
+@pytest.mark.parametrize('robot, gap, payload, drift', [
+    ('panda', 'none', False, 0.05), ('ur5', 'none', False, 0.12),
+    ('panda', 'default', False, 0.3), ('ur5', 'default', False, 0.25),
+    ('panda', 'default', True, 0.1), ('ur5', 'default', True, 0.12)])
+def test_a_stall_is_carried_through_to_rest(robot, gap, payload, drift):
+    speed, largest, settled = stalled(robot, gap, 'model', payload)
+    print(f'{robot} gap {gap}{" (payload told)" if payload else ""}: {speed:.2f} rad/s at the '
+          f'stall, drift {largest:.3f} rad, {settled:.4f} rad/s from {stall.REST_AFTER} s after '
+          'joint_states return')
     assert speed >= 1.5, speed
     assert largest <= drift, largest
-    if gap == 'none':
-        assert settled < REST_SPEED, settled
+    assert settled < REST_SPEED, settled
 
 
 def test_without_prediction_a_stall_throws_the_arm():

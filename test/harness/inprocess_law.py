@@ -20,9 +20,11 @@ import numpy as np
 
 from rnea_ros import RobotModel
 from rnea_ros.control.core import ControlCore
+from rnea_ros.control.payload import model_with
 from rnea_ros.control.settings import Settings
 from rnea_ros.control.trajectory import Trajectory
 from rnea_ros.demos.closed_loop import KD, KP, Tracking, trajectory_points
+from rnea_ros.dynamics.payload import Payload
 from rnea_ros.sim.plant import Plant
 
 # Per robot, the Kp of the node's gains in docs/node/control_laws.md, Kd a tenth of it: the
@@ -47,8 +49,9 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
                        settings: dict | None = None,
                        each: Callable[[float, ControlCore, Plant], bool] | None = None,
                        params: dict | None = None, silent: tuple | None = None,
-                       whole: bool = False, substeps: int = 1,
-                       efforts: bool = False) -> tuple[Tracking, np.ndarray, np.ndarray]:
+                       whole: bool = False, substeps: int = 1, efforts: bool = False,
+                       payload: Payload | None = None) -> tuple[Tracking, np.ndarray,
+                                                                np.ndarray]:
     """
     Track the demo trajectory with ``law`` for ``duration`` s at 1 kHz.
 
@@ -61,7 +64,8 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
     a node's clock runs them); ``whole``: the core takes the whole trajectory at the start (as
     the node takes a JointTrajectory) instead of the reference point of each step;
     ``substeps``: the plant's physics steps per tick; ``efforts``: the joint_states carry the
-    plant's measured efforts (for the observer).
+    plant's measured efforts (for the observer); ``payload``: the node's ``payload.*`` (its
+    model carries it, as the node installs it).
 
     Returns the tracking error before the stall (all of the run without one), and the actuated
     positions and velocities at every step (steps, joints).
@@ -70,9 +74,10 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
                                                 robot_gravity=robot_gravity,
                                                 command_interface='effort', substeps=substeps)
     model, names = plant.nominal, plant.joint_names
-    core = ControlCore(model, Settings(rate=0.0, control_law=law, gains=gains,
-                                       gravity_compensated_by_robot=node_gravity,
-                                       **(settings or {})).updated(params or {}, names).validate())
+    core = ControlCore(model if payload is None else model_with(model, payload),
+                       Settings(rate=0.0, control_law=law, gains=gains,
+                                gravity_compensated_by_robot=node_gravity,
+                                **(settings or {})).updated(params or {}, names).validate())
     steps = int(round(duration / plant.timestep))
     tracking_steps = steps if stall_at is None else int(round(stall_at / plant.timestep))
     error = np.empty((tracking_steps, len(tracked)))

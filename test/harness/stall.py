@@ -5,19 +5,25 @@ The set-up of test/control/test_prediction_in_process.py's stall tests and of
 bench/bench_stall.py's lockstep rows: ``inprocess_law.run_law_in_process`` (the effort
 interface, the command one tick late) with ``pd_feedforward`` at Kp 100 / Kd 10 on every joint;
 ``STALL`` s into the demo trajectory every input goes silent for ``SILENT`` s, then joint_states
-return (the desired motion does not: the law's damped rest).
+return (the desired motion does not: the stop's hold about the first pose known again).
 """
 from __future__ import annotations
+
+import xml.etree.ElementTree as ET
 
 from harness.inprocess_law import run_law_in_process
 import numpy as np
 
 from rnea_ros import RobotModel
 from rnea_ros.demos.closed_loop import stiff_gains
+from rnea_ros.dynamics.payload import Payload
+from rnea_ros.sim.gap import load_gap, TIP
+from rnea_ros.sim.true_urdf import tip_link
 
 STALL = 0.5  # s: every input goes silent (the demo motion: 1.7 rad/s on the fastest joint)
 SILENT = 0.5  # s without joint_states (the desired motion does not come back)
-REST_AFTER = 0.1  # s after joint_states return: the speed is judged from then on
+REST_AFTER = 0.2  # s after joint_states return: the speed is judged from then on (the hold
+# after a stall, the stop's: the default gap's panda below 0.05 rad/s from 0.15 s)
 INPUT_TIMEOUT = 0.003  # s: three periods (docs/node/prediction.md: a few periods)
 STOP_TIME = 0.02  # s: collision_stop_time, the braking's time constant (-2 v / T)
 # Physics steps per tick: the blind hold after the braking is open loop, and the arm's unstable
@@ -29,20 +35,33 @@ SUBSTEPS = 5
 TICK = 1e-3  # s: the plant's step
 
 
-def stalled(urdf: str, gap: str, params: dict, whole: bool = False) -> tuple:
+def told_payload(urdf: str, gap: str) -> Payload | None:
+    """Return the gap's payload as the node's ``payload.*`` would say it (None: none)."""
+    payload = load_gap(gap).payload
+    if payload is None:
+        return None
+    link = tip_link(ET.fromstring(urdf)) if payload.link == TIP else payload.link
+    (ixx, iyy, izz) = payload.inertia
+    return Payload(link=link, mass=payload.mass, com=tuple(payload.com),
+                   inertia=(ixx, 0.0, 0.0, iyy, 0.0, izz))
+
+
+def stalled(urdf: str, gap: str, params: dict, whole: bool = False,
+            payload: bool = False) -> tuple:
     """
     Return (speed at the stall, largest drift in it, largest speed REST_AFTER after it).
 
     ``gap``: the plant's gap (``load_gap``); ``params``: node parameters beside the gains,
     ``input_timeout`` and ``collision_stop_time`` (``prediction``, ``armature.<joint>``...);
-    ``whole``: the core takes the whole trajectory at the start (``run_law_in_process``).
+    ``whole``: the core takes the whole trajectory at the start (``run_law_in_process``);
+    ``payload``: the node is told the gap's payload (``told_payload``).
     """
     model = RobotModel.from_urdf_string(urdf)
     _, positions, velocities = run_law_in_process(
         urdf, gap, STALL + SILENT + 2 * REST_AFTER, 'pd_feedforward', stiff_gains(model),
         stall_at=STALL, silent=(STALL, STALL + SILENT), late_steps=1, substeps=SUBSTEPS,
-        whole=whole, params={'input_timeout': INPUT_TIMEOUT, 'collision_stop_time': STOP_TIME,
-                             **params})
+        whole=whole, payload=told_payload(urdf, gap) if payload else None,
+        params={'input_timeout': INPUT_TIMEOUT, 'collision_stop_time': STOP_TIME, **params})
     start, back = int(round(STALL / TICK)), int(round((STALL + SILENT) / TICK))
     drift = np.abs(positions[start:back] - positions[start]).max()
     return (np.abs(velocities[start]).max(), drift,
