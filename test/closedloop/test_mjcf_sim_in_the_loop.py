@@ -7,9 +7,9 @@ a gap file carrying the same joint terms for ``rnea_sim --urdf``. The node is gi
 and the actuation model (identified.urdf + actuation.yaml: armature, friction compensated) and
 drives each in lockstep on path b (``feedforward_effort`` -> ``effort_commands``), PD 100/10,
 3 s of the demo motion: the two RMS tracking errors agree within 10 % (measured over 3 s:
-2.410e-4 and 2.409e-4 rad; over 5 s 2.38e-4 and 2.34e-4 to 2.39e-4 in two runs; not bit for bit: the two plants are,
-``test/sim/test_mjcf_plant.py``, but each run's node and trajectory arrive at a sim time of
-their own), both well within 1 mrad.
+2.410e-4 and 2.409e-4 rad; over 5 s 2.38e-4 and 2.34e-4 to 2.39e-4 in two runs; not bit for
+bit: the two plants are, ``test/sim/test_mjcf_plant.py``, but each run's node and trajectory
+arrive at a sim time of their own), both well within 1 mrad.
 """
 from __future__ import annotations
 
