@@ -1,18 +1,22 @@
 """
 ``rnea_ctl`` against a node that is already up: the time per call, and where it goes.
 
-Two ``rnea_node`` processes (example-robot-data's panda, autostarted active), each on a private
-domain: one as it starts by default (its participant announcing itself every 0.25 s:
-``rnea_ros.polling.discovery``), one given a Fast DDS profile file without settings (Fast DDS's
-defaults: every 3 s). Once ``rnea_ctl wait`` finds each, ``--calls`` rounds call both in a
-random order, as a user does (a new process each): ``rnea_ctl lifecycle get`` and ``rnea_ctl
-param get /rnea rate`` (wall time, and the CPU time of the process), then a probe doing a
-``lifecycle get``'s steps in one process with a clock read after each phase (the
-interpreter's start, importing the command line, importing rclpy and the message types, the
-session: the DDS participant, the node's service discovered, the answer). ``--baseline DIR``
-(a checkout of rnea_ros, e.g. ``git archive`` of an older commit) runs that checkout's
-``rnea_ctl`` in the same rounds, on the same nodes, beside this one: the two side by side under
-the same load. Printed per node and client: the median, p90 and max wall time per call, the
+``rnea_node`` processes (example-robot-data's panda, autostarted active), each on a private
+domain: each client's own (this checkout's and, given ``--baseline``, that checkout's) as it
+starts by default (this one's participant announcing itself every 0.1 s:
+``rnea_ros.polling.discovery``), and one given a Fast DDS profile file without settings (Fast
+DDS's defaults: every 3 s), which both clients call. Once ``rnea_ctl wait`` finds each,
+``--calls`` rounds call them in a random order, as a user does (a new process each, from an
+environment the ros wheels' bootstrapper has not seen, as a shell's: it re-executes Python
+once): ``rnea_ctl lifecycle get``, ``rnea_ctl param get /rnea rate``, ``rnea_ctl param set
+/rnea input_timeout:=0.1`` (its default) and ``rnea_ctl status`` (wall time, and the CPU time
+of the process), then a probe doing a ``lifecycle get``'s steps in one process with a clock
+read after each phase (the interpreter's start, importing the command line, importing rclpy
+and the message types, the session: the DDS participant, the node's service discovered, the
+answer, the session closed, the process's end as its parent sees it). ``--baseline DIR`` (a
+checkout of rnea_ros, e.g. ``git archive`` of an older commit) runs that checkout's
+``rnea_ctl`` and node in the same rounds beside this one's: the two side by side under the
+same load. Printed per node and client: the median, p90 and max wall time per call, the
 median CPU time, the ratios; the machine's load (``uptime``) before and after, and its floor
 (``rnea_ros.timing.floor``) after. The CPU time is what load does not change; the wall time is
 that CPU time spread over a shared machine plus the discovery wait.
@@ -58,12 +62,19 @@ future = client.call_async(GetState.Request())
 s.spin_until(future.done, 'answer')
 marks['answered'] = time.time()
 s.close()
+marks['closed'] = time.time()
 print(json.dumps(marks))
+getattr(cli, 'end', sys.exit)(0)
 """
 EMPTY_PROFILE = ('<?xml version="1.0" encoding="UTF-8"?>\n'
                  '<dds xmlns="http://www.eprosima.com"><profiles/></dds>\n')
 CTL = [sys.executable, '-m', 'rnea_ros.ctl']
-COMMANDS = {'lifecycle get': ['lifecycle', 'get'], 'param get': ['param', 'get', '/rnea', 'rate']}
+COMMANDS = {'lifecycle get': ['lifecycle', 'get'], 'param get': ['param', 'get', '/rnea', 'rate'],
+            'param set': ['param', 'set', '/rnea', 'input_timeout:=0.1'],  # its default
+            'status': ['status']}
+# Set by the ros wheels' bootstrapper (a .pth file) when it re-executes Python with the ROS
+# libraries on LD_LIBRARY_PATH: without it, as in a user's shell, every call starts Python twice.
+BOOTSTRAPPED = '_ROS_WHEELS_BOOTSTRAP_COMPLETE'
 
 
 def children_cpu() -> float:
@@ -81,12 +92,14 @@ def call(arguments: list[str], env: dict) -> tuple[float, float, int]:
 
 
 def probe(env: dict) -> dict[str, float] | int:
-    """Return the probe's phases [s], or its exit status when it failed."""
+    """Return the probe's phases [s] (the last: closed to ended), or its exit status if failed."""
     done = subprocess.run([sys.executable, '-c', PROBE, repr(time.time())], env=env,
                           capture_output=True, text=True, cwd=tempfile.gettempdir())
+    ended = time.time()
     if done.returncode:
         return done.returncode
     marks = json.loads(done.stdout)
+    marks['exit'] = ended
     names = list(marks)
     return {after: marks[after] - marks[before] for before, after in zip(names, names[1:])}
 
@@ -97,32 +110,47 @@ def p90(values: list[float]) -> float:
     return ranked[math.ceil(0.9 * len(ranked)) - 1]
 
 
-def start_nodes(folder: Path) -> tuple[dict[str, dict], list[RosProcess]]:
-    """Start the two nodes; return each one's environment (a client's: no profile) and them."""
+DEFAULT, FAST_DDS = "default (each client's own node)", 'Fast DDS defaults (3 s)'
+
+
+def start_nodes(folder: Path, clients: dict[str, str]) -> tuple[dict, list[RosProcess]]:
+    """
+    Start the nodes; return each one's environment per client (a client's: no profile) and them.
+
+    ``DEFAULT``: each client's checkout's node as it starts (this one's announcing every 0.1 s),
+    called by that client; ``FAST_DDS``: this checkout's node given a profile without settings,
+    called by every client.
+    """
     empty = folder / 'fastdds_defaults.xml'
     empty.write_text(EMPTY_PROFILE)
     base = 150 + os.getpid() % 40
-    targets = {'default (0.25 s)': ros_environment(base),
-               'Fast DDS defaults (3 s)': ros_environment(
-                   base + 1, {'FASTDDS_DEFAULT_PROFILES_FILE': str(empty)})}
+    started = {(DEFAULT, client): ros_environment(base + k, {'PYTHONPATH': path})
+               for k, (client, path) in enumerate(clients.items())}
+    started[FAST_DDS, None] = ros_environment(base + len(clients), {
+        'FASTDDS_DEFAULT_PROFILES_FILE': str(empty), 'PYTHONPATH': clients['this']})
+    # cwd: not a checkout, which ``python -m`` would put before PYTHONPATH on sys.path
     nodes = [RosProcess([sys.executable, '-m', 'rnea_ros.node', '--urdf', str(PANDA_URDF)],
                         int(env['ROS_DOMAIN_ID']), folder / f'node{k}.log', 'rnea_node',
-                        env=env) for k, env in enumerate(targets.values())]
-    for env in targets.values():  # the client's side as a user's: no profile given
-        env.pop('FASTDDS_DEFAULT_PROFILES_FILE', None)
+                        env=env, cwd=folder) for k, env in enumerate(started.values())]
+    targets: dict[str, dict[str, dict]] = {DEFAULT: {}, FAST_DDS: {}}
+    for (label, owner), env in started.items():
+        # the client's side as a user's: no profile, not bootstrapped
+        env = {k: v for k, v in env.items()
+               if k not in ('FASTDDS_DEFAULT_PROFILES_FILE', BOOTSTRAPPED)}
+        for client in clients if owner is None else [owner]:
+            targets[label][client] = dict(env, PYTHONPATH=clients[client])
     return targets, nodes
 
 
-def rounds(targets: dict[str, dict], clients: dict[str, str], calls: int) -> dict:
-    """Call each node with each client and command, ``calls`` rounds in a random order."""
-    runs = [(node, client, command) for node in targets for client in clients
+def rounds(targets: dict[str, dict[str, dict]], calls: int) -> dict:
+    """Call each node with its clients and each command, ``calls`` rounds in a random order."""
+    runs = [(node, client, command) for node in targets for client in targets[node]
             for command in COMMANDS]
     results = {run: {'wall': [], 'cpu': [], 'failed': []} for run in runs}
     phases = {node: [] for node in targets}
     for _ in range(calls):
         for node, client, command in random.sample(runs, len(runs)):
-            env = dict(targets[node], PYTHONPATH=clients[client])
-            wall, cpu, status = call(COMMANDS[command], env)
+            wall, cpu, status = call(COMMANDS[command], targets[node][client])
             result = results[node, client, command]
             if status:  # counted and shown, not timed
                 result['failed'].append(status)
@@ -130,16 +158,18 @@ def rounds(targets: dict[str, dict], clients: dict[str, str], calls: int) -> dic
                 result['wall'].append(wall)
                 result['cpu'].append(cpu)
         for node in random.sample(list(targets), len(targets)):
-            phases[node].append(probe(dict(targets[node], PYTHONPATH=clients['this'])))
+            phases[node].append(probe(targets[node]['this']))
     return {'calls': results, 'phases': phases}
 
 
 def report(results: dict, clients: dict[str, str]) -> None:
     """Print each node's and client's figures, side by side, and the ratios."""
-    medians = {}
+    medians, cpus, p90s = {}, {}, {}
     for (node, client, command), times in results['calls'].items():
         wall = times['wall']
         medians[node, client, command] = statistics.median(wall)
+        cpus[node, client, command] = statistics.median(times['cpu'])
+        p90s[node, client, command] = p90(wall)
         print(f'{node}, {client} ({clients[client]}): rnea_ctl {command}: wall median '
               f'{statistics.median(wall):.2f} s, p90 {p90(wall):.2f}, max {max(wall):.2f} '
               f'(each: {" ".join(f"{t:.2f}" for t in wall)}); CPU median '
@@ -158,8 +188,10 @@ def report(results: dict, clients: dict[str, str]) -> None:
     for command in COMMANDS:
         if 'baseline' in clients:
             for node in nodes:
-                print(f'{node}: rnea_ctl {command} wall median, this / baseline: '
-                      f'{medians[node, "this", command] / medians[node, "baseline", command]:.2f}')
+                ratios = [f'{name} {of[node, "this", command] / of[node, "baseline", command]:.2f}'
+                          for name, of in (('wall median', medians), ('p90', p90s),
+                                           ('CPU median', cpus))]
+                print(f'{node}: rnea_ctl {command}, this / baseline: {", ".join(ratios)}')
         print(f'rnea_ctl {command} wall median, default / Fast DDS defaults (this): '
               f'{medians[nodes[0], "this", command] / medians[nodes[1], "this", command]:.2f}')
 
@@ -174,13 +206,13 @@ def main() -> int:
     if args.baseline:
         clients['baseline'] = str(args.baseline.resolve())
     with tempfile.TemporaryDirectory() as folder:
-        targets, nodes = start_nodes(Path(folder))
+        targets, nodes = start_nodes(Path(folder), clients)
         try:
-            for env in targets.values():
+            for env in (env for node in targets.values() for env in node.values()):
                 subprocess.run([*CTL, '--timeout', '300', 'wait'], env=env, check=True,
-                               capture_output=True)
+                               capture_output=True, cwd=folder)
             print(f'load before: {os.getloadavg()}', flush=True)
-            results = rounds(targets, clients, args.calls)
+            results = rounds(targets, args.calls)
             print(f'load after: {os.getloadavg()}')
         finally:
             for node in nodes:

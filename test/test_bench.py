@@ -29,11 +29,11 @@ def test_bench_bag_runs_without_and_with_write_bag(tmp_path):
 
 def test_bench_ctl_calls_both_nodes_with_both_clients():
     out = bench('bench_ctl.py', '--calls', '1', '--baseline', str(ROOT))
-    for name in ('default (0.25 s)', 'Fast DDS defaults (3 s)'):
+    for name in ("default (each client's own node)", 'Fast DDS defaults (3 s)'):
         for client in ('this', 'baseline'):
-            for command in ('lifecycle get', 'param get'):
+            for command in ('lifecycle get', 'param get', 'param set', 'status'):
                 assert f'{name}, {client} ({ROOT}): rnea_ctl {command}: wall median ' in out
-        assert f'{name}: rnea_ctl lifecycle get wall median, this / baseline: ' in out
+        assert f'{name}: rnea_ctl status, this / baseline: wall median ' in out
         assert f'{name}, this: probe medians [s]: ' in out
     assert 'rnea_ctl param get wall median, default / Fast DDS defaults (this): ' in out
     assert 'machine floor: ' in out

@@ -288,7 +288,7 @@ def _level(status) -> str:
 
 
 def status(session: Session, node: str, follow: bool, every_key: bool) -> int:
-    """Print ``node``'s status from /diagnostics: once, or each report (``follow``)."""
+    """Print ``node``'s status reports (``Session.diagnostics``): one, or each (``follow``)."""
     def show(report) -> bool:
         keys = {kv.key: kv.value for kv in report.values}
         state = keys.get(names.LIFECYCLE_KEY, '?')

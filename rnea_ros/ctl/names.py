@@ -15,6 +15,7 @@ TRAJECTORY_TOPIC = 'planned_trajectory'
 APPLY_WRENCH_TOPIC = 'apply_wrench'  # the simulated robot's push input (WrenchStamped)
 RESET_COLLISION_SERVICE = 'reset_collision'  # private (~/) service of the node, std_srvs/Trigger
 DIAGNOSTICS_TOPIC = '/diagnostics'
+STATUS_TOPIC = 'status'  # private (~/): the node's last /diagnostics report, latched
 LIFECYCLE_KEY = 'lifecycle'  # the diagnostics key that holds the node's lifecycle state
 
 

@@ -8,16 +8,20 @@ Where a node is up, a call costs the start of Python and rclpy and the discovery
 endpoints: a client is made once per service and kept for the session, and ``expect`` makes
 the clients of a command together, so that their discovery overlaps instead of adding up.
 The node is the narrowest rclpy makes: no parameter services, no ``~/get_type_description``,
-no rosout. A publisher's wait wakes on its matched event; a service's, which no event tells,
-looks at the graph every ``DISCOVERY_TICK``.
+no rosout; numpy, which rclpy imports for message types no command makes, is imported at its
+first use only (``Deferred``). A publisher's wait wakes on its matched event; a service's,
+which no event tells, looks at the graph every ``DISCOVERY_TICK``.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
+import importlib
+import importlib.util
 import sys
 import time
+import types
 
-from rnea_ros.ctl.names import DIAGNOSTICS_TOPIC
+from rnea_ros.ctl.names import DIAGNOSTICS_TOPIC, STATUS_TOPIC
 from rnea_ros.errors import RneaError
 
 TICK = 0.05  # s: the longest a wait spins before it looks at its deadline again
@@ -27,6 +31,30 @@ DISCOVERY_TICK = 0.005  # s: between two looks at the graph while a service is n
 # for nothing a client does.
 GENERATOR = 'rosidl_generator_py.generate_py_impl'
 TYPE_DESCRIPTION = 'start_type_description_service'  # rclpy's parameter: a service per node
+# rclpy's type support imports two message types with fixed-size arrays (a service event's
+# client id, a UUID), whose modules import numpy: ~0.1 s of CPU per call, half of importing
+# rclpy, for messages no command makes. It is imported when one is made (``defer``).
+DEFERRED = 'numpy'
+
+
+class Deferred(types.ModuleType):
+    """A module in ``sys.modules`` that imports the real one at its first use, then is it."""
+
+    def __getattr__(self, attribute: str):
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        real = importlib.import_module(self.__name__)
+        self.__dict__.update(vars(real))
+        return getattr(real, attribute)
+
+
+def defer(name: str) -> None:
+    """Put a ``Deferred`` module ``name`` in ``sys.modules`` unless it is imported already."""
+    spec = None if name in sys.modules else importlib.util.find_spec(name)
+    if spec is not None:
+        module = Deferred(name)
+        module.__spec__ = spec  # what ``import name`` looks at: found, not loaded
+        sys.modules[name] = module
 
 
 class Unreachable(RneaError):
@@ -43,6 +71,7 @@ class Session:
     def __init__(self, timeout: float):
         if 'rosidl_generator_py' not in sys.modules:  # None: its package skips it (ImportError)
             sys.modules.setdefault(GENERATOR, None)
+        defer(DEFERRED)
         import rclpy
         from rclpy.context import Context
         from rclpy.executors import SingleThreadedExecutor
@@ -129,28 +158,40 @@ class Session:
     def diagnostics(self, node: str, each: Callable[[object], bool],
                     timeout: float | None = None) -> None:
         """
-        Call ``each(status)`` with each of ``node``'s statuses on /diagnostics until it is False.
+        Call ``each(status)`` with each of ``node``'s statuses until it returns False.
 
         ``Unreachable`` when none came within ``timeout`` (None: ``self.timeout``).
 
-        A status is the node's when its name is ``<node>: ...`` (the node's fully qualified
-        name first, as the node names its status).
+        The statuses come from the node's latched ``~/status`` (its last report, as soon as the
+        subscription matches) or, from a node without it, /diagnostics (the next report): of
+        the two, the one that gives the first, only. A status is the node's when its name is
+        ``<node>: ...`` (the node's fully qualified name first, as the node names its status).
         """
         from diagnostic_msgs.msg import DiagnosticArray
-        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
         statuses: list = []
         prefix = node + ': '
+        chosen: list[str] = []  # the topic that gave the first status
 
-        def keep(message) -> None:
-            statuses.extend(s for s in message.status if s.name.startswith(prefix))
-        subscription = self.node.create_subscription(
-            DiagnosticArray, DIAGNOSTICS_TOPIC, keep,
-            QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+        def keep(topic: str) -> Callable[[object], None]:
+            def taken(message) -> None:
+                ours = [s for s in message.status if s.name.startswith(prefix)]
+                if ours and chosen in ([], [topic]):
+                    chosen[:] = [topic]
+                    statuses.extend(ours)
+            return taken
+        sources = ((f'{node}/{STATUS_TOPIC}', DurabilityPolicy.TRANSIENT_LOCAL),
+                   (DIAGNOSTICS_TOPIC, DurabilityPolicy.VOLATILE))
+        subscriptions = [self.node.create_subscription(
+            DiagnosticArray, topic, keep(topic),
+            QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=durability))
+            for topic, durability in sources]
         try:
             while True:
                 self.spin_until(lambda: statuses, f'node {node} not found: no status of it on '
-                                f'{DIAGNOSTICS_TOPIC}', timeout)
+                                f'{node}/{STATUS_TOPIC} or {DIAGNOSTICS_TOPIC}', timeout)
                 if not each(statuses.pop(0)):
                     return
         finally:
-            self.node.destroy_subscription(subscription)
+            for subscription in subscriptions:
+                self.node.destroy_subscription(subscription)

@@ -1,6 +1,9 @@
 """
 The node's /diagnostics: once a second, in every lifecycle state, one DiagnosticStatus.
 
+The same report goes to the node's latched ``~/status``, so that a client that joins
+(``rnea_ctl status``) gets the last one at once instead of waiting up to a second for the next.
+
 ``NodeDiagnostics`` publishes the core's own status (``ControlCore.status``, from
 ``control.status``: the inputs, the fault state, the laws, the joint terms; then the verdict on
 the feedback gains, ``gain_check.report``) and adds what only the node knows: the lifecycle
@@ -43,6 +46,7 @@ class NodeDiagnostics:
         self._lifecycle, self._model, self._outputs = lifecycle, model, outputs
         self._namesakes_said = False
         self._publisher = create_publisher(node, io.DIAGNOSTICS)
+        self._latched = create_publisher(node, io.STATUS)
         node.create_timer(1.0, self.publish, clock=Clock(clock_type=ClockType.STEADY_TIME))
 
     def publish(self) -> None:
@@ -62,9 +66,11 @@ class NodeDiagnostics:
         gc_monitor = self._cycles.gc_monitor
         values['gc collections'] = str(gc_monitor.collections)
         values['gc max pause [us]'] = f'{gc_monitor.max_pause * 1e6:.0f}'
-        self._publisher.publish(diagnostic_array(
-            level, self._outputs.status_name, message, self._outputs.robot_name, values,
-            self._node.get_clock().now().to_msg()))
+        report = diagnostic_array(level, self._outputs.status_name, message,
+                                  self._outputs.robot_name, values,
+                                  self._node.get_clock().now().to_msg())
+        self._publisher.publish(report)
+        self._latched.publish(report)
 
     def _state(self, now: float, lifecycle: str) -> tuple[int, str, dict[str, str]]:
         """Return the level, message and values of the model and its core (``core.status``)."""

@@ -100,6 +100,9 @@ JOINT_REACTION_WRENCHES = Interface(
 DIAGNOSTICS = Interface(
     '/diagnostics', OUT, 'diagnostic_msgs/DiagnosticArray', Qos(RELIABLE, 10), '',
     "the node's status, once a second, in every lifecycle state")
+STATUS = Interface(
+    '~/status', OUT, 'diagnostic_msgs/DiagnosticArray', LATCHED, '',
+    'the same status, latched: a subscriber that joins gets the last report at once')
 EXTERNAL_TORQUES = Interface(
     'external_torques', OUT, 'sensor_msgs/JointState', COMMAND, '`observer`',
     "the observer's residual: the external joint torques")
@@ -120,7 +123,8 @@ RESET_COLLISION = Interface(
 INTERFACES = (JOINT_STATES, DESIRED_ACCELERATIONS, PLANNED_TRAJECTORY, ODOMETRY,
               BASE_ACCELERATION, WRENCHES, ROBOT_DESCRIPTION, JOINT_TORQUES, FEEDFORWARD_EFFORT,
               TRAJECTORY_WITH_EFFORT, CONTACT_WRENCHES, JOINT_REACTION_WRENCHES, DIAGNOSTICS,
-              EXTERNAL_TORQUES, ESTIMATED_WRENCHES, COLLISION, COLLISION_EVENTS, RESET_COLLISION)
+              STATUS, EXTERNAL_TORQUES, ESTIMATED_WRENCHES, COLLISION, COLLISION_EVENTS,
+              RESET_COLLISION)
 # The topics launch/rnea.launch.py remaps, each through its argument <topic>_topic.
 LAUNCH_REMAPPED = tuple(interface.name for interface in INTERFACES if interface.launch_argument)
 

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from harness.ctl_runner import finished, run_ctl, start_ctl
+from harness.ctl_runner import Done, finished, run_ctl, start_ctl
 from harness.oracle import robot_path
 import pytest
 
@@ -68,7 +68,8 @@ def test_no_node_is_exit_1_naming_it(ros, tmp_path):
            'within 1 s\n')
     done = run_ctl(ros, ['--timeout', '1', 'status', 'nobody'], tmp_path)
     assert (done.code, done.stderr) == (
-        1, 'rnea_ctl: node /nobody not found: no status of it on /diagnostics within 1 s\n')
+        1, 'rnea_ctl: node /nobody not found: no status of it on /nobody/status or /diagnostics '
+           'within 1 s\n')
 
 
 def test_refusals_are_exit_1_with_the_node_s_reason(ros, tmp_path):
@@ -131,25 +132,60 @@ def test_rnea_ctl_starts_without_the_dynamics():
     assert done.stdout == '[]\n'
 
 
-# What a call needs not: the dynamics, the trajectory reader (and its dataclasses), and
+# What a call needs not: the dynamics, the trajectory reader (and its dataclasses),
 # rosidl_generator_py's code generator (lark, empy), which its package imports beside the type
-# support importer every message needs.
+# support importer every message needs, and numpy (numpy._core: imported at its first use).
 NOT_NEEDED = ('numba', 'rnea_ros.dynamics', 'rnea_ros.ctl.trajectory_spec', 'lark', 'em',
-              'rosidl_generator_py.generate_py_impl')
+              'rosidl_generator_py.generate_py_impl', 'numpy._core')
 
 
-def test_a_call_imports_only_what_it_needs_and_freezes_before_exit(ros):
-    code = ('import sys, gc; from rnea_ros.ctl.cli import main; '
+def test_a_call_imports_only_what_it_needs(ros):
+    code = ('import sys; from rnea_ros.ctl.cli import main; '
             "code = main(['--timeout', '0.2', 'lifecycle', 'get', '/nobody']); "
             f'print(code, sorted(m for m in {NOT_NEEDED!r} if sys.modules.get(m)), '
-            "'rosidl_generator_py' in sys.modules, gc.get_freeze_count() > 0)")
+            "'rosidl_generator_py' in sys.modules); "
+            # a message with a fixed-size array (numpy's) made afterwards: numpy imported then
+            'from unique_identifier_msgs.msg import UUID; import numpy; '
+            "print(UUID().uuid.dtype, isinstance(UUID().uuid, numpy.ndarray), 'numpy._core' in "
+            'sys.modules)')
     done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                           timeout=60, stdin=subprocess.DEVNULL)
     # exit 1 (no such node) after a session: rclpy and the type support were there, the rest not
-    assert done.stdout == '1 [] True True\n', done.stderr
+    assert done.stdout == '1 [] True\nuint8 True True\n', done.stderr
 
 
-def test_the_ctl_node_offers_no_service_of_its_own(ros, tmp_path):
+PROGRAM = ('import atexit, sys; from rnea_ros.ctl.cli import main; '
+           "atexit.register(print, 'finalised'); sys.exit(main())")
+
+
+def _report(name: str):
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+    return DiagnosticArray(status=[DiagnosticStatus(
+        level=bytes([0]), name=name, message='fine',
+        values=[KeyValue(key='lifecycle', value='active')])])
+
+
+def test_status_is_the_latched_report_at_once(ros, tmp_path):
+    from diagnostic_msgs.msg import DiagnosticArray
+    from harness.ros_harness import LATCHED
+    # The node's last report, latched before rnea_ctl starts; nothing on /diagnostics.
+    ros.node.create_publisher(DiagnosticArray, '/left/rnea/status', LATCHED).publish(
+        _report('/left/rnea: panda'))
+    # As the program, the process ends the moment its session is closed: no exit handler.
+    done = subprocess.run([sys.executable, '-c', PROGRAM, '--timeout', '60', 'status',
+                           '/left/rnea'], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, '/left/rnea: panda [active] OK: fine\n', '')
+
+
+# s: Fast DDS forgets a participant that vanished without a word after its lease, 20 s; a
+# node destroyed before its process ends leaves the others' graph at once.
+LEFT = 5.0
+
+
+def test_the_ctl_node_offers_no_service_and_leaves_the_graph_when_done(ros, tmp_path):
+    from diagnostic_msgs.msg import DiagnosticArray
     out = tmp_path / 'ctl'
     process = start_ctl(['--timeout', '120', 'status', '/nobody'], tmp_path, out)
     try:
@@ -158,10 +194,20 @@ def test_the_ctl_node_offers_no_service_of_its_own(ros, tmp_path):
         # no parameter services, no ~/get_type_description: nothing to discover but its own
         assert ros.node.get_service_names_and_types_by_node('rnea_ctl', '/') == []
         topics = ros.node.get_subscriber_names_and_types_by_node('rnea_ctl', '/')
-        assert topics == [('/diagnostics', ['diagnostic_msgs/msg/DiagnosticArray'])]
+        assert sorted(topics) == [('/diagnostics', ['diagnostic_msgs/msg/DiagnosticArray']),
+                                  ('/nobody/status', ['diagnostic_msgs/msg/DiagnosticArray'])]
+        publisher = ros.publisher(DiagnosticArray, '/diagnostics')
+        ros.spin_until(lambda: process.poll() is not None, 60,
+                       tick=lambda: publisher.publish(_report('/nobody: x')),
+                       what='rnea_ctl status to end')
+        # it ended at once, but destroyed its node first: gone from the graph, not lingering
+        ros.spin_until(lambda: ('rnea_ctl', '/') not in
+                       ros.node.get_node_names_and_namespaces(), LEFT,
+                       what='the node rnea_ctl gone from the graph')
     finally:
-        process.kill()
-    assert finished(process, out).stdout == ''
+        if process.poll() is None:
+            process.kill()
+    assert finished(process, out) == Done(0, '/nobody: x [active] OK: fine\n', '')
 
 
 def test_a_call_to_a_running_node_waits_for_discovery_only(ros, tmp_path):
@@ -181,3 +227,21 @@ def test_a_call_to_a_running_node_waits_for_discovery_only(ros, tmp_path):
     print(f'rnea_ctl per call [s]: {took}')
     for command, seconds in took.items():
         assert statistics.median(seconds) < CALL, (command, seconds)
+
+
+def test_the_node_s_status_is_its_diagnostics_report_latched(ros):
+    from diagnostic_msgs.msg import DiagnosticArray
+    from harness.ros_harness import LATCHED
+    from rclpy.time import Time
+    ros.start_node({'robot_description': robot_path('panda').read_text()})
+    diagnostics = ros.collect(DiagnosticArray, '/diagnostics')
+    ros.wait_for(diagnostics, start=0, timeout=90)  # the node is up and reporting
+    joined = ros.node.get_clock().now()
+    latched = ros.collect(DiagnosticArray, '/rnea/status', LATCHED)
+    first = ros.wait_for(latched, start=0, timeout=30)
+    assert Time.from_msg(first.header.stamp) < joined  # published before this subscription
+    report = ros.wait_for(diagnostics, lambda m: m.header.stamp != first.header.stamp,
+                          timeout=30)
+    same = ros.wait_for(latched, lambda m: m.header.stamp == report.header.stamp, start=0,
+                        timeout=30)
+    assert same.status == report.status and report.status[0].name.startswith('/rnea: ')

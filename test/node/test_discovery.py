@@ -1,5 +1,5 @@
 """
-The node and the simulated robot announce themselves every 0.25 s unless given a profile.
+The node and the simulated robot announce themselves every 0.1 s unless given a profile.
 
 ``announce_often`` points Fast DDS at the package's profile only where the process has none
 (a profile file, a discovery server, another middleware); Fast DDS takes the profile, and the
@@ -35,7 +35,7 @@ def test_a_process_without_a_profile_gets_the_packages(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     environ = {'ROS_DOMAIN_ID': '3'}
     assert announce_often(environ) and environ['FASTDDS_DEFAULT_PROFILES_FILE'] == str(PROFILE)
-    assert PROFILE.is_file() and _announcement(PROFILE) == 0.25
+    assert PROFILE.is_file() and _announcement(PROFILE) == 0.1
 
 
 @pytest.mark.parametrize('given', [
