@@ -41,9 +41,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from rnea_ros.errors import InputError
-from rnea_ros.sim.trajectory import build_trajectory, Reference, TrackedTrajectory
-
-COMMAND_INTERFACES = ('drive_pd', 'effort', 'trajectory_effort')
+from rnea_ros.sim.settings import COMMAND_INTERFACES
+from rnea_ros.sim.trajectory import (build_trajectory, load_scipy, Reference,
+                                     TrackedTrajectory)
 
 
 class CommandError(InputError):
@@ -87,6 +87,7 @@ class JointController:
         self._ahead = Reference(*(np.zeros(n) for _ in range(4)))  # the next cycle's point
         self.stale_ticks = 0
         self.commands_used = 0
+        load_scipy()  # before the first step, not at the first trajectory
 
     @classmethod
     def from_settings(cls, settings, joint_names: Sequence[str], lower, upper, initial_position,

@@ -114,20 +114,20 @@ def plant_factory(urdf_file: str | None, xacro_args: dict, mjcf_file: str | None
                 raise InputError(f'MJCF {mjcf_file!r}: the robot has no actuated joint: nothing '
                                  'to simulate')
             return plant
+        if not urdf_file and not settings.robot_description:
+            raise ValueError("parameter 'robot_description' is empty: give the URDF text or "
+                             '--urdf FILE')
+        from rnea_ros.sim.gap import load_gap
+        gap = load_gap(settings.gap)  # before the physics' imports, as the parameters
         from rnea_ros.description.robot_file import read_robot_description
         from rnea_ros.description.loading import read_file_option
-        from rnea_ros.sim.gap import load_gap
         from rnea_ros.sim.plant import Plant
         if urdf_file:
             urdf = read_file_option('--urdf', urdf_file,
                                     lambda path: read_robot_description(path, xacro_args))
             source = f'--urdf {urdf_file!r}'
-        elif settings.robot_description:
-            urdf, source = settings.robot_description, "parameter 'robot_description'"
         else:
-            raise ValueError("parameter 'robot_description' is empty: give the URDF text or "
-                             '--urdf FILE')
-        gap = load_gap(settings.gap)
+            urdf, source = settings.robot_description, "parameter 'robot_description'"
         try:
             plant = Plant(urdf, floating_base=settings.floating_base, gap=gap,
                           rate=settings.rate, gravity=settings.gravity,
@@ -153,15 +153,16 @@ def main(args: list[str] | None = None) -> int:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
+    # The physics (MuJoCo, numba, scipy: seconds) load once the parameters passed: a bad
+    # parameter is refused in a second.
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
-    from rnea_ros.description.robot_file import parse_xacro_arg
     from rnea_ros.sim.node import SimNode
-    from rnea_ros.sim.plant import UnstableError
-    from rnea_ros.recording import fitness
     from rnea_ros.sim.record import Recorder
     from rnea_ros.timing import set_fifo_priority
     from rnea_ros.timing.scheduling import SWITCH_INTERVAL
+    if options.xacro_arg:
+        from rnea_ros.description.robot_file import parse_xacro_arg
     try:
         xacro_args = dict(parse_xacro_arg(text) for text in options.xacro_arg)
     except argparse.ArgumentTypeError as error:
@@ -192,6 +193,8 @@ def main(args: list[str] | None = None) -> int:
             node.destroy_node()
             rclpy.try_shutdown()
             return 2
+    from rnea_ros.recording import fitness  # loaded with the node's plant by now
+    from rnea_ros.sim.plant import UnstableError
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     # The stepping thread takes the GIL after this long, not Python's 5 ms: a step is 1 ms.

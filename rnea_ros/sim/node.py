@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -41,16 +42,17 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from rnea_ros.recording.fitness import RunFitness
 from rnea_ros.sim.controller import CommandError, JointController
 from rnea_ros.sim.inbox import MSGTYPE, TrajectoryInbox
 from rnea_ros.sim.messages import nanoseconds, stamp_of, wrench_msg
 from rnea_ros.sim.parameters import declare_settings
-from rnea_ros.sim.plant import Plant
 from rnea_ros.sim.polled import PolledInputs
 from rnea_ros.sim.record import msgtype_of, Recorder
 from rnea_ros.sim.trajectory import TrajectoryError
 from rnea_ros.timing import GcMonitor, set_fifo_priority, set_timer_slack, StepSchedule
+
+if TYPE_CHECKING:  # the plant comes from plant_factory: MuJoCo loads once the settings passed
+    from rnea_ros.sim.plant import Plant
 
 # Reliable like joint_state_broadcaster's: best-effort and reliable subscribers both connect.
 RELIABLE = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
@@ -98,6 +100,7 @@ class SimNode(Node):
         # Tracking error (reference - true position, actuated joints): [sum of mean squares,
         # steps, max |error|] since start and since the last diagnostics report.
         self.tracking = ([0.0, 0, 0.0], [0.0, 0, 0.0])
+        from rnea_ros.recording.fitness import RunFitness  # its package loads numba
         self.fitness = RunFitness.of_plant(plant)  # limit contacts, saturation: for --record
         self.answer_stamp = -1
         self.answer_effort: np.ndarray | None = None

@@ -24,13 +24,16 @@ from collections.abc import Callable
 from pathlib import Path
 import queue
 import threading
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rclpy.serialization import serialize_message
 
 from rnea_ros.errors import InputError
-from rnea_ros.recording.bagio.splitwrite import SplitBagWriter
+
+if TYPE_CHECKING:  # imported by open_bag: rnea_ros.recording loads numba
+    from rnea_ros.recording.bagio.splitwrite import SplitBagWriter
 
 SPLIT_BYTES = 64 << 20  # a split is handed over at this many bytes even before its time
 Message = tuple[int, str, str, bytes]  # (log time ns, topic, msgtype, serialized data)
@@ -196,6 +199,7 @@ def open_bag(path: Path) -> SplitBagWriter:
     if path.exists() or path.is_symlink():
         raise InputError(f"parameter 'record' is {str(path)!r}: it exists; expected a new "
                          'directory')
+    from rnea_ros.recording.bagio.splitwrite import SplitBagWriter
     try:
         return SplitBagWriter(path)
     except OSError as error:

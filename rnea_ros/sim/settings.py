@@ -18,7 +18,9 @@ import math
 
 from rnea_ros.params.parameter import (BOOL, DOUBLE, DOUBLE_ARRAY, INTEGER, Parameter, STRING,
                                        STRING_ARRAY)
-from rnea_ros.sim.controller import COMMAND_INTERFACES
+
+# What a joint torque is (the parameter command_interface; the torque of each: controller).
+COMMAND_INTERFACES = ('drive_pd', 'effort', 'trajectory_effort')
 
 CLOCKS = ('realtime', 'lockstep')
 RATE_MAX = 1e5  # [Hz]

@@ -20,11 +20,24 @@ non-finite values, times that do not increase, positions outside the URDF joint 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.interpolate import PPoly
 
 from rnea_ros.errors import InputError
+
+if TYPE_CHECKING:
+    from scipy.interpolate import PPoly
+
+
+def load_scipy() -> None:
+    """
+    Import scipy's interpolate (~1 s) now: a trajectory is built under the sim's step lock.
+
+    Not at this module's import: ``rnea_sim`` refuses bad parameters before it loads the
+    physics (MuJoCo, numba, scipy).
+    """
+    import scipy.interpolate  # noqa: F401
 
 
 class TrajectoryError(InputError):
@@ -123,6 +136,7 @@ def _stack(times: np.ndarray, fields: list[np.ndarray]) -> PPoly:
                         (20.0 * dp - (8.0 * v1 + 12.0 * v0) * h - (3.0 * a0 - a1) * h**2)
                         / (2.0 * h**3),
                         0.5 * a0, v0, p0]
+    from scipy.interpolate import PPoly  # loaded by JointController already (load_scipy)
     return PPoly(np.stack(coefficients), times)
 
 

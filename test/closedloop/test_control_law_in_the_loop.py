@@ -28,7 +28,8 @@ from rnea_ros.demos.closed_loop import (ClosedLoop, EFFORT_PATH_REMAPS, START_TI
 
 pytestmark = pytest.mark.timeout(300)
 
-DURATION = 5.0  # s of trajectory (sim time)
+DURATION = 3.0  # s of trajectory (sim time); measured over DDS against in-process: panda
+# 3.12e-4 against 3.56e-4 rad RMS, ur5 5.317e-2 against 5.315e-2
 WITHIN = 1.2  # the node over DDS: RMS error at most this times the in-process law's
 
 
