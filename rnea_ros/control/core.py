@@ -117,6 +117,8 @@ class ControlCore:
         if self.observer is not None:
             self.observer.use(settings)
         self.prediction.use(settings)
+        if self.prediction.stall_arrays is None:  # no estimate (or a new link): the model's
+            self.torques.stall_brake.model = self.model
         self.settings = settings
 
     def bind_outputs(self, position: np.ndarray, velocity: np.ndarray, effort: np.ndarray,
@@ -291,6 +293,32 @@ class ControlCore:
                            measured_q: np.ndarray | None = None) -> np.ndarray:
         """Efforts (N, n) at the points of ``trajectory`` (``trajectory_efforts.efforts``)."""
         return trajectory_efforts(self, trajectory, measured_q)
+
+    def stall_samples(self) -> tuple | None:
+        """
+        Return the samples ``stall_payload_estimate`` fits (copies); None: no fit to make.
+
+        Under the node's lock (the inputs write them); none while stalled (``stall_estimate``).
+        """
+        if self.prediction.estimate is None or self.torques.stalled:
+            return None
+        return self.prediction.estimate.window()
+
+    def estimate_payload(self, samples: tuple) -> tuple:
+        """
+        Fit ``stall_samples``: return the stall's (model, prediction arrays); off the lock.
+
+        The fit allocates: the node's status timer calls it, not a cycle. The model carries
+        the estimate (``StallEstimate.model_for``), or is the core's own when it is gated.
+        """
+        estimate = self.prediction.estimate
+        estimate.fit(samples)
+        model = estimate.model_for(self.model)
+        return model, model.forward_dynamics_arrays(self.torques.actuation)
+
+    def install_stall_model(self, fitted: tuple) -> None:
+        """Install ``estimate_payload``'s result for the next stall; between two cycles."""
+        self.torques.stall_brake.model, self.prediction.stall_arrays = fitted
 
     # ------------------------------------------------------------------ diagnostics
     def status(self, now: float, ros_time: float) -> tuple[int, str, dict[str, str]]:

@@ -48,6 +48,8 @@ import numpy as np
 
 from rnea_ros.control.loop_margin import DEFAULT_PERIOD
 from rnea_ros.control.prediction import StatePredictor
+from rnea_ros.control.settings import ParameterRejected
+from rnea_ros.control.stall_estimate import StallEstimate
 from rnea_ros.errors import InputError
 
 # Longest gap [s] between two samples over which the one-step prediction error is measured (a
@@ -89,6 +91,11 @@ class CyclePrediction:
         self.error_q = self.error_v = 0.0
         self.max_error_q = self.max_error_v = 0.0
         self._sum_q = self._sum_v = 0.0
+        # ``stall_payload_estimate``: the samples recorded for it, the stall's model swapped in
+        # while joint_states stall (``stall_model``; the nominal one back at the next sample).
+        self.estimate: StallEstimate | None = None
+        self.stall_arrays = self._nominal = None
+        self._held = np.zeros(model.nv)
         self.use(settings)
 
     def use(self, settings) -> None:
@@ -102,6 +109,15 @@ class CyclePrediction:
             self.predictor = StatePredictor(self.model, actuation=self.actuation,
                                             gravity_compensated_by_robot=self._compensated,
                                             capacity=CAPACITY)
+        link = settings.stall_payload_estimate if self.on else ''
+        if link != (self.estimate.link if self.estimate is not None else ''):
+            try:
+                self.estimate = (StallEstimate(self.model, self.actuation.armature, link)
+                                 if link else None)
+            except InputError as error:
+                raise ParameterRejected(str(error).replace(
+                    'payload.link:', "parameter 'stall_payload_estimate':", 1)) from None
+            self.stall_arrays = None
         if not self.on:
             self.valid = self.held = False
 
@@ -120,6 +136,13 @@ class CyclePrediction:
                 np.copyto(self._q_from, self._q_previous)
                 np.copyto(self._v_from, self._v_previous)
                 self._from = self.sample_time
+                if self.estimate is not None and self.predictor.command_at(
+                        0.5 * (self.sample_time + stamp), self._held):  # the command held
+                    self.estimate.record(self._q_previous, self._v_previous, self.sample_time,
+                                         state.q, state.v, stamp, self._held)
+        if self._nominal is not None:  # back from a stall: the nominal model
+            self.predictor.use_model(self._nominal)
+            self._nominal = None
         self._q_previous[:] = state.q
         self._v_previous[:] = state.v
         self._previous = True
@@ -178,6 +201,11 @@ class CyclePrediction:
             return
         self.target, self._fresh, self.valid, self.held = target, False, True, False
 
+    def stall_model(self) -> None:
+        """Predict with the stall's model (``stall_arrays``, if any) until the next sample."""
+        if self.stall_arrays is not None and self._nominal is None:
+            self._nominal = self.predictor.use_model(self.stall_arrays)
+
     @property
     def ahead(self) -> float:
         """Return how far (s) past the cycle's time the state acted on is: the delay, or 0."""
@@ -230,6 +258,8 @@ class CyclePrediction:
             values['one-step prediction error v [rad/s] (last, RMS, max)'] = (
                 f'{self.error_v:.3g}, {math.sqrt(self._sum_v / self.errors):.3g}, '
                 f'{self.max_error_v:.3g}')
+        if self.estimate is not None:
+            values['stall payload estimate'] = self.estimate.describe()
         if self.fallbacks:
             values['prediction fallbacks (measured state used)'] = (
                 f'{self.fallbacks}: {self.reason}')

@@ -97,7 +97,10 @@ class CycleTorques:
         self.stop = StopReaction(model, self.brake)  # a collision's, the loop watch's
         # After a stall of joint_states, until a desired motion is followed: the stop's brake
         # and hold on the first known states (``compute``), a stall one latch.
-        self.after_stall = StopReaction(model, self.brake)
+        # The stall's brake: on the model with the payload estimated online, if one
+        # (``stall_payload_estimate``, ``install_stall_model``), else on the model.
+        self.stall_brake = Brake(model, act.armature)
+        self.after_stall = StopReaction(model, self.stall_brake)
         self.stalls = 0  # stalls of joint_states under a feedback law
         self.stalled = False  # one since the last desired motion followed
         self.upper = np.full(model.nv, np.inf)  # the effort limits (the core binds its own)
@@ -227,8 +230,9 @@ class CycleTorques:
             if code == JOINT_STATES_STALE and not (self.stalled or self.law.resting):
                 self.stalls, self.stalled = self.stalls + 1, True  # a motion's: held after it
             carried = predicted and not self.predicted.held
-            if carried and code == JOINT_STATES_STALE and self.brake.torques(
+            if carried and code == JOINT_STATES_STALE and self.stall_brake.torques(
                     q, v, settings.collision_stop_time, upper, self.tau):  # a stall carried
+                self.predicted.stall_model()  # the estimated payload's, if any
                 self.law.resting = True
                 return True
             unknown = not carried and code in (JOINT_STATES_STALE, VELOCITY_MISSING)

@@ -245,6 +245,23 @@ class StatePredictor:
         self._times[index] = time
         self._count += 1
 
+    def command_at(self, time: float, out: np.ndarray) -> bool:
+        """Write the command in force at ``time`` (s) into ``out`` (nv,); False: none known."""
+        if self._count == 0 or time < self._times[self._head]:
+            return False
+        out[:] = self._commands[_command_in_force(self._times, self._count, self._head, time)]
+        return True
+
+    def use_model(self, arrays: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """
+        Predict with another model of the same joints from now on; return the one replaced.
+
+        ``arrays``: its ``RobotModel.forward_dynamics_arrays`` (no copy, no allocation).
+        """
+        previous = self._state, self._terms
+        self._state, self._terms = arrays
+        return previous
+
     def predict(self, q, v, stamp: float, target: float, out_q=None, out_v=None
                 ) -> tuple[np.ndarray, np.ndarray]:
         """

@@ -33,6 +33,7 @@ class SettingsFields:
     prediction: str = 'none'
     command_delay: float = 0.0
     prediction_horizon: float = 0.5
+    stall_payload_estimate: str = ''
     gravity_compensated_by_robot: bool = False
     thread_priority: int = 50
     inertia_check: str = 'error'

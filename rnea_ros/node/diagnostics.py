@@ -84,6 +84,7 @@ class NodeDiagnostics:
             message = 'model invalid: ' + error if error else 'waiting for robot_description'
             level, values = ERROR, {}
         else:
+            self._estimate_payload(core)
             level, message, values = core.status(now, self._node.ros_time())
             level, message = gain_check.report(core.loop_margin, level, message, values)
             if error:
@@ -95,6 +96,15 @@ class NodeDiagnostics:
         if not self._cycles.active:
             level, message = max(level, WARN), f'{lifecycle}: publishing nothing; {message}'
         return level, message, values
+
+    def _estimate_payload(self, core) -> None:
+        """Fit ``stall_payload_estimate`` off the cycles' lock; install it under it."""
+        with self._cycles.lock:
+            samples = core.stall_samples()
+        if samples is not None:
+            fitted = core.estimate_payload(samples)
+            with self._cycles.lock:
+                core.install_stall_model(fitted)
 
     def _namesakes(self, level: int, message: str, values: dict[str, str]) -> tuple[int, str]:
         """Add the other nodes of this name (their feedforward_effort interleaves): ERROR."""

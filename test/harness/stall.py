@@ -33,6 +33,8 @@ STOP_TIME = 0.02  # s: collision_stop_time, the braking's time constant (-2 v / 
 # 0.01 rad of the continuous arm there, as a real arm is continuous.
 SUBSTEPS = 5
 TICK = 1e-3  # s: the plant's step
+# s between two fits of ``stall_payload_estimate`` (the node fits at each diagnostics report)
+REFIT = 0.1
 
 
 def told_payload(urdf: str, gap: str) -> Payload | None:
@@ -44,6 +46,15 @@ def told_payload(urdf: str, gap: str) -> Payload | None:
     (ixx, iyy, izz) = payload.inertia
     return Payload(link=link, mass=payload.mass, com=tuple(payload.com),
                    inertia=(ixx, 0.0, 0.0, iyy, 0.0, izz))
+
+
+def refitting(t: float, core, plant) -> bool:
+    """``run_law_in_process``'s ``each``: fit the stall's payload every REFIT s, as the node."""
+    samples = (core.stall_samples() if int(round(t / TICK)) % int(round(REFIT / TICK)) == 0
+               else None)
+    if samples is not None:
+        core.install_stall_model(core.estimate_payload(samples))
+    return True
 
 
 def stalled(urdf: str, gap: str, params: dict, whole: bool = False,
@@ -60,7 +71,7 @@ def stalled(urdf: str, gap: str, params: dict, whole: bool = False,
     _, positions, velocities = run_law_in_process(
         urdf, gap, STALL + SILENT + 2 * REST_AFTER, 'pd_feedforward', stiff_gains(model),
         stall_at=STALL, silent=(STALL, STALL + SILENT), late_steps=1, substeps=SUBSTEPS,
-        whole=whole, payload=told_payload(urdf, gap) if payload else None,
+        whole=whole, each=refitting, payload=told_payload(urdf, gap) if payload else None,
         params={'input_timeout': INPUT_TIMEOUT, 'collision_stop_time': STOP_TIME, **params})
     start, back = int(round(STALL / TICK)), int(round((STALL + SILENT) / TICK))
     drift = np.abs(positions[start:back] - positions[start]).max()

@@ -45,3 +45,21 @@ def test_prediction_and_command_delay_set_live_are_checked_with_the_gains(ros, p
     assert not refused.successful
     assert refused.reason.startswith('kd.panda_joint7 = 4 is more than the loop can hold'), \
         refused.reason
+
+
+def test_the_stall_payload_estimate_is_fitted_at_each_report(ros, panda):
+    """
+    The node fits ``stall_payload_estimate`` at its reports and says what it has, or why not.
+
+    The streams repeat one stamp: no pair of samples has a time between them, none is recorded.
+    """
+    model, xml = panda
+    names = model.joint_names
+    ros.start_node({'robot_description': xml, 'rate': 0.0, 'control_law': 'pd_feedforward',
+                    'prediction': 'model', 'stall_payload_estimate': 'panda_hand',
+                    **{f'kd.{n}': 0.5 for n in names}, **{f'kp.{n}': 5.0 for n in names}})
+    streams = Streams(ros, names, *random_arm_state(model, 5)[:2])
+    report = streams.diagnostic(has_level(OK, 'stall payload estimate', "on 'panda_hand'"),
+                                timeout=90.0)
+    assert status(report)[2]['stall payload estimate'] == (
+        "none on 'panda_hand': 0 finite samples in the window (at least 100)")
