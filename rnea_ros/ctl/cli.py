@@ -8,9 +8,12 @@ option or field), 130 interrupted (Ctrl-C).
 from __future__ import annotations
 
 import argparse
+from contextlib import contextmanager
 import os
+import signal
 import sys
-from typing import NoReturn
+import threading
+from typing import Iterator, NoReturn
 
 from rnea_ros.ctl import names
 from rnea_ros.errors import Bounded, InputError, UsageParser
@@ -161,28 +164,58 @@ def main(argv: list[str] | None = None) -> int:
     session ends the process the moment the session is closed (``end``).
     """
     options = build_parser().parse_args(argv)
+    interrupted: list[bool] = []
     try:
-        if options.command == 'paths':
-            from rnea_ros.ctl.paths import print_paths
-            return print_paths()
-        try:
-            from rnea_ros.ctl.session import Session
-            run = prepare(options)
-        except ModuleNotFoundError as exc:
-            print(f'rnea_ctl: cannot start: Python module {exc.name!r} is missing; install '
-                  'the ros-* wheels of requirements.txt, or source a ROS 2 install',
-                  file=sys.stderr)
-            return 1
-        except InputError as exc:
-            print(f'rnea_ctl: error: {exc}', file=sys.stderr)
-            return 2
-        session = Session(options.timeout)
-        try:
-            code = _run(run, session)
-        finally:
-            session.close()
+        with _interrupts(interrupted):
+            return _main(options, argv)
     except KeyboardInterrupt:
         return 130
+    except Exception:
+        # Ctrl-C inside rclpy's C++ (a message being converted) comes out as pybind11's
+        # TypeError or RuntimeError, not as KeyboardInterrupt: it is still the interrupt.
+        if interrupted:
+            return 130
+        raise
+
+
+@contextmanager
+def _interrupts(interrupted: list[bool]) -> Iterator[None]:
+    """Within: Ctrl-C appends True to ``interrupted``, then raises KeyboardInterrupt."""
+    if threading.current_thread() is not threading.main_thread():  # no handler can be set
+        yield
+        return
+
+    def interrupt(signum, frame):
+        interrupted.append(True)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _main(options: argparse.Namespace, argv: list[str] | None) -> int:
+    if options.command == 'paths':
+        from rnea_ros.ctl.paths import print_paths
+        return print_paths()
+    try:
+        from rnea_ros.ctl.session import Session
+        run = prepare(options)
+    except ModuleNotFoundError as exc:
+        print(f'rnea_ctl: cannot start: Python module {exc.name!r} is missing; install '
+              'the ros-* wheels of requirements.txt, or source a ROS 2 install',
+              file=sys.stderr)
+        return 1
+    except InputError as exc:
+        print(f'rnea_ctl: error: {exc}', file=sys.stderr)
+        return 2
+    session = Session(options.timeout)
+    try:
+        code = _run(run, session)
+    finally:
+        session.close()
     return code if argv is not None else end(code)
 
 
