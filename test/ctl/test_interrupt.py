@@ -8,7 +8,6 @@ session is a stand-in (no DDS): what is judged is ``main``'s handling of the int
 """
 from __future__ import annotations
 
-import os
 import signal
 
 import pytest
@@ -43,16 +42,14 @@ def stand_in(monkeypatch):
 def _interrupt_inside_cpp(session) -> int:
     """As pybind11 does: the KeyboardInterrupt raised by the handler becomes a TypeError."""
     try:
-        os.kill(os.getpid(), signal.SIGINT)
-        signal.sigtimedwait([], 0)  # the handler runs at the next bytecode at the latest
+        signal.raise_signal(signal.SIGINT)  # to this thread: its handler runs before the next line
     except KeyboardInterrupt:
         raise TypeError(CONVERSION) from None
     raise AssertionError('SIGINT did not interrupt')
 
 
 def _interrupt(session) -> int:
-    os.kill(os.getpid(), signal.SIGINT)
-    signal.sigtimedwait([], 0)
+    signal.raise_signal(signal.SIGINT)
     raise AssertionError('SIGINT did not interrupt')
 
 
