@@ -44,8 +44,8 @@ sys.path.insert(0, str(ROOT / 'test'))  # the tests' harness package
 
 from harness.loop_harness import NS, run_loop  # noqa: E402
 from harness.oracle import robot_path  # noqa: E402
-from harness.stall import (INPUT_TIMEOUT, REST_AFTER, SILENT, stalled, STOP_TIME,  # noqa: E402
-                           SUBSTEPS, TICK)
+from harness.stall import (INPUT_TIMEOUT, least, REST_AFTER, SILENT, stalled,  # noqa: E402
+                           STOP_TIME, SUBSTEPS, TICK)
 import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
@@ -90,21 +90,29 @@ def stiff(model: RobotModel, gap_file: Path) -> dict:
             **load_gap(str(gap_file)).armature_parameters(model.joint_names)}
 
 
-def measures(times: np.ndarray, q: np.ndarray, v: np.ndarray, stall: float) -> tuple:
-    """(speed at the stall, largest drift while silent, largest speed REST_AFTER after)."""
+def measures(times: np.ndarray, q: np.ndarray, v: np.ndarray, stall: float,
+             urdf: str, gap_file: Path) -> tuple:
+    """
+    (speed at the stall, largest drift while silent, the least drift, largest speed after).
+
+    The least drift: ``harness.stall.least`` from the state where the stall began; the speed
+    after: from REST_AFTER after joint_states return.
+    """
     start = int(np.searchsorted(times, stall))
     back = int(np.searchsorted(times, stall + SILENT))
     after = int(np.searchsorted(times, stall + SILENT + REST_AFTER))
     return (np.abs(v[start]).max(), np.abs(q[start:back] - q[start]).max(),
-            np.abs(v[after:]).max(initial=0.0))
+            least(urdf, str(gap_file), q[start], v[start]), np.abs(v[after:]).max(initial=0.0))
 
 
 def in_lockstep(name: str, gap: str, folder: Path) -> tuple:
+    """(speed at the stall, largest drift, the least drift, largest speed after), lockstep."""
     urdf = robot_path(name).read_text()
     model = RobotModel.from_urdf_string(urdf)
     gap_file = folder / 'lockstep_gap.yaml'
     gap_file.write_text(yaml.safe_dump(gap_data(gap)))
-    return stalled(urdf, str(gap_file), {**NODE, **stiff(model, gap_file)}, whole=True)
+    run = stalled(urdf, str(gap_file), {**NODE, **stiff(model, gap_file)}, whole=True)
+    return run.speed, run.drift, least(urdf, str(gap_file), run.q, run.v), run.settled
 
 
 def over_dds(name: str, gap: str, folder: Path, settle: float) -> tuple:
@@ -131,7 +139,7 @@ def over_dds(name: str, gap: str, folder: Path, settle: float) -> tuple:
     q = np.array([msg.position for _, msg in truth])
     v = np.array([msg.velocity for _, msg in truth])
     counted = run.counters.get('joint_states withheld (gap outage)', '?')
-    return measures(times, q, v, 0.0) + (counted,)
+    return measures(times, q, v, 0.0, urdf, gap_file) + (counted,)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,20 +164,22 @@ def main(argv: list[str] | None = None) -> int:
     print(wake_up_lateness().describe(), flush=True)
     try:
         print('| robot | gap | run | speed at the stall [rad/s] | largest drift [rad] | '
+              'least drift within the effort limits [rad] | '
               f'largest speed from {REST_AFTER:g} s after [rad/s] |')
-        print('|---|---|---|---|---|---|')
+        print('|---|---|---|---|---|---|---|')
         with tempfile.TemporaryDirectory(prefix='bench_stall_') as workdir:
             for name in args.robots:
                 for gap in args.gaps:
                     folder = Path(workdir) / f'{name}_{len(list(Path(workdir).iterdir()))}'
                     folder.mkdir()
-                    speed, drift, after = in_lockstep(name, gap, folder)
+                    speed, drift, bound, after = in_lockstep(name, gap, folder)
                     print(f'| {name} | {gap} | lockstep, in-process | {speed:.2f} | '
-                          f'{drift:.3f} | {after:.3f} |', flush=True)
-                    speed, drift, after, counted = over_dds(name, gap, folder, args.settle)
+                          f'{drift:.3f} | {bound:.3f} | {after:.3f} |', flush=True)
+                    speed, drift, bound, after, counted = over_dds(name, gap, folder,
+                                                                   args.settle)
                     print(f'| {name} | {gap} | real time, over DDS ({counted} joint_states '
-                          f'withheld) | {speed:.2f} | {drift:.3f} | {after:.3f} (tracking the '
-                          'streamed reference again) |', flush=True)
+                          f'withheld) | {speed:.2f} | {drift:.3f} | {bound:.3f} | {after:.3f} '
+                          '(tracking the streamed reference again) |', flush=True)
     finally:
         for process in busy:
             process.kill()

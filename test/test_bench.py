@@ -72,6 +72,11 @@ def test_bench_stall_prints_both_runs_with_the_floor():
     assert '| panda | armature | lockstep, in-process | ' in out, out
     assert '| panda | armature | real time, over DDS (500 joint_states withheld) | ' in out, out
     assert out.count('machine floor: a bare 1 kHz') == 2, out
+    # No brake drifts less than the least any torques within the effort limits reach (to the
+    # programme's 1 ms steps): the lockstep row's, deterministic.
+    row = next(line for line in out.splitlines() if '| lockstep, in-process |' in line)
+    speed, drift, least = (float(cell) for cell in row.split('|')[4:7])
+    assert speed >= 1.5 and least * 0.99 <= drift <= least * 1.35, row
 
 
 @pytest.mark.timeout(600)  # three closed-loop runs in lockstep: 2 min at load 8

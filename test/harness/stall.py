@@ -9,16 +9,18 @@ return (the desired motion does not: the stop's hold about the first pose known 
 """
 from __future__ import annotations
 
+from typing import NamedTuple
 import xml.etree.ElementTree as ET
 
 from harness.inprocess_law import run_law_in_process
+from harness.least_drift import least_drift
 import numpy as np
 
 from rnea_ros import RobotModel
 from rnea_ros.demos.closed_loop import stiff_gains
 from rnea_ros.dynamics.payload import Payload
 from rnea_ros.sim.gap import load_gap, TIP
-from rnea_ros.sim.true_urdf import tip_link
+from rnea_ros.sim.true_urdf import apply_gap, tip_link
 
 STALL = 0.5  # s: every input goes silent (the demo motion: 1.7 rad/s on the fastest joint)
 SILENT = 0.5  # s without joint_states (the desired motion does not come back)
@@ -35,6 +37,30 @@ SUBSTEPS = 5
 TICK = 1e-3  # s: the plant's step
 # s between two fits of ``stall_payload_estimate`` (the node fits at each diagnostics report)
 REFIT = 0.1
+
+
+class Stall(NamedTuple):
+    """A stall's measures (``stalled``) and the arm's state where it began."""
+
+    speed: float  # rad/s: the fastest joint's speed at the stall
+    drift: float  # rad: the largest drift of any joint from where it began, while silent
+    settled: float  # rad/s: the largest speed from REST_AFTER after joint_states return
+    q: np.ndarray  # the actuated positions where the stall began
+    v: np.ndarray  # and velocities
+
+
+def least(urdf: str, gap: str, q: np.ndarray, v: np.ndarray) -> float:
+    """
+    Return the least drift any torques within the effort limits reach from (q, v) [rad].
+
+    ``harness.least_drift`` on the plant's true dynamics (``gap``'s URDF and armature), the arm
+    coasting INPUT_TIMEOUT first; a fixed-base arm whose actuated joints are its v entries.
+    """
+    data = load_gap(gap)
+    true = RobotModel.from_urdf_string(apply_gap(urdf, data))
+    armature = np.array([data.joint_terms(name)['armature'] for name in true.joint_names])
+    return least_drift(true, armature, np.asarray(true.effort_limits), q, v,
+                       coast=INPUT_TIMEOUT, step=TICK)
 
 
 def told_payload(urdf: str, gap: str) -> Payload | None:
@@ -58,9 +84,9 @@ def refitting(t: float, core, plant) -> bool:
 
 
 def stalled(urdf: str, gap: str, params: dict, whole: bool = False,
-            payload: bool = False) -> tuple:
+            payload: bool = False) -> Stall:
     """
-    Return (speed at the stall, largest drift in it, largest speed REST_AFTER after it).
+    Return the stall's measures (``Stall``).
 
     ``gap``: the plant's gap (``load_gap``); ``params``: node parameters beside the gains,
     ``input_timeout`` and ``collision_stop_time`` (``prediction``, ``armature.<joint>``...);
@@ -75,5 +101,6 @@ def stalled(urdf: str, gap: str, params: dict, whole: bool = False,
         params={'input_timeout': INPUT_TIMEOUT, 'collision_stop_time': STOP_TIME, **params})
     start, back = int(round(STALL / TICK)), int(round((STALL + SILENT) / TICK))
     drift = np.abs(positions[start:back] - positions[start]).max()
-    return (np.abs(velocities[start]).max(), drift,
-            np.abs(velocities[back + int(round(REST_AFTER / TICK)):]).max())
+    return Stall(np.abs(velocities[start]).max(), drift,
+                 np.abs(velocities[back + int(round(REST_AFTER / TICK)):]).max(),
+                 positions[start], velocities[start])
