@@ -3,6 +3,7 @@ Benchmark of a stall of the node's inputs with the node as the robot's only cont
 
     .venv/bin/python bench/bench_stall.py [--robots panda ur5] [--gaps none default]
                                           [--settle 20] [--busy N] [--dds-profile FILE|none]
+                                          [--estimate]
 
 Per robot and reality gap (``--gaps``: ``armature``, the URDF's own dynamics with the default
 gap's reflected rotor inertia, given to the node: the node knows the robot; ``none``; a shipped
@@ -12,7 +13,10 @@ with ``prediction: model`` (the gap's armature given to the node), ``input_timeo
 ``collision_stop_time`` 0.02 s, the demo trajectory; 0.5 s into it the node's joint_states go
 silent for 0.5 s. Printed: the fastest joint's speed when the stall begins, the largest drift of
 any joint from where it began (while silent), and the largest speed from
-``harness.stall.REST_AFTER`` (0.2 s) after joint_states return (docs/node/prediction.md):
+``harness.stall.REST_AFTER`` (0.2 s) after joint_states return (docs/node/prediction.md), and
+beside them the least drift any torques within the effort limits reach from the stall's state
+(``harness.stall.least``). ``--estimate``: the node also estimates a payload online on the
+arm's flange link (``stall_payload_estimate``; the link the gap fixes its payload to):
 
 - in lockstep, in-process (``harness.stall.stalled``: the node's core, the
   command one tick late, the stall its ``silent`` window), as the suite measures it: every input
@@ -38,6 +42,7 @@ from pathlib import Path
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'test'))  # the tests' harness package
@@ -52,6 +57,7 @@ import yaml  # noqa: E402
 from rnea_ros import RobotModel  # noqa: E402
 from rnea_ros.demos.closed_loop import stiff_gains  # noqa: E402
 from rnea_ros.sim.gap import GAPS_DIR, load_gap, shipped_gaps  # noqa: E402
+from rnea_ros.sim.true_urdf import tip_link  # noqa: E402
 from rnea_ros.timing.floor import wake_up_lateness  # noqa: E402
 
 # The stall's set-up (SILENT, REST_AFTER, the timeouts, SUBSTEPS) is harness.stall's, as
@@ -105,17 +111,23 @@ def measures(times: np.ndarray, q: np.ndarray, v: np.ndarray, stall: float,
             least(urdf, str(gap_file), q[start], v[start]), np.abs(v[after:]).max(initial=0.0))
 
 
-def in_lockstep(name: str, gap: str, folder: Path) -> tuple:
+def estimating(urdf: str, estimate: bool) -> dict:
+    """``stall_payload_estimate`` on the arm's flange with ``estimate``; nothing without."""
+    return {'stall_payload_estimate': tip_link(ET.fromstring(urdf))} if estimate else {}
+
+
+def in_lockstep(name: str, gap: str, folder: Path, estimate: bool) -> tuple:
     """(speed at the stall, largest drift, the least drift, largest speed after), lockstep."""
     urdf = robot_path(name).read_text()
     model = RobotModel.from_urdf_string(urdf)
     gap_file = folder / 'lockstep_gap.yaml'
     gap_file.write_text(yaml.safe_dump(gap_data(gap)))
-    run = stalled(urdf, str(gap_file), {**NODE, **stiff(model, gap_file)}, whole=True)
+    run = stalled(urdf, str(gap_file),
+                  {**NODE, **stiff(model, gap_file), **estimating(urdf, estimate)}, whole=True)
     return run.speed, run.drift, least(urdf, str(gap_file), run.q, run.v), run.settled
 
 
-def over_dds(name: str, gap: str, folder: Path, settle: float) -> tuple:
+def over_dds(name: str, gap: str, folder: Path, settle: float, estimate: bool) -> tuple:
     """Run over DDS in real time; the stall at the outage, ``OUTAGE_AFTER`` s after the settle."""
     urdf = robot_path(name).read_text()
     model = RobotModel.from_urdf_string(urdf)
@@ -126,7 +138,7 @@ def over_dds(name: str, gap: str, folder: Path, settle: float) -> tuple:
     gap_file.write_text(yaml.safe_dump(data))
     run = run_loop(folder, urdf, 'effort', str(gap_file), OUTAGE_AFTER + SILENT + 1.0,
                    node_params={'rate': 1000.0, 'cycle_trigger': 'joint_states', **NODE,
-                                **stiff(model, gap_file)},
+                                **stiff(model, gap_file), **estimating(urdf, estimate)},
                    sim_params={'clock': 'realtime', 'command_interface': 'effort',
                                'substeps': SUBSTEPS}, settle_time=settle)
     # The outage is where the recorded joint_states stop (the sim's clock origin is not known
@@ -153,6 +165,9 @@ def main(argv: list[str] | None = None) -> int:
                         '(the outage begins 2 s after it)')
     parser.add_argument('--busy', type=int, default=0, metavar='N',
                         help='processes spinning at normal priority during the runs')
+    parser.add_argument('--estimate', action='store_true',
+                        help="the node estimates a payload on the arm's flange "
+                        '(stall_payload_estimate)')
     parser.add_argument('--dds-profile', default=str(ROOT / 'config' / 'fastdds_realtime.xml'),
                         metavar='FILE', help="Fast DDS profile of every process; 'none': none")
     args = parser.parse_args(argv)
@@ -172,12 +187,13 @@ def main(argv: list[str] | None = None) -> int:
                 for gap in args.gaps:
                     folder = Path(workdir) / f'{name}_{len(list(Path(workdir).iterdir()))}'
                     folder.mkdir()
-                    speed, drift, bound, after = in_lockstep(name, gap, folder)
-                    print(f'| {name} | {gap} | lockstep, in-process | {speed:.2f} | '
+                    label = f'{gap}, payload estimated' if args.estimate else gap
+                    speed, drift, bound, after = in_lockstep(name, gap, folder, args.estimate)
+                    print(f'| {name} | {label} | lockstep, in-process | {speed:.2f} | '
                           f'{drift:.3f} | {bound:.3f} | {after:.3f} |', flush=True)
                     speed, drift, bound, after, counted = over_dds(name, gap, folder,
-                                                                   args.settle)
-                    print(f'| {name} | {gap} | real time, over DDS ({counted} joint_states '
+                                                                   args.settle, args.estimate)
+                    print(f'| {name} | {label} | real time, over DDS ({counted} joint_states '
                           f'withheld) | {speed:.2f} | {drift:.3f} | {bound:.3f} | {after:.3f} '
                           '(tracking the streamed reference again) |', flush=True)
     finally:
