@@ -155,6 +155,21 @@ def test_a_stall_is_carried_through_to_rest(robot, gap, payload, estimate, drift
     assert run.settled < REST_SPEED, run.settled
 
 
+def test_the_payload_is_estimated_when_the_trajectory_came_whole():
+    """
+    The estimate is fitted whether the core took the trajectory whole or point by point.
+
+    Regression: run_law_in_process did not call its ``each`` (the refit) with ``whole``, and
+    bench_stall's lockstep rows with ``--estimate`` showed the drift without it (0.275 rad).
+    """
+    urdf = robot_path('panda').read_text()
+    model = RobotModel.from_urdf_string(urdf)
+    run = stall.stalled(urdf, 'default', {
+        'prediction': 'model', **armature(model, 'default'),
+        'stall_payload_estimate': stall.told_payload(urdf, 'default').link}, whole=True)
+    assert run.speed >= 1.5 and run.drift <= 0.1, run
+
+
 # One joint about the vertical (no gravity torque), inertia I about it with armature A, effort
 # limit u: from v0 the least drift is the coast's v0 c and the hardest stop's v0^2 (I + A) / 2u.
 WHEEL = """<robot name="wheel"><link name="base"/><link name="wheel"><inertial>

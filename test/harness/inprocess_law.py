@@ -58,7 +58,8 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
     ``robot_gravity``: the robot adds the plant's g(q) to the command (the sim's
     ``gravity_compensated_by_robot``); ``node_gravity``: the node's setting of that name;
     ``settings``: the core's other settings. ``each(t, core, plant)``, called at every step
-    before the cycle, returns whether the core gets the step's reference as its desired motion.
+    before the cycle, returns whether the core gets the step's reference as its desired motion
+    (with ``whole`` it is called all the same, its answer unused).
     ``params``: more node parameters (``prediction``, ``command_delay``, ``armature.<joint>``);
     ``silent``: (start, end) s during which the core gets no joint_states (its cycles go on, as
     a node's clock runs them); ``whole``: the core takes the whole trajectory at the start (as
@@ -92,11 +93,11 @@ def run_law_in_process(urdf: str, gap: str, duration: float, law: str, gains: di
             error[k] = reference.position[tracked] - positions[k][tracked]
         if silent is None or not silent[0] <= t < silent[1]:
             core.on_joint_states(names, q, v, plant.measured_effort() if efforts else [], now=t)
+        wanted = each is None or each(t, core, plant)  # every step, whole or not
         if whole and k == 0:
             times, Q, V, A = trajectory_points(model, duration)
             core.on_desired(Trajectory.from_points(names, list(zip(times, Q, V, A))), t, now=t)
-        elif not whole and (each is None or each(t, core, plant)) and (
-                stall_at is None or t < stall_at):
+        elif not whole and wanted and (stall_at is None or t < stall_at):
             core.on_desired(Trajectory.from_points(names, [(
                 0, reference.position, reference.velocity, reference.acceleration)]), t, now=t)
         assert core.cycle(t, t)
