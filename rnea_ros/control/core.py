@@ -265,7 +265,7 @@ class ControlCore:
             return False
         if self._finish(with_gravity and settings.gravity_compensated_by_robot) > 0:
             self.clipped_cycles += 1
-        self.prediction.commanded(torques.tau)
+        self.prediction.commanded(torques.tau, fault=now)
         return True
 
     def _finish(self, gravity_out: bool) -> int:

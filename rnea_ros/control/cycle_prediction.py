@@ -55,6 +55,16 @@ from rnea_ros.errors import InputError
 # Longest gap [s] between two samples over which the one-step prediction error is measured (a
 # longer one follows a stall: it would cost a long rollout and says nothing of the model).
 MAX_ERROR_GAP = 0.02
+# ``stall_payload_estimate`` records a pair of samples only when the command the robot held over
+# it is known: the node's answers reached the robot on time. A pair is not recorded when it, or
+# the pair before it, arrived spaced unlike its stamps by more than ON_TIME of the stamps' gap
+# (the node or the network late: the robot held an older command than the one the node pushed
+# for the pair), nor within input_timeout and two periods (steady) after a cycle
+# that published a fault output (the stall brake of inputs late past input_timeout: its torques,
+# tens of N m from the law's, held by the robot a step earlier or later than pushed). Recorded
+# all the same, a few such pairs among the window's 500 made the real-time fit say 0.5 kg with
+# its centre of mass 0.34 m off the flange, or a negative mass.
+ON_TIME = 0.5
 CAPACITY = 256  # commands kept: at least command_delay / period (100 at MAX_COMMAND_DELAY)
 
 
@@ -96,6 +106,9 @@ class CyclePrediction:
         self.estimate: StallEstimate | None = None
         self.stall_arrays = self._nominal = None
         self._held = np.zeros(model.nv)
+        self._on_time = False  # the latest pair of samples arrived spaced as stamped
+        self._quiet = 0.0  # s (steady) after a fault output without pairs recorded
+        self._quiet_until = -math.inf  # steady time: no pair recorded before
         self.use(settings)
 
     def use(self, settings) -> None:
@@ -105,6 +118,7 @@ class CyclePrediction:
         period = 1.0 / settings.rate if settings.rate > 0.0 else DEFAULT_PERIOD
         self.delay = settings.command_delay if settings.command_delay > 0.0 else period
         self.horizon = settings.prediction_horizon
+        self._quiet = settings.input_timeout + 2.0 * period
         if self.on and self.predictor is None:  # compiled (or loaded) here, not in a cycle
             self.predictor = StatePredictor(self.model, actuation=self.actuation,
                                             gravity_compensated_by_robot=self._compensated,
@@ -130,16 +144,21 @@ class CyclePrediction:
         if stamp < self.sample_time:  # the clock stepped back: what was recorded is moot
             self.predictor.clear()
             self._pushed, self._previous, self.pending = -math.inf, False, False
+            self._on_time = False
         else:  # a pair whose gap is too long to say anything of the model is not measured
-            self.pending = self._previous and stamp - self.sample_time <= MAX_ERROR_GAP
+            gap = stamp - self.sample_time
+            self.pending = self._previous and gap <= MAX_ERROR_GAP
+            on_time = self._previous and abs(now - self.arrival - gap) <= ON_TIME * gap
             if self.pending:
                 np.copyto(self._q_from, self._q_previous)
                 np.copyto(self._v_from, self._v_previous)
                 self._from = self.sample_time
-                if self.estimate is not None and self.predictor.command_at(
-                        0.5 * (self.sample_time + stamp), self._held):  # the command held
+                if (self.estimate is not None and on_time and self._on_time
+                        and now >= self._quiet_until and self.predictor.command_at(
+                            0.5 * (self.sample_time + stamp), self._held)):  # the command held
                     self.estimate.record(self._q_previous, self._v_previous, self.sample_time,
                                          state.q, state.v, stamp, self._held)
+            self._on_time = on_time
         if self._nominal is not None:  # back from a stall: the nominal model
             self.predictor.use_model(self._nominal)
             self._nominal = None
@@ -231,8 +250,15 @@ class CyclePrediction:
         np.subtract(law.q_desired, q, out=law.error)
         np.subtract(law.v_desired, v, out=law.error_rate)
 
-    def commanded(self, tau: np.ndarray) -> None:
-        """Record the cycle's published command, applied from the time predicted for."""
+    def commanded(self, tau: np.ndarray, fault: float | None = None) -> None:
+        """
+        Record the cycle's published command, applied from the time predicted for.
+
+        ``fault``: the steady time of a cycle publishing a fault output (no pair recorded for
+        the payload estimate for a while: ``ON_TIME``).
+        """
+        if fault is not None:
+            self._quiet_until = fault + self._quiet
         if self.valid and not self.held:
             time = max(self.target, self._pushed)
             try:

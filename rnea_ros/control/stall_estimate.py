@@ -5,8 +5,9 @@ A payload estimated online from the node's own closed loop, for the stall; no RO
 flange). The cycle records, for each pair of consecutive joint_states samples (fixed base, at
 most ``MAX_GAP`` apart), the mid-point (q, v), the velocity change over the gap (the
 acceleration) and the command the robot held over it (``record``: into preallocated rows, no
-allocation). Off the cycle (``fit``: the node's status timer, under its lock) a least-squares
-fit over the last ``WINDOW`` seconds of them solves
+allocation; only pairs the node answered on time: ``cycle_prediction.ON_TIME``). Off the
+cycle (``fit``: the node's status timer, under its lock) a least-squares fit over the last
+``WINDOW`` seconds of them solves
 
     command - ID(q, v, a) - armature a = Y_link(q, v, a) phi + coulomb sign(v) + viscous v
 

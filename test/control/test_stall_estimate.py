@@ -9,6 +9,7 @@ with the command held, as ``cycle_prediction`` does, and fits the last 0.5 s.
 from __future__ import annotations
 
 import tracemalloc
+from types import SimpleNamespace
 
 from harness.oracle import robot_path
 import numpy as np
@@ -17,6 +18,7 @@ import pytest
 from rnea_ros import RobotModel
 from rnea_ros.control import stall_estimate
 from rnea_ros.control.core import ControlCore
+from rnea_ros.control.loop_margin import DEFAULT_PERIOD
 from rnea_ros.control.prediction import StatePredictor
 from rnea_ros.control.settings import ParameterRejected, Settings
 from rnea_ros.control.stall_estimate import StallEstimate
@@ -145,3 +147,47 @@ def test_recording_a_pair_allocates_no_array(model):
     tracemalloc.stop()
     # Views of the preallocated rows only: nothing kept, no (nv,) array made per pair beyond.
     assert end - start <= 0 and peak - start < 1024, (end - start, peak - start)
+
+
+def test_pairs_the_node_answered_late_are_not_recorded(model):
+    """
+    A pair is recorded only when its samples and the two before arrived spaced as stamped.
+
+    Late (a burst after the node or the network lagged, or the first sample after it), the
+    robot held an older command than the one pushed for the pair: real time over DDS, a few
+    such pairs made the fit 0.5 kg with its centre of mass 0.34 m off the flange.
+    """
+    core = core_with(model, LINK)
+    estimate, predictor = core.prediction.estimate, core.prediction.predictor
+    q, v = model.neutral_configuration(), np.zeros(model.nv)
+    predictor.push_command(0.0, np.zeros(model.nv))  # a command known over every pair
+
+    def recorded():
+        return estimate._count
+
+    def sample(k, arrival):
+        stamp = SimpleNamespace(sec=k // 1000, nanosec=(k % 1000) * 1_000_000)
+        core.on_joint_states(core.joint_names, q, v, [], now=100.0 + arrival, stamp=stamp)
+
+    for k in range(1, 21):  # on time: from the third sample on, each pair
+        sample(k, k * TICK)
+    assert recorded() == 18
+    for k in range(21, 31):  # a burst 10 ms late: none, nor the pair after it
+        sample(k, 40 * TICK + k * 1e-5)
+    sample(31, 41 * TICK)
+    assert recorded() == 18
+    for k in range(32, 36):  # spaced as stamped again (10 ms late): recorded again
+        sample(k, (k + 10) * TICK)
+    assert recorded() == 22
+    # A cycle published a fault output (the stall brake): no pair arriving within
+    # input_timeout and two periods after it, on time or not; then recorded again.
+    fault = 100.0 + 45.5 * TICK
+    core.prediction.commanded(np.zeros(model.nv), fault=fault)
+    quiet_until = fault + core.settings.input_timeout + 2.0 * DEFAULT_PERIOD
+    count = int((quiet_until - fault) / TICK) + 10
+    arrivals = [(k, 100.0 + (k + 10) * TICK) for k in range(36, 36 + count)]
+    for k, arrival in arrivals:
+        sample(k, arrival - 100.0)
+    after = sum(arrival >= quiet_until for _, arrival in arrivals)
+    assert 0 < after < len(arrivals)
+    assert recorded() == 22 + after
