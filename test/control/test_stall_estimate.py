@@ -140,13 +140,20 @@ def test_recording_a_pair_allocates_no_array(model):
             assert predictor.command_at((k + 0.5) * TICK, held)
             estimate.record(q, v, k * TICK, q, v, (k + 1) * TICK, held)
     pairs(10, 0)  # compiled, warm
-    tracemalloc.start()
-    start, _ = tracemalloc.get_traced_memory()
-    pairs(2 * stall_estimate.CAPACITY, 10)
-    end, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
+    count = 2 * stall_estimate.CAPACITY
+
+    def traced(first):
+        tracemalloc.start()
+        start, _ = tracemalloc.get_traced_memory()
+        pairs(count, first)
+        end, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return end - start, peak - start
     # Views of the preallocated rows only: nothing kept, no (nv,) array made per pair beyond.
-    assert end - start <= 0 and peak - start < 1024, (end - start, peak - start)
+    # tracemalloc counts every thread of the process (pytest-xdist's among them, which under load
+    # allocated 834 bytes in one window): an allocation of the pairs' shows in every attempt.
+    attempts = [traced(10 + k * count) for k in range(3)]
+    assert any(kept <= 0 and peak < 1024 for kept, peak in attempts), attempts
 
 
 def test_pairs_the_node_answered_late_are_not_recorded(model):
