@@ -254,8 +254,9 @@ class CyclePrediction:
         """
         Record the cycle's published command, applied from the time predicted for.
 
-        ``fault``: the steady time of a cycle publishing a fault output (no pair recorded for
-        the payload estimate for a while: ``ON_TIME``).
+        ``fault``: the steady time of a cycle publishing a fault output: no pair is recorded
+        for the payload estimate until ``input_timeout`` and two periods after it (``ON_TIME``'s
+        comment).
         """
         if fault is not None:
             self._quiet_until = fault + self._quiet

@@ -134,7 +134,8 @@ def stalled(robot, gap, prediction, payload=False, estimate=False, **more) -> st
 # braking is that least, to 2 %: from 1.8 rad/s on every joint no torque within its limits stops
 # it within 0.05 rad (0.102 rad on the true model, 0.123 with the default gap). The panda's is
 # 1.3x its least (0.047 against 0.036 rad): the brake scales the acceleration of every joint by
-# the weakest joint's room, where the least lets each joint brake as hard as it can.
+# the weakest joint's room, where the least plans every joint's torque over the whole stop,
+# using the coupling (each joint braking as hard as its own room allows drifts more).
 @pytest.mark.parametrize('robot, gap, payload, estimate, drift, least', [
     ('panda', 'none', False, False, 0.05, 1.35), ('ur5', 'none', False, False, 0.12, 1.05),
     ('panda', 'default', False, False, 0.3, None), ('ur5', 'default', False, False, 0.25, None),
