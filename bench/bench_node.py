@@ -159,7 +159,7 @@ def sample_joint_states(robot: Robot):
 class Streams:
     """Publishers of joint_states (+ odometry) and a joint_torques subscriber on a target."""
 
-    def __init__(self, target: Target, robot: Robot):
+    def __init__(self, target: Target, robot: Robot, clock_stamps: bool = False):
         from nav_msgs.msg import Odometry
         from rclpy.qos import QoSProfile, ReliabilityPolicy
         from sensor_msgs.msg import JointState
@@ -178,7 +178,7 @@ class Streams:
         # Stamp each sample with the wall clock, as a driver stamps its measurements (the 1 kHz
         # part: the prediction integrates the model between the stamps); False: the counter in
         # nanosec, unique, which the ping-pong matches in the answer.
-        self.clock_stamps = False
+        self.clock_stamps = clock_stamps
 
     def _on_torques(self, msg) -> None:
         self.receive_times.append(time.perf_counter())
@@ -208,7 +208,7 @@ class Pinger:
     and the same to every target.
     """
 
-    def __init__(self, target: Target, robot: Robot):
+    def __init__(self, target: Target, robot: Robot, clock_stamps: bool = False):
         from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
         from rclpy.qos import QoSProfile, ReliabilityPolicy
         from sensor_msgs.msg import JointState
@@ -347,8 +347,7 @@ def measure_rate(robot: Robot, tmp: Path, duration: float, trigger: str = 'clock
     def values(report) -> dict:
         return {kv.key: kv.value for kv in report.status[0].values}
     try:
-        streams = Streams(target, robot)
-        streams.clock_stamps = True
+        streams = Streams(target, robot, clock_stamps=True)
         if observer:  # the observer integrates samples that carry efforts
             streams.js.effort = robot.model.gravity_torques(
                 np.asarray(streams.js.position)).tolist()
