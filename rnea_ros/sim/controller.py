@@ -109,14 +109,18 @@ class JointController:
                    period=1.0 / settings.rate, gravity=gravity)
 
     def set_trajectory(self, names, times, positions, velocities=None, accelerations=None,
-                       efforts=None, *, start: float) -> None:
-        """Track a new trajectory from sim time ``start`` (``TrajectoryError`` if refused)."""
+                       efforts=None, *, start: float, arrival: float | None = None) -> None:
+        """
+        Track a new trajectory from sim time ``start`` (``TrajectoryError`` if refused).
+
+        ``arrival``: the sim time it arrived (default ``start``), from which it moves off.
+        """
         held = Reference(self.reference.position.copy(), self.reference.velocity.copy(),
                          self.reference.acceleration.copy(), self.reference.effort.copy())
         self.trajectory = build_trajectory(
             list(names), np.asarray(times, float), positions, velocities, accelerations,
             efforts, joint_index=self.index, lower=self.lower, upper=self.upper, start=start,
-            held=held)
+            held=held, arrival=arrival)
         if efforts is None:  # a trajectory without efforts carries no feed-forward
             self.reference.effort[self.trajectory.columns] = 0.0
         self._sampled = None

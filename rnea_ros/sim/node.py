@@ -207,7 +207,8 @@ class SimNode(Node):
             try:
                 self.controller.set_trajectory(
                     list(msg.joint_names), times, field('positions'), field('velocities'),
-                    field('accelerations'), field('effort'), start=start)
+                    field('accelerations'), field('effort'), start=start,
+                    arrival=self.sim_time)
             except TrajectoryError as error:
                 self.reject('joint_trajectory', error.reason, str(error))
                 return

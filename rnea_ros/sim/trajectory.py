@@ -4,10 +4,11 @@ Joint trajectories the simulated robot tracks, sampled as joint_trajectory_contr
 The points' positions, velocities and accelerations give piecewise polynomials through them
 (scipy ``PPoly``; the interpolants of scipy's ``BPoly.from_derivatives``): linear with positions
 only, cubic Hermite with velocities, quintic with accelerations; the points' efforts are
-interpolated linearly. A trajectory whose first point comes after its start begins at the
-desired state held when it arrived (a point at time 0 is prepended), as
-joint_trajectory_controller starts from its current reference. After the last point the last
-position is held at rest, with the last effort.
+interpolated linearly. A trajectory whose first point comes after the moment it arrived begins at
+the desired state held then (a point at its arrival is prepended), as joint_trajectory_controller
+interpolates from its state before the message to the first point (``Trajectory::sample``): a
+trajectory stamped to start later moves off smoothly, not with its first point's acceleration
+at once. After the last point the last position is held at rest, with the last effort.
 
 Written apart from the node's sampler (``rnea_ros.control.trajectory``) on purpose: the
 simulated robot stands for the real controller, and one shared sampler would hide a bug common
@@ -64,11 +65,12 @@ class TrackedTrajectory:
     def __init__(self, columns: np.ndarray, start: float, times: np.ndarray,
                  positions: np.ndarray, velocities: np.ndarray | None,
                  accelerations: np.ndarray | None, efforts: np.ndarray | None,
-                 held: Reference):
+                 held: Reference, arrival: float):
         self.columns = columns
         self.start = start
-        if times[0] > 0.0:  # begin at the reference held when the trajectory arrived
-            times = np.concatenate([[0.0], times])
+        origin = arrival - start  # the arrival in the trajectory's time
+        if times[0] > origin:  # begin at the reference held when the trajectory arrived
+            times = np.concatenate([[origin], times])
             positions = np.vstack([held.position[columns], positions])
             if velocities is not None:
                 velocities = np.vstack([held.velocity[columns], velocities])
@@ -76,7 +78,7 @@ class TrackedTrajectory:
                 accelerations = np.vstack([held.acceleration[columns], accelerations])
             if efforts is not None:
                 efforts = np.vstack([held.effort[columns], efforts])
-        self.end = float(times[-1])
+        self.begin, self.end = float(times[0]), float(times[-1])
         self.last = (positions[-1], None if efforts is None else efforts[-1])
         self.single = times.size == 1
         if not self.single:
@@ -97,7 +99,7 @@ class TrackedTrajectory:
             if self.last[1] is not None:
                 reference.effort[columns] = self.last[1]
             return
-        local = max(local, 0.0)
+        local = max(local, self.begin)
         reference.position[columns] = self.position(local)
         reference.velocity[columns] = self.velocity(local)
         reference.acceleration[columns] = self.acceleration(local)
@@ -142,14 +144,15 @@ def _stack(times: np.ndarray, fields: list[np.ndarray]) -> PPoly:
 
 def build_trajectory(names, times, positions, velocities, accelerations, efforts, *,
                      joint_index: dict, lower: np.ndarray, upper: np.ndarray, start: float,
-                     held: Reference) -> TrackedTrajectory:
+                     held: Reference, arrival: float | None = None) -> TrackedTrajectory:
     """
     Check a received trajectory and build it (``TrajectoryError`` says why not).
 
     ``names`` the message's joint names, ``times`` (N,) seconds from the start, the fields
     (N, len(names)) arrays or None where the points carry none; ``joint_index`` maps actuated
     joint names to columns, ``lower``/``upper`` the URDF limits per column; ``start`` the sim
-    time of the trajectory's time 0.
+    time of the trajectory's time 0; ``held`` the reference when it arrived, at sim time
+    ``arrival`` (default ``start``).
     """
     unknown = [n for n in names if n not in joint_index]
     if unknown:
@@ -185,4 +188,4 @@ def build_trajectory(names, times, positions, velocities, accelerations, efforts
         raise TrajectoryError('outside_limits', f'point {point} puts {names[k]} at '
                               f'{positions[point, k]:.6g}, beyond its limit {bound:.6g}')
     return TrackedTrajectory(columns, start, times, positions, velocities, accelerations,
-                             efforts, held)
+                             efforts, held, start if arrival is None else arrival)

@@ -87,6 +87,33 @@ def test_a_trajectory_starts_from_the_held_reference_and_names_a_subset():
     np.testing.assert_allclose(controller.sample(2.0).position, [0.5, -0.2])
 
 
+def test_a_trajectory_stamped_to_start_later_moves_off_from_the_held_reference():
+    """
+    Before its start it goes from the reference held at its arrival to its first point.
+
+    joint_trajectory_controller (``Trajectory::sample``) interpolates from the state before the
+    message to the first point: the first point's acceleration is reached at the start, not
+    commanded from the arrival on (it pushed a held arm 0.3 rad off before the motion began).
+    """
+    controller = _controller()
+    t = np.array([0.0, 0.5])
+    positions = np.array([[0.1, -0.2], [0.4, -0.2]])
+    velocities = np.array([[0.0, 0.0], [1.0, 0.0]])
+    accelerations = np.array([[3.0, 0.0], [0.0, 0.0]])
+    controller.set_trajectory(['a', 'b'], t, positions, velocities, accelerations,
+                              start=2.0, arrival=1.0)
+    at_arrival = controller.sample(1.0)
+    np.testing.assert_allclose(at_arrival.position, [0.1, -0.2], atol=1e-12)
+    np.testing.assert_allclose(at_arrival.velocity, 0.0, atol=1e-12)
+    np.testing.assert_allclose(at_arrival.acceleration, 0.0, atol=1e-12)
+    just_before = controller.sample(2.0 - 1e-6)  # continuous into the first point
+    assert just_before.acceleration[0] == pytest.approx(3.0, abs=1e-3)
+    at_start = controller.sample(2.0)
+    np.testing.assert_allclose(at_start.position, positions[0], atol=1e-12)
+    np.testing.assert_allclose(at_start.acceleration, accelerations[0], atol=1e-12)
+    np.testing.assert_allclose(controller.sample(2.5).position, positions[1], atol=1e-12)
+
+
 @pytest.mark.parametrize('names, times, positions, reason, message', [
     (['a', 'c'], [1.0], [[0.0, 0.0]], 'unknown_joint',
      "unknown joint 'c'; expected names of a, b"),
