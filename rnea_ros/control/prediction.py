@@ -205,6 +205,7 @@ class StatePredictor:
             self.predict(q, self._v.copy(), 0.0, 0.0)
         except InputError:  # a model without a finite acceleration still compiles the kernel
             pass
+        _command_in_force(self._times, 1, 0, 0.0)  # command_at's, called from Python
 
     @property
     def command_count(self) -> int:

@@ -193,6 +193,26 @@ def test_the_ring_buffer_keeps_the_newest_commands():
     assert predictor.command_count == 0
 
 
+FIRST_USE = """
+import sys
+import numpy as np
+from rnea_ros import RobotModel
+from rnea_ros.control import prediction
+predictor = prediction.StatePredictor(RobotModel.from_urdf_file(sys.argv[1]))
+built = len(prediction._command_in_force.signatures)
+predictor.push_command(0.0, np.ones(6))
+out = np.empty(6)
+print(built, predictor.command_at(0.5, out), len(prediction._command_in_force.signatures))
+"""
+
+
+def test_command_at_compiles_nothing_after_construction():
+    """Its kernel is compiled (or loaded) when the predictor is built, not on the control path."""
+    done = subprocess.run([sys.executable, '-c', FIRST_USE, str(robot_path('ur5'))],
+                          capture_output=True, text=True, timeout=600, check=True)
+    assert done.stdout.split() == ['1', 'True', '1'], done.stdout
+
+
 ALLOCATIONS = """
 import numpy as np, sys
 from numba.core.runtime import rtsys
