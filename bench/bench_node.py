@@ -208,7 +208,7 @@ class Pinger:
     and the same to every target.
     """
 
-    def __init__(self, target: Target, robot: Robot, clock_stamps: bool = False):
+    def __init__(self, target: Target, robot: Robot):
         from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
         from rclpy.qos import QoSProfile, ReliabilityPolicy
         from sensor_msgs.msg import JointState
