@@ -80,6 +80,7 @@ def test_inputs_stalled_the_arm_comes_to_rest_damped_and_stays(tmp_path):
     It relays the desired motion of each step and then its state, as the sim publishes them (a
     pause of this process delays both, not the desired motion alone, which the node would take
     for a stall), and stops relaying the desired motion at the stall.
+
     From ``acceleration_timeout`` (0.05 s) after the stall the node publishes g(q) - Kd v: every
     joint below 0.01 rad/s within ``REST_TIME`` of the stall and none more than ``MAX_DRIFT``
     from its position at the stall (docs/node/control_laws.md); the arm then stays at rest.
